@@ -1,0 +1,52 @@
+import { randomUUID } from 'node:crypto';
+import type { Deps } from '@leadwire/core';
+import { pendingMigrations } from '@leadwire/db';
+import Fastify, { type FastifyInstance, LogController } from 'fastify';
+import { v1Plugin } from './http/v1.ts';
+import { loggerOptions } from './logger.ts';
+
+const REQUEST_ID = /^[\w.-]{1,64}$/;
+
+/** Builds the HTTP app without listening; the entry point (or a test) decides where it listens. */
+export async function buildApp(deps: Deps, opts: { logger?: boolean } = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: opts.logger === false ? false : loggerOptions(deps.config.LOG_LEVEL),
+    // One line per request from our onResponse hook instead of Fastify's two.
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: 1_048_576,
+    routerOptions: { maxParamLength: 5000 },
+    requestIdHeader: false,
+    genReqId: (req) => {
+      const incoming = req.headers['x-request-id'];
+      return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    },
+  });
+
+  // trpc-to-openapi rewrites req.url, so the path is logged from the original.
+  app.addHook('onRequest', async (req, reply) => {
+    void reply.header('x-request-id', req.id);
+  });
+  app.addHook('onResponse', async (req, reply) => {
+    req.log.info(
+      { method: req.method, path: req.originalUrl.split('?')[0], status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
+      'request',
+    );
+  });
+
+  app.get('/healthz', async () => ({ status: 'ok' }));
+
+  let migrated = false;
+  app.get('/readyz', async (_req, reply) => {
+    try {
+      await deps.orm.em.getConnection().execute('select 1');
+      migrated ||= (await pendingMigrations(deps.orm)).length === 0;
+      if (!migrated) return reply.status(503).send({ status: 'migrations pending' });
+      return { status: 'ready' };
+    } catch {
+      return reply.status(503).send({ status: 'database unreachable' });
+    }
+  });
+
+  await app.register(v1Plugin, { prefix: '/api/v1', deps });
+  return app;
+}

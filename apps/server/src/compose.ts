@@ -1,0 +1,41 @@
+import type { Config, Deps, Logger } from '@leadwire/core';
+import { BossRuntime } from '@leadwire/core/jobs/boss.ts';
+import { jobDefinitions } from '@leadwire/core/jobs/definitions.ts';
+import { migrateUp, openDatabase, openOrm } from '@leadwire/db';
+
+export interface Runtime {
+  deps: Deps;
+  boss: BossRuntime;
+  /** Stops the job queue, closes the pool and stops the embedded cluster if we started it: in that order. */
+  close(): Promise<void>;
+}
+
+/**
+ * Everything a process needs, built once: the database (embedded or DATABASE_URL), the ORM with migrations applied,
+ * and the job queue. Both roles and the tests compose through here.
+ */
+export async function compose(config: Config, log: Logger, opts: { migrate?: boolean } = {}): Promise<Runtime> {
+  const db = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
+  try {
+    const orm = await openOrm(db.url, { pool: { min: 0, max: config.DB_POOL_MAX } });
+    if (opts.migrate !== false) {
+      const applied = await migrateUp(orm);
+      if (applied.length) log.info({ applied }, 'migrations applied');
+    }
+    const boss = new BossRuntime(db.url, log);
+    const deps: Deps = { orm, config, jobs: boss, log, scoreAdjustment: Boolean(config.SCORE_ADJUSTER_URL) };
+    await boss.start(jobDefinitions(deps));
+    return {
+      deps,
+      boss,
+      close: async () => {
+        await boss.stop();
+        await orm.close(true);
+        await db.stop();
+      },
+    };
+  } catch (err) {
+    await db.stop();
+    throw err;
+  }
+}

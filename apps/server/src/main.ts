@@ -1,0 +1,63 @@
+import { ConfigError, loadConfig } from '@leadwire/core';
+import { jobDefinitions } from '@leadwire/core/jobs/definitions.ts';
+import pino from 'pino';
+import { buildApp } from './app.ts';
+import { compose } from './compose.ts';
+import { REDACT_PATHS } from './logger.ts';
+
+/**
+ * One entry point, three roles: `all` (default) serves HTTP and runs the job workers; `api` and `worker` split them
+ * across processes that share one PostgreSQL.
+ */
+async function main() {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      process.exit(1);
+    }
+    throw err;
+  }
+  const log = pino({ level: config.LOG_LEVEL, redact: { paths: REDACT_PATHS, censor: '[redacted]' } });
+  const started = Date.now();
+  const runtime = await compose(config, log);
+  const serveHttp = config.ROLE !== 'worker';
+  const app = serveHttp ? await buildApp(runtime.deps) : undefined;
+  if (config.ROLE !== 'api') await runtime.boss.work(jobDefinitions(runtime.deps));
+  if (app) await app.listen({ port: config.PORT, host: config.HOST });
+  log.info(
+    { role: config.ROLE, port: serveHttp ? config.PORT : undefined, baseUrl: config.BASE_URL, ms: Date.now() - started, embeddedDatabase: !config.DATABASE_URL },
+    'leadwire ready',
+  );
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down');
+    const force = setTimeout(() => {
+      log.error({}, 'shutdown timed out; exiting');
+      process.exit(1);
+    }, config.SHUTDOWN_TIMEOUT_MS + 5_000);
+    force.unref();
+    try {
+      // Stop accepting, let in-flight requests finish, then the workers, the pool and the database.
+      await app?.close();
+      await runtime.close();
+      log.info({}, 'stopped');
+      process.exit(0);
+    } catch (err) {
+      log.error({ err }, 'shutdown failed');
+      process.exit(1);
+    }
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`leadwire failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

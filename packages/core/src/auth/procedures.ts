@@ -1,0 +1,25 @@
+import type { PublicPermission } from '@leadwire/db';
+import { errors } from '../errors.ts';
+import { PUBLIC_API_PER_MINUTE } from '../limits/plans.ts';
+import { enforceRateLimit } from '../limits/rate-limit.ts';
+import { idempotent } from '../idempotency/middleware.ts';
+import { baseProcedure } from '../trpc.ts';
+import { authenticate } from './authenticate.ts';
+
+/**
+ * Procedures of the public API v1: a Public API key, counted against 600 requests per minute, holding `permission`.
+ * Auth runs before input parsing, so an anonymous caller learns nothing about the body rules.
+ */
+export function publicApiProcedure(permission: PublicPermission) {
+  return baseProcedure.use(async ({ ctx, next }) => {
+    const { actor, window } = await authenticate(ctx.em, ctx.header('authorization'), 'public');
+    if (window) enforceRateLimit(window, PUBLIC_API_PER_MINUTE, ctx.setHeader);
+    if (!actor.permissions.includes(permission)) throw errors.insufficientScope(permission);
+    return next({ ctx: { ...ctx, actor } });
+  });
+}
+
+/** Writes of the public API: as above, plus `Idempotency-Key` replay. */
+export function publicApiMutation(permission: PublicPermission) {
+  return publicApiProcedure(permission).use(idempotent);
+}

@@ -1,0 +1,16 @@
+import { publicApiMutation } from '../auth/procedures.ts';
+import { WRITE_ERRORS } from '../contacts/router.ts';
+import { router } from '../trpc.ts';
+import { CompanyUpsertInput, CompanyUpsertOutput } from './schemas.ts';
+import { upsertCompany } from './service.ts';
+
+export const companiesRouter = router({
+  upsert: publicApiMutation('companies:write')
+    .meta({
+      openapi: { method: 'POST', path: '/companies/upsert', tags: ['Companies'], summary: 'Create or update a company by domain' },
+      errorCodes: WRITE_ERRORS,
+    })
+    .input(CompanyUpsertInput)
+    .output(CompanyUpsertOutput)
+    .mutation(({ ctx, input }) => upsertCompany(ctx.em, ctx.actor, input)),
+});

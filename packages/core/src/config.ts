@@ -1,0 +1,52 @@
+import { z } from 'zod';
+
+const optionalUrl = z.url().optional();
+const port = z.coerce.number().int().min(0).max(65535);
+
+export const ConfigSchema = z
+  .object({
+    PORT: port.default(3000),
+    HOST: z.string().min(1).default('0.0.0.0'),
+    /** The public origin plus `/api`; derived from PORT when unset. */
+    BASE_URL: optionalUrl,
+    /** The origin of the hosted web application; derived from PORT when unset. */
+    APP_URL: optionalUrl,
+    /** An external PostgreSQL; when unset an embedded one runs with its data under DATA_DIR. */
+    DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
+    DATA_DIR: z.string().min(1).default('./.data'),
+    ROLE: z.enum(['all', 'api', 'worker']).default('all'),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    DB_POOL_MAX: z.coerce.number().int().min(2).max(200).default(20),
+    SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
+    /** OpenAI-compatible chat-completions endpoint for the lead-score adjustment; unset means no adjustment. */
+    SCORE_ADJUSTER_URL: optionalUrl,
+    SCORE_ADJUSTER_API_KEY: z.string().min(1).optional(),
+    SCORE_ADJUSTER_MODEL: z.string().min(1).default('gpt-4o-mini'),
+  })
+  .transform((c) => ({
+    ...c,
+    BASE_URL: (c.BASE_URL ?? `http://localhost:${c.PORT}/api`).replace(/\/+$/, ''),
+    APP_URL: (c.APP_URL ?? `http://localhost:${c.PORT}`).replace(/\/+$/, ''),
+  }));
+
+export type Config = z.output<typeof ConfigSchema>;
+
+export class ConfigError extends Error {
+  readonly problems: string[];
+  constructor(problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+    this.problems = problems;
+  }
+}
+
+/** Parses the environment once at boot; every problem is listed, not just the first. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  // Empty strings mean "unset" so that `FOO= npm start` falls back to the default instead of failing.
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const result = ConfigSchema.safeParse(cleaned);
+  if (!result.success) {
+    throw new ConfigError(result.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`));
+  }
+  return result.data;
+}

@@ -1,0 +1,113 @@
+import { z } from 'zod';
+
+/** Letters, digits, dot, dash, underscore; 1 to 40 characters (spec: contact source). */
+export const SourceSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9._-]{1,40}$/, 'source must be 1-40 characters: letters, digits, dot, dash or underscore')
+  .meta({ description: 'Origin of the record. Applied to new contacts only; default `api`.', example: 'webinar-2026' });
+
+export const EmailSchema = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .pipe(z.email({ message: 'email must be a valid email address' }).max(254))
+  .meta({ description: 'Matched lowercased and trimmed. An existing email is never replaced.', example: 'ada@example.com' });
+
+const text = (max: number) => z.string().trim().max(max);
+
+export const TagsSchema = z
+  .array(z.string().trim().min(1, 'tags must not be empty').max(100))
+  .max(100)
+  .meta({ description: 'Tags to add. Tags are only added, never removed by an upsert.', example: ['vip', 'newsletter'] });
+
+export const CustomSchema = z
+  .record(z.string().min(1).max(100), z.unknown())
+  .refine((o) => Object.keys(o).length <= 200, 'custom may hold at most 200 keys')
+  .meta({
+    description: 'Free-form key/value data, merged key by key into what is stored; a key sent as null is removed.',
+    example: { plan: 'trial' },
+  });
+
+export const ContactUpsertInput = z
+  .object({
+    email: EmailSchema.nullish(),
+    firstName: text(200).nullish(),
+    lastName: text(200).nullish(),
+    phone: text(50).nullish(),
+    title: text(200).nullish().meta({ description: 'Job title; returned as `jobTitle` by search.' }),
+    companyDomain: text(2048)
+      .nullish()
+      .meta({
+        description:
+          'Links the contact to an existing company by domain (normalised to the bare host). Never creates a company.',
+        example: 'example.com',
+      }),
+    tags: TagsSchema.optional(),
+    custom: CustomSchema.optional(),
+    source: SourceSchema.optional(),
+  })
+  .meta({
+    description:
+      'Identify the contact by email, or by companyDomain together with firstName and lastName. Fields sent overwrite stored values; fields omitted are left alone; null clears a field.',
+  });
+export type ContactUpsertInput = z.infer<typeof ContactUpsertInput>;
+
+export const MatchedBySchema = z.enum(['email', 'domain_name']).nullable();
+
+export const ContactUpsertOutput = z.object({
+  id: z.uuid(),
+  created: z.boolean().meta({ description: 'True when a new contact was created.' }),
+  matchedBy: MatchedBySchema.meta({
+    description: '`email` or `domain_name` (first and last name at the company domain); null when created.',
+  }),
+});
+export type ContactUpsertOutput = z.infer<typeof ContactUpsertOutput>;
+
+export const ContactSearchInput = z.object({
+  email: EmailSchema.meta({ description: 'Email to look up (case-insensitive).' }),
+});
+
+export const ContactView = z.object({
+  id: z.uuid(),
+  email: z.string().nullable(),
+  firstName: z.string().nullable(),
+  lastName: z.string().nullable(),
+  phone: z.string().nullable(),
+  jobTitle: z.string().nullable(),
+  tags: z.array(z.string()),
+  leadScore: z.number().int().min(0).max(100),
+  stage: z.string(),
+});
+export type ContactView = z.infer<typeof ContactView>;
+
+export const BATCH_MAX = 100;
+
+export const BatchUpsertInput = z.object({
+  contacts: z
+    .array(z.unknown())
+    .min(1, 'contacts must hold at least one contact')
+    .max(BATCH_MAX, `contacts may hold at most ${BATCH_MAX} contacts per call`)
+    .meta({
+      description: `Up to ${BATCH_MAX} contacts, each with the same fields and rules as POST /v1/contacts/upsert.`,
+    }),
+});
+
+export const BatchRowResult = z.union([
+  z.object({ index: z.number().int(), ok: z.literal(true), id: z.uuid(), created: z.boolean(), matchedBy: MatchedBySchema }),
+  z.object({
+    index: z.number().int(),
+    ok: z.literal(false),
+    error: z.object({
+      error: z.string(),
+      code: z.string(),
+      issues: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+    }),
+  }),
+]);
+
+export const BatchUpsertOutput = z.object({
+  results: z.array(BatchRowResult).meta({ description: 'One result per input row, in input order.' }),
+  created: z.number().int(),
+  updated: z.number().int(),
+  failed: z.number().int(),
+});

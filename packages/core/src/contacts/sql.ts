@@ -1,0 +1,54 @@
+/**
+ * Every statement of the contact upsert path, in one place. Placeholders are `?`. Lists travel as one JSON parameter
+ * (MikroORM expands a JS array parameter into a list of placeholders, which would vary the statement with the batch).
+ */
+
+const CONTACT_RECORD = `v(id uuid, organization_id uuid, email text, first_name text, last_name text, phone text,
+  job_title text, tags text[], custom jsonb, source text, lead_score int, score_override int, company_id uuid, created_at timestamptz,
+  updated_at timestamptz)`;
+
+export const FIND_COMPANIES = `select id, domain from companies where organization_id = ? and domain in (select jsonb_array_elements_text(?::jsonb))`;
+
+/**
+ * Name matching has no unique index to lean on, so concurrent upserts of one name at one company serialise on an
+ * advisory lock per identity; keys are sorted so two batches never wait on each other in a cycle.
+ */
+export const LOCK_IDENTITIES = `select pg_advisory_xact_lock(hashtextextended(k, 0)) from (select k from jsonb_array_elements_text(?::jsonb) as k order by k) s`;
+
+/** Rows are locked in id order so concurrent batches touching the same contacts cannot deadlock. */
+export const MATCH_BY_EMAIL = `select * from contacts where organization_id = ? and email in (select jsonb_array_elements_text(?::jsonb)) and deleted_at is null order by id for update`;
+
+/** Upsert rule 3: when several contacts share the name at the company, the oldest wins. */
+export const MATCH_BY_NAME = `
+select * from contacts where id in (
+  select distinct on (c.company_id, lower(c.first_name), lower(c.last_name)) c.id
+  from contacts c
+  join jsonb_to_recordset(?::jsonb) as k(company_id uuid, first_name text, last_name text)
+    on c.company_id = k.company_id and lower(c.first_name) = k.first_name and lower(c.last_name) = k.last_name
+  where c.organization_id = ? and c.deleted_at is null
+  order by c.company_id, lower(c.first_name), lower(c.last_name), c.created_at, c.id
+) order by id for update`;
+
+/** Locks the organization row: new contacts are admitted one transaction at a time against the plan cap. */
+export const LOCK_CONTACT_COUNT = `select contact_count from organizations where id = ? for update`;
+
+export const BUMP_CONTACT_COUNT = `update organizations set contact_count = contact_count + ? where id = ?`;
+
+export const INSERT_CONTACTS = `
+insert into contacts (id, organization_id, email, first_name, last_name, phone, job_title, tags, custom, source,
+  lead_score, score_override, company_id, created_at, updated_at)
+select v.id, v.organization_id, v.email, v.first_name, v.last_name, v.phone, v.job_title, v.tags, v.custom, v.source,
+  v.lead_score, v.score_override, v.company_id, v.created_at, v.updated_at
+from jsonb_to_recordset(?::jsonb) as ${CONTACT_RECORD}
+on conflict (organization_id, email) where deleted_at is null and email is not null do nothing
+returning id`;
+
+export const UPDATE_CONTACTS = `
+update contacts c set email = v.email, first_name = v.first_name, last_name = v.last_name, phone = v.phone,
+  job_title = v.job_title, tags = v.tags, custom = v.custom, lead_score = v.lead_score, score_override = v.score_override,
+  company_id = v.company_id,
+  updated_at = v.updated_at
+from jsonb_to_recordset(?::jsonb) as ${CONTACT_RECORD}
+where c.id = v.id and c.organization_id = ?`;
+
+export const FIND_BY_EMAIL = `select * from contacts where organization_id = ? and email = ? and deleted_at is null limit 1`;

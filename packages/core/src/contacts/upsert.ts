@@ -1,0 +1,199 @@
+import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@leadwire/db';
+import type { Actor } from '../auth/actor.ts';
+import { normalizeDomain } from '../companies/domain.ts';
+import { AppError, errors } from '../errors.ts';
+import { emitEvents, type EventSource, type PendingEvent } from '../events/outbox.ts';
+import { contactCap } from '../limits/plans.ts';
+import { applyRow, newContact, type ResolvedRow, scoreInputsChanged } from './apply.ts';
+import type { ContactRow } from './row.ts';
+import { toEventContact } from './row.ts';
+import type { ContactUpsertInput } from './schemas.ts';
+import * as sql from './sql.ts';
+
+/** A contact upsert row; `score` (from POST /v1/leads) becomes the manual score override. */
+export type UpsertRowInput = ContactUpsertInput & { score?: number | undefined };
+
+export type MatchedBy = 'email' | 'domain_name' | null;
+
+export type RowOutcome =
+  | { ok: true; id: string; created: boolean; matchedBy: MatchedBy; contact: ContactRow }
+  | { ok: false; error: AppError };
+
+export interface UpsertOptions {
+  /** X-Source header value, used for new contacts whose row carries no source. */
+  headerSource?: string | undefined;
+  /** Who made the change, as written into the events. */
+  eventSource: EventSource;
+  /** Called inside the transaction with the contacts whose score inputs changed (e.g. to queue the AI adjustment). */
+  onScoreInputsChanged?: (tx: EntityManager, contactIds: string[]) => Promise<void>;
+}
+
+interface Group {
+  key: string;
+  byEmail: boolean;
+  rows: { index: number; row: ResolvedRow }[];
+}
+
+function identityKey(i: ContactUpsertInput, companyId: string | null | undefined): string | null {
+  if (i.email) return `e:${i.email}`;
+  const first = i.firstName?.trim().toLowerCase();
+  const last = i.lastName?.trim().toLowerCase();
+  if (i.companyDomain && companyId && first && last) return `n:${companyId}\u0000${first}\u0000${last}`;
+  return null;
+}
+
+/** Resolves companies for every row: one query for the whole batch. Unusable or unknown domains fail their row. */
+async function resolveCompanies(tx: EntityManager, orgId: string, inputs: readonly ContactUpsertInput[]) {
+  const domains = inputs.map((i) => (i.companyDomain ? normalizeDomain(i.companyDomain) : null));
+  const wanted = [...new Set(domains.filter((d): d is string => d !== null))];
+  const found = wanted.length
+    ? await tx.execute<{ id: string; domain: string }[]>(sql.FIND_COMPANIES, [orgId, JSON.stringify(wanted)])
+    : [];
+  const idByDomain = new Map(found.map((c) => [c.domain, c.id]));
+  return inputs.map((i, n): string | null | undefined | AppError => {
+    if (i.companyDomain === undefined) return undefined;
+    if (i.companyDomain === null) return null;
+    const domain = domains[n];
+    if (!domain) {
+      return errors.validation(
+        [{ path: 'companyDomain', message: 'companyDomain is not a usable domain (expected e.g. example.com)' }],
+        `companyDomain ${JSON.stringify(i.companyDomain)} is not a usable domain`,
+      );
+    }
+    return idByDomain.get(domain) ?? errors.companyNotFound(domain);
+  });
+}
+
+/** Loads (and locks) the stored contact of every identity in the batch. */
+async function loadMatches(tx: EntityManager, orgId: string, groups: readonly Group[]): Promise<Map<string, ContactRow>> {
+  const emails = groups.filter((g) => g.byEmail).map((g) => g.key.slice(2));
+  const names = groups.filter((g) => !g.byEmail).map((g) => g.key.slice(2).split('\u0000'));
+  const matches = new Map<string, ContactRow>();
+  if (emails.length) {
+    for (const c of await tx.execute<ContactRow[]>(sql.MATCH_BY_EMAIL, [orgId, JSON.stringify(emails)])) matches.set(`e:${c.email}`, c);
+  }
+  if (names.length) {
+    await tx.execute(sql.LOCK_IDENTITIES, [JSON.stringify(groups.filter((g) => !g.byEmail).map((g) => `${orgId}:${g.key}`))]);
+    const keys = names.map(([company_id, first_name, last_name]) => ({ company_id, first_name, last_name }));
+    const rows = await tx.execute<ContactRow[]>(sql.MATCH_BY_NAME, [JSON.stringify(keys), orgId]);
+    for (const c of rows) {
+      matches.set(`n:${c.company_id}\u0000${c.first_name?.toLowerCase()}\u0000${c.last_name?.toLowerCase()}`, c);
+    }
+  }
+  return matches;
+}
+
+/**
+ * Upserts many contacts inside the caller's transaction, set-based: a handful of statements whatever the batch size.
+ * Rows naming the same identity are applied in order onto one contact. A row that breaks a rule gets its own error
+ * outcome and the others go on.
+ */
+export async function upsertContactsInTx(
+  tx: EntityManager,
+  actor: Actor,
+  inputs: readonly UpsertRowInput[],
+  opts: UpsertOptions,
+): Promise<RowOutcome[]> {
+  const outcomes: (RowOutcome | undefined)[] = new Array(inputs.length);
+  const companies = await resolveCompanies(tx, actor.orgId, inputs);
+  const groups = new Map<string, Group>();
+  inputs.forEach((input, index) => {
+    const companyId = companies[index];
+    if (companyId instanceof AppError) {
+      outcomes[index] = { ok: false, error: companyId };
+      return;
+    }
+    const key = identityKey(input, companyId);
+    if (!key) {
+      outcomes[index] = { ok: false, error: errors.missingIdentity() };
+      return;
+    }
+    const row: ResolvedRow = { input, companyId, source: input.source ?? opts.headerSource ?? 'api', scoreOverride: input.score };
+    const group = groups.get(key) ?? { key, byEmail: key.startsWith('e:'), rows: [] };
+    group.rows.push({ index, row });
+    groups.set(key, group);
+  });
+
+  const now = new Date();
+  const matches = await loadMatches(tx, actor.orgId, [...groups.values()]);
+  const fresh = [...groups.values()].filter((g) => !matches.has(g.key));
+  let admitted = fresh;
+  if (fresh.length) {
+    const [org] = await tx.execute<{ contact_count: number }[]>(sql.LOCK_CONTACT_COUNT, [actor.orgId]);
+    const room = Math.max(0, contactCap(actor.plan, actor.contactBooster) - (org?.contact_count ?? 0));
+    admitted = fresh.slice(0, room);
+    for (const g of fresh.slice(room)) {
+      for (const { index } of g.rows) outcomes[index] = { ok: false, error: errors.contactLimitReached() };
+    }
+  }
+
+  const inserts = new Map<string, ContactRow>();
+  for (const g of admitted) inserts.set(g.key, newContact(actor.orgId, randomUUID(), g.rows[0]!.row, now));
+  if (inserts.size) {
+    const inserted = await tx.execute<{ id: string }[]>(sql.INSERT_CONTACTS, [JSON.stringify([...inserts.values()])]);
+    await tx.execute(sql.BUMP_CONTACT_COUNT, [inserted.length, actor.orgId]);
+    const insertedIds = new Set(inserted.map((r) => r.id));
+    // A concurrent transaction created one of these emails after our match; it is now committed, so merge into it.
+    const lost = [...inserts.entries()].filter(([, c]) => !insertedIds.has(c.id));
+    if (lost.length) {
+      for (const [key] of lost) inserts.delete(key);
+      const rematched = await loadMatches(tx, actor.orgId, lost.map(([key]) => groups.get(key)!));
+      for (const [key, c] of rematched) matches.set(key, c);
+    }
+  }
+
+  const events: PendingEvent[] = [];
+  const updates: ContactRow[] = [];
+  const scoreChanged: string[] = [];
+  for (const g of groups.values()) {
+    const inserted = inserts.get(g.key);
+    let current = inserted ?? matches.get(g.key);
+    if (!current) continue; // refused by the contact cap
+    const original = current;
+    const matchedBy: MatchedBy = g.byEmail ? 'email' : 'domain_name';
+    g.rows.forEach(({ index, row }, n) => {
+      const created = inserted !== undefined && n === 0;
+      if (!created) current = applyRow(current!, row, now);
+      outcomes[index] = { ok: true, id: current!.id, created, matchedBy: created ? null : matchedBy, contact: current! };
+      events.push({
+        orgId: actor.orgId,
+        event: created ? 'contact.created' : 'contact.updated',
+        source: opts.eventSource,
+        data: { contact: toEventContact(current!) },
+        at: now,
+      });
+    });
+    if (!inserted || g.rows.length > 1) updates.push(current);
+    if (inserted || scoreInputsChanged(original, current)) scoreChanged.push(current.id);
+  }
+  if (updates.length) await tx.execute(sql.UPDATE_CONTACTS, [JSON.stringify(updates), actor.orgId]);
+  await emitEvents(tx, events);
+  if (scoreChanged.length && opts.onScoreInputsChanged) await opts.onScoreInputsChanged(tx, scoreChanged);
+  return outcomes.map((o) => o ?? { ok: false, error: errors.saveFailed(new Error('row was not processed')) });
+}
+
+/** Upserts one contact in its own transaction; a broken rule is thrown. */
+export async function upsertContact(
+  em: EntityManager,
+  actor: Actor,
+  input: UpsertRowInput,
+  opts: UpsertOptions,
+): Promise<Extract<RowOutcome, { ok: true }>> {
+  const [outcome] = await transact(em, (tx) => upsertContactsInTx(tx, actor, [input], opts));
+  if (!outcome?.ok) throw outcome?.error ?? errors.saveFailed(new Error('no outcome'));
+  return outcome;
+}
+
+/**
+ * Runs `fn` in a transaction. Domain errors pass through untouched; anything else (a timeout, a lost connection) is
+ * the spec's `Failed to save contact`, with the original kept as the cause for the logs.
+ */
+export async function transact<T>(em: EntityManager, fn: (tx: EntityManager) => Promise<T>): Promise<T> {
+  try {
+    return await em.transactional(fn);
+  } catch (err) {
+    if (err instanceof AppError) throw err;
+    throw errors.saveFailed(err);
+  }
+}

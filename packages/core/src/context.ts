@@ -1,0 +1,38 @@
+import type { EntityManager, MikroORM } from '@leadwire/db';
+import type { Config } from './config.ts';
+import type { Actor } from './auth/actor.ts';
+import type { Jobs } from './jobs/queue.ts';
+
+/** Minimal structured logger: pino's shape, so Fastify's logger fits without this package depending on it. */
+export interface Logger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+  debug(obj: object, msg?: string): void;
+}
+
+/** Long-lived dependencies built once at boot and shared by every request and job. */
+export interface Deps {
+  orm: MikroORM;
+  config: Config;
+  jobs: Jobs;
+  log: Logger;
+  /** True when a score adjuster is configured: changed score inputs then queue the adjustment job. */
+  scoreAdjustment: boolean;
+}
+
+/**
+ * What a procedure sees of the request. Transport details are reduced to header access so routers stay testable and
+ * services never see HTTP types.
+ */
+export interface RequestContext {
+  deps: Deps;
+  em: EntityManager;
+  requestId: string;
+  log: Logger;
+  header(name: string): string | undefined;
+  setHeader(name: string, value: string | number): void;
+  /** Method and path of the REST call, for idempotency fingerprints; undefined on typed RPC. */
+  route?: { method: string; path: string };
+  actor?: Actor;
+}

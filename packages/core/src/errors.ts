@@ -1,0 +1,123 @@
+/**
+ * The one error model: a stable machine `code`, an HTTP status and a human message. Services throw AppError; the HTTP
+ * layer turns any error into `{ error, code, ...details }` through `toPublicError`, the only mapping there is.
+ */
+export class AppError extends Error {
+  readonly code: string;
+  readonly status: number;
+  readonly details: Record<string, unknown>;
+
+  constructor(status: number, code: string, message: string, details: Record<string, unknown> = {}, cause?: unknown) {
+    super(message, cause === undefined ? undefined : { cause });
+    this.name = 'AppError';
+    this.status = status;
+    this.code = code;
+    this.details = details;
+  }
+}
+
+export interface Issue {
+  path: string;
+  message: string;
+}
+
+export const errors = {
+  unauthorized: (message = 'Missing or invalid API key') => new AppError(401, 'unauthorized', message),
+  wrongSurface: (message: string) => new AppError(403, 'wrong_api_surface', message),
+  insufficientScope: (required: string) =>
+    new AppError(403, 'insufficient_scope', `This API key lacks the permission ${required}`, { required }),
+  notFound: (message: string) => new AppError(404, 'not_found', message),
+  validation: (issues: Issue[], message = 'Validation failed') =>
+    new AppError(400, 'validation_failed', message, { issues }),
+  missingIdentity: () =>
+    new AppError(
+      400,
+      'missing_identity',
+      'A contact needs an email, or companyDomain together with firstName and lastName',
+    ),
+  rateLimited: (retryAfterSeconds: number) =>
+    new AppError(429, 'rate_limited', `Rate limit exceeded; retry in ${retryAfterSeconds} s`),
+  contactLimitReached: () => new AppError(403, 'contact_limit_reached', 'Contact limit reached'),
+  companyNotFound: (domain: string) =>
+    new AppError(
+      422,
+      'company_not_found',
+      `No company with domain ${domain}; create it first with POST /v1/companies/upsert`,
+      { domain },
+    ),
+  idempotencyConflict: () =>
+    new AppError(
+      409,
+      'idempotency_key_reused',
+      'This Idempotency-Key was already used with a different request; use a new key for a new request',
+    ),
+  idempotencyInProgress: () =>
+    new AppError(409, 'idempotency_in_progress', 'A request with this Idempotency-Key is still being processed'),
+  saveFailed: (cause: unknown) => new AppError(500, 'save_failed', 'Failed to save contact', {}, cause),
+};
+
+export interface PublicError {
+  status: number;
+  body: { error: string; code: string } & Record<string, unknown>;
+}
+
+/** Errors raised by the HTTP framework or the tRPC adapters before our code runs, by their own codes. */
+const FRAMEWORK_ERRORS: Record<string, { status: number; code: string; message?: string }> = {
+  PARSE_ERROR: { status: 400, code: 'malformed_json', message: 'The request body is not valid JSON' },
+  FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, code: 'malformed_json', message: 'The request body is not valid JSON' },
+  FST_ERR_CTP_EMPTY_JSON_BODY: {
+    status: 400,
+    code: 'malformed_json',
+    message: 'The request body is empty but Content-Type is application/json',
+  },
+  PAYLOAD_TOO_LARGE: { status: 413, code: 'payload_too_large', message: 'The request body is larger than 1 MB' },
+  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: 'payload_too_large', message: 'The request body is larger than 1 MB' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, code: 'unsupported_media_type' },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: {
+    status: 415,
+    code: 'unsupported_media_type',
+    message: 'Send the body as JSON with Content-Type: application/json',
+  },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: 'bad_request', message: 'Invalid Content-Length' },
+  NOT_FOUND: { status: 404, code: 'not_found', message: 'No such endpoint' },
+  METHOD_NOT_SUPPORTED: { status: 405, code: 'method_not_allowed' },
+};
+
+interface ZodLikeIssue {
+  path: PropertyKey[];
+  message: string;
+}
+
+function isZodError(e: unknown): e is { issues: ZodLikeIssue[] } {
+  return e instanceof Error && e.name === 'ZodError' && Array.isArray((e as { issues?: unknown }).issues);
+}
+
+export function issuesFromZod(issues: ZodLikeIssue[]): Issue[] {
+  return issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message }));
+}
+
+/** Walks an error and its causes to the most specific thing we know how to present. */
+export function toPublicError(err: unknown): PublicError {
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    if (e instanceof AppError) {
+      return { status: e.status, body: { error: e.message, code: e.code, ...e.details } };
+    }
+    if (isZodError(e)) {
+      const issues = issuesFromZod(e.issues);
+      const first = issues[0];
+      const message = first ? `Validation failed: ${first.path ? `${first.path}: ` : ''}${first.message}` : 'Validation failed';
+      return { status: 400, body: { error: message, code: 'validation_failed', issues } };
+    }
+  }
+  const code = (err as { code?: unknown } | null)?.code;
+  const known = typeof code === 'string' ? FRAMEWORK_ERRORS[code] : undefined;
+  if (known) {
+    const message = known.message ?? (err instanceof Error ? err.message : known.code);
+    return { status: known.status, body: { error: message, code: known.code } };
+  }
+  const status = (err as { statusCode?: unknown } | null)?.statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    return { status, body: { error: 'Bad request', code: 'bad_request' } };
+  }
+  return { status: 500, body: { error: 'Internal server error', code: 'internal_error' } };
+}

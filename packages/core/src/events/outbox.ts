@@ -1,0 +1,49 @@
+import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@leadwire/db';
+
+/** Who made a change (spec "Payload shape"): lets receivers ignore changes their own integration made. */
+export const EVENT_SOURCES = ['app', 'api', 'zapier', 'import', 'sync', 'automation', 'ai', 'inbound', 'system', 'partner'] as const;
+export type EventSource = (typeof EVENT_SOURCES)[number];
+
+export interface PendingEvent {
+  orgId: string;
+  event: string;
+  source: EventSource | null;
+  data: Record<string, unknown>;
+  at?: Date;
+}
+
+export interface EventPayload {
+  event: string;
+  /** ISO 8601 UTC with milliseconds. */
+  timestamp: string;
+  source?: EventSource;
+  data: Record<string, unknown>;
+}
+
+export function buildPayload(e: PendingEvent): EventPayload {
+  return {
+    event: e.event,
+    timestamp: (e.at ?? new Date()).toISOString(),
+    ...(e.source ? { source: e.source } : {}),
+    data: e.data,
+  };
+}
+
+const INSERT_EVENTS_SQL = `
+insert into outbox_events (id, organization_id, event, payload, created_at)
+select v.id, v.organization_id, v.event, v.payload, v.created_at
+from jsonb_to_recordset(?::jsonb) as v(id uuid, organization_id uuid, event text, payload jsonb, created_at timestamptz)`;
+
+/**
+ * Writes events to the outbox on the caller's entity manager: inside a transaction they commit or roll back with the
+ * change they describe. One statement however many events.
+ */
+export async function emitEvents(em: EntityManager, events: readonly PendingEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  const rows = events.map((e) => {
+    const payload = buildPayload(e);
+    return { id: randomUUID(), organization_id: e.orgId, event: e.event, payload, created_at: payload.timestamp };
+  });
+  await em.execute(INSERT_EVENTS_SQL, [JSON.stringify(rows)]);
+}

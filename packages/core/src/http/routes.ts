@@ -1,0 +1,34 @@
+import type { AnyTRPCRouter } from '@trpc/server';
+import type { OpenApiMeta } from 'trpc-to-openapi';
+import type { LeadwireMeta } from '../trpc.ts';
+
+export interface RestRoute {
+  method: string;
+  /** OpenAPI path template, e.g. `/contacts/{id}/notes`. */
+  path: string;
+  pattern: RegExp;
+  procedure: string;
+  successStatus: number;
+  errorCodes: readonly string[];
+}
+
+/** The REST routes a router exposes, read from its OpenAPI meta: one source for routing checks and status codes. */
+export function restRoutes(router: AnyTRPCRouter): RestRoute[] {
+  const procedures = router._def.procedures as Record<string, { _def: { meta?: OpenApiMeta<LeadwireMeta> } }>;
+  return Object.entries(procedures).flatMap(([procedure, p]) => {
+    const meta = p._def.meta;
+    if (!meta?.openapi) return [];
+    const { method, path } = meta.openapi;
+    const pattern = new RegExp(`^${path.replace(/\{[^}]+\}/g, '[^/]+')}/?$`);
+    return [{ method, path, pattern, procedure, successStatus: meta.successStatus ?? 200, errorCodes: meta.errorCodes ?? [] }];
+  });
+}
+
+export type RouteMatch = { kind: 'ok'; route: RestRoute } | { kind: 'method_not_allowed'; allow: string[] } | { kind: 'not_found' };
+
+export function matchRoute(routes: readonly RestRoute[], method: string, pathname: string): RouteMatch {
+  const onPath = routes.filter((r) => r.pattern.test(pathname));
+  if (onPath.length === 0) return { kind: 'not_found' };
+  const route = onPath.find((r) => r.method === method || (method === 'HEAD' && r.method === 'GET'));
+  return route ? { kind: 'ok', route } : { kind: 'method_not_allowed', allow: onPath.map((r) => r.method) };
+}

@@ -1,0 +1,7 @@
+import type { Deps } from '../context.ts';
+import type { JobDefinition } from './boss.ts';
+
+/** Every queue the application runs. */
+export function jobDefinitions(_deps: Deps): JobDefinition[] {
+  return [];
+}

@@ -1,0 +1,21 @@
+import { publicApiMutation } from '../auth/procedures.ts';
+import { upsertOptions, WRITE_ERRORS } from '../contacts/router.ts';
+import { router } from '../trpc.ts';
+import { LeadInput, LeadOutput } from './schemas.ts';
+import { createLead } from './service.ts';
+
+export const leadsRouter = router({
+  create: publicApiMutation('leads:write')
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/leads',
+        tags: ['Leads'],
+        summary: 'Upsert a contact and place it on the first stage of a pipeline',
+      },
+      errorCodes: [...WRITE_ERRORS, 'missing_identity', 'company_not_found', 'contact_limit_reached'],
+    })
+    .input(LeadInput)
+    .output(LeadOutput)
+    .mutation(({ ctx, input }) => createLead(ctx.em, ctx.actor, input, upsertOptions(ctx))),
+});

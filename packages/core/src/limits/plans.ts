@@ -1,0 +1,11 @@
+import type { Plan } from '@leadwire/db';
+
+/** Contacts per organization by plan (spec "Limits"); the booster add-on adds to these. */
+export const CONTACT_CAPS: Record<Plan, number> = { starter: 10_000, pro: 25_000, max: 100_000 };
+
+export function contactCap(plan: Plan, booster: number): number {
+  return CONTACT_CAPS[plan] + Math.max(0, booster);
+}
+
+/** Public API keys: 600 requests per minute per key, whatever the plan. */
+export const PUBLIC_API_PER_MINUTE = 600;

@@ -1,0 +1,31 @@
+import type { RateWindow } from '../auth/authenticate.ts';
+import { errors } from '../errors.ts';
+
+export interface RateHeaders {
+  'x-ratelimit-limit': number;
+  'x-ratelimit-remaining': number;
+  /** Seconds until the current window ends and the allowance is restored (delta seconds, never an epoch). */
+  'x-ratelimit-reset': number;
+}
+
+export function rateHeaders(window: RateWindow, limit: number, now = Date.now()): RateHeaders {
+  return {
+    'x-ratelimit-limit': limit,
+    'x-ratelimit-remaining': Math.max(0, limit - window.count),
+    'x-ratelimit-reset': Math.max(1, Math.ceil((window.resetAt.getTime() - now) / 1000)),
+  };
+}
+
+/** Sets the headers on every response and throws rate_limited once the window is spent. */
+export function enforceRateLimit(
+  window: RateWindow,
+  limit: number,
+  setHeader: (name: string, value: string | number) => void,
+): void {
+  const headers = rateHeaders(window, limit);
+  for (const [name, value] of Object.entries(headers)) setHeader(name, value);
+  if (window.count > limit) {
+    setHeader('retry-after', headers['x-ratelimit-reset']);
+    throw errors.rateLimited(headers['x-ratelimit-reset']);
+  }
+}

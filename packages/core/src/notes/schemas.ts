@@ -1,0 +1,13 @@
+import { z } from 'zod';
+
+export const NoteCreateInput = z.object({
+  id: z.uuid({ message: 'id must be a contact id (UUID)' }).meta({ description: 'The contact the note is attached to.' }),
+  body: z.string().trim().min(1, 'body must not be empty').max(100_000),
+});
+
+export const NoteView = z.object({
+  id: z.uuid(),
+  contactId: z.uuid(),
+  body: z.string(),
+  createdAt: z.iso.datetime().meta({ description: 'ISO 8601 UTC with milliseconds.' }),
+});

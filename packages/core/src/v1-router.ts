@@ -1,0 +1,15 @@
+import { companiesRouter } from './companies/router.ts';
+import { contactsRouter } from './contacts/router.ts';
+import { leadsRouter } from './leads/router.ts';
+import { notesRouter } from './notes/router.ts';
+import { router } from './trpc.ts';
+
+/** The public REST API v1: every operation defined once, served under /api/v1 through trpc-to-openapi. */
+export const v1Router = router({
+  contacts: contactsRouter,
+  companies: companiesRouter,
+  leads: leadsRouter,
+  notes: notesRouter,
+});
+
+export type V1Router = typeof v1Router;

@@ -1,0 +1,40 @@
+import { defineEntity, p } from '@mikro-orm/core';
+import { baseProperties } from './base.ts';
+import { Organization } from './organization.ts';
+import { User } from './user.ts';
+
+export const API_KEY_TYPES = ['public', 'internal'] as const;
+export type ApiKeyType = (typeof API_KEY_TYPES)[number];
+
+export const PUBLIC_PERMISSIONS = [
+  'contacts:read',
+  'contacts:write',
+  'companies:write',
+  'leads:write',
+  'notes:write',
+] as const;
+export type PublicPermission = (typeof PUBLIC_PERMISSIONS)[number];
+
+export const ApiKeySchema = defineEntity({
+  name: 'ApiKey',
+  tableName: 'api_keys',
+  properties: {
+    ...baseProperties,
+    organization: () => p.manyToOne(Organization).deleteRule('cascade'),
+    createdBy: () => p.manyToOne(User).deleteRule('cascade'),
+    name: p.text(),
+    type: p.enum(API_KEY_TYPES),
+    permissions: p.array().default([]),
+    /** SHA-256 of the full key value, hex. The value itself is never stored. */
+    keyHash: p.text().unique().hidden(),
+    /** First characters of the value, safe to display so owners can tell keys apart. */
+    displayPrefix: p.text(),
+    /** The creator's credential epoch when the key was made; the key dies when the user's epoch moves on. */
+    ownerEpoch: p.integer(),
+    expiresAt: p.datetime().nullable(),
+    revokedAt: p.datetime().nullable(),
+    lastUsedAt: p.datetime().nullable(),
+  },
+});
+export class ApiKey extends ApiKeySchema.class {}
+ApiKeySchema.setClass(ApiKey);

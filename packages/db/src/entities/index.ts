@@ -1,0 +1,36 @@
+export * from './organization.ts';
+export * from './user.ts';
+export * from './api-key.ts';
+export * from './company.ts';
+export * from './contact.ts';
+export * from './note.ts';
+export * from './pipeline.ts';
+export * from './outbox-event.ts';
+export * from './idempotency-record.ts';
+export * from './rate-limit-counter.ts';
+
+import { ApiKeySchema } from './api-key.ts';
+import { CompanySchema } from './company.ts';
+import { ContactSchema } from './contact.ts';
+import { IdempotencyRecordSchema } from './idempotency-record.ts';
+import { NoteSchema } from './note.ts';
+import { OrganizationSchema } from './organization.ts';
+import { OutboxEventSchema } from './outbox-event.ts';
+import { PipelineItemSchema, PipelineSchema, PipelineStageSchema } from './pipeline.ts';
+import { RateLimitCounterSchema } from './rate-limit-counter.ts';
+import { UserSchema } from './user.ts';
+
+export const allEntities = [
+  OrganizationSchema,
+  UserSchema,
+  ApiKeySchema,
+  CompanySchema,
+  ContactSchema,
+  NoteSchema,
+  PipelineSchema,
+  PipelineStageSchema,
+  PipelineItemSchema,
+  OutboxEventSchema,
+  IdempotencyRecordSchema,
+  RateLimitCounterSchema,
+];

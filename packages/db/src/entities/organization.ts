@@ -1,0 +1,24 @@
+import { defineEntity, p } from '@mikro-orm/core';
+import { timestamps } from './base.ts';
+
+export const PLANS = ['starter', 'pro', 'max'] as const;
+export type Plan = (typeof PLANS)[number];
+
+export const OrganizationSchema = defineEntity({
+  name: 'Organization',
+  tableName: 'organizations',
+  properties: {
+    ...timestamps,
+    name: p.text(),
+    plan: p.enum(PLANS).default('starter'),
+    /** Extra contact capacity bought as the booster add-on, added to the plan's cap. */
+    contactBooster: p.integer().default(0),
+    /**
+     * Active (not trashed) contacts, maintained in the same transaction as every insert and delete so the plan cap is
+     * enforced without counting rows on the hot path.
+     */
+    contactCount: p.integer().default(0),
+  },
+});
+export class Organization extends OrganizationSchema.class {}
+OrganizationSchema.setClass(Organization);

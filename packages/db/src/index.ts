@@ -1,0 +1,4 @@
+export * from './entities/index.ts';
+export * from './orm.ts';
+export * from './database.ts';
+export type { EntityManager, MikroORM } from '@mikro-orm/postgresql';

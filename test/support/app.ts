@@ -1,0 +1,79 @@
+import { loadConfig } from '@leadwire/core';
+import { bootstrap, createApiKey, type NewApiKey } from '@leadwire/core/accounts/service.ts';
+import type { FastifyInstance } from 'fastify';
+import pino from 'pino';
+import { buildApp } from '../../apps/server/src/app.ts';
+import { compose, type Runtime } from '../../apps/server/src/compose.ts';
+import { createTestDatabase } from './db.ts';
+
+export interface TestApp {
+  /** Origin, e.g. http://127.0.0.1:1234 */
+  origin: string;
+  /** The public API root: origin + /api/v1 */
+  v1: string;
+  app: FastifyInstance;
+  runtime: Runtime;
+  newOrg(opts?: { plan?: 'starter' | 'pro' | 'max' }): Promise<{ orgId: string; userId: string; publicKey: string; internalKey: string }>;
+  newKey(input: NewApiKey): Promise<string>;
+  /** Raw SQL on the test database (assertions and set-up). */
+  sql<T = Record<string, unknown>>(query: string, params?: unknown[]): Promise<T[]>;
+  close(): Promise<void>;
+}
+
+let orgSeq = 0;
+
+/** A real server on a random port over its own freshly migrated database. */
+export async function initTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const db = await createTestDatabase();
+  const config = loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', PORT: '0', HOST: '127.0.0.1', ...env });
+  const runtime = await compose(config, pino({ level: 'silent' }));
+  const app = await buildApp(runtime.deps, { logger: false });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  const origin = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  return {
+    origin,
+    v1: `${origin}/api/v1`,
+    app,
+    runtime,
+    newOrg: async (opts = {}) =>
+      bootstrap(runtime.deps.orm.em.fork(), {
+        name: `Org ${++orgSeq}`,
+        ownerEmail: `owner${orgSeq}-${Math.random().toString(36).slice(2)}@example.com`,
+        ownerPassword: 'correct horse battery staple',
+        ...(opts.plan ? { plan: opts.plan } : {}),
+      }),
+    newKey: async (input) => (await createApiKey(runtime.deps.orm.em.fork(), input)).value,
+    sql: (query, params = []) => runtime.deps.orm.em.fork().execute(query, params),
+    close: async () => {
+      await app.close();
+      await runtime.close();
+      await db.drop();
+    },
+  };
+}
+
+/** fetch() against the public API with a key; JSON in, JSON out. */
+export async function call(
+  t: TestApp,
+  method: string,
+  path: string,
+  opts: { key?: string; body?: unknown; headers?: Record<string, string> } = {},
+): Promise<{ status: number; body: any; headers: Headers }> {
+  const headers: Record<string, string> = { ...opts.headers };
+  if (opts.key) headers.authorization = `Bearer ${opts.key}`;
+  if (opts.body !== undefined) headers['content-type'] ??= 'application/json';
+  const res = await fetch(`${t.v1}${path}`, {
+    method,
+    headers,
+    ...(opts.body !== undefined ? { body: typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body) } : {}),
+  });
+  const text = await res.text();
+  let body: any = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // non-JSON bodies are returned as text so tests can assert they never happen
+  }
+  return { status: res.status, body, headers: res.headers };
+}
