@@ -29,18 +29,33 @@ export interface UpsertOptions {
   onScoreInputsChanged?: (tx: EntityManager, contactIds: string[]) => Promise<void>;
 }
 
+interface NameIdentity {
+  company_id: string;
+  first_name: string;
+  last_name: string;
+}
+
 interface Group {
   key: string;
-  byEmail: boolean;
+  email?: string;
+  name?: NameIdentity;
   rows: { index: number; row: ResolvedRow }[];
 }
 
-function identityKey(i: ContactUpsertInput, companyId: string | null | undefined): string | null {
-  if (i.email) return `e:${i.email}`;
+const nameKey = (n: NameIdentity) => `n:${JSON.stringify([n.company_id, n.first_name, n.last_name])}`;
+
+/** Rule 1: an email, or companyDomain together with firstName and lastName. */
+function hasIdentity(i: ContactUpsertInput): boolean {
+  return Boolean(i.email || (i.companyDomain && i.firstName?.trim() && i.lastName?.trim()));
+}
+
+function identityOf(i: ContactUpsertInput, companyId: string | null | undefined): Omit<Group, 'rows'> | null {
+  if (i.email) return { key: `e:${i.email}`, email: i.email };
   const first = i.firstName?.trim().toLowerCase();
   const last = i.lastName?.trim().toLowerCase();
-  if (i.companyDomain && companyId && first && last) return `n:${companyId}\u0000${first}\u0000${last}`;
-  return null;
+  if (!companyId || !first || !last) return null;
+  const name = { company_id: companyId, first_name: first, last_name: last };
+  return { key: nameKey(name), name };
 }
 
 /** Resolves companies for every row: one query for the whole batch. Unusable or unknown domains fail their row. */
@@ -67,18 +82,19 @@ async function resolveCompanies(tx: EntityManager, orgId: string, inputs: readon
 
 /** Loads (and locks) the stored contact of every identity in the batch. */
 async function loadMatches(tx: EntityManager, orgId: string, groups: readonly Group[]): Promise<Map<string, ContactRow>> {
-  const emails = groups.filter((g) => g.byEmail).map((g) => g.key.slice(2));
-  const names = groups.filter((g) => !g.byEmail).map((g) => g.key.slice(2).split('\u0000'));
+  const emails = groups.flatMap((g) => (g.email ? [g.email] : []));
+  const names = groups.flatMap((g) => (g.name ? [g.name] : []));
   const matches = new Map<string, ContactRow>();
   if (emails.length) {
-    for (const c of await tx.execute<ContactRow[]>(sql.MATCH_BY_EMAIL, [orgId, JSON.stringify(emails)])) matches.set(`e:${c.email}`, c);
+    for (const c of await tx.execute<ContactRow[]>(sql.MATCH_BY_EMAIL, [orgId, JSON.stringify(emails)])) {
+      matches.set(`e:${c.email}`, c);
+    }
   }
   if (names.length) {
-    await tx.execute(sql.LOCK_IDENTITIES, [JSON.stringify(groups.filter((g) => !g.byEmail).map((g) => `${orgId}:${g.key}`))]);
-    const keys = names.map(([company_id, first_name, last_name]) => ({ company_id, first_name, last_name }));
-    const rows = await tx.execute<ContactRow[]>(sql.MATCH_BY_NAME, [JSON.stringify(keys), orgId]);
-    for (const c of rows) {
-      matches.set(`n:${c.company_id}\u0000${c.first_name?.toLowerCase()}\u0000${c.last_name?.toLowerCase()}`, c);
+    await tx.execute(sql.LOCK_IDENTITIES, [JSON.stringify(names.map((n) => `${orgId}:${nameKey(n)}`))]);
+    for (const c of await tx.execute<ContactRow[]>(sql.MATCH_BY_NAME, [JSON.stringify(names), orgId])) {
+      const name = { company_id: c.company_id!, first_name: c.first_name!.toLowerCase(), last_name: c.last_name!.toLowerCase() };
+      matches.set(nameKey(name), c);
     }
   }
   return matches;
@@ -100,19 +116,20 @@ export async function upsertContactsInTx(
   const groups = new Map<string, Group>();
   inputs.forEach((input, index) => {
     const companyId = companies[index];
-    if (companyId instanceof AppError) {
-      outcomes[index] = { ok: false, error: companyId };
+    // The identity rule is checked before the company, so a request missing both hears about the identity first.
+    if (!hasIdentity(input) || companyId instanceof AppError) {
+      outcomes[index] = { ok: false, error: companyId instanceof AppError && hasIdentity(input) ? companyId : errors.missingIdentity() };
       return;
     }
-    const key = identityKey(input, companyId);
-    if (!key) {
+    const identity = identityOf(input, companyId);
+    if (!identity) {
       outcomes[index] = { ok: false, error: errors.missingIdentity() };
       return;
     }
     const row: ResolvedRow = { input, companyId, source: input.source ?? opts.headerSource ?? 'api', scoreOverride: input.score };
-    const group = groups.get(key) ?? { key, byEmail: key.startsWith('e:'), rows: [] };
+    const group = groups.get(identity.key) ?? { ...identity, rows: [] };
     group.rows.push({ index, row });
-    groups.set(key, group);
+    groups.set(identity.key, group);
   });
 
   const now = new Date();
@@ -151,7 +168,7 @@ export async function upsertContactsInTx(
     let current = inserted ?? matches.get(g.key);
     if (!current) continue; // refused by the contact cap
     const original = current;
-    const matchedBy: MatchedBy = g.byEmail ? 'email' : 'domain_name';
+    const matchedBy: MatchedBy = g.email ? 'email' : 'domain_name';
     g.rows.forEach(({ index, row }, n) => {
       const created = inserted !== undefined && n === 0;
       if (!created) current = applyRow(current!, row, now);
