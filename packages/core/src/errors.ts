@@ -72,7 +72,11 @@ const FRAMEWORK_ERRORS: Record<string, { status: number; code: string; message?:
   },
   PAYLOAD_TOO_LARGE: { status: 413, code: 'payload_too_large', message: 'The request body is larger than 1 MB' },
   FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: 'payload_too_large', message: 'The request body is larger than 1 MB' },
-  UNSUPPORTED_MEDIA_TYPE: { status: 415, code: 'unsupported_media_type' },
+  UNSUPPORTED_MEDIA_TYPE: {
+    status: 415,
+    code: 'unsupported_media_type',
+    message: 'Send the body as JSON with Content-Type: application/json',
+  },
   FST_ERR_CTP_INVALID_MEDIA_TYPE: {
     status: 415,
     code: 'unsupported_media_type',

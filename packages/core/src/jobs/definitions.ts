@@ -1,7 +1,12 @@
 import type { Deps } from '../context.ts';
+import { adjustScoreJob } from '../scoring/adjust-job.ts';
 import type { JobDefinition } from './boss.ts';
+import { cleanupJob } from './cleanup.ts';
 
-/** Every queue the application runs. */
-export function jobDefinitions(_deps: Deps): JobDefinition[] {
-  return [];
+/**
+ * Every queue the application runs. The score-adjustment queue exists even without an adjuster configured: jobs
+ * queued before the setting was removed then settle with no adjustment instead of waiting forever.
+ */
+export function jobDefinitions(deps: Deps): JobDefinition[] {
+  return [adjustScoreJob(deps), cleanupJob(deps)];
 }

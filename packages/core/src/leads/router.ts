@@ -13,7 +13,7 @@ export const leadsRouter = router({
         tags: ['Leads'],
         summary: 'Upsert a contact and place it on the first stage of a pipeline',
       },
-      errorCodes: [...WRITE_ERRORS, 'missing_identity', 'company_not_found', 'contact_limit_reached'],
+      errorCodes: [...WRITE_ERRORS, 'missing_identity', 'company_not_found', 'contact_limit_reached', 'save_failed'],
     })
     .input(LeadInput)
     .output(LeadOutput)

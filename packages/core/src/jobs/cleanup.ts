@@ -1,0 +1,74 @@
+import type { EntityManager } from '@leadwire/db';
+import { z } from 'zod';
+import type { Deps } from '../context.ts';
+import type { JobDefinition } from './boss.ts';
+
+export const CLEANUP_QUEUE = 'maintenance.cleanup';
+/** Hourly, in UTC: both tables only grow between runs, and an hour of expired rows is small. */
+export const CLEANUP_CRON = '0 * * * *';
+
+/**
+ * Deletes go in slices so that a backlog (say, after the workers were down for a day) never becomes one long
+ * statement holding locks that the request path's idempotency claims and rate-limit hits would queue behind.
+ */
+const SLICE = 5_000;
+
+/** Matches the replay window of the idempotency middleware: a record older than this can only be overwritten. */
+const DELETE_IDEMPOTENCY = `
+with doomed as (
+  select api_key_id, key from idempotency_records where created_at < now() - interval '24 hours' limit ${SLICE}
+), gone as (
+  delete from idempotency_records r using doomed d where r.api_key_id = d.api_key_id and r.key = d.key returning 1
+)
+select count(*)::int as n from gone`;
+
+/**
+ * Windows are one minute long; a window that started more than two minutes ago has ended with a minute to spare
+ * for requests still counting against it.
+ */
+const DELETE_RATE_LIMITS = `
+with doomed as (
+  select bucket, window_start from rate_limit_counters where window_start < now() - interval '2 minutes' limit ${SLICE}
+), gone as (
+  delete from rate_limit_counters c using doomed d where c.bucket = d.bucket and c.window_start = d.window_start
+  returning 1
+)
+select count(*)::int as n from gone`;
+
+async function deleteInSlices(em: EntityManager, statement: string): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const [row] = await em.execute<{ n: number }[]>(statement);
+    const n = row?.n ?? 0;
+    total += n;
+    if (n < SLICE) return total;
+  }
+}
+
+export interface CleanupResult {
+  idempotencyRecords: number;
+  rateLimitCounters: number;
+}
+
+export async function runCleanup(em: EntityManager): Promise<CleanupResult> {
+  return {
+    idempotencyRecords: await deleteInSlices(em, DELETE_IDEMPOTENCY),
+    rateLimitCounters: await deleteInSlices(em, DELETE_RATE_LIMITS),
+  };
+}
+
+/** `maintenance.cleanup`: pg-boss sends one job per cron tick across all processes, so it runs once an hour. */
+export function cleanupJob(deps: Deps): JobDefinition<Record<string, unknown>> {
+  return {
+    queue: CLEANUP_QUEUE,
+    cron: CLEANUP_CRON,
+    // A failed run is picked up by the next tick anyway; a couple of quick retries cover a blip.
+    retryLimit: 2,
+    retryDelay: 60,
+    parse: (data) => z.record(z.string(), z.unknown()).parse(data ?? {}),
+    async handle() {
+      const deleted = await runCleanup(deps.orm.em.fork());
+      deps.log.info({ deleted }, 'maintenance cleanup done');
+    },
+  };
+}

@@ -1,0 +1,87 @@
+import { PUBLIC_API_PER_MINUTE } from '../limits/plans.ts';
+
+/** The `info.description` of the contract: the rules a client needs that the schemas alone cannot say. */
+export function apiDescription(serverUrl: string): string {
+  return `
+Push contacts, companies, leads and notes into Leadwire. Every write is an upsert matched on a natural key, so
+re-sending the same rows is safe. Base URL: \`${serverUrl}\`. Request and response bodies are JSON
+(\`Content-Type: application/json\`, at most 1 MB). This contract is served at \`${serverUrl}/docs/json\` and its
+reference at \`${serverUrl}/docs\`.
+
+## Authentication
+
+Send a **Public API key** on every call: \`Authorization: Bearer ck_live_...\`. Each operation needs one permission,
+ticked when the key was created (\`contacts:read\`, \`contacts:write\`, \`companies:write\`, \`leads:write\`,
+\`notes:write\`); the operation lists it under its security requirement.
+
+- Missing, malformed, unknown, revoked or expired key, or its owner deactivated or changed password: **401 \`unauthorized\`**.
+- An Internal key on /v1: **403 \`wrong_api_surface\`**.
+- A permission missing: **403 \`insufficient_scope\`**, with the permission in \`required\`.
+
+Revocation and owner changes take effect on the very next request.
+
+## Errors
+
+Every error is a JSON object \`{ "error": "<human message>", "code": "<identifier>" }\`. \`code\` is stable: branch on
+it. \`error\` is for people and its wording may change. Some codes add fields: \`issues: [{ path, message }]\` on
+\`validation_failed\`, \`required\` on \`insufficient_scope\`, \`domain\` on \`company_not_found\`. Each operation lists
+the codes it can answer with, by status, with examples.
+
+| Status | Codes |
+|---|---|
+| 400 | \`validation_failed\`, \`missing_identity\`, \`malformed_json\` |
+| 401 | \`unauthorized\` |
+| 403 | \`wrong_api_surface\`, \`insufficient_scope\`, \`contact_limit_reached\` |
+| 404 | \`not_found\` (also for an unknown path) |
+| 405 | \`method_not_allowed\` (wrong method on a known path; \`Allow\` lists the right one) |
+| 409 | \`idempotency_key_reused\`, \`idempotency_in_progress\` |
+| 413 | \`payload_too_large\` |
+| 415 | \`unsupported_media_type\` |
+| 422 | \`company_not_found\` |
+| 429 | \`rate_limited\` |
+| 500 | \`internal_error\`, \`save_failed\` |
+
+Every response carries \`x-request-id\` (a valid incoming \`X-Request-Id\` is kept); quote it when asking for help.
+
+## Rate limits
+
+${PUBLIC_API_PER_MINUTE} requests per minute per API key, counted in fixed windows that start on the minute and are
+shared by every server. Every authenticated request counts, failed ones included. Responses carry
+\`x-ratelimit-limit\`, \`x-ratelimit-remaining\` and \`x-ratelimit-reset\` (whole **seconds until the window resets**,
+not a timestamp). Beyond the limit the answer is **429 \`rate_limited\`** with \`retry-after\` in seconds.
+
+## Idempotency
+
+Any POST may carry \`Idempotency-Key: <unique string>\` (1-255 printable ASCII characters; a UUID is ideal). The first
+successful response is stored for **24 hours** and replayed to retries with the same key and the same request, marked
+\`idempotent-replayed: true\`; nothing is written twice. The same key with a different body (keys in another order are
+the same body) or a different \`X-Source\` gives **409 \`idempotency_key_reused\`**; while the first request still runs,
+**409 \`idempotency_in_progress\`**. Errors are not stored, so a corrected retry runs. Keys are scoped to the API key.
+
+## Upsert semantics
+
+- **Omitted fields are left untouched; \`null\` clears a field.** Fields sent overwrite the stored value.
+- **Tags are only added**, never removed (matched case-insensitively, so \`VIP\` and \`vip\` are one tag).
+- **\`custom\` is merged key by key**: keys sent replace their value, a key sent as \`null\` is removed, other keys stay.
+- An existing email is never replaced; emails are matched lowercased and trimmed.
+- A contact needs an email, or \`companyDomain\` with \`firstName\` and \`lastName\` (else 400 \`missing_identity\`).
+  Matching is by email first, then by the same first and last name at the same company; the oldest match wins.
+- \`companyDomain\` links to an **existing** company (422 \`company_not_found\` otherwise); it never creates one.
+  Domains are normalised to the bare lowercase host (\`https://www.Example.com/x\` is \`example.com\`).
+- \`source\` (or the \`X-Source\` header; the body's \`source\` wins when both are present) applies to new contacts
+  only, default \`api\`. Marketing consent is never set by the API.
+- Each contact upsert emits \`contact.created\` or \`contact.updated\` with source \`api\`.
+
+## Choices where the product specification is silent
+
+- \`error\` carries the human message and \`code\` the identifier.
+- Invalid bodies, queries, paths and headers are **400 \`validation_failed\`**; a body that is not JSON is
+  400 \`malformed_json\`, over 1 MB 413 \`payload_too_large\`, not JSON-typed 415 \`unsupported_media_type\`.
+- An unknown \`companyDomain\` is 422 \`company_not_found\`; a full plan contact cap is 403 \`contact_limit_reached\`.
+- \`x-ratelimit-reset\` is in whole seconds until the window resets.
+- Adding a note answers **201** with the note; a company upsert answers \`{ id, created, domain }\`.
+- A lead needs only the contact identity; \`score\` becomes the contact's manual score, which wins over the computed
+  one. A contact already on the pipeline keeps its place (its existing \`pipelineItemId\` is returned).
+- \`POST /contacts/batch-upsert\` (up to 100 contacts, each row succeeding or failing on its own) is an addition.
+`.trim();
+}

@@ -1,0 +1,86 @@
+import type { oas31 } from 'zod-openapi';
+import { PUBLIC_API_PER_MINUTE } from '../limits/plans.ts';
+
+const WHEN_ABSENT =
+  ' Absent when the key was not recognised (401, `wrong_api_surface`) and on requests refused before authentication (malformed JSON, 413, 415).';
+
+function rateLimit(required: boolean): Record<string, oas31.HeaderObject> {
+  const tail = required ? '' : WHEN_ABSENT;
+  return {
+    'x-ratelimit-limit': {
+      description: `Requests allowed per one-minute window for this API key (${PUBLIC_API_PER_MINUTE}).${tail}`,
+      required,
+      schema: { type: 'integer', minimum: 1, example: PUBLIC_API_PER_MINUTE },
+    },
+    'x-ratelimit-remaining': {
+      description: `Requests left in the current window, this one counted.${tail}`,
+      required,
+      schema: { type: 'integer', minimum: 0, example: 599 },
+    },
+    'x-ratelimit-reset': {
+      description: `Whole seconds until the current window ends and the allowance is restored: a delta, never a timestamp.${tail}`,
+      required,
+      schema: { type: 'integer', minimum: 1, maximum: 60, example: 42 },
+    },
+  };
+}
+
+const RETRY_AFTER: oas31.HeaderObject = {
+  description: 'Whole seconds to wait before retrying (the time until the rate-limit window resets).',
+  required: true,
+  schema: { type: 'integer', minimum: 1, maximum: 60, example: 17 },
+};
+
+const IDEMPOTENT_REPLAYED: oas31.HeaderObject = {
+  description: '`true` when this response is the stored response of an earlier request with the same `Idempotency-Key`.',
+  required: false,
+  schema: { type: 'string', const: 'true' },
+};
+
+const IDEMPOTENCY_KEY: oas31.ParameterObject = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Makes a retry safe. The first successful response is stored for 24 hours and replayed (with `idempotent-replayed: true`) to retries with the same key and the same request; the same key with a different body or `X-Source` gives 409 `idempotency_key_reused`, and while the first request still runs 409 `idempotency_in_progress`. Errors are not stored, so a corrected retry runs. Keys are scoped to the API key; use a fresh UUID per logical request.',
+  schema: { type: 'string', pattern: '^[!-~]{1,255}$', minLength: 1, maxLength: 255, example: '5f0e9c1e-3b7a-4c2d-9a43-2f8e61b0d7aa' },
+};
+
+/** `X-Source`; its schema is the body's `source` component, so the two rules cannot drift apart. */
+const X_SOURCE: oas31.ParameterObject = {
+  name: 'X-Source',
+  in: 'header',
+  required: false,
+  description:
+    'Origin of the records written, applied to NEW contacts only (default `api`). When the body also carries `source`, the body wins. Same rules as `source`: letters, digits, dot, dash, underscore; at most 40 characters; an invalid value gives 400 `validation_failed`.',
+  schema: { $ref: '#/components/schemas/Source' },
+};
+
+const names = { 'x-ratelimit-limit': 'RateLimitLimit', 'x-ratelimit-remaining': 'RateLimitRemaining', 'x-ratelimit-reset': 'RateLimitReset' };
+/** Names of the optional flavour, for responses where the key may not have been recognised. */
+const optional = (name: string) => `${name}IfAuthenticated`;
+
+/** components.headers: each header written once and referenced from every response. */
+export function headerComponents(): Record<string, oas31.HeaderObject> {
+  const sent = rateLimit(true);
+  const maybe = rateLimit(false);
+  return {
+    ...Object.fromEntries(Object.entries(names).flatMap(([header, name]) => [[name, sent[header]!], [optional(name), maybe[header]!]])),
+    RetryAfter: RETRY_AFTER,
+    IdempotentReplayed: IDEMPOTENT_REPLAYED,
+  };
+}
+
+export const parameterComponents = (): Record<string, oas31.ParameterObject> => ({ IdempotencyKey: IDEMPOTENCY_KEY, XSource: X_SOURCE });
+
+const header = (name: string): oas31.ReferenceObject => ({ $ref: `#/components/headers/${name}` });
+export const parameter = (name: 'IdempotencyKey' | 'XSource'): oas31.ReferenceObject => ({ $ref: `#/components/parameters/${name}` });
+
+/** The headers of a response: the rate-limit trio (always sent on successes and 429), plus the given extras. */
+export function responseHeaders(opts: { always: boolean; retryAfter?: boolean; replay?: boolean }): Record<string, oas31.ReferenceObject> {
+  return {
+    ...Object.fromEntries(Object.entries(names).map(([h, name]) => [h, header(opts.always ? name : optional(name))])),
+    ...(opts.retryAfter ? { 'retry-after': header('RetryAfter') } : {}),
+    ...(opts.replay ? { 'idempotent-replayed': header('IdempotentReplayed') } : {}),
+  };
+}

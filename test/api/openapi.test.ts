@@ -1,0 +1,291 @@
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { restRoutes, v1Router } from '@leadwire/core';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { z } from 'zod';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, initTestApp, type TestApp } from '../support/app.ts';
+
+/** The code -> status table the contract promises (issue and spec "Errors"). */
+const STATUS: Record<string, number> = {
+  unauthorized: 401,
+  wrong_api_surface: 403,
+  insufficient_scope: 403,
+  contact_limit_reached: 403,
+  not_found: 404,
+  validation_failed: 400,
+  missing_identity: 400,
+  malformed_json: 400,
+  company_not_found: 422,
+  idempotency_key_reused: 409,
+  idempotency_in_progress: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
+  internal_error: 500,
+  save_failed: 500,
+};
+const RATE_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'];
+const SPEC_ENDPOINTS = [
+  ['get', '/contacts/search'],
+  ['post', '/contacts/upsert'],
+  ['post', '/contacts/{id}/notes'],
+  ['post', '/companies/upsert'],
+  ['post', '/leads'],
+] as const;
+
+let t: TestApp;
+let raw: any; // the document as served
+let doc: any; // the same with every $ref resolved, by the independent validator
+beforeAll(async () => {
+  t = await initTestApp();
+  raw = await (await fetch(`${t.v1}/docs/json`)).json();
+  const validator = new Validator();
+  const res = await validator.validate(structuredClone(raw));
+  expect(res.errors ?? []).toEqual([]);
+  doc = validator.resolveRefs();
+});
+afterAll(async () => t?.close());
+
+const op = (method: string, path: string) => doc.paths[path]?.[method];
+const schemaOf = (method: string, path: string, status: number | string) =>
+  op(method, path).responses[String(status)]?.content['application/json'].schema;
+const bodyOf = (method: string, path: string) => op(method, path).requestBody.content['application/json'].schema;
+const operations = () =>
+  Object.entries(doc.paths).flatMap(([path, item]: [string, any]) => Object.entries(item).map(([method, o]) => ({ path, method, o: o as any })));
+
+/** True when every branch of a raw (unresolved) schema goes through components/schemas/Error. */
+function reachesError(s: any): boolean {
+  if (s.$ref === '#/components/schemas/Error') return true;
+  if (s.$ref) return reachesError(raw.components.schemas[s.$ref.split('/').pop()]);
+  if (s.oneOf || s.anyOf) return (s.oneOf ?? s.anyOf).every(reachesError);
+  return (s.allOf ?? []).some(reachesError);
+}
+
+/** A real answer of the server, checked against what the document says for its operation and status. */
+function expectConforms(method: string, path: string, res: { status: number; body: any; headers: Headers }) {
+  const documented = op(method, path).responses[String(res.status)];
+  expect(documented, `${method} ${path} does not document status ${res.status}`).toBeDefined();
+  const parsed = z.fromJSONSchema(documented.content['application/json'].schema).safeParse(res.body);
+  expect(parsed.error?.issues ?? [], `${res.status} ${JSON.stringify(res.body)}`).toEqual([]);
+  for (const [name, h] of Object.entries<any>(documented.headers ?? {})) {
+    const value = res.headers.get(name);
+    if (h.required) expect(value, `header ${name} on ${res.status}`).not.toBeNull();
+    if (value !== null && h.schema.type === 'integer') expect(z.fromJSONSchema(h.schema).safeParse(Number(value)).success).toBe(true);
+  }
+}
+
+describe('the document', () => {
+  it('is OpenAPI 3.1 with the server BASE_URL/v1, and is built once', async () => {
+    expect(raw.openapi).toMatch(/^3\.1\./);
+    expect(raw.servers).toEqual([expect.objectContaining({ url: `${t.runtime.deps.config.BASE_URL}/v1` })]);
+    expect(await (await fetch(`${t.v1}/docs/json`)).json()).toEqual(raw);
+  });
+
+  it('declares the bearer scheme and every operation requires it with its permission', () => {
+    expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
+    for (const { method, path, o } of operations()) {
+      expect(o.security, `${method} ${path}`).toEqual([{ bearerAuth: [expect.stringMatching(/^[a-z]+:(read|write)$/)] }]);
+    }
+  });
+
+  it('has every endpoint of the spec with its method, and every route the server serves', () => {
+    for (const [method, path] of SPEC_ENDPOINTS) expect(op(method, path), `${method} ${path}`).toBeDefined();
+    for (const r of restRoutes(v1Router)) expect(op(r.method.toLowerCase(), r.path), r.procedure).toBeDefined();
+  });
+
+  it('documents every request field of the spec', () => {
+    const fields = (m: string, p: string) => Object.keys(bodyOf(m, p).properties);
+    expect(fields('post', '/contacts/upsert')).toEqual(
+      expect.arrayContaining(['email', 'firstName', 'lastName', 'phone', 'title', 'companyDomain', 'tags', 'custom', 'source']),
+    );
+    expect(bodyOf('post', '/contacts/upsert').properties.tags).toMatchObject({ type: 'array', items: { type: 'string' } });
+    expect(bodyOf('post', '/contacts/upsert').properties.custom).toMatchObject({ type: 'object' });
+    expect(bodyOf('post', '/contacts/upsert').properties.source).toMatchObject({ type: 'string', pattern: '^[A-Za-z0-9._-]{1,40}$' });
+    expect(fields('post', '/companies/upsert')).toEqual(expect.arrayContaining(['domain', 'name', 'industry', 'size', 'custom']));
+    expect(fields('post', '/leads')).toEqual(expect.arrayContaining(['email', 'source', 'score', 'pipeline', 'custom']));
+    expect(bodyOf('post', '/leads').properties.score).toMatchObject({ type: 'integer', minimum: 0, maximum: 100 });
+    expect(bodyOf('post', '/contacts/{id}/notes')).toMatchObject({ properties: { body: { type: 'string' } }, required: ['body'] });
+    expect(op('post', '/contacts/{id}/notes').parameters).toContainEqual(expect.objectContaining({ in: 'path', name: 'id', required: true }));
+    expect(op('get', '/contacts/search').parameters).toContainEqual(expect.objectContaining({ in: 'query', name: 'email', required: true }));
+    // The batch rows are the upsert body, not `unknown`.
+    expect(raw.paths['/contacts/batch-upsert'].post.requestBody.content['application/json'].schema.properties.contacts.items).toEqual({
+      $ref: '#/components/schemas/ContactUpsertInput',
+    });
+  });
+
+  it('documents every response field of the spec', () => {
+    const search = schemaOf('get', '/contacts/search', 200);
+    const searchFields = ['id', 'email', 'firstName', 'lastName', 'phone', 'jobTitle', 'tags', 'leadScore', 'stage'];
+    expect(search.required).toEqual(expect.arrayContaining(searchFields));
+    expect(search.properties.leadScore).toMatchObject({ type: 'integer', minimum: 0, maximum: 100 });
+    const upsert = schemaOf('post', '/contacts/upsert', 200);
+    expect(upsert.required).toEqual(expect.arrayContaining(['id', 'created', 'matchedBy']));
+    expect(upsert.properties.created.type).toBe('boolean');
+    expect(JSON.stringify(upsert.properties.matchedBy)).toMatch(/"email".*"domain_name".*"null"/);
+    const leads = schemaOf('post', '/leads', 200);
+    expect(leads.required).toEqual(expect.arrayContaining(['id', 'created', 'pipelineItemId', 'warning']));
+    expect(JSON.stringify(leads.properties.warning)).toMatch(/"no_pipeline_found".*"pipeline_has_no_stages"/);
+  });
+
+  it('answers a note with 201 and no 200', () => {
+    expect(Object.keys(op('post', '/contacts/{id}/notes').responses)).toContain('201');
+    expect(Object.keys(op('post', '/contacts/{id}/notes').responses)).not.toContain('200');
+  });
+
+  it('gives every error response the Error body, grouped by status, with an example per code', () => {
+    expect(raw.components.schemas.Error.required).toEqual(expect.arrayContaining(['error', 'code']));
+    const meta = new Map(restRoutes(v1Router).map((r) => [`${r.method.toLowerCase()} ${r.path}`, r.errorCodes]));
+    for (const { method, path, o } of operations()) {
+      const documented = new Set<string>();
+      for (const [status, r] of Object.entries<any>(o.responses)) {
+        if (Number(status) < 400) continue;
+        const where = `${method} ${path} ${status}`;
+        expect(reachesError(raw.paths[path][method].responses[status].content['application/json'].schema), where).toBe(true);
+        const check = z.fromJSONSchema(r.content['application/json'].schema);
+        for (const [code, ex] of Object.entries<any>(r.content['application/json'].examples)) {
+          expect(STATUS[code], `${where} ${code}`).toBe(Number(status));
+          expect(ex.value.code).toBe(code);
+          expect(check.safeParse(ex.value).success, `${where} example ${code}`).toBe(true);
+          documented.add(code);
+        }
+      }
+      const expected = [...meta.get(`${method} ${path}`)!, 'unauthorized', 'wrong_api_surface', 'insufficient_scope', 'rate_limited'];
+      expected.push('validation_failed', 'internal_error', ...(o.requestBody ? ['malformed_json', 'payload_too_large', 'unsupported_media_type'] : []));
+      expect([...documented].sort(), `${method} ${path}`).toEqual(expect.arrayContaining(expected));
+    }
+    // The variants carry their extra fields.
+    expect(JSON.stringify(schemaOf('post', '/leads', 403))).toMatch(/"required":\["required"\]/);
+    expect(JSON.stringify(schemaOf('post', '/leads', 400))).toMatch(/"required":\["path","message"\]/);
+  });
+
+  it('puts the rate-limit headers on every response, retry-after on 429, and the request headers where they apply', () => {
+    for (const { method, path, o } of operations()) {
+      for (const [status, r] of Object.entries<any>(o.responses)) {
+        for (const h of RATE_HEADERS) expect(r.headers[h]?.schema.type, `${method} ${path} ${status} ${h}`).toBe('integer');
+        if (Number(status) < 300 || status === '429') for (const h of RATE_HEADERS) expect(r.headers[h].required).toBe(true);
+      }
+      expect(o.responses['429'].headers['retry-after']).toMatchObject({ required: true, schema: { type: 'integer' } });
+      const headers = (o.parameters ?? []).filter((p: any) => p.in === 'header').map((p: any) => p.name);
+      expect(headers.includes('Idempotency-Key'), `${method} ${path}`).toBe(method === 'post');
+      expect(headers.includes('X-Source'), `${method} ${path}`).toBe(['/contacts/upsert', '/contacts/batch-upsert', '/leads'].includes(path));
+    }
+  });
+
+  it('explains auth, errors, rate limits, idempotency and upsert semantics', () => {
+    const text: string = doc.info.description;
+    for (const s of ['Bearer', '"error"', '"code"', '600', 'x-ratelimit-reset', 'seconds', 'Idempotency-Key', '24 hours', '409', 'null', 'custom', 'Tags are only added', 'silent']) {
+      expect(text).toContain(s);
+    }
+  });
+});
+
+describe('the interactive reference', () => {
+  it('is HTML whose every asset is local and served', async () => {
+    const page = await fetch(`${t.v1}/docs`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    const html = await page.text();
+    for (const m of html.matchAll(/https?:\/\/[^\s"'<>)]+/g)) expect(new URL(m[0]).origin, m[0]).toBe(t.origin);
+    // The bundle would otherwise load its fonts from fonts.scalar.com and report telemetry.
+    expect(html).toMatch(/"withDefaultFonts": false/);
+    expect(html).toMatch(/"telemetry": false/);
+    const assets = [
+      ...[...html.matchAll(/\b(?:src|href)\s*=\s*["']([^"']+)["']/g)].map((m) => m[1]!),
+      ...[...html.matchAll(/url\(\s*["']?([^"')]+)/g)].map((m) => m[1]!),
+    ];
+    expect(assets.length).toBeGreaterThan(0);
+    for (const a of assets) {
+      const url = new URL(a, page.url);
+      expect(url.origin, a).toBe(t.origin);
+      const res = await fetch(url);
+      expect(res.status, a).toBe(200);
+      if (a.endsWith('.js')) expect(await res.text()).toContain('createApiReference');
+    }
+    const spec = /"url": "([^"]+)"/.exec(html)?.[1];
+    expect(await (await fetch(new URL(spec!, page.url))).json()).toEqual(raw);
+  });
+});
+
+const CHROMIUM = '/usr/bin/chromium';
+
+describe('the interactive reference in a browser with no Internet', () => {
+  // Debian's chromium (see stack notes); without it this check cannot run, the static one above still does.
+  it.skipIf(!existsSync(CHROMIUM))('renders the operations and loads nothing from another host', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lw-docs-'));
+    try {
+      const { stdout: dom } = await promisify(execFile)(
+        CHROMIUM,
+        [
+          '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-sync',
+          '--disable-background-networking', '--disable-component-update', `--user-data-dir=${join(dir, 'profile')}`,
+          // Every host but the test server fails to resolve: the machine is offline as far as the page can tell.
+          '--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1', `--log-net-log=${join(dir, 'net.json')}`,
+          '--virtual-time-budget=20000', '--dump-dom', `${t.v1}/docs`,
+        ],
+        { maxBuffer: 64 * 1024 * 1024, timeout: 60_000 },
+      );
+      expect(dom).toContain('Find a contact by email');
+      expect(dom).toContain('x-ratelimit-reset');
+      // Requests the page made (the browser's own background traffic carries no page initiator).
+      const log = JSON.parse(readFileSync(join(dir, 'net.json'), 'utf8')) as { events: { params?: { initiator?: string; url?: string } }[] };
+      const fromPage = log.events.flatMap((e) => (e.params?.initiator === t.origin && e.params.url ? [e.params.url] : []));
+      expect(fromPage).toContain(`${t.v1}/docs/json`);
+      for (const url of fromPage) expect(new URL(url).origin, url).toBe(t.origin);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 90_000);
+});
+
+describe('real answers match the document', () => {
+  it('for successes and errors of every kind', async () => {
+    const { publicKey, internalKey } = await t.newOrg();
+    const up = (body: unknown, headers: Record<string, string> = {}) => call(t, 'POST', '/contacts/upsert', { key: publicKey, body, headers });
+    expectConforms('post', '/contacts/upsert', await call(t, 'POST', '/contacts/upsert', { body: { email: 'a@example.com' } }));
+    expectConforms('post', '/contacts/upsert', await call(t, 'POST', '/contacts/upsert', { key: internalKey, body: {} }));
+    expectConforms('post', '/contacts/upsert', await up('{"email": '));
+    expectConforms('post', '/contacts/upsert', await up('email=a', { 'content-type': 'text/plain' }));
+    expectConforms('post', '/contacts/upsert', await up({ email: 'a@example.com', custom: { big: 'x'.repeat(1_100_000) } }));
+    expectConforms('post', '/contacts/upsert', await up({ firstName: 'Ada' }));
+    expectConforms('post', '/contacts/upsert', await up({ email: 'a@example.com', companyDomain: 'nowhere.example' }));
+
+    const created = await up({ email: 'ada@example.com', tags: ['vip'] }, { 'idempotency-key': 'k-1' });
+    expect(created.status).toBe(200);
+    expectConforms('post', '/contacts/upsert', created);
+    const replay = await up({ email: 'ada@example.com', tags: ['vip'] }, { 'idempotency-key': 'k-1' });
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expectConforms('post', '/contacts/upsert', replay);
+    const reused = await up({ email: 'bob@example.com' }, { 'idempotency-key': 'k-1' });
+    expect(reused.status).toBe(409);
+    expectConforms('post', '/contacts/upsert', reused);
+
+    const invalid = await call(t, 'POST', '/leads', { key: publicKey, body: { email: 'ada@example.com', score: 300 } });
+    expect(invalid.body.code).toBe('validation_failed');
+    expectConforms('post', '/leads', invalid);
+    expectConforms('post', '/leads', await call(t, 'POST', '/leads', { key: publicKey, body: { email: 'lead@example.com', score: 80 } }));
+    expectConforms('post', '/companies/upsert', await call(t, 'POST', '/companies/upsert', { key: publicKey, body: { domain: 'acme.com' } }));
+    expectConforms('get', '/contacts/search', await call(t, 'GET', '/contacts/search?email=ADA@example.com', { key: publicKey }));
+    expectConforms('get', '/contacts/search', await call(t, 'GET', '/contacts/search?email=nobody@example.com', { key: publicKey }));
+    const note = await call(t, 'POST', `/contacts/${created.body.id}/notes`, { key: publicKey, body: { body: 'Called.' } });
+    expect(note.status).toBe(201);
+    expectConforms('post', '/contacts/{id}/notes', note);
+    const batch = await call(t, 'POST', '/contacts/batch-upsert', { key: publicKey, body: { contacts: [{ email: 'c@example.com' }, { email: 'bad' }] } });
+    expectConforms('post', '/contacts/batch-upsert', batch);
+  });
+
+  it('names in insufficient_scope the permission the document requires', async () => {
+    const { orgId, userId } = await t.newOrg();
+    const key = await t.newKey({ orgId, userId, type: 'public', name: 'no permissions', permissions: [] });
+    for (const r of restRoutes(v1Router)) {
+      const path = r.path.replace('{id}', '3f2c6a0e-8b1d-4c47-9d2a-5e7f1b3c9a10');
+      const res = await call(t, r.method, path, { key, ...(r.method === 'POST' ? { body: {} } : {}) });
+      expect(res.body, r.procedure).toMatchObject({ code: 'insufficient_scope' });
+      expect([res.body.required]).toEqual(op(r.method.toLowerCase(), r.path).security[0].bearerAuth);
+      expectConforms(r.method.toLowerCase(), r.path, res);
+    }
+  });
+});

@@ -1,0 +1,101 @@
+import { CLEANUP_CRON, CLEANUP_QUEUE, cleanupJob } from '@leadwire/core/jobs/cleanup.ts';
+import { jobDefinitions } from '@leadwire/core/jobs/definitions.ts';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { call, initTestApp, type TestApp } from '../support/app.ts';
+
+let t: TestApp;
+let apiKeyId: string;
+
+beforeAll(async () => {
+  t = await initTestApp();
+  const { publicKey } = await t.newOrg();
+  // One real request so the key has a rate-limit counter in the current window, as in production.
+  await call(t, 'GET', '/contacts/search?email=nobody@example.com', { key: publicKey });
+  const [key] = await t.sql<{ id: string }>('select id from api_keys where type = ? limit 1', ['public']);
+  apiKeyId = key!.id;
+});
+afterAll(async () => t?.close());
+
+/** Old and fresh rows on both tables, keyed by label so assertions read as the rules. */
+async function seed() {
+  await t.sql('delete from idempotency_records');
+  await t.sql('delete from rate_limit_counters');
+  const idem: [string, string][] = [
+    ['old-done', `now() - interval '25 hours'`],
+    ['old-in-progress', `now() - interval '3 days'`],
+    ['fresh-23h', `now() - interval '23 hours'`],
+    ['fresh-now', 'now()'],
+  ];
+  for (const [label, at] of idem) {
+    await t.sql(
+      `insert into idempotency_records (api_key_id, key, request_hash, status, response, created_at)
+       values (?, ?, 'h', ${label.includes('progress') ? 'null' : '200'}, '{}'::jsonb, ${at})`,
+      [apiKeyId, label],
+    );
+  }
+  const windows: [string, string][] = [
+    ['old-1h', `date_trunc('minute', now()) - interval '1 hour'`],
+    ['old-150s', `now() - interval '150 seconds'`],
+    // Relative to now() rather than minute-aligned, so a minute rolling over mid-test cannot flip the expectation.
+    ['recent-90s', `now() - interval '90 seconds'`],
+    ['current', `date_trunc('minute', now())`],
+  ];
+  for (const [label, at] of windows) {
+    await t.sql(`insert into rate_limit_counters (bucket, window_start, count) values (?, ${at}, 3)`, [label]);
+  }
+}
+
+async function remaining() {
+  const idem = await t.sql<{ key: string }>('select key from idempotency_records order by key');
+  const rl = await t.sql<{ bucket: string }>('select bucket from rate_limit_counters order by bucket');
+  return { idempotency: idem.map((r) => r.key), rateLimits: rl.map((r) => r.bucket) };
+}
+
+it('deletes idempotency records older than 24 h and rate-limit windows that have ended, and nothing else', async () => {
+  await seed();
+  const job = cleanupJob(t.runtime.deps);
+  await job.handle(job.parse({}));
+  expect(await remaining()).toEqual({
+    idempotency: ['fresh-23h', 'fresh-now'],
+    rateLimits: ['current', 'recent-90s'],
+  });
+});
+
+it('works through a backlog larger than one delete slice', async () => {
+  await t.sql('delete from idempotency_records');
+  await t.sql('delete from rate_limit_counters');
+  await t.sql(
+    `insert into idempotency_records (api_key_id, key, request_hash, status, created_at)
+     select ?, 'k' || g, 'h', 200, now() - interval '2 days' from generate_series(1, 12001) g`,
+    [apiKeyId],
+  );
+  await t.sql(
+    `insert into rate_limit_counters (bucket, window_start, count)
+     select 'b' || g, now() - interval '1 day', 1 from generate_series(1, 12001) g`,
+  );
+  const job = cleanupJob(t.runtime.deps);
+  await job.handle(job.parse({}));
+  const [counts] = await t.sql<{ i: number; r: number }>(
+    'select (select count(*) from idempotency_records)::int as i, (select count(*) from rate_limit_counters)::int as r',
+  );
+  expect(counts).toEqual({ i: 0, r: 0 });
+});
+
+it('is scheduled hourly in UTC and runs as a queued job on a worker', async () => {
+  await t.runtime.boss.work(jobDefinitions(t.runtime.deps));
+  const [schedule] = await t.sql<{ cron: string; timezone: string }>('select cron, timezone from pgboss.schedule where name = ?', [
+    CLEANUP_QUEUE,
+  ]);
+  expect(CLEANUP_CRON).toBe('0 * * * *');
+  expect(schedule).toEqual({ cron: CLEANUP_CRON, timezone: 'UTC' });
+
+  await seed();
+  // What the cron tick sends: the schedule's data, `{}`.
+  await t.runtime.boss.boss.send(CLEANUP_QUEUE, {});
+  const deadline = Date.now() + 15_000;
+  while ((await remaining()).idempotency.length > 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  expect(await remaining()).toEqual({
+    idempotency: ['fresh-23h', 'fresh-now'],
+    rateLimits: ['current', 'recent-90s'],
+  });
+});
