@@ -30,6 +30,7 @@ export async function compose(config: Config, log: Logger, opts: { migrate?: boo
       boss,
       close: async () => {
         await boss.stop();
+        log.info({}, 'job queue stopped');
         await orm.close(true);
         await db.stop();
       },

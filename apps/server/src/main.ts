@@ -44,7 +44,15 @@ async function main() {
     force.unref();
     try {
       // Stop accepting, let in-flight requests finish, then the workers, the pool and the database.
-      await app?.close();
+      // Node closes idle keep-alive connections once, when closing starts; a connection that was busy then would
+      // hold close() open, so idle ones are swept until the last in-flight request is done.
+      const sweep = setInterval(() => app?.server.closeIdleConnections(), 100);
+      try {
+        await app?.close();
+      } finally {
+        clearInterval(sweep);
+      }
+      log.info({}, 'http closed; stopping workers and database');
       await runtime.close();
       log.info({}, 'stopped');
       process.exit(0);

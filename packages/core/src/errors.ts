@@ -82,6 +82,7 @@ const FRAMEWORK_ERRORS: Record<string, { status: number; code: string; message?:
     code: 'unsupported_media_type',
     message: 'Send the body as JSON with Content-Type: application/json',
   },
+  JSON_TOO_DEEP: { status: 400, code: 'malformed_json', message: 'The request body is nested more than 64 levels deep' },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: 'bad_request', message: 'Invalid Content-Length' },
   NOT_FOUND: { status: 404, code: 'not_found', message: 'No such endpoint' },
   METHOD_NOT_SUPPORTED: { status: 405, code: 'method_not_allowed' },
@@ -102,11 +103,14 @@ export function issuesFromZod(issues: ZodLikeIssue[]): Issue[] {
 
 /** Walks an error and its causes to the most specific thing we know how to present. */
 export function toPublicError(err: unknown): PublicError {
+  let serverFault = false;
   for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
     if (e instanceof AppError) {
       return { status: e.status, body: { error: e.message, code: e.code, ...e.details } };
     }
-    if (isZodError(e)) {
+    // A zod error under an internal error is our response failing its own output schema: the server's fault.
+    serverFault ||= (e as { code?: unknown }).code === 'INTERNAL_SERVER_ERROR';
+    if (isZodError(e) && !serverFault) {
       const issues = issuesFromZod(e.issues);
       const first = issues[0];
       const message = first ? `Validation failed: ${first.path ? `${first.path}: ` : ''}${first.message}` : 'Validation failed';
@@ -114,7 +118,7 @@ export function toPublicError(err: unknown): PublicError {
     }
   }
   const code = (err as { code?: unknown } | null)?.code;
-  const known = typeof code === 'string' ? FRAMEWORK_ERRORS[code] : undefined;
+  const known = typeof code === 'string' && !serverFault ? FRAMEWORK_ERRORS[code] : undefined;
   if (known) {
     const message = known.message ?? (err instanceof Error ? err.message : known.code);
     return { status: known.status, body: { error: message, code: known.code } };

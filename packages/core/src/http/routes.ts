@@ -29,6 +29,7 @@ export type RouteMatch = { kind: 'ok'; route: RestRoute } | { kind: 'method_not_
 export function matchRoute(routes: readonly RestRoute[], method: string, pathname: string): RouteMatch {
   const onPath = routes.filter((r) => r.pattern.test(pathname));
   if (onPath.length === 0) return { kind: 'not_found' };
-  const route = onPath.find((r) => r.method === method || (method === 'HEAD' && r.method === 'GET'));
+  // No HEAD alias: the REST adapter answers HEAD itself, before authentication, so HEAD is refused here.
+  const route = onPath.find((r) => r.method === method);
   return route ? { kind: 'ok', route } : { kind: 'method_not_allowed', allow: onPath.map((r) => r.method) };
 }

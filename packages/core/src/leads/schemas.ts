@@ -4,11 +4,15 @@ import { ContactUpsertInput } from '../contacts/schemas.ts';
 export const LEAD_WARNINGS = ['no_pipeline_found', 'pipeline_has_no_stages'] as const;
 
 export const LeadInput = ContactUpsertInput.extend({
+  // A one-member union: the REST adapter coerces plain number fields (turning null, false or "" into 0), not unions.
   score: z
-    .number()
-    .int('score must be a whole number')
-    .min(0, 'score must be between 0 and 100')
-    .max(100, 'score must be between 0 and 100')
+    .union([
+      z
+        .number({ message: 'score must be a number' })
+        .int('score must be a whole number')
+        .min(0, 'score must be between 0 and 100')
+        .max(100, 'score must be between 0 and 100'),
+    ])
     .optional()
     .meta({ description: "Lead score 0-100; stored as the contact's manual score, which wins over the computed one." }),
   pipeline: z

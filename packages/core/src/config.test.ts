@@ -1,0 +1,150 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from './config.ts';
+
+/** loadConfig's problems for an environment that must fail. */
+function problemsOf(env: Record<string, string | undefined>): string[] {
+  try {
+    loadConfig(env);
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    return (err as ConfigError).problems;
+  }
+  throw new Error(`expected ${JSON.stringify(env)} to be refused`);
+}
+
+describe('loadConfig defaults', () => {
+  it('starts with nothing set', () => {
+    expect(loadConfig({})).toEqual({
+      PORT: 3000,
+      HOST: '0.0.0.0',
+      BASE_URL: 'http://localhost:3000/api',
+      APP_URL: 'http://localhost:3000',
+      DATA_DIR: './.data',
+      ROLE: 'all',
+      LOG_LEVEL: 'info',
+      DB_POOL_MAX: 20,
+      SHUTDOWN_TIMEOUT_MS: 10_000,
+      SCORE_ADJUSTER_MODEL: 'gpt-4o-mini',
+    });
+  });
+
+  it('gives no secret a default', () => {
+    const c = loadConfig({});
+    expect(c.DATABASE_URL).toBeUndefined();
+    expect(c.SCORE_ADJUSTER_API_KEY).toBeUndefined();
+    expect(c.SCORE_ADJUSTER_URL).toBeUndefined();
+  });
+
+  it('reads only the environment it is given, ignoring unrelated variables', () => {
+    const c = loadConfig({ PATH: '/usr/bin', HOME: '/root', npm_config_x: 'y', PORT: '4000' });
+    expect(c.PORT).toBe(4000);
+    expect(c).not.toHaveProperty('PATH');
+  });
+});
+
+describe('derived and normalised URLs', () => {
+  it('derives BASE_URL and APP_URL from PORT when they are unset', () => {
+    const c = loadConfig({ PORT: '8080' });
+    expect(c.BASE_URL).toBe('http://localhost:8080/api');
+    expect(c.APP_URL).toBe('http://localhost:8080');
+  });
+
+  it('keeps explicit BASE_URL and APP_URL, independent of PORT', () => {
+    const c = loadConfig({ PORT: '8080', BASE_URL: 'https://api.example.com/api', APP_URL: 'https://app.example.com' });
+    expect(c.BASE_URL).toBe('https://api.example.com/api');
+    expect(c.APP_URL).toBe('https://app.example.com');
+  });
+
+  it('trims trailing slashes so paths can be appended', () => {
+    const c = loadConfig({ BASE_URL: 'https://api.example.com/api///', APP_URL: 'https://app.example.com/' });
+    expect(c.BASE_URL).toBe('https://api.example.com/api');
+    expect(c.APP_URL).toBe('https://app.example.com');
+    expect(`${c.BASE_URL}/v1/docs`).toBe('https://api.example.com/api/v1/docs');
+  });
+
+  it('coerces numbers from strings', () => {
+    const c = loadConfig({ PORT: '0', DB_POOL_MAX: '5', SHUTDOWN_TIMEOUT_MS: '0' });
+    expect(c.PORT).toBe(0);
+    expect(c.DB_POOL_MAX).toBe(5);
+    expect(c.SHUTDOWN_TIMEOUT_MS).toBe(0);
+  });
+
+  it('accepts postgres:// and postgresql:// database URLs', () => {
+    expect(loadConfig({ DATABASE_URL: 'postgres://u:p@h:5432/d' }).DATABASE_URL).toBe('postgres://u:p@h:5432/d');
+    expect(loadConfig({ DATABASE_URL: 'postgresql://h/d' }).DATABASE_URL).toBe('postgresql://h/d');
+  });
+});
+
+describe('empty strings mean unset', () => {
+  it('falls back to the default for every variable set to an empty string', () => {
+    const empty = {
+      PORT: '',
+      HOST: '',
+      BASE_URL: '',
+      APP_URL: '',
+      DATABASE_URL: '',
+      DATA_DIR: '',
+      ROLE: '',
+      LOG_LEVEL: '',
+      DB_POOL_MAX: '',
+      SHUTDOWN_TIMEOUT_MS: '',
+      SCORE_ADJUSTER_URL: '',
+      SCORE_ADJUSTER_API_KEY: '',
+      SCORE_ADJUSTER_MODEL: '',
+    };
+    expect(loadConfig(empty)).toEqual(loadConfig({}));
+  });
+
+  it('treats undefined like unset', () => {
+    expect(loadConfig({ PORT: undefined, DATABASE_URL: undefined })).toEqual(loadConfig({}));
+  });
+
+  it('derives the URLs from PORT when they are empty', () => {
+    expect(loadConfig({ PORT: '5000', BASE_URL: '', APP_URL: '' }).BASE_URL).toBe('http://localhost:5000/api');
+  });
+});
+
+describe('bad values', () => {
+  it('lists every problem at once, each naming its variable', () => {
+    const problems = problemsOf({
+      PORT: 'abc',
+      ROLE: 'boss',
+      LOG_LEVEL: 'loud',
+      DATABASE_URL: 'mysql://h/d',
+      BASE_URL: 'not a url',
+      APP_URL: 'also not',
+      DB_POOL_MAX: '1',
+      SHUTDOWN_TIMEOUT_MS: '-1',
+      SCORE_ADJUSTER_URL: 'nope',
+    });
+    const vars = problems.map((p) => p.split(':')[0]);
+    expect(vars.sort()).toEqual(
+      ['PORT', 'ROLE', 'LOG_LEVEL', 'DATABASE_URL', 'BASE_URL', 'APP_URL', 'DB_POOL_MAX', 'SHUTDOWN_TIMEOUT_MS', 'SCORE_ADJUSTER_URL'].sort(),
+    );
+    for (const p of problems) expect(p).toMatch(/^[A-Z_]+: .+/);
+  });
+
+  it('puts every problem in the error message, one per line', () => {
+    try {
+      loadConfig({ PORT: 'abc', ROLE: 'boss' });
+      expect.unreachable();
+    } catch (err) {
+      expect(err).toBeInstanceOf(ConfigError);
+      const message = (err as ConfigError).message;
+      expect(message).toMatch(/^Invalid configuration:\n/);
+      expect(message).toMatch(/\n {2}- PORT: /);
+      expect(message).toMatch(/\n {2}- ROLE: /);
+    }
+  });
+
+  it('refuses out-of-range and non-integer numbers', () => {
+    for (const PORT of ['-1', '65536', '80.5', '1e10']) expect(problemsOf({ PORT }).map((p) => p.split(':')[0])).toEqual(['PORT']);
+    for (const DB_POOL_MAX of ['1', '201', 'x']) expect(problemsOf({ DB_POOL_MAX }).map((p) => p.split(':')[0])).toEqual(['DB_POOL_MAX']);
+  });
+
+  it('does not echo a bad value back, so a secret in it never reaches the log', () => {
+    const secret = 'hunter2-very-secret';
+    const problems = problemsOf({ DATABASE_URL: `mysql://admin:${secret}@db/app`, SCORE_ADJUSTER_URL: `not-a-url-${secret}` });
+    expect(problems.join('\n')).not.toContain(secret);
+  });
+});

@@ -1,0 +1,258 @@
+/**
+ * Real processes for the process tests: the server entry point and the operator CLIs, run with the same Node binary
+ * as the test runner, plus what those tests need to look at around them (the embedded cluster of a DATA_DIR, ports).
+ * Everything spawned here is tracked so that `killLeftovers()` can end it if a test fails halfway.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import fs from 'node:fs/promises';
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ConfigSchema } from '@leadwire/core/config.ts';
+import { startEmbeddedPostgres } from '@leadwire/db/embedded.ts';
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+export const MAIN = path.join(ROOT, 'apps/server/src/main.ts');
+export const ADMIN = path.join(ROOT, 'apps/server/src/admin.ts');
+export const MIGRATE = path.join(ROOT, 'apps/server/src/migrate.ts');
+
+/** Where openDatabase() keeps the embedded cluster of a DATA_DIR. */
+export const clusterDir = (dataDir: string): string => path.join(path.resolve(dataDir), 'postgres');
+
+const CONFIG_KEYS = Object.keys(ConfigSchema.in.shape);
+
+/** The runner's environment without any setting the app reads (a developer's DATABASE_URL must not leak in), plus `env`. */
+export function cleanEnv(env: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !CONFIG_KEYS.includes(k)));
+  return { ...base, ...env };
+}
+
+export interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+export interface Ran extends Exit {
+  stdout: string;
+  stderr: string;
+  ms: number;
+}
+
+const live = new Set<ChildProcess>();
+
+function track(child: ChildProcess): Promise<Exit> {
+  live.add(child);
+  return new Promise((resolve) => {
+    child.once('exit', (code, signal) => {
+      live.delete(child);
+      resolve({ code, signal });
+    });
+  });
+}
+
+/** Runs a script to completion; a run past `timeoutMs` is killed and reported. */
+export async function run(script: string, args: readonly string[], env: Record<string, string>, timeoutMs = 60_000): Promise<Ran> {
+  const started = performance.now();
+  const child = spawn(process.execPath, [script, ...args], { cwd: ROOT, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  const exited = track(child);
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  const exit = await exited;
+  clearTimeout(timer);
+  if (exit.signal === 'SIGKILL') throw new Error(`${path.basename(script)} ${args[0] ?? ''} timed out after ${timeoutMs} ms\n${stderr}`);
+  return { ...exit, stdout, stderr, ms: Math.round(performance.now() - started) };
+}
+
+/** The operator CLI, run the way `npm run --silent admin -- ...` runs it. */
+export const admin = (args: readonly string[], env: Record<string, string>): Promise<Ran> => run(ADMIN, args, env);
+
+export interface ServerProcess {
+  readonly child: ChildProcess;
+  readonly port: number;
+  readonly origin: string;
+  /** Everything the process printed so far. */
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly exited: Promise<Exit>;
+  /** Resolves with the time from spawn to the first 200 from /readyz; rejects if the process dies first. */
+  waitReady(timeoutMs?: number): Promise<number>;
+  /** Resolves once stdout or stderr matches; rejects if the process dies first. */
+  waitForOutput(pattern: RegExp, timeoutMs?: number): Promise<void>;
+  /** Sends the signal and waits for the exit. */
+  stop(signal?: NodeJS.Signals): Promise<Exit>;
+}
+
+/** Starts `node apps/server/src/main.ts` listening on 127.0.0.1 and a free port (unless PORT is given). */
+export async function startServer(env: Record<string, string>): Promise<ServerProcess> {
+  const port = env.PORT ? Number(env.PORT) : await freePort();
+  const started = performance.now();
+  const child = spawn(process.execPath, [MAIN], {
+    cwd: ROOT,
+    env: cleanEnv({ HOST: '127.0.0.1', ...env, PORT: String(port) }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const exited = track(child);
+  let stdout = '';
+  let stderr = '';
+  let exit: Exit | undefined;
+  void exited.then((e) => (exit = e));
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const origin = `http://127.0.0.1:${port}`;
+  const died = () => new Error(`server exited (${exit?.code ?? exit?.signal}) before it was ready\nstderr:\n${stderr}\nstdout:\n${stdout.slice(-3000)}`);
+
+  const poll = async (what: string, timeoutMs: number, check: () => Promise<boolean>) => {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      if (exit) throw died();
+      if (await check()) return;
+      await sleep(20);
+    }
+    throw new Error(`server not ${what} after ${timeoutMs} ms\nstderr:\n${stderr}\nstdout:\n${stdout.slice(-3000)}`);
+  };
+
+  return {
+    child,
+    port,
+    origin,
+    get stdout() {
+      return stdout;
+    },
+    get stderr() {
+      return stderr;
+    },
+    exited,
+    waitReady: async (timeoutMs = 30_000) => {
+      await poll('ready', timeoutMs, async () => {
+        const res = await fetch(`${origin}/readyz`, { signal: AbortSignal.timeout(2_000) }).catch(() => undefined);
+        return res?.status === 200;
+      });
+      return Math.round(performance.now() - started);
+    },
+    waitForOutput: (pattern, timeoutMs = 30_000) => poll(`printing ${pattern}`, timeoutMs, async () => pattern.test(stdout) || pattern.test(stderr)),
+    stop: async (signal = 'SIGTERM') => {
+      if (!exit) child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+/** The JSON log lines a process printed (pino), ignoring anything else. */
+export function logLines(output: string): Record<string, unknown>[] {
+  return output.split('\n').flatMap((line) => {
+    try {
+      const parsed: unknown = JSON.parse(line);
+      return isRecord(parsed) ? [parsed] : [];
+    } catch {
+      return [];
+    }
+  });
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** fetch() against the public API of a spawned server; JSON in, JSON out. */
+export async function api(
+  origin: string,
+  method: string,
+  apiPath: string,
+  opts: { key?: string; body?: unknown } = {},
+): Promise<{ status: number; body: any }> {
+  const headers: Record<string, string> = {};
+  if (opts.key) headers.authorization = `Bearer ${opts.key}`;
+  if (opts.body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(`${origin}/api/v1${apiPath}`, {
+    method,
+    headers,
+    ...(opts.body !== undefined ? { body: JSON.stringify(opts.body) } : {}),
+  });
+  const text = await res.text();
+  try {
+    return { status: res.status, body: JSON.parse(text) };
+  } catch {
+    return { status: res.status, body: text };
+  }
+}
+
+/** A fresh folder under /tmp, traversable by the `postgres` OS user (mkdtemp makes it 0700), with DATA_DIR inside. */
+export async function freshDataDir(label: string): Promise<{ dataDir: string; remove(): Promise<void> }> {
+  const root = await fs.mkdtemp(`/tmp/leadwire-${label}-`);
+  await fs.chmod(root, 0o755);
+  const dataDir = path.join(root, 'data');
+  return {
+    dataDir,
+    remove: async () => {
+      await stopLeftoverCluster(dataDir);
+      await fs.rm(root, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Pids of the postmaster running on this DATA_DIR's cluster (its children carry rewritten titles and die with it). */
+export async function clusterPids(dataDir: string): Promise<number[]> {
+  const dir = clusterDir(dataDir);
+  const pids: number[] = [];
+  for (const entry of await fs.readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const args = (await fs.readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '')).split('\0');
+    if (path.basename(args[0] ?? '') === 'postgres' && args.includes(dir)) pids.push(Number(entry));
+  }
+  return pids;
+}
+
+/**
+ * Starts the cluster of a stopped DATA_DIR on its own and returns what PostgreSQL said while starting: a clean shutdown
+ * before shows as "database system was shut down at", a crash as "not properly shut down; automatic recovery".
+ */
+export async function clusterStartupLog(dataDir: string): Promise<string[]> {
+  const lines: string[] = [];
+  const cluster = await startEmbeddedPostgres({ dataDir: clusterDir(dataDir), onLog: (l) => lines.push(l) });
+  await cluster.stop();
+  return lines;
+}
+
+/** Ends a cluster a killed or failed test left running on this DATA_DIR: by its pid, never by name. */
+export async function stopLeftoverCluster(dataDir: string): Promise<void> {
+  const lockFile = path.join(clusterDir(dataDir), 'postmaster.pid');
+  for (const pid of await clusterPids(dataDir)) {
+    process.kill(pid, 'SIGINT');
+    for (let i = 0; i < 250 && existsSync(lockFile) && isAlive(pid); i++) await sleep(20);
+  }
+}
+
+/** SIGKILLs every child still running; for afterAll, after the tests had their chance to stop them properly. */
+export async function killLeftovers(): Promise<void> {
+  await Promise.all(
+    [...live].map((child) => {
+      const gone = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGKILL');
+      return gone;
+    }),
+  );
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (address && typeof address === 'object' ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
