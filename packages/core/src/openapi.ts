@@ -1,4 +1,3 @@
-import type { PublicPermission } from '@leadwire/db';
 import { generateOpenApiDocument } from 'trpc-to-openapi';
 import type { oas31 } from 'zod-openapi';
 import { SourceSchema } from './contacts/schemas.ts';
@@ -10,18 +9,6 @@ import { v1Router } from './v1-router.ts';
 
 type Schema = oas31.SchemaObject | oas31.ReferenceObject;
 
-/**
- * The permission each procedure checks. The check lives in a middleware closure that cannot be read back, so it is
- * restated here; test/api/openapi.test.ts compares it with the `required` of real 403 answers.
- */
-const PERMISSIONS: Record<string, PublicPermission> = {
-  'contacts.search': 'contacts:read',
-  'contacts.upsert': 'contacts:write',
-  'contacts.batchUpsert': 'contacts:write',
-  'companies.upsert': 'companies:write',
-  'leads.create': 'leads:write',
-  'notes.create': 'notes:write',
-};
 
 /** Every operation can fail validation or fail on our side; every body can be malformed, too big or not JSON. */
 const ALWAYS = ['validation_failed', 'internal_error'];
@@ -77,8 +64,8 @@ function shareContactInput(doc: oas31.OpenAPIObject, routes: RestRoute[]) {
 
 function finishOperation(doc: oas31.OpenAPIObject, route: RestRoute) {
   const op = operationOf(doc, route);
-  const permission = PERMISSIONS[route.procedure];
-  if (!permission) throw new Error(`OpenAPI: no permission recorded for ${route.procedure}; add it to PERMISSIONS`);
+  const permission = route.permission;
+  if (!permission) throw new Error(`OpenAPI: ${route.procedure} declares no permission (use publicApiProcedure)`);
   const isPost = route.method === 'POST';
   const hasBody = op.requestBody !== undefined;
   const contactWrite = writesContacts(doc, op);

@@ -7,6 +7,8 @@ import { toPublicError } from './errors.ts';
 export type LeadwireMeta = {
   /** HTTP status of a successful REST call when it is not 200 (e.g. 201 for a created note). */
   successStatus?: number;
+  /** The permission a Public API key needs; set by `publicApiProcedure`, documented in the contract. */
+  permission?: string;
   /** Stable error codes this operation can answer with, documented in the OpenAPI contract. */
   errorCodes?: readonly string[];
 };

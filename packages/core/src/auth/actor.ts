@@ -1,4 +1,4 @@
-import type { ApiKeyType, Plan } from '@leadwire/db';
+import type { ApiKeyType, Plan, Role } from '@leadwire/db';
 
 /** Who is acting: the key (and the user who created it) a request authenticated with. */
 export interface Actor {
@@ -7,6 +7,20 @@ export interface Actor {
   apiKeyId: string;
   keyType: ApiKeyType;
   permissions: readonly string[];
+  /** The role of the user the key acts as. */
+  role: Role;
+  plan: Plan;
+  contactBooster: number;
+}
+
+/** Who is acting on the internal surface: a signed-in user (session) or an Internal key acting as its creator. */
+export interface InternalActor {
+  orgId: string;
+  userId: string;
+  role: Role;
+  via: 'session' | 'internal_key';
+  sessionId: string | null;
+  apiKeyId: string | null;
   plan: Plan;
   contactBooster: number;
 }

@@ -1,4 +1,4 @@
-import type { EntityManager, Plan, ApiKeyType } from '@leadwire/db';
+import type { ApiKeyType, EntityManager, Plan, Role } from '@leadwire/db';
 import { errors } from '../errors.ts';
 import type { Actor } from './actor.ts';
 import { bearerToken, hashKey, isWellFormedKey } from './key-material.ts';
@@ -16,10 +16,13 @@ interface AuthRow {
   created_by_id: string;
   type: ApiKeyType;
   permissions: string[];
+  role: Role;
   plan: Plan;
   contact_booster: number;
   hits: number | null;
   window_end: Date;
+  day_hits: number | null;
+  day_end: Date;
 }
 
 /**
@@ -29,7 +32,7 @@ interface AuthRow {
  */
 const AUTHENTICATE_SQL = `
 with k as (
-  select k.id, k.organization_id, k.created_by_id, k.type, k.permissions, o.plan, o.contact_booster
+  select k.id, k.organization_id, k.created_by_id, k.type, k.permissions, u.role, o.plan, o.contact_booster
   from api_keys k
   join users u on u.id = k.created_by_id
   join organizations o on o.id = k.organization_id
@@ -40,15 +43,25 @@ with k as (
   select 'key:' || k.id, date_trunc('minute', now()), 1 from k where k.type = ?
   on conflict (bucket, window_start) do update set count = rate_limit_counters.count + 1
   returning count
+), hit_day as (
+  insert into rate_limit_counters (bucket, window_start, count)
+  select 'key:' || k.id || ':day', date_trunc('day', now()), 1 from k where k.type = ? and k.type = 'internal'
+  on conflict (bucket, window_start) do update set count = rate_limit_counters.count + 1
+  returning count
 ), touch as (
   update api_keys set last_used_at = now()
   where id = (select id from k) and (last_used_at is null or last_used_at < now() - interval '1 minute')
 )
-select k.*, (select count from hit) as hits, date_trunc('minute', now()) + interval '1 minute' as window_end from k`;
+select k.*, (select count from hit) as hits, date_trunc('minute', now()) + interval '1 minute' as window_end,
+  (select count from hit_day) as day_hits, date_trunc('day', now()) + interval '1 day' as day_end
+from k`;
 
 export interface Authenticated {
   actor: Actor;
+  /** The per-minute window; null when the key was refused for its surface (not counted). */
   window: RateWindow | null;
+  /** The per-day window: Internal keys only. */
+  dayWindow: RateWindow | null;
 }
 
 /**
@@ -63,7 +76,7 @@ export async function authenticate(
   const value = bearerToken(authorization);
   if (!value) throw errors.unauthorized('Missing API key: send Authorization: Bearer <API_KEY>');
   if (!isWellFormedKey(value)) throw errors.unauthorized('Malformed API key');
-  const rows = await em.execute<AuthRow[]>(AUTHENTICATE_SQL, [hashKey(value), surface]);
+  const rows = await em.execute<AuthRow[]>(AUTHENTICATE_SQL, [hashKey(value), surface, surface]);
   const row = rows[0];
   if (!row) throw errors.unauthorized('Invalid, revoked or expired API key');
   if (row.type !== surface) {
@@ -80,9 +93,11 @@ export async function authenticate(
       apiKeyId: row.id,
       keyType: row.type,
       permissions: row.permissions,
+      role: row.role,
       plan: row.plan,
       contactBooster: row.contact_booster,
     },
     window: row.hits === null ? null : { count: Number(row.hits), resetAt: new Date(row.window_end) },
+    dayWindow: row.day_hits === null ? null : { count: Number(row.day_hits), resetAt: new Date(row.day_end) },
   };
 }

@@ -11,7 +11,8 @@ import { authenticate } from './authenticate.ts';
  * Auth runs before input parsing, so an anonymous caller learns nothing about the body rules.
  */
 export function publicApiProcedure(permission: PublicPermission) {
-  return baseProcedure.use(async ({ ctx, next }) => {
+  // Meta merges shallowly in tRPC, so the router's own .meta() keeps this permission.
+  return baseProcedure.meta({ permission }).use(async ({ ctx, next }) => {
     const { actor, window } = await authenticate(ctx.em, ctx.header('authorization'), 'public');
     if (window) enforceRateLimit(window, PUBLIC_API_PER_MINUTE, ctx.setHeader);
     if (!actor.permissions.includes(permission)) throw errors.insufficientScope(permission);

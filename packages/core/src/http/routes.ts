@@ -10,6 +10,7 @@ export interface RestRoute {
   procedure: string;
   successStatus: number;
   errorCodes: readonly string[];
+  permission: string | undefined;
 }
 
 /** The REST routes a router exposes, read from its OpenAPI meta: one source for routing checks and status codes. */
@@ -20,7 +21,7 @@ export function restRoutes(router: AnyTRPCRouter): RestRoute[] {
     if (!meta?.openapi) return [];
     const { method, path } = meta.openapi;
     const pattern = new RegExp(`^${path.replace(/\{[^}]+\}/g, '[^/]+')}/?$`);
-    return [{ method, path, pattern, procedure, successStatus: meta.successStatus ?? 200, errorCodes: meta.errorCodes ?? [] }];
+    return [{ method, path, pattern, procedure, successStatus: meta.successStatus ?? 200, errorCodes: meta.errorCodes ?? [], permission: meta.permission }];
   });
 }
 

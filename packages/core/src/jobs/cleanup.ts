@@ -28,7 +28,9 @@ select count(*)::int as n from gone`;
  */
 const DELETE_RATE_LIMITS = `
 with doomed as (
-  select bucket, window_start from rate_limit_counters where window_start < now() - interval '2 minutes' limit ${SLICE}
+  select bucket, window_start from rate_limit_counters
+  where window_start < now() - case when bucket like '%:day' then interval '2 days' else interval '2 minutes' end
+  limit ${SLICE}
 ), gone as (
   delete from rate_limit_counters c using doomed d where c.bucket = d.bucket and c.window_start = d.window_start
   returning 1

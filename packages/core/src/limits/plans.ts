@@ -9,3 +9,10 @@ export function contactCap(plan: Plan, booster: number): number {
 
 /** Public API keys: 600 requests per minute per key, whatever the plan. */
 export const PUBLIC_API_PER_MINUTE = 600;
+
+/** Internal keys by plan (spec "Limits"): per minute and per day. */
+export const INTERNAL_KEY_LIMITS: Record<Plan, { perMinute: number; perDay: number }> = {
+  starter: { perMinute: 60, perDay: 10_000 },
+  pro: { perMinute: 120, perDay: 50_000 },
+  max: { perMinute: 300, perDay: 200_000 },
+};

@@ -29,3 +29,17 @@ export function enforceRateLimit(
     throw errors.rateLimited(headers['x-ratelimit-reset']);
   }
 }
+
+/**
+ * Several windows at once (Internal keys: per minute and per day). The headers describe the window closest to running
+ * out, and the request is refused when any window is spent.
+ */
+export function enforceRateLimits(
+  windows: readonly { window: RateWindow; limit: number }[],
+  setHeader: (name: string, value: string | number) => void,
+): void {
+  const tightest = [...windows].sort(
+    (a, b) => a.limit - a.window.count - (b.limit - b.window.count) || b.window.resetAt.getTime() - a.window.resetAt.getTime(),
+  )[0];
+  if (tightest) enforceRateLimit(tightest.window, tightest.limit, setHeader);
+}

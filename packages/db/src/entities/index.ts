@@ -8,6 +8,8 @@ export * from './pipeline.ts';
 export * from './outbox-event.ts';
 export * from './idempotency-record.ts';
 export * from './rate-limit-counter.ts';
+export * from './session.ts';
+export * from './crm.ts';
 
 import { ApiKeySchema } from './api-key.ts';
 import { CompanySchema } from './company.ts';
@@ -19,6 +21,18 @@ import { OutboxEventSchema } from './outbox-event.ts';
 import { PipelineItemSchema, PipelineSchema, PipelineStageSchema } from './pipeline.ts';
 import { RateLimitCounterSchema } from './rate-limit-counter.ts';
 import { UserSchema } from './user.ts';
+import { InviteSchema, PasswordResetTokenSchema, SessionSchema, SignInAttemptSchema } from './session.ts';
+import {
+  AiActionSchema,
+  BookingSchema,
+  ContactFileSchema,
+  ConversationSchema,
+  DealSchema,
+  MessageSchema,
+  NonprofitVerificationSchema,
+  TaskSchema,
+  WorkflowRunSchema,
+} from './crm.ts';
 
 export const allEntities = [
   OrganizationSchema,
@@ -33,4 +47,17 @@ export const allEntities = [
   OutboxEventSchema,
   IdempotencyRecordSchema,
   RateLimitCounterSchema,
+  SessionSchema,
+  PasswordResetTokenSchema,
+  InviteSchema,
+  SignInAttemptSchema,
+  DealSchema,
+  TaskSchema,
+  ConversationSchema,
+  MessageSchema,
+  BookingSchema,
+  AiActionSchema,
+  WorkflowRunSchema,
+  NonprofitVerificationSchema,
+  ContactFileSchema,
 ];

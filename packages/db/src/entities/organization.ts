@@ -18,6 +18,8 @@ export const OrganizationSchema = defineEntity({
      * enforced without counting rows on the hot path.
      */
     contactCount: p.integer().default(0),
+    /** Set when a nonprofit verification was recorded and the nonprofit plan activated. */
+    nonprofitActivatedAt: p.datetime().nullable(),
   },
 });
 export class Organization extends OrganizationSchema.class {}
