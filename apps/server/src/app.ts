@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Deps } from '@leadwire/core';
 import { pendingMigrations } from '@leadwire/db';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
+import { internalRestPlugin, internalTrpcPlugin } from './http/internal.ts';
 import { v1Plugin } from './http/v1.ts';
 import { loggerOptions } from './logger.ts';
 
@@ -48,5 +49,7 @@ export async function buildApp(deps: Deps, opts: { logger?: boolean } = {}): Pro
   });
 
   await app.register(v1Plugin, { prefix: '/api/v1', deps });
+  await app.register(internalTrpcPlugin, { prefix: '/api/trpc', deps });
+  await app.register(internalRestPlugin, { prefix: '/api', deps });
   return app;
 }

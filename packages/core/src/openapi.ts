@@ -5,6 +5,7 @@ import { type RestRoute, restRoutes } from './http/routes.ts';
 import { apiDescription } from './openapi/description.ts';
 import { errorResponses, errorSchemas, type ExampleContext } from './openapi/errors.ts';
 import { headerComponents, parameter, parameterComponents, responseHeaders } from './openapi/headers.ts';
+import { internalRouter } from './internal-router.ts';
 import { v1Router } from './v1-router.ts';
 
 type Schema = oas31.SchemaObject | oas31.ReferenceObject;
@@ -134,4 +135,16 @@ export function buildV1OpenApiDocument(baseUrl: string): oas31.OpenAPIObject {
   shareContactInput(doc, routes);
   for (const route of routes) finishOperation(doc, route);
   return doc;
+}
+
+/** The internal surface's contract: generated from the router, with the same bearer scheme. */
+export function buildInternalOpenApiDocument(baseUrl: string) {
+  return generateOpenApiDocument(internalRouter, {
+    title: 'Leadwire application API (internal)',
+    version: '1.0.0',
+    baseUrl,
+    description:
+      'The application surface: a session token (`lws_...`) or an Internal API key (`ck_live_...`) in `Authorization: Bearer`. Errors are `{ "error", "code" }` as on /v1. The same procedures are served as typed tRPC at /api/trpc.',
+    securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'A session token or an Internal API key' } },
+  });
 }

@@ -1,5 +1,3 @@
-import type { Deps } from '@leadwire/core';
-import { buildV1OpenApiDocument } from '@leadwire/core/openapi.ts';
 import scalar from '@scalar/fastify-api-reference';
 import type { FastifyInstance } from 'fastify';
 
@@ -20,9 +18,9 @@ const OFFLINE = {
 const BUNDLE_CACHE = 'public, max-age=86400';
 
 /** GET /docs/json (the OpenAPI 3.1 contract, built once) and GET /docs (its interactive reference). */
-export function registerDocs(app: FastifyInstance, deps: Deps) {
+export function registerDocs(app: FastifyInstance, opts: { title: string; build: () => unknown }) {
   let doc: unknown;
-  app.get('/docs/json', async () => (doc ??= buildV1OpenApiDocument(deps.config.BASE_URL)));
+  app.get('/docs/json', async () => (doc ??= opts.build()));
 
   // Registered without await: v1Plugin calls this synchronously, and Fastify loads queued plugins before listening.
   void app.register(scalar, {
@@ -31,8 +29,8 @@ export function registerDocs(app: FastifyInstance, deps: Deps) {
       ...OFFLINE,
       // Relative to the page (/…/v1/docs/), so it holds behind any path prefix.
       url: './json',
-      pageTitle: 'Leadwire API v1 reference',
-      metaData: { title: 'Leadwire API v1 reference' },
+      pageTitle: opts.title,
+      metaData: { title: opts.title },
     },
     hooks: {
       onRequest: (req, reply, done) => {

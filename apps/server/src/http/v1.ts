@@ -1,60 +1,18 @@
 import cors from '@fastify/cors';
-import { type Deps, matchRoute, type PublicError, type RequestContext, restRoutes, toPublicError, v1Router } from '@leadwire/core';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { type CreateOpenApiFastifyPluginOptions, fastifyTRPCOpenApiPlugin } from 'trpc-to-openapi';
+import { type Deps, v1Router } from '@leadwire/core';
+import { buildV1OpenApiDocument } from '@leadwire/core/openapi.ts';
+import type { FastifyInstance } from 'fastify';
 import { registerDocs } from './docs.ts';
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    publicError?: PublicError;
-  }
-}
+import { restSurface } from './rest-surface.ts';
 
 export const EXPOSED_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'retry-after', 'x-request-id', 'idempotent-replayed'];
 
-const MAX_JSON_DEPTH = 64;
-
-function nestingDepth(value: unknown): number {
-  let max = 0;
-  const stack: [unknown, number][] = [[value, 1]];
-  while (stack.length) {
-    const [v, depth] = stack.pop()!;
-    if (v === null || typeof v !== 'object') continue;
-    if (depth > max) max = depth;
-    if (max > MAX_JSON_DEPTH) return max;
-    for (const child of Object.values(v)) stack.push([child, depth + 1]);
-  }
-  return max;
-}
-
-function sendError(reply: FastifyReply, err: PublicError, extraHeaders: Record<string, string> = {}) {
-  return reply.status(err.status).headers(extraHeaders).type('application/json').send(err.body);
-}
-
-export function createRequestContext(deps: Deps, req: FastifyRequest, reply: FastifyReply): RequestContext {
-  return {
-    deps,
-    em: deps.orm.em.fork(),
-    requestId: String(req.id),
-    log: req.log,
-    header: (name) => {
-      const v = req.headers[name];
-      return Array.isArray(v) ? v[0] : v;
-    },
-    setHeader: (name, value) => void reply.header(name, value),
-  };
-}
-
 /**
- * The public API v1 under /api/v1, in its own encapsulated scope: CORS for any origin without credentials, the
- * contract and its reference, and one error shape `{ error, code }` for everything that can go wrong here, framework
- * errors (bad JSON, wrong content type, 413, unknown path, wrong method) included.
+ * The public API v1 under /api/v1: CORS for any origin without credentials (the SDK's browser build calls it), the
+ * contract and its reference, and the REST surface itself.
  */
 export async function v1Plugin(app: FastifyInstance, opts: { deps: Deps }) {
   const { deps } = opts;
-  const routes = restRoutes(v1Router);
-  const successStatus = new Map(routes.map((r) => [r.procedure, r.successStatus]));
-
   await app.register(cors, {
     origin: '*',
     credentials: false,
@@ -63,68 +21,6 @@ export async function v1Plugin(app: FastifyInstance, opts: { deps: Deps }) {
     exposedHeaders: EXPOSED_HEADERS,
     maxAge: 86_400,
   });
-
-  app.setErrorHandler((err, req, reply) => {
-    const pub = toPublicError(err);
-    if (pub.status >= 500) req.log.error({ err }, 'request failed');
-    return sendError(reply, pub);
-  });
-  app.setNotFoundHandler((req, reply) =>
-    sendError(reply, { status: 404, body: { error: `No such endpoint: ${req.method} ${req.url.split('?')[0]}`, code: 'not_found' } }),
-  );
-
-  registerDocs(app, deps);
-
-  // Fastify's own JSON parser (with prototype-poisoning protection), plus a nesting limit: absurdly deep documents
-  // would otherwise overflow the stack further down and surface as a 500.
-  const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
-    // The default parser answers through the callback; its return value carries nothing.
-    void parseJson(req, body as string, (err, value) => {
-      if (err) return done(err);
-      if (nestingDepth(value) > MAX_JSON_DEPTH) {
-        return done(Object.assign(new Error('too deep'), { code: 'JSON_TOO_DEEP', statusCode: 400 }));
-      }
-      done(null, value);
-    });
-  });
-
-  // Unknown paths and wrong methods are answered before authentication, the way clients expect them to be.
-  app.addHook('onRequest', async (req, reply) => {
-    // Media types are case-insensitive; the REST adapter compares them as written.
-    const contentType = req.headers['content-type'];
-    if (contentType) req.headers['content-type'] = contentType.toLowerCase();
-    if (req.method === 'OPTIONS') return;
-    const pathname = (req.url.split('?')[0] ?? '').replace(/^\/api\/v1/, '') || '/';
-    if (pathname.startsWith('/docs')) return;
-    const m = matchRoute(routes, req.method, pathname);
-    if (m.kind === 'not_found') {
-      return sendError(reply, { status: 404, body: { error: `No such endpoint: ${req.method} /api/v1${pathname}`, code: 'not_found' } });
-    }
-    if (m.kind === 'method_not_allowed') {
-      return sendError(
-        reply,
-        { status: 405, body: { error: `Method ${req.method} is not allowed here; use ${m.allow.join(' or ')}`, code: 'method_not_allowed' } },
-        { allow: m.allow.join(', ') },
-      );
-    }
-  });
-
-  // trpc-to-openapi writes its own error body; ours replaces it, taken from the error itself rather than re-parsed.
-  app.addHook('onSend', async (req, _reply, payload) => (req.publicError ? JSON.stringify(req.publicError.body) : payload));
-
-  await app.register(fastifyTRPCOpenApiPlugin, {
-    basePath: '/',
-    router: v1Router,
-    createContext: ({ req, res }) => createRequestContext(deps, req, res),
-    onError: ({ error, req }) => {
-      const pub = toPublicError(error);
-      (req as FastifyRequest).publicError = pub;
-      if (pub.status >= 500) (req as FastifyRequest).log.error({ err: error }, 'procedure failed');
-    },
-    responseMeta: ({ errors, paths }) => {
-      if (errors[0]) return { status: toPublicError(errors[0]).status };
-      return { status: successStatus.get(paths?.[0] ?? '') ?? 200 };
-    },
-  } satisfies CreateOpenApiFastifyPluginOptions<typeof v1Router>);
+  registerDocs(app, { title: 'Leadwire API v1 reference', build: () => buildV1OpenApiDocument(deps.config.BASE_URL) });
+  await restSurface(app, { deps, router: v1Router });
 }

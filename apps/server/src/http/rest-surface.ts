@@ -1,0 +1,116 @@
+import { type Deps, matchRoute, type PublicError, type RequestContext, restRoutes, toPublicError } from '@leadwire/core';
+import type { AnyTRPCRouter } from '@trpc/server';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { type CreateOpenApiFastifyPluginOptions, fastifyTRPCOpenApiPlugin } from 'trpc-to-openapi';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    publicError?: PublicError;
+  }
+}
+
+const MAX_JSON_DEPTH = 64;
+
+function nestingDepth(value: unknown): number {
+  let max = 0;
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth > max) max = depth;
+    if (max > MAX_JSON_DEPTH) return max;
+    for (const child of Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return max;
+}
+
+export function sendError(reply: FastifyReply, err: PublicError, extraHeaders: Record<string, string> = {}) {
+  return reply.status(err.status).headers(extraHeaders).type('application/json').send(err.body);
+}
+
+export function createRequestContext(deps: Deps, req: FastifyRequest, reply: FastifyReply): RequestContext {
+  return {
+    deps,
+    em: deps.orm.em.fork(),
+    requestId: String(req.id),
+    log: req.log,
+    header: (name) => {
+      const v = req.headers[name];
+      return Array.isArray(v) ? v[0] : v;
+    },
+    setHeader: (name, value) => void reply.header(name, value),
+  };
+}
+
+/**
+ * A REST surface served by trpc-to-openapi in the caller's encapsulated scope, with one error shape
+ * `{ error, code }` for everything that can go wrong there, framework errors (bad JSON, wrong content type, 413,
+ * unknown path, wrong method) included. The caller registers CORS and its docs under `/docs` first.
+ */
+export async function restSurface(app: FastifyInstance, opts: { deps: Deps; router: AnyTRPCRouter }) {
+  const { deps, router } = opts;
+  const routes = restRoutes(router);
+  const successStatus = new Map(routes.map((r) => [r.procedure, r.successStatus]));
+
+  app.setErrorHandler((err, req, reply) => {
+    const pub = toPublicError(err);
+    if (pub.status >= 500) req.log.error({ err }, 'request failed');
+    return sendError(reply, pub);
+  });
+  app.setNotFoundHandler((req, reply) =>
+    sendError(reply, { status: 404, body: { error: `No such endpoint: ${req.method} ${req.url.split('?')[0]}`, code: 'not_found' } }),
+  );
+
+  // Fastify's own JSON parser (with prototype-poisoning protection), plus a nesting limit: absurdly deep documents
+  // would otherwise overflow the stack further down and surface as a 500.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    // The default parser answers through the callback; its return value carries nothing.
+    void parseJson(req, body as string, (err, value) => {
+      if (err) return done(err);
+      if (nestingDepth(value) > MAX_JSON_DEPTH) {
+        return done(Object.assign(new Error('too deep'), { code: 'JSON_TOO_DEEP', statusCode: 400 }));
+      }
+      done(null, value);
+    });
+  });
+
+  // Unknown paths and wrong methods are answered before authentication, the way clients expect them to be.
+  app.addHook('onRequest', async (req, reply) => {
+    // Media types are case-insensitive; the REST adapter compares them as written.
+    const contentType = req.headers['content-type'];
+    if (contentType) req.headers['content-type'] = contentType.toLowerCase();
+    if (req.method === 'OPTIONS') return;
+    const pathname = (req.url.split('?')[0] ?? '').slice(app.prefix.length) || '/';
+    if (pathname.startsWith('/docs')) return;
+    const m = matchRoute(routes, req.method, pathname);
+    if (m.kind === 'not_found') {
+      return sendError(reply, { status: 404, body: { error: `No such endpoint: ${req.method} ${app.prefix}${pathname}`, code: 'not_found' } });
+    }
+    if (m.kind === 'method_not_allowed') {
+      return sendError(
+        reply,
+        { status: 405, body: { error: `Method ${req.method} is not allowed here; use ${m.allow.join(' or ')}`, code: 'method_not_allowed' } },
+        { allow: m.allow.join(', ') },
+      );
+    }
+  });
+
+  // trpc-to-openapi writes its own error body; ours replaces it, taken from the error itself rather than re-parsed.
+  app.addHook('onSend', async (req, _reply, payload) => (req.publicError ? JSON.stringify(req.publicError.body) : payload));
+
+  await app.register(fastifyTRPCOpenApiPlugin, {
+    basePath: '/',
+    router,
+    createContext: ({ req, res }) => createRequestContext(deps, req, res),
+    onError: ({ error, req }) => {
+      const pub = toPublicError(error);
+      (req as FastifyRequest).publicError = pub;
+      if (pub.status >= 500) (req as FastifyRequest).log.error({ err: error }, 'procedure failed');
+    },
+    responseMeta: ({ errors, paths }) => {
+      if (errors[0]) return { status: toPublicError(errors[0]).status };
+      return { status: successStatus.get(paths?.[0] ?? '') ?? 200 };
+    },
+  } satisfies CreateOpenApiFastifyPluginOptions<AnyTRPCRouter>);
+}
