@@ -1,0 +1,204 @@
+import { randomUUID } from 'node:crypto';
+import { hashKey } from '@leadwire/core/auth/key-material.ts';
+import { applyRow, newContact, type ResolvedRow } from '@leadwire/core/contacts/apply.ts';
+import { type ContactRow, toEventContact } from '@leadwire/core/contacts/row.ts';
+import type { ContactUpsertInput } from '@leadwire/core/contacts/schemas.ts';
+import * as contactSql from '@leadwire/core/contacts/sql.ts';
+import { buildPayload } from '@leadwire/core/events/outbox.ts';
+import { contactCap, PUBLIC_API_PER_MINUTE } from '@leadwire/core/limits/plans.ts';
+import type { Plan } from '@leadwire/db';
+import pg from 'pg';
+import type { CpuShare } from './cpu.ts';
+import type { Workload } from './workload.ts';
+
+// Copied from packages/core/src/auth/authenticate.ts, where it is a module constant; keep the two identical (or export
+// it there and import it here).
+const AUTHENTICATE_SQL = `
+with k as (
+  select k.id, k.organization_id, k.created_by_id, k.type, k.permissions, o.plan, o.contact_booster
+  from api_keys k
+  join users u on u.id = k.created_by_id
+  join organizations o on o.id = k.organization_id
+  where k.key_hash = ? and k.revoked_at is null and (k.expires_at is null or k.expires_at > now())
+    and u.active and u.credential_epoch = k.owner_epoch
+), hit as (
+  insert into rate_limit_counters (bucket, window_start, count)
+  select 'key:' || k.id, date_trunc('minute', now()), 1 from k where k.type = ?
+  on conflict (bucket, window_start) do update set count = rate_limit_counters.count + 1
+  returning count
+), touch as (
+  update api_keys set last_used_at = now()
+  where id = (select id from k) and (last_used_at is null or last_used_at < now() - interval '1 minute')
+)
+select k.*, (select count from hit) as hits, date_trunc('minute', now()) + interval '1 minute' as window_end from k`;
+
+// Copied from packages/core/src/events/outbox.ts (module constant, not exported).
+const INSERT_EVENTS_SQL = `
+insert into outbox_events (id, organization_id, event, payload, created_at)
+select v.id, v.organization_id, v.event, v.payload, v.created_at
+from jsonb_to_recordset(?::jsonb) as v(id uuid, organization_id uuid, event text, payload jsonb, created_at timestamptz)`;
+
+/** The application writes `?` placeholders (MikroORM style); pg wants `$1..$n`. None of these statements uses `?` otherwise. */
+function numbered(q: string): string {
+  let n = 0;
+  return q.replace(/\?/g, () => `$${++n}`);
+}
+
+const Q = {
+  authenticate: numbered(AUTHENTICATE_SQL),
+  matchByEmail: numbered(contactSql.MATCH_BY_EMAIL),
+  lockCount: numbered(contactSql.LOCK_CONTACT_COUNT),
+  insert: numbered(contactSql.INSERT_CONTACTS),
+  bump: numbered(contactSql.BUMP_CONTACT_COUNT),
+  update: numbered(contactSql.UPDATE_CONTACTS),
+  events: numbered(INSERT_EVENTS_SQL),
+};
+
+interface AuthRow {
+  id: string;
+  organization_id: string;
+  plan: Plan;
+  contact_booster: number;
+  hits: number | null;
+}
+
+/**
+ * One POST /v1/contacts/upsert as the API runs it for a row with an email, statement for statement: authenticate and
+ * count the request, then BEGIN, lock the match, either (lock the organization's count, insert, bump the count) or
+ * update, write the outbox event, COMMIT. Rows and events are built with the application's own helpers so the
+ * parameters are the same too. What is left out is everything above SQL: HTTP, tRPC, zod, the ORM.
+ */
+async function upsertOnce(c: pg.Client, key: string, input: ContactUpsertInput): Promise<{ created: boolean; overLimit: boolean }> {
+  const auth = await c.query<AuthRow>(Q.authenticate, [hashKey(key), 'public']);
+  const actor = auth.rows[0];
+  if (!actor) throw new Error('authentication failed');
+  const orgId = actor.organization_id;
+  const now = new Date();
+  const row: ResolvedRow = { input, companyId: undefined, source: input.source ?? 'api', scoreOverride: undefined };
+  await c.query('begin');
+  try {
+    const matched = (await c.query<ContactRow>(Q.matchByEmail, [orgId, JSON.stringify([input.email])])).rows[0];
+    let contact: ContactRow | undefined;
+    let created = false;
+    if (!matched) {
+      const org = (await c.query<{ contact_count: number }>(Q.lockCount, [orgId])).rows[0];
+      if (contactCap(actor.plan, actor.contact_booster) - (org?.contact_count ?? 0) < 1) throw new Error('contact cap reached');
+      const fresh = newContact(orgId, randomUUID(), row, now);
+      const inserted = await c.query<{ id: string }>(Q.insert, [JSON.stringify([fresh])]);
+      await c.query(Q.bump, [inserted.rows.length, orgId]);
+      if (inserted.rows.length) {
+        contact = fresh;
+        created = true;
+      }
+    }
+    if (!created) {
+      const current = matched ?? (await c.query<ContactRow>(Q.matchByEmail, [orgId, JSON.stringify([input.email])])).rows[0];
+      if (!current) throw new Error('contact vanished');
+      contact = applyRow(current, row, now);
+      await c.query(Q.update, [JSON.stringify([contact]), orgId]);
+    }
+    const payload = buildPayload({
+      orgId,
+      event: created ? 'contact.created' : 'contact.updated',
+      source: 'api',
+      data: { contact: toEventContact(contact!) },
+      at: now,
+    });
+    await c.query(Q.events, [JSON.stringify([{ id: randomUUID(), organization_id: orgId, event: payload.event, payload, created_at: payload.timestamp }])]);
+    await c.query('commit');
+    return { created, overLimit: Number(actor.hits ?? 0) > PUBLIC_API_PER_MINUTE };
+  } catch (err) {
+    await c.query('rollback');
+    throw err;
+  }
+}
+
+export interface RawPhaseResult {
+  clients: number;
+  seconds: number;
+  ops: number;
+  opsPerSec: number;
+  latencyMs: { p50: number; p90: number; p99: number; max: number };
+  created: number;
+  updated: number;
+  errors: number;
+  firstError?: string;
+  /** Requests the API would have refused as over the per-key limit (counted, never enforced here). */
+  overLimit: number;
+  cpu: CpuShare | null;
+}
+
+function percentile(sorted: readonly number[], p: number): number {
+  if (!sorted.length) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+/** `clients` connections, each running upserts back to back; only operations finishing inside the window count. */
+export async function runRawSql(o: {
+  url: string;
+  keys: readonly string[];
+  clients: number;
+  warmupSeconds: number;
+  seconds: number;
+  work: Workload;
+  meter: () => () => CpuShare | null;
+}): Promise<RawPhaseResult> {
+  const clients = Array.from({ length: o.clients }, () => new pg.Client({ connectionString: o.url, application_name: 'leadwire-bench-raw' }));
+  await Promise.all(clients.map((c) => c.connect()));
+  let next = 0;
+  const latencies: number[] = [];
+  let created = 0;
+  let updated = 0;
+  let errors = 0;
+  let overLimit = 0;
+  let firstError: string | undefined;
+  const start = performance.now();
+  const measureFrom = start + o.warmupSeconds * 1000;
+  const measureTo = measureFrom + o.seconds * 1000;
+  const meter: { stop?: () => CpuShare | null; cpu: CpuShare | null } = { cpu: null };
+  const endMeter = () => {
+    if (meter.stop && !meter.cpu) meter.cpu = meter.stop();
+  };
+  const meterOn = setTimeout(() => (meter.stop = o.meter()), measureFrom - start);
+  const meterOff = setTimeout(endMeter, measureTo - start);
+  try {
+    await Promise.all(
+      clients.map(async (c) => {
+        while (performance.now() < measureTo) {
+          const t0 = performance.now();
+          try {
+            const r = await upsertOnce(c, o.keys[next++ % o.keys.length]!, o.work.row());
+            const t1 = performance.now();
+            if (t1 < measureFrom || t1 > measureTo) continue;
+            latencies.push(t1 - t0);
+            if (r.created) created++;
+            else updated++;
+            if (r.overLimit) overLimit++;
+          } catch (err) {
+            errors++;
+            firstError ??= err instanceof Error ? err.message : String(err);
+          }
+        }
+      }),
+    );
+  } finally {
+    clearTimeout(meterOn);
+    clearTimeout(meterOff);
+    endMeter();
+    await Promise.all(clients.map((c) => c.end().catch(() => {})));
+  }
+  latencies.sort((a, b) => a - b);
+  return {
+    clients: o.clients,
+    seconds: o.seconds,
+    ops: latencies.length,
+    opsPerSec: latencies.length / o.seconds,
+    latencyMs: { p50: percentile(latencies, 50), p90: percentile(latencies, 90), p99: percentile(latencies, 99), max: latencies.at(-1) ?? 0 },
+    created,
+    updated,
+    errors,
+    ...(firstError ? { firstError } : {}),
+    overLimit,
+    cpu: meter.cpu,
+  };
+}

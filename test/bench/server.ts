@@ -1,0 +1,96 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import fs from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const READY_TIMEOUT_MS = 60_000;
+const STOP_TIMEOUT_MS = 30_000;
+const LOG_LINE_MAX = 400;
+
+export interface BenchServer {
+  origin: string;
+  dataDir: string;
+  pid: number;
+  /** The environment the server was started with (secrets included: never print it whole). */
+  env: Record<string, string | undefined>;
+  /** SIGTERM, wait for a clean exit (the server stops its embedded cluster), then remove the data dir. */
+  stop(): Promise<void>;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      srv.close(() => (addr && typeof addr === 'object' ? resolve(addr.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+async function waitReady(origin: string, child: ChildProcess): Promise<void> {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`server exited with code ${child.exitCode} before it was ready`);
+    try {
+      const res = await fetch(`${origin}/readyz`);
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`server not ready within ${READY_TIMEOUT_MS} ms`);
+}
+
+/**
+ * The real server as its own process, the way it runs in production: `node apps/server/src/main.ts` on the embedded
+ * PostgreSQL under a fresh data dir. The data dir is 0755 because, as root, PostgreSQL runs as `postgres` and must
+ * traverse it (mkdtemp makes 0700).
+ */
+export async function startServer(): Promise<BenchServer> {
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'leadwire-bench-'));
+  await fs.chmod(dataDir, 0o755);
+  const port = await freePort();
+  const origin = `http://127.0.0.1:${port}`;
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn', ROLE: 'all' };
+  // The benchmark is about the embedded set-up and the plain request path: no external database, no AI adjuster.
+  delete env.DATABASE_URL;
+  delete env.SCORE_ADJUSTER_URL;
+  const extraArgs = process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...extraArgs, 'apps/server/src/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Warnings and errors only (LOG_LEVEL=warn); forwarded so a failing run explains itself, cut short because pino
+  // serialises whole error objects (a pg client is several kilobytes).
+  const forward = (chunk: Buffer) => {
+    for (const line of chunk.toString().split('\n').filter(Boolean)) {
+      process.stderr.write(`[server] ${line.length > LOG_LINE_MAX ? `${line.slice(0, LOG_LINE_MAX)}...` : line}\n`);
+    }
+  };
+  child.stdout?.on('data', forward);
+  child.stderr?.on('data', forward);
+
+  let stopped: Promise<void> | undefined;
+  const stop = () =>
+    (stopped ??= (async () => {
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = once(child, 'exit');
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
+        await exited;
+        clearTimeout(timer);
+      }
+      await fs.rm(dataDir, { recursive: true, force: true });
+    })());
+
+  try {
+    await waitReady(origin, child);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { origin, dataDir, pid: child.pid ?? 0, env, stop };
+}
