@@ -1,7 +1,7 @@
 import type { Config, Deps, Logger } from '@leadwire/core';
 import { BossRuntime } from '@leadwire/core/jobs/boss.ts';
 import { jobDefinitions } from '@leadwire/core/jobs/definitions.ts';
-import { migrateUp, openDatabase, openOrm } from '@leadwire/db';
+import { migrateUp, openDatabase, openOrm, PgDb } from '@leadwire/db';
 
 export interface Runtime {
   deps: Deps;
@@ -15,15 +15,16 @@ export interface Runtime {
  * and the job queue. Both roles and the tests compose through here.
  */
 export async function compose(config: Config, log: Logger, opts: { migrate?: boolean } = {}): Promise<Runtime> {
-  const db = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
+  const database = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
   try {
-    const orm = await openOrm(db.url, { pool: { min: 0, max: config.DB_POOL_MAX } });
+    const orm = await openOrm(database.url, { pool: { min: 0, max: config.DB_POOL_MAX } });
     if (opts.migrate !== false) {
       const applied = await migrateUp(orm);
       if (applied.length) log.info({ applied }, 'migrations applied');
     }
-    const boss = new BossRuntime(db.url, log);
-    const deps: Deps = { orm, config, jobs: boss, log, scoreAdjustment: Boolean(config.SCORE_ADJUSTER_URL) };
+    const boss = new BossRuntime(database.url, log);
+    const pool = await orm.em.getConnection().getNativeClient();
+    const deps: Deps = { orm, db: new PgDb(pool as unknown as ConstructorParameters<typeof PgDb>[0]), config, jobs: boss, log, scoreAdjustment: Boolean(config.SCORE_ADJUSTER_URL) };
     await boss.start(jobDefinitions(deps));
     return {
       deps,
@@ -32,11 +33,11 @@ export async function compose(config: Config, log: Logger, opts: { migrate?: boo
         await boss.stop();
         log.info({}, 'job queue stopped');
         await orm.close(true);
-        await db.stop();
+        await database.stop();
       },
     };
   } catch (err) {
-    await db.stop();
+    await database.stop();
     throw err;
   }
 }

@@ -1,4 +1,4 @@
-import type { EntityManager, MikroORM } from '@leadwire/db';
+import type { EntityManager, MikroORM, PgDb } from '@leadwire/db';
 import type { Config } from './config.ts';
 import type { Actor } from './auth/actor.ts';
 import type { Jobs } from './jobs/queue.ts';
@@ -14,6 +14,8 @@ export interface Logger {
 /** Long-lived dependencies built once at boot and shared by every request and job. */
 export interface Deps {
   orm: MikroORM;
+  /** The ORM's pool with prepared statements: the hot path's way to the database. */
+  db: PgDb;
   config: Config;
   jobs: Jobs;
   log: Logger;
@@ -34,5 +36,7 @@ export interface RequestContext {
   setHeader(name: string, value: string | number): void;
   /** Method and path of the REST call, for idempotency fingerprints; undefined on typed RPC. */
   route?: { method: string; path: string };
+  /** The client's address as the socket (or a configured trusted proxy) gives it; keys the sign-in throttle. */
+  ip?: string;
   actor?: Actor;
 }

@@ -1,4 +1,5 @@
 export * from './entities/index.ts';
 export * from './orm.ts';
 export * from './database.ts';
+export * from './sql.ts';
 export type { EntityManager, MikroORM } from '@mikro-orm/postgresql';

@@ -29,10 +29,15 @@ export function sendError(reply: FastifyReply, err: PublicError, extraHeaders: R
 }
 
 export function createRequestContext(deps: Deps, req: FastifyRequest, reply: FastifyReply): RequestContext {
+  let em: RequestContext['em'] | undefined;
   return {
     deps,
-    em: deps.orm.em.fork(),
+    // Forked on first use: the public API's hot path runs on prepared statements and never needs one.
+    get em() {
+      return (em ??= deps.orm.em.fork());
+    },
     requestId: String(req.id),
+    ip: req.ip,
     log: req.log,
     header: (name) => {
       const v = req.headers[name];

@@ -1,4 +1,4 @@
-import type { ApiKeyType, EntityManager, Plan, Role } from '@leadwire/db';
+import type { ApiKeyType, Db, Plan, Role } from '@leadwire/db';
 import { errors } from '../errors.ts';
 import type { Actor } from './actor.ts';
 import { bearerToken, hashKey, isWellFormedKey } from './key-material.ts';
@@ -30,7 +30,7 @@ interface AuthRow {
  * Every check reads the database, so revocation, deactivation and password changes take effect on the very next
  * request in every server process. The last-used stamp is written at most once a minute to keep the hot row cool.
  */
-const AUTHENTICATE_SQL = `
+export const AUTHENTICATE_SQL = `
 with k as (
   select k.id, k.organization_id, k.created_by_id, k.type, k.permissions, u.role, o.plan, o.contact_booster
   from api_keys k
@@ -69,14 +69,14 @@ export interface Authenticated {
  * wrong_api_surface and is not counted against the surface's rate limit.
  */
 export async function authenticate(
-  em: EntityManager,
+  db: Db,
   authorization: string | undefined,
   surface: ApiKeyType,
 ): Promise<Authenticated> {
   const value = bearerToken(authorization);
   if (!value) throw errors.unauthorized('Missing API key: send Authorization: Bearer <API_KEY>');
   if (!isWellFormedKey(value)) throw errors.unauthorized('Malformed API key');
-  const rows = await em.execute<AuthRow[]>(AUTHENTICATE_SQL, [hashKey(value), surface, surface]);
+  const rows = await db.execute<AuthRow[]>(AUTHENTICATE_SQL, [hashKey(value), surface, surface]);
   const row = rows[0];
   if (!row) throw errors.unauthorized('Invalid, revoked or expired API key');
   if (row.type !== surface) {

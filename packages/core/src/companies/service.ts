@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { EntityManager } from '@leadwire/db';
+import type { Db } from '@leadwire/db';
 import type { Actor } from '../auth/actor.ts';
 import { errors } from '../errors.ts';
 import { normalizeDomain } from './domain.ts';
@@ -20,7 +20,7 @@ on conflict (organization_id, domain) do update set
   updated_at = now()
 returning id, (xmax = 0) as created`;
 
-export async function upsertCompany(em: EntityManager, actor: Actor, input: CompanyUpsertInput) {
+export async function upsertCompany(db: Db, actor: Actor, input: CompanyUpsertInput) {
   const domain = normalizeDomain(input.domain);
   if (!domain) {
     throw errors.validation(
@@ -29,7 +29,7 @@ export async function upsertCompany(em: EntityManager, actor: Actor, input: Comp
     );
   }
   const custom = JSON.stringify(input.custom ?? {});
-  const [row] = await em.execute<{ id: string; created: boolean }[]>(UPSERT_COMPANY, [
+  const [row] = await db.execute<{ id: string; created: boolean }[]>(UPSERT_COMPANY, [
     randomUUID(),
     actor.orgId,
     domain,

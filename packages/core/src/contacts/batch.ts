@@ -1,4 +1,4 @@
-import type { EntityManager } from '@leadwire/db';
+import type { PgDb } from '@leadwire/db';
 import type { Actor } from '../auth/actor.ts';
 import { errors, issuesFromZod, toPublicError } from '../errors.ts';
 import { ContactUpsertInput } from './schemas.ts';
@@ -13,7 +13,7 @@ export type BatchRow =
  * rule is reported in its own result and never fails the rest.
  */
 export async function batchUpsertContacts(
-  em: EntityManager,
+  db: PgDb,
   actor: Actor,
   rawRows: readonly unknown[],
   opts: UpsertOptions,
@@ -21,7 +21,7 @@ export async function batchUpsertContacts(
   const parsed = rawRows.map((raw) => ContactUpsertInput.safeParse(raw));
   const valid = parsed.flatMap((p, index) => (p.success ? [{ index, input: p.data }] : []));
   const outcomes: RowOutcome[] = valid.length
-    ? await transact(em, (tx) => upsertContactsInTx(tx, actor, valid.map((v) => v.input), opts))
+    ? await transact(db, (tx) => upsertContactsInTx(tx, actor, valid.map((v) => v.input), opts))
     : [];
   const byIndex = new Map(valid.map((v, n) => [v.index, outcomes[n]!]));
   const results = parsed.map((p, index): BatchRow => {

@@ -1,4 +1,4 @@
-import type { EntityManager } from '@leadwire/db';
+import type { Db } from '@leadwire/db';
 import type { Actor } from '../auth/actor.ts';
 import { errors } from '../errors.ts';
 import { type ContactRow, toContactView } from './row.ts';
@@ -6,8 +6,8 @@ import type { ContactView } from './schemas.ts';
 import { FIND_BY_EMAIL } from './sql.ts';
 
 /** Case-insensitive lookup by email (the schema lowercases and trims before we get here). */
-export async function searchContactByEmail(em: EntityManager, actor: Actor, email: string): Promise<ContactView> {
-  const [row] = await em.execute<ContactRow[]>(FIND_BY_EMAIL, [actor.orgId, email]);
+export async function searchContactByEmail(db: Db, actor: Actor, email: string): Promise<ContactView> {
+  const [row] = await db.execute<ContactRow[]>(FIND_BY_EMAIL, [actor.orgId, email]);
   if (!row) throw errors.notFound(`No contact with email ${email}`);
   return toContactView(row);
 }

@@ -29,8 +29,11 @@ select * from contacts where id in (
   order by c.company_id, lower(c.first_name), lower(c.last_name), c.created_at, c.id
 ) order by id for update`;
 
-/** Locks the organization row: new contacts are admitted one transaction at a time against the plan cap. */
-export const LOCK_CONTACT_COUNT = `select contact_count from organizations where id = ? for update`;
+/**
+ * Locks the organization row: new contacts are admitted one transaction at a time against the plan cap. NO KEY
+ * UPDATE, because only a non-key column changes: the foreign-key checks of concurrent inserts are not blocked.
+ */
+export const LOCK_CONTACT_COUNT = `select contact_count from organizations where id = ? for no key update`;
 
 export const BUMP_CONTACT_COUNT = `update organizations set contact_count = contact_count + ? where id = ?`;
 

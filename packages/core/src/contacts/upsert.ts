@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { EntityManager } from '@leadwire/db';
+import type { Db, PgDb, TxDb } from '@leadwire/db';
 import type { Actor } from '../auth/actor.ts';
 import { normalizeDomain } from '../companies/domain.ts';
 import { AppError, errors } from '../errors.ts';
@@ -26,7 +26,7 @@ export interface UpsertOptions {
   /** Who made the change, as written into the events. */
   eventSource: EventSource;
   /** Called inside the transaction with the contacts whose score inputs changed (e.g. to queue the AI adjustment). */
-  onScoreInputsChanged?: (tx: EntityManager, contactIds: string[]) => Promise<void>;
+  onScoreInputsChanged?: (tx: Db, contactIds: string[]) => Promise<void>;
 }
 
 interface NameIdentity {
@@ -59,7 +59,7 @@ function identityOf(i: ContactUpsertInput, companyId: string | null | undefined)
 }
 
 /** Resolves companies for every row: one query for the whole batch. Unusable or unknown domains fail their row. */
-async function resolveCompanies(tx: EntityManager, orgId: string, inputs: readonly ContactUpsertInput[]) {
+async function resolveCompanies(tx: Db, orgId: string, inputs: readonly ContactUpsertInput[]) {
   const domains = inputs.map((i) => (i.companyDomain ? normalizeDomain(i.companyDomain) : null));
   const wanted = [...new Set(domains.filter((d): d is string => d !== null))];
   const found = wanted.length
@@ -81,7 +81,7 @@ async function resolveCompanies(tx: EntityManager, orgId: string, inputs: readon
 }
 
 /** Loads (and locks) the stored contact of every identity in the batch. */
-async function loadMatches(tx: EntityManager, orgId: string, groups: readonly Group[]): Promise<Map<string, ContactRow>> {
+async function loadMatches(tx: Db, orgId: string, groups: readonly Group[]): Promise<Map<string, ContactRow>> {
   const emails = groups.flatMap((g) => (g.email ? [g.email] : []));
   const names = groups.flatMap((g) => (g.name ? [g.name] : []));
   const matches = new Map<string, ContactRow>();
@@ -106,7 +106,7 @@ async function loadMatches(tx: EntityManager, orgId: string, groups: readonly Gr
  * outcome and the others go on.
  */
 export async function upsertContactsInTx(
-  tx: EntityManager,
+  tx: Db,
   actor: Actor,
   inputs: readonly UpsertRowInput[],
   opts: UpsertOptions,
@@ -192,12 +192,12 @@ export async function upsertContactsInTx(
 
 /** Upserts one contact in its own transaction; a broken rule is thrown. */
 export async function upsertContact(
-  em: EntityManager,
+  db: PgDb,
   actor: Actor,
   input: UpsertRowInput,
   opts: UpsertOptions,
 ): Promise<Extract<RowOutcome, { ok: true }>> {
-  const [outcome] = await transact(em, (tx) => upsertContactsInTx(tx, actor, [input], opts));
+  const [outcome] = await transact(db, (tx) => upsertContactsInTx(tx, actor, [input], opts));
   if (!outcome?.ok) throw outcome?.error ?? errors.saveFailed(new Error('no outcome'));
   return outcome;
 }
@@ -206,9 +206,9 @@ export async function upsertContact(
  * Runs `fn` in a transaction. Domain errors pass through untouched; anything else (a timeout, a lost connection) is
  * the spec's `Failed to save contact`, with the original kept as the cause for the logs.
  */
-export async function transact<T>(em: EntityManager, fn: (tx: EntityManager) => Promise<T>): Promise<T> {
+export async function transact<T>(db: PgDb, fn: (tx: TxDb) => Promise<T>): Promise<T> {
   try {
-    return await em.transactional(fn);
+    return await db.transaction(fn);
   } catch (err) {
     if (err instanceof AppError) throw err;
     throw errors.saveFailed(err);

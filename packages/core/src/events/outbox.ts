@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { EntityManager } from '@leadwire/db';
+import type { Db } from '@leadwire/db';
 
 /** Who made a change (spec "Payload shape"): lets receivers ignore changes their own integration made. */
 export const EVENT_SOURCES = ['app', 'api', 'zapier', 'import', 'sync', 'automation', 'ai', 'inbound', 'system', 'partner'] as const;
@@ -30,20 +30,20 @@ export function buildPayload(e: PendingEvent): EventPayload {
   };
 }
 
-const INSERT_EVENTS_SQL = `
+export const INSERT_EVENTS_SQL = `
 insert into outbox_events (id, organization_id, event, payload, created_at)
 select v.id, v.organization_id, v.event, v.payload, v.created_at
 from jsonb_to_recordset(?::jsonb) as v(id uuid, organization_id uuid, event text, payload jsonb, created_at timestamptz)`;
 
 /**
- * Writes events to the outbox on the caller's entity manager: inside a transaction they commit or roll back with the
+ * Writes events to the outbox on the caller's database handle: inside a transaction they commit or roll back with the
  * change they describe. One statement however many events.
  */
-export async function emitEvents(em: EntityManager, events: readonly PendingEvent[]): Promise<void> {
+export async function emitEvents(db: Db, events: readonly PendingEvent[]): Promise<void> {
   if (events.length === 0) return;
   const rows = events.map((e) => {
     const payload = buildPayload(e);
     return { id: randomUUID(), organization_id: e.orgId, event: e.event, payload, created_at: payload.timestamp };
   });
-  await em.execute(INSERT_EVENTS_SQL, [JSON.stringify(rows)]);
+  await db.execute(INSERT_EVENTS_SQL, [JSON.stringify(rows)]);
 }

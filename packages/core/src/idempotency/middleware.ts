@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { EntityManager } from '@leadwire/db';
+import type { Db } from '@leadwire/db';
 import { errors } from '../errors.ts';
 import { middleware } from '../trpc.ts';
 
@@ -38,8 +38,8 @@ export function requestFingerprint(route: string, input: unknown, extra: string)
 }
 
 /** Releases a claimed key so that a retry after a failure runs the request again. */
-async function release(em: EntityManager, keyId: string, key: string) {
-  await em.execute(RELEASE, [keyId, key]);
+async function release(db: Db, keyId: string, key: string) {
+  await db.execute(RELEASE, [keyId, key]);
 }
 
 /**
@@ -55,10 +55,10 @@ export const idempotent = middleware(async ({ ctx, next, path, getRawInput }) =>
     throw errors.validation([{ path: 'Idempotency-Key', message: 'must be 1-255 printable ASCII characters' }]);
   }
   const hash = requestFingerprint(path, await getRawInput(), ctx.header('x-source') ?? '');
-  const em = ctx.em;
-  const claimed = await em.execute<{ claimed: boolean }[]>(CLAIM, [actor.apiKeyId, key, hash]);
+  const db = ctx.deps.db;
+  const claimed = await db.execute<{ claimed: boolean }[]>(CLAIM, [actor.apiKeyId, key, hash]);
   if (claimed.length === 0) {
-    const [record] = await em.execute<{ request_hash: string; status: number | null; response: unknown }[]>(READ, [
+    const [record] = await db.execute<{ request_hash: string; status: number | null; response: unknown }[]>(READ, [
       actor.apiKeyId,
       key,
     ]);
@@ -70,7 +70,7 @@ export const idempotent = middleware(async ({ ctx, next, path, getRawInput }) =>
     return replay as unknown as Awaited<ReturnType<typeof next>>;
   }
   const result = await next();
-  if (result.ok) await em.execute(COMPLETE, [200, JSON.stringify(result.data ?? null), actor.apiKeyId, key]);
-  else await release(em, actor.apiKeyId, key);
+  if (result.ok) await db.execute(COMPLETE, [200, JSON.stringify(result.data ?? null), actor.apiKeyId, key]);
+  else await release(db, actor.apiKeyId, key);
   return result;
 });

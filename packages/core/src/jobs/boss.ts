@@ -1,4 +1,4 @@
-import type { EntityManager } from '@leadwire/db';
+import { type Db, type EntityManager, TxDb } from '@leadwire/db';
 import { fromKysely, PgBoss } from 'pg-boss';
 import type { Logger } from '../context.ts';
 import type { Jobs } from './queue.ts';
@@ -35,8 +35,12 @@ export class BossRuntime implements Jobs {
     }
   }
 
-  async send(em: EntityManager, queue: string, data: object, options: { startAfter?: Date | number } = {}) {
-    await this.boss.send(queue, data, { ...options, db: fromKysely(em.getKysely()) });
+  async send(db: Db, queue: string, data: object, options: { startAfter?: Date | number } = {}) {
+    const inTx =
+      db instanceof TxDb
+        ? { executeSql: (text: string, values?: unknown[]) => db.raw(text, values) }
+        : fromKysely((db as EntityManager).getKysely());
+    await this.boss.send(queue, data, { ...options, db: inTx });
   }
 
   /** Starts the handlers and the schedules: only in processes that run workers. */

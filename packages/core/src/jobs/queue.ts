@@ -1,9 +1,9 @@
-import type { EntityManager } from '@leadwire/db';
+import type { Db } from '@leadwire/db';
 
 /**
- * The job queue as the domain sees it. `send` takes the caller's entity manager so that a job enqueued inside a
- * transaction exists exactly when that transaction commits.
+ * The job queue as the domain sees it. `send` takes the caller's database handle (a transaction, or the ORM's entity manager) so
+ * that a job enqueued inside a transaction exists exactly when that transaction commits.
  */
 export interface Jobs {
-  send(em: EntityManager, queue: string, data: object, options?: { startAfter?: Date | number }): Promise<void>;
+  send(db: Db, queue: string, data: object, options?: { startAfter?: Date | number }): Promise<void>;
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { EntityManager } from '@leadwire/db';
+import type { PgDb } from '@leadwire/db';
 import type { Actor } from '../auth/actor.ts';
 import { errors } from '../errors.ts';
 import { transact, type UpsertOptions, upsertContactsInTx } from '../contacts/upsert.ts';
@@ -23,12 +23,12 @@ select id from ins union all select id from pipeline_items where pipeline_id = ?
 
 /** Lead rules 1-3: upsert the contact, then place it on the first stage of the pipeline, in one transaction. */
 export async function createLead(
-  em: EntityManager,
+  db: PgDb,
   actor: Actor,
   input: LeadInput,
   opts: UpsertOptions,
 ): Promise<LeadOutput> {
-  return transact(em, async (tx) => {
+  return transact(db, async (tx) => {
     const [outcome] = await upsertContactsInTx(tx, actor, [input], opts);
     if (!outcome?.ok) throw outcome?.error ?? errors.saveFailed(new Error('no outcome'));
     const base = { id: outcome.id, created: outcome.created };

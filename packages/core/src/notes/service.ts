@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { EntityManager } from '@leadwire/db';
+import type { Db } from '@leadwire/db';
 import type { Actor } from '../auth/actor.ts';
 import { errors } from '../errors.ts';
 
@@ -10,8 +10,8 @@ select ?, c.organization_id, c.id, ?, ? from contacts c
 where c.id = ? and c.organization_id = ? and c.deleted_at is null
 returning id, contact_id, body, created_at`;
 
-export async function addNote(em: EntityManager, actor: Actor, contactId: string, body: string) {
-  const [row] = await em.execute<{ id: string; contact_id: string; body: string; created_at: Date }[]>(INSERT_NOTE, [
+export async function addNote(db: Db, actor: Actor, contactId: string, body: string) {
+  const [row] = await db.execute<{ id: string; contact_id: string; body: string; created_at: Date }[]>(INSERT_NOTE, [
     randomUUID(),
     actor.userId,
     body,

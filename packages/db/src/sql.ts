@@ -1,0 +1,87 @@
+import { createHash } from 'node:crypto';
+import type { Pool, PoolClient } from 'pg';
+
+/**
+ * What services need of the database: run a statement with `?` placeholders and get its rows. The ORM's entity manager
+ * satisfies it too, so a service can run on either.
+ */
+export interface Db {
+  execute<T = Record<string, unknown>[]>(sql: string, params?: unknown[]): Promise<T>;
+}
+
+interface Compiled {
+  name: string;
+  text: string;
+}
+
+const compiled = new Map<string, Compiled>();
+
+/**
+ * `?` placeholders become `$n`, and each distinct statement gets a stable name, so pg prepares it once per connection
+ * and PostgreSQL skips parsing and planning on every later call. Statements are module constants, so the cache is
+ * bounded by the code, not by traffic. None of ours uses the jsonb `?` operator.
+ */
+function compile(sql: string): Compiled {
+  let c = compiled.get(sql);
+  if (!c) {
+    let n = 0;
+    c = { name: `lw_${createHash('sha1').update(sql).digest('hex').slice(0, 24)}`, text: sql.replace(/\?/g, () => `$${++n}`) };
+    compiled.set(sql, c);
+  }
+  return c;
+}
+
+type Queryable = Pick<PoolClient, 'query'>;
+
+async function run<T>(target: Queryable, sql: string, params: unknown[]): Promise<T> {
+  const { name, text } = compile(sql);
+  const result = await target.query({ name, text, values: params });
+  return result.rows as T;
+}
+
+/** A transaction's connection. `raw` runs SQL as written ($n placeholders), for libraries such as pg-boss. */
+export class TxDb implements Db {
+  readonly client: PoolClient;
+  constructor(client: PoolClient) {
+    this.client = client;
+  }
+  execute<T = Record<string, unknown>[]>(sql: string, params: unknown[] = []): Promise<T> {
+    return run<T>(this.client, sql, params);
+  }
+  async raw(text: string, values: unknown[] = []): Promise<{ rows: unknown[] }> {
+    return this.client.query(text, values);
+  }
+}
+
+/** The hot path's way to the database: the ORM's own pg pool, with prepared statements and plain transactions. */
+export class PgDb implements Db {
+  readonly pool: Pool;
+  constructor(pool: Pool) {
+    this.pool = pool;
+  }
+
+  execute<T = Record<string, unknown>[]>(sql: string, params: unknown[] = []): Promise<T> {
+    return run<T>(this.pool as unknown as Queryable, sql, params);
+  }
+
+  async transaction<T>(fn: (tx: TxDb) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    let broken = false;
+    try {
+      await client.query('begin');
+      const result = await fn(new TxDb(client));
+      await client.query('commit');
+      return result;
+    } catch (err) {
+      try {
+        await client.query('rollback');
+      } catch {
+        // The connection is unusable; it is destroyed below instead of going back to the pool.
+        broken = true;
+      }
+      throw err;
+    } finally {
+      client.release(broken);
+    }
+  }
+}
