@@ -4,55 +4,13 @@ import { applyRow, newContact, type ResolvedRow } from '@leadwire/core/contacts/
 import { type ContactRow, toEventContact } from '@leadwire/core/contacts/row.ts';
 import type { ContactUpsertInput } from '@leadwire/core/contacts/schemas.ts';
 import * as contactSql from '@leadwire/core/contacts/sql.ts';
-import { buildPayload } from '@leadwire/core/events/outbox.ts';
+import { AUTHENTICATE_SQL } from '@leadwire/core/auth/authenticate.ts';
+import { buildPayload, INSERT_EVENTS_SQL } from '@leadwire/core/events/outbox.ts';
 import { contactCap, PUBLIC_API_PER_MINUTE } from '@leadwire/core/limits/plans.ts';
-import type { Plan } from '@leadwire/db';
+import { type Plan, TxDb } from '@leadwire/db';
 import pg from 'pg';
 import type { CpuShare } from './cpu.ts';
 import type { Workload } from './workload.ts';
-
-// Copied from packages/core/src/auth/authenticate.ts, where it is a module constant; keep the two identical (or export
-// it there and import it here).
-const AUTHENTICATE_SQL = `
-with k as (
-  select k.id, k.organization_id, k.created_by_id, k.type, k.permissions, o.plan, o.contact_booster
-  from api_keys k
-  join users u on u.id = k.created_by_id
-  join organizations o on o.id = k.organization_id
-  where k.key_hash = ? and k.revoked_at is null and (k.expires_at is null or k.expires_at > now())
-    and u.active and u.credential_epoch = k.owner_epoch
-), hit as (
-  insert into rate_limit_counters (bucket, window_start, count)
-  select 'key:' || k.id, date_trunc('minute', now()), 1 from k where k.type = ?
-  on conflict (bucket, window_start) do update set count = rate_limit_counters.count + 1
-  returning count
-), touch as (
-  update api_keys set last_used_at = now()
-  where id = (select id from k) and (last_used_at is null or last_used_at < now() - interval '1 minute')
-)
-select k.*, (select count from hit) as hits, date_trunc('minute', now()) + interval '1 minute' as window_end from k`;
-
-// Copied from packages/core/src/events/outbox.ts (module constant, not exported).
-const INSERT_EVENTS_SQL = `
-insert into outbox_events (id, organization_id, event, payload, created_at)
-select v.id, v.organization_id, v.event, v.payload, v.created_at
-from jsonb_to_recordset(?::jsonb) as v(id uuid, organization_id uuid, event text, payload jsonb, created_at timestamptz)`;
-
-/** The application writes `?` placeholders (MikroORM style); pg wants `$1..$n`. None of these statements uses `?` otherwise. */
-function numbered(q: string): string {
-  let n = 0;
-  return q.replace(/\?/g, () => `$${++n}`);
-}
-
-const Q = {
-  authenticate: numbered(AUTHENTICATE_SQL),
-  matchByEmail: numbered(contactSql.MATCH_BY_EMAIL),
-  lockCount: numbered(contactSql.LOCK_CONTACT_COUNT),
-  insert: numbered(contactSql.INSERT_CONTACTS),
-  bump: numbered(contactSql.BUMP_CONTACT_COUNT),
-  update: numbered(contactSql.UPDATE_CONTACTS),
-  events: numbered(INSERT_EVENTS_SQL),
-};
 
 interface AuthRow {
   id: string;
@@ -69,33 +27,34 @@ interface AuthRow {
  * parameters are the same too. What is left out is everything above SQL: HTTP, tRPC, zod, the ORM.
  */
 async function upsertOnce(c: pg.Client, key: string, input: ContactUpsertInput): Promise<{ created: boolean; overLimit: boolean }> {
-  const auth = await c.query<AuthRow>(Q.authenticate, [hashKey(key), 'public']);
-  const actor = auth.rows[0];
+  // The application's own statement runner: the same SQL text, the same named prepared statements.
+  const db = new TxDb(c as unknown as ConstructorParameters<typeof TxDb>[0]);
+  const [actor] = await db.execute<AuthRow[]>(AUTHENTICATE_SQL, [hashKey(key), 'public', 'public']);
   if (!actor) throw new Error('authentication failed');
   const orgId = actor.organization_id;
   const now = new Date();
   const row: ResolvedRow = { input, companyId: undefined, source: input.source ?? 'api', scoreOverride: undefined };
   await c.query('begin');
   try {
-    const matched = (await c.query<ContactRow>(Q.matchByEmail, [orgId, JSON.stringify([input.email])])).rows[0];
+    const matched = (await db.execute<ContactRow[]>(contactSql.MATCH_BY_EMAIL, [orgId, JSON.stringify([input.email])]))[0];
     let contact: ContactRow | undefined;
     let created = false;
     if (!matched) {
-      const org = (await c.query<{ contact_count: number }>(Q.lockCount, [orgId])).rows[0];
+      const org = (await db.execute<{ contact_count: number }[]>(contactSql.LOCK_CONTACT_COUNT, [orgId]))[0];
       if (contactCap(actor.plan, actor.contact_booster) - (org?.contact_count ?? 0) < 1) throw new Error('contact cap reached');
       const fresh = newContact(orgId, randomUUID(), row, now);
-      const inserted = await c.query<{ id: string }>(Q.insert, [JSON.stringify([fresh])]);
-      await c.query(Q.bump, [inserted.rows.length, orgId]);
-      if (inserted.rows.length) {
+      const inserted = await db.execute<{ id: string }[]>(contactSql.INSERT_CONTACTS, [JSON.stringify([fresh])]);
+      await db.execute(contactSql.BUMP_CONTACT_COUNT, [inserted.length, orgId]);
+      if (inserted.length) {
         contact = fresh;
         created = true;
       }
     }
     if (!created) {
-      const current = matched ?? (await c.query<ContactRow>(Q.matchByEmail, [orgId, JSON.stringify([input.email])])).rows[0];
+      const current = matched ?? (await db.execute<ContactRow[]>(contactSql.MATCH_BY_EMAIL, [orgId, JSON.stringify([input.email])]))[0];
       if (!current) throw new Error('contact vanished');
       contact = applyRow(current, row, now);
-      await c.query(Q.update, [JSON.stringify([contact]), orgId]);
+      await db.execute(contactSql.UPDATE_CONTACTS, [JSON.stringify([contact]), orgId]);
     }
     const payload = buildPayload({
       orgId,
@@ -104,7 +63,7 @@ async function upsertOnce(c: pg.Client, key: string, input: ContactUpsertInput):
       data: { contact: toEventContact(contact!) },
       at: now,
     });
-    await c.query(Q.events, [JSON.stringify([{ id: randomUUID(), organization_id: orgId, event: payload.event, payload, created_at: payload.timestamp }])]);
+    await db.execute(INSERT_EVENTS_SQL, [JSON.stringify([{ id: randomUUID(), organization_id: orgId, event: payload.event, payload, created_at: payload.timestamp }])]);
     await c.query('commit');
     return { created, overLimit: Number(actor.hits ?? 0) > PUBLIC_API_PER_MINUTE };
   } catch (err) {
