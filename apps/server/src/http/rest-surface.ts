@@ -52,6 +52,9 @@ export function createRequestContext(deps: Deps, req: FastifyRequest, reply: Fas
  * `{ error, code }` for everything that can go wrong there, framework errors (bad JSON, wrong content type, 413,
  * unknown path, wrong method) included. The caller registers CORS and its docs under `/docs` first.
  */
+/** Requests that arrived with no body and no content type; their empty body parses as `{}`. */
+const bodiless = new WeakSet<FastifyRequest>();
+
 export async function restSurface(app: FastifyInstance, opts: { deps: Deps; router: AnyTRPCRouter }) {
   const { deps, router } = opts;
   const routes = restRoutes(router);
@@ -71,6 +74,7 @@ export async function restSurface(app: FastifyInstance, opts: { deps: Deps; rout
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
     // The default parser answers through the callback; its return value carries nothing.
+    if (body === '' && bodiless.has(req)) return done(null, {});
     void parseJson(req, body as string, (err, value) => {
       if (err) return done(err);
       if (nestingDepth(value) > MAX_JSON_DEPTH) {
@@ -85,6 +89,11 @@ export async function restSurface(app: FastifyInstance, opts: { deps: Deps; rout
     // Media types are case-insensitive; the REST adapter compares them as written.
     const contentType = req.headers['content-type'];
     if (contentType) req.headers['content-type'] = contentType.toLowerCase();
+    // A POST with no body at all (e.g. POST /api/api-keys/{id}/revoke) is an empty JSON object, not a 415.
+    else if (req.method === 'POST' && !req.headers['transfer-encoding'] && (req.headers['content-length'] ?? '0') === '0') {
+      req.headers['content-type'] = 'application/json';
+      bodiless.add(req);
+    }
     if (req.method === 'OPTIONS') return;
     const pathname = (req.url.split('?')[0] ?? '').slice(app.prefix.length) || '/';
     if (pathname.startsWith('/docs')) return;

@@ -45,7 +45,7 @@ with k as (
   returning count
 ), hit_day as (
   insert into rate_limit_counters (bucket, window_start, count)
-  select 'key:' || k.id || ':day', date_trunc('day', now()), 1 from k where k.type = ? and k.type = 'internal'
+  select 'key:' || k.id || ':day', date_trunc('day', now(), 'UTC'), 1 from k where k.type = ? and k.type = 'internal'
   on conflict (bucket, window_start) do update set count = rate_limit_counters.count + 1
   returning count
 ), touch as (
@@ -53,7 +53,7 @@ with k as (
   where id = (select id from k) and (last_used_at is null or last_used_at < now() - interval '1 minute')
 )
 select k.*, (select count from hit) as hits, date_trunc('minute', now()) + interval '1 minute' as window_end,
-  (select count from hit_day) as day_hits, date_trunc('day', now()) + interval '1 day' as day_end
+  (select count from hit_day) as day_hits, date_trunc('day', now(), 'UTC') + interval '1 day' as day_end
 from k`;
 
 export interface Authenticated {

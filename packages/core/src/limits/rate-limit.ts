@@ -38,8 +38,12 @@ export function enforceRateLimits(
   windows: readonly { window: RateWindow; limit: number }[],
   setHeader: (name: string, value: string | number) => void,
 ): void {
-  const tightest = [...windows].sort(
-    (a, b) => a.limit - a.window.count - (b.limit - b.window.count) || b.window.resetAt.getTime() - a.window.resetAt.getTime(),
-  )[0];
+  // A spent window that reopens last decides: a key out of its daily allowance must not be told to retry in a minute.
+  const spent = windows.filter((w) => w.window.count > w.limit).sort((a, b) => b.window.resetAt.getTime() - a.window.resetAt.getTime());
+  const tightest =
+    spent[0] ??
+    [...windows].sort(
+      (a, b) => a.limit - a.window.count - (b.limit - b.window.count) || b.window.resetAt.getTime() - a.window.resetAt.getTime(),
+    )[0];
   if (tightest) enforceRateLimit(tightest.window, tightest.limit, setHeader);
 }
