@@ -3,6 +3,7 @@ import type { Deps } from '@leadwire/core';
 import { pendingMigrations } from '@leadwire/db';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { internalRestPlugin, internalTrpcPlugin } from './http/internal.ts';
+import { uploadsPlugin } from './http/uploads.ts';
 import { v1Plugin } from './http/v1.ts';
 import { loggerOptions } from './logger.ts';
 
@@ -51,5 +52,6 @@ export async function buildApp(deps: Deps, opts: { logger?: boolean } = {}): Pro
   await app.register(v1Plugin, { prefix: '/api/v1', deps });
   await app.register(internalTrpcPlugin, { prefix: '/api/trpc', deps });
   await app.register(internalRestPlugin, { prefix: '/api', deps });
+  await app.register(uploadsPlugin, { prefix: '/api', deps });
   return app;
 }

@@ -25,6 +25,10 @@ describe('loadConfig defaults', () => {
       DB_POOL_MAX: 20,
       SHUTDOWN_TIMEOUT_MS: 10_000,
       SCORE_ADJUSTER_MODEL: 'gpt-4o-mini',
+      CLAMAV_PORT: 3310,
+      CLAMAV_TIMEOUT_MS: 30_000,
+      SMS_PROVIDER: 'log',
+      SMS_FROM_NUMBER: '+15550000000',
     });
   });
 

@@ -22,6 +22,25 @@ export const ConfigSchema = z
     SCORE_ADJUSTER_URL: optionalUrl,
     SCORE_ADJUSTER_API_KEY: z.string().min(1).optional(),
     SCORE_ADJUSTER_MODEL: z.string().min(1).default('gpt-4o-mini'),
+    /**
+     * clamd (ClamAV daemon) that scans uploads over INSTREAM. Unset: contact files are refused with 503
+     * scanner_unavailable, and contact photos are accepted on their image signature alone.
+     */
+    CLAMAV_HOST: z.string().min(1).optional(),
+    CLAMAV_PORT: port.default(3310),
+    CLAMAV_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
+    /** `log` writes outbound texts to the log instead of sending; `http` posts them as JSON to SMS_PROVIDER_URL. */
+    SMS_PROVIDER: z.enum(['log', 'http']).default('log'),
+    SMS_PROVIDER_URL: optionalUrl,
+    SMS_PROVIDER_API_KEY: z.string().min(1).optional(),
+    /** The sender number outbound texts carry. */
+    SMS_FROM_NUMBER: z.string().min(1).default('+15550000000'),
+    /** Shared secret the provider sends in X-Provider-Secret on inbound messages; unset refuses every inbound call. */
+    SMS_INBOUND_SECRET: z.string().min(16).optional(),
+  })
+  .refine((c) => c.SMS_PROVIDER !== 'http' || c.SMS_PROVIDER_URL, {
+    path: ['SMS_PROVIDER_URL'],
+    message: 'is required when SMS_PROVIDER is http',
   })
   .transform((c) => ({
     ...c,

@@ -1,4 +1,15 @@
 import { me } from './accounts/me.ts';
+import { accountsRouter } from './accounts/router.ts';
+import { apiKeysRouter } from './api-keys/router.ts';
+import { appContactsRouter } from './contacts/app-router.ts';
+import { filesRouter } from './files/router.ts';
+import { messagesRouter } from './messages/router.ts';
+import { aiActionsRouter } from './ai-actions/router.ts';
+import { bookingsRouter } from './bookings/router.ts';
+import { dealsRouter } from './deals/router.ts';
+import { nonprofitRouter } from './nonprofit/router.ts';
+import { pipelinesRouter } from './pipelines/router.ts';
+import { tasksRouter } from './tasks/router.ts';
 import { router } from './trpc.ts';
 
 /**
@@ -6,7 +17,18 @@ import { router } from './trpc.ts';
  * /api (described at /api/docs/json). Sessions and Internal keys reach it; Public API keys do not.
  */
 export const internalRouter = router({
+  accounts: accountsRouter,
+  apiKeys: apiKeysRouter,
+  contacts: appContactsRouter,
+  files: filesRouter,
+  messages: messagesRouter,
   me,
+  aiActions: aiActionsRouter,
+  bookings: bookingsRouter,
+  deals: dealsRouter,
+  nonprofit: nonprofitRouter,
+  pipelines: pipelinesRouter,
+  tasks: tasksRouter,
 });
 
 export type InternalRouter = typeof internalRouter;

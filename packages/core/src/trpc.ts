@@ -1,4 +1,5 @@
 import { initTRPC } from '@trpc/server';
+import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { RequestContext } from './context.ts';
 import { toPublicError } from './errors.ts';
@@ -13,6 +14,22 @@ export type LeadwireMeta = {
   errorCodes?: readonly string[];
 };
 
+const TRPC_CODE_BY_STATUS: Record<number, TRPC_ERROR_CODE_KEY> = {
+  400: 'BAD_REQUEST',
+  401: 'UNAUTHORIZED',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  405: 'METHOD_NOT_SUPPORTED',
+  409: 'CONFLICT',
+  412: 'PRECONDITION_FAILED',
+  413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  422: 'UNPROCESSABLE_CONTENT',
+  429: 'TOO_MANY_REQUESTS',
+  500: 'INTERNAL_SERVER_ERROR',
+  503: 'SERVICE_UNAVAILABLE',
+};
+
 const t = initTRPC
   .context<RequestContext>()
   .meta<OpenApiMeta<LeadwireMeta>>()
@@ -21,7 +38,9 @@ const t = initTRPC
     isDev: false,
     errorFormatter({ shape, error }) {
       const pub = toPublicError(error);
-      return { ...shape, message: pub.body.error, data: { ...shape.data, httpStatus: pub.status, body: pub.body } };
+      // Typed clients switch on data.code: it follows our status, not tRPC's view of an error it did not raise.
+      const code = TRPC_CODE_BY_STATUS[pub.status] ?? shape.data.code;
+      return { ...shape, message: pub.body.error, data: { ...shape.data, code, httpStatus: pub.status, body: pub.body } };
     },
   });
 

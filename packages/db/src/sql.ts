@@ -61,7 +61,7 @@ export class PgDb implements Db {
   }
 
   execute<T = Record<string, unknown>[]>(sql: string, params: unknown[] = []): Promise<T> {
-    return run<T>(this.pool as unknown as Queryable, sql, params);
+    return run<T>(this.pool, sql, params);
   }
 
   async transaction<T>(fn: (tx: TxDb) => Promise<T>): Promise<T> {

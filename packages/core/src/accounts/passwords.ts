@@ -25,3 +25,9 @@ export async function verifyPassword(password: string, stored: string): Promise<
   });
   return timingSafeEqual(actual, expected);
 }
+
+/**
+ * A well-formed hash of no password anyone knows, with the current parameters. Checking a password against it costs
+ * exactly what a real check costs, so an unknown email answers in the same time as a wrong password.
+ */
+export const DUMMY_PASSWORD_HASH = ['scrypt', PARAMS.N, PARAMS.r, PARAMS.p, randomBytes(16).toString('base64'), randomBytes(KEY_LENGTH).toString('base64')].join('$');

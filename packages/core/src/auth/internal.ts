@@ -1,4 +1,4 @@
-import type { Role } from '@leadwire/db';
+import type { EntityManager, Role } from '@leadwire/db';
 import { AppError, errors } from '../errors.ts';
 import { INTERNAL_KEY_LIMITS } from '../limits/plans.ts';
 import { enforceRateLimits } from '../limits/rate-limit.ts';
@@ -9,31 +9,44 @@ import { bearerToken, KEY_PREFIX } from './key-material.ts';
 import { findSession, SESSION_PREFIX } from './sessions.ts';
 
 /**
- * Procedures of the internal surface: a session or an Internal key (which acts as the user who created it). Internal
- * keys are counted against their plan's per-minute and per-day limits; a Public API key is refused as the wrong surface.
+ * Authenticates a request to the internal surface: a session or an Internal key (which acts as the user who created
+ * it). Internal keys are counted against their plan's per-minute and per-day limits; a Public API key is refused as the
+ * wrong surface. Plain so that HTTP routes outside tRPC (multipart uploads, downloads) share it.
  */
-export const internalProcedure = baseProcedure.use(async ({ ctx, next }) => {
-  const header = ctx.header('authorization');
-  const token = bearerToken(header);
-  let actor: InternalActor;
+export async function authenticateInternal(
+  em: EntityManager,
+  header: (name: string) => string | undefined,
+  setHeader: (name: string, value: string | number) => void,
+): Promise<InternalActor> {
+  const authorization = header('authorization');
+  const token = bearerToken(authorization);
   if (token?.startsWith(KEY_PREFIX)) {
-    const { actor: key, window, dayWindow } = await authenticate(ctx.em, header, 'internal');
+    const { actor: key, window, dayWindow } = await authenticate(em, authorization, 'internal');
     const limits = INTERNAL_KEY_LIMITS[key.plan];
     enforceRateLimits(
       [
         ...(window ? [{ window, limit: limits.perMinute }] : []),
         ...(dayWindow ? [{ window: dayWindow, limit: limits.perDay }] : []),
       ],
-      ctx.setHeader,
+      setHeader,
     );
-    actor = { ...key, via: 'internal_key', sessionId: null, apiKeyId: key.apiKeyId };
-  } else if (token?.startsWith(SESSION_PREFIX)) {
-    const session = await findSession(ctx.em, token);
-    if (!session) throw errors.unauthorized('Session expired or signed out; sign in again');
-    actor = session;
-  } else {
-    throw errors.unauthorized('Missing credentials: send Authorization: Bearer <session token or Internal API key>');
+    return { ...key, via: 'internal_key', sessionId: null, apiKeyId: key.apiKeyId };
   }
+  if (token?.startsWith(SESSION_PREFIX)) {
+    const session = await findSession(em, token);
+    if (!session) throw errors.unauthorized('Session expired or signed out; sign in again');
+    return session;
+  }
+  throw errors.unauthorized('Missing credentials: send Authorization: Bearer <session token or Internal API key>');
+}
+
+/** Procedures of the internal surface, authenticated by `authenticateInternal`. */
+export const internalProcedure = baseProcedure.use(async ({ ctx, next }) => {
+  const actor = await authenticateInternal(
+    ctx.em,
+    (name) => ctx.header(name),
+    (name, value) => ctx.setHeader(name, value),
+  );
   return next({ ctx: { ...ctx, actor } });
 });
 

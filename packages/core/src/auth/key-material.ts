@@ -40,3 +40,11 @@ export function bearerToken(header: string | undefined): string | undefined {
   const match = header?.match(/^\s*Bearer\s+(\S+)\s*$/i);
   return match?.[1];
 }
+
+/**
+ * A fresh opaque token: `prefix` plus 256 random bits in base62, the same material as API keys. Sessions (`lws_`),
+ * password-reset links and invitations use it; like keys, only its sha256 (`hashKey`) is ever stored.
+ */
+export function generateToken(prefix: string): string {
+  return prefix + base62(randomBytes(32));
+}

@@ -48,6 +48,7 @@ export function scoreOf(c: ContactRow): number {
     website: c.website,
     linkedin: c.linkedin,
     source: c.source,
+    hasBooking: c.has_booking === true,
   });
   return finalScore(base, c.score_adjustment, c.score_override);
 }

@@ -21,6 +21,8 @@ export interface ContactRow {
   company_id: string | null;
   created_at: Date | string;
   updated_at: Date | string;
+  /** Whether a confirmed booking exists (the +20 bonus); selected by the queries that feed `scoreOf`. */
+  has_booking?: boolean;
 }
 
 export function toContactView(r: ContactRow): ContactView {

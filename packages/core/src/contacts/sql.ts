@@ -7,6 +7,17 @@ const CONTACT_RECORD = `v(id uuid, organization_id uuid, email text, first_name 
   job_title text, tags text[], custom jsonb, source text, lead_score int, score_override int, company_id uuid, created_at timestamptz,
   updated_at timestamptz)`;
 
+/**
+ * Named columns rather than `*`: these run as prepared statements, and a `*` whose expansion grew with a migration
+ * would fail in processes still holding the old plan ("cached plan must not change result type").
+ */
+export const CONTACT_COLUMNS = `c.id, c.organization_id, c.email, c.first_name, c.last_name, c.phone, c.job_title, c.website,
+  c.linkedin, c.tags, c.custom, c.source, c.lead_score, c.score_adjustment, c.score_override, c.stage, c.company_id,
+  c.created_at, c.updated_at`;
+
+/** The booking bonus input of the score, read alongside every contact the upsert may rescore. */
+export const HAS_BOOKING = `exists (select 1 from bookings b where b.contact_id = c.id and b.status = 'confirmed') as has_booking`;
+
 export const FIND_COMPANIES = `select id, domain from companies where organization_id = ? and domain in (select jsonb_array_elements_text(?::jsonb))`;
 
 /**
@@ -16,11 +27,11 @@ export const FIND_COMPANIES = `select id, domain from companies where organizati
 export const LOCK_IDENTITIES = `select pg_advisory_xact_lock(hashtextextended(k, 0)) from (select k from jsonb_array_elements_text(?::jsonb) as k order by k) s`;
 
 /** Rows are locked in id order so concurrent batches touching the same contacts cannot deadlock. */
-export const MATCH_BY_EMAIL = `select * from contacts where organization_id = ? and email in (select jsonb_array_elements_text(?::jsonb)) and deleted_at is null order by id for update`;
+export const MATCH_BY_EMAIL = `select ${CONTACT_COLUMNS}, ${HAS_BOOKING} from contacts c where organization_id = ? and email in (select jsonb_array_elements_text(?::jsonb)) and deleted_at is null order by id for update`;
 
 /** Upsert rule 3: when several contacts share the name at the company, the oldest wins. */
 export const MATCH_BY_NAME = `
-select * from contacts where id in (
+select ${CONTACT_COLUMNS}, ${HAS_BOOKING} from contacts c where id in (
   select distinct on (c.company_id, lower(c.first_name), lower(c.last_name)) c.id
   from contacts c
   join jsonb_to_recordset(?::jsonb) as k(company_id uuid, first_name text, last_name text)
@@ -54,4 +65,4 @@ update contacts c set email = v.email, first_name = v.first_name, last_name = v.
 from jsonb_to_recordset(?::jsonb) as ${CONTACT_RECORD}
 where c.id = v.id and c.organization_id = ?`;
 
-export const FIND_BY_EMAIL = `select * from contacts where organization_id = ? and email = ? and deleted_at is null limit 1`;
+export const FIND_BY_EMAIL = `select ${CONTACT_COLUMNS} from contacts c where organization_id = ? and email = ? and deleted_at is null limit 1`;

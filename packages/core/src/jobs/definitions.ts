@@ -2,11 +2,12 @@ import type { Deps } from '../context.ts';
 import { adjustScoreJob } from '../scoring/adjust-job.ts';
 import type { JobDefinition } from './boss.ts';
 import { cleanupJob } from './cleanup.ts';
+import { purgeContactsJob } from './purge-contacts.ts';
 
 /**
  * Every queue the application runs. The score-adjustment queue exists even without an adjuster configured: jobs
  * queued before the setting was removed then settle with no adjustment instead of waiting forever.
  */
 export function jobDefinitions(deps: Deps): JobDefinition[] {
-  return [adjustScoreJob(deps), cleanupJob(deps)];
+  return [adjustScoreJob(deps), cleanupJob(deps), purgeContactsJob(deps)];
 }

@@ -2,6 +2,7 @@ import type { EntityManager } from '@leadwire/db';
 import { z } from 'zod';
 import type { Config } from '../config.ts';
 import { scoreInputsChanged, scoreOf } from '../contacts/apply.ts';
+import { HAS_BOOKING } from '../contacts/sql.ts';
 import { toEventContact, type ContactRow } from '../contacts/row.ts';
 import type { Deps, Logger } from '../context.ts';
 import { emitEvents } from '../events/outbox.ts';
@@ -19,8 +20,8 @@ export type AdjustScorePayload = z.infer<typeof AdjustScorePayload>;
  */
 const ADJUST_CONCURRENCY = 4;
 
-const LOAD_LIVE = `select * from contacts where id in (select jsonb_array_elements_text(?::jsonb)::uuid) and deleted_at is null`;
-const LOCK_LIVE = `select * from contacts where id = ? and deleted_at is null for update`;
+const LOAD_LIVE = `select *, ${HAS_BOOKING} from contacts c where id in (select jsonb_array_elements_text(?::jsonb)::uuid) and deleted_at is null`;
+const LOCK_LIVE = `select *, ${HAS_BOOKING} from contacts c where id = ? and deleted_at is null for update`;
 /** `updated_at` moves only when the visible score does: a new adjustment hidden by an override is not a change. */
 const STORE_SCORE = `
 update contacts set score_adjustment = ?, lead_score = ?,

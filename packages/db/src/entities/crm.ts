@@ -59,6 +59,14 @@ ConversationSchema.setClass(Conversation);
 export const MessageSchema = defineEntity({
   name: 'Message',
   tableName: 'messages',
+  // A provider retrying an inbound webhook must not store the message twice.
+  uniques: [
+    {
+      name: 'messages_inbound_provider_id_unique',
+      expression:
+        `create unique index "messages_inbound_provider_id_unique" on "messages" ("organization_id", "provider_message_id") where "direction" = 'inbound' and "provider_message_id" is not null`,
+    },
+  ],
   properties: {
     ...baseProperties,
     organization: () => p.manyToOne(Organization).deleteRule('cascade'),

@@ -11,6 +11,12 @@ export const OutboxEventSchema = defineEntity({
   tableName: 'outbox_events',
   indexes: [
     {
+      // Contact timelines and the trash purge look events up by the contact they are about.
+      name: 'outbox_events_contact_idx',
+      expression:
+        `create index "outbox_events_contact_idx" on "outbox_events" ("organization_id", (("payload"->'data'->'contact'->>'id')))`,
+    },
+    {
       name: 'outbox_events_pending_idx',
       expression:
         'create index "outbox_events_pending_idx" on "outbox_events" ("created_at") where "dispatched_at" is null',

@@ -1,0 +1,48 @@
+import type { EntityManager } from '@leadwire/db';
+import type { InternalActor } from '../auth/actor.ts';
+import { accountErrors } from './errors.ts';
+import { currentUser } from './password.service.ts';
+import { checkPassword, type Client } from './sign-in.ts';
+
+/** How long a re-entered password unlocks API key creation on the session that entered it. */
+export const CONFIRMATION_MINUTES = 5;
+
+/**
+ * The security confirmation: the signed-in user re-enters the password, which unlocks API key creation on this session
+ * (only) for 5 minutes. Wrong passwords count against the same brute-force throttle as sign-in, so a stolen session
+ * cannot be used to guess the password.
+ */
+export async function confirmPassword(em: EntityManager, actor: InternalActor, password: string, client: Client): Promise<string> {
+  if (actor.via !== 'session' || !actor.sessionId) throw accountErrors.sessionRequired('The security confirmation');
+  const me = await currentUser(em, actor);
+  if (!(await checkPassword(em, me.email, password, client))) throw accountErrors.wrongPassword();
+  const [row] = await em.execute<{ until: Date }[]>(
+    'update sessions set key_creation_unlocked_until = now() + make_interval(mins => ?) where id = ? returning key_creation_unlocked_until as until',
+    [CONFIRMATION_MINUTES, actor.sessionId],
+  );
+  // The session ended between authentication and now (signed out elsewhere): nothing left to unlock.
+  if (!row) throw accountErrors.sessionRequired('The security confirmation');
+  return new Date(row.until).toISOString();
+}
+
+/**
+ * For API key creation: passes only for a session whose password was confirmed in the last 5 minutes. An Internal key
+ * is always refused (403 `confirmation_required`): a key cannot re-enter a password, and a key that could mint keys
+ * would outlive every revocation of itself.
+ */
+export async function assertKeyCreationUnlocked(em: EntityManager, actor: InternalActor): Promise<void> {
+  if (actor.via !== 'session' || !actor.sessionId) {
+    throw accountErrors.confirmationRequired(
+      'Creating an API key needs a security confirmation that only a signed-in user can give (an API key cannot re-enter a password); sign in and confirm your password',
+    );
+  }
+  const rows = await em.execute(
+    'select 1 from sessions where id = ? and user_id = ? and key_creation_unlocked_until > now()',
+    [actor.sessionId, actor.userId],
+  );
+  if (!rows.length) {
+    throw accountErrors.confirmationRequired(
+      `Re-enter your password first (accounts.confirmPassword, POST /api/accounts/confirm-password): it unlocks API key creation for ${CONFIRMATION_MINUTES} minutes`,
+    );
+  }
+}

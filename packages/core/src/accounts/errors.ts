@@ -1,0 +1,29 @@
+import { AppError } from '../errors.ts';
+
+/** The refusals of accounts and sessions; each code is stable and documented on its operation. */
+export const accountErrors = {
+  invalidCredentials: () => new AppError(401, 'invalid_credentials', 'Wrong email or password'),
+  wrongPassword: () => new AppError(403, 'wrong_password', 'The password is incorrect'),
+  userDeactivated: () =>
+    new AppError(403, 'user_deactivated', 'This account has been deactivated; ask an owner or admin of your organization'),
+  tooManyAttempts: (retryAfter: number) =>
+    new AppError(429, 'too_many_attempts', `Too many failed sign-in attempts; try again in ${retryAfter} s`, { retryAfter }),
+  invalidToken: (what: 'reset' | 'invite') =>
+    new AppError(
+      400,
+      'invalid_token',
+      what === 'reset'
+        ? 'This password reset link is invalid, expired or already used; request a new one'
+        : 'This invitation is invalid, expired or already accepted; ask for a new one',
+    ),
+  sessionRequired: (action: string) =>
+    new AppError(403, 'session_required', `${action} needs a signed-in session; an API key cannot do it`),
+  confirmationRequired: (message: string) => new AppError(403, 'confirmation_required', message),
+  emailTaken: (email: string) => new AppError(409, 'email_taken', `A user with email ${email} already exists`),
+  lastOwner: () =>
+    new AppError(409, 'last_owner', 'An organization keeps at least one active owner; make someone else owner first'),
+  cannotDeactivateSelf: () => new AppError(409, 'cannot_deactivate_self', 'You cannot deactivate your own account'),
+  ownersOnly: () =>
+    new AppError(403, 'forbidden_role', 'Only an owner can deactivate or reactivate an owner', { required: ['owner'] }),
+  userNotFound: (id: string) => new AppError(404, 'not_found', `No user ${id} in your organization`),
+};

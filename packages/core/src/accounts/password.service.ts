@@ -1,0 +1,89 @@
+import type { EntityManager } from '@leadwire/db';
+import type { InternalActor } from '../auth/actor.ts';
+import { generateToken, hashKey } from '../auth/key-material.ts';
+import { passwordResetEmail, type Postbox } from './emails.ts';
+import { accountErrors } from './errors.ts';
+import { hashPassword } from './passwords.ts';
+import type { SessionView } from './schemas.ts';
+import { endAllCredentials, openSession, USER_COLUMNS, type UserRow } from './sessions.service.ts';
+import { checkPassword, type Client } from './sign-in.ts';
+import { clearAccountLock } from './throttle.ts';
+
+/** One hour: long enough to reach the inbox, short enough that an old email in a mailbox is worth nothing. */
+export const RESET_TTL_MINUTES = 60;
+/** Reset emails per user per hour: a cap so the form cannot be used to flood someone's inbox. */
+const RESETS_PER_HOUR = 5;
+export const RESET_PREFIX = 'lwr_';
+
+export async function currentUser(em: EntityManager, actor: InternalActor): Promise<UserRow> {
+  const [user] = await em.execute<UserRow[]>(`select ${USER_COLUMNS} from users where id = ? and organization_id = ?`, [actor.userId, actor.orgId]);
+  if (!user) throw accountErrors.userNotFound(actor.userId);
+  return user;
+}
+
+/**
+ * Sets a new password and ends everything issued under the old one: sessions, API keys the user created (credential
+ * epoch) and reset links still outstanding.
+ */
+async function setPassword(tx: EntityManager, userId: string, passwordHash: string): Promise<UserRow> {
+  await tx.execute('update users set password_hash = ? where id = ?', [passwordHash, userId]);
+  await tx.execute('update password_reset_tokens set used_at = now() where user_id = ? and used_at is null', [userId]);
+  return endAllCredentials(tx, userId);
+}
+
+/** Needs the current password; every other session and key of the user ends, and this device gets a fresh session. */
+export async function changePassword(
+  em: EntityManager,
+  actor: InternalActor,
+  input: { currentPassword: string; newPassword: string },
+  client: Client,
+): Promise<SessionView> {
+  const me = await currentUser(em, actor);
+  if (!(await checkPassword(em, me.email, input.currentPassword, client))) throw accountErrors.wrongPassword();
+  const passwordHash = await hashPassword(input.newPassword);
+  return em.transactional(async (tx) => openSession(tx, await setPassword(tx, me.id, passwordHash), client.userAgent));
+}
+
+const ISSUE_RESET_TOKEN = `
+insert into password_reset_tokens (user_id, token_hash, expires_at)
+select u.id, ?, now() + make_interval(mins => ?) from users u
+where u.email = ? and u.active
+  and (select count(*) from password_reset_tokens t where t.user_id = u.id and t.created_at > now() - interval '1 hour') < ?
+returning user_id`;
+
+/**
+ * Answers before looking anything up: the reply is the same, in the same time, whether or not the email belongs to
+ * someone. The token is issued and mailed in the background; only the mailer ever sees it. Requests for one email are
+ * serialized so the hourly cap holds under bursts.
+ */
+export function requestPasswordReset(em: EntityManager, postbox: Postbox, email: string): void {
+  issueResetToken(em, postbox, email).catch((err: unknown) => {
+    postbox.log.error({ error: err instanceof Error ? err.name : 'unknown' }, 'issuing a password reset failed');
+  });
+}
+
+async function issueResetToken(em: EntityManager, postbox: Postbox, email: string): Promise<void> {
+  const token = generateToken(RESET_PREFIX);
+  const rows = await em.transactional(async (tx) => {
+    await tx.execute('select pg_advisory_xact_lock(hashtext(?))', [`reset:${email}`]);
+    return tx.execute<{ user_id: string }[]>(ISSUE_RESET_TOKEN, [hashKey(token), RESET_TTL_MINUTES, email, RESETS_PER_HOUR]);
+  });
+  if (rows.length) await postbox.mailer.send(passwordResetEmail(postbox.appUrl, email, token));
+}
+
+const USE_RESET_TOKEN = `
+update password_reset_tokens t set used_at = now()
+from users u
+where t.token_hash = ? and t.used_at is null and t.expires_at > now() and u.id = t.user_id and u.active
+returning u.id, u.email`;
+
+/** Spends a reset token (once, within its hour) on a new password; ends all sessions and keys of the user. */
+export async function resetPassword(em: EntityManager, input: { token: string; newPassword: string }, client: Client): Promise<void> {
+  const passwordHash = await hashPassword(input.newPassword);
+  await em.transactional(async (tx) => {
+    const [used] = await tx.execute<{ id: string; email: string }[]>(USE_RESET_TOKEN, [hashKey(input.token)]);
+    if (!used) throw accountErrors.invalidToken('reset');
+    await setPassword(tx, used.id, passwordHash);
+    await clearAccountLock(tx, used.email, client.ip);
+  });
+}

@@ -1,0 +1,157 @@
+import { z } from 'zod';
+import { internalProcedure } from '../auth/internal.ts';
+import type { RequestContext } from '../context.ts';
+import { AppError } from '../errors.ts';
+import { mailerFor } from '../mail/mailer.ts';
+import { baseProcedure, router } from '../trpc.ts';
+import { confirmPassword } from './confirmation.ts';
+import type { Postbox } from './emails.ts';
+import { acceptInvite, invite } from './invites.ts';
+import { changePassword, requestPasswordReset, resetPassword } from './password.service.ts';
+import * as s from './schemas.ts';
+import { logOutAll, signOut } from './sessions.service.ts';
+import { type Client, signIn, signUp } from './sign-in.ts';
+import { changeRole, listMembers, setActive } from './users.ts';
+
+const client = (ctx: Pick<RequestContext, 'ip' | 'header'>): Client => ({ ip: ctx.ip ?? 'unknown', userAgent: ctx.header('user-agent') });
+const postbox = (ctx: Pick<RequestContext, 'deps' | 'log'>): Postbox => ({ mailer: mailerFor(ctx.deps), appUrl: ctx.deps.config.APP_URL, log: ctx.log });
+const ok = { ok: true as const };
+const tags = ['Account'];
+
+/** A throttled password check answers 429 with `Retry-After`, the header clients and proxies already understand. */
+function setRetryAfter(ctx: Pick<RequestContext, 'setHeader'>, result: { ok: true } | { ok: false; error: { cause?: unknown } }) {
+  const cause = result.ok ? undefined : result.error.cause;
+  if (cause instanceof AppError && cause.code === 'too_many_attempts') ctx.setHeader('retry-after', Number(cause.details.retryAfter));
+}
+const throttledPublic = baseProcedure.use(async ({ ctx, next }) => {
+  const result = await next();
+  setRetryAfter(ctx, result);
+  return result;
+});
+const throttled = internalProcedure.use(async ({ ctx, next }) => {
+  const result = await next();
+  setRetryAfter(ctx, result);
+  return result;
+});
+
+export const accountsRouter = router({
+  signUp: baseProcedure
+    .meta({
+      openapi: { method: 'POST', path: '/accounts/sign-up', tags, summary: 'Create an organization and its owner, signed in', protect: false },
+      successStatus: 201,
+      errorCodes: ['email_taken'],
+    })
+    .input(s.SignUpInput)
+    .output(s.SessionView)
+    .mutation(({ ctx, input }) => signUp(ctx.em, input, client(ctx))),
+
+  signIn: throttledPublic
+    .meta({
+      openapi: { method: 'POST', path: '/accounts/sign-in', tags, summary: 'Sign in with email and password', protect: false },
+      errorCodes: ['invalid_credentials', 'user_deactivated', 'too_many_attempts'],
+    })
+    .input(s.SignInInput)
+    .output(s.SessionView)
+    .mutation(({ ctx, input }) => signIn(ctx.em, input, client(ctx))),
+
+  signOut: internalProcedure
+    .meta({ openapi: { method: 'POST', path: '/accounts/sign-out', tags, summary: 'End this session' }, errorCodes: ['session_required'] })
+    .input(z.void())
+    .output(s.OkView)
+    .mutation(async ({ ctx }) => (await signOut(ctx.em, ctx.actor), ok)),
+
+  logOutAll: internalProcedure
+    .meta({
+      openapi: { method: 'POST', path: '/accounts/log-out-all', tags, summary: 'Log out of all devices and stop every API key you created' },
+    })
+    .input(z.void())
+    .output(s.OkView)
+    .mutation(async ({ ctx }) => (await logOutAll(ctx.em, ctx.actor), ok)),
+
+  changePassword: throttled
+    .meta({
+      openapi: { method: 'POST', path: '/accounts/change-password', tags, summary: 'Change your password; ends every other session and your API keys' },
+      errorCodes: ['wrong_password', 'too_many_attempts'],
+    })
+    .input(s.ChangePasswordInput)
+    .output(s.SessionView)
+    .mutation(({ ctx, input }) => changePassword(ctx.em, ctx.actor, input, client(ctx))),
+
+  requestPasswordReset: baseProcedure
+    .meta({
+      openapi: { method: 'POST', path: '/accounts/password-reset/request', tags, summary: 'Email a one-time password reset link', protect: false },
+    })
+    .input(s.ResetRequestInput)
+    .output(s.OkView)
+    .mutation(({ ctx, input }) => (requestPasswordReset(ctx.deps.orm.em.fork(), postbox(ctx), input.email), ok)),
+
+  resetPassword: baseProcedure
+    .meta({
+      openapi: { method: 'POST', path: '/accounts/password-reset/complete', tags, summary: 'Set a new password with a reset token', protect: false },
+      errorCodes: ['invalid_token'],
+    })
+    .input(s.ResetPasswordInput)
+    .output(s.OkView)
+    .mutation(async ({ ctx, input }) => (await resetPassword(ctx.em, input, client(ctx)), ok)),
+
+  confirmPassword: throttled
+    .meta({
+      openapi: { method: 'POST', path: '/accounts/confirm-password', tags, summary: 'Re-enter your password to unlock API key creation for 5 minutes' },
+      errorCodes: ['wrong_password', 'session_required', 'too_many_attempts'],
+    })
+    .input(s.ConfirmPasswordInput)
+    .output(s.ConfirmPasswordView)
+    .mutation(async ({ ctx, input }) => ({ keyCreationUnlockedUntil: await confirmPassword(ctx.em, ctx.actor, input.password, client(ctx)) })),
+
+  invite: internalProcedure
+    .meta({
+      openapi: { method: 'POST', path: '/accounts/invites', tags, summary: 'Invite someone by email as admin or member' },
+      successStatus: 201,
+      errorCodes: ['forbidden_role', 'email_taken', 'mail_failed'],
+    })
+    .input(s.InviteInput)
+    .output(s.InviteView)
+    .mutation(({ ctx, input }) => invite(ctx.em, ctx.actor, input, postbox(ctx))),
+
+  acceptInvite: baseProcedure
+    .meta({
+      openapi: { method: 'POST', path: '/accounts/invites/accept', tags, summary: 'Accept an invitation: choose a password, join, signed in', protect: false },
+      errorCodes: ['invalid_token', 'email_taken'],
+    })
+    .input(s.AcceptInviteInput)
+    .output(s.SessionView)
+    .mutation(({ ctx, input }) => acceptInvite(ctx.em, input, client(ctx))),
+
+  members: internalProcedure
+    .meta({ openapi: { method: 'GET', path: '/accounts/members', tags, summary: 'The users of your organization' } })
+    .input(z.void())
+    .output(s.MembersView)
+    .query(async ({ ctx }) => ({ members: await listMembers(ctx.em, ctx.actor) })),
+
+  changeRole: internalProcedure
+    .meta({
+      openapi: { method: 'POST', path: '/accounts/members/{userId}/role', tags, summary: 'Change a member\u2019s role (owners only)' },
+      errorCodes: ['forbidden_role', 'not_found', 'last_owner'],
+    })
+    .input(s.ChangeRoleInput)
+    .output(s.MemberView)
+    .mutation(({ ctx, input }) => changeRole(ctx.em, ctx.actor, input.userId, input.role)),
+
+  deactivate: internalProcedure
+    .meta({
+      openapi: { method: 'POST', path: '/accounts/members/{userId}/deactivate', tags, summary: 'Deactivate a user: their sessions and API keys stop at once' },
+      errorCodes: ['forbidden_role', 'not_found', 'cannot_deactivate_self', 'last_owner'],
+    })
+    .input(s.UserIdInput)
+    .output(s.MemberView)
+    .mutation(({ ctx, input }) => setActive(ctx.em, ctx.actor, input.userId, false)),
+
+  reactivate: internalProcedure
+    .meta({
+      openapi: { method: 'POST', path: '/accounts/members/{userId}/reactivate', tags, summary: 'Reactivate a user (their old sessions and keys stay ended)' },
+      errorCodes: ['forbidden_role', 'not_found'],
+    })
+    .input(s.UserIdInput)
+    .output(s.MemberView)
+    .mutation(({ ctx, input }) => setActive(ctx.em, ctx.actor, input.userId, true)),
+});

@@ -1,0 +1,81 @@
+import type { EntityManager, Role } from '@leadwire/db';
+import type { InternalActor } from '../auth/actor.ts';
+import { requireRole } from '../auth/internal.ts';
+import { accountErrors } from './errors.ts';
+import type { MemberView } from './schemas.ts';
+import { endAllCredentials } from './sessions.service.ts';
+
+interface MemberRow {
+  id: string;
+  email: string;
+  name: string | null;
+  role: Role;
+  active: boolean;
+  created_at: Date;
+}
+
+const MEMBER_COLUMNS = 'id, email, name, role, active, created_at';
+
+function view(row: MemberRow): MemberView {
+  return { id: row.id, email: row.email, name: row.name, role: row.role, active: row.active, createdAt: new Date(row.created_at).toISOString() };
+}
+
+/** Everyone in the caller's organization, deactivated users included (they can be reactivated). */
+export async function listMembers(em: EntityManager, actor: InternalActor): Promise<MemberView[]> {
+  const rows = await em.execute<MemberRow[]>(
+    `select ${MEMBER_COLUMNS} from users where organization_id = ? order by created_at, id`,
+    [actor.orgId],
+  );
+  return rows.map(view);
+}
+
+/**
+ * Membership changes of one organization run one at a time (a row lock on the organization), so two owners demoting or
+ * deactivating each other at the same moment cannot leave it without an active owner. A user of another organization
+ * is simply not found.
+ */
+async function lockTarget(tx: EntityManager, actor: InternalActor, userId: string) {
+  await tx.execute('select 1 from organizations where id = ? for update', [actor.orgId]);
+  const [target] = await tx.execute<MemberRow[]>(`select ${MEMBER_COLUMNS} from users where id = ? and organization_id = ?`, [userId, actor.orgId]);
+  if (!target) throw accountErrors.userNotFound(userId);
+  const [row] = await tx.execute<{ n: number }[]>(
+    `select count(*)::int as n from users where organization_id = ? and role = 'owner' and active and id <> ?`,
+    [actor.orgId, userId],
+  );
+  return { target, otherActiveOwners: row!.n };
+}
+
+/** Owners only. The last active owner cannot be demoted. Roles are read on every request, so the change is immediate. */
+export async function changeRole(em: EntityManager, actor: InternalActor, userId: string, role: Role): Promise<MemberView> {
+  requireRole(actor, 'owner');
+  return em.transactional(async (tx) => {
+    const { target, otherActiveOwners } = await lockTarget(tx, actor, userId);
+    if (target.role === 'owner' && target.active && role !== 'owner' && otherActiveOwners === 0) throw accountErrors.lastOwner();
+    const [row] = await tx.execute<MemberRow[]>(
+      `update users set role = ?, updated_at = now() where id = ? returning ${MEMBER_COLUMNS}`,
+      [role, userId],
+    );
+    return view(row!);
+  });
+}
+
+/**
+ * Owners and admins; only an owner may act on an owner. Deactivation moves the credential epoch, so the user's sessions
+ * and every API key the user created stop at once; reactivation does not bring them back.
+ */
+export async function setActive(em: EntityManager, actor: InternalActor, userId: string, active: boolean): Promise<MemberView> {
+  requireRole(actor, 'owner', 'admin');
+  if (!active && userId === actor.userId) throw accountErrors.cannotDeactivateSelf();
+  return em.transactional(async (tx) => {
+    const { target, otherActiveOwners } = await lockTarget(tx, actor, userId);
+    if (target.role === 'owner' && actor.role !== 'owner') throw accountErrors.ownersOnly();
+    if (!active && target.role === 'owner' && otherActiveOwners === 0) throw accountErrors.lastOwner();
+    if (target.active === active) return view(target);
+    if (!active) await endAllCredentials(tx, userId);
+    const [row] = await tx.execute<MemberRow[]>(
+      `update users set active = ?, updated_at = now() where id = ? returning ${MEMBER_COLUMNS}`,
+      [active, userId],
+    );
+    return view(row!);
+  });
+}

@@ -1,0 +1,48 @@
+import { z } from 'zod';
+import { IsoDateTime, PageFields, pageOf } from '../deals/common.ts';
+
+export const AI_ACTION_STATUSES = ['pending', 'approved', 'rejected'] as const;
+
+export const AiActionView = z.object({
+  id: z.uuid(),
+  contactId: z.uuid(),
+  kind: z.string(),
+  summary: z.string(),
+  payload: z.record(z.string(), z.unknown()),
+  status: z.enum(AI_ACTION_STATUSES),
+  decidedBy: z.uuid().nullable().meta({ description: 'The user who approved or rejected it.' }),
+  decidedAt: IsoDateTime.nullable(),
+  reason: z.string().nullable().meta({ description: 'Why it was rejected, when the user said.' }),
+  createdAt: IsoDateTime,
+});
+export type AiActionView = z.infer<typeof AiActionView>;
+
+export const AiActionCreateInput = z.object({
+  contactId: z.uuid({ message: 'contactId must be a contact id (UUID)' }),
+  kind: z
+    .string()
+    .regex(/^[a-z][a-z0-9_.-]{0,63}$/, 'kind must be 1-64 lowercase letters, digits, dot, dash or underscore, starting with a letter')
+    .meta({ description: 'What the AI suggests doing, e.g. an automation action name.', example: 'send_sms' }),
+  summary: z.string().trim().min(1, 'summary must not be empty').max(2000).meta({ example: 'Follow up: asked for pricing twice' }),
+  payload: z
+    .record(z.string().min(1).max(100), z.unknown())
+    .refine((o) => Object.keys(o).length <= 100, 'payload may hold at most 100 keys')
+    .optional()
+    .meta({ description: 'What approving would do, for the user to review; stored as given.', example: { body: 'Hi Ada, ...' } }),
+});
+export type AiActionCreateInput = z.infer<typeof AiActionCreateInput>;
+
+export const AiActionIdInput = z.object({ id: z.uuid({ message: 'id must be an AI action id (UUID)' }) });
+
+export const AiActionRejectInput = AiActionIdInput.extend({
+  reason: z.string().trim().min(1).max(1000).nullish().meta({ description: 'Optional: why the suggestion was wrong.' }),
+});
+
+export const AiActionListInput = z.object({
+  contactId: z.uuid().optional(),
+  status: z.enum(AI_ACTION_STATUSES).optional(),
+  ...PageFields,
+});
+export type AiActionListInput = z.infer<typeof AiActionListInput>;
+
+export const AiActionPage = pageOf(AiActionView);

@@ -1,0 +1,114 @@
+/**
+ * Keyset pagination: a page ends at the sort key of its last row, and the next page starts strictly after it. The
+ * cursor carries that key (every column of it, the id tiebreak included), so rows inserted or deleted between pages
+ * neither repeat nor vanish, and no page costs more than its own rows.
+ */
+
+export type KeyType = 'timestamptz' | 'int' | 'text' | 'boolean' | 'uuid';
+export type Direction = 'asc' | 'desc';
+
+export interface SortKey {
+  /** SQL expression over the `c` (contacts) alias. */
+  expr: string;
+  type: KeyType;
+  dir: Direction;
+}
+
+export type ListSort = 'createdAt' | 'updatedAt' | 'lastName' | 'leadScore' | 'deletedAt';
+
+export function sortKeys(sort: ListSort, dir: Direction): SortKey[] {
+  const id: SortKey = { expr: 'c.id', type: 'uuid', dir };
+  switch (sort) {
+    case 'createdAt':
+      return [{ expr: 'c.created_at', type: 'timestamptz', dir }, id];
+    case 'updatedAt':
+      return [{ expr: 'c.updated_at', type: 'timestamptz', dir }, id];
+    case 'deletedAt':
+      return [{ expr: 'c.deleted_at', type: 'timestamptz', dir }, id];
+    case 'leadScore':
+      return [{ expr: 'c.lead_score', type: 'int', dir }, id];
+    case 'lastName':
+      // Contacts without a last name come last in both directions; names compare case-insensitively, then first names.
+      return [
+        { expr: '(c.last_name is null)', type: 'boolean', dir: 'asc' },
+        { expr: `coalesce(lower(c.last_name), '')`, type: 'text', dir },
+        { expr: `coalesce(lower(c.first_name), '')`, type: 'text', dir },
+        id,
+      ];
+  }
+}
+
+/** Each key as text, exactly: timestamps keep their microseconds, which a JS Date would drop. */
+export function keyColumns(keys: readonly SortKey[]): string {
+  return keys
+    .map((k, i) =>
+      k.type === 'timestamptz'
+        ? `to_char(${k.expr} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as k${i}`
+        : `${k.expr}::text as k${i}`,
+    )
+    .join(', ');
+}
+
+export function orderBy(keys: readonly SortKey[]): string {
+  return keys.map((k) => `${k.expr} ${k.dir}`).join(', ');
+}
+
+/**
+ * "Strictly after `values` in this order", as `(k1 > v1) or (k1 = v1 and ((k2 > v2) or ...))`: unlike a row comparison
+ * it allows keys sorted in different directions.
+ */
+export function keysetPredicate(keys: readonly SortKey[], values: readonly string[]): { sql: string; params: string[] } {
+  const params: string[] = [];
+  const build = (i: number): string => {
+    const k = keys[i]!;
+    const v = `?::${k.type}`;
+    const op = k.dir === 'asc' ? '>' : '<';
+    params.push(values[i]!);
+    if (i === keys.length - 1) return `${k.expr} ${op} ${v}`;
+    const strict = `${k.expr} ${op} ${v}`;
+    params.push(values[i]!);
+    return `(${strict} or (${k.expr} = ${v} and ${build(i + 1)}))`;
+  };
+  return { sql: build(0), params };
+}
+
+const TS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A cursor is client input: every value must be one Postgres accepts for its type, or the query would fail as a 500. */
+function validValue(type: KeyType, v: unknown): v is string {
+  if (typeof v !== 'string') return false;
+  switch (type) {
+    case 'timestamptz': {
+      if (!TS.test(v)) return false;
+      const d = new Date(`${v.slice(0, 23)}Z`);
+      return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 23) === v.slice(0, 23);
+    }
+    case 'int':
+      return /^-?\d{1,10}$/.test(v) && Math.abs(Number(v)) <= 2_147_483_647;
+    case 'boolean':
+      return v === 'true' || v === 'false';
+    case 'uuid':
+      return UUID.test(v);
+    case 'text':
+      return v.length <= 1000 && !v.includes('\u0000');
+  }
+}
+
+export function encodeCursor(sort: ListSort, dir: Direction, values: readonly string[]): string {
+  return Buffer.from(JSON.stringify([1, sort, dir, values])).toString('base64url');
+}
+
+/** The key values of a cursor made for this sort and direction, or null when it is anything else. */
+export function decodeCursor(cursor: string, sort: ListSort, dir: Direction, keys: readonly SortKey[]): string[] | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(parsed) || parsed.length !== 4) return null;
+  const [version, s, d, values] = parsed as unknown[];
+  if (version !== 1 || s !== sort || d !== dir || !Array.isArray(values) || values.length !== keys.length) return null;
+  return values.every((v, i) => validValue(keys[i]!.type, v)) ? values : null;
+}

@@ -1,0 +1,45 @@
+import type { ContactRow } from './row.ts';
+import type { AppContact } from './app-schemas.ts';
+
+/** A contacts row with the columns the application shows beyond the public view, and its company when joined. */
+export interface AppContactRow extends ContactRow {
+  email_consent: boolean;
+  sms_consent: boolean;
+  deleted_at: Date | string | null;
+  company_name?: string | null;
+  company_domain?: string | null;
+}
+
+/** Days a contact stays in trash before the nightly purge may delete it (spec "Limits"). */
+export const TRASH_DAYS = 30;
+const DAY_MS = 86_400_000;
+
+export const iso = (d: Date | string) => new Date(d).toISOString();
+
+/** The instant before which a trashed contact is past the restore window and due for purging. */
+export const trashCutoff = (now: Date) => new Date(now.getTime() - TRASH_DAYS * DAY_MS);
+export const purgeAfter = (deletedAt: Date | string) => new Date(new Date(deletedAt).getTime() + TRASH_DAYS * DAY_MS);
+
+export function toAppContact(r: AppContactRow): AppContact {
+  return {
+    id: r.id,
+    email: r.email,
+    firstName: r.first_name,
+    lastName: r.last_name,
+    phone: r.phone,
+    jobTitle: r.job_title,
+    website: r.website,
+    linkedin: r.linkedin,
+    tags: r.tags,
+    custom: r.custom,
+    source: r.source,
+    stage: r.stage,
+    leadScore: r.lead_score,
+    scoreOverride: r.score_override,
+    company: r.company_id && r.company_domain ? { id: r.company_id, name: r.company_name ?? null, domain: r.company_domain } : null,
+    emailConsent: r.email_consent,
+    smsConsent: r.sms_consent,
+    createdAt: iso(r.created_at),
+    updatedAt: iso(r.updated_at),
+  };
+}

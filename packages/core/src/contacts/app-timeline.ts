@@ -1,0 +1,126 @@
+import type { Db } from '@leadwire/db';
+import type { InternalActor } from '../auth/actor.ts';
+import { contactErrors } from './app-errors.ts';
+import { decodeCursor, encodeCursor, type SortKey } from './app-cursor.ts';
+import { iso } from './app-row.ts';
+import type { AppContact, TimelineItem } from './app-schemas.ts';
+import { loadContact } from './app-write.ts';
+
+/**
+ * What happened to a contact, newest first: its notes, the events emitted about it, its deals, tasks and messages.
+ * Each source is a branch `(kind, id, at, data)`; every branch is cut to the page size on its own before the union is,
+ * so a page reads at most `limit + 1` rows per source whatever the contact's history holds.
+ */
+const BRANCHES = [
+  `select 'note' as kind, x.id, x.created_at as at, jsonb_build_object('body', x.body, 'authorId', x.author_id) as data
+   from notes x where x.contact_id = ? and x.organization_id = ?`,
+  // Events name their contact inside the payload (spec: data.contact.id); the organization filter narrows the scan.
+  `select 'event', x.id, x.created_at, jsonb_build_object('event', x.event, 'source', x.payload->>'source')
+   from outbox_events x where x.payload->'data'->'contact'->>'id' = ?::text and x.organization_id = ?`,
+  `select 'deal', x.id, x.created_at, jsonb_build_object('title', x.title, 'status', x.status, 'valueCents', x.value_cents,
+     'currency', x.currency, 'stage', s.name)
+   from deals x left join pipeline_stages s on s.id = x.stage_id where x.contact_id = ? and x.organization_id = ?`,
+  `select 'task', x.id, x.created_at, jsonb_build_object('title', x.title, 'dueAt', x.due_at, 'completedAt', x.completed_at)
+   from tasks x where x.contact_id = ? and x.organization_id = ?`,
+  `select 'message', x.id, x.created_at, jsonb_build_object('direction', x.direction, 'channel', x.channel, 'body', x.body,
+     'status', x.status)
+   from messages x where x.contact_id = ? and x.organization_id = ?`,
+];
+
+const KEYS: SortKey[] = [
+  { expr: 'at', type: 'timestamptz', dir: 'desc' },
+  { expr: 'id', type: 'uuid', dir: 'desc' },
+];
+
+interface Row {
+  kind: TimelineItem['kind'];
+  id: string;
+  at: Date | string;
+  k0: string;
+  data: Record<string, unknown>;
+}
+
+const isoOrNull = (v: unknown) => (typeof v === 'string' || v instanceof Date ? iso(v) : null);
+
+function toItem(r: Row): TimelineItem {
+  const base = { id: r.id, at: iso(r.at) };
+  const d = r.data;
+  switch (r.kind) {
+    case 'note':
+      return { kind: 'note', ...base, body: String(d.body), authorId: (d.authorId as string | null) ?? null };
+    case 'event':
+      return { kind: 'event', ...base, event: String(d.event), source: (d.source as string | null) ?? null };
+    case 'deal':
+      return {
+        kind: 'deal',
+        ...base,
+        title: String(d.title),
+        status: String(d.status),
+        valueCents: d.valueCents === null || d.valueCents === undefined ? null : Number(d.valueCents),
+        currency: String(d.currency),
+        stage: (d.stage as string | null) ?? null,
+      };
+    case 'task':
+      return { kind: 'task', ...base, title: String(d.title), dueAt: isoOrNull(d.dueAt), completedAt: isoOrNull(d.completedAt) };
+    case 'message':
+      return {
+        kind: 'message',
+        ...base,
+        direction: String(d.direction),
+        channel: String(d.channel),
+        body: String(d.body),
+        status: String(d.status),
+      };
+  }
+}
+
+export async function timelinePage(
+  db: Db,
+  orgId: string,
+  contactId: string,
+  limit: number,
+  cursor?: string,
+): Promise<{ items: TimelineItem[]; nextCursor: string | null }> {
+  let after: string[] | null = null;
+  if (cursor !== undefined) {
+    after = decodeCursor(cursor, 'createdAt', 'desc', KEYS);
+    if (!after) throw contactErrors.invalidCursor();
+  }
+  const params: unknown[] = [];
+  const branches = BRANCHES.map((b) => {
+    params.push(contactId, orgId);
+    let sql = b;
+    if (after) {
+      sql += ' and (x.created_at, x.id) < (?::timestamptz, ?::uuid)';
+      params.push(...after);
+    }
+    params.push(limit + 1);
+    return `(${sql} order by x.created_at desc, x.id desc limit ?)`;
+  });
+  const rows = await db.execute<Row[]>(
+    `select t.*, to_char(t.at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as k0
+     from (${branches.join(' union all ')}) t(kind, id, at, data)
+     order by t.at desc, t.id desc limit ?`,
+    [...params, limit + 1],
+  );
+  const more = rows.length > limit;
+  const items = rows.slice(0, limit);
+  const last = items.at(-1);
+  return { items: items.map(toItem), nextCursor: more && last ? encodeCursor('createdAt', 'desc', [last.k0, last.id]) : null };
+}
+
+export async function getContactWithTimeline(
+  db: Db,
+  actor: InternalActor,
+  id: string,
+  timelineLimit: number,
+): Promise<{ contact: AppContact; timeline: { items: TimelineItem[]; nextCursor: string | null } }> {
+  const contact = await loadContact(db, actor.orgId, id);
+  return { contact, timeline: await timelinePage(db, actor.orgId, id, timelineLimit) };
+}
+
+/** A further page of a live contact's timeline. */
+export async function getTimeline(db: Db, actor: InternalActor, id: string, limit: number, cursor?: string) {
+  await loadContact(db, actor.orgId, id);
+  return timelinePage(db, actor.orgId, id, limit, cursor);
+}

@@ -1,0 +1,126 @@
+import { randomUUID } from 'node:crypto';
+import type { Db, PgDb } from '@leadwire/db';
+import type { InternalActor } from '../auth/actor.ts';
+import { errors } from '../errors.ts';
+import { emitEvents } from '../events/outbox.ts';
+import { contactCap } from '../limits/plans.ts';
+import { scoreInputsChanged } from './apply.ts';
+import { applyPatch, changeEvents, hasChanged, newAppContact, rescored, unionTags, withoutTags } from './app-apply.ts';
+import { contactErrors, isEmailConflict } from './app-errors.ts';
+import { type AppContactRow, toAppContact } from './app-row.ts';
+import type { AppContact, ContactCreateInput, ContactUpdateInput } from './app-schemas.ts';
+import * as q from './app-sql.ts';
+import { toEventContact } from './row.ts';
+import { BUMP_CONTACT_COUNT, LOCK_CONTACT_COUNT } from './sql.ts';
+import { transact } from './upsert.ts';
+
+/** Side effects a write may ask for inside its transaction; the router wires them to the job queue. */
+export interface WriteHooks {
+  /** Contacts whose score inputs changed, e.g. to queue the AI score adjustment. */
+  onScoreInputsChanged?: ((tx: Db, contactIds: string[]) => Promise<void>) | undefined;
+}
+
+export async function loadContact(db: Db, orgId: string, id: string): Promise<AppContact> {
+  const [row] = await db.execute<AppContactRow[]>(q.GET_LIVE, [id, orgId]);
+  if (!row) throw contactErrors.notFound(id);
+  return toAppContact(row);
+}
+
+export async function assertCompany(tx: Db, orgId: string, companyId: string): Promise<void> {
+  const [found] = await tx.execute(q.FIND_COMPANY, [companyId, orgId]);
+  if (!found) throw contactErrors.companyNotFound(companyId);
+}
+
+/** Refuses an email a live contact other than `selfId` holds (the spec's 409). */
+export async function assertEmailFree(tx: Db, orgId: string, email: string, selfId: string): Promise<void> {
+  const [taken] = await tx.execute<{ id: string }[]>(q.FIND_LIVE_EMAIL, [orgId, email, selfId]);
+  if (taken) throw contactErrors.emailExists(taken.id);
+}
+
+/** Runs a statement that may take a live email; the unique index answers a race our check could not see. */
+export async function guardEmail<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    if (isEmailConflict(err)) throw contactErrors.emailExists();
+    throw err;
+  }
+}
+
+/** Stores a changed row after checking what the change brings in (a new email, a new company). */
+export async function writeContact(tx: Db, before: AppContactRow, after: AppContactRow): Promise<void> {
+  if (after.email && after.email !== before.email) await assertEmailFree(tx, after.organization_id, after.email, after.id);
+  if (after.company_id && after.company_id !== before.company_id) await assertCompany(tx, after.organization_id, after.company_id);
+  await guardEmail(() => tx.execute(q.WRITE_CONTACT, [JSON.stringify(after), after.organization_id]));
+}
+
+export async function createContact(
+  db: PgDb,
+  actor: InternalActor,
+  input: ContactCreateInput,
+  hooks: WriteHooks = {},
+): Promise<AppContact> {
+  return transact(db, async (tx) => {
+    const now = new Date();
+    const row = newAppContact(actor.orgId, randomUUID(), input, now);
+    if (row.email) await assertEmailFree(tx, actor.orgId, row.email, row.id);
+    if (row.company_id) await assertCompany(tx, actor.orgId, row.company_id);
+    // The organization row is the admission queue for new contacts, shared with the /v1 upserts.
+    const [org] = await tx.execute<{ contact_count: number }[]>(LOCK_CONTACT_COUNT, [actor.orgId]);
+    if ((org?.contact_count ?? 0) >= contactCap(actor.plan, actor.contactBooster)) throw errors.contactLimitReached();
+    const inserted = await tx.execute<{ id: string }[]>(q.INSERT_CONTACT, [JSON.stringify(row)]);
+    if (inserted.length === 0) throw contactErrors.emailExists();
+    await tx.execute(BUMP_CONTACT_COUNT, [1, actor.orgId]);
+    await emitEvents(tx, [{ orgId: actor.orgId, event: 'contact.created', source: 'app', data: { contact: toEventContact(row) }, at: now }]);
+    await hooks.onScoreInputsChanged?.(tx, [row.id]);
+    return loadContact(tx, actor.orgId, row.id);
+  });
+}
+
+/**
+ * One change to one live contact, under its row lock: compute, store, emit. A change that changes nothing writes
+ * nothing and emits nothing, so retries and double clicks are harmless.
+ */
+async function mutate(
+  db: PgDb,
+  actor: InternalActor,
+  id: string,
+  change: (row: AppContactRow, now: Date) => AppContactRow,
+  opts: { tagEvents?: boolean; hooks?: WriteHooks } = {},
+): Promise<AppContact> {
+  return transact(db, async (tx) => {
+    const [row] = await tx.execute<AppContactRow[]>(q.LOCK_LIVE, [id, actor.orgId]);
+    if (!row) throw contactErrors.notFound(id);
+    const now = new Date();
+    const next = change(row, now);
+    if (hasChanged(row, next)) {
+      await writeContact(tx, row, next);
+      await emitEvents(tx, changeEvents(row, next, now, { tagEvents: opts.tagEvents ?? false }));
+      if (scoreInputsChanged(row, next)) await opts.hooks?.onScoreInputsChanged?.(tx, [id]);
+    }
+    return loadContact(tx, actor.orgId, id);
+  });
+}
+
+export function updateContact(db: PgDb, actor: InternalActor, input: ContactUpdateInput, hooks: WriteHooks = {}) {
+  const { id, ...patch } = input;
+  return mutate(db, actor, id, (row, now) => applyPatch(row, patch, now), { hooks });
+}
+
+/** One `contact.tag_added` per tag the contact did not carry yet (case-insensitive), so automations can filter on `data.tag`. */
+export function addTags(db: PgDb, actor: InternalActor, id: string, tags: readonly string[]) {
+  return mutate(db, actor, id, (row, now) => ({ ...row, tags: unionTags(row.tags, tags), updated_at: now }), { tagEvents: true });
+}
+
+export function removeTags(db: PgDb, actor: InternalActor, id: string, tags: readonly string[]) {
+  return mutate(db, actor, id, (row, now) => ({ ...row, tags: withoutTags(row.tags, tags), updated_at: now }));
+}
+
+export function setStage(db: PgDb, actor: InternalActor, id: string, stage: string) {
+  return mutate(db, actor, id, (row, now) => ({ ...row, stage, updated_at: now }));
+}
+
+/** The override wins over the computed score while set; clearing it brings the computed score (base plus AI step) back. */
+export function setScoreOverride(db: PgDb, actor: InternalActor, id: string, score: number | null) {
+  return mutate(db, actor, id, (row, now) => rescored({ ...row, score_override: score }, now));
+}

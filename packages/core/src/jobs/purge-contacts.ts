@@ -1,0 +1,26 @@
+import { z } from 'zod';
+import { purgeTrash } from '../contacts/app-lifecycle.ts';
+import type { Deps } from '../context.ts';
+import type { JobDefinition } from './boss.ts';
+
+export const PURGE_CONTACTS_QUEUE = 'contacts.purge-trash';
+/** Nightly at 05:00 UTC (spec "States and transitions"); pg-boss sends one job per tick across all processes. */
+export const PURGE_CONTACTS_CRON = '0 5 * * *';
+
+/**
+ * `contacts.purge-trash`: deletes contacts more than 30 days in trash, with their timeline. A run that fails is
+ * retried within the hour; contacts it missed are picked up by the next night anyway, and purging twice is harmless.
+ */
+export function purgeContactsJob(deps: Deps): JobDefinition<Record<string, unknown>> {
+  return {
+    queue: PURGE_CONTACTS_QUEUE,
+    cron: PURGE_CONTACTS_CRON,
+    retryLimit: 3,
+    retryDelay: 600,
+    parse: (data) => z.record(z.string(), z.unknown()).parse(data ?? {}),
+    async handle() {
+      const { contacts, events, storageKeys } = await purgeTrash(deps.db, new Date());
+      deps.log.info({ contacts, events, files: storageKeys.length }, 'trash purge done');
+    },
+  };
+}

@@ -1,0 +1,59 @@
+import { z } from 'zod';
+
+const contactId = z.uuid({ message: 'id must be a contact id (UUID)' });
+const phone = z.string().trim().min(3).max(32);
+
+export const SendSmsInput = z.object({
+  contactId: contactId.meta({ description: 'The contact to text; its phone number is the recipient.' }),
+  body: z.string().trim().min(1, 'body must not be empty').max(1600, 'body is limited to 1600 characters'),
+});
+export type SendSmsInput = z.infer<typeof SendSmsInput>;
+
+export const MessageView = z.object({
+  id: z.uuid(),
+  conversationId: z.uuid(),
+  contactId: z.uuid(),
+  direction: z.enum(['inbound', 'outbound']),
+  channel: z.string(),
+  from: z.string(),
+  to: z.string(),
+  body: z.string(),
+  status: z
+    .enum(['queued', 'sent', 'failed', 'received'])
+    .meta({ description: '`failed` when the provider did not accept the text; nothing is retried automatically.' }),
+  providerMessageId: z.string().nullable(),
+  createdAt: z.iso.datetime(),
+});
+export type MessageView = z.infer<typeof MessageView>;
+
+export const ListMessagesInput = z.object({
+  id: contactId,
+  limit: z.coerce.number().int().min(1).max(100).default(50),
+});
+export type ListMessagesInput = z.infer<typeof ListMessagesInput>;
+
+export const ListMessagesOutput = z.object({
+  conversationId: z.uuid().nullable(),
+  messages: z.array(MessageView).meta({ description: 'The latest messages, oldest first.' }),
+});
+
+export const InboundSmsInput = z.object({
+  orgId: z.uuid().meta({
+    description: 'The organization the receiving number belongs to; set per number in the provider webhook settings.',
+  }),
+  from: phone.meta({ description: 'The sender; matched on its digits against the contacts of the organization.' }),
+  to: phone,
+  body: z.string().max(10_000),
+  providerMessageId: z.string().trim().min(1).max(200).meta({ description: 'Re-deliveries with the same id are stored once.' }),
+});
+export type InboundSmsInput = z.infer<typeof InboundSmsInput>;
+
+export const InboundSmsOutput = z.object({
+  status: z.enum(['stored', 'duplicate', 'no_matching_contact']).meta({
+    description:
+      '`duplicate`: this providerMessageId was stored before. `no_matching_contact`: no live contact has the sender number; nothing is stored.',
+  }),
+  messageId: z.uuid().nullable(),
+  conversationId: z.uuid().nullable(),
+});
+export type InboundSmsOutput = z.infer<typeof InboundSmsOutput>;

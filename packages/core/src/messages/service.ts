@@ -1,0 +1,140 @@
+import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@leadwire/db';
+import type { InternalActor } from '../auth/actor.ts';
+import type { Logger } from '../context.ts';
+import { AppError, errors } from '../errors.ts';
+import { emitEvents, type EventSource, type PendingEvent } from '../events/outbox.ts';
+import { phoneDigits } from './phone.ts';
+import type { SmsProvider } from './provider.ts';
+import type { InboundSmsInput, InboundSmsOutput, ListMessagesInput, MessageView, SendSmsInput } from './schemas.ts';
+import * as q from './sql.ts';
+
+export const messageErrors = {
+  consentRequired: () =>
+    new AppError(409, 'sms_consent_required', 'This contact has not consented to SMS; record their consent before texting them'),
+  noPhone: () => new AppError(409, 'contact_has_no_phone', 'This contact has no phone number to text'),
+};
+
+interface ContactRef {
+  id: string;
+  first_name: string | null;
+  email: string | null;
+}
+
+export function toMessageView(r: q.MessageRow): MessageView {
+  return {
+    id: r.id,
+    conversationId: r.conversation_id,
+    contactId: r.contact_id,
+    direction: r.direction,
+    channel: r.channel,
+    from: r.from_address,
+    to: r.to_address,
+    body: r.body,
+    status: r.status,
+    providerMessageId: r.provider_message_id,
+    createdAt: new Date(r.created_at).toISOString(),
+  };
+}
+
+const contactData = (c: ContactRef) => ({ id: c.id, firstName: c.first_name, email: c.email });
+
+function conversationCreated(orgId: string, source: EventSource, conversationId: string, c: ContactRef): PendingEvent {
+  return { orgId, event: 'conversation.created', source, data: { conversation: { id: conversationId, contactId: c.id, channel: 'sms' }, contact: contactData(c) } };
+}
+
+async function openConversation(tx: EntityManager, orgId: string, contactId: string) {
+  const [row] = await tx.execute<{ id: string; created: boolean }[]>(q.UPSERT_CONVERSATION, [randomUUID(), orgId, contactId]);
+  if (!row) throw new Error('conversation upsert returned no row');
+  return row;
+}
+
+/**
+ * Texts a contact who consented and has a phone; otherwise refuses and stores nothing. The message is stored as
+ * `queued` before the provider is called, so a text that left is never without its record; the provider's answer
+ * then makes it `sent` (with message.sent) or `failed`. The provider is called outside any transaction.
+ */
+export async function sendSms(
+  em: EntityManager,
+  actor: InternalActor,
+  deps: { provider: SmsProvider; from: string; log: Logger },
+  input: SendSmsInput,
+): Promise<MessageView> {
+  const queued = await em.transactional(async (tx) => {
+    const [contact] = await tx.execute<(ContactRef & { phone: string | null; sms_consent: boolean })[]>(q.CONTACT_FOR_SMS, [
+      input.contactId,
+      actor.orgId,
+    ]);
+    if (!contact) throw errors.notFound(`No contact with id ${input.contactId}`);
+    if (!contact.sms_consent) throw messageErrors.consentRequired();
+    const to = contact.phone?.trim();
+    if (!to) throw messageErrors.noPhone();
+    const conversation = await openConversation(tx, actor.orgId, contact.id);
+    const [message] = await tx.execute<q.MessageRow[]>(q.INSERT_MESSAGE, [
+      randomUUID(), actor.orgId, conversation.id, contact.id, 'outbound', deps.from, to, input.body, 'queued', null,
+    ]);
+    if (conversation.created) await emitEvents(tx, [conversationCreated(actor.orgId, 'app', conversation.id, contact)]);
+    return { message: message!, contact };
+  });
+
+  let status: 'sent' | 'failed' = 'sent';
+  let providerMessageId: string | null = null;
+  try {
+    ({ providerMessageId } = await deps.provider.send({ to: queued.message.to_address, from: deps.from, body: input.body }));
+  } catch (err) {
+    status = 'failed';
+    deps.log.warn({ err, messageId: queued.message.id }, 'sms provider refused the message');
+  }
+
+  return em.transactional(async (tx) => {
+    const [row] = await tx.execute<q.MessageRow[]>(q.SET_MESSAGE_STATUS, [status, providerMessageId, queued.message.id]);
+    const view = toMessageView(row!);
+    if (status === 'sent') {
+      await emitEvents(tx, [{ orgId: actor.orgId, event: 'message.sent', source: 'app', data: { message: view, contact: contactData(queued.contact) } }]);
+    }
+    return view;
+  });
+}
+
+/**
+ * An inbound text from the provider, for the organization the receiving number belongs to. Stored once per
+ * providerMessageId, however often the provider re-delivers it; a sender no live contact has is acknowledged and
+ * dropped, so the provider stops retrying.
+ */
+export async function receiveSms(em: EntityManager, input: InboundSmsInput): Promise<InboundSmsOutput> {
+  return em.transactional(async (tx) => {
+    const [org] = await tx.execute<{ ok: number }[]>(q.ORG_EXISTS, [input.orgId]);
+    if (!org) throw errors.notFound(`No organization with id ${input.orgId}`);
+    const digits = phoneDigits(input.from);
+    const [contact] = digits ? await tx.execute<ContactRef[]>(q.CONTACT_BY_PHONE, [input.orgId, digits]) : [];
+    if (!contact) return { status: 'no_matching_contact', messageId: null, conversationId: null };
+
+    await tx.execute(q.LOCK_PROVIDER_MESSAGE, [`sms-inbound:${input.orgId}:${input.providerMessageId}`]);
+    const [seen] = await tx.execute<{ id: string; conversation_id: string }[]>(q.FIND_INBOUND_BY_PROVIDER_ID, [
+      contact.id,
+      input.providerMessageId,
+    ]);
+    if (seen) return { status: 'duplicate', messageId: seen.id, conversationId: seen.conversation_id };
+
+    const conversation = await openConversation(tx, input.orgId, contact.id);
+    const [row] = await tx.execute<q.MessageRow[]>(q.INSERT_MESSAGE, [
+      randomUUID(), input.orgId, conversation.id, contact.id, 'inbound', input.from, input.to, input.body, 'received', input.providerMessageId,
+    ]);
+    const view = toMessageView(row!);
+    await emitEvents(tx, [
+      ...(conversation.created ? [conversationCreated(input.orgId, 'inbound', conversation.id, contact)] : []),
+      { orgId: input.orgId, event: 'message.received', source: 'inbound', data: { message: view, contact: contactData(contact) } },
+    ]);
+    return { status: 'stored', messageId: view.id, conversationId: conversation.id };
+  });
+}
+
+/** The latest messages with a contact, oldest first. */
+export async function listMessages(em: EntityManager, actor: InternalActor, input: ListMessagesInput) {
+  const [contact] = await em.execute<{ id: string }[]>(q.LIVE_CONTACT, [input.id, actor.orgId]);
+  if (!contact) throw errors.notFound(`No contact with id ${input.id}`);
+  const [conversation] = await em.execute<{ id: string }[]>(q.CONVERSATION_OF_CONTACT, [input.id, actor.orgId]);
+  if (!conversation) return { conversationId: null, messages: [] };
+  const rows = await em.execute<q.MessageRow[]>(q.LATEST_MESSAGES, [conversation.id, input.limit]);
+  return { conversationId: conversation.id, messages: rows.map(toMessageView) };
+}

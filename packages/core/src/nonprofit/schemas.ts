@@ -1,0 +1,41 @@
+import { z } from 'zod';
+import { IsoDateTime } from '../deals/common.ts';
+
+export const VerificationView = z.object({
+  id: z.uuid(),
+  status: z.enum(['verified', 'rejected']),
+  registrationNumber: z.string().nullable(),
+  evidence: z.record(z.string(), z.unknown()),
+  recordedBy: z.uuid().nullable(),
+  createdAt: IsoDateTime,
+});
+export type VerificationView = z.infer<typeof VerificationView>;
+
+export const VerificationRecordInput = z.object({
+  status: z.enum(['verified', 'rejected']).meta({ description: 'The outcome of the check.' }),
+  registrationNumber: z
+    .string()
+    .trim()
+    .min(1)
+    .max(100)
+    .nullish()
+    .meta({ description: 'Charity or tax-exempt registration number.', example: 'EIN 12-3456789' }),
+  evidence: z
+    .record(z.string().min(1).max(100), z.unknown())
+    .refine((o) => Object.keys(o).length <= 50, 'evidence may hold at most 50 keys')
+    .optional()
+    .meta({ description: 'What the check rests on (registry links, document references).', example: { registry: 'https://example.org/r/123' } }),
+});
+export type VerificationRecordInput = z.infer<typeof VerificationRecordInput>;
+
+export const NonprofitStatus = z.object({
+  nonprofitActivatedAt: IsoDateTime.nullable().meta({ description: 'When the first verified verification activated the nonprofit plan.' }),
+  verifications: z.array(VerificationView).meta({ description: 'Newest first.' }),
+});
+export type NonprofitStatus = z.infer<typeof NonprofitStatus>;
+
+export const VerificationRecordOutput = z.object({
+  verification: VerificationView,
+  nonprofitActivatedAt: IsoDateTime.nullable(),
+  activated: z.boolean().meta({ description: 'True when this verification activated the nonprofit plan.' }),
+});

@@ -1,0 +1,46 @@
+import { z } from 'zod';
+import { IsoDateTime, PageFields, pageOf } from '../deals/common.ts';
+
+const Title = z.string().trim().min(1, 'title must not be empty').max(500);
+const DueAt = z.iso.datetime({ offset: true, message: 'dueAt must be an ISO 8601 date-time' }).meta({ example: '2026-12-01T09:00:00Z' });
+
+export const TaskView = z.object({
+  id: z.uuid(),
+  title: z.string(),
+  dueAt: IsoDateTime.nullable(),
+  assigneeId: z.uuid().nullable().meta({ description: 'A user of the organization; null when unassigned.' }),
+  contactId: z.uuid().nullable(),
+  completedAt: IsoDateTime.nullable().meta({ description: 'Set once, by the first completion.' }),
+  createdAt: IsoDateTime,
+  updatedAt: IsoDateTime,
+});
+export type TaskView = z.infer<typeof TaskView>;
+
+export const TaskCreateInput = z.object({
+  title: Title,
+  dueAt: DueAt.nullish(),
+  assigneeId: z.uuid().nullish().meta({ description: 'An active user of your organization.' }),
+  contactId: z.uuid().nullish().meta({ description: 'A live contact of your organization.' }),
+});
+export type TaskCreateInput = z.infer<typeof TaskCreateInput>;
+
+export const TaskUpdateInput = z.object({
+  id: z.uuid({ message: 'id must be a task id (UUID)' }),
+  title: Title.optional(),
+  dueAt: DueAt.nullish().meta({ description: 'null clears the due date.' }),
+  assigneeId: z.uuid().nullish().meta({ description: 'null unassigns.' }),
+  contactId: z.uuid().nullish().meta({ description: 'null detaches the task from its contact.' }),
+});
+export type TaskUpdateInput = z.infer<typeof TaskUpdateInput>;
+
+export const TaskIdInput = z.object({ id: z.uuid({ message: 'id must be a task id (UUID)' }) });
+
+export const TaskListInput = z.object({
+  contactId: z.uuid().optional(),
+  assigneeId: z.uuid().optional(),
+  status: z.enum(['open', 'completed']).optional().meta({ description: 'Both when omitted.' }),
+  ...PageFields,
+});
+export type TaskListInput = z.infer<typeof TaskListInput>;
+
+export const TaskPage = pageOf(TaskView);

@@ -1,0 +1,133 @@
+import { createLogMailer } from '@leadwire/core/mail/mailer.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { initTestApp, type TestApp } from '../support/app.ts';
+import { client, DEAD, inbox, keyStatuses, keysOf, PASSWORD, refusal, rest, sha256, signUp, tokenOf, uniqueEmail } from './accounts-support.ts';
+
+let t: TestApp;
+let mail: ReturnType<typeof inbox>;
+beforeAll(async () => {
+  t = await initTestApp({ APP_URL: 'https://app.leadwire.test' });
+  mail = inbox(t);
+});
+afterAll(async () => t?.close());
+
+const NEW_PASSWORD = 'a fresh new password';
+const meStatus = async (token: string) => (await rest(t, 'GET', '/me', { token })).status;
+
+async function requestReset(email: string) {
+  expect(await client(t).accounts.requestPasswordReset.mutate({ email })).toEqual({ ok: true });
+  return tokenOf((await mail.next(email.trim().toLowerCase())).link);
+}
+
+describe('password reset', () => {
+  it('emails a one-time link to the app, with the token in the fragment and only its hash stored', async () => {
+    const owner = await signUp(t);
+    const r = await rest(t, 'POST', '/accounts/password-reset/request', { body: { email: owner.email.toUpperCase() } });
+    expect(r).toMatchObject({ status: 200, body: { ok: true } });
+    const message = await mail.next(owner.email);
+    expect(message).toMatchObject({ to: owner.email, template: 'password_reset' });
+    expect(message.link).toMatch(/^https:\/\/app\.leadwire\.test\/reset-password#token=lwr_[0-9A-Za-z]{43}$/);
+    expect(message.text).toContain(message.link);
+
+    const token = tokenOf(message.link);
+    const rows = await t.sql<any>('select * from password_reset_tokens where user_id = ?', [owner.userId]);
+    expect(rows).toHaveLength(1);
+    expect(rows[0].token_hash).toBe(sha256(token));
+    expect(JSON.stringify(rows)).not.toContain(token.slice(4));
+    const minutes = (new Date(rows[0].expires_at).getTime() - Date.now()) / 60_000;
+    expect(minutes).toBeGreaterThan(59.9);
+    expect(minutes).toBeLessThanOrEqual(60);
+  });
+
+  it('answers an unknown email exactly like a known one, and sends nothing', async () => {
+    const owner = await signUp(t);
+    const known = await rest(t, 'POST', '/accounts/password-reset/request', { body: { email: owner.email } });
+    const nobody = uniqueEmail('nobody');
+    const unknown = await rest(t, 'POST', '/accounts/password-reset/request', { body: { email: nobody } });
+    expect(unknown.status).toBe(known.status);
+    expect(unknown.body).toEqual(known.body);
+    await mail.next(owner.email);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(mail.messages.filter((m) => m.to === nobody)).toEqual([]);
+    expect(await t.sql('select 1 from password_reset_tokens t join users u on u.id = t.user_id where u.email = ?', [nobody])).toEqual([]);
+  });
+
+  it('sets the password, ends every session and key of the user, and cannot be used twice', async () => {
+    const owner = await signUp(t);
+    const keys = await keysOf(t, owner.orgId, owner.userId);
+    const token = await requestReset(owner.email);
+
+    const r = await rest(t, 'POST', '/accounts/password-reset/complete', { body: { token, newPassword: NEW_PASSWORD } });
+    expect(r).toMatchObject({ status: 200, body: { ok: true } });
+    expect(await meStatus(owner.token)).toBe(401);
+    expect(await keyStatuses(t, keys)).toEqual(DEAD);
+    expect(await refusal(client(t).accounts.signIn.mutate({ email: owner.email, password: PASSWORD }))).toMatchObject({ code: 'invalid_credentials' });
+    const s = await client(t).accounts.signIn.mutate({ email: owner.email, password: NEW_PASSWORD });
+    expect(await meStatus(s.token)).toBe(200);
+
+    const again = await refusal(client(t).accounts.resetPassword.mutate({ token, newPassword: 'attacker password' }));
+    expect(again).toMatchObject({ status: 400, code: 'invalid_token' });
+    expect(await meStatus(s.token)).toBe(200);
+  });
+
+  it('refuses an expired token and changes nothing', async () => {
+    const owner = await signUp(t);
+    const token = await requestReset(owner.email);
+    await t.sql(`update password_reset_tokens set created_at = now() - interval '61 minutes', expires_at = now() - interval '1 minute' where token_hash = ?`, [
+      sha256(token),
+    ]);
+    expect(await refusal(client(t).accounts.resetPassword.mutate({ token, newPassword: NEW_PASSWORD }))).toMatchObject({ status: 400, code: 'invalid_token' });
+    expect(await meStatus(owner.token)).toBe(200);
+    expect(await t.sql('select credential_epoch from users where id = ?', [owner.userId])).toEqual([{ credential_epoch: 0 }]);
+  });
+
+  it('refuses an unknown token', async () => {
+    const r = await rest(t, 'POST', '/accounts/password-reset/complete', { body: { token: 'lwr_nope', newPassword: NEW_PASSWORD } });
+    expect(r).toMatchObject({ status: 400, body: { code: 'invalid_token' } });
+  });
+
+  it('a reset voids the other links still outstanding', async () => {
+    const owner = await signUp(t);
+    const first = await requestReset(owner.email);
+    const second = await requestReset(owner.email);
+    await client(t).accounts.resetPassword.mutate({ token: second, newPassword: NEW_PASSWORD });
+    expect(await refusal(client(t).accounts.resetPassword.mutate({ token: first, newPassword: 'something else entirely' }))).toMatchObject({
+      code: 'invalid_token',
+    });
+  });
+
+  it('sends at most 5 reset emails per user per hour', async () => {
+    const owner = await signUp(t);
+    await Promise.all(Array.from({ length: 7 }, () => client(t).accounts.requestPasswordReset.mutate({ email: owner.email })));
+    for (let i = 0; i < 5; i++) await mail.next(owner.email);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(mail.messages.filter((m) => m.to === owner.email)).toEqual([]);
+    expect(await t.sql('select count(*)::int as n from password_reset_tokens where user_id = ?', [owner.userId])).toEqual([{ n: 5 }]);
+  });
+
+  it('sends no link to a deactivated user', async () => {
+    const owner = await signUp(t);
+    await t.sql('update users set active = false where id = ?', [owner.userId]);
+    await client(t).accounts.requestPasswordReset.mutate({ email: owner.email });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await t.sql('select 1 from password_reset_tokens where user_id = ?', [owner.userId])).toEqual([]);
+    expect(mail.messages.filter((m) => m.to === owner.email)).toEqual([]);
+  });
+
+  it('lifts the account\u2019s sign-in lock: the owner proved control through the email', async () => {
+    const owner = await signUp(t);
+    await t.sql(`insert into sign_in_attempts (email, ip, succeeded) select ?, '10.0.0.1', false from generate_series(1, 5)`, [owner.email]);
+    expect(await refusal(client(t).accounts.signIn.mutate({ email: owner.email, password: PASSWORD }))).toMatchObject({ status: 429, code: 'too_many_attempts' });
+    await client(t).accounts.resetPassword.mutate({ token: await requestReset(owner.email), newPassword: NEW_PASSWORD });
+    expect((await client(t).accounts.signIn.mutate({ email: owner.email, password: NEW_PASSWORD })).user.id).toBe(owner.userId);
+  });
+});
+
+describe('the development mailer', () => {
+  it('writes the link to the log, and that is all it does', async () => {
+    const lines: { obj: any; msg?: string }[] = [];
+    const log = { info: (obj: object, msg?: string) => lines.push({ obj, msg }), warn() {}, error() {}, debug() {} };
+    await createLogMailer(log).send({ to: 'a@example.com', subject: 'S', text: 'body', template: 'password_reset', link: 'https://x/reset-password#token=lwr_abc' });
+    expect(lines).toEqual([{ obj: { mail: { to: 'a@example.com', subject: 'S', template: 'password_reset', link: 'https://x/reset-password#token=lwr_abc' } }, msg: expect.any(String) }]);
+  });
+});
