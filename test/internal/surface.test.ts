@@ -1,4 +1,5 @@
 import type { InternalRouter } from '@leadwire/core';
+import { Validator } from '@seriousme/openapi-schema-validator';
 import { createTRPCClient, httpLink, TRPCClientError } from '@trpc/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initTestApp, type TestApp } from '../support/app.ts';
@@ -46,6 +47,16 @@ describe('the internal surface', () => {
     const doc = await rest('/docs/json');
     expect(doc.status).toBe(200);
     expect(doc.body.paths['/me']).toBeDefined();
+    const validation = await new Validator().validate(structuredClone(doc.body));
+    expect(validation.errors ?? []).toEqual([]);
+    expect(validation.valid).toBe(true);
+    // Our error model, not the generator's, and each operation's own success status.
+    const create = doc.body.paths['/contacts'].post.responses;
+    expect(Object.keys(create)).toContain('201');
+    expect(Object.keys(create)).not.toContain('200');
+    expect(create['400'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
+    expect(doc.body.components.schemas.Error.required).toEqual(expect.arrayContaining(['error', 'code']));
+    expect(JSON.stringify(doc.body)).not.toContain('error.BAD_REQUEST');
     expect(await rest('/nope')).toMatchObject({ status: 404, body: { code: 'not_found' } });
   });
 });

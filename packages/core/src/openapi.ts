@@ -137,9 +137,13 @@ export function buildV1OpenApiDocument(baseUrl: string): oas31.OpenAPIObject {
   return doc;
 }
 
-/** The internal surface's contract: generated from the router, with the same bearer scheme. */
-export function buildInternalOpenApiDocument(baseUrl: string) {
-  return generateOpenApiDocument(internalRouter, {
+/**
+ * The internal surface's contract: generated from the router, then given the same error model as /v1 (the generator's
+ * own error shapes replaced by `Error`) and each operation's success status. Its error codes are many and specific to
+ * each area, so responses list statuses with the shared body rather than one example per code.
+ */
+export function buildInternalOpenApiDocument(baseUrl: string): oas31.OpenAPIObject {
+  const doc: oas31.OpenAPIObject = generateOpenApiDocument(internalRouter, {
     title: 'Leadwire application API (internal)',
     version: '1.0.0',
     baseUrl,
@@ -147,4 +151,18 @@ export function buildInternalOpenApiDocument(baseUrl: string) {
       'The application surface: a session token (`lws_...`) or an Internal API key (`ck_live_...`) in `Authorization: Bearer`. Errors are `{ "error", "code" }` as on /v1. The same procedures are served as typed tRPC at /api/trpc.',
     securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'A session token or an Internal API key' } },
   });
+  const schemas = Object.fromEntries(Object.entries(doc.components?.schemas ?? {}).filter(([name]) => !name.startsWith('error.')));
+  doc.components = { ...doc.components, schemas: { ...schemas, ...errorSchemas() } };
+  const errorBody = { content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+  for (const route of restRoutes(internalRouter)) {
+    const op = operationOf(doc, route);
+    const { '200': success, ...errors } = op.responses ?? {};
+    op.responses = {
+      [String(route.successStatus)]: success ?? { description: 'Success.' },
+      ...Object.fromEntries(
+        Object.entries(errors).map(([status, r]) => [status, { description: (r as oas31.ResponseObject).description, ...errorBody }]),
+      ),
+    };
+  }
+  return doc;
 }
