@@ -99,3 +99,27 @@ it('is scheduled hourly in UTC and runs as a queued job on a worker', async () =
     rateLimits: ['current', 'recent-90s'],
   });
 });
+
+it('keeps day windows for the day, and deletes expired sessions, reset tokens, unaccepted invites and old sign-in attempts', async () => {
+  await t.sql('delete from rate_limit_counters');
+  await t.sql(
+    `insert into rate_limit_counters (bucket, window_start, count) values
+       ('key:x:day', date_trunc('day', now(), 'UTC'), 5), ('key:y:day', date_trunc('day', now(), 'UTC') - interval '3 days', 5)`,
+  );
+  const [user] = await t.sql<{ id: string; organization_id: string }>('select id, organization_id from users limit 1');
+  const org = user!.organization_id;
+  for (const [label, expires] of [['old', `now() - interval '2 days'`], ['live', `now() + interval '1 day'`]] as const) {
+    await t.sql(`insert into sessions (organization_id, user_id, token_hash, user_epoch, expires_at) values (?, ?, ?, 0, ${expires})`, [org, user!.id, `s-${label}`]);
+    await t.sql(`insert into password_reset_tokens (user_id, token_hash, expires_at) values (?, ?, ${expires})`, [user!.id, `r-${label}`]);
+    await t.sql(`insert into invites (organization_id, invited_by_id, email, role, token_hash, expires_at) values (?, ?, ?, 'member', ?, ${expires})`, [org, user!.id, `${label}@invite.example`, `i-${label}`]);
+  }
+  await t.sql(`insert into sign_in_attempts (email, ip, succeeded, created_at) values ('a@x.com', '1.2.3.4', false, now() - interval '2 days'), ('b@x.com', '1.2.3.4', false, now())`);
+  const job = cleanupJob(t.runtime.deps);
+  await job.handle(job.parse({}));
+  const left = async (q: string) => (await t.sql<{ v: string }>(q)).map((r) => r.v);
+  expect(await left(`select bucket as v from rate_limit_counters where bucket like '%:day' order by 1`)).toEqual(['key:x:day']);
+  expect(await left(`select token_hash as v from sessions where token_hash like 's-%'`)).toEqual(['s-live']);
+  expect(await left(`select token_hash as v from password_reset_tokens where token_hash like 'r-%'`)).toEqual(['r-live']);
+  expect(await left(`select token_hash as v from invites where token_hash like 'i-%'`)).toEqual(['i-live']);
+  expect(await left(`select email as v from sign_in_attempts`)).toEqual(['b@x.com']);
+});

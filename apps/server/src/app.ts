@@ -9,6 +9,11 @@ import { loggerOptions } from './logger.ts';
 
 const REQUEST_ID = /^[\w.-]{1,64}$/;
 
+/** A hop count trusts that many proxies nearest to us; Fastify takes it as a function. */
+function trustProxy(setting: boolean | number | string[] | undefined) {
+  return typeof setting === 'number' ? (_address: string, hop: number) => hop < setting : (setting ?? false);
+}
+
 /** Builds the HTTP app without listening; the entry point (or a test) decides where it listens. */
 export async function buildApp(deps: Deps, opts: { logger?: boolean } = {}): Promise<FastifyInstance> {
   const app = Fastify({
@@ -16,6 +21,8 @@ export async function buildApp(deps: Deps, opts: { logger?: boolean } = {}): Pro
     // One line per request from our onResponse hook instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 1_048_576,
+    // Sign-in throttling keys on the client address, so behind a proxy it must be the forwarded one.
+    trustProxy: trustProxy(deps.config.TRUST_PROXY),
     routerOptions: { maxParamLength: 5000 },
     requestIdHeader: false,
     genReqId: (req) => {

@@ -152,3 +152,12 @@ describe('bad values', () => {
     expect(problems.join('\n')).not.toContain(secret);
   });
 });
+
+describe('TRUST_PROXY', () => {
+  it('reads true, a hop count, or a list of addresses', () => {
+    expect(loadConfig({ TRUST_PROXY: 'true' }).TRUST_PROXY).toBe(true);
+    expect(loadConfig({ TRUST_PROXY: '2' }).TRUST_PROXY).toBe(2);
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1' }).TRUST_PROXY).toEqual(['10.0.0.0/8', '127.0.0.1']);
+    expect(loadConfig({}).TRUST_PROXY).toBeUndefined();
+  });
+});

@@ -17,6 +17,16 @@ export const ConfigSchema = z
     ROLE: z.enum(['all', 'api', 'worker']).default('all'),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     DB_POOL_MAX: z.coerce.number().int().min(2).max(200).default(20),
+    /**
+     * Which proxies to believe about the client address (X-Forwarded-For): `true`, a hop count, or addresses/CIDRs
+     * separated by commas. Unset: the socket's address, the only safe default when nothing sits in front.
+     */
+    TRUST_PROXY: z
+      .string()
+      .transform((v): boolean | number | string[] =>
+        v === 'true' ? true : v === 'false' ? false : /^\d+$/.test(v) ? Number(v) : v.split(',').map((s) => s.trim()).filter(Boolean),
+      )
+      .optional(),
     SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
     /** OpenAI-compatible chat-completions endpoint for the lead-score adjustment; unset means no adjustment. */
     SCORE_ADJUSTER_URL: optionalUrl,

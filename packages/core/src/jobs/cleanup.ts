@@ -4,7 +4,7 @@ import type { Deps } from '../context.ts';
 import type { JobDefinition } from './boss.ts';
 
 export const CLEANUP_QUEUE = 'maintenance.cleanup';
-/** Hourly, in UTC: both tables only grow between runs, and an hour of expired rows is small. */
+/** Hourly, in UTC: these tables only grow between runs, and an hour of expired rows is small. */
 export const CLEANUP_CRON = '0 * * * *';
 
 /**
@@ -37,6 +37,18 @@ with doomed as (
 )
 select count(*)::int as n from gone`;
 
+/** Expired account credentials and old sign-in attempts: kept a day past their use for support questions. */
+const sliced = (table: string, where: string) => `
+with doomed as (select id from ${table} where ${where} limit ${SLICE}),
+gone as (delete from ${table} t using doomed d where t.id = d.id returning 1)
+select count(*)::int as n from gone`;
+
+const DELETE_SESSIONS = sliced('sessions', `expires_at < now() - interval '1 day'`);
+const DELETE_RESET_TOKENS = sliced('password_reset_tokens', `expires_at < now() - interval '1 day'`);
+const DELETE_INVITES = sliced('invites', `expires_at < now() - interval '1 day' and accepted_at is null`);
+/** The brute-force throttle looks back 15 minutes; a day of attempts is plenty. */
+const DELETE_SIGN_IN_ATTEMPTS = sliced('sign_in_attempts', `created_at < now() - interval '1 day'`);
+
 async function deleteInSlices(em: EntityManager, statement: string): Promise<number> {
   let total = 0;
   for (;;) {
@@ -50,12 +62,20 @@ async function deleteInSlices(em: EntityManager, statement: string): Promise<num
 export interface CleanupResult {
   idempotencyRecords: number;
   rateLimitCounters: number;
+  sessions: number;
+  passwordResetTokens: number;
+  invites: number;
+  signInAttempts: number;
 }
 
 export async function runCleanup(em: EntityManager): Promise<CleanupResult> {
   return {
     idempotencyRecords: await deleteInSlices(em, DELETE_IDEMPOTENCY),
     rateLimitCounters: await deleteInSlices(em, DELETE_RATE_LIMITS),
+    sessions: await deleteInSlices(em, DELETE_SESSIONS),
+    passwordResetTokens: await deleteInSlices(em, DELETE_RESET_TOKENS),
+    invites: await deleteInSlices(em, DELETE_INVITES),
+    signInAttempts: await deleteInSlices(em, DELETE_SIGN_IN_ATTEMPTS),
   };
 }
 
