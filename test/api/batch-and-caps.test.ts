@@ -97,3 +97,20 @@ describe('plan contact caps', () => {
     expect(org.contact_count).toBe(10_000);
   });
 });
+
+describe('the counter bump after commit', () => {
+  it('does not starve a small pool: many concurrent new contacts on 2 connections all complete', async () => {
+    const small = await initTestApp({ DB_POOL_MAX: '2' });
+    try {
+      const { publicKey: key, orgId } = await small.newOrg({ plan: 'max' });
+      const rs = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => call(small, 'POST', '/contacts/upsert', { key, body: { email: `pool${i}@x.com` } })),
+      );
+      expect(rs.map((r) => r.status)).toEqual(Array(20).fill(200));
+      const [org] = await small.sql<any>('select contact_count from organizations where id = ?', [orgId]);
+      expect(org.contact_count).toBe(20);
+    } finally {
+      await small.close();
+    }
+  });
+});

@@ -113,9 +113,8 @@ async function main() {
     );
     if (busyBefore !== null) out.write(`before start: ${busyBefore.toFixed(2)} of ${cpus.length} cores busy with other work\n`);
     out.write(
-      'raw SQL: the statements of one upsert (contacts/sql.ts; the auth and outbox statements copied), one transaction each, ' +
-        'over dedicated connections with bind parameters; the API runs the same ones through MikroORM (parameters inlined) ' +
-        `on a pool of ${serverConfig.DB_POOL_MAX}\n`,
+      'raw SQL: the statements of one upsert (imported from the application), one transaction each, as the same named ' +
+        `prepared statements over ${S.connections} dedicated connections; the API runs them over its pool of ${serverConfig.DB_POOL_MAX}\n`,
     );
     out.write(`timing: ${S.warmupSeconds}s warm-up (discarded) then ${S.seconds}s measured per phase\n`);
     out.write(

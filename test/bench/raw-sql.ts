@@ -3,6 +3,7 @@ import { hashKey } from '@leadwire/core/auth/key-material.ts';
 import { applyRow, newContact, type ResolvedRow } from '@leadwire/core/contacts/apply.ts';
 import { type ContactRow, toEventContact } from '@leadwire/core/contacts/row.ts';
 import type { ContactUpsertInput } from '@leadwire/core/contacts/schemas.ts';
+import { CAP_MARGIN } from '@leadwire/core/contacts/upsert.ts';
 import * as contactSql from '@leadwire/core/contacts/sql.ts';
 import { AUTHENTICATE_SQL } from '@leadwire/core/auth/authenticate.ts';
 import { buildPayload, INSERT_EVENTS_SQL } from '@leadwire/core/events/outbox.ts';
@@ -34,17 +35,19 @@ async function upsertOnce(c: pg.Client, key: string, input: ContactUpsertInput):
   const orgId = actor.organization_id;
   const now = new Date();
   const row: ResolvedRow = { input, companyId: undefined, source: input.source ?? 'api', scoreOverride: undefined };
+  let bumpBy = 0;
   await c.query('begin');
   try {
     const matched = (await db.execute<ContactRow[]>(contactSql.MATCH_BY_EMAIL, [orgId, JSON.stringify([input.email])]))[0];
     let contact: ContactRow | undefined;
     let created = false;
     if (!matched) {
-      const org = (await db.execute<{ contact_count: number }[]>(contactSql.LOCK_CONTACT_COUNT, [orgId]))[0];
-      if (contactCap(actor.plan, actor.contact_booster) - (org?.contact_count ?? 0) < 1) throw new Error('contact cap reached');
+      // The application's admission far from the cap: an unlocked read, and the counter bumped after commit.
+      const org = (await db.execute<{ contact_count: number }[]>(contactSql.READ_CONTACT_COUNT, [orgId]))[0];
+      if (contactCap(actor.plan, actor.contact_booster) - CAP_MARGIN - (org?.contact_count ?? 0) < 1) throw new Error('near the contact cap');
       const fresh = newContact(orgId, randomUUID(), row, now);
       const inserted = await db.execute<{ id: string }[]>(contactSql.INSERT_CONTACTS, [JSON.stringify([fresh])]);
-      await db.execute(contactSql.BUMP_CONTACT_COUNT, [inserted.length, orgId]);
+      bumpBy = inserted.length;
       if (inserted.length) {
         contact = fresh;
         created = true;
@@ -65,6 +68,7 @@ async function upsertOnce(c: pg.Client, key: string, input: ContactUpsertInput):
     });
     await db.execute(INSERT_EVENTS_SQL, [JSON.stringify([{ id: randomUUID(), organization_id: orgId, event: payload.event, payload, created_at: payload.timestamp }])]);
     await c.query('commit');
+    if (bumpBy) await db.execute(contactSql.BUMP_CONTACT_COUNT, [bumpBy, orgId]);
     return { created, overLimit: Number(actor.hits ?? 0) > PUBLIC_API_PER_MINUTE };
   } catch (err) {
     await c.query('rollback');

@@ -123,3 +123,15 @@ it('keeps day windows for the day, and deletes expired sessions, reset tokens, u
   expect(await left(`select token_hash as v from invites where token_hash like 'i-%'`)).toEqual(['i-live']);
   expect(await left(`select email as v from sign_in_attempts`)).toEqual(['b@x.com']);
 });
+
+it('sets drifted contact counters back to the live count', async () => {
+  const { orgId, publicKey } = await t.newOrg();
+  await call(t, 'POST', '/contacts/batch-upsert', { key: publicKey, body: { contacts: [{ email: 'a@drift.example' }, { email: 'b@drift.example' }] } });
+  await call(t, 'POST', '/contacts/upsert', { key: publicKey, body: { email: 'c@drift.example' } });
+  const count = async () => (await t.sql<{ n: number }>('select contact_count as n from organizations where id = ?', [orgId]))[0]!.n;
+  expect(await count()).toBe(3);
+  await t.sql('update organizations set contact_count = 42 where id = ?', [orgId]);
+  const job = cleanupJob(t.runtime.deps);
+  await job.handle(job.parse({}));
+  expect(await count()).toBe(3);
+});

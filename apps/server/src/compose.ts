@@ -24,7 +24,7 @@ export async function compose(config: Config, log: Logger, opts: { migrate?: boo
     }
     const boss = new BossRuntime(database.url, log);
     const pool = await orm.em.getConnection().getNativeClient();
-    const deps: Deps = { orm, db: new PgDb(pool), config, jobs: boss, log, scoreAdjustment: Boolean(config.SCORE_ADJUSTER_URL) };
+    const deps: Deps = { orm, db: new PgDb(pool, { onAfterCommitError: (err) => log.error({ err }, 'after-commit work failed') }), config, jobs: boss, log, scoreAdjustment: Boolean(config.SCORE_ADJUSTER_URL) };
     await boss.start(jobDefinitions(deps));
     return {
       deps,

@@ -42,8 +42,13 @@ async function run<T>(target: Queryable, sql: string, params: unknown[]): Promis
 /** A transaction's connection. `raw` runs SQL as written ($n placeholders), for libraries such as pg-boss. */
 export class TxDb implements Db {
   readonly client: PoolClient;
+  /** Work to run once the transaction has committed, outside it (e.g. bumping a shared counter without holding its lock). */
+  readonly committed: ((db: Db) => Promise<unknown>)[] = [];
   constructor(client: PoolClient) {
     this.client = client;
+  }
+  afterCommit(fn: (db: Db) => Promise<unknown>): void {
+    this.committed.push(fn);
   }
   execute<T = Record<string, unknown>[]>(sql: string, params: unknown[] = []): Promise<T> {
     return run<T>(this.client, sql, params);
@@ -56,8 +61,10 @@ export class TxDb implements Db {
 /** The hot path's way to the database: the ORM's own pg pool, with prepared statements and plain transactions. */
 export class PgDb implements Db {
   readonly pool: Pool;
-  constructor(pool: Pool) {
+  private readonly onError: (err: unknown) => void;
+  constructor(pool: Pool, opts: { onAfterCommitError?: (err: unknown) => void } = {}) {
     this.pool = pool;
+    this.onError = opts.onAfterCommitError ?? (() => {});
   }
 
   execute<T = Record<string, unknown>[]>(sql: string, params: unknown[] = []): Promise<T> {
@@ -67,10 +74,15 @@ export class PgDb implements Db {
   async transaction<T>(fn: (tx: TxDb) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
     let broken = false;
+    const tx = new TxDb(client);
     try {
       await client.query('begin');
-      const result = await fn(new TxDb(client));
+      const result = await fn(tx);
       await client.query('commit');
+      // On the same connection, now outside the transaction: asking the pool for another one while holding this one
+      // would deadlock once every connection is held. The data is committed whatever happens here, so a failure is
+      // reported, not thrown at the caller.
+      for (const job of tx.committed) await job(tx).catch(this.onError);
       return result;
     } catch (err) {
       try {

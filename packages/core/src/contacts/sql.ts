@@ -40,9 +40,12 @@ select ${CONTACT_COLUMNS}, ${HAS_BOOKING} from contacts c where id in (
   order by c.company_id, lower(c.first_name), lower(c.last_name), c.created_at, c.id
 ) order by id for update`;
 
+/** The organization's contact counter, read without a lock: far from the cap that is all admission needs. */
+export const READ_CONTACT_COUNT = `select contact_count from organizations where id = ?`;
+
 /**
- * Locks the organization row: new contacts are admitted one transaction at a time against the plan cap. NO KEY
- * UPDATE, because only a non-key column changes: the foreign-key checks of concurrent inserts are not blocked.
+ * Near the cap, the organization row is locked: new contacts are then admitted one transaction at a time against the
+ * counter. NO KEY UPDATE, because only a non-key column changes: foreign-key checks of other inserts are not blocked.
  */
 export const LOCK_CONTACT_COUNT = `select contact_count from organizations where id = ? for no key update`;
 

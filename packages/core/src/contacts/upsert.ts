@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Db, PgDb, TxDb } from '@leadwire/db';
+import { type Db, type PgDb, TxDb } from '@leadwire/db';
 import type { Actor } from '../auth/actor.ts';
 import { normalizeDomain } from '../companies/domain.ts';
 import { AppError, errors } from '../errors.ts';
@@ -101,6 +101,25 @@ async function loadMatches(tx: Db, orgId: string, groups: readonly Group[]): Pro
 }
 
 /**
+ * How far below its cap an organization must be for new contacts to be admitted without locking its counter. The
+ * counter is bumped after commit there, so it may trail by the contacts in flight at that moment: the margin bounds
+ * them (20 connections per process times 100-row batches is 2,000 per process).
+ */
+export const CAP_MARGIN = 5_000;
+
+/**
+ * How many new contacts may be created now. Far from the cap: all of them, on an unlocked read of the counter. Near
+ * it: the organization row is locked and the counter decides exactly, one transaction at a time.
+ */
+async function admit(tx: Db, actor: Actor, wanted: number): Promise<{ room: number; locked: boolean }> {
+  const cap = contactCap(actor.plan, actor.contactBooster);
+  const [seen] = await tx.execute<{ contact_count: number }[]>(sql.READ_CONTACT_COUNT, [actor.orgId]);
+  if ((seen?.contact_count ?? 0) + wanted <= cap - CAP_MARGIN) return { room: wanted, locked: false };
+  const [org] = await tx.execute<{ contact_count: number }[]>(sql.LOCK_CONTACT_COUNT, [actor.orgId]);
+  return { room: Math.max(0, cap - (org?.contact_count ?? 0)), locked: true };
+}
+
+/**
  * Upserts many contacts inside the caller's transaction, set-based: a handful of statements whatever the batch size.
  * Rows naming the same identity are applied in order onto one contact. A row that breaks a rule gets its own error
  * outcome and the others go on.
@@ -135,21 +154,20 @@ export async function upsertContactsInTx(
   const now = new Date();
   const matches = await loadMatches(tx, actor.orgId, [...groups.values()]);
   const fresh = [...groups.values()].filter((g) => !matches.has(g.key));
-  let admitted = fresh;
-  if (fresh.length) {
-    const [org] = await tx.execute<{ contact_count: number }[]>(sql.LOCK_CONTACT_COUNT, [actor.orgId]);
-    const room = Math.max(0, contactCap(actor.plan, actor.contactBooster) - (org?.contact_count ?? 0));
-    admitted = fresh.slice(0, room);
-    for (const g of fresh.slice(room)) {
-      for (const { index } of g.rows) outcomes[index] = { ok: false, error: errors.contactLimitReached() };
-    }
+  const admission = fresh.length ? await admit(tx, actor, fresh.length) : { room: 0, locked: false };
+  const admitted = fresh.slice(0, admission.room);
+  for (const g of fresh.slice(admission.room)) {
+    for (const { index } of g.rows) outcomes[index] = { ok: false, error: errors.contactLimitReached() };
   }
 
   const inserts = new Map<string, ContactRow>();
   for (const g of admitted) inserts.set(g.key, newContact(actor.orgId, randomUUID(), g.rows[0]!.row, now));
   if (inserts.size) {
     const inserted = await tx.execute<{ id: string }[]>(sql.INSERT_CONTACTS, [JSON.stringify([...inserts.values()])]);
-    await tx.execute(sql.BUMP_CONTACT_COUNT, [inserted.length, actor.orgId]);
+    const bump = (db: Db) => db.execute(sql.BUMP_CONTACT_COUNT, [inserted.length, actor.orgId]);
+    // Far from the cap the shared counter is bumped after commit, so no transaction holds its row lock.
+    if (!admission.locked && tx instanceof TxDb) tx.afterCommit(bump);
+    else await bump(tx);
     const insertedIds = new Set(inserted.map((r) => r.id));
     // A concurrent transaction created one of these emails after our match; it is now committed, so merge into it.
     const lost = [...inserts.entries()].filter(([, c]) => !insertedIds.has(c.id));

@@ -49,6 +49,18 @@ const DELETE_INVITES = sliced('invites', `expires_at < now() - interval '1 day' 
 /** The brute-force throttle looks back 15 minutes; a day of attempts is plenty. */
 const DELETE_SIGN_IN_ATTEMPTS = sliced('sign_in_attempts', `created_at < now() - interval '1 day'`);
 
+/**
+ * Contact counters are bumped after commit on the fast path, so a crash between the two can leave one behind; the
+ * hourly run sets every drifted counter back to the live count.
+ */
+const RECONCILE_CONTACT_COUNTS = `
+with actual as (
+  select o.id, (select count(*)::int from contacts c where c.organization_id = o.id and c.deleted_at is null) as n
+  from organizations o
+)
+update organizations o set contact_count = a.n from actual a where o.id = a.id and o.contact_count <> a.n
+returning o.id`;
+
 async function deleteInSlices(em: EntityManager, statement: string): Promise<number> {
   let total = 0;
   for (;;) {
@@ -66,6 +78,8 @@ export interface CleanupResult {
   passwordResetTokens: number;
   invites: number;
   signInAttempts: number;
+  /** Organizations whose contact counter had drifted and was corrected. */
+  contactCountsFixed: number;
 }
 
 export async function runCleanup(em: EntityManager): Promise<CleanupResult> {
@@ -76,6 +90,7 @@ export async function runCleanup(em: EntityManager): Promise<CleanupResult> {
     passwordResetTokens: await deleteInSlices(em, DELETE_RESET_TOKENS),
     invites: await deleteInSlices(em, DELETE_INVITES),
     signInAttempts: await deleteInSlices(em, DELETE_SIGN_IN_ATTEMPTS),
+    contactCountsFixed: (await em.execute<unknown[]>(RECONCILE_CONTACT_COUNTS)).length,
   };
 }
 
