@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { applyPatch, changeEvents, newAppContact, unionTags, withoutTags } from './app-apply.ts';
+import { applyPatch, changeEvents, newAppContact, withoutTags } from './app-apply.ts';
+import { unionTags } from './apply.ts';
 import { mergeFields } from './app-merge-fields.ts';
 import type { AppContactRow } from './app-row.ts';
 

@@ -1,23 +1,11 @@
 import type { PendingEvent } from '../events/outbox.ts';
-import { scoreOf } from './apply.ts';
+import { mergeCustom, pick, scoreOf, unionTags } from './apply.ts';
 import type { AppContactRow } from './app-row.ts';
 import type { ContactCreateInput, ContactUpdateInput } from './app-schemas.ts';
 import { toEventContact } from './row.ts';
 
 /** What a user can write on a contact; `undefined` keeps the stored value, null clears it. */
 type Patch = Omit<ContactUpdateInput, 'id'>;
-
-const pick = <T>(sent: T | undefined, stored: T): T => (sent === undefined ? stored : sent);
-
-function mergeCustom(stored: Record<string, unknown>, sent: Record<string, unknown> | undefined) {
-  if (!sent) return stored;
-  const out = { ...stored };
-  for (const [k, v] of Object.entries(sent)) {
-    if (v === null) delete out[k];
-    else out[k] = v;
-  }
-  return out;
-}
 
 /** Every write ends here, so the stored score always follows the data it is computed from. */
 export function rescored(row: AppContactRow, now: Date): AppContactRow {
@@ -42,18 +30,6 @@ export function applyPatch(stored: AppContactRow, p: Patch, now: Date): AppConta
     },
     now,
   );
-}
-
-/** Adds tags not yet present, comparing case-insensitively; the stored spelling of a tag wins. */
-export function unionTags(stored: readonly string[], added: readonly string[]): string[] {
-  const seen = new Set(stored.map((t) => t.toLowerCase()));
-  const out = [...stored];
-  for (const t of added) {
-    if (seen.has(t.toLowerCase())) continue;
-    seen.add(t.toLowerCase());
-    out.push(t);
-  }
-  return out;
 }
 
 export function withoutTags(stored: readonly string[], removed: readonly string[]): string[] {

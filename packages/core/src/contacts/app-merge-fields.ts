@@ -1,4 +1,5 @@
-import { rescored, unionTags } from './app-apply.ts';
+import { rescored } from './app-apply.ts';
+import { unionTags } from './apply.ts';
 import type { AppContactRow } from './app-row.ts';
 
 /** Fields a duplicate may fill on the primary when the primary's is blank. */

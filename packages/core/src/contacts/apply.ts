@@ -12,7 +12,8 @@ export interface ResolvedRow {
   scoreOverride?: number | undefined;
 }
 
-function unionTags(existing: readonly string[], added: readonly string[] | undefined): string[] {
+/** Adds tags not yet present, comparing case-insensitively; the stored spelling of a tag wins. */
+export function unionTags(existing: readonly string[], added: readonly string[] | undefined): string[] {
   if (!added?.length) return [...existing];
   const seen = new Set(existing.map((t) => t.toLowerCase()));
   const out = [...existing];
@@ -26,7 +27,8 @@ function unionTags(existing: readonly string[], added: readonly string[] | undef
   return out;
 }
 
-function mergeCustom(existing: Record<string, unknown>, sent: Record<string, unknown> | undefined) {
+/** Custom data merges key by key; a key sent as null is removed. */
+export function mergeCustom(existing: Record<string, unknown>, sent: Record<string, unknown> | undefined) {
   if (!sent) return existing;
   const out = { ...existing };
   for (const [k, v] of Object.entries(sent)) {
@@ -37,7 +39,7 @@ function mergeCustom(existing: Record<string, unknown>, sent: Record<string, unk
 }
 
 /** `undefined` keeps the stored value; anything else, null included, replaces it. */
-const pick = <T>(sent: T | undefined, stored: T): T => (sent === undefined ? stored : sent);
+export const pick = <T>(sent: T | undefined, stored: T): T => (sent === undefined ? stored : sent);
 
 export function scoreOf(c: ContactRow): number {
   const base = baseScore({
