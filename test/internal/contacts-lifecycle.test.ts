@@ -1,7 +1,9 @@
 import { purgeTrash } from '@leadwire/core/contacts/app-lifecycle.ts';
 import { BossRuntime } from '@leadwire/core/jobs/boss.ts';
 import { jobDefinitions } from '@leadwire/core/jobs/definitions.ts';
+import { newStorageKey, storageFor } from '@leadwire/core/files/storage.ts';
 import { PURGE_CONTACTS_CRON, PURGE_CONTACTS_QUEUE, purgeContactsJob } from '@leadwire/core/jobs/purge-contacts.ts';
+import { Readable } from 'node:stream';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initTestApp, type TestApp } from '../support/app.ts';
@@ -181,6 +183,23 @@ describe('nightly purge', () => {
     expect((await eventsOf(t, a.orgId, recent.id)).map((e) => e.event)).toEqual(['contact.created', 'contact.deleted']);
     expect(await refusal(a.owner.contacts.restore.mutate({ id: old.id }))).toMatchObject({ status: 404 });
     expect(await purgeTrash(t.runtime.deps.db, new Date(Date.now() + 31 * DAY))).toEqual({ contacts: 0, events: 0, storageKeys: [] });
+  });
+
+  it('removes the stored bytes of the purged contacts\' files', async () => {
+    const doomed = await a.owner.contacts.create.mutate({ firstName: 'Filed' });
+    const storage = storageFor(t.runtime.deps.config);
+    const key = newStorageKey(a.orgId);
+    await storage.put(key, Readable.from([Buffer.from('hello')]));
+    await t.sql(
+      `insert into contact_files (organization_id, contact_id, kind, filename, content_type, size, sha256, storage_key)
+       values (?, ?, 'file', 'a.txt', 'text/plain', 5, 'x', ?)`,
+      [a.orgId, doomed.id, key],
+    );
+    await a.owner.contacts.delete.mutate({ id: doomed.id });
+    await trashedAgo(doomed.id, 31);
+    const job = purgeContactsJob(t.runtime.deps);
+    await job.handle(job.parse({}));
+    expect(await storage.get(key)).toBeNull();
   });
 
   it('is a pg-boss cron job at 05:00 UTC with one schedule however many workers register it, and purges when it runs', async () => {

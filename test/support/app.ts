@@ -1,3 +1,6 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { loadConfig } from '@leadwire/core';
 import { bootstrap, createApiKey, type NewApiKey } from '@leadwire/core/accounts/service.ts';
 import type { FastifyInstance } from 'fastify';
@@ -25,7 +28,9 @@ let orgSeq = 0;
 /** A real server on a random port over its own freshly migrated database. */
 export async function initTestApp(env: Record<string, string> = {}): Promise<TestApp> {
   const db = await createTestDatabase();
-  const config = loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', PORT: '0', HOST: '127.0.0.1', ...env });
+  // Files a test stores (uploads, purges) live in a folder of its own, never in the checkout's .data.
+  const dataDir = await mkdtemp(join(tmpdir(), 'leadwire-test-data-'));
+  const config = loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, ...env });
   const runtime = await compose(config, pino({ level: 'silent' }));
   const app = await buildApp(runtime.deps, { logger: false });
   await app.listen({ port: 0, host: '127.0.0.1' });
@@ -49,6 +54,7 @@ export async function initTestApp(env: Record<string, string> = {}): Promise<Tes
       await app.close();
       await runtime.close();
       await db.drop();
+      await rm(dataDir, { recursive: true, force: true });
     },
   };
 }

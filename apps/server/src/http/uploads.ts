@@ -15,7 +15,7 @@ import {
   UPLOAD_LIMITS,
   uploadContactFile,
 } from '@leadwire/core/files/service.ts';
-import { LocalDiskStorage } from '@leadwire/core/files/storage.ts';
+import { storageFor } from '@leadwire/core/files/storage.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sendError } from './rest-surface.ts';
 import { EXPOSED_HEADERS } from './v1.ts';
@@ -59,7 +59,7 @@ function uuidParam(value: string, name: string): string {
 export async function uploadsPlugin(app: FastifyInstance, opts: { deps: Deps }) {
   const { deps } = opts;
   const dataDir = resolve(deps.config.DATA_DIR);
-  const storage = new LocalDiskStorage(resolve(dataDir, 'files'));
+  const storage = storageFor(deps.config);
   const scanner = scannerFor(deps.config);
   const spoolDir = resolve(dataDir, 'tmp', 'uploads');
   if (!scanner) deps.log.warn({}, 'CLAMAV_HOST is not set: contact file uploads are refused until a virus scanner is configured');

@@ -23,6 +23,11 @@ export function newStorageKey(orgId: string): string {
   return `${orgId}/${randomUUID()}`;
 }
 
+/** The configured storage: local disk under DATA_DIR/files, shared by the upload routes and the trash purge. */
+export function storageFor(config: { DATA_DIR: string }): Storage {
+  return new LocalDiskStorage(resolve(config.DATA_DIR, 'files'));
+}
+
 const KEY = /^[A-Za-z0-9_-]{1,64}(\/[A-Za-z0-9_-]{1,64}){0,3}$/;
 
 export class LocalDiskStorage implements Storage {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { purgeTrash } from '../contacts/app-lifecycle.ts';
 import type { Deps } from '../context.ts';
+import { storageFor } from '../files/storage.ts';
 import type { JobDefinition } from './boss.ts';
 
 export const PURGE_CONTACTS_QUEUE = 'contacts.purge-trash';
@@ -20,7 +21,11 @@ export function purgeContactsJob(deps: Deps): JobDefinition<Record<string, unkno
     parse: (data) => z.record(z.string(), z.unknown()).parse(data ?? {}),
     async handle() {
       const { contacts, events, storageKeys } = await purgeTrash(deps.db, new Date());
-      deps.log.info({ contacts, events, files: storageKeys.length }, 'trash purge done');
+      // The rows are gone with their contacts; their bytes go now. A failure leaves an orphan file, never a dangling row.
+      const storage = storageFor(deps.config);
+      let failed = 0;
+      for (const key of storageKeys) await storage.delete(key).catch(() => failed++);
+      deps.log.info({ contacts, events, files: storageKeys.length, filesNotRemoved: failed }, 'trash purge done');
     },
   };
 }
