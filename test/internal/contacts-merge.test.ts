@@ -154,6 +154,31 @@ describe('merging contacts', () => {
     }
   });
 
+  it('keeps one photo: the primary\'s, else the newest duplicate\'s; the others become files', async () => {
+    const photo = (contactId: string, name: string, ageDays: number) =>
+      t.sql(
+        `insert into contact_files (organization_id, contact_id, kind, filename, content_type, size, sha256, storage_key, created_at)
+         values (?, ?, 'photo', ?, 'image/png', 1, 'x', ?, now() - make_interval(days => ?))`,
+        [a.orgId, contactId, name, `k-${name}`, ageDays],
+      );
+    const kinds = async (contactId: string) =>
+      Object.fromEntries((await t.sql<{ filename: string; kind: string }>('select filename, kind from contact_files where contact_id = ?', [contactId])).map((r) => [r.filename, r.kind]));
+    const p1 = await a.owner.contacts.create.mutate({ firstName: 'Has photo' });
+    const q1 = await a.owner.contacts.create.mutate({ firstName: 'Dup one' });
+    await photo(p1.id, 'primary.png', 5);
+    await photo(q1.id, 'dup.png', 1);
+    await a.owner.contacts.merge.mutate({ primaryId: p1.id, secondaryIds: [q1.id] });
+    expect(await kinds(p1.id)).toEqual({ 'primary.png': 'photo', 'dup.png': 'file' });
+
+    const p2 = await a.owner.contacts.create.mutate({ firstName: 'No photo' });
+    const q2 = await a.owner.contacts.create.mutate({ firstName: 'Old photo' });
+    const q3 = await a.owner.contacts.create.mutate({ firstName: 'New photo' });
+    await photo(q2.id, 'old.png', 9);
+    await photo(q3.id, 'new.png', 2);
+    await a.owner.contacts.merge.mutate({ primaryId: p2.id, secondaryIds: [q2.id, q3.id] });
+    expect(await kinds(p2.id)).toEqual({ 'old.png': 'file', 'new.png': 'photo' });
+  });
+
   it('answers a wrong payload shape with 400 `Validation failed`, over REST and typed, and changes nothing', async () => {
     const p = await a.owner.contacts.create.mutate({ firstName: 'P' });
     const before = await snapshot(a.orgId);

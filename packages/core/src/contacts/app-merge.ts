@@ -93,10 +93,22 @@ async function count(tx: Db, sql: string, params: unknown[]): Promise<number> {
   return row?.n ?? 0;
 }
 
+/**
+ * A contact has one photo, and like any field the primary's wins: the duplicates' photos become plain files of the
+ * primary, except the newest one when the primary has none. No image is lost.
+ */
+const DEMOTE_PHOTOS = `
+update contact_files f set kind = 'file'
+where f.organization_id = ? and f.kind = 'photo' and f.contact_id in ${IDS}
+  and (exists (select 1 from contact_files p where p.contact_id = ? and p.kind = 'photo')
+    or f.id <> (select d.id from contact_files d where d.organization_id = f.organization_id and d.kind = 'photo'
+      and d.contact_id in ${IDS} order by d.created_at desc, d.id limit 1))`;
+
 async function moveRecords(tx: Db, orgId: string, primaryId: string, dupIds: string[]) {
   const dups = JSON.stringify(dupIds);
   const all = JSON.stringify([primaryId, ...dupIds]);
   const moved = {} as Moved;
+  await tx.execute(DEMOTE_PHOTOS, [orgId, dups, primaryId, dups]);
   for (const [key, table] of Object.entries(SIMPLE_MOVES) as [keyof typeof SIMPLE_MOVES, string][]) {
     moved[key] = await count(tx, move(table), [primaryId, orgId, dups]);
   }
