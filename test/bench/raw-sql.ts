@@ -6,7 +6,7 @@ import type { ContactUpsertInput } from '@leadwire/core/contacts/schemas.ts';
 import { CAP_MARGIN } from '@leadwire/core/contacts/upsert.ts';
 import * as contactSql from '@leadwire/core/contacts/sql.ts';
 import { AUTHENTICATE_SQL } from '@leadwire/core/auth/authenticate.ts';
-import { buildPayload, INSERT_EVENTS_SQL } from '@leadwire/core/events/outbox.ts';
+import { eventRowsParam, INSERT_EVENTS_SQL } from '@leadwire/core/events/outbox.ts';
 import { contactCap, PUBLIC_API_PER_MINUTE } from '@leadwire/core/limits/plans.ts';
 import { type Plan, TxDb } from '@leadwire/db';
 import pg from 'pg';
@@ -53,20 +53,17 @@ async function upsertOnce(c: pg.Client, key: string, input: ContactUpsertInput):
         created = true;
       }
     }
-    if (!created) {
+    const event = (c: ContactRow) => [
+      { orgId, event: created ? 'contact.created' : 'contact.updated', source: 'api' as const, data: { contact: toEventContact(c) }, at: now },
+    ];
+    if (created) {
+      await db.execute(INSERT_EVENTS_SQL, [eventRowsParam(event(contact!))]);
+    } else {
       const current = matched ?? (await db.execute<ContactRow[]>(contactSql.MATCH_BY_EMAIL, [orgId, JSON.stringify([input.email])]))[0];
       if (!current) throw new Error('contact vanished');
       contact = applyRow(current, row, now);
-      await db.execute(contactSql.UPDATE_CONTACTS, [JSON.stringify([contact]), orgId]);
+      await db.execute(contactSql.UPDATE_CONTACTS_AND_EMIT, [JSON.stringify([contact]), orgId, eventRowsParam(event(contact))]);
     }
-    const payload = buildPayload({
-      orgId,
-      event: created ? 'contact.created' : 'contact.updated',
-      source: 'api',
-      data: { contact: toEventContact(contact!) },
-      at: now,
-    });
-    await db.execute(INSERT_EVENTS_SQL, [JSON.stringify([{ id: randomUUID(), organization_id: orgId, event: payload.event, payload, created_at: payload.timestamp }])]);
     await c.query('commit');
     if (bumpBy) await db.execute(contactSql.BUMP_CONTACT_COUNT, [bumpBy, orgId]);
     return { created, overLimit: Number(actor.hits ?? 0) > PUBLIC_API_PER_MINUTE };

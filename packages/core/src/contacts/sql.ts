@@ -1,6 +1,8 @@
+import { INSERT_EVENTS_SQL } from '../events/outbox.ts';
+
 /**
  * Every statement of the contact upsert path, in one place. Placeholders are `?`. Lists travel as one JSON parameter
- * (MikroORM expands a JS array parameter into a list of placeholders, which would vary the statement with the batch).
+ * (one statement text and one parameter type whatever the batch size, so each is prepared once).
  */
 
 const CONTACT_RECORD = `v(id uuid, organization_id uuid, email text, first_name text, last_name text, phone text,
@@ -67,5 +69,8 @@ update contacts c set email = v.email, first_name = v.first_name, last_name = v.
   updated_at = v.updated_at
 from jsonb_to_recordset(?::jsonb) as ${CONTACT_RECORD}
 where c.id = v.id and c.organization_id = ?`;
+
+/** The updates and their events in one round trip: a data-modifying CTE runs whether or not it is read. */
+export const UPDATE_CONTACTS_AND_EMIT = `with updated as (${UPDATE_CONTACTS}) ${INSERT_EVENTS_SQL}`;
 
 export const FIND_BY_EMAIL = `select ${CONTACT_COLUMNS} from contacts c where organization_id = ? and email = ? and deleted_at is null limit 1`;

@@ -3,7 +3,7 @@ import { type Db, type PgDb, TxDb } from '@leadwire/db';
 import type { Actor } from '../auth/actor.ts';
 import { normalizeDomain } from '../companies/domain.ts';
 import { AppError, errors } from '../errors.ts';
-import { emitEvents, type EventSource, type PendingEvent } from '../events/outbox.ts';
+import { emitEvents, eventRowsParam, type EventSource, type PendingEvent } from '../events/outbox.ts';
 import { contactCap } from '../limits/plans.ts';
 import { applyRow, newContact, type ResolvedRow, scoreInputsChanged } from './apply.ts';
 import type { ContactRow } from './row.ts';
@@ -202,8 +202,8 @@ export async function upsertContactsInTx(
     if (!inserted || g.rows.length > 1) updates.push(current);
     if (inserted || scoreInputsChanged(original, current)) scoreChanged.push(current.id);
   }
-  if (updates.length) await tx.execute(sql.UPDATE_CONTACTS, [JSON.stringify(updates), actor.orgId]);
-  await emitEvents(tx, events);
+  if (updates.length) await tx.execute(sql.UPDATE_CONTACTS_AND_EMIT, [JSON.stringify(updates), actor.orgId, eventRowsParam(events)]);
+  else await emitEvents(tx, events);
   if (scoreChanged.length && opts.onScoreInputsChanged) await opts.onScoreInputsChanged(tx, scoreChanged);
   return outcomes.map((o) => o ?? { ok: false, error: errors.saveFailed(new Error('row was not processed')) });
 }

@@ -41,9 +41,15 @@ from jsonb_to_recordset(?::jsonb) as v(id uuid, organization_id uuid, event text
  */
 export async function emitEvents(db: Db, events: readonly PendingEvent[]): Promise<void> {
   if (events.length === 0) return;
-  const rows = events.map((e) => {
-    const payload = buildPayload(e);
-    return { id: randomUUID(), organization_id: e.orgId, event: e.event, payload, created_at: payload.timestamp };
-  });
-  await db.execute(INSERT_EVENTS_SQL, [JSON.stringify(rows)]);
+  await db.execute(INSERT_EVENTS_SQL, [eventRowsParam(events)]);
+}
+
+/** The one parameter of INSERT_EVENTS_SQL, for callers that fold the insert into a statement of their own. */
+export function eventRowsParam(events: readonly PendingEvent[]): string {
+  return JSON.stringify(
+    events.map((e) => {
+      const payload = buildPayload(e);
+      return { id: randomUUID(), organization_id: e.orgId, event: e.event, payload, created_at: payload.timestamp };
+    }),
+  );
 }
