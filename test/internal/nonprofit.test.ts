@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { InternalRouter } from '@leadwire/core';
-import { createTRPCClient, httpLink, TRPCClientError } from '@trpc/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initTestApp, type TestApp } from '../support/app.ts';
+import { internalClient, internalRest, trpcFailure } from '../support/internal.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -10,22 +9,9 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-const client = (key: string) =>
-  createTRPCClient<InternalRouter>({ links: [httpLink({ url: `${t.origin}/api/trpc`, headers: { authorization: `Bearer ${key}` } })] });
-const api = async (method: string, path: string, key: string, body?: unknown) => {
-  const res = await fetch(`${t.origin}/api${path}`, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  return { status: res.status, body: await res.json() };
-};
-const failure = async (p: Promise<unknown>) => {
-  const err = await p.then(() => null, (e: unknown) => e);
-  expect(err).toBeInstanceOf(TRPCClientError);
-  const data = (err as TRPCClientError<InternalRouter>).data as { httpStatus: number; body: { code: string } };
-  return { status: data.httpStatus, code: data.body.code };
-};
+const client = (key: string) => internalClient(t, key);
+const api = (method: string, path: string, key: string, body?: unknown) => internalRest(t, method, path, key, body);
+const failure = trpcFailure;
 async function setup() {
   const org = await t.newOrg({ plan: 'max' });
   const user = async (role: string) => {
