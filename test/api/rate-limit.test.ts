@@ -4,6 +4,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { burst, freshMinute, intHeader } from '../support/bursts.ts';
 import { call, initTestApp, type TestApp } from '../support/app.ts';
 import { killLeftovers, type ServerProcess, startServer } from '../support/process.ts';
 
@@ -31,28 +32,10 @@ afterAll(async () => {
 /** A response with when its request was sent and when the answer arrived. */
 type Res = Awaited<ReturnType<typeof call>> & { sent: number; at: number };
 
-/** Counting is per wall-clock minute: start a burst only when it can finish inside the current one. */
-async function freshWindow(needMs = BURST_BUDGET_MS) {
-  const left = 60_000 - (Date.now() % 60_000);
-  if (left < needMs) await sleep(left + 250);
-}
 
 /** Seconds until the current minute ends, as x-ratelimit-reset should report it at time `at`. */
 const secondsLeft = (at: number) => Math.ceil((60_000 - (at % 60_000)) / 1000);
 
-async function burst(n: number, fn: (i: number) => Promise<Res>): Promise<Res[]> {
-  const out: Res[] = new Array(n);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: PARALLEL }, async () => {
-      while (next < n) {
-        const i = next++;
-        out[i] = await fn(i);
-      }
-    }),
-  );
-  return out;
-}
 
 async function req(app: TestApp, method: string, path: string, opts: Parameters<typeof call>[3] = {}): Promise<Res> {
   const sent = Date.now();
@@ -60,16 +43,11 @@ async function req(app: TestApp, method: string, path: string, opts: Parameters<
   return { ...r, sent, at: Date.now() };
 }
 
-const num = (r: Res, name: string) => {
-  const v = r.headers.get(name);
-  expect(v, `${name} on ${r.status}`).toMatch(/^\d+$/);
-  return Number(v);
-};
 
 function expectRateHeaders(r: Res, remaining: number) {
-  expect(num(r, 'x-ratelimit-limit')).toBe(LIMIT);
-  expect(num(r, 'x-ratelimit-remaining')).toBe(remaining);
-  const reset = num(r, 'x-ratelimit-reset');
+  expect(intHeader(r, 'x-ratelimit-limit')).toBe(LIMIT);
+  expect(intHeader(r, 'x-ratelimit-remaining')).toBe(remaining);
+  const reset = intHeader(r, 'x-ratelimit-reset');
   expect(reset).toBeGreaterThanOrEqual(1);
   expect(reset).toBeLessThanOrEqual(60);
 }
@@ -80,10 +58,10 @@ function expectRateLimited(r: Res) {
   expect(r.body.code).toBe('rate_limited');
   expect(typeof r.body.error).toBe('string');
   expectRateHeaders(r, 0);
-  const retryAfter = num(r, 'retry-after');
+  const retryAfter = intHeader(r, 'retry-after');
   expect(retryAfter).toBeGreaterThanOrEqual(1);
   expect(retryAfter).toBeLessThanOrEqual(60);
-  expect(retryAfter).toBe(num(r, 'x-ratelimit-reset'));
+  expect(retryAfter).toBe(intHeader(r, 'x-ratelimit-reset'));
 }
 
 /** An org with one contact to look up, so the burst exercises the full happy path (200). */
@@ -100,14 +78,14 @@ const search = (app: TestApp, key: string) => req(app, 'GET', '/contacts/search?
 function expectFullWindow(responses: Res[]) {
   for (const r of responses) {
     expect(r.status, JSON.stringify(r.body)).toBe(200);
-    expect(num(r, 'x-ratelimit-limit')).toBe(LIMIT);
+    expect(intHeader(r, 'x-ratelimit-limit')).toBe(LIMIT);
     // The server read its clock between sending and answering.
-    const reset = num(r, 'x-ratelimit-reset');
+    const reset = intHeader(r, 'x-ratelimit-reset');
     expect(reset).toBeGreaterThanOrEqual(secondsLeft(r.at));
     expect(reset).toBeLessThanOrEqual(secondsLeft(r.sent));
   }
   // Every request got its own count: the remaining values are exactly 599 down to 0, none twice, none skipped.
-  const remaining = responses.map((r) => num(r, 'x-ratelimit-remaining')).sort((a, b) => a - b);
+  const remaining = responses.map((r) => intHeader(r, 'x-ratelimit-remaining')).sort((a, b) => a - b);
   expect(remaining).toEqual(Array.from({ length: LIMIT }, (_, i) => i));
 }
 
@@ -120,9 +98,9 @@ describe('600 requests per minute per key', () => {
     const sameOrgKey = await t.newKey({ orgId: org.orgId, userId: org.userId, name: 'other', type: 'public', permissions: ['contacts:read'] });
     const otherOrg = await orgWithContact();
 
-    await freshWindow();
+    await freshMinute(BURST_BUDGET_MS);
     const started = Date.now();
-    const responses = await burst(LIMIT, () => search(t, org.key));
+    const responses = await burst(LIMIT, PARALLEL, () => search(t, org.key));
     console.info(`rate-limit: ${LIMIT} requests at ${PARALLEL} in parallel took ${Date.now() - started} ms`);
     expectFullWindow(responses);
 
@@ -140,8 +118,8 @@ describe('600 requests per minute per key', () => {
 
   it('counts one window across two server processes on the same database', async () => {
     const org = await orgWithContact();
-    await freshWindow();
-    const responses = await burst(LIMIT, (i) => search(i % 2 ? peer : t, org.key));
+    await freshMinute(BURST_BUDGET_MS);
+    const responses = await burst(LIMIT, PARALLEL, (i) => search(i % 2 ? peer : t, org.key));
     expectFullWindow(responses);
     expectRateLimited(await search(t, org.key));
     expectRateLimited(await search(peer, org.key));
@@ -152,7 +130,7 @@ describe('600 requests per minute per key', () => {
     const limited = await search(t, exhausted.key);
     if (limited.status === 429) {
       expectRateLimited(limited);
-      await sleep(num(limited, 'retry-after') * 1000 + 250);
+      await sleep(intHeader(limited, 'retry-after') * 1000 + 250);
     }
     const r = await search(t, exhausted.key);
     expect(r.status, JSON.stringify(r.body)).toBe(200);
@@ -164,7 +142,7 @@ describe('headers and counting', () => {
   it('puts the headers on error responses too, and counts those requests', async () => {
     const org = await orgWithContact();
     const key = await t.newKey({ orgId: org.orgId, userId: org.userId, name: 'errors', type: 'public', permissions: ['contacts:read', 'contacts:write', 'notes:write'] });
-    await freshWindow(5_000);
+    await freshMinute(5_000);
     const responses = [
       await req(t, 'GET', '/contacts/search?email=nobody@example.com', { key }),
       await req(t, 'GET', '/contacts/search?email=not-an-email', { key }),
@@ -187,7 +165,7 @@ describe('headers and counting', () => {
   it('does not count an Internal key refused on /v1, nor give it rate-limit headers', async () => {
     const org = await orgWithContact();
     const total = async () => Number((await t.sql<{ n: string }>('select coalesce(sum(count), 0) as n from rate_limit_counters'))[0]!.n);
-    await freshWindow(5_000);
+    await freshMinute(5_000);
     const before = await total();
     for (let i = 0; i < 5; i++) {
       const r = await search(t, org.internalKey);

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { request } from 'node:http';
 import type { InternalRouter } from '@leadwire/core';
+import { findSession } from '@leadwire/core/auth/sessions.ts';
 import type { InternalActor } from '@leadwire/core/auth/actor.ts';
 import { type MailMessage, setMailer } from '@leadwire/core/mail/mailer.ts';
 import { createTRPCClient, httpLink, TRPCClientError } from '@trpc/client';
@@ -139,21 +140,9 @@ export async function keyStatuses(t: TestApp, keys: { publicKey: string; interna
 export const WORKING: [number, number] = [404, 200];
 export const DEAD: [number, number] = [401, 401];
 
-/** The actor a session token authenticates as, as a procedure would see it. */
+/** The actor a (live) session token authenticates as, through the same lookup the procedures use. */
 export async function sessionActor(t: TestApp, token: string): Promise<InternalActor> {
-  const [row] = await t.sql<any>(
-    `select s.id, s.user_id, s.organization_id, u.role, o.plan, o.contact_booster
-     from sessions s join users u on u.id = s.user_id join organizations o on o.id = s.organization_id where s.token_hash = ?`,
-    [sha256(token)],
-  );
-  return {
-    orgId: row.organization_id,
-    userId: row.user_id,
-    role: row.role,
-    via: 'session',
-    sessionId: row.id,
-    apiKeyId: null,
-    plan: row.plan,
-    contactBooster: row.contact_booster,
-  };
+  const actor = await findSession(t.runtime.deps.orm.em.fork(), token);
+  if (!actor) throw new Error('the session is not live');
+  return actor;
 }

@@ -9,6 +9,7 @@ import { hashKey, type InternalRouter } from '@leadwire/core';
 import { createTRPCClient, httpLink, TRPCClientError } from '@trpc/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initTestApp, type TestApp } from '../support/app.ts';
+import { burst, freshMinute, intHeader } from '../support/bursts.ts';
 import { killLeftovers, type ServerProcess, startServer } from '../support/process.ts';
 
 const PLANS = {
@@ -49,25 +50,7 @@ async function me(token: string, origin = t.origin): Promise<Res> {
   return { status: res.status, body: await res.json(), headers: res.headers, sent, at: Date.now() };
 }
 
-async function burst(n: number, fn: (i: number) => Promise<Res>): Promise<Res[]> {
-  const out: Res[] = new Array(n);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: PARALLEL }, async () => {
-      while (next < n) {
-        const i = next++;
-        out[i] = await fn(i);
-      }
-    }),
-  );
-  return out;
-}
 
-/** Counting is per wall-clock minute: start a burst only when it can finish inside the current one. */
-async function freshMinute(needMs = 15_000) {
-  const left = 60_000 - (Date.now() % 60_000);
-  if (left < needMs) await sleep(left + 250);
-}
 
 /** When the database's current day ends (the day window is the database's calendar day), in ms since the epoch. */
 async function dayEnd(): Promise<number> {
@@ -81,15 +64,10 @@ async function freshDay() {
   if (left < 30_000) await sleep(left + 1_000);
 }
 
-const num = (r: Res, name: string) => {
-  const v = r.headers.get(name);
-  expect(v, `${name} on ${r.status}`).toMatch(/^\d+$/);
-  return Number(v);
-};
 
 /** The reset the server should have reported for a window ending at `end`: it read its clock between `sent` and `at`. */
 function expectReset(r: Res, end: number) {
-  const reset = num(r, 'x-ratelimit-reset');
+  const reset = intHeader(r, 'x-ratelimit-reset');
   expect(reset).toBeGreaterThanOrEqual(Math.max(1, Math.ceil((end - r.at) / 1000)));
   expect(reset).toBeLessThanOrEqual(Math.ceil((end - r.sent) / 1000));
   return reset;
@@ -101,10 +79,10 @@ const minuteEnd = (ms: number) => ms - (ms % 60_000) + 60_000;
 function expectFullMinute(responses: Res[], limit: number) {
   for (const r of responses) {
     expect(r.status, JSON.stringify(r.body)).toBe(200);
-    expect(num(r, 'x-ratelimit-limit')).toBe(limit);
+    expect(intHeader(r, 'x-ratelimit-limit')).toBe(limit);
     expectReset(r, minuteEnd(r.sent));
   }
-  const remaining = responses.map((r) => num(r, 'x-ratelimit-remaining')).sort((a, b) => a - b);
+  const remaining = responses.map((r) => intHeader(r, 'x-ratelimit-remaining')).sort((a, b) => a - b);
   expect(remaining).toEqual(Array.from({ length: limit }, (_, i) => i));
 }
 
@@ -112,9 +90,9 @@ function expectFullMinute(responses: Res[], limit: number) {
 function expectLimited(r: Res, limit: number, end: number) {
   expect(r.status, JSON.stringify(r.body)).toBe(429);
   expect(r.body).toEqual({ error: expect.any(String), code: 'rate_limited' });
-  expect(num(r, 'x-ratelimit-limit')).toBe(limit);
-  expect(num(r, 'x-ratelimit-remaining')).toBe(0);
-  expect(num(r, 'retry-after')).toBe(expectReset(r, end));
+  expect(intHeader(r, 'x-ratelimit-limit')).toBe(limit);
+  expect(intHeader(r, 'x-ratelimit-remaining')).toBe(0);
+  expect(intHeader(r, 'retry-after')).toBe(expectReset(r, end));
 }
 
 async function keyId(value: string): Promise<string> {
@@ -169,8 +147,8 @@ describe('per minute, by plan', () => {
       ],
     });
 
-    await freshMinute();
-    const responses = await burst(59, () => me(org.internalKey));
+    await freshMinute(15_000);
+    const responses = await burst(59, PARALLEL, () => me(org.internalKey));
     const sent = Date.now();
     await typed.me.query();
     responses.push({ status: 200, body: {}, headers: trpcHeaders!, sent, at: Date.now() });
@@ -188,7 +166,7 @@ describe('per minute, by plan', () => {
     const other = await t.newKey({ orgId: org.orgId, userId: org.userId, name: 'other', type: 'internal' });
     const fresh = await me(other);
     expect(fresh.status).toBe(200);
-    expect(num(fresh, 'x-ratelimit-remaining')).toBe(59);
+    expect(intHeader(fresh, 'x-ratelimit-remaining')).toBe(59);
   }, 60_000);
 
   it.each([
@@ -196,8 +174,8 @@ describe('per minute, by plan', () => {
     ['max', 300],
   ] as const)('%s: %i requests, then 429; the plan is read on every request', async (plan, limit) => {
     const org = await orgOn(plan);
-    await freshMinute();
-    expectFullMinute(await burst(limit, () => me(org.internalKey)), limit);
+    await freshMinute(15_000);
+    expectFullMinute(await burst(limit, PARALLEL, () => me(org.internalKey)), limit);
     const r = await me(org.internalKey);
     expectLimited(r, limit, minuteEnd(r.sent));
 
@@ -223,12 +201,12 @@ describe('per day, by plan', () => {
         [b, 0],
       ] as const) {
         expect(r.status).toBe(200);
-        expect(num(r, 'x-ratelimit-limit')).toBe(perDay);
-        expect(num(r, 'x-ratelimit-remaining')).toBe(remaining);
+        expect(intHeader(r, 'x-ratelimit-limit')).toBe(perDay);
+        expect(intHeader(r, 'x-ratelimit-remaining')).toBe(remaining);
         expect(expectReset(r, end)).toBeGreaterThan(60);
       }
       expectLimited(c, perDay, end);
-      expect(num(c, 'retry-after')).toBeGreaterThan(60);
+      expect(intHeader(c, 'retry-after')).toBeGreaterThan(60);
     },
   );
 
@@ -248,8 +226,8 @@ describe('per day, by plan', () => {
 describe('across processes', () => {
   it('counts one minute window and one day window across two server processes', async () => {
     const org = await orgOn('starter');
-    await freshMinute();
-    const responses = await burst(60, (i) => me(org.internalKey, i % 2 ? server.origin : t.origin));
+    await freshMinute(15_000);
+    const responses = await burst(60, PARALLEL, (i) => me(org.internalKey, i % 2 ? server.origin : t.origin));
     expectFullMinute(responses, 60);
     for (const origin of [t.origin, server.origin]) {
       const r = await me(org.internalKey, origin);
@@ -262,7 +240,7 @@ describe('across processes', () => {
     const end = await dayEnd();
     const last = await me(daily.internalKey, t.origin);
     expect(last.status).toBe(200);
-    expect(num(last, 'x-ratelimit-remaining')).toBe(0);
+    expect(intHeader(last, 'x-ratelimit-remaining')).toBe(0);
     expectLimited(await me(daily.internalKey, server.origin), PLANS.starter.perDay, end);
   }, 60_000);
 });
@@ -276,7 +254,7 @@ describe('what is not counted', () => {
 
     const token = await session(org.userId);
     const before = await counted();
-    const responses = await burst(70, () => me(token));
+    const responses = await burst(70, PARALLEL, () => me(token));
     for (const r of responses) {
       expect(r.status).toBe(200);
       expect(r.body.via).toBe('session');

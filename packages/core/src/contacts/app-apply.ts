@@ -1,5 +1,5 @@
 import type { PendingEvent } from '../events/outbox.ts';
-import { mergeCustom, pick, scoreOf, unionTags } from './apply.ts';
+import { blankContact, mergeCustom, pick, scoreOf, unionTags } from './apply.ts';
 import type { AppContactRow } from './app-row.ts';
 import type { ContactCreateInput, ContactUpdateInput } from './app-schemas.ts';
 import { toEventContact } from './row.ts';
@@ -39,28 +39,12 @@ export function withoutTags(stored: readonly string[], removed: readonly string[
 
 export function newAppContact(orgId: string, id: string, input: ContactCreateInput, now: Date): AppContactRow {
   const blank: AppContactRow = {
-    id,
-    organization_id: orgId,
-    email: null,
-    first_name: null,
-    last_name: null,
-    phone: null,
-    job_title: null,
-    website: null,
-    linkedin: null,
+    ...blankContact(orgId, id, input.source ?? 'manual', now),
     tags: unionTags([], input.tags ?? []),
-    custom: {},
-    source: input.source ?? 'manual',
-    lead_score: 0,
-    score_adjustment: 0,
-    score_override: null,
     stage: input.stage ?? 'lead',
-    company_id: null,
     email_consent: false,
     sms_consent: false,
     deleted_at: null,
-    created_at: now,
-    updated_at: now,
   };
   return applyPatch(blank, input, now);
 }

@@ -55,9 +55,9 @@ export function scoreOf(c: ContactRow): number {
   return finalScore(base, c.score_adjustment, c.score_override);
 }
 
-/** A brand-new contact built from its first upsert row. */
-export function newContact(orgId: string, id: string, row: ResolvedRow, now: Date): ContactRow {
-  const blank: ContactRow = {
+/** A contact with nothing known yet but its origin: the starting point of every new contact. */
+export function blankContact(orgId: string, id: string, source: string, now: Date): ContactRow {
+  return {
     id,
     organization_id: orgId,
     email: null,
@@ -69,7 +69,7 @@ export function newContact(orgId: string, id: string, row: ResolvedRow, now: Dat
     linkedin: null,
     tags: [],
     custom: {},
-    source: row.source,
+    source,
     lead_score: 0,
     score_adjustment: 0,
     score_override: null,
@@ -78,6 +78,11 @@ export function newContact(orgId: string, id: string, row: ResolvedRow, now: Dat
     created_at: now,
     updated_at: now,
   };
+}
+
+/** A brand-new contact built from its first upsert row. */
+export function newContact(orgId: string, id: string, row: ResolvedRow, now: Date): ContactRow {
+  const blank = blankContact(orgId, id, row.source, now);
   return applyRow(blank, row, now);
 }
 
