@@ -213,12 +213,13 @@ describe('tenant isolation', () => {
     const userB = await member(b.orgId, 'member');
     const api = client(t, adminA.token);
 
+    // Thunks, started one at a time: a call started early would reject before anything awaits it.
     for (const call of [
-      api.accounts.deactivate.mutate({ userId: userB.userId }),
-      api.accounts.reactivate.mutate({ userId: userB.userId }),
-      client(t, a.token).accounts.changeRole.mutate({ userId: userB.userId, role: 'admin' }),
+      () => api.accounts.deactivate.mutate({ userId: userB.userId }),
+      () => api.accounts.reactivate.mutate({ userId: userB.userId }),
+      () => client(t, a.token).accounts.changeRole.mutate({ userId: userB.userId, role: 'admin' }),
     ]) {
-      expect(await refusal(call)).toMatchObject({ status: 404, code: 'not_found' });
+      expect(await refusal(call())).toMatchObject({ status: 404, code: 'not_found' });
     }
     const r = await rest(t, 'POST', `/accounts/members/${b.userId}/deactivate`, { token: adminA.token, body: {} });
     expect(r).toMatchObject({ status: 404, body: { code: 'not_found' } });
