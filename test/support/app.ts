@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '@leadwire/core';
+import { TestClock } from '@leadwire/core/clock.ts';
 import { bootstrap, createApiKey, type NewApiKey } from '@leadwire/core/accounts/service.ts';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
@@ -16,6 +17,8 @@ export interface TestApp {
   v1: string;
   app: FastifyInstance;
   runtime: Runtime;
+  /** The server's clock: tests move it instead of waiting for time to pass. */
+  clock: TestClock;
   newOrg(opts?: { plan?: 'starter' | 'pro' | 'max' }): Promise<{ orgId: string; userId: string; publicKey: string; internalKey: string }>;
   newKey(input: NewApiKey): Promise<string>;
   /** Raw SQL on the test database (assertions and set-up). */
@@ -31,7 +34,8 @@ export async function initTestApp(env: Record<string, string> = {}): Promise<Tes
   // Files a test stores (uploads, purges) live in a folder of its own, never in the checkout's .data.
   const dataDir = await mkdtemp(join(tmpdir(), 'leadwire-test-data-'));
   const config = loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, ...env });
-  const runtime = await compose(config, pino({ level: 'silent' }));
+  const clock = new TestClock();
+  const runtime = await compose(config, pino({ level: 'silent' }), { clock });
   const app = await buildApp(runtime.deps, { logger: false });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
@@ -41,6 +45,7 @@ export async function initTestApp(env: Record<string, string> = {}): Promise<Tes
     v1: `${origin}/api/v1`,
     app,
     runtime,
+    clock,
     newOrg: async (opts = {}) =>
       bootstrap(runtime.deps.orm.em.fork(), {
         name: `Org ${++orgSeq}`,

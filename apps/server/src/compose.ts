@@ -1,4 +1,5 @@
 import type { Config, Deps, Logger } from '@leadwire/core';
+import { type Clock, systemClock } from '@leadwire/core/clock.ts';
 import { BossRuntime } from '@leadwire/core/jobs/boss.ts';
 import { jobDefinitions } from '@leadwire/core/jobs/definitions.ts';
 import { migrateUp, openDatabase, openOrm, PgDb } from '@leadwire/db';
@@ -14,7 +15,7 @@ export interface Runtime {
  * Everything a process needs, built once: the database (embedded or DATABASE_URL), the ORM with migrations applied,
  * and the job queue. Both roles and the tests compose through here.
  */
-export async function compose(config: Config, log: Logger, opts: { migrate?: boolean } = {}): Promise<Runtime> {
+export async function compose(config: Config, log: Logger, opts: { migrate?: boolean; clock?: Clock } = {}): Promise<Runtime> {
   const database = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
   try {
     const orm = await openOrm(database.url, { pool: { min: 0, max: config.DB_POOL_MAX } });
@@ -24,7 +25,7 @@ export async function compose(config: Config, log: Logger, opts: { migrate?: boo
     }
     const boss = new BossRuntime(database.url, log);
     const pool = await orm.em.getConnection().getNativeClient();
-    const deps: Deps = { orm, db: new PgDb(pool, { onAfterCommitError: (err) => log.error({ err }, 'after-commit work failed') }), config, jobs: boss, log, scoreAdjustment: Boolean(config.SCORE_ADJUSTER_URL) };
+    const deps: Deps = { orm, db: new PgDb(pool, { onAfterCommitError: (err) => log.error({ err }, 'after-commit work failed') }), config, jobs: boss, log, clock: opts.clock ?? systemClock, scoreAdjustment: Boolean(config.SCORE_ADJUSTER_URL) };
     await boss.start(jobDefinitions(deps));
     return {
       deps,

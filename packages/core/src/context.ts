@@ -1,4 +1,5 @@
 import type { EntityManager, MikroORM, PgDb } from '@leadwire/db';
+import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import type { Actor } from './auth/actor.ts';
 import type { Jobs } from './jobs/queue.ts';
@@ -19,6 +20,8 @@ export interface Deps {
   config: Config;
   jobs: Jobs;
   log: Logger;
+  /** The one source of the current time; tests pass a TestClock. */
+  clock: Clock;
   /** True when a score adjuster is configured: changed score inputs then queue the adjustment job. */
   scoreAdjustment: boolean;
 }

@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { TestClock } from './clock.ts';
+
+describe('TestClock', () => {
+  it('runs with the wall clock until moved', () => {
+    const clock = new TestClock();
+    expect(Math.abs(clock.now().getTime() - Date.now())).toBeLessThan(50);
+    clock.advance(60_000);
+    expect(clock.now().getTime() - Date.now()).toBeGreaterThan(59_900);
+  });
+
+  it('freezes at an instant, moves while frozen and resumes from where it stood', () => {
+    const clock = new TestClock();
+    const at = new Date('2030-01-01T04:59:59.000Z');
+    clock.freeze(at);
+    expect(clock.now().toISOString()).toBe(at.toISOString());
+    clock.advance(1_000);
+    expect(clock.now().toISOString()).toBe('2030-01-01T05:00:00.000Z');
+    clock.unfreeze();
+    expect(clock.now().getTime() - at.getTime()).toBeGreaterThanOrEqual(1_000);
+    expect(clock.now().getTime() - at.getTime()).toBeLessThan(1_100);
+  });
+
+  it('set jumps to an instant and keeps running', () => {
+    const clock = new TestClock();
+    clock.set(new Date('2031-06-01T00:00:00.000Z'));
+    expect(Math.abs(clock.now().getTime() - Date.parse('2031-06-01T00:00:00.000Z'))).toBeLessThan(50);
+  });
+});
