@@ -29,13 +29,9 @@ export function sendError(reply: FastifyReply, err: PublicError, extraHeaders: R
 }
 
 export function createRequestContext(deps: Deps, req: FastifyRequest, reply: FastifyReply): RequestContext {
-  let em: RequestContext['em'] | undefined;
   return {
     deps,
-    // Forked on first use: the public API's hot path runs on prepared statements and never needs one.
-    get em() {
-      return (em ??= deps.orm.em.fork());
-    },
+    db: deps.db,
     requestId: String(req.id),
     ip: req.ip,
     log: req.log,
