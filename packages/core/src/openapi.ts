@@ -160,6 +160,9 @@ export function buildInternalOpenApiDocument(baseUrl: string): oas31.OpenAPIObje
   applyRequestExamples((r) => operationOf(doc, r), routes, INTERNAL_REQUEST_EXAMPLES);
   for (const route of routes) {
     const op = operationOf(doc, route);
+    // Every code this operation can answer with, machine-readable (the fuzz test holds the server to it).
+    const codes = new Set([...route.errorCodes, ...ALWAYS, ...(op.requestBody ? BODY_ERRORS : [])]);
+    Object.assign(op, { 'x-error-codes': [...codes].sort() });
     const { '200': success, ...errors } = op.responses ?? {};
     op.responses = {
       [String(route.successStatus)]: success ?? { description: 'Success.' },
