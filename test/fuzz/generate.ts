@@ -28,12 +28,16 @@ export const HOSTILE_STRINGS = ['\u0000', 'a\u0000b', '\ud800', 'x\udfffy', '\ud
 export const HOSTILE_NUMBERS = [-1, 0, 2 ** 31, -(2 ** 31) - 1, 2 ** 53, 1e308, -1e308, 0.5, 1e-9, Number.MAX_SAFE_INTEGER + 2];
 
 export class Generator {
-  constructor(
-    private readonly components: Record<string, Schema>,
-    private readonly r: Rng,
-    /** Real ids to use for uuid fields some of the time, so requests reach records and not only not_found. */
-    private readonly ids: readonly string[],
-  ) {}
+  private readonly components: Record<string, Schema>;
+  private readonly r: Rng;
+  /** Real ids to use for uuid fields some of the time, so requests reach records and not only not_found. */
+  private readonly ids: readonly string[];
+
+  constructor(components: Record<string, Schema>, r: Rng, ids: readonly string[]) {
+    this.components = components;
+    this.r = r;
+    this.ids = ids;
+  }
 
   resolve(s: Schema | undefined): Schema {
     let schema = s ?? {};

@@ -49,7 +49,7 @@ function expectRefused(r: { status: number; body: any }, path: string) {
 describe('REST under /api', () => {
   const at = '2026-12-01T09:00:00Z';
   const until = '2026-12-01T10:00:00Z';
-  const cases: [string, string, (bad: string) => unknown, string][] = [
+  const rows: [string, string, (bad: string) => unknown][] = [
     ['/accounts/sign-up', 'organizationName', (bad) => ({ organizationName: `Acme${bad}`, email: `${randomUUID()}@example.com`, password: 'correct horse battery staple' })],
     ['/accounts/sign-up', 'name', (bad) => ({ organizationName: 'Acme', email: `${randomUUID()}@example.com`, password: 'correct horse battery staple', name: bad })],
     ['/accounts/sign-in', 'email', (bad) => ({ email: `a${bad}@example.com`, password: 'correct horse battery staple' })],
@@ -70,7 +70,8 @@ describe('REST under /api', () => {
     ['/nonprofit/verifications', 'registrationNumber', (bad) => ({ status: 'verified', registrationNumber: bad })],
     ['/messages/send', 'body', (bad) => ({ contactId: '{id}', body: `Hi${bad}` })],
     ['/api-keys', 'name', (bad) => ({ name: bad, type: 'internal' })],
-  ].map(([path, field, body]) => [`POST ${path as string}`, path as string, body as (bad: string) => unknown, field as string]);
+  ];
+  const cases = rows.map(([path, field, body]) => [`POST ${path}`, path, body, field] as const);
   for (const [name, path, body, field] of cases) {
     for (const [label, bad] of [['NUL', NUL], ['lone surrogate', LONE]] as const) {
       it(`${name}: refuses a ${label} in ${field}`, async () => {
