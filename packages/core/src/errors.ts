@@ -83,6 +83,12 @@ const FRAMEWORK_ERRORS: Record<string, { status: number; code: string; message?:
     message: 'Send the body as JSON with Content-Type: application/json',
   },
   JSON_TOO_DEEP: { status: 400, code: 'malformed_json', message: 'The request body is nested more than 64 levels deep' },
+  INVALID_UTF8: { status: 400, code: 'malformed_json', message: 'The request body is not valid UTF-8; JSON must be sent as UTF-8' },
+  UNSUPPORTED_CONTENT_ENCODING: {
+    status: 415,
+    code: 'unsupported_content_encoding',
+    message: 'Content-Encoding is not supported; send the body uncompressed (no Content-Encoding, or identity)',
+  },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: 'bad_request', message: 'Invalid Content-Length' },
   NOT_FOUND: { status: 404, code: 'not_found', message: 'No such endpoint' },
   METHOD_NOT_SUPPORTED: { status: 405, code: 'method_not_allowed' },

@@ -46,7 +46,7 @@ const CATALOGUE: Record<string, ErrorKind> = {
   },
   malformed_json: {
     afterAuth: false,
-    when: 'the body is not valid JSON, or is empty while `Content-Type` is `application/json`',
+    when: 'the body is not valid JSON or not UTF-8, or is empty while `Content-Type` is `application/json`',
     schema: 'Error',
     sample: () => framework('FST_ERR_CTP_INVALID_JSON_BODY'),
   },
@@ -103,6 +103,12 @@ const CATALOGUE: Record<string, ErrorKind> = {
     when: 'the body is not sent as `application/json`, or `Content-Type` is missing',
     schema: 'Error',
     sample: () => framework('FST_ERR_CTP_INVALID_MEDIA_TYPE'),
+  },
+  unsupported_content_encoding: {
+    afterAuth: false,
+    when: 'the body was sent with a `Content-Encoding` (compression is not supported; send it uncompressed)',
+    schema: 'Error',
+    sample: () => framework('UNSUPPORTED_CONTENT_ENCODING'),
   },
   company_not_found: {
     afterAuth: true,
