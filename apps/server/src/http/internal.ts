@@ -16,6 +16,8 @@ async function appCors(app: FastifyInstance, deps: Deps) {
     allowedHeaders: ['authorization', 'content-type', 'x-request-id', 'trpc-accept'],
     exposedHeaders: EXPOSED_HEADERS,
     maxAge: 86_400,
+    // An OPTIONS without Origin is not a preflight but a plain question about the resource: 204, not a text/plain 400.
+    strictPreflight: false,
   });
 }
 
@@ -30,7 +32,11 @@ export async function internalTrpcPlugin(app: FastifyInstance, opts: { deps: Dep
       onError: ({ error, req }) => {
         if (toPublicError(error).status >= 500) req.log.error({ err: error }, 'procedure failed');
       },
-      responseMeta: ({ errors }) => (errors[0] ? { status: toPublicError(errors[0]).status } : {}),
+      responseMeta: ({ errors }) => {
+        if (!errors[0]) return {};
+        const { status, headers } = toPublicError(errors[0]);
+        return { status, ...(headers ? { headers: { ...headers } } : {}) };
+      },
     },
   } satisfies FastifyTRPCPluginOptions<typeof internalRouter>);
 }
