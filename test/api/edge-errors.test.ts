@@ -207,3 +207,30 @@ describe('the connection cap', () => {
     }
   });
 });
+
+describe('the contracts', () => {
+  const operations = (doc: any) =>
+    Object.entries<any>(doc.paths).flatMap(([path, item]) => Object.entries<any>(item).map(([method, o]) => ({ where: `${method} ${path}`, path, o })));
+
+  it('list the edge codes on every /v1 operation, malformed_url where the path has a parameter', async () => {
+    const doc = await (await fetch(`${t.v1}/docs/json`)).json();
+    for (const { where, path, o } of operations(doc)) {
+      const codes = (status: string) => Object.keys(o.responses[status]?.content['application/json'].examples ?? {});
+      expect(codes('408'), where).toEqual(['request_timeout']);
+      expect(codes('431'), where).toEqual(['headers_too_large']);
+      expect(codes('503'), where).toEqual(['service_unavailable']);
+      expect(o.responses['503'].headers['retry-after'], where).toBeDefined();
+      expect(codes('400').includes('malformed_url'), where).toBe(path.includes('{'));
+    }
+  });
+
+  it('list them on every operation of the internal surface', async () => {
+    const doc = await (await fetch(`${t.origin}/api/docs/json`)).json();
+    expect(doc.components.headers.RetryAfter).toBeDefined();
+    for (const { where, o } of operations(doc)) {
+      for (const [status, code] of [['408', 'request_timeout'], ['431', 'headers_too_large'], ['503', 'service_unavailable']]) {
+        expect(o.responses[status!]?.content['application/json'].example.code, where).toBe(code);
+      }
+    }
+  });
+});

@@ -27,6 +27,10 @@ const STATUS: Record<string, number> = {
   rate_limited: 429,
   internal_error: 500,
   save_failed: 500,
+  malformed_url: 400,
+  request_timeout: 408,
+  headers_too_large: 431,
+  service_unavailable: 503,
 };
 const RATE_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'];
 const SPEC_ENDPOINTS = [

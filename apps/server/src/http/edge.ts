@@ -72,7 +72,7 @@ export function edgeOptions(config: Config): FastifyHttpOptions<Server> {
     frameworkErrors: (err, req, reply) => {
       const pub = toPublicError(err.code === 'FST_ERR_BAD_URL' ? errors.malformedUrl() : errors.badHttpRequest());
       req.log.info({ code: err.code }, 'request refused before routing');
-      return sendError(reply, pub);
+      void sendError(reply, pub);
     },
   };
 }
