@@ -3,7 +3,7 @@ import type { oas31 } from 'zod-openapi';
 import { SourceSchema } from './contacts/schemas.ts';
 import { type RestRoute, restRoutes } from './http/routes.ts';
 import { apiDescription } from './openapi/description.ts';
-import { errorResponses, errorSchemas, type ExampleContext } from './openapi/errors.ts';
+import { EDGE_ERRORS, edgeErrorResponses, errorResponses, errorSchemas, type ExampleContext } from './openapi/errors.ts';
 import { applyRequestExamples, INTERNAL_REQUEST_EXAMPLES, V1_REQUEST_EXAMPLES } from './openapi/examples.ts';
 import { headerComponents, parameter, parameterComponents, responseHeaders } from './openapi/headers.ts';
 import { internalRouter } from './internal-router.ts';
@@ -82,7 +82,14 @@ function finishOperation(doc: oas31.OpenAPIObject, route: RestRoute) {
   ];
 
   const success = (op.responses?.['200'] ?? {}) as oas31.ResponseObject;
-  const codes = new Set([...route.errorCodes, ...ALWAYS, ...(hasBody ? BODY_ERRORS : []), ...(contactWrite ? ['save_failed'] : [])]);
+  const codes = new Set([
+    ...route.errorCodes,
+    ...ALWAYS,
+    ...EDGE_ERRORS,
+    ...(route.path.includes('{') ? ['malformed_url'] : []),
+    ...(hasBody ? BODY_ERRORS : []),
+    ...(contactWrite ? ['save_failed'] : []),
+  ]);
   const props = Object.keys(bodySchema(doc, op)?.properties ?? {});
   const ctx: ExampleContext = {
     permission,
@@ -154,7 +161,7 @@ export function buildInternalOpenApiDocument(baseUrl: string): oas31.OpenAPIObje
     securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'A session token or an Internal API key' } },
   });
   const schemas = Object.fromEntries(Object.entries(doc.components?.schemas ?? {}).filter(([name]) => !name.startsWith('error.')));
-  doc.components = { ...doc.components, schemas: { ...schemas, ...errorSchemas() } };
+  doc.components = { ...doc.components, schemas: { ...schemas, ...errorSchemas() }, headers: headerComponents() };
   const errorBody = { content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
   const routes = restRoutes(internalRouter);
   applyRequestExamples((r) => operationOf(doc, r), routes, INTERNAL_REQUEST_EXAMPLES);
@@ -169,6 +176,7 @@ export function buildInternalOpenApiDocument(baseUrl: string): oas31.OpenAPIObje
       ...Object.fromEntries(
         Object.entries(errors).map(([status, r]) => [status, { description: (r as oas31.ResponseObject).description, ...errorBody }]),
       ),
+      ...edgeErrorResponses(),
     };
   }
   return doc;

@@ -17,6 +17,8 @@ async function appCors(app: FastifyInstance, deps: Deps) {
     allowedHeaders: ['authorization', 'content-type', 'x-request-id', 'trpc-accept'],
     exposedHeaders: EXPOSED_HEADERS,
     maxAge: 86_400,
+    // An OPTIONS without Origin is not a preflight but a plain question about the resource: 204, not a text/plain 400.
+    strictPreflight: false,
   });
 }
 
@@ -40,7 +42,11 @@ export async function internalTrpcPlugin(app: FastifyInstance, opts: { deps: Dep
     onError: ({ error, req }) => {
       if (toPublicError(error).status >= 500) req.log.error({ err: error }, 'procedure failed');
     },
-    responseMeta: ({ errors }) => (errors[0] ? { status: toPublicError(errors[0]).status } : {}),
+    responseMeta: ({ errors }) => {
+      if (!errors[0]) return {};
+      const { status, headers } = toPublicError(errors[0]);
+      return { status, ...(headers ? { headers: { ...headers } } : {}) };
+    },
   } satisfies FastifyTRPCPluginOptions<typeof internalRouter>['trpcOptions'];
   app.all<{ Params: { path: string } }>('/:path', async (req, res) => {
     await fastifyRequestHandler({ ...trpcOptions, req, res, path: req.params.path });

@@ -11,7 +11,7 @@ declare module 'fastify' {
 }
 
 export function sendError(reply: FastifyReply, err: PublicError, extraHeaders: Record<string, string> = {}) {
-  return reply.status(err.status).headers(extraHeaders).type('application/json').send(err.body);
+  return reply.status(err.status).headers({ ...err.headers, ...extraHeaders }).type('application/json').send(err.body);
 }
 
 export function createRequestContext(deps: Deps, req: FastifyRequest, reply: FastifyReply): RequestContext {
@@ -92,7 +92,10 @@ export async function restSurface(app: FastifyInstance, opts: { deps: Deps; rout
       if (pub.status >= 500) (req as FastifyRequest).log.error({ err: error }, 'procedure failed');
     },
     responseMeta: ({ errors, paths }) => {
-      if (errors[0]) return { status: toPublicError(errors[0]).status };
+      if (errors[0]) {
+        const { status, headers } = toPublicError(errors[0]);
+        return { status, ...(headers ? { headers: { ...headers } } : {}) };
+      }
       return { status: successStatus.get(paths?.[0] ?? '') ?? 200 };
     },
   } satisfies CreateOpenApiFastifyPluginOptions<AnyTRPCRouter>);
