@@ -24,6 +24,7 @@ const STATUS: Record<string, number> = {
   idempotency_in_progress: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  unsupported_content_encoding: 415,
   rate_limited: 429,
   internal_error: 500,
   save_failed: 500,
