@@ -1,4 +1,4 @@
-import { INSERT_EVENTS_SQL } from '../events/outbox.ts';
+import { INSERT_EVENTS_SQL } from '../../events/outbox.ts';
 
 /**
  * Every statement of the contact upsert path, in one place. Placeholders are `?`. Lists travel as one JSON parameter

@@ -1,8 +1,8 @@
 
-import { publicApiMutation, publicApiProcedure } from '../auth/procedures.ts';
-import type { RequestContext } from '../context.ts';
-import { errors, issuesFromZod } from '../errors.ts';
-import { router } from '../trpc.ts';
+import { publicApiMutation, publicApiProcedure } from '../../auth/procedures.ts';
+import type { RequestContext } from '../../context.ts';
+import { errors, issuesFromZod } from '../../errors.ts';
+import { router } from '../../trpc.ts';
 import { batchUpsertContacts } from './batch.ts';
 import {
   BatchUpsertInput,

@@ -1,6 +1,6 @@
 import type { Db } from '@leadwire/db';
-import type { Actor } from '../auth/actor.ts';
-import { errors, issuesFromZod, toPublicError } from '../errors.ts';
+import type { Actor } from '../../auth/actor.ts';
+import { errors, issuesFromZod, toPublicError } from '../../errors.ts';
 import { ContactUpsertInput } from './schemas.ts';
 import { transact, type RowOutcome, type UpsertOptions, upsertContactsInTx } from './upsert.ts';
 

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Db, TxDb } from '@leadwire/db';
-import type { Actor } from '../auth/actor.ts';
-import { normalizeDomain } from '../companies/domain.ts';
-import { AppError, errors } from '../errors.ts';
-import { emitEvents, eventRowsParam, type EventSource, type PendingEvent } from '../events/outbox.ts';
-import { contactCap } from '../limits/plans.ts';
-import { applyRow, newContact, type ResolvedRow, scoreInputsChanged } from './apply.ts';
-import type { ContactRow } from './row.ts';
-import { toEventContact } from './row.ts';
+import type { Actor } from '../../auth/actor.ts';
+import { normalizeDomain } from '../../companies/domain.ts';
+import { AppError, errors } from '../../errors.ts';
+import { emitEvents, eventRowsParam, type EventSource, type PendingEvent } from '../../events/outbox.ts';
+import { contactCap } from '../../limits/plans.ts';
+import { applyRow, newContact, type ResolvedRow, scoreInputsChanged } from '../shared/apply.ts';
+import type { ContactRow } from '../shared/row.ts';
+import { toEventContact } from '../shared/row.ts';
 import type { ContactUpsertInput } from './schemas.ts';
 import * as sql from './sql.ts';
 
