@@ -2,7 +2,7 @@ import type { Db } from '@leadwire/db';
 import { z } from 'zod';
 import type { Config } from '../config.ts';
 import { scoreInputsChanged, scoreOf } from '../contacts/shared/apply.ts';
-import { HAS_BOOKING } from '../contacts/v1/sql.ts';
+import { HAS_BOOKING } from '../contacts/shared/sql.ts';
 import { toEventContact, type ContactRow } from '../contacts/shared/row.ts';
 import type { Deps, Logger } from '../context.ts';
 import { emitEvents } from '../events/outbox.ts';

@@ -10,8 +10,8 @@ import type { AppContact } from './schemas.ts';
 import * as q from './sql.ts';
 import { assertEmailFree, guardEmail, loadContact } from './write.ts';
 import { toEventContact } from '../shared/row.ts';
-import { BUMP_CONTACT_COUNT, LOCK_CONTACT_COUNT } from '../v1/sql.ts';
-import { transact } from '../v1/upsert.ts';
+import { BUMP_CONTACT_COUNT, LOCK_CONTACT_COUNT } from '../shared/sql.ts';
+import { transact } from '../shared/transact.ts';
 
 /** Moves a live contact to trash. Any role may: it is recoverable for 30 days. */
 export async function trashContact(db: Db, actor: InternalActor, id: string) {

@@ -10,8 +10,8 @@ import type { AppContactRow } from './row.ts';
 import type { ContactMergeInput, ContactMergeOutput } from './schemas.ts';
 import { loadContact, type WriteHooks, writeContact } from './write.ts';
 import { toEventContact } from '../shared/row.ts';
-import { BUMP_CONTACT_COUNT, HAS_BOOKING } from '../v1/sql.ts';
-import { transact } from '../v1/upsert.ts';
+import { BUMP_CONTACT_COUNT, HAS_BOOKING } from '../shared/sql.ts';
+import { transact } from '../shared/transact.ts';
 
 const IDS = `(select jsonb_array_elements_text(?::jsonb)::uuid)`;
 

@@ -12,8 +12,8 @@ import { type AppContactRow, toAppContact } from './row.ts';
 import type { AppContact, ContactCreateInput, ContactUpdateInput } from './schemas.ts';
 import * as q from './sql.ts';
 import { toEventContact } from '../shared/row.ts';
-import { BUMP_CONTACT_COUNT, LOCK_CONTACT_COUNT } from '../v1/sql.ts';
-import { transact } from '../v1/upsert.ts';
+import { BUMP_CONTACT_COUNT, LOCK_CONTACT_COUNT } from '../shared/sql.ts';
+import { transact } from '../shared/transact.ts';
 
 /** Side effects a write may ask for inside its transaction; the router wires them to the job queue. */
 export interface WriteHooks {
