@@ -1,4 +1,4 @@
-import { purgeTrash } from '@leadwire/core/contacts/app-lifecycle.ts';
+import { purgeTrash } from '@leadwire/core/contacts/app/lifecycle.ts';
 import { BossRuntime } from '@leadwire/core/jobs/boss.ts';
 import { jobDefinitions } from '@leadwire/core/jobs/definitions.ts';
 import { newStorageKey, storageFor } from '@leadwire/core/files/storage.ts';

@@ -1,5 +1,5 @@
 import { ADJUST_SCORE_QUEUE, adjustContactScore, adjustScoreJob } from '@leadwire/core/scoring/adjust-job.ts';
-import type { ContactRow } from '@leadwire/core/contacts/row.ts';
+import type { ContactRow } from '@leadwire/core/contacts/shared/row.ts';
 import type { Logger } from '@leadwire/core';
 import { jobDefinitions } from '@leadwire/core/jobs/definitions.ts';
 import { noAdjustment } from '@leadwire/core/scoring/adjuster.ts';

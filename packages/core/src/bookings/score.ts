@@ -1,6 +1,6 @@
 import type { Db } from '@leadwire/db';
-import { scoreOf } from '../contacts/apply.ts';
-import { type ContactRow, toEventContact } from '../contacts/row.ts';
+import { scoreOf } from '../contacts/shared/apply.ts';
+import { type ContactRow, toEventContact } from '../contacts/shared/row.ts';
 import { emitEvents } from '../events/outbox.ts';
 
 const HAS_CONFIRMED = `select exists (select 1 from bookings where contact_id = ? and status = 'confirmed') as has`;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CustomSchema } from '../contacts/schemas.ts';
+import { CustomSchema } from '../contacts/v1/schemas.ts';
 
 const text = (max: number) => z.string().trim().max(max);
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { purgeTrash } from '../contacts/app-lifecycle.ts';
+import { purgeTrash } from '../contacts/app/lifecycle.ts';
 import type { Deps } from '../context.ts';
 import { storageFor } from '../files/storage.ts';
 import type { JobDefinition } from './boss.ts';

@@ -1,19 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '@leadwire/db';
-import type { InternalActor } from '../auth/actor.ts';
-import { errors } from '../errors.ts';
-import { emitEvents } from '../events/outbox.ts';
-import { contactCap } from '../limits/plans.ts';
-import { scoreInputsChanged } from './apply.ts';
-import { applyPatch, changeEvents, hasChanged, newAppContact, rescored, withoutTags } from './app-apply.ts';
-import { unionTags } from './apply.ts';
-import { contactErrors, isEmailConflict } from './app-errors.ts';
-import { type AppContactRow, toAppContact } from './app-row.ts';
-import type { AppContact, ContactCreateInput, ContactUpdateInput } from './app-schemas.ts';
-import * as q from './app-sql.ts';
-import { toEventContact } from './row.ts';
-import { BUMP_CONTACT_COUNT, LOCK_CONTACT_COUNT } from './sql.ts';
-import { transact } from './upsert.ts';
+import type { InternalActor } from '../../auth/actor.ts';
+import { errors } from '../../errors.ts';
+import { emitEvents } from '../../events/outbox.ts';
+import { contactCap } from '../../limits/plans.ts';
+import { scoreInputsChanged } from '../shared/apply.ts';
+import { applyPatch, changeEvents, hasChanged, newAppContact, rescored, withoutTags } from './apply.ts';
+import { unionTags } from '../shared/apply.ts';
+import { contactErrors, isEmailConflict } from './errors.ts';
+import { type AppContactRow, toAppContact } from './row.ts';
+import type { AppContact, ContactCreateInput, ContactUpdateInput } from './schemas.ts';
+import * as q from './sql.ts';
+import { toEventContact } from '../shared/row.ts';
+import { BUMP_CONTACT_COUNT, LOCK_CONTACT_COUNT } from '../shared/sql.ts';
+import { transact } from '../shared/transact.ts';
 
 /** Side effects a write may ask for inside its transaction; the router wires them to the job queue. */
 export interface WriteHooks {

@@ -1,4 +1,4 @@
-import { HAS_BOOKING } from './sql.ts';
+import { HAS_BOOKING } from '../shared/sql.ts';
 
 /**
  * Statements of the application's contact operations. Placeholders are `?`; lists travel as one JSON parameter.

@@ -1,17 +1,17 @@
 import type { Db } from '@leadwire/db';
-import type { InternalActor } from '../auth/actor.ts';
-import { requireRole } from '../auth/internal.ts';
-import { emitEvents, type PendingEvent } from '../events/outbox.ts';
-import { scoreInputsChanged } from './apply.ts';
-import { changeEvents } from './app-apply.ts';
-import { contactErrors } from './app-errors.ts';
-import { mergeFields } from './app-merge-fields.ts';
-import type { AppContactRow } from './app-row.ts';
-import type { ContactMergeInput, ContactMergeOutput } from './app-schemas.ts';
-import { loadContact, type WriteHooks, writeContact } from './app-write.ts';
-import { toEventContact } from './row.ts';
-import { BUMP_CONTACT_COUNT, HAS_BOOKING } from './sql.ts';
-import { transact } from './upsert.ts';
+import type { InternalActor } from '../../auth/actor.ts';
+import { requireRole } from '../../auth/internal.ts';
+import { emitEvents, type PendingEvent } from '../../events/outbox.ts';
+import { scoreInputsChanged } from '../shared/apply.ts';
+import { changeEvents } from './apply.ts';
+import { contactErrors } from './errors.ts';
+import { mergeFields } from './merge-fields.ts';
+import type { AppContactRow } from './row.ts';
+import type { ContactMergeInput, ContactMergeOutput } from './schemas.ts';
+import { loadContact, type WriteHooks, writeContact } from './write.ts';
+import { toEventContact } from '../shared/row.ts';
+import { BUMP_CONTACT_COUNT, HAS_BOOKING } from '../shared/sql.ts';
+import { transact } from '../shared/transact.ts';
 
 const IDS = `(select jsonb_array_elements_text(?::jsonb)::uuid)`;
 

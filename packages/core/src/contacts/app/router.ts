@@ -1,11 +1,11 @@
-import { internalProcedure } from '../auth/internal.ts';
-import type { Deps } from '../context.ts';
-import { errors, issuesFromZod } from '../errors.ts';
-import { ADJUST_SCORE_QUEUE } from '../scoring/adjust-job.ts';
-import { router } from '../trpc.ts';
-import { restoreContact, trashContact } from './app-lifecycle.ts';
-import { listContacts, listTrash } from './app-list.ts';
-import { mergeContacts } from './app-merge.ts';
+import { internalProcedure } from '../../auth/internal.ts';
+import type { Deps } from '../../context.ts';
+import { errors, issuesFromZod } from '../../errors.ts';
+import { ADJUST_SCORE_QUEUE } from '../../scoring/adjust-job.ts';
+import { router } from '../../trpc.ts';
+import { restoreContact, trashContact } from './lifecycle.ts';
+import { listContacts, listTrash } from './list.ts';
+import { mergeContacts } from './merge.ts';
 import {
   AppContact,
   ContactCreateInput,
@@ -25,9 +25,9 @@ import {
   TimelinePage,
   TrashListInput,
   TrashPage,
-} from './app-schemas.ts';
-import { getContactWithTimeline, getTimeline } from './app-timeline.ts';
-import { addTags, createContact, removeTags, setScoreOverride, setStage, updateContact, type WriteHooks } from './app-write.ts';
+} from './schemas.ts';
+import { getContactWithTimeline, getTimeline } from './timeline.ts';
+import { addTags, createContact, removeTags, setScoreOverride, setStage, updateContact, type WriteHooks } from './write.ts';
 
 const tags = ['Contacts'];
 const READ_ERRORS = ['unauthorized', 'wrong_api_surface', 'rate_limited', 'validation_failed'] as const;

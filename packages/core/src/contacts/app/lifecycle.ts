@@ -1,17 +1,17 @@
 import type { Db } from '@leadwire/db';
-import type { InternalActor } from '../auth/actor.ts';
-import { requireRole } from '../auth/internal.ts';
-import { errors } from '../errors.ts';
-import { emitEvents } from '../events/outbox.ts';
-import { contactCap } from '../limits/plans.ts';
-import { contactErrors } from './app-errors.ts';
-import { type AppContactRow, iso, purgeAfter, trashCutoff } from './app-row.ts';
-import type { AppContact } from './app-schemas.ts';
-import * as q from './app-sql.ts';
-import { assertEmailFree, guardEmail, loadContact } from './app-write.ts';
-import { toEventContact } from './row.ts';
-import { BUMP_CONTACT_COUNT, LOCK_CONTACT_COUNT } from './sql.ts';
-import { transact } from './upsert.ts';
+import type { InternalActor } from '../../auth/actor.ts';
+import { requireRole } from '../../auth/internal.ts';
+import { errors } from '../../errors.ts';
+import { emitEvents } from '../../events/outbox.ts';
+import { contactCap } from '../../limits/plans.ts';
+import { contactErrors } from './errors.ts';
+import { type AppContactRow, iso, purgeAfter, trashCutoff } from './row.ts';
+import type { AppContact } from './schemas.ts';
+import * as q from './sql.ts';
+import { assertEmailFree, guardEmail, loadContact } from './write.ts';
+import { toEventContact } from '../shared/row.ts';
+import { BUMP_CONTACT_COUNT, LOCK_CONTACT_COUNT } from '../shared/sql.ts';
+import { transact } from '../shared/transact.ts';
 
 /** Moves a live contact to trash. Any role may: it is recoverable for 30 days. */
 export async function trashContact(db: Db, actor: InternalActor, id: string) {

@@ -1,6 +1,6 @@
-import { baseScore, finalScore } from '../scoring/index.ts';
+import { baseScore, finalScore } from '../../scoring/index.ts';
 import type { ContactRow } from './row.ts';
-import type { ContactUpsertInput } from './schemas.ts';
+import type { ContactUpsertInput } from '../v1/schemas.ts';
 
 /** An upsert row after validation, with its company resolved. `companyId` undefined means "not sent". */
 export interface ResolvedRow {

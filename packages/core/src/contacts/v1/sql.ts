@@ -1,4 +1,7 @@
-import { INSERT_EVENTS_SQL } from '../events/outbox.ts';
+import { INSERT_EVENTS_SQL } from '../../events/outbox.ts';
+import { HAS_BOOKING } from '../shared/sql.ts';
+
+export { BUMP_CONTACT_COUNT, LOCK_CONTACT_COUNT, READ_CONTACT_COUNT } from '../shared/sql.ts';
 
 /**
  * Every statement of the contact upsert path, in one place. Placeholders are `?`. Lists travel as one JSON parameter
@@ -16,9 +19,6 @@ const CONTACT_RECORD = `v(id uuid, organization_id uuid, email text, first_name 
 export const CONTACT_COLUMNS = `c.id, c.organization_id, c.email, c.first_name, c.last_name, c.phone, c.job_title, c.website,
   c.linkedin, c.tags, c.custom, c.source, c.lead_score, c.score_adjustment, c.score_override, c.stage, c.company_id,
   c.created_at, c.updated_at`;
-
-/** The booking bonus input of the score, read alongside every contact the upsert may rescore. */
-export const HAS_BOOKING = `exists (select 1 from bookings b where b.contact_id = c.id and b.status = 'confirmed') as has_booking`;
 
 export const FIND_COMPANIES = `select id, domain from companies where organization_id = ? and domain in (select jsonb_array_elements_text(?::jsonb))`;
 
@@ -41,17 +41,6 @@ select ${CONTACT_COLUMNS}, ${HAS_BOOKING} from contacts c where id in (
   where c.organization_id = ? and c.deleted_at is null
   order by c.company_id, lower(c.first_name), lower(c.last_name), c.created_at, c.id
 ) order by id for update`;
-
-/** The organization's contact counter, read without a lock: far from the cap that is all admission needs. */
-export const READ_CONTACT_COUNT = `select contact_count from organizations where id = ?`;
-
-/**
- * Near the cap, the organization row is locked: new contacts are then admitted one transaction at a time against the
- * counter. NO KEY UPDATE, because only a non-key column changes: foreign-key checks of other inserts are not blocked.
- */
-export const LOCK_CONTACT_COUNT = `select contact_count from organizations where id = ? for no key update`;
-
-export const BUMP_CONTACT_COUNT = `update organizations set contact_count = contact_count + ? where id = ?`;
 
 export const INSERT_CONTACTS = `
 insert into contacts (id, organization_id, email, first_name, last_name, phone, job_title, tags, custom, source,

@@ -1,10 +1,10 @@
 import type { Db } from '@leadwire/db';
-import type { InternalActor } from '../auth/actor.ts';
-import { contactErrors } from './app-errors.ts';
-import { decodeCursor, encodeCursor, type SortKey } from './app-cursor.ts';
-import { iso } from './app-row.ts';
-import type { AppContact, TimelineItem } from './app-schemas.ts';
-import { loadContact } from './app-write.ts';
+import type { InternalActor } from '../../auth/actor.ts';
+import { contactErrors } from './errors.ts';
+import { decodeCursor, encodeCursor, type SortKey } from './cursor.ts';
+import { iso } from './row.ts';
+import type { AppContact, TimelineItem } from './schemas.ts';
+import { loadContact } from './write.ts';
 
 /**
  * What happened to a contact, newest first: its notes, the events emitted about it, its deals, tasks and messages.

@@ -1,4 +1,4 @@
-import type { ContactView } from './schemas.ts';
+import type { ContactView } from '../v1/schemas.ts';
 
 /** A contacts row as raw SQL returns it. */
 export interface ContactRow {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CustomSchema, EmailSchema, SourceSchema } from './schemas.ts';
+import { CustomSchema, EmailSchema, SourceSchema } from '../v1/schemas.ts';
 
 /** Contact list page size (spec "Limits"). */
 export const PAGE_DEFAULT = 25;

@@ -1,5 +1,5 @@
-import type { ContactRow } from './row.ts';
-import type { AppContact } from './app-schemas.ts';
+import type { ContactRow } from '../shared/row.ts';
+import type { AppContact } from './schemas.ts';
 
 /** A contacts row with the columns the application shows beyond the public view, and its company when joined. */
 export interface AppContactRow extends ContactRow {

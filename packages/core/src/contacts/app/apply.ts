@@ -1,8 +1,8 @@
-import type { PendingEvent } from '../events/outbox.ts';
-import { blankContact, mergeCustom, pick, scoreOf, unionTags } from './apply.ts';
-import type { AppContactRow } from './app-row.ts';
-import type { ContactCreateInput, ContactUpdateInput } from './app-schemas.ts';
-import { toEventContact } from './row.ts';
+import type { PendingEvent } from '../../events/outbox.ts';
+import { blankContact, mergeCustom, pick, scoreOf, unionTags } from '../shared/apply.ts';
+import type { AppContactRow } from './row.ts';
+import type { ContactCreateInput, ContactUpdateInput } from './schemas.ts';
+import { toEventContact } from '../shared/row.ts';
 
 /** What a user can write on a contact; `undefined` keeps the stored value, null clears it. */
 type Patch = Omit<ContactUpdateInput, 'id'>;

@@ -1,9 +1,9 @@
 import type { Db } from '@leadwire/db';
-import type { InternalActor } from '../auth/actor.ts';
-import { contactErrors } from './app-errors.ts';
-import { type Direction, decodeCursor, encodeCursor, keyColumns, keysetPredicate, type ListSort, orderBy, sortKeys } from './app-cursor.ts';
-import { type AppContactRow, iso, purgeAfter, toAppContact, trashCutoff } from './app-row.ts';
-import type { AppContact, ContactListInput } from './app-schemas.ts';
+import type { InternalActor } from '../../auth/actor.ts';
+import { contactErrors } from './errors.ts';
+import { type Direction, decodeCursor, encodeCursor, keyColumns, keysetPredicate, type ListSort, orderBy, sortKeys } from './cursor.ts';
+import { type AppContactRow, iso, purgeAfter, toAppContact, trashCutoff } from './row.ts';
+import type { AppContact, ContactListInput } from './schemas.ts';
 
 type KeyedRow = AppContactRow & Record<`k${number}`, string>;
 
