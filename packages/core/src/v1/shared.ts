@@ -21,5 +21,6 @@ export function upsertOptions(ctx: RequestContext): UpsertOptions {
     onScoreInputsChanged: ctx.deps.scoreAdjustment
       ? (tx, ids) => ctx.deps.jobs.send(tx, 'contact.adjust-score', { contactIds: ids })
       : undefined,
+    now: ctx.deps.clock.now(),
   };
 }

@@ -86,7 +86,7 @@ export async function listContacts(
 }
 
 /** Trashed contacts, most recently deleted first, with when each one leaves trash for good. */
-export async function listTrash(db: Db, actor: InternalActor, input: { limit: number; cursor?: string | undefined }, now = new Date()) {
+export async function listTrash(db: Db, actor: InternalActor, input: { limit: number; cursor?: string | undefined }, now: Date) {
   const { rows, nextCursor } = await page(db, {
     orgId: actor.orgId,
     trashed: true,

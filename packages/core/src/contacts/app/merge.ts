@@ -133,6 +133,7 @@ export async function mergeContacts(
   db: Db,
   actor: InternalActor,
   input: ContactMergeInput,
+  now: Date,
   hooks: WriteHooks = {},
 ): Promise<ContactMergeOutput> {
   requireRole(actor, 'owner', 'admin');
@@ -146,7 +147,6 @@ export async function mergeContacts(
     const primary = byId.get(primaryId)!;
     const dups = secondaryIds.map((id) => byId.get(id)!);
 
-    const now = new Date();
     const { moved, skippedPipelineItems } = await moveRecords(tx, actor.orgId, primaryId, secondaryIds);
     await tx.execute(DELETE_DUPLICATES, [actor.orgId, JSON.stringify(secondaryIds)]);
     await tx.execute(BUMP_CONTACT_COUNT, [-dups.length, actor.orgId]);

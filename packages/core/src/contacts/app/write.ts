@@ -59,10 +59,10 @@ export async function createContact(
   db: Db,
   actor: InternalActor,
   input: ContactCreateInput,
+  now: Date,
   hooks: WriteHooks = {},
 ): Promise<AppContact> {
   return transact(db, async (tx) => {
-    const now = new Date();
     const row = newAppContact(actor.orgId, randomUUID(), input, now);
     if (row.email) await assertEmailFree(tx, actor.orgId, row.email, row.id);
     if (row.company_id) await assertCompany(tx, actor.orgId, row.company_id);
@@ -86,13 +86,13 @@ async function mutate(
   db: Db,
   actor: InternalActor,
   id: string,
+  now: Date,
   change: (row: AppContactRow, now: Date) => AppContactRow,
   opts: { tagEvents?: boolean; hooks?: WriteHooks } = {},
 ): Promise<AppContact> {
   return transact(db, async (tx) => {
     const [row] = await tx.execute<AppContactRow[]>(q.LOCK_LIVE, [id, actor.orgId]);
     if (!row) throw contactErrors.notFound(id);
-    const now = new Date();
     const next = change(row, now);
     if (hasChanged(row, next)) {
       await writeContact(tx, row, next);
@@ -103,25 +103,25 @@ async function mutate(
   });
 }
 
-export function updateContact(db: Db, actor: InternalActor, input: ContactUpdateInput, hooks: WriteHooks = {}) {
+export function updateContact(db: Db, actor: InternalActor, input: ContactUpdateInput, now: Date, hooks: WriteHooks = {}) {
   const { id, ...patch } = input;
-  return mutate(db, actor, id, (row, now) => applyPatch(row, patch, now), { hooks });
+  return mutate(db, actor, id, now, (row, now) => applyPatch(row, patch, now), { hooks });
 }
 
 /** One `contact.tag_added` per tag the contact did not carry yet (case-insensitive), so automations can filter on `data.tag`. */
-export function addTags(db: Db, actor: InternalActor, id: string, tags: readonly string[]) {
-  return mutate(db, actor, id, (row, now) => ({ ...row, tags: unionTags(row.tags, tags), updated_at: now }), { tagEvents: true });
+export function addTags(db: Db, actor: InternalActor, id: string, tags: readonly string[], now: Date) {
+  return mutate(db, actor, id, now, (row, now) => ({ ...row, tags: unionTags(row.tags, tags), updated_at: now }), { tagEvents: true });
 }
 
-export function removeTags(db: Db, actor: InternalActor, id: string, tags: readonly string[]) {
-  return mutate(db, actor, id, (row, now) => ({ ...row, tags: withoutTags(row.tags, tags), updated_at: now }));
+export function removeTags(db: Db, actor: InternalActor, id: string, tags: readonly string[], now: Date) {
+  return mutate(db, actor, id, now, (row, now) => ({ ...row, tags: withoutTags(row.tags, tags), updated_at: now }));
 }
 
-export function setStage(db: Db, actor: InternalActor, id: string, stage: string) {
-  return mutate(db, actor, id, (row, now) => ({ ...row, stage, updated_at: now }));
+export function setStage(db: Db, actor: InternalActor, id: string, stage: string, now: Date) {
+  return mutate(db, actor, id, now, (row, now) => ({ ...row, stage, updated_at: now }));
 }
 
 /** The override wins over the computed score while set; clearing it brings the computed score (base plus AI step) back. */
-export function setScoreOverride(db: Db, actor: InternalActor, id: string, score: number | null) {
-  return mutate(db, actor, id, (row, now) => rescored({ ...row, score_override: score }, now));
+export function setScoreOverride(db: Db, actor: InternalActor, id: string, score: number | null, now: Date) {
+  return mutate(db, actor, id, now, (row, now) => rescored({ ...row, score_override: score }, now));
 }

@@ -28,6 +28,8 @@ export interface UpsertOptions {
   eventSource: EventSource;
   /** Called inside the transaction with the contacts whose score inputs changed (e.g. to queue the AI adjustment). */
   onScoreInputsChanged?: (tx: Db, contactIds: string[]) => Promise<void>;
+  /** The time of the write (from `deps.clock`): created_at, updated_at and the events' timestamps. */
+  now: Date;
 }
 
 interface NameIdentity {
@@ -152,7 +154,7 @@ export async function upsertContactsInTx(
     groups.set(identity.key, group);
   });
 
-  const now = new Date();
+  const { now } = opts;
   const matches = await loadMatches(tx, actor.orgId, [...groups.values()]);
   const fresh = [...groups.values()].filter((g) => !matches.has(g.key));
   const admission = fresh.length ? await admit(tx, actor, fresh.length) : { room: 0, locked: false };
