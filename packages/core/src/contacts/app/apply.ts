@@ -42,9 +42,6 @@ export function newAppContact(orgId: string, id: string, input: ContactCreateInp
     ...blankContact(orgId, id, input.source ?? 'manual', now),
     tags: unionTags([], input.tags ?? []),
     stage: input.stage ?? 'lead',
-    email_consent: false,
-    sms_consent: false,
-    deleted_at: null,
   };
   return applyPatch(blank, input, now);
 }

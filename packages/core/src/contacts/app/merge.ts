@@ -10,6 +10,7 @@ import type { AppContactRow } from './row.ts';
 import type { ContactMergeInput, ContactMergeOutput } from './schemas.ts';
 import { loadContact, type WriteHooks, writeContact } from './write.ts';
 import { toEventContact } from '../shared/row.ts';
+import { CONTACT_COLUMNS } from '../shared/columns.ts';
 import { BUMP_CONTACT_COUNT, HAS_BOOKING } from '../shared/sql.ts';
 import { transact } from '../shared/transact.ts';
 
@@ -33,7 +34,7 @@ const SIMPLE_MOVES = {
 export const MERGE_HANDLED_TABLES = [...Object.values(SIMPLE_MOVES), 'pipeline_items', 'conversations', 'messages'];
 
 const LOCK = `
-select c.*, ${HAS_BOOKING} from contacts c
+select ${CONTACT_COLUMNS}, ${HAS_BOOKING} from contacts c
 where c.organization_id = ? and c.id in ${IDS} and c.deleted_at is null order by c.id for update of c`;
 
 const move = (table: string) => `

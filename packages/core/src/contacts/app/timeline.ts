@@ -98,7 +98,7 @@ export async function timelinePage(
     return `(${sql} order by x.created_at desc, x.id desc limit ?)`;
   });
   const rows = await db.execute<Row[]>(
-    `select t.*, to_char(t.at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as k0
+    `select t.kind, t.id, t.at, t.data, to_char(t.at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as k0
      from (${branches.join(' union all ')}) t(kind, id, at, data)
      order by t.at desc, t.id desc limit ?`,
     [...params, limit + 1],

@@ -75,6 +75,9 @@ export function blankContact(orgId: string, id: string, source: string, now: Dat
     score_override: null,
     stage: 'lead',
     company_id: null,
+    email_consent: false,
+    sms_consent: false,
+    deleted_at: null,
     created_at: now,
     updated_at: now,
   };
