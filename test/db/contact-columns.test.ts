@@ -1,4 +1,4 @@
-import { CONTACT_TABLE, type ColumnSpec, type ContactRecord } from '@leadwire/core/contacts/shared/columns.ts';
+import { CONTACT_TABLE, type ContactRecord } from '@leadwire/core/contacts/shared/columns.ts';
 import { migrateUp, type MikroORM, openOrm } from '@leadwire/db';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
@@ -9,7 +9,7 @@ import { createTestDatabase, type TestDatabase } from '../support/db.ts';
  * nullability, so a migration that adds, drops or retypes a column fails here until the list follows.
  */
 
-type Described = Record<string, Pick<ColumnSpec, 'type' | 'nullable'>>;
+type Described = Record<string, { type: string; nullable: boolean }>;
 
 async function described(orm: MikroORM, table: string): Promise<Described> {
   const rows = await orm.em.getConnection().execute<{ name: string; type: string; nullable: boolean }[]>(
