@@ -13,7 +13,11 @@ import { logOutAll, signOut } from './sessions.service.ts';
 import { type Client, signIn, signUp } from './sign-in.ts';
 import { changeRole, listMembers, setActive } from './users.ts';
 
-const client = (ctx: Pick<RequestContext, 'ip' | 'header'>): Client => ({ ip: ctx.ip ?? 'unknown', userAgent: ctx.header('user-agent') });
+const client = (ctx: Pick<RequestContext, 'ip' | 'header' | 'deps'>): Client => ({
+  ip: ctx.ip ?? 'unknown',
+  userAgent: ctx.header('user-agent'),
+  now: ctx.deps.clock.now(),
+});
 const postbox = (ctx: Pick<RequestContext, 'deps' | 'log'>): Postbox => ({ mailer: mailerFor(ctx.deps), appUrl: ctx.deps.config.APP_URL, log: ctx.log });
 const ok = { ok: true as const };
 const tags = ['Account'];
@@ -66,7 +70,7 @@ export const accountsRouter = router({
     })
     .input(z.void())
     .output(s.OkView)
-    .mutation(async ({ ctx }) => (await logOutAll(ctx.db, ctx.actor), ok)),
+    .mutation(async ({ ctx }) => (await logOutAll(ctx.db, ctx.actor, ctx.deps.clock.now()), ok)),
 
   changePassword: throttled
     .meta({
@@ -83,7 +87,7 @@ export const accountsRouter = router({
     })
     .input(s.ResetRequestInput)
     .output(s.OkView)
-    .mutation(({ ctx, input }) => (requestPasswordReset(ctx.db, postbox(ctx), input.email), ok)),
+    .mutation(({ ctx, input }) => (requestPasswordReset(ctx.db, postbox(ctx), input.email, ctx.deps.clock.now()), ok)),
 
   resetPassword: baseProcedure
     .meta({
@@ -111,7 +115,7 @@ export const accountsRouter = router({
     })
     .input(s.InviteInput)
     .output(s.InviteView)
-    .mutation(({ ctx, input }) => invite(ctx.db, ctx.actor, input, postbox(ctx))),
+    .mutation(({ ctx, input }) => invite(ctx.db, ctx.actor, input, postbox(ctx), ctx.deps.clock.now())),
 
   acceptInvite: baseProcedure
     .meta({
@@ -135,7 +139,7 @@ export const accountsRouter = router({
     })
     .input(s.ChangeRoleInput)
     .output(s.MemberView)
-    .mutation(({ ctx, input }) => changeRole(ctx.db, ctx.actor, input.userId, input.role)),
+    .mutation(({ ctx, input }) => changeRole(ctx.db, ctx.actor, input.userId, input.role, ctx.deps.clock.now())),
 
   deactivate: internalProcedure
     .meta({
@@ -144,7 +148,7 @@ export const accountsRouter = router({
     })
     .input(s.UserIdInput)
     .output(s.MemberView)
-    .mutation(({ ctx, input }) => setActive(ctx.db, ctx.actor, input.userId, false)),
+    .mutation(({ ctx, input }) => setActive(ctx.db, ctx.actor, input.userId, false, ctx.deps.clock.now())),
 
   reactivate: internalProcedure
     .meta({
@@ -153,5 +157,5 @@ export const accountsRouter = router({
     })
     .input(s.UserIdInput)
     .output(s.MemberView)
-    .mutation(({ ctx, input }) => setActive(ctx.db, ctx.actor, input.userId, true)),
+    .mutation(({ ctx, input }) => setActive(ctx.db, ctx.actor, input.userId, true, ctx.deps.clock.now())),
 });
