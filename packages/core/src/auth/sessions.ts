@@ -28,7 +28,7 @@ with s as (
   update sessions set last_used_at = now()
   where id = (select id from s) and (last_used_at is null or last_used_at < now() - interval '1 minute')
 )
-select * from s`;
+select id, user_id, organization_id, role, plan, contact_booster from s`;
 
 export async function findSession(db: Db, token: string): Promise<InternalActor | null> {
   const [row] = await db.execute<SessionRow[]>(FIND_SESSION, [hashKey(token)]);
