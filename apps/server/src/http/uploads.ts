@@ -92,12 +92,14 @@ export async function uploadsPlugin(app: FastifyInstance, opts: { deps: Deps }) 
 
   const actorOf = (req: FastifyRequest, reply: FastifyReply): Promise<InternalActor> =>
     authenticateInternal(
+      deps,
       deps.orm.em.fork(),
       (name) => {
         const v = req.headers[name];
         return Array.isArray(v) ? v[0] : v;
       },
       (name, value) => void reply.header(name, value),
+      req.ip,
     );
 
   const upload = (kind: FileKind) => async (req: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply) => {

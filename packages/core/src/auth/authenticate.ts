@@ -1,5 +1,7 @@
 import type { ApiKeyType, Db, Plan, Role } from '@leadwire/db';
 import { errors } from '../errors.ts';
+import type { KeyGuard } from '../limits/key-guard.ts';
+import { enforceRateLimit } from '../limits/rate-limit.ts';
 import type { Actor } from './actor.ts';
 import { bearerToken, hashKey, isWellFormedKey } from './key-material.ts';
 
@@ -20,15 +22,17 @@ interface AuthRow {
   plan: Plan;
   contact_booster: number;
   hits: number | null;
-  window_end: Date;
   day_hits: number | null;
-  day_end: Date;
 }
+
+const MINUTE_MS = 60_000;
+const DAY_MS = 86_400_000;
 
 /**
  * One round trip resolves the key, checks its owner's state and counts the request in the shared per-minute window.
  * Every check reads the database, so revocation, deactivation and password changes take effect on the very next
  * request in every server process. The last-used stamp is written at most once a minute to keep the hot row cool.
+ * Time comes in as parameters (the caller's clock): now, the minute's and the day's start, and now less a minute.
  */
 export const AUTHENTICATE_SQL = `
 with k as (
@@ -36,25 +40,31 @@ with k as (
   from api_keys k
   join users u on u.id = k.created_by_id
   join organizations o on o.id = k.organization_id
-  where k.key_hash = ? and k.revoked_at is null and (k.expires_at is null or k.expires_at > now())
+  where k.key_hash = ? and k.revoked_at is null and (k.expires_at is null or k.expires_at > ?::timestamptz)
     and u.active and u.credential_epoch = k.owner_epoch
 ), hit as (
   insert into rate_limit_counters (bucket, window_start, count)
-  select 'key:' || k.id, date_trunc('minute', now()), 1 from k where k.type = ?
+  select 'key:' || k.id, ?::timestamptz, 1 from k where k.type = ?
   on conflict (bucket, window_start) do update set count = rate_limit_counters.count + 1
   returning count
 ), hit_day as (
   insert into rate_limit_counters (bucket, window_start, count)
-  select 'key:' || k.id || ':day', date_trunc('day', now(), 'UTC'), 1 from k where k.type = ? and k.type = 'internal'
+  select 'key:' || k.id || ':day', ?::timestamptz, 1 from k where k.type = ? and k.type = 'internal'
   on conflict (bucket, window_start) do update set count = rate_limit_counters.count + 1
   returning count
 ), touch as (
-  update api_keys set last_used_at = now()
-  where id = (select id from k) and (last_used_at is null or last_used_at < now() - interval '1 minute')
+  update api_keys set last_used_at = ?::timestamptz
+  where id = (select id from k) and (last_used_at is null or last_used_at < ?::timestamptz)
 )
-select k.*, (select count from hit) as hits, date_trunc('minute', now()) + interval '1 minute' as window_end,
-  (select count from hit_day) as day_hits, date_trunc('day', now(), 'UTC') + interval '1 day' as day_end
+select k.id, k.organization_id, k.created_by_id, k.type, k.permissions, k.role, k.plan, k.contact_booster,
+  (select count from hit) as hits, (select count from hit_day) as day_hits
 from k`;
+
+/** The statement's parameters for a key hash, a surface and the current time. */
+export function authenticateParams(keyHash: string, surface: ApiKeyType, now: Date): unknown[] {
+  const t = now.getTime();
+  return [keyHash, now, new Date(t - (t % MINUTE_MS)), surface, new Date(t - (t % DAY_MS)), surface, now, new Date(t - MINUTE_MS)];
+}
 
 export interface Authenticated {
   actor: Actor;
@@ -62,23 +72,50 @@ export interface Authenticated {
   window: RateWindow | null;
   /** The per-day window: Internal keys only. */
   dayWindow: RateWindow | null;
+  /** Names the key in the process's KeyGuard, to remember it once its window is spent. */
+  guardKey: string;
+}
+
+export interface AuthenticateOptions {
+  /** The current time, from `deps.clock`. */
+  now: Date;
+  guard: KeyGuard;
+  /** The client's address, for the throttle on unknown keys; undefined when there is none (in-process calls). */
+  address: string | undefined;
+  setHeader: (name: string, value: string | number) => void;
 }
 
 /**
  * Resolves `Authorization: Bearer <key>` for the given surface. A key of the other type is refused with
- * wrong_api_surface and is not counted against the surface's rate limit.
+ * wrong_api_surface and is not counted against the surface's rate limit. Refusals the process already knows (a spent
+ * window, an address flooding unknown keys) are answered from memory, with no round trip.
  */
 export async function authenticate(
   db: Db,
   authorization: string | undefined,
   surface: ApiKeyType,
+  o: AuthenticateOptions,
 ): Promise<Authenticated> {
   const value = bearerToken(authorization);
   if (!value) throw errors.unauthorized('Missing API key: send Authorization: Bearer <API_KEY>');
   if (!isWellFormedKey(value)) throw errors.unauthorized('Malformed API key');
-  const rows = await db.execute<AuthRow[]>(AUTHENTICATE_SQL, [hashKey(value), surface, surface]);
+  const keyHash = hashKey(value);
+  const guardKey = `${surface}:${keyHash}`;
+  const spent = o.guard.spent(guardKey, o.now);
+  if (spent) enforceRateLimit(spent.window, spent.limit, o.setHeader, o.now);
+  const blockedUntil = o.guard.addressBlockedUntil(o.address, o.now);
+  if (blockedUntil && !o.guard.isKnownGood(keyHash, o.now)) {
+    const retryAfter = Math.max(1, Math.ceil((blockedUntil.getTime() - o.now.getTime()) / 1000));
+    o.setHeader('retry-after', retryAfter);
+    throw errors.rateLimited(retryAfter);
+  }
+  const rows = await db.execute<AuthRow[]>(AUTHENTICATE_SQL, authenticateParams(keyHash, surface, o.now));
   const row = rows[0];
-  if (!row) throw errors.unauthorized('Invalid, revoked or expired API key');
+  if (!row) {
+    o.guard.recordFailure(o.address, keyHash, o.now);
+    throw errors.unauthorized('Invalid, revoked or expired API key');
+  }
+  o.guard.recordSuccess(keyHash, o.now);
   if (row.type !== surface) {
     throw errors.wrongSurface(
       surface === 'public'
@@ -86,6 +123,7 @@ export async function authenticate(
         : 'Public API keys only work on /v1; use an Internal key or a session here',
     );
   }
+  const t = o.now.getTime();
   return {
     actor: {
       orgId: row.organization_id,
@@ -97,7 +135,8 @@ export async function authenticate(
       plan: row.plan,
       contactBooster: row.contact_booster,
     },
-    window: row.hits === null ? null : { count: Number(row.hits), resetAt: new Date(row.window_end) },
-    dayWindow: row.day_hits === null ? null : { count: Number(row.day_hits), resetAt: new Date(row.day_end) },
+    window: row.hits === null ? null : { count: Number(row.hits), resetAt: new Date(t - (t % MINUTE_MS) + MINUTE_MS) },
+    dayWindow: row.day_hits === null ? null : { count: Number(row.day_hits), resetAt: new Date(t - (t % DAY_MS) + DAY_MS) },
+    guardKey,
   };
 }

@@ -1,6 +1,8 @@
 import type { EntityManager, Role } from '@leadwire/db';
+import type { Deps } from '../context.ts';
 import { AppError, errors } from '../errors.ts';
 import { INTERNAL_KEY_LIMITS } from '../limits/plans.ts';
+import { keyGuardOf } from '../limits/key-guard.ts';
 import { enforceRateLimits } from '../limits/rate-limit.ts';
 import { baseProcedure } from '../trpc.ts';
 import type { InternalActor } from './actor.ts';
@@ -14,14 +16,19 @@ import { findSession, SESSION_PREFIX } from './sessions.ts';
  * wrong surface. Plain so that HTTP routes outside tRPC (multipart uploads, downloads) share it.
  */
 export async function authenticateInternal(
+  deps: Pick<Deps, 'clock'>,
   em: EntityManager,
   header: (name: string) => string | undefined,
   setHeader: (name: string, value: string | number) => void,
+  address: string | undefined,
 ): Promise<InternalActor> {
   const authorization = header('authorization');
   const token = bearerToken(authorization);
   if (token?.startsWith(KEY_PREFIX)) {
-    const { actor: key, window, dayWindow } = await authenticate(em, authorization, 'internal');
+    const now = deps.clock.now();
+    const guard = keyGuardOf(deps);
+    const auth = await authenticate(em, authorization, 'internal', { now, guard, address, setHeader });
+    const { actor: key, window, dayWindow } = auth;
     const limits = INTERNAL_KEY_LIMITS[key.plan];
     enforceRateLimits(
       [
@@ -29,6 +36,8 @@ export async function authenticateInternal(
         ...(dayWindow ? [{ window: dayWindow, limit: limits.perDay }] : []),
       ],
       setHeader,
+      now,
+      { guard, key: auth.guardKey },
     );
     return { ...key, via: 'internal_key', sessionId: null, apiKeyId: key.apiKeyId };
   }
@@ -43,9 +52,11 @@ export async function authenticateInternal(
 /** Procedures of the internal surface, authenticated by `authenticateInternal`. */
 export const internalProcedure = baseProcedure.use(async ({ ctx, next }) => {
   const actor = await authenticateInternal(
+    ctx.deps,
     ctx.em,
     (name) => ctx.header(name),
     (name, value) => ctx.setHeader(name, value),
+    ctx.ip,
   );
   return next({ ctx: { ...ctx, actor } });
 });
