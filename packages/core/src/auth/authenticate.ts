@@ -21,6 +21,7 @@ interface AuthRow {
   role: Role;
   plan: Plan;
   contact_booster: number;
+  contact_count: number;
   hits: number | null;
   day_hits: number | null;
 }
@@ -36,7 +37,7 @@ const DAY_MS = 86_400_000;
  */
 export const AUTHENTICATE_SQL = `
 with k as (
-  select k.id, k.organization_id, k.created_by_id, k.type, k.permissions, u.role, o.plan, o.contact_booster
+  select k.id, k.organization_id, k.created_by_id, k.type, k.permissions, u.role, o.plan, o.contact_booster, o.contact_count
   from api_keys k
   join users u on u.id = k.created_by_id
   join organizations o on o.id = k.organization_id
@@ -56,7 +57,7 @@ with k as (
   update api_keys set last_used_at = ?::timestamptz
   where id = (select id from k) and (last_used_at is null or last_used_at < ?::timestamptz)
 )
-select k.id, k.organization_id, k.created_by_id, k.type, k.permissions, k.role, k.plan, k.contact_booster,
+select k.id, k.organization_id, k.created_by_id, k.type, k.permissions, k.role, k.plan, k.contact_booster, k.contact_count,
   (select count from hit) as hits, (select count from hit_day) as day_hits
 from k`;
 
@@ -134,6 +135,7 @@ export async function authenticate(
       role: row.role,
       plan: row.plan,
       contactBooster: row.contact_booster,
+      contactCount: row.contact_count,
     },
     window: row.hits === null ? null : { count: Number(row.hits), resetAt: new Date(t - (t % MINUTE_MS) + MINUTE_MS) },
     dayWindow: row.day_hits === null ? null : { count: Number(row.day_hits), resetAt: new Date(t - (t % DAY_MS) + DAY_MS) },

@@ -73,4 +73,13 @@ where c.id = v.id and c.organization_id = ?`;
 /** The updates and their events in one round trip: a data-modifying CTE runs whether or not it is read. */
 export const UPDATE_CONTACTS_AND_EMIT = `with updated as (${UPDATE_CONTACTS}) ${INSERT_EVENTS_SQL}`;
 
+/**
+ * The single upsert's statements, no transaction around them: an unlocked match returning the row version (xmin), then
+ * one statement that writes the contact and its event only if the row is still that version, or, for a new email,
+ * only if no other request created it first. Each returns the event's id when it wrote, nothing when it lost a race.
+ */
+export const MATCH_ONE_BY_EMAIL = `select ${CONTACT_COLUMNS}, ${HAS_BOOKING}, c.xmin::text as version from contacts c where organization_id = ? and email = ? and deleted_at is null`;
+export const UPDATE_ONE_IF_UNCHANGED_AND_EMIT = `with written as (${UPDATE_CONTACTS} and c.xmin = ?::text::xid returning c.id) ${INSERT_EVENTS_SQL} where exists (select 1 from written) returning id`;
+export const INSERT_ONE_AND_EMIT = `with written as (${INSERT_CONTACTS}) ${INSERT_EVENTS_SQL} where exists (select 1 from written) returning id`;
+
 export const FIND_BY_EMAIL = `select ${CONTACT_COLUMNS} from contacts c where organization_id = ? and email = ? and deleted_at is null limit 1`;
