@@ -100,9 +100,12 @@ describe('actual responses', () => {
       `insert into rate_limit_counters (bucket, window_start, count) select 'key:' || id, ?, 600 from api_keys where key_hash = ?`,
       [windowStart(t.clock, 'minute'), hashKey(key)],
     );
-    const r = await call(t, 'GET', '/contacts/search?email=cors@example.com', { key, headers: { origin: 'https://shop.example' } });
-    expect(r.status).toBe(429);
-    expect(r.headers.get('retry-after')).toMatch(/^\d+$/);
-    expectCorsResponse(r, '429');
+    // The first refusal comes from the database's count, the second from the server's memory of it.
+    for (const label of ['429', '429 from memory']) {
+      const r = await call(t, 'GET', '/contacts/search?email=cors@example.com', { key, headers: { origin: 'https://shop.example' } });
+      expect(r.status).toBe(429);
+      expect(r.headers.get('retry-after')).toMatch(/^\d+$/);
+      expectCorsResponse(r, label);
+    }
   });
 });

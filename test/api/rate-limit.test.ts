@@ -165,6 +165,8 @@ describe('a spent key is refused from memory, a live key is checked every time',
     refused.forEach(expectRateLimited);
     const write = await req(t, 'POST', '/contacts/upsert', { key: org.key, body: { email: 'spent@example.com' } });
     expectRateLimited(write);
+    // Answered before the body is even read: a broken body gets the same 429, not a 400.
+    for (const app of [t, peer]) expectRateLimited(await req(app, 'POST', '/contacts/upsert', { key: org.key, body: '{"email":' }));
     expect(await counted(org.key)).toBe(LIMIT + 2);
     expect(await t.sql(`select 1 from contacts where email = 'spent@example.com'`)).toHaveLength(0);
   });
@@ -262,6 +264,8 @@ describe('unknown keys from one address', () => {
       expect(intHeader(r, 'retry-after')).toBe(secondsLeft(r.sent));
       expect(r.headers.get('x-ratelimit-limit')).toBeNull();
     }
+    const broken = await req(t, 'POST', '/contacts/upsert', { key: generateKeyValue(), body: '{"email":' });
+    expect([broken.status, broken.body.code]).toEqual([429, 'rate_limited']);
     const known = await search(t, org.key);
     expect(known.status).toBe(200);
     expectRateHeaders(known, LIMIT - 2);

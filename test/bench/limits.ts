@@ -31,7 +31,7 @@ export interface LimitsResult {
     load: LoadFigures;
     requests: number;
     keyLookups: number;
-    /** Look-ups the throttle allows the address in the minutes the measured run touched. */
+    /** Look-ups the throttle allows the address in the minutes the measured run touched, plus those in flight. */
     allowance: number;
     probeLookups: number;
     probe: ProbeResult;
@@ -149,7 +149,9 @@ export async function runLimitPhases(o: {
       requests: floodRequests,
       // The tenant's own requests look their keys up too; what is left is the flood's.
       keyLookups: Math.max(0, after - before - floodProbe.requests),
-      allowance: minutes * ADDRESS_KEY_FAILURES_PER_MINUTE,
+      // Failures are counted as they come back, so the requests already in flight when the allowance ran out get
+      // their look-up too: at most one per connection.
+      allowance: minutes * (ADDRESS_KEY_FAILURES_PER_MINUTE + o.connections),
       probeLookups: floodProbe.requests,
       probe: floodProbe,
     },

@@ -1,7 +1,7 @@
 import type { ApiKeyType, Db, Plan, Role } from '@leadwire/db';
 import { errors } from '../errors.ts';
 import type { KeyGuard } from '../limits/key-guard.ts';
-import { enforceRateLimit } from '../limits/rate-limit.ts';
+import { rateHeaders } from '../limits/rate-limit.ts';
 import type { Actor } from './actor.ts';
 import { bearerToken, hashKey, isWellFormedKey } from './key-material.ts';
 
@@ -77,6 +77,42 @@ export interface Authenticated {
   guardKey: string;
 }
 
+/** A 429 the process can give from memory alone, with the headers that go with it. */
+export interface KnownRefusal {
+  retryAfter: number;
+  headers: Record<string, number>;
+}
+
+function refusalFor(guard: KeyGuard, keyHash: string, surface: ApiKeyType, address: string | undefined, now: Date): KnownRefusal | null {
+  const spent = guard.spent(`${surface}:${keyHash}`, now);
+  if (spent) {
+    const headers = rateHeaders(spent.window, spent.limit, now.getTime());
+    return { retryAfter: headers['x-ratelimit-reset'], headers: { ...headers, 'retry-after': headers['x-ratelimit-reset'] } };
+  }
+  const blockedUntil = guard.addressBlockedUntil(address, now);
+  if (blockedUntil && !guard.isKnownGood(keyHash, now)) {
+    const retryAfter = Math.max(1, Math.ceil((blockedUntil.getTime() - now.getTime()) / 1000));
+    return { retryAfter, headers: { 'retry-after': retryAfter } };
+  }
+  return null;
+}
+
+/**
+ * The refusal `authenticate` would answer without a round trip (a spent window, an address flooding unknown keys), for
+ * the HTTP layer to give before it reads the body. Null when the request has to be looked at properly.
+ */
+export function knownRefusal(
+  guard: KeyGuard,
+  authorization: string | undefined,
+  surface: ApiKeyType,
+  address: string | undefined,
+  now: Date,
+): KnownRefusal | null {
+  const value = bearerToken(authorization);
+  if (!value || !isWellFormedKey(value)) return null;
+  return refusalFor(guard, hashKey(value), surface, address, now);
+}
+
 export interface AuthenticateOptions {
   /** The current time, from `deps.clock`. */
   now: Date;
@@ -102,13 +138,10 @@ export async function authenticate(
   if (!isWellFormedKey(value)) throw errors.unauthorized('Malformed API key');
   const keyHash = hashKey(value);
   const guardKey = `${surface}:${keyHash}`;
-  const spent = o.guard.spent(guardKey, o.now);
-  if (spent) enforceRateLimit(spent.window, spent.limit, o.setHeader, o.now);
-  const blockedUntil = o.guard.addressBlockedUntil(o.address, o.now);
-  if (blockedUntil && !o.guard.isKnownGood(keyHash, o.now)) {
-    const retryAfter = Math.max(1, Math.ceil((blockedUntil.getTime() - o.now.getTime()) / 1000));
-    o.setHeader('retry-after', retryAfter);
-    throw errors.rateLimited(retryAfter);
+  const refusal = refusalFor(o.guard, keyHash, surface, o.address, o.now);
+  if (refusal) {
+    for (const [name, v] of Object.entries(refusal.headers)) o.setHeader(name, v);
+    throw errors.rateLimited(refusal.retryAfter);
   }
   const rows = await db.execute<AuthRow[]>(AUTHENTICATE_SQL, authenticateParams(keyHash, surface, o.now));
   const row = rows[0];
