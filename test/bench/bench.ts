@@ -133,6 +133,7 @@ async function main() {
           seconds: S.limitSeconds,
           seedCount: S.seedContacts,
           log,
+          meter,
         })
       : null;
 

@@ -2,6 +2,7 @@ import { generateKeyValue, hashKey } from '@leadwire/core/auth/key-material.ts';
 import { ADDRESS_KEY_FAILURES_PER_MINUTE, PUBLIC_API_PER_MINUTE } from '@leadwire/core/limits/plans.ts';
 import autocannon, { type Result } from 'autocannon';
 import type pg from 'pg';
+import type { CpuShare } from './cpu.ts';
 import { probe, type ProbeResult } from './probe.ts';
 import { seedEmail } from './workload.ts';
 
@@ -24,9 +25,9 @@ export interface LoadFigures {
 export interface LimitsResult {
   connections: number;
   seconds: number;
-  healthz: LoadFigures;
+  healthz: LoadFigures & { cpu: CpuShare | null };
   idle: ProbeResult;
-  abuse: { load: LoadFigures; refusedPerSec: number; probe: ProbeResult };
+  abuse: { load: LoadFigures; cpu: CpuShare | null; refusedPerSec: number; probe: ProbeResult };
   flood: {
     load: LoadFigures;
     requests: number;
@@ -80,6 +81,7 @@ export async function runLimitPhases(o: {
   seconds: number;
   seedCount: number;
   log: (msg: string) => void;
+  meter: () => () => CpuShare | null;
 }): Promise<LimitsResult> {
   const bodies = Array.from({ length: 64 }, (_, i) =>
     JSON.stringify({ email: seedEmail(Math.floor(Math.random() * o.seedCount)), firstName: 'Ada', tags: ['probe'], custom: { n: String(i) } }),
@@ -89,12 +91,14 @@ export async function runLimitPhases(o: {
   const load = async (opts: Omit<Parameters<typeof autocannon>[0], 'url' | 'connections'>, seconds: number) =>
     figures(await autocannon({ url: o.origin, connections: o.connections, timeout: 30, ...opts, duration: seconds }));
 
-  o.log(`limits 1/4: GET /healthz, ${o.connections} connections, ${o.seconds}s ...`);
-  await load({ method: 'GET', requests: [{ method: 'GET', path: '/healthz' }] }, o.warmupSeconds);
-  const healthz = await load({ requests: [{ method: 'GET', path: '/healthz' }] }, o.seconds);
-
-  o.log(`limits 2/4: the well-behaved tenant alone (${PROBE.keys} keys x ${PROBE.perKeyPerSec} upserts/s), ${o.seconds}s ...`);
+  o.log(`limits 1/4: the well-behaved tenant alone (${PROBE.keys} keys x ${PROBE.perKeyPerSec} upserts/s), ${o.seconds}s ...`);
   const idle = await runProbe();
+
+  // Right before the abuse, so that both rates meet the machine in the same state.
+  o.log(`limits 2/4: GET /healthz, ${o.connections} connections, ${o.seconds}s ...`);
+  await load({ requests: [{ method: 'GET', path: '/healthz' }] }, o.warmupSeconds);
+  const healthzMeter = o.meter();
+  const healthz = { ...(await load({ requests: [{ method: 'GET', path: '/healthz' }] }, o.seconds)), cpu: healthzMeter() };
 
   o.log(`limits 3/4: one key over its 600/min hammered by ${o.connections} connections, with the tenant beside it ...`);
   const abusive = {
@@ -111,7 +115,9 @@ export async function runLimitPhases(o: {
   // slowly the machine serves the first 600 and wherever the minute boundary falls.
   await spendKey(o.pool, o.abusedKey);
   await load(abusive, o.warmupSeconds);
+  const abuseMeter = o.meter();
   const [abuseLoad, abuseProbe] = await Promise.all([load(abusive, o.seconds), runProbe()]);
+  const abuseCpu = abuseMeter();
 
   o.log(`limits 4/4: ${FLOOD_KEYS.toLocaleString('en-US')} unknown keys from one address, ${o.connections} connections, with the tenant beside it ...`);
   const unknown = Array.from({ length: FLOOD_KEYS }, () => generateKeyValue());
@@ -143,7 +149,7 @@ export async function runLimitPhases(o: {
     seconds: o.seconds,
     healthz,
     idle,
-    abuse: { load: abuseLoad, refusedPerSec: ((abuseLoad.statusCodes['429'] ?? 0) / Math.max(1, Object.values(abuseLoad.statusCodes).reduce((a, b) => a + b, 0))) * abuseLoad.reqPerSec, probe: abuseProbe },
+    abuse: { load: abuseLoad, cpu: abuseCpu, refusedPerSec: ((abuseLoad.statusCodes['429'] ?? 0) / Math.max(1, Object.values(abuseLoad.statusCodes).reduce((a, b) => a + b, 0))) * abuseLoad.reqPerSec, probe: abuseProbe },
     flood: {
       load: floodLoad,
       requests: floodRequests,

@@ -157,6 +157,11 @@ export function formatReport(r: Report): string {
   if (r.reference) lines.push(...cpuLines('pgbench', 'upsert', r.reference.cpu, r.reference.tps));
   if (r.upsert) lines.push(...cpuLines('upsert', 'request', r.upsert.cpu, r.upsert.reqPerSec));
   if (r.batch) lines.push(...cpuLines('batch-upsert', 'contact', r.batch.cpu, r.batch.contactsPerSec));
+  if (r.limits) {
+    lines.push(...cpuLines('GET /healthz', 'request', r.limits.healthz.cpu, r.limits.healthz.reqPerSec));
+    // The tenant's upserts run beside the refusals and are in this figure too (about 32 a second).
+    lines.push(...cpuLines('429 + tenant', 'refusal', r.limits.abuse.cpu, r.limits.abuse.load.reqPerSec));
+  }
 
   lines.push('', 'goals:');
   for (const g of goals(r)) lines.push(`  ${g.met ? 'met   ' : 'MISSED'}  ${g.goal}: ${g.value}`);
