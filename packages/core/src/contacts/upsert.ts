@@ -211,31 +211,37 @@ export async function upsertContactsInTx(
 
 /**
  * The common single upsert (an email, no company to resolve, no score adjustment to queue, far from the contact cap) in
- * two statements and no transaction: an unlocked match, then one statement that writes the contact and its event only
- * if nothing changed it in between. Null when the row is not that case or a concurrent write won the race: the locked
- * path then decides. Same rules, same helpers, same event as the locked path.
+ * two statements after authentication and no transaction: match-or-insert (a new contact and its event are written
+ * there and then), then for a match one statement that writes the contact and its event only if nothing changed it in
+ * between. Null when the row is not that case or a concurrent write won the race: the locked path then decides. Same
+ * rules, same helpers, same event as the locked path.
  */
 async function upsertOneOptimistic(db: Db, actor: Actor, input: UpsertRowInput, opts: UpsertOptions) {
   if (!input.email || input.companyDomain !== undefined || opts.onScoreInputsChanged) return null;
+  if (actor.contactCount === undefined || actor.contactCount + 1 > contactCap(actor.plan, actor.contactBooster) - CAP_MARGIN) return null;
   const row: ResolvedRow = { input, companyId: undefined, source: input.source ?? opts.headerSource ?? 'api', scoreOverride: input.score };
   const now = new Date();
   const event = (c: ContactRow, created: boolean) =>
     eventRowsParam([{ orgId: actor.orgId, event: created ? 'contact.created' : 'contact.updated', source: opts.eventSource, data: { contact: toEventContact(c) }, at: now }]);
-  const [found] = await db.execute<(ContactRow & { version: string })[]>(sql.MATCH_ONE_BY_EMAIL, [actor.orgId, input.email]);
-  if (found) {
-    const { version, ...stored } = found;
-    const next = applyRow(stored, row, now);
-    const written = await db.execute<unknown[]>(sql.UPDATE_ONE_IF_UNCHANGED_AND_EMIT, [JSON.stringify([next]), actor.orgId, version, event(next, false)]);
-    return written.length ? { ok: true as const, id: next.id, created: false, matchedBy: 'email' as const, contact: next } : null;
-  }
-  if (actor.contactCount === undefined || actor.contactCount + 1 > contactCap(actor.plan, actor.contactBooster) - CAP_MARGIN) return null;
   const fresh = newContact(actor.orgId, randomUUID(), row, now);
-  const written = await db.execute<unknown[]>(sql.INSERT_ONE_AND_EMIT, [JSON.stringify([fresh]), event(fresh, true)]);
-  if (!written.length) return null;
-  // Committed already; a failed bump leaves the counter low until the daily reconcile (jobs/cleanup.ts) corrects it,
-  // which CAP_MARGIN allows for, so the caller still hears that the contact was created.
-  await db.execute(sql.BUMP_CONTACT_COUNT, [1, actor.orgId]).catch(() => undefined);
-  return { ok: true as const, id: fresh.id, created: true, matchedBy: null, contact: fresh };
+  const [r] = await db.execute<(ContactRow & { version: string | null; inserted_id: string | null })[]>(sql.MATCH_OR_INSERT_AND_EMIT, [
+    actor.orgId,
+    input.email,
+    JSON.stringify([fresh]),
+    event(fresh, true),
+  ]);
+  if (!r) return null;
+  const { version, inserted_id: insertedId, ...stored } = r;
+  if (insertedId) {
+    // Committed already; a failed bump leaves the counter low until the daily reconcile (jobs/cleanup.ts) corrects it,
+    // which CAP_MARGIN allows for, so the caller still hears that the contact was created.
+    await db.execute(sql.BUMP_CONTACT_COUNT, [1, actor.orgId]).catch(() => undefined);
+    return { ok: true as const, id: fresh.id, created: true, matchedBy: null, contact: fresh };
+  }
+  if (version === null) return null;
+  const next = applyRow(stored, row, now);
+  const written = await db.execute<unknown[]>(sql.UPDATE_ONE_IF_UNCHANGED_AND_EMIT, [JSON.stringify([next]), actor.orgId, version, event(next, false)]);
+  return written.length ? { ok: true as const, id: next.id, created: false, matchedBy: 'email' as const, contact: next } : null;
 }
 
 /** Upserts one contact: optimistically when it can, else in its own locked transaction; a broken rule is thrown. */
