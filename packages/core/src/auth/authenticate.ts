@@ -62,7 +62,7 @@ select k.id, k.organization_id, k.created_by_id, k.type, k.permissions, k.role, 
 from k`;
 
 /** The statement's parameters for a key hash, a surface and the current time. */
-export function authenticateParams(keyHash: string, surface: ApiKeyType, now: Date): unknown[] {
+function authenticateParams(keyHash: string, surface: ApiKeyType, now: Date): unknown[] {
   const t = now.getTime();
   return [keyHash, now, new Date(t - (t % MINUTE_MS)), surface, new Date(t - (t % DAY_MS)), surface, now, new Date(t - MINUTE_MS)];
 }
