@@ -2,45 +2,39 @@
  * Spec "Limits": 600 requests per minute per Public API key, counted across every server process on the database,
  * with x-ratelimit-* on every counted response (errors included) and 429 rate_limited with retry-after beyond it.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
+import { hashKey } from '@leadwire/core';
+import { generateKeyValue } from '@leadwire/core/auth/key-material.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { burst, freshMinute, intHeader } from '../support/bursts.ts';
+import { burst, freshMinute, intHeader, type PeerServer, startPeer, windowStart } from '../support/bursts.ts';
 import { call, initTestApp, type TestApp } from '../support/app.ts';
-import { killLeftovers, type ServerProcess, startServer } from '../support/process.ts';
 
 const LIMIT = 600;
 const PARALLEL = 20;
-/** Time a 600-request burst may take (measured about 2.2 s here); a burst must not straddle a minute boundary. */
-const BURST_BUDGET_MS = 12_000;
 
 let t: TestApp;
-let server: ServerProcess;
-/** The same API served by a real second process on the same database; it shares nothing in memory with `t`. */
+let server: PeerServer;
+/** The same API served by a second server on the same database; it shares nothing in memory with `t` but the clock. */
 let peer: TestApp;
 beforeAll(async () => {
   t = await initTestApp();
-  server = await startServer({ DATABASE_URL: t.runtime.deps.config.DATABASE_URL!, ROLE: 'api', LOG_LEVEL: 'warn' });
-  await server.waitReady();
-  peer = { ...t, origin: server.origin, v1: `${server.origin}/api/v1` };
+  server = await startPeer(t);
+  peer = { ...t, origin: server.origin, v1: server.v1 };
 });
 afterAll(async () => {
-  await server?.stop();
-  await killLeftovers();
+  await server?.close();
   await t?.close();
 });
 
-/** A response with when its request was sent and when the answer arrived. */
+/** A response with the server clock's time when its request was sent and when the answer arrived. */
 type Res = Awaited<ReturnType<typeof call>> & { sent: number; at: number };
-
 
 /** Seconds until the current minute ends, as x-ratelimit-reset should report it at time `at`. */
 const secondsLeft = (at: number) => Math.ceil((60_000 - (at % 60_000)) / 1000);
 
-
 async function req(app: TestApp, method: string, path: string, opts: Parameters<typeof call>[3] = {}): Promise<Res> {
-  const sent = Date.now();
+  const sent = t.clock.now().getTime();
   const r = await call(app, method, path, opts);
-  return { ...r, sent, at: Date.now() };
+  return { ...r, sent, at: t.clock.now().getTime() };
 }
 
 
@@ -89,16 +83,31 @@ function expectFullWindow(responses: Res[]) {
   expect(remaining).toEqual(Array.from({ length: LIMIT }, (_, i) => i));
 }
 
-describe('600 requests per minute per key', () => {
-  let exhausted: Awaited<ReturnType<typeof orgWithContact>>;
+/** Sets a key's count in the clock's current minute, as if `count` requests had been made in it. */
+async function spend(key: string, count = LIMIT) {
+  await t.sql(
+    `insert into rate_limit_counters (bucket, window_start, count) select 'key:' || id, ?, ? from api_keys where key_hash = ?
+     on conflict (bucket, window_start) do update set count = excluded.count`,
+    [windowStart(t.clock, 'minute'), count, hashKey(key)],
+  );
+}
 
+/** The key's count in the clock's current minute. */
+async function counted(key: string): Promise<number> {
+  const rows = await t.sql<{ count: number }>(
+    `select c.count from rate_limit_counters c join api_keys k on c.bucket = 'key:' || k.id where k.key_hash = ? and c.window_start = ?`,
+    [hashKey(key), windowStart(t.clock, 'minute')],
+  );
+  return Number(rows[0]?.count ?? 0);
+}
+
+describe('600 requests per minute per key', () => {
   it('answers 600 requests, then 429 rate_limited with retry-after; other keys are unaffected', async () => {
     const org = await orgWithContact();
-    exhausted = org;
     const sameOrgKey = await t.newKey({ orgId: org.orgId, userId: org.userId, name: 'other', type: 'public', permissions: ['contacts:read'] });
     const otherOrg = await orgWithContact();
 
-    await freshMinute(BURST_BUDGET_MS);
+    freshMinute(t.clock);
     const started = Date.now();
     const responses = await burst(LIMIT, PARALLEL, () => search(t, org.key));
     console.info(`rate-limit: ${LIMIT} requests at ${PARALLEL} in parallel took ${Date.now() - started} ms`);
@@ -118,31 +127,89 @@ describe('600 requests per minute per key', () => {
 
   it('counts one window across two server processes on the same database', async () => {
     const org = await orgWithContact();
-    await freshMinute(BURST_BUDGET_MS);
+    freshMinute(t.clock);
     const responses = await burst(LIMIT, PARALLEL, (i) => search(i % 2 ? peer : t, org.key));
     expectFullWindow(responses);
     expectRateLimited(await search(t, org.key));
     expectRateLimited(await search(peer, org.key));
   }, 120_000);
 
-  it('lets the key through again once retry-after has passed', async () => {
-    expect(exhausted, 'runs after the first test of this block').toBeDefined();
-    const limited = await search(t, exhausted.key);
-    if (limited.status === 429) {
-      expectRateLimited(limited);
-      await sleep(intHeader(limited, 'retry-after') * 1000 + 250);
+  it('lets the key through again once retry-after has passed, in every server', async () => {
+    const org = await orgWithContact();
+    freshMinute(t.clock);
+    await spend(org.key);
+    const limited = await search(t, org.key);
+    expectRateLimited(limited);
+    expectRateLimited(await search(peer, org.key));
+    t.clock.advance(intHeader(limited, 'retry-after') * 1000 - 1000);
+    expectRateLimited(await search(t, org.key));
+    t.clock.advance(1000);
+    for (const app of [t, peer]) {
+      const r = await search(app, org.key);
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
     }
-    const r = await search(t, exhausted.key);
-    expect(r.status, JSON.stringify(r.body)).toBe(200);
-    expectRateHeaders(r, LIMIT - 1);
-  }, 120_000);
+    expect(await counted(org.key)).toBe(2);
+  });
+});
+
+describe('a spent key is refused from memory, a live key is checked every time', () => {
+  it('answers a spent key 429 without counting it again: no round trip', async () => {
+    const org = await orgWithContact();
+    freshMinute(t.clock);
+    await spend(org.key);
+    // Each server learns that the key is spent from the database once, then refuses it from memory.
+    expectRateLimited(await search(t, org.key));
+    expectRateLimited(await search(peer, org.key));
+    expect(await counted(org.key)).toBe(LIMIT + 2);
+    const refused = await burst(50, 10, (i) => search(i % 2 ? peer : t, org.key));
+    refused.forEach(expectRateLimited);
+    const write = await req(t, 'POST', '/contacts/upsert', { key: org.key, body: { email: 'spent@example.com' } });
+    expectRateLimited(write);
+    // Answered before the body is even read: a broken body gets the same 429, not a 400.
+    for (const app of [t, peer]) expectRateLimited(await req(app, 'POST', '/contacts/upsert', { key: org.key, body: '{"email":' }));
+    expect(await counted(org.key)).toBe(LIMIT + 2);
+    expect(await t.sql(`select 1 from contacts where email = 'spent@example.com'`)).toHaveLength(0);
+  });
+
+  it('stops a key that is not spent on its very next request after revocation, deactivation or a password change, in every server', async () => {
+    const cases: [string, (org: Awaited<ReturnType<typeof orgWithContact>>) => Promise<unknown>][] = [
+      ['revoked', (org) => t.sql(`update api_keys set revoked_at = ? where key_hash = ?`, [t.clock.now(), hashKey(org.key)])],
+      ['deactivated', (org) => t.sql(`update users set active = false where id = ?`, [org.userId])],
+      ['password changed', (org) => t.sql(`update users set credential_epoch = credential_epoch + 1 where id = ?`, [org.userId])],
+    ];
+    freshMinute(t.clock);
+    for (const [label, change] of cases) {
+      const org = await orgWithContact();
+      // Both servers have just let the key in (it is remembered as good there), and it is close to its limit.
+      await spend(org.key, LIMIT - 3);
+      expect((await search(t, org.key)).status, label).toBe(200);
+      expect((await search(peer, org.key)).status, label).toBe(200);
+      await change(org);
+      for (const app of [t, peer]) {
+        const r = await search(app, org.key);
+        expect([label, r.status, r.body.code]).toEqual([label, 401, 'unauthorized']);
+      }
+    }
+  });
+
+  it('keeps a key refused with 429 until its window ends even when revoked meanwhile, then 401', async () => {
+    const org = await orgWithContact();
+    freshMinute(t.clock);
+    await spend(org.key);
+    expectRateLimited(await search(t, org.key));
+    await t.sql(`update api_keys set revoked_at = ? where key_hash = ?`, [t.clock.now(), hashKey(org.key)]);
+    expectRateLimited(await search(t, org.key));
+    freshMinute(t.clock);
+    const r = await search(t, org.key);
+    expect([r.status, r.body.code]).toEqual([401, 'unauthorized']);
+  });
 });
 
 describe('headers and counting', () => {
   it('puts the headers on error responses too, and counts those requests', async () => {
     const org = await orgWithContact();
     const key = await t.newKey({ orgId: org.orgId, userId: org.userId, name: 'errors', type: 'public', permissions: ['contacts:read', 'contacts:write', 'notes:write'] });
-    await freshMinute(5_000);
+    freshMinute(t.clock);
     const responses = [
       await req(t, 'GET', '/contacts/search?email=nobody@example.com', { key }),
       await req(t, 'GET', '/contacts/search?email=not-an-email', { key }),
@@ -165,7 +232,7 @@ describe('headers and counting', () => {
   it('does not count an Internal key refused on /v1, nor give it rate-limit headers', async () => {
     const org = await orgWithContact();
     const total = async () => Number((await t.sql<{ n: string }>('select coalesce(sum(count), 0) as n from rate_limit_counters'))[0]!.n);
-    await freshMinute(5_000);
+    freshMinute(t.clock);
     const before = await total();
     for (let i = 0; i < 5; i++) {
       const r = await search(t, org.internalKey);
@@ -177,5 +244,47 @@ describe('headers and counting', () => {
     // The same user's Public key starts its window untouched.
     const r = await search(t, org.key);
     expectRateHeaders(r, LIMIT - 1);
+  });
+});
+
+describe('unknown keys from one address', () => {
+  it('answers the first 60 a minute with 401, then 429 from memory; keys the server knows pass; the next minute starts over', async () => {
+    const org = await orgWithContact();
+    freshMinute(t.clock);
+    expect((await search(t, org.key)).status).toBe(200);
+    const unseen = await t.newKey({ orgId: org.orgId, userId: org.userId, name: 'unseen', type: 'public', permissions: ['contacts:read'] });
+
+    const looked = await burst(60, 10, () => search(t, generateKeyValue()));
+    for (const r of looked) expect([r.status, r.body.code]).toEqual([401, 'unauthorized']);
+    const throttled = [await search(t, generateKeyValue()), await search(t, unseen)];
+    for (const r of throttled) {
+      expect(r.status, JSON.stringify(r.body)).toBe(429);
+      expect(r.body).toEqual({ error: expect.any(String), code: 'rate_limited' });
+      // A valid key this server has not seen is refused too: the throttle answers before any database look-up.
+      expect(intHeader(r, 'retry-after')).toBe(secondsLeft(r.sent));
+      expect(r.headers.get('x-ratelimit-limit')).toBeNull();
+    }
+    const broken = await req(t, 'POST', '/contacts/upsert', { key: generateKeyValue(), body: '{"email":' });
+    expect([broken.status, broken.body.code]).toEqual([429, 'rate_limited']);
+    const known = await search(t, org.key);
+    expect(known.status).toBe(200);
+    expectRateHeaders(known, LIMIT - 2);
+
+    // The memory is the server's own: the peer still looks keys up.
+    expect((await search(peer, generateKeyValue())).status).toBe(401);
+    expect((await search(peer, unseen)).status).toBe(200);
+
+    freshMinute(t.clock);
+    expect((await search(t, generateKeyValue())).status).toBe(401);
+    expect((await search(t, unseen)).status).toBe(200);
+  });
+
+  it('does not count malformed or missing keys, which never reach the database', async () => {
+    const org = await orgWithContact();
+    freshMinute(t.clock);
+    const refused = await burst(100, 10, (i) => req(t, 'GET', '/contacts/search?email=rl@example.com', i % 2 ? { key: 'ck_live_short' } : {}));
+    for (const r of refused) expect([r.status, r.body.code]).toEqual([401, 'unauthorized']);
+    const unseen = await t.newKey({ orgId: org.orgId, userId: org.userId, name: 'unseen', type: 'public', permissions: ['contacts:read'] });
+    expect((await search(t, unseen)).status).toBe(200);
   });
 });

@@ -1,23 +1,27 @@
 /**
- * `npm run bench`: the contact write path under load, on this machine, in one run.
+ * `npm run bench`: the contact write path and the rate limits under load, on this machine, in one run.
  *
  * Starts the real server (`node apps/server/src/main.ts`) on a fresh embedded PostgreSQL, creates an organization and
- * Public API keys with the admin service, seeds contacts, then measures three phases:
- *   1. POST /api/v1/contacts/upsert, one contact per request;
- *   2. POST /api/v1/contacts/batch-upsert, 100 contacts per request;
- *   3. the statements of one upsert driven straight through `pg`, as the ceiling the API is compared with.
- * It prints a table and a final `BENCH_RESULT {json}` line. It reports; it never asserts on timings.
+ * Public API keys with the admin service, seeds contacts, then measures:
+ *   1. the reference: a one-statement `insert ... on conflict do update` driven by pgbench at the same concurrency;
+ *   2. POST /api/v1/contacts/upsert, one contact per request;
+ *   3. POST /api/v1/contacts/batch-upsert, 100 contacts per request;
+ *   4. the rate limits: /healthz, a well-behaved tenant idle, beside a key over its limit, beside a flood of unknown keys.
+ * It prints the figures, the ratios to the reference and each goal as met or missed, and a final `BENCH_RESULT {json}`
+ * line. It reports; it never fails on timings.
  *
  * Settings (environment): BENCH_CONNECTIONS (50), BENCH_BATCH_CONNECTIONS (10), BENCH_SECONDS (12),
- * BENCH_WARMUP_SECONDS (3), BENCH_EXISTING_RATIO (0.5), BENCH_SEED_CONTACTS (50000), BENCH_BATCH_SIZE (100),
- * BENCH_SERVER_NODE_ARGS (extra node flags for the server, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+ * BENCH_WARMUP_SECONDS (3), BENCH_LIMIT_SECONDS (8), BENCH_EXISTING_RATIO (0.5), BENCH_SEED_CONTACTS (50000),
+ * BENCH_BATCH_SIZE (100), BENCH_SERVER_NODE_ARGS (extra node flags for the server, e.g.
+ * `--cpu-prof --cpu-prof-dir=/tmp/prof`), BENCH_ONLY (comma list of phases to run: pgbench,upsert,batch,limits).
  */
 import os from 'node:os';
 import { loadConfig } from '@leadwire/core';
 import pg from 'pg';
 import { type HttpPhaseOptions, runBatchUpserts, runSingleUpserts } from './http-load.ts';
-import { runRawSql } from './raw-sql.ts';
-import { cpuCost, formatReport } from './report.ts';
+import { runLimitPhases } from './limits.ts';
+import { findPgbench, runPgbench } from './pgbench.ts';
+import { cpuCost, formatReport, goals } from './report.ts';
 import { cpuMeter, machineBusyCores, postmasterPid } from './cpu.ts';
 import { startServer } from './server.ts';
 import { clusterUrl, createBenchOrg, seedContacts } from './setup.ts';
@@ -36,13 +40,20 @@ const S = {
   batchConnections: setting('BENCH_BATCH_CONNECTIONS', 10),
   seconds: setting('BENCH_SECONDS', 12),
   warmupSeconds: setting('BENCH_WARMUP_SECONDS', 3),
+  limitSeconds: Math.max(2, setting('BENCH_LIMIT_SECONDS', 8)),
   existingRatio: Math.min(1, setting('BENCH_EXISTING_RATIO', 0.5)),
   seedContacts: Math.max(1000, setting('BENCH_SEED_CONTACTS', 50_000)),
   batchSize: Math.min(100, Math.max(1, setting('BENCH_BATCH_SIZE', 100))),
 };
 
+const PHASES = ['pgbench', 'upsert', 'batch', 'limits'] as const;
+type Phase = (typeof PHASES)[number];
+const only = (process.env.BENCH_ONLY ?? '').split(',').map((p) => p.trim()).filter(Boolean);
+for (const p of only) if (!PHASES.includes(p as Phase)) throw new Error(`BENCH_ONLY: unknown phase ${p} (phases: ${PHASES.join(', ')})`);
+const runs = (p: Phase) => only.length === 0 || only.includes(p);
+
 /** Keys per phase: the limit is 600 requests per minute per key, and these sizes leave room for about 10,000 req/s. */
-const KEYS = { upsert: 300, batch: 40, raw: 300 };
+const KEYS = { upsert: 300, batch: 40, limits: 5 };
 
 const log = (msg: string) => process.stderr.write(`${msg}\n`);
 
@@ -51,6 +62,7 @@ async function main() {
   if (busyBefore !== null && busyBefore > 0.25) {
     log(`warning: ${busyBefore.toFixed(2)} cores were already busy before the benchmark started; its figures will be low`);
   }
+  const pgbench = runs('pgbench') ? await findPgbench(log) : null;
   log(`starting server (${process.execPath}) ...`);
   const server = await startServer();
   const onSignal = () => void server.stop().finally(() => process.exit(130));
@@ -65,12 +77,13 @@ async function main() {
          current_setting('max_connections') as max_conn`,
     );
 
-    log(`creating organization, ${KEYS.upsert + KEYS.batch + KEYS.raw} API keys and ${S.seedContacts} seed contacts ...`);
-    const org = await createBenchOrg(url, KEYS.upsert + KEYS.batch + KEYS.raw);
+    const keyCount = KEYS.upsert + KEYS.batch + KEYS.limits;
+    log(`creating organization, ${keyCount} API keys and ${S.seedContacts} seed contacts ...`);
+    const org = await createBenchOrg(url, keyCount);
     const keys = {
       upsert: org.keys.slice(0, KEYS.upsert),
       batch: org.keys.slice(KEYS.upsert, KEYS.upsert + KEYS.batch),
-      raw: org.keys.slice(KEYS.upsert + KEYS.batch),
+      limits: org.keys.slice(KEYS.upsert + KEYS.batch),
     };
     await seedContacts(pool, org.orgId, S.seedContacts);
     const postmaster = postmasterPid(server.dataDir);
@@ -85,25 +98,49 @@ async function main() {
       meter,
     });
 
-    log(`phase 1/3: upsert, ${S.connections} connections, ${S.warmupSeconds}s warm-up + ${S.seconds}s ...`);
-    const upsert = await runSingleUpserts(phase(keys.upsert, S.connections), workload({ phase: 'upsert', ...mix }));
-    log(`phase 2/3: batch-upsert x${S.batchSize}, ${S.batchConnections} connections ...`);
-    const batch = await runBatchUpserts(phase(keys.batch, S.batchConnections), workload({ phase: 'batch', ...mix }), S.batchSize);
-    log(`phase 3/3: raw SQL through pg, ${S.connections} clients ...`);
-    const raw = await runRawSql({
-      url,
-      keys: keys.raw,
-      clients: S.connections,
-      warmupSeconds: S.warmupSeconds,
-      seconds: S.seconds,
-      work: workload({ phase: 'raw', ...mix }),
-      meter,
-    });
+    let reference = null;
+    if (pgbench) {
+      log(`reference: pgbench (${pgbench}), ${S.connections} clients, ${S.warmupSeconds}s warm-up + ${S.seconds}s ...`);
+      reference = await runPgbench({
+        binary: pgbench,
+        url,
+        pool,
+        clients: S.connections,
+        warmupSeconds: S.warmupSeconds,
+        seconds: S.seconds,
+        seeds: S.seedContacts,
+        meter,
+      });
+    }
+    let upsert = null;
+    if (runs('upsert')) {
+      log(`upsert: ${S.connections} connections, ${S.warmupSeconds}s warm-up + ${S.seconds}s ...`);
+      upsert = await runSingleUpserts(phase(keys.upsert, S.connections), workload({ phase: 'upsert', ...mix }));
+    }
+    let batch = null;
+    if (runs('batch')) {
+      log(`batch-upsert x${S.batchSize}: ${S.batchConnections} connections ...`);
+      batch = await runBatchUpserts(phase(keys.batch, S.batchConnections), workload({ phase: 'batch', ...mix }), S.batchSize);
+    }
+    const limits = runs('limits')
+      ? await runLimitPhases({
+          origin: server.origin,
+          pool,
+          abusedKey: keys.limits[0]!,
+          goodKeys: keys.limits.slice(1),
+          connections: S.connections,
+          warmupSeconds: Math.min(2, S.warmupSeconds),
+          seconds: S.limitSeconds,
+          seedCount: S.seedContacts,
+          log,
+          meter,
+        })
+      : null;
 
     const serverConfig = loadConfig(server.env);
     const cpus = os.cpus();
     const out = process.stdout;
-    out.write(`\nLeadwire contact write benchmark (${new Date().toISOString()})\n`);
+    out.write(`\nLeadwire benchmark (${new Date().toISOString()})\n`);
     out.write(`machine: ${cpus.length} x ${cpus[0]?.model.trim() ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB; node ${process.version}\n`);
     out.write(`database: embedded ${info?.version.split(' ').slice(0, 2).join(' ')}, fsync=${info?.fsync}, synchronous_commit=${info?.sync}, max_connections=${info?.max_conn}\n`);
     out.write(`server: ROLE=all, LOG_LEVEL=warn, DB_POOL_MAX=${serverConfig.DB_POOL_MAX}\n`);
@@ -112,40 +149,40 @@ async function main() {
         `${Math.round((1 - S.existingRatio) * 100)}% new; each row sends email, names, phone, title, 2 tags, 2 custom keys\n`,
     );
     if (busyBefore !== null) out.write(`before start: ${busyBefore.toFixed(2)} of ${cpus.length} cores busy with other work\n`);
+    if (reference) {
+      out.write(
+        `reference: ${reference.version}, one-statement insert ... on conflict (email) do update of a 4-column row, half existing ` +
+          `and half new keys, -M prepared, ${reference.clients} clients, on the same database\n`,
+      );
+    }
+    out.write(`timing: ${S.warmupSeconds}s warm-up (discarded) then ${S.seconds}s measured per write phase; ${S.limitSeconds}s per limit phase\n`);
     out.write(
-      'raw SQL: the statements of one upsert (imported from the application), one transaction each, as the same named ' +
-        `prepared statements over ${S.connections} dedicated connections; the API runs them over its pool of ${serverConfig.DB_POOL_MAX}\n`,
+      'note: the load generator (autocannon, pgbench) runs on the same cores as the server and PostgreSQL, ' +
+        'so every figure here is lower than a dedicated load machine would see; the ratios are what compare across machines.\n\n',
     );
-    out.write(`timing: ${S.warmupSeconds}s warm-up (discarded) then ${S.seconds}s measured per phase\n`);
-    out.write(
-      'note: the load generator (autocannon, or the pg clients) runs on the same cores as the server and PostgreSQL, ' +
-        'so every figure here is lower than a dedicated load machine would see.\n\n',
-    );
-    out.write(`${formatReport({ upsert, batch, raw, batchSize: S.batchSize })}\n\n`);
+    const r = { reference, upsert, batch, limits, batchSize: S.batchSize };
+    out.write(`${formatReport(r)}\n\n`);
     const result = {
       settings: S,
-      upsert: {
+      busyCoresBeforeStart: busyBefore,
+      reference: reference && { tps: reference.tps, latencyAvgMs: reference.latencyAvgMs, failed: reference.failed, cpu: reference.cpu },
+      upsert: upsert && {
         reqPerSec: upsert.reqPerSec,
         ...upsert.latencyMs,
         non2xx: upsert.non2xx,
-        status429: upsert.status429,
         errors: upsert.errors + upsert.timeouts,
-        cpu: upsert.cpu,
         cpuCostPerRequest: cpuCost(upsert.cpu, upsert.reqPerSec),
       },
-      batch: {
+      batch: batch && {
         contactsPerSec: batch.contactsPerSec,
         reqPerSec: batch.reqPerSec,
         ...batch.latencyMs,
         non2xx: batch.non2xx,
-        status429: batch.status429,
         failedRows: batch.rows.failed,
-        cpu: batch.cpu,
         cpuCostPerContact: cpuCost(batch.cpu, batch.contactsPerSec),
       },
-      raw: { opsPerSec: raw.opsPerSec, ...raw.latencyMs, errors: raw.errors, cpu: raw.cpu, cpuCostPerUpsert: cpuCost(raw.cpu, raw.opsPerSec) },
-      busyCoresBeforeStart: busyBefore,
-      apiToRaw: raw.opsPerSec ? upsert.reqPerSec / raw.opsPerSec : null,
+      limits,
+      goals: goals(r),
     };
     out.write(`BENCH_RESULT ${JSON.stringify(result)}\n`);
   } finally {

@@ -53,6 +53,18 @@ async function waitReady(origin: string, child: ChildProcess): Promise<void> {
  * traverse it (mkdtemp makes 0700).
  */
 export async function startServer(): Promise<BenchServer> {
+  // The free port is found before the server binds it, so another process on a busy machine may take it in between.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce();
+    } catch (err) {
+      if (attempt >= 3 || !(err instanceof Error && err.message.includes('EADDRINUSE'))) throw err;
+      process.stderr.write('port taken before the server bound it; trying another\n');
+    }
+  }
+}
+
+async function startOnce(): Promise<BenchServer> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'leadwire-bench-'));
   await fs.chmod(dataDir, 0o755);
   const port = await freePort();
@@ -65,8 +77,10 @@ export async function startServer(): Promise<BenchServer> {
   const child = spawn(process.execPath, [...extraArgs, 'apps/server/src/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   // Warnings and errors only (LOG_LEVEL=warn); forwarded so a failing run explains itself, cut short because pino
   // serialises whole error objects (a pg client is several kilobytes).
+  let addressInUse = false;
   const forward = (chunk: Buffer) => {
     for (const line of chunk.toString().split('\n').filter(Boolean)) {
+      addressInUse ||= line.includes('EADDRINUSE');
       process.stderr.write(`[server] ${line.length > LOG_LINE_MAX ? `${line.slice(0, LOG_LINE_MAX)}...` : line}\n`);
     }
   };
@@ -90,7 +104,7 @@ export async function startServer(): Promise<BenchServer> {
     await waitReady(origin, child);
   } catch (err) {
     await stop();
-    throw err;
+    throw addressInUse ? new Error(`EADDRINUSE on ${origin}`, { cause: err }) : err;
   }
   return { origin, dataDir, pid: child.pid ?? 0, env, stop };
 }

@@ -4,13 +4,11 @@
  * spent window answers 429 rate_limited with retry-after. Sessions are people, not integrations: never counted.
  */
 import { randomBytes } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { hashKey, type InternalRouter } from '@leadwire/core';
 import { createTRPCClient, httpLink, TRPCClientError } from '@trpc/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initTestApp, type TestApp } from '../support/app.ts';
-import { burst, freshMinute, intHeader } from '../support/bursts.ts';
-import { killLeftovers, type ServerProcess, startServer } from '../support/process.ts';
+import { burst, freshDay, freshMinute, intHeader, type PeerServer, startPeer, windowStart } from '../support/bursts.ts';
 
 const PLANS = {
   starter: { perMinute: 60, perDay: 10_000 },
@@ -21,20 +19,18 @@ type Plan = keyof typeof PLANS;
 const PARALLEL = 20;
 
 let t: TestApp;
-/** A real second server process on the same database; it shares nothing in memory with `t`. */
-let server: ServerProcess;
+/** A second server on the same database; it shares nothing in memory with `t` but the clock. */
+let server: PeerServer;
 beforeAll(async () => {
   t = await initTestApp();
-  server = await startServer({ DATABASE_URL: t.runtime.deps.config.DATABASE_URL!, ROLE: 'api', LOG_LEVEL: 'warn' });
-  await server.waitReady();
+  server = await startPeer(t);
 });
 afterAll(async () => {
-  await server?.stop();
-  await killLeftovers();
+  await server?.close();
   await t?.close();
 });
 
-/** A response with when its request was sent and when the answer arrived. */
+/** A response with the server clock's time when its request was sent and when the answer arrived. */
 interface Res {
   status: number;
   body: any;
@@ -45,25 +41,10 @@ interface Res {
 
 /** GET /api/me, the cheapest authenticated operation, on `origin` (this process by default). */
 async function me(token: string, origin = t.origin): Promise<Res> {
-  const sent = Date.now();
+  const sent = t.clock.now().getTime();
   const res = await fetch(`${origin}/api/me`, { headers: { authorization: `Bearer ${token}` } });
-  return { status: res.status, body: await res.json(), headers: res.headers, sent, at: Date.now() };
+  return { status: res.status, body: await res.json(), headers: res.headers, sent, at: t.clock.now().getTime() };
 }
-
-
-
-/** When the database's current day ends (the day window is the database's calendar day), in ms since the epoch. */
-async function dayEnd(): Promise<number> {
-  const [row] = await t.sql<{ end: string }>(`select extract(epoch from date_trunc('day', now()) + interval '1 day') * 1000 as "end"`);
-  return Number(row!.end);
-}
-
-/** Keeps a day-window test from straddling midnight. */
-async function freshDay() {
-  const left = (await dayEnd()) - Date.now();
-  if (left < 30_000) await sleep(left + 1_000);
-}
-
 
 /** The reset the server should have reported for a window ending at `end`: it read its clock between `sent` and `at`. */
 function expectReset(r: Res, end: number) {
@@ -110,9 +91,9 @@ async function orgOn(plan: Plan) {
 async function setCounter(id: string, window: 'minute' | 'day', count: number) {
   const bucket = window === 'day' ? `key:${id}:day` : `key:${id}`;
   await t.sql(
-    `insert into rate_limit_counters (bucket, window_start, count) values (?, date_trunc('${window}', now()), ?)
+    `insert into rate_limit_counters (bucket, window_start, count) values (?, ?, ?)
      on conflict (bucket, window_start) do update set count = excluded.count`,
-    [bucket, count],
+    [bucket, windowStart(t.clock, window), count],
   );
 }
 
@@ -121,8 +102,8 @@ async function session(userId: string): Promise<string> {
   const token = `lws_${randomBytes(32).toString('base64url')}`;
   await t.sql(
     `insert into sessions (organization_id, user_id, token_hash, user_epoch, expires_at)
-     select organization_id, id, ?, credential_epoch, now() + interval '1 day' from users where id = ?`,
-    [hashKey(token), userId],
+     select organization_id, id, ?, credential_epoch, ?::timestamptz from users where id = ?`,
+    [hashKey(token), new Date(t.clock.now().getTime() + 86_400_000), userId],
   );
   return token;
 }
@@ -147,11 +128,11 @@ describe('per minute, by plan', () => {
       ],
     });
 
-    await freshMinute(15_000);
+    freshMinute(t.clock);
     const responses = await burst(59, PARALLEL, () => me(org.internalKey));
-    const sent = Date.now();
+    const sent = t.clock.now().getTime();
     await typed.me.query();
-    responses.push({ status: 200, body: {}, headers: trpcHeaders!, sent, at: Date.now() });
+    responses.push({ status: 200, body: {}, headers: trpcHeaders!, sent, at: t.clock.now().getTime() });
     expectFullMinute(responses, 60);
 
     const r = await me(org.internalKey);
@@ -174,14 +155,20 @@ describe('per minute, by plan', () => {
     ['max', 300],
   ] as const)('%s: %i requests, then 429; the plan is read on every request', async (plan, limit) => {
     const org = await orgOn(plan);
-    await freshMinute(15_000);
+    freshMinute(t.clock);
     expectFullMinute(await burst(limit, PARALLEL, () => me(org.internalKey)), limit);
     const r = await me(org.internalKey);
     expectLimited(r, limit, minuteEnd(r.sent));
 
-    // Back on Starter, the very next request meets Starter's limit.
-    await t.sql(`update organizations set plan = 'starter' where id = ?`, [org.orgId]);
-    const starter = await me(org.internalKey);
+    // A key that is not refused yet is checked against its plan's limit on every request: moved back to Starter,
+    // the very next request meets Starter's limit. (A key already refused stays refused until its window ends.)
+    const moved = await orgOn(plan);
+    await setCounter(moved.keyId, 'minute', 60);
+    const before = await me(moved.internalKey);
+    expect(before.status).toBe(200);
+    expect(intHeader(before, 'x-ratelimit-remaining')).toBe(limit - 61);
+    await t.sql(`update organizations set plan = 'starter' where id = ?`, [moved.orgId]);
+    const starter = await me(moved.internalKey);
     expectLimited(starter, 60, minuteEnd(starter.sent));
   }, 60_000);
 });
@@ -191,9 +178,8 @@ describe('per day, by plan', () => {
     '%s: the last requests of the day, then 429 until the day ends, with headers describing the day window',
     async (plan, { perDay }) => {
       const org = await orgOn(plan);
-      await freshDay();
+      const end = freshDay(t.clock);
       await setCounter(org.keyId, 'day', perDay - 2);
-      const end = await dayEnd();
 
       const [a, b, c] = [await me(org.internalKey), await me(org.internalKey), await me(org.internalKey)];
       for (const [r, remaining] of [
@@ -210,23 +196,19 @@ describe('per day, by plan', () => {
     },
   );
 
-  // Known defect (reported): with both windows spent, enforceRateLimits picks the window over by more, which can be
-  // the minute; retry-after then says "in a few seconds" although the day is spent until midnight. Flip to `it` once
-  // packages/core/src/limits/rate-limit.ts prefers the latest reset among spent windows.
   it('points retry-after at the day when both the minute and the day are spent', async () => {
     const org = await orgOn('starter');
-    await freshMinute(5_000);
-    await freshDay();
+    const end = freshDay(t.clock);
     await setCounter(org.keyId, 'minute', 100);
     await setCounter(org.keyId, 'day', PLANS.starter.perDay);
-    expectLimited(await me(org.internalKey), PLANS.starter.perDay, await dayEnd());
+    expectLimited(await me(org.internalKey), PLANS.starter.perDay, end);
   });
 });
 
 describe('across processes', () => {
   it('counts one minute window and one day window across two server processes', async () => {
     const org = await orgOn('starter');
-    await freshMinute(15_000);
+    freshMinute(t.clock);
     const responses = await burst(60, PARALLEL, (i) => me(org.internalKey, i % 2 ? server.origin : t.origin));
     expectFullMinute(responses, 60);
     for (const origin of [t.origin, server.origin]) {
@@ -235,9 +217,8 @@ describe('across processes', () => {
     }
 
     const daily = await orgOn('starter');
-    await freshDay();
+    const end = freshDay(t.clock);
     await setCounter(daily.keyId, 'day', PLANS.starter.perDay - 1);
-    const end = await dayEnd();
     const last = await me(daily.internalKey, t.origin);
     expect(last.status).toBe(200);
     expect(intHeader(last, 'x-ratelimit-remaining')).toBe(0);
@@ -246,9 +227,24 @@ describe('across processes', () => {
 });
 
 describe('what is not counted', () => {
+  it('refuses a key whose day is spent from memory until the day ends: later requests are not counted', async () => {
+    const org = await orgOn('starter');
+    const end = freshDay(t.clock);
+    await setCounter(org.keyId, 'day', PLANS.starter.perDay);
+    expectLimited(await me(org.internalKey), PLANS.starter.perDay, end);
+    const before = await counted();
+    for (const r of await burst(30, 10, () => me(org.internalKey))) expectLimited(r, PLANS.starter.perDay, end);
+    expect(await counted()).toBe(before);
+    t.clock.set(new Date(end));
+    const next = await me(org.internalKey);
+    expect(next.status).toBe(200);
+    expect(intHeader(next, 'x-ratelimit-remaining')).toBe(59);
+  });
+
+
   it('never limits or counts sessions, even the user of a spent key; nor Public keys refused here', async () => {
     const org = await orgOn('starter');
-    await freshMinute(5_000);
+    freshMinute(t.clock);
     await setCounter(org.keyId, 'minute', 60);
     expect((await me(org.internalKey)).status).toBe(429);
 

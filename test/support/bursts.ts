@@ -1,5 +1,12 @@
-import { setTimeout as sleep } from 'node:timers/promises';
+import type { TestClock } from '@leadwire/core/clock.ts';
+import pino from 'pino';
 import { expect } from 'vitest';
+import { buildApp } from '../../apps/server/src/app.ts';
+import { compose } from '../../apps/server/src/compose.ts';
+import type { TestApp } from './app.ts';
+
+const MINUTE_MS = 60_000;
+const DAY_MS = 86_400_000;
 
 /** Runs `n` requests, `parallel` at a time, keeping results in request order. */
 export async function burst<T>(n: number, parallel: number, fn: (i: number) => Promise<T>): Promise<T[]> {
@@ -16,10 +23,29 @@ export async function burst<T>(n: number, parallel: number, fn: (i: number) => P
   return out;
 }
 
-/** Rate windows are wall-clock minutes: start a burst only when it can finish inside the current one. */
-export async function freshMinute(needMs: number): Promise<void> {
-  const left = 60_000 - (Date.now() % 60_000);
-  if (left < needMs) await sleep(left + 250);
+/**
+ * Rate windows are minutes of the server's clock: move it to one second into the next minute, so a burst has a whole
+ * window to itself. Returns when that window ends (ms since the epoch).
+ */
+export function freshMinute(clock: TestClock): number {
+  const now = clock.now().getTime();
+  const start = now - (now % MINUTE_MS) + MINUTE_MS;
+  clock.set(new Date(start + 1000));
+  return start + MINUTE_MS;
+}
+
+/** As `freshMinute`, for the UTC day that the daily windows count. Returns when that day ends. */
+export function freshDay(clock: TestClock): number {
+  const now = clock.now().getTime();
+  const start = now - (now % DAY_MS) + DAY_MS;
+  clock.set(new Date(start + 1000));
+  return start + DAY_MS;
+}
+
+/** The start of the clock's current minute or UTC day, as the server buckets its counters. */
+export function windowStart(clock: TestClock, window: 'minute' | 'day'): Date {
+  const now = clock.now().getTime();
+  return new Date(now - (now % (window === 'day' ? DAY_MS : MINUTE_MS)));
 }
 
 /** A header that must be a non-negative integer, as a number. */
@@ -27,4 +53,30 @@ export function intHeader(r: { status: number; headers: Headers }, name: string)
   const v = r.headers.get(name);
   expect(v, `${name} on ${r.status}`).toMatch(/^\d+$/);
   return Number(v);
+}
+
+export interface PeerServer {
+  origin: string;
+  v1: string;
+  close(): Promise<void>;
+}
+
+/**
+ * A second server on the same database, as another process would run it: its own pool, job queue and in-memory state
+ * (the spent-key and address memory included). It shares only the test's clock, so both count the same windows.
+ */
+export async function startPeer(t: TestApp): Promise<PeerServer> {
+  const runtime = await compose(t.runtime.deps.config, pino({ level: 'silent' }), { clock: t.clock, migrate: false });
+  const app = await buildApp(runtime.deps, { logger: false });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  const origin = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  return {
+    origin,
+    v1: `${origin}/api/v1`,
+    close: async () => {
+      await app.close();
+      await runtime.close();
+    },
+  };
 }

@@ -11,6 +11,8 @@ export interface Actor {
   role: Role;
   plan: Plan;
   contactBooster: number;
+  /** The organization's contact counter as read while authenticating (unlocked): saves the upsert a round trip. */
+  contactCount?: number;
 }
 
 /** Who is acting on the internal surface: a signed-in user (session) or an Internal key acting as its creator. */

@@ -1,5 +1,7 @@
 import type { ApiKeyType, Db, Plan, Role } from '@leadwire/db';
 import { errors } from '../errors.ts';
+import type { KeyGuard } from '../limits/key-guard.ts';
+import { rateHeaders } from '../limits/rate-limit.ts';
 import type { Actor } from './actor.ts';
 import { bearerToken, hashKey, isWellFormedKey } from './key-material.ts';
 
@@ -19,43 +21,51 @@ interface AuthRow {
   role: Role;
   plan: Plan;
   contact_booster: number;
+  contact_count: number;
   hits: number | null;
-  window_end: Date;
   day_hits: number | null;
-  day_end: Date;
 }
+
+const MINUTE_MS = 60_000;
+const DAY_MS = 86_400_000;
 
 /**
  * One round trip resolves the key, checks its owner's state and counts the request in the shared per-minute window.
  * Every check reads the database, so revocation, deactivation and password changes take effect on the very next
  * request in every server process. The last-used stamp is written at most once a minute to keep the hot row cool.
+ * Time comes in as parameters (the caller's clock): now, the minute's and the day's start, and now less a minute.
  */
 export const AUTHENTICATE_SQL = `
 with k as (
-  select k.id, k.organization_id, k.created_by_id, k.type, k.permissions, u.role, o.plan, o.contact_booster
+  select k.id, k.organization_id, k.created_by_id, k.type, k.permissions, u.role, o.plan, o.contact_booster, o.contact_count
   from api_keys k
   join users u on u.id = k.created_by_id
   join organizations o on o.id = k.organization_id
-  where k.key_hash = ? and k.revoked_at is null and (k.expires_at is null or k.expires_at > now())
+  where k.key_hash = ? and k.revoked_at is null and (k.expires_at is null or k.expires_at > ?::timestamptz)
     and u.active and u.credential_epoch = k.owner_epoch
 ), hit as (
   insert into rate_limit_counters (bucket, window_start, count)
-  select 'key:' || k.id, date_trunc('minute', now()), 1 from k where k.type = ?
+  select 'key:' || k.id, ?::timestamptz, 1 from k where k.type = ?
   on conflict (bucket, window_start) do update set count = rate_limit_counters.count + 1
   returning count
 ), hit_day as (
   insert into rate_limit_counters (bucket, window_start, count)
-  select 'key:' || k.id || ':day', date_trunc('day', now(), 'UTC'), 1 from k where k.type = ? and k.type = 'internal'
+  select 'key:' || k.id || ':day', ?::timestamptz, 1 from k where k.type = ? and k.type = 'internal'
   on conflict (bucket, window_start) do update set count = rate_limit_counters.count + 1
   returning count
 ), touch as (
-  update api_keys set last_used_at = now()
-  where id = (select id from k) and (last_used_at is null or last_used_at < now() - interval '1 minute')
+  update api_keys set last_used_at = ?::timestamptz
+  where id = (select id from k) and (last_used_at is null or last_used_at < ?::timestamptz)
 )
-select k.id, k.organization_id, k.created_by_id, k.type, k.permissions, k.role, k.plan, k.contact_booster,
-  (select count from hit) as hits, date_trunc('minute', now()) + interval '1 minute' as window_end,
-  (select count from hit_day) as day_hits, date_trunc('day', now(), 'UTC') + interval '1 day' as day_end
+select k.id, k.organization_id, k.created_by_id, k.type, k.permissions, k.role, k.plan, k.contact_booster, k.contact_count,
+  (select count from hit) as hits, (select count from hit_day) as day_hits
 from k`;
+
+/** The statement's parameters for a key hash, a surface and the current time. */
+function authenticateParams(keyHash: string, surface: ApiKeyType, now: Date): unknown[] {
+  const t = now.getTime();
+  return [keyHash, now, new Date(t - (t % MINUTE_MS)), surface, new Date(t - (t % DAY_MS)), surface, now, new Date(t - MINUTE_MS)];
+}
 
 export interface Authenticated {
   actor: Actor;
@@ -63,23 +73,83 @@ export interface Authenticated {
   window: RateWindow | null;
   /** The per-day window: Internal keys only. */
   dayWindow: RateWindow | null;
+  /** Names the key in the process's KeyGuard, to remember it once its window is spent. */
+  guardKey: string;
+}
+
+/** A 429 the process can give from memory alone, with the headers that go with it. */
+export interface KnownRefusal {
+  retryAfter: number;
+  headers: Record<string, number>;
+}
+
+function refusalFor(guard: KeyGuard, keyHash: string, surface: ApiKeyType, address: string | undefined, now: Date): KnownRefusal | null {
+  const spent = guard.spent(`${surface}:${keyHash}`, now);
+  if (spent) {
+    const headers = rateHeaders(spent.window, spent.limit, now.getTime());
+    return { retryAfter: headers['x-ratelimit-reset'], headers: { ...headers, 'retry-after': headers['x-ratelimit-reset'] } };
+  }
+  const blockedUntil = guard.addressBlockedUntil(address, now);
+  if (blockedUntil && !guard.isKnownGood(keyHash, now)) {
+    const retryAfter = Math.max(1, Math.ceil((blockedUntil.getTime() - now.getTime()) / 1000));
+    return { retryAfter, headers: { 'retry-after': retryAfter } };
+  }
+  return null;
+}
+
+/**
+ * The refusal `authenticate` would answer without a round trip (a spent window, an address flooding unknown keys), for
+ * the HTTP layer to give before it reads the body. Null when the request has to be looked at properly.
+ */
+export function knownRefusal(
+  guard: KeyGuard,
+  authorization: string | undefined,
+  surface: ApiKeyType,
+  address: string | undefined,
+  now: Date,
+): KnownRefusal | null {
+  const value = bearerToken(authorization);
+  if (!value || !isWellFormedKey(value)) return null;
+  return refusalFor(guard, hashKey(value), surface, address, now);
+}
+
+export interface AuthenticateOptions {
+  /** The current time, from `deps.clock`. */
+  now: Date;
+  guard: KeyGuard;
+  /** The client's address, for the throttle on unknown keys; undefined when there is none (in-process calls). */
+  address: string | undefined;
+  setHeader: (name: string, value: string | number) => void;
 }
 
 /**
  * Resolves `Authorization: Bearer <key>` for the given surface. A key of the other type is refused with
- * wrong_api_surface and is not counted against the surface's rate limit.
+ * wrong_api_surface and is not counted against the surface's rate limit. Refusals the process already knows (a spent
+ * window, an address flooding unknown keys) are answered from memory, with no round trip.
  */
 export async function authenticate(
   db: Db,
   authorization: string | undefined,
   surface: ApiKeyType,
+  o: AuthenticateOptions,
 ): Promise<Authenticated> {
   const value = bearerToken(authorization);
   if (!value) throw errors.unauthorized('Missing API key: send Authorization: Bearer <API_KEY>');
   if (!isWellFormedKey(value)) throw errors.unauthorized('Malformed API key');
-  const rows = await db.execute<AuthRow[]>(AUTHENTICATE_SQL, [hashKey(value), surface, surface]);
+  const keyHash = hashKey(value);
+  const guardKey = `${surface}:${keyHash}`;
+  const refusal = refusalFor(o.guard, keyHash, surface, o.address, o.now);
+  if (refusal) {
+    for (const [name, v] of Object.entries(refusal.headers)) o.setHeader(name, v);
+    throw errors.rateLimited(refusal.retryAfter);
+  }
+  const rows = await db.execute<AuthRow[]>(AUTHENTICATE_SQL, authenticateParams(keyHash, surface, o.now));
   const row = rows[0];
-  if (!row) throw errors.unauthorized('Invalid, revoked or expired API key');
+  if (!row) {
+    o.guard.recordFailure(o.address, keyHash, o.now);
+    throw errors.unauthorized('Invalid, revoked or expired API key');
+  }
+  o.guard.recordSuccess(keyHash, o.now);
   if (row.type !== surface) {
     throw errors.wrongSurface(
       surface === 'public'
@@ -87,6 +157,7 @@ export async function authenticate(
         : 'Public API keys only work on /v1; use an Internal key or a session here',
     );
   }
+  const t = o.now.getTime();
   return {
     actor: {
       orgId: row.organization_id,
@@ -97,8 +168,10 @@ export async function authenticate(
       role: row.role,
       plan: row.plan,
       contactBooster: row.contact_booster,
+      contactCount: row.contact_count,
     },
-    window: row.hits === null ? null : { count: Number(row.hits), resetAt: new Date(row.window_end) },
-    dayWindow: row.day_hits === null ? null : { count: Number(row.day_hits), resetAt: new Date(row.day_end) },
+    window: row.hits === null ? null : { count: Number(row.hits), resetAt: new Date(t - (t % MINUTE_MS) + MINUTE_MS) },
+    dayWindow: row.day_hits === null ? null : { count: Number(row.day_hits), resetAt: new Date(t - (t % DAY_MS) + DAY_MS) },
+    guardKey,
   };
 }

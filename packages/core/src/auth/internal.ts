@@ -2,6 +2,7 @@ import type { Db, Role } from '@leadwire/db';
 import type { Deps } from '../context.ts';
 import { AppError, errors } from '../errors.ts';
 import { INTERNAL_KEY_LIMITS } from '../limits/plans.ts';
+import { keyGuardOf } from '../limits/key-guard.ts';
 import { enforceRateLimits } from '../limits/rate-limit.ts';
 import { baseProcedure } from '../trpc.ts';
 import type { InternalActor } from './actor.ts';
@@ -19,11 +20,15 @@ export async function authenticateInternal(
   db: Db,
   header: (name: string) => string | undefined,
   setHeader: (name: string, value: string | number) => void,
+  address: string | undefined,
 ): Promise<InternalActor> {
   const authorization = header('authorization');
   const token = bearerToken(authorization);
   if (token?.startsWith(KEY_PREFIX)) {
-    const { actor: key, window, dayWindow } = await authenticate(db, authorization, 'internal');
+    const now = deps.clock.now();
+    const guard = keyGuardOf(deps);
+    const auth = await authenticate(db, authorization, 'internal', { now, guard, address, setHeader });
+    const { actor: key, window, dayWindow } = auth;
     const limits = INTERNAL_KEY_LIMITS[key.plan];
     enforceRateLimits(
       [
@@ -31,6 +36,8 @@ export async function authenticateInternal(
         ...(dayWindow ? [{ window: dayWindow, limit: limits.perDay }] : []),
       ],
       setHeader,
+      now,
+      { guard, key: auth.guardKey },
     );
     return { ...key, via: 'internal_key', sessionId: null, apiKeyId: key.apiKeyId };
   }
@@ -49,6 +56,7 @@ export const internalProcedure = baseProcedure.use(async ({ ctx, next }) => {
     ctx.db,
     (name) => ctx.header(name),
     (name, value) => ctx.setHeader(name, value),
+    ctx.ip,
   );
   return next({ ctx: { ...ctx, actor } });
 });

@@ -1,7 +1,8 @@
 import type { PublicPermission } from '@leadwire/db';
 import { errors } from '../errors.ts';
 import { PUBLIC_API_PER_MINUTE } from '../limits/plans.ts';
-import { enforceRateLimit } from '../limits/rate-limit.ts';
+import { keyGuardOf } from '../limits/key-guard.ts';
+import { enforceRateLimits } from '../limits/rate-limit.ts';
 import { idempotent } from '../idempotency/middleware.ts';
 import { baseProcedure } from '../trpc.ts';
 import { authenticate } from './authenticate.ts';
@@ -13,8 +14,11 @@ import { authenticate } from './authenticate.ts';
 export function publicApiProcedure(permission: PublicPermission) {
   // Meta merges shallowly in tRPC, so the router's own .meta() keeps this permission.
   return baseProcedure.meta({ permission }).use(async ({ ctx, next }) => {
-    const { actor, window } = await authenticate(ctx.db, ctx.header('authorization'), 'public');
-    if (window) enforceRateLimit(window, PUBLIC_API_PER_MINUTE, ctx.setHeader);
+    const now = ctx.deps.clock.now();
+    const guard = keyGuardOf(ctx.deps);
+    const auth = await authenticate(ctx.db, ctx.header('authorization'), 'public', { now, guard, address: ctx.ip, setHeader: ctx.setHeader });
+    const { actor, window } = auth;
+    if (window) enforceRateLimits([{ window, limit: PUBLIC_API_PER_MINUTE }], ctx.setHeader, now, { guard, key: auth.guardKey });
     if (!actor.permissions.includes(permission)) throw errors.insufficientScope(permission);
     return next({ ctx: { ...ctx, actor } });
   });

@@ -1,5 +1,6 @@
 import type { RateWindow } from '../auth/authenticate.ts';
 import { errors } from '../errors.ts';
+import type { KeyGuard, SpentWindow } from './key-guard.ts';
 
 export interface RateHeaders {
   'x-ratelimit-limit': number;
@@ -8,7 +9,7 @@ export interface RateHeaders {
   'x-ratelimit-reset': number;
 }
 
-export function rateHeaders(window: RateWindow, limit: number, now = Date.now()): RateHeaders {
+export function rateHeaders(window: RateWindow, limit: number, now: number): RateHeaders {
   return {
     'x-ratelimit-limit': limit,
     'x-ratelimit-remaining': Math.max(0, limit - window.count),
@@ -21,8 +22,9 @@ export function enforceRateLimit(
   window: RateWindow,
   limit: number,
   setHeader: (name: string, value: string | number) => void,
+  now: Date,
 ): void {
-  const headers = rateHeaders(window, limit);
+  const headers = rateHeaders(window, limit, now.getTime());
   for (const [name, value] of Object.entries(headers)) setHeader(name, value);
   if (window.count > limit) {
     setHeader('retry-after', headers['x-ratelimit-reset']);
@@ -32,11 +34,14 @@ export function enforceRateLimit(
 
 /**
  * Several windows at once (Internal keys: per minute and per day). The headers describe the window closest to running
- * out, and the request is refused when any window is spent.
+ * out, and the request is refused when any window is spent. A refused key is remembered by the process's guard until
+ * that window ends, so its next requests are refused without a round trip.
  */
 export function enforceRateLimits(
-  windows: readonly { window: RateWindow; limit: number }[],
+  windows: readonly SpentWindow[],
   setHeader: (name: string, value: string | number) => void,
+  now: Date,
+  remember?: { guard: KeyGuard; key: string },
 ): void {
   // A spent window that reopens last decides: a key out of its daily allowance must not be told to retry in a minute.
   const spent = windows.filter((w) => w.window.count > w.limit).sort((a, b) => b.window.resetAt.getTime() - a.window.resetAt.getTime());
@@ -45,5 +50,6 @@ export function enforceRateLimits(
     [...windows].sort(
       (a, b) => a.limit - a.window.count - (b.limit - b.window.count) || b.window.resetAt.getTime() - a.window.resetAt.getTime(),
     )[0];
-  if (tightest) enforceRateLimit(tightest.window, tightest.limit, setHeader);
+  if (spent[0] && remember) remember.guard.markSpent(remember.key, spent[0]);
+  if (tightest) enforceRateLimit(tightest.window, tightest.limit, setHeader, now);
 }

@@ -47,4 +47,23 @@ where c.id = v.id and c.organization_id = ?`;
 /** The updates and their events in one round trip: a data-modifying CTE runs whether or not it is read. */
 export const UPDATE_CONTACTS_AND_EMIT = `with updated as (${UPDATE_CONTACTS}) ${INSERT_EVENTS_SQL}`;
 
+/**
+ * The single upsert's statements, no transaction around them. The first matches the email (unlocked, with the row
+ * version, xmin) and, when nothing matches, inserts the new contact and its event in the same statement: one row back,
+ * the match's columns or, for a new contact, only `inserted_id` (null when another request created the email first).
+ * The second, for a match, writes the contact and its event only if the row is still the version read, and returns
+ * the event's id when it wrote.
+ */
+export const MATCH_OR_INSERT_AND_EMIT = `
+with m as (
+  select ${CONTACT_COLUMNS}, ${HAS_BOOKING}, c.xmin::text as version from contacts c
+  where organization_id = ? and email = ? and deleted_at is null
+), written as (
+  ${INSERT_CONTACTS.replace('on conflict', 'where not exists (select 1 from m) on conflict')}
+), emitted as (
+  ${INSERT_EVENTS_SQL} where exists (select 1 from written)
+)
+select ${CONTACT_COLUMNS}, c.has_booking, c.version, (select id from written) as inserted_id from (select 1) one left join m c on true`;
+export const UPDATE_ONE_IF_UNCHANGED_AND_EMIT = `with written as (${UPDATE_CONTACTS} and c.xmin = ?::text::xid returning c.id) ${INSERT_EVENTS_SQL} where exists (select 1 from written) returning id`;
+
 export const FIND_BY_EMAIL = `select ${CONTACT_COLUMNS} from contacts c where organization_id = ? and email = ? and deleted_at is null limit 1`;

@@ -1,0 +1,165 @@
+import { generateKeyValue, hashKey } from '@leadwire/core/auth/key-material.ts';
+import { ADDRESS_KEY_FAILURES_PER_MINUTE, PUBLIC_API_PER_MINUTE } from '@leadwire/core/limits/plans.ts';
+import autocannon, { type Result } from 'autocannon';
+import type pg from 'pg';
+import type { CpuShare } from './cpu.ts';
+import { probe, type ProbeResult } from './probe.ts';
+import { seedEmail } from './workload.ts';
+
+/** Distinct unknown keys in the flood, as the issue measured it. */
+const FLOOD_KEYS = 5_000;
+/**
+ * The well-behaved tenant: 4 keys at 8 requests a second each (480 a minute, under the 600 limit across the three
+ * probe phases of one minute), so the p99 rests on a few hundred samples per phase.
+ */
+const PROBE = { keys: 4, perKeyPerSec: 8 };
+
+export interface LoadFigures {
+  reqPerSec: number;
+  p50: number;
+  p99: number;
+  statusCodes: Record<string, number>;
+  errors: number;
+}
+
+export interface LimitsResult {
+  connections: number;
+  seconds: number;
+  healthz: LoadFigures & { cpu: CpuShare | null };
+  idle: ProbeResult;
+  abuse: { load: LoadFigures; cpu: CpuShare | null; refusedPerSec: number; probe: ProbeResult };
+  flood: {
+    load: LoadFigures;
+    requests: number;
+    keyLookups: number;
+    /** Look-ups the throttle allows the address in the minutes the measured run touched, plus those in flight. */
+    allowance: number;
+    probeLookups: number;
+    probe: ProbeResult;
+  };
+}
+
+function figures(r: Result): LoadFigures {
+  const seconds = (r.finish.getTime() - r.start.getTime()) / 1000;
+  const statusCodes = Object.fromEntries(Object.entries(r.statusCodeStats).map(([code, s]) => [code, Number(s.count)]));
+  const answered = Object.values(statusCodes).reduce((a, b) => a + b, 0);
+  return { reqPerSec: answered / seconds, p50: r.latency.p50, p99: r.latency.p99, statusCodes, errors: r.errors + r.timeouts };
+}
+
+/** Sets the key's per-minute counter to its limit for the current minute and the next two. */
+async function spendKey(pool: pg.Pool, key: string): Promise<void> {
+  await pool.query(
+    `insert into rate_limit_counters (bucket, window_start, count)
+     select 'key:' || k.id, date_trunc('minute', now()) + m * interval '1 minute', $2
+     from api_keys k, generate_series(0, 2) m where k.key_hash = $1
+     on conflict (bucket, window_start) do update set count = excluded.count`,
+    [hashKey(key), PUBLIC_API_PER_MINUTE],
+  );
+}
+
+/** Look-ups of a key by its hash since the statistics were reset: the authentication statement's index scans. */
+async function keyLookups(pool: pg.Pool): Promise<number> {
+  // Backends report their counts when idle for a moment; give them that moment.
+  await new Promise((r) => setTimeout(r, 1500));
+  await pool.query('select pg_stat_clear_snapshot()');
+  const { rows } = await pool.query<{ n: string }>(`select idx_scan as n from pg_stat_user_indexes where indexrelname = 'api_keys_key_hash_unique'`);
+  return Number(rows[0]?.n ?? 0);
+}
+
+/**
+ * The rate limits under abuse, in four steps on one server: `/healthz` as the HTTP reference; the well-behaved tenant
+ * alone; the same tenant while one key over its limit is hammered by `connections`; and while one address floods
+ * unknown keys. The abused key's 429s per second are compared with `/healthz`'s requests per second.
+ */
+export async function runLimitPhases(o: {
+  origin: string;
+  pool: pg.Pool;
+  abusedKey: string;
+  goodKeys: readonly string[];
+  connections: number;
+  warmupSeconds: number;
+  seconds: number;
+  seedCount: number;
+  log: (msg: string) => void;
+  meter: () => () => CpuShare | null;
+}): Promise<LimitsResult> {
+  const bodies = Array.from({ length: 64 }, (_, i) =>
+    JSON.stringify({ email: seedEmail(Math.floor(Math.random() * o.seedCount)), firstName: 'Ada', tags: ['probe'], custom: { n: String(i) } }),
+  );
+  const runProbe = () =>
+    probe({ origin: o.origin, keys: o.goodKeys.slice(0, PROBE.keys), perKeyPerSec: PROBE.perKeyPerSec, durationMs: o.seconds * 1000, bodies });
+  const load = async (opts: Omit<Parameters<typeof autocannon>[0], 'url' | 'connections'>, seconds: number) =>
+    figures(await autocannon({ url: o.origin, connections: o.connections, timeout: 30, ...opts, duration: seconds }));
+
+  o.log(`limits 1/4: the well-behaved tenant alone (${PROBE.keys} keys x ${PROBE.perKeyPerSec} upserts/s), ${o.seconds}s ...`);
+  const idle = await runProbe();
+
+  // Right before the abuse, so that both rates meet the machine in the same state.
+  o.log(`limits 2/4: GET /healthz, ${o.connections} connections, ${o.seconds}s ...`);
+  await load({ requests: [{ method: 'GET', path: '/healthz' }] }, o.warmupSeconds);
+  const healthzMeter = o.meter();
+  const healthz = { ...(await load({ requests: [{ method: 'GET', path: '/healthz' }] }, o.seconds)), cpu: healthzMeter() };
+
+  o.log(`limits 3/4: one key over its 600/min hammered by ${o.connections} connections, with the tenant beside it ...`);
+  const abusive = {
+    requests: [
+      {
+        method: 'POST',
+        path: '/api/v1/contacts/upsert',
+        headers: { authorization: `Bearer ${o.abusedKey}`, 'content-type': 'application/json' },
+        body: bodies[0]!,
+      },
+    ],
+  };
+  // The key starts over its limit in this minute and the next two, so every measured request is one to refuse, however
+  // slowly the machine serves the first 600 and wherever the minute boundary falls.
+  await spendKey(o.pool, o.abusedKey);
+  await load(abusive, o.warmupSeconds);
+  const abuseMeter = o.meter();
+  const [abuseLoad, abuseProbe] = await Promise.all([load(abusive, o.seconds), runProbe()]);
+  const abuseCpu = abuseMeter();
+
+  o.log(`limits 4/4: ${FLOOD_KEYS.toLocaleString('en-US')} unknown keys from one address, ${o.connections} connections, with the tenant beside it ...`);
+  const unknown = Array.from({ length: FLOOD_KEYS }, () => generateKeyValue());
+  let next = 0;
+  const flooding = {
+    requests: [
+      {
+        method: 'POST',
+        path: '/api/v1/contacts/upsert',
+        headers: { 'content-type': 'application/json' },
+        body: bodies[0]!,
+        setupRequest: (req: { headers: Record<string, string> }) => ({
+          ...req,
+          headers: { ...req.headers, authorization: `Bearer ${unknown[next++ % unknown.length]}` },
+        }),
+      },
+    ],
+  };
+  await load(flooding, o.warmupSeconds);
+  const before = await keyLookups(o.pool);
+  const startedAt = Date.now();
+  const [floodLoad, floodProbe] = await Promise.all([load(flooding, o.seconds), runProbe()]);
+  const minutes = Math.floor(Date.now() / 60_000) - Math.floor(startedAt / 60_000) + 1;
+  const after = await keyLookups(o.pool);
+  const floodRequests = Object.values(floodLoad.statusCodes).reduce((a, b) => a + b, 0);
+
+  return {
+    connections: o.connections,
+    seconds: o.seconds,
+    healthz,
+    idle,
+    abuse: { load: abuseLoad, cpu: abuseCpu, refusedPerSec: ((abuseLoad.statusCodes['429'] ?? 0) / Math.max(1, Object.values(abuseLoad.statusCodes).reduce((a, b) => a + b, 0))) * abuseLoad.reqPerSec, probe: abuseProbe },
+    flood: {
+      load: floodLoad,
+      requests: floodRequests,
+      // The tenant's own requests look their keys up too; what is left is the flood's.
+      keyLookups: Math.max(0, after - before - floodProbe.requests),
+      // Failures are counted as they come back, so the requests already in flight when the allowance ran out get
+      // their look-up too: at most one per connection.
+      allowance: minutes * (ADDRESS_KEY_FAILURES_PER_MINUTE + o.connections),
+      probeLookups: floodProbe.requests,
+      probe: floodProbe,
+    },
+  };
+}
