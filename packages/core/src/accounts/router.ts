@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { internalProcedure } from '../auth/internal.ts';
 import type { RequestContext } from '../context.ts';
 import { AppError } from '../errors.ts';
-import { mailerFor } from '../mail/mailer.ts';
 import { baseProcedure, router } from '../trpc.ts';
 import { confirmPassword } from './confirmation.ts';
 import type { Postbox } from './emails.ts';
@@ -14,7 +13,7 @@ import { type Client, signIn, signUp } from './sign-in.ts';
 import { changeRole, listMembers, setActive } from './users.ts';
 
 const client = (ctx: Pick<RequestContext, 'ip' | 'header'>): Client => ({ ip: ctx.ip ?? 'unknown', userAgent: ctx.header('user-agent') });
-const postbox = (ctx: Pick<RequestContext, 'deps' | 'log'>): Postbox => ({ mailer: mailerFor(ctx.deps), appUrl: ctx.deps.config.APP_URL, log: ctx.log });
+const postbox = (ctx: Pick<RequestContext, 'deps'>): Postbox => ({ jobs: ctx.deps.jobs, appUrl: ctx.deps.config.APP_URL });
 const ok = { ok: true as const };
 const tags = ['Account'];
 
@@ -83,7 +82,7 @@ export const accountsRouter = router({
     })
     .input(s.ResetRequestInput)
     .output(s.OkView)
-    .mutation(({ ctx, input }) => (requestPasswordReset(ctx.deps.orm.em.fork(), postbox(ctx), input.email), ok)),
+    .mutation(async ({ ctx, input }) => (await requestPasswordReset(ctx.em, ctx.deps.jobs, input.email), ok)),
 
   resetPassword: baseProcedure
     .meta({
@@ -107,7 +106,7 @@ export const accountsRouter = router({
     .meta({
       openapi: { method: 'POST', path: '/accounts/invites', tags, summary: 'Invite someone by email as admin or member' },
       successStatus: 201,
-      errorCodes: ['forbidden_role', 'email_taken', 'mail_failed'],
+      errorCodes: ['forbidden_role', 'email_taken'],
     })
     .input(s.InviteInput)
     .output(s.InviteView)
