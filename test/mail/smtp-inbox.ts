@@ -70,9 +70,9 @@ export async function freePort(): Promise<number> {
  * A real SMTP server (nodemailer's smtp-server) on loopback that requires a login, the way a relay does. STARTTLS is
  * off because the test has no certificate a client would trust; AUTH over plain text is allowed for the same reason.
  */
-export async function startSmtpInbox(opts: { port?: number } = {}): Promise<SmtpInbox> {
-  const user = 'leadwire';
-  const pass = `smtp-secret-${randomBytes(9).toString('hex')}`;
+export async function startSmtpInbox(opts: { port?: number; user?: string; pass?: string } = {}): Promise<SmtpInbox> {
+  const user = opts.user ?? 'leadwire';
+  const pass = opts.pass ?? `smtp-secret-${randomBytes(9).toString('hex')}`;
   const received = new Arrivals<ReceivedMail>();
   const inbox = { refusedLogins: 0 };
   const server = new SMTPServer({

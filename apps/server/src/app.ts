@@ -3,6 +3,7 @@ import type { Deps } from '@leadwire/core';
 import { pendingMigrations } from '@leadwire/db';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { internalRestPlugin, internalTrpcPlugin } from './http/internal.ts';
+import { pagesPlugin } from './http/pages.ts';
 import { uploadsPlugin } from './http/uploads.ts';
 import { v1Plugin } from './http/v1.ts';
 import { loggerOptions } from './logger.ts';
@@ -60,5 +61,6 @@ export async function buildApp(deps: Deps, opts: { logger?: boolean } = {}): Pro
   await app.register(internalTrpcPlugin, { prefix: '/api/trpc', deps });
   await app.register(internalRestPlugin, { prefix: '/api', deps });
   await app.register(uploadsPlugin, { prefix: '/api', deps });
+  await app.register(pagesPlugin, { deps });
   return app;
 }
