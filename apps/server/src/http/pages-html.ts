@@ -78,7 +78,7 @@ function field(f: Field, error: string | undefined): Html {
   return html`<label for="${f.name}">${f.label}</label>
 <input id="${f.name}" name="${f.name}" type="${f.type}" autocomplete="${f.autocomplete}"${f.required ? html` required` : ''}${
     f.type === 'password' ? html` minlength="8" maxlength="256"` : html` maxlength="200"`
-  }${f.value ? html` value="${f.value}"` : ''}${error ? html` aria-invalid="true"` : ''}${described ? html` aria-describedby="${described}"` : ''}>
+  }${f.value && f.type !== 'password' ? html` value="${f.value}"` : ''}${error ? html` aria-invalid="true"` : ''}${described ? html` aria-describedby="${described}"` : ''}>
 ${f.hint ? html`<p class="hint" id="${f.name}-hint">${f.hint}</p>` : ''}${error ? html`<p class="error" id="${f.name}-error">${error}</p>` : ''}
 `;
 }

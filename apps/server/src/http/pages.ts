@@ -112,7 +112,7 @@ function registerFormPage<S extends z.ZodType>(app: FastifyInstance, p: FormPage
         errors,
         intro: p.intro,
         submit: p.submit,
-        fields: p.fields.map((f) => (f.type === 'password' ? f : { ...f, value: fields?.get(f.name) ?? undefined })),
+        fields: p.fields.map((f) => ({ ...f, value: fields?.get(f.name) ?? undefined })),
       }),
     );
 
