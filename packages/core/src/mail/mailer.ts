@@ -81,7 +81,7 @@ export function createSmtpMailer(opts: { url: string; from: string }): Mailer {
   };
 }
 
-/** The SMTP mailer when SMTP_URL is set, else the development log mailer (with a warning, once, at start). */
+/** The SMTP mailer when SMTP_URL is set, else the development log mailer (with a warning when it is built). */
 export function mailerFromConfig(config: Config, log: Logger): Mailer {
   if (config.SMTP_URL && config.MAIL_FROM) return createSmtpMailer({ url: config.SMTP_URL, from: config.MAIL_FROM });
   log.warn({}, 'SMTP_URL is not set: emails are not sent, they are written to this log with their links');

@@ -37,7 +37,9 @@ export async function queueMail(db: Db, jobs: Jobs, message: MailMessage): Promi
  * retries it 8 times with a doubling, jittered delay (10-20 s, 20-40 s, ... capped at 10 min): about half an hour, inside a
  * reset link's hour. Sending twice after a lost acknowledgement is possible, and harmless for these emails.
  */
-export function sendMailJob(deps: Deps, mailer: Mailer = mailerFromConfig(deps.config, deps.log)): JobDefinition<MailPayload> {
+export function sendMailJob(deps: Deps, transport?: Mailer): JobDefinition<MailPayload> {
+  // Built on the first email: every process lists the queues, but only workers send (and warn about the log mailer).
+  let mailer = transport;
   return {
     queue: MAIL_QUEUE,
     batchSize: 10,
@@ -47,6 +49,7 @@ export function sendMailJob(deps: Deps, mailer: Mailer = mailerFromConfig(deps.c
     parse: (data) => MailPayload.parse(data),
     async handle(message) {
       try {
+        mailer ??= mailerFromConfig(deps.config, deps.log);
         await mailer.send(message);
       } catch (err) {
         const e = err instanceof MailDeliveryError ? err : new MailDeliveryError(err);
