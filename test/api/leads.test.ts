@@ -81,7 +81,7 @@ describe('lead rules', () => {
     const r = await lead({ email: email(), score: 77 });
     const [row] = await t.sql<any>('select lead_score, score_override from contacts where id = ?', [r.body.id]);
     expect(row).toEqual({ lead_score: 77, score_override: 77 });
-    for (const score of [-1, 101, 50.5, 'high']) {
+    for (const score of [-1, 101, 50.5, 'high', '80', '']) {
       const bad = await lead({ email: email(), score });
       expect(bad.status).toBe(400);
       expect(bad.body.code).toBe('validation_failed');

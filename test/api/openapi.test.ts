@@ -24,9 +24,14 @@ const STATUS: Record<string, number> = {
   idempotency_in_progress: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  unsupported_content_encoding: 415,
   rate_limited: 429,
   internal_error: 500,
   save_failed: 500,
+  malformed_url: 400,
+  request_timeout: 408,
+  headers_too_large: 431,
+  service_unavailable: 503,
 };
 const RATE_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'];
 const SPEC_ENDPOINTS = [
@@ -208,26 +213,55 @@ describe('the interactive reference', () => {
     const spec = /"url": "([^"]+)"/.exec(html)?.[1];
     expect(await (await fetch(new URL(spec!, page.url))).json()).toEqual(raw);
   });
+
+  it('is sent with security headers on both surfaces: a CSP that allows only itself, nosniff, no framing, no referrer', async () => {
+    for (const url of [`${t.v1}/docs`, `${t.origin}/api/docs`]) {
+      const page = await fetch(url);
+      const html = await page.text();
+      expect(page.status, url).toBe(200);
+      const csp = Object.fromEntries(
+        page.headers.get('content-security-policy')!.split(';').map((d) => d.trim().split(/\s+/)).map(([name, ...values]) => [name, values]),
+      );
+      expect(csp['default-src']).toEqual(["'none'"]);
+      expect(csp['frame-ancestors']).toEqual(["'none'"]);
+      expect(csp['connect-src']).toEqual(["'self'"]);
+      // 'self' plus exactly one hash per inline script, and never 'unsafe-inline' or 'unsafe-eval' for scripts.
+      const inline = [...html.matchAll(/<script\b(?![^>]*\bsrc\s*=)[^>]*>/gi)].length;
+      expect(inline).toBeGreaterThan(0);
+      expect(csp['script-src']).toEqual(["'self'", ...Array.from({ length: inline }, () => expect.stringMatching(/^'sha256-[A-Za-z0-9+/]+=*'$/))]);
+      expect(page.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(page.headers.get('x-frame-options')).toBe('DENY');
+      expect(page.headers.get('referrer-policy')).toBe('no-referrer');
+      const bundle = await fetch(new URL('js/scalar.js', `${page.url.replace(/\/?$/, '/')}`));
+      expect(bundle.headers.get('x-content-type-options')).toBe('nosniff');
+    }
+    // The API's own answers are left as they were.
+    expect((await fetch(`${t.v1}/docs/json`)).headers.get('content-security-policy')).toBeNull();
+  });
 });
 
 const CHROMIUM = '/usr/bin/chromium';
 
 describe('the interactive reference in a browser with no Internet', () => {
   // Debian's chromium (see stack notes); without it this check cannot run, the static one above still does.
-  it.skipIf(!existsSync(CHROMIUM))('renders the operations and loads nothing from another host', async () => {
+  it.skipIf(!existsSync(CHROMIUM))('renders the operations under its Content-Security-Policy and loads nothing from another host', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'lw-docs-'));
     try {
-      const { stdout: dom } = await promisify(execFile)(
+      const { stdout: dom, stderr } = await promisify(execFile)(
         CHROMIUM,
         [
           '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-sync',
           '--disable-background-networking', '--disable-component-update', `--user-data-dir=${join(dir, 'profile')}`,
           // Every host but the test server fails to resolve: the machine is offline as far as the page can tell.
           '--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1', `--log-net-log=${join(dir, 'net.json')}`,
+          // The page's console goes to stderr, where a CSP violation shows as "Refused to ... Content Security Policy".
+          '--enable-logging=stderr', '--v=0',
           '--virtual-time-budget=20000', '--dump-dom', `${t.v1}/docs`,
         ],
         { maxBuffer: 64 * 1024 * 1024, timeout: 60_000 },
       );
+      const console = stderr.split('\n').filter((l) => l.includes('CONSOLE'));
+      expect(console.filter((l) => /Content Security Policy|Refused to/i.test(l))).toEqual([]);
       expect(dom).toContain('Find a contact by email');
       expect(dom).toContain('x-ratelimit-reset');
       // Requests the page made (the browser's own background traffic carries no page initiator).

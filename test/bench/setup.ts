@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { bootstrap, createApiKey } from '@leadwire/core/accounts/service.ts';
-import { openDatabase, openOrm } from '@leadwire/db';
+import { openDatabase, openDb, openOrm } from '@leadwire/db';
 import type pg from 'pg';
 import { EMAIL_DOMAIN, SEED_PREFIX } from './workload.ts';
 
@@ -33,18 +33,19 @@ export async function clusterUrl(dataDir: string): Promise<string> {
  */
 export async function createBenchOrg(url: string, keyCount: number): Promise<BenchOrg> {
   const orm = await openOrm(url, { pool: { min: 0, max: 4 } });
+  const db = await openDb(orm);
   try {
-    const { orgId, userId } = await bootstrap(orm.em.fork(), {
+    const { orgId, userId } = await bootstrap(db, {
       name: 'Bench Org',
       ownerEmail: `bench-owner-${Date.now()}@bench.example.com`,
       // Never used to sign in: a random one keeps the run free of fixed secrets.
       ownerPassword: randomBytes(18).toString('base64url'),
       plan: 'max',
     });
-    await orm.em.fork().execute(`update organizations set plan = 'max', contact_booster = ? where id = ?`, [BOOSTER, orgId]);
+    await db.execute(`update organizations set plan = 'max', contact_booster = ? where id = ?`, [BOOSTER, orgId]);
     const keys: string[] = [];
     for (let n = 0; n < keyCount; n++) {
-      const key = await createApiKey(orm.em.fork(), { orgId, userId, name: `bench ${n}`, type: 'public', permissions: ['contacts:write'] });
+      const key = await createApiKey(db, { orgId, userId, name: `bench ${n}`, type: 'public', permissions: ['contacts:write'] });
       keys.push(key.value);
     }
     return { orgId, keys };

@@ -87,7 +87,7 @@ describe('sign-up and sign-in', () => {
       await other.query(`insert into users (organization_id, email, password_hash) values ($1, $2, 'x')`, [owner.orgId, raced]);
       const pending = rest(t, 'POST', '/accounts/sign-up', { body: { organizationName: 'Race', email: raced, password: PASSWORD } });
       await vi.waitFor(
-        async () => expect(await t.sql(`select 1 from pg_stat_activity where wait_event_type = 'Lock' and query like 'insert into "users"%'`)).toHaveLength(1),
+        async () => expect(await t.sql(`select 1 from pg_stat_activity where wait_event_type = 'Lock' and query like 'insert into users %'`)).toHaveLength(1),
         { timeout: 15_000, interval: 50 },
       );
       await other.query('commit');
@@ -205,7 +205,7 @@ describe('security confirmation for API key creation', () => {
     const owner = await signUp(t);
     const other = await signIn(owner.email);
     const actor = await sessionActor(t, owner.token);
-    const em = () => t.runtime.deps.orm.em.fork();
+    const em = () => t.runtime.deps.db;
     await expect(assertKeyCreationUnlocked(em(), actor)).rejects.toMatchObject({ status: 403, code: 'confirmation_required' });
 
     const { keyCreationUnlockedUntil } = await client(t, owner.token).accounts.confirmPassword.mutate({ password: PASSWORD });
@@ -231,14 +231,14 @@ describe('security confirmation for API key creation', () => {
     const r = await rest(t, 'POST', '/accounts/confirm-password', { token: internalKey, body: { password: PASSWORD } });
     expect(r).toMatchObject({ status: 403, body: { code: 'session_required' } });
     const keyActor = { ...(await sessionActor(t, owner.token)), via: 'internal_key' as const, sessionId: null, apiKeyId: 'k' };
-    await expect(assertKeyCreationUnlocked(t.runtime.deps.orm.em.fork(), keyActor)).rejects.toMatchObject({ status: 403, code: 'confirmation_required' });
+    await expect(assertKeyCreationUnlocked(t.runtime.deps.db, keyActor)).rejects.toMatchObject({ status: 403, code: 'confirmation_required' });
   });
 
   it('confirms over REST', async () => {
     const owner = await signUp(t);
     const r = await rest(t, 'POST', '/accounts/confirm-password', { token: owner.token, body: { password: PASSWORD } });
     expect(r).toMatchObject({ status: 200, body: { keyCreationUnlockedUntil: expect.any(String) } });
-    await expect(assertKeyCreationUnlocked(t.runtime.deps.orm.em.fork(), await sessionActor(t, owner.token))).resolves.toBeUndefined();
+    await expect(assertKeyCreationUnlocked(t.runtime.deps.db, await sessionActor(t, owner.token))).resolves.toBeUndefined();
   });
 });
 

@@ -173,7 +173,7 @@ describe('with a score adjuster configured', () => {
     );
     const snapshot = await contactRow(t, id);
     await t.sql(`update contacts set phone = '+449' where id = ?`, [id]);
-    const outcome = await adjustContactScore(t.runtime.deps.orm.em.fork(), { adjust: async () => 12 }, snapshot);
+    const outcome = await adjustContactScore(t.runtime.deps.db, { adjust: async () => 12 }, snapshot);
     expect(outcome).toBe('skipped');
     const after = await contactRow(t, id);
     expect(after.score_adjustment).toBe(0);

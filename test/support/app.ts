@@ -47,14 +47,14 @@ export async function initTestApp(env: Record<string, string> = {}): Promise<Tes
     runtime,
     clock,
     newOrg: async (opts = {}) =>
-      bootstrap(runtime.deps.orm.em.fork(), {
+      bootstrap(runtime.deps.db, {
         name: `Org ${++orgSeq}`,
         ownerEmail: `owner${orgSeq}-${Math.random().toString(36).slice(2)}@example.com`,
         ownerPassword: 'correct horse battery staple',
         ...(opts.plan ? { plan: opts.plan } : {}),
       }),
-    newKey: async (input) => (await createApiKey(runtime.deps.orm.em.fork(), input)).value,
-    sql: (query, params = []) => runtime.deps.orm.em.fork().execute(query, params),
+    newKey: async (input) => (await createApiKey(runtime.deps.db, input)).value,
+    sql: (query, params = []) => runtime.deps.db.execute(query, params),
     close: async () => {
       await app.close();
       await runtime.close();

@@ -11,7 +11,7 @@ import { parseArgs } from 'node:util';
 // driver), so --help and usage errors answer at once; the rest is imported once the arguments are good.
 import { ConfigError, loadConfig } from '@leadwire/core/config.ts';
 import { AppError } from '@leadwire/core/errors.ts';
-import type { EntityManager } from '@leadwire/db';
+import type { Db } from '@leadwire/db';
 import { API_KEY_TYPES, type ApiKeyType } from '@leadwire/db/entities/api-key.ts';
 import { type Plan, PLANS } from '@leadwire/db/entities/organization.ts';
 
@@ -113,10 +113,10 @@ function parseCommand(argv: readonly string[]): Command {
   };
 }
 
-async function execute(em: EntityManager, cmd: Exclude<Command, { kind: 'help' }>): Promise<object> {
+async function execute(db: Db, cmd: Exclude<Command, { kind: 'help' }>): Promise<object> {
   const { bootstrap, createApiKey } = await import('@leadwire/core/accounts/service.ts');
   if (cmd.kind === 'bootstrap') {
-    const { orgId, userId, publicKey, internalKey } = await bootstrap(em, {
+    const { orgId, userId, publicKey, internalKey } = await bootstrap(db, {
       name: cmd.name,
       ownerEmail: cmd.email,
       ownerPassword: cmd.password,
@@ -124,7 +124,7 @@ async function execute(em: EntityManager, cmd: Exclude<Command, { kind: 'help' }
     });
     return { orgId, userId, publicKey, internalKey };
   }
-  const { id, value } = await createApiKey(em, {
+  const { id, value } = await createApiKey(db, {
     orgId: cmd.orgId,
     userId: cmd.userId,
     name: cmd.name,
@@ -155,7 +155,7 @@ async function main(argv: readonly string[]): Promise<number> {
   }
 
   const config = loadConfig();
-  const { migrateUp, openDatabase, openOrm } = await import('@leadwire/db');
+  const { migrateUp, openDatabase, openDb, openOrm } = await import('@leadwire/db');
   const db = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
   // Failures while closing, after the work itself succeeded: reported, but they do not undo a printed result.
   const closing: unknown[] = [];
@@ -164,7 +164,7 @@ async function main(argv: readonly string[]): Promise<number> {
     try {
       // A fresh DATA_DIR or database works: the schema is brought up to date first, exactly as `npm start` would.
       await migrateUp(orm);
-      const output = await execute(orm.em.fork(), cmd);
+      const output = await execute(await openDb(orm), cmd);
       // Printed as soon as it is committed: a key value lost to a later clean-up error could never be recovered.
       process.stdout.write(`${JSON.stringify(output)}\n`);
     } finally {

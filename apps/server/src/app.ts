@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Deps } from '@leadwire/core';
 import { pendingMigrations } from '@leadwire/db';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
+import { edgeHandlers, edgeOptions } from './http/edge.ts';
 import { internalRestPlugin, internalTrpcPlugin } from './http/internal.ts';
 import { pagesPlugin } from './http/pages.ts';
 import { uploadsPlugin } from './http/uploads.ts';
@@ -30,7 +31,9 @@ export async function buildApp(deps: Deps, opts: { logger?: boolean } = {}): Pro
       const incoming = req.headers['x-request-id'];
       return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     },
+    ...edgeOptions(deps.config),
   });
+  edgeHandlers(app, deps.config);
 
   // trpc-to-openapi rewrites req.url, so the path is logged from the original.
   app.addHook('onRequest', async (req, reply) => {

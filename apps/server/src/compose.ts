@@ -2,7 +2,7 @@ import type { Config, Deps, Logger } from '@leadwire/core';
 import { type Clock, systemClock } from '@leadwire/core/clock.ts';
 import { BossRuntime } from '@leadwire/core/jobs/boss.ts';
 import { jobDefinitions } from '@leadwire/core/jobs/definitions.ts';
-import { migrateUp, openDatabase, openOrm, PgDb } from '@leadwire/db';
+import { migrateUp, openDatabase, openDb, openOrm } from '@leadwire/db';
 
 export interface Runtime {
   deps: Deps;
@@ -24,8 +24,8 @@ export async function compose(config: Config, log: Logger, opts: { migrate?: boo
       if (applied.length) log.info({ applied }, 'migrations applied');
     }
     const boss = new BossRuntime(database.url, log);
-    const pool = await orm.em.getConnection().getNativeClient();
-    const deps: Deps = { orm, db: new PgDb(pool, { onAfterCommitError: (err) => log.error({ err }, 'after-commit work failed') }), config, jobs: boss, log, clock: opts.clock ?? systemClock, scoreAdjustment: Boolean(config.SCORE_ADJUSTER_URL) };
+    const db = await openDb(orm, { onAfterCommitError: (err) => log.error({ err }, 'after-commit work failed') });
+    const deps: Deps = { orm, db, config, jobs: boss, log, clock: opts.clock ?? systemClock, scoreAdjustment: Boolean(config.SCORE_ADJUSTER_URL) };
     await boss.start(jobDefinitions(deps));
     return {
       deps,

@@ -24,6 +24,10 @@ describe('loadConfig defaults', () => {
       LOG_LEVEL: 'info',
       DB_POOL_MAX: 20,
       SHUTDOWN_TIMEOUT_MS: 10_000,
+      HTTP_HEADERS_TIMEOUT_MS: 10_000,
+      HTTP_REQUEST_TIMEOUT_MS: 120_000,
+      HTTP_KEEP_ALIVE_TIMEOUT_MS: 5_000,
+      HTTP_MAX_CONNECTIONS: 1_000,
       SCORE_ADJUSTER_MODEL: 'gpt-4o-mini',
       CLAMAV_PORT: 3310,
       CLAMAV_TIMEOUT_MS: 30_000,
@@ -144,6 +148,11 @@ describe('bad values', () => {
   it('refuses out-of-range and non-integer numbers', () => {
     for (const PORT of ['-1', '65536', '80.5', '1e10']) expect(problemsOf({ PORT }).map((p) => p.split(':')[0])).toEqual(['PORT']);
     for (const DB_POOL_MAX of ['1', '201', 'x']) expect(problemsOf({ DB_POOL_MAX }).map((p) => p.split(':')[0])).toEqual(['DB_POOL_MAX']);
+  });
+
+  it('refuses a headers time-out longer than the whole request time-out', () => {
+    expect(problemsOf({ HTTP_HEADERS_TIMEOUT_MS: '5000', HTTP_REQUEST_TIMEOUT_MS: '4000' }).map((p) => p.split(':')[0])).toEqual(['HTTP_HEADERS_TIMEOUT_MS']);
+    expect(problemsOf({ HTTP_MAX_CONNECTIONS: '0' }).map((p) => p.split(':')[0])).toEqual(['HTTP_MAX_CONNECTIONS']);
   });
 
   it('does not echo a bad value back, so a secret in it never reaches the log', () => {

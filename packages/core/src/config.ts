@@ -28,6 +28,14 @@ export const ConfigSchema = z
       )
       .optional(),
     SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
+    /** Time to receive the request line and headers; past it the client gets 408 and the connection is closed. */
+    HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
+    /** Time to receive a whole request, body included (uploads of up to 25 MB among them). */
+    HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(120_000),
+    /** How long an idle keep-alive connection is kept open; behind a proxy, set it above the proxy's idle time-out. */
+    HTTP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(100).default(5_000),
+    /** Open connections per process; further ones are closed as they arrive. */
+    HTTP_MAX_CONNECTIONS: z.coerce.number().int().min(1).default(1_000),
     /** OpenAI-compatible chat-completions endpoint for the lead-score adjustment; unset means no adjustment. */
     SCORE_ADJUSTER_URL: optionalUrl,
     SCORE_ADJUSTER_API_KEY: z.string().min(1).optional(),
@@ -62,6 +70,10 @@ export const ConfigSchema = z
       .string()
       .regex(/^(?:[^<>\r\n]*<[^<>\s@]+@[^<>\s@]+\.[^<>\s@]+>|[^<>\s@]+@[^<>\s@]+\.[^<>\s@]+)$/, 'must be an address, e.g. Leadwire <no-reply@example.com>')
       .optional(),
+  })
+  .refine((c) => c.HTTP_HEADERS_TIMEOUT_MS <= c.HTTP_REQUEST_TIMEOUT_MS, {
+    path: ['HTTP_HEADERS_TIMEOUT_MS'],
+    message: 'must not be larger than HTTP_REQUEST_TIMEOUT_MS (the headers are part of the request)',
   })
   .refine((c) => c.SMS_PROVIDER !== 'http' || c.SMS_PROVIDER_URL, {
     path: ['SMS_PROVIDER_URL'],

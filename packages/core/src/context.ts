@@ -1,4 +1,4 @@
-import type { EntityManager, MikroORM, PgDb } from '@leadwire/db';
+import type { Db, MikroORM, PgDb } from '@leadwire/db';
 import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import type { Actor } from './auth/actor.ts';
@@ -15,7 +15,7 @@ export interface Logger {
 /** Long-lived dependencies built once at boot and shared by every request and job. */
 export interface Deps {
   orm: MikroORM;
-  /** The ORM's pool with prepared statements: the hot path's way to the database. */
+  /** The one way to the database (prepared statements on the ORM's pool); the ORM itself keeps schema and migrations. */
   db: PgDb;
   config: Config;
   jobs: Jobs;
@@ -32,7 +32,8 @@ export interface Deps {
  */
 export interface RequestContext {
   deps: Deps;
-  em: EntityManager;
+  /** Where this request's statements run: the pool, or a transaction a middleware opened around the procedure. */
+  db: Db;
   requestId: string;
   log: Logger;
   header(name: string): string | undefined;

@@ -6,6 +6,8 @@ export class AppError extends Error {
   readonly code: string;
   readonly status: number;
   readonly details: Record<string, unknown>;
+  /** Response headers that belong to the error itself (e.g. `retry-after` on a 503). */
+  headers: Readonly<Record<string, string>> = {};
 
   constructor(status: number, code: string, message: string, details: Record<string, unknown> = {}, cause?: unknown) {
     super(message, cause === undefined ? undefined : { cause });
@@ -20,6 +22,9 @@ export interface Issue {
   path: string;
   message: string;
 }
+
+/** Seconds a client is told to wait while the database is unreachable; reconnecting takes well under a second. */
+export const RETRY_AFTER_UNAVAILABLE_S = 5;
 
 export const errors = {
   unauthorized: (message = 'Missing or invalid API key') => new AppError(401, 'unauthorized', message),
@@ -54,11 +59,22 @@ export const errors = {
   idempotencyInProgress: () =>
     new AppError(409, 'idempotency_in_progress', 'A request with this Idempotency-Key is still being processed'),
   saveFailed: (cause: unknown) => new AppError(500, 'save_failed', 'Failed to save contact', {}, cause),
+  /** The database is unreachable or the process is shutting down: a retry after `retry-after` seconds will do. */
+  serviceUnavailable: (message = 'The service is briefly unavailable; retry shortly', retryAfterSeconds = RETRY_AFTER_UNAVAILABLE_S, cause?: unknown) =>
+    Object.assign(new AppError(503, 'service_unavailable', message, {}, cause), { headers: { 'retry-after': String(retryAfterSeconds) } }),
+  // Errors of the HTTP edge, raised before a route runs: answered by the app's framework and client-error handlers.
+  malformedUrl: () => new AppError(400, 'malformed_url', 'The request path is not a valid URL (malformed percent-encoding?)'),
+  badHttpRequest: () => new AppError(400, 'bad_request', 'The request is not valid HTTP'),
+  requestTimeout: () => new AppError(408, 'request_timeout', 'The request was not received in time; the connection is closed'),
+  headersTooLarge: () =>
+    new AppError(431, 'headers_too_large', 'The request line and headers are larger than 16 KB (a long query string or cookie?)'),
 };
 
 export interface PublicError {
   status: number;
   body: { error: string; code: string } & Record<string, unknown>;
+  /** Headers the answer must carry, e.g. `retry-after` on 503 service_unavailable. */
+  headers?: Readonly<Record<string, string>>;
 }
 
 /** Errors raised by the HTTP framework or the tRPC adapters before our code runs, by their own codes. */
@@ -83,6 +99,12 @@ const FRAMEWORK_ERRORS: Record<string, { status: number; code: string; message?:
     message: 'Send the body as JSON with Content-Type: application/json',
   },
   JSON_TOO_DEEP: { status: 400, code: 'malformed_json', message: 'The request body is nested more than 64 levels deep' },
+  INVALID_UTF8: { status: 400, code: 'malformed_json', message: 'The request body is not valid UTF-8; JSON must be sent as UTF-8' },
+  UNSUPPORTED_CONTENT_ENCODING: {
+    status: 415,
+    code: 'unsupported_content_encoding',
+    message: 'Content-Encoding is not supported; send the body uncompressed (no Content-Encoding, or identity)',
+  },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: 'bad_request', message: 'Invalid Content-Length' },
   NOT_FOUND: { status: 404, code: 'not_found', message: 'No such endpoint' },
   METHOD_NOT_SUPPORTED: { status: 405, code: 'method_not_allowed' },
@@ -101,13 +123,47 @@ export function issuesFromZod(issues: ZodLikeIssue[]): Issue[] {
   return issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message }));
 }
 
-/** Walks an error and its causes to the most specific thing we know how to present. */
+/** Node's network errors that mean "the database could not be reached", not "the statement was wrong". */
+const UNREACHABLE_ERRNO = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+/** What node-postgres and its pool say when a connection is lost or cannot be had in time. */
+const UNREACHABLE_MESSAGE = /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|connection is closed|Connection ended unexpectedly/i;
+
+/**
+ * A failure to reach PostgreSQL rather than a fault of the request or the code: a network error, SQLSTATE class 08
+ * (connection exception), 57P01-57P03 (the server shutting down or starting up), 53300 (too many connections), or
+ * node-postgres's own words for a lost connection. Searched through causes, wrappers such as save_failed and
+ * AggregateError (one error per address tried) included.
+ */
+export function isDatabaseUnreachable(err: unknown, depth = 0): boolean {
+  if (!(err instanceof Error) || depth > 8) return false;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string' && (UNREACHABLE_ERRNO.has(code) || /^08[0-9A-Z]{3}$/.test(code) || /^57P0[123]$/.test(code) || code === '53300')) {
+    return true;
+  }
+  if (err.name === 'ConnectionException' || UNREACHABLE_MESSAGE.test(err.message)) return true;
+  if (err instanceof AggregateError && err.errors.some((e) => isDatabaseUnreachable(e, depth + 1))) return true;
+  return isDatabaseUnreachable(err.cause, depth + 1);
+}
+
+const fromAppError = (e: AppError): PublicError => ({
+  status: e.status,
+  body: { error: e.message, code: e.code, ...e.details },
+  ...(Object.keys(e.headers).length ? { headers: e.headers } : {}),
+});
+
+/**
+ * Walks an error and its causes to the most specific thing we know how to present. A server-side failure whose cause
+ * is an unreachable database is a 503 service_unavailable, so that clients can tell an outage from a bug.
+ */
 export function toPublicError(err: unknown): PublicError {
+  const pub = presentError(err);
+  return pub.status >= 500 && pub.status !== 503 && isDatabaseUnreachable(err) ? fromAppError(errors.serviceUnavailable()) : pub;
+}
+
+function presentError(err: unknown): PublicError {
   let serverFault = false;
   for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
-    if (e instanceof AppError) {
-      return { status: e.status, body: { error: e.message, code: e.code, ...e.details } };
-    }
+    if (e instanceof AppError) return fromAppError(e);
     // A zod error under an internal error is our response failing its own output schema: the server's fault.
     serverFault ||= (e as { code?: unknown }).code === 'INTERNAL_SERVER_ERROR';
     if (isZodError(e) && !serverFault) {

@@ -3,7 +3,8 @@ import type { oas31 } from 'zod-openapi';
 import { SourceSchema } from './contacts/schemas.ts';
 import { type RestRoute, restRoutes } from './http/routes.ts';
 import { apiDescription } from './openapi/description.ts';
-import { errorResponses, errorSchemas, type ExampleContext } from './openapi/errors.ts';
+import { EDGE_ERRORS, edgeErrorResponses, errorResponses, errorSchemas, type ExampleContext } from './openapi/errors.ts';
+import { applyRequestExamples, INTERNAL_REQUEST_EXAMPLES, V1_REQUEST_EXAMPLES } from './openapi/examples.ts';
 import { headerComponents, parameter, parameterComponents, responseHeaders } from './openapi/headers.ts';
 import { internalRouter } from './internal-router.ts';
 import { v1Router } from './v1-router.ts';
@@ -13,7 +14,7 @@ type Schema = oas31.SchemaObject | oas31.ReferenceObject;
 
 /** Every operation can fail validation or fail on our side; every body can be malformed, too big or not JSON. */
 const ALWAYS = ['validation_failed', 'internal_error'];
-const BODY_ERRORS = ['malformed_json', 'payload_too_large', 'unsupported_media_type'];
+const BODY_ERRORS = ['malformed_json', 'payload_too_large', 'unsupported_media_type', 'unsupported_content_encoding'];
 
 const TAGS = [
   { name: 'Contacts', description: 'Look up and upsert contacts.' },
@@ -81,7 +82,14 @@ function finishOperation(doc: oas31.OpenAPIObject, route: RestRoute) {
   ];
 
   const success = (op.responses?.['200'] ?? {}) as oas31.ResponseObject;
-  const codes = new Set([...route.errorCodes, ...ALWAYS, ...(hasBody ? BODY_ERRORS : []), ...(contactWrite ? ['save_failed'] : [])]);
+  const codes = new Set([
+    ...route.errorCodes,
+    ...ALWAYS,
+    ...EDGE_ERRORS,
+    ...(route.path.includes('{') ? ['malformed_url'] : []),
+    ...(hasBody ? BODY_ERRORS : []),
+    ...(contactWrite ? ['save_failed'] : []),
+  ]);
   const props = Object.keys(bodySchema(doc, op)?.properties ?? {});
   const ctx: ExampleContext = {
     permission,
@@ -134,6 +142,7 @@ export function buildV1OpenApiDocument(baseUrl: string): oas31.OpenAPIObject {
   const routes = restRoutes(v1Router);
   shareContactInput(doc, routes);
   for (const route of routes) finishOperation(doc, route);
+  applyRequestExamples((r) => operationOf(doc, r), routes, V1_REQUEST_EXAMPLES);
   return doc;
 }
 
@@ -152,16 +161,22 @@ export function buildInternalOpenApiDocument(baseUrl: string): oas31.OpenAPIObje
     securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'A session token or an Internal API key' } },
   });
   const schemas = Object.fromEntries(Object.entries(doc.components?.schemas ?? {}).filter(([name]) => !name.startsWith('error.')));
-  doc.components = { ...doc.components, schemas: { ...schemas, ...errorSchemas() } };
+  doc.components = { ...doc.components, schemas: { ...schemas, ...errorSchemas() }, headers: headerComponents() };
   const errorBody = { content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
-  for (const route of restRoutes(internalRouter)) {
+  const routes = restRoutes(internalRouter);
+  applyRequestExamples((r) => operationOf(doc, r), routes, INTERNAL_REQUEST_EXAMPLES);
+  for (const route of routes) {
     const op = operationOf(doc, route);
+    // Every code this operation can answer with, machine-readable (the fuzz test holds the server to it).
+    const codes = new Set([...route.errorCodes, ...ALWAYS, ...(op.requestBody ? BODY_ERRORS : [])]);
+    Object.assign(op, { 'x-error-codes': [...codes].sort() });
     const { '200': success, ...errors } = op.responses ?? {};
     op.responses = {
       [String(route.successStatus)]: success ?? { description: 'Success.' },
       ...Object.fromEntries(
         Object.entries(errors).map(([status, r]) => [status, { description: (r as oas31.ResponseObject).description, ...errorBody }]),
       ),
+      ...edgeErrorResponses(),
     };
   }
   return doc;

@@ -1,5 +1,5 @@
 import { initTRPC } from '@trpc/server';
-import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
+import { TRPC_ERROR_CODES_BY_KEY, type TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { RequestContext } from './context.ts';
 import { toPublicError } from './errors.ts';
@@ -22,6 +22,7 @@ const TRPC_CODE_BY_STATUS: Record<number, TRPC_ERROR_CODE_KEY> = {
   405: 'METHOD_NOT_SUPPORTED',
   409: 'CONFLICT',
   412: 'PRECONDITION_FAILED',
+  408: 'TIMEOUT',
   413: 'PAYLOAD_TOO_LARGE',
   415: 'UNSUPPORTED_MEDIA_TYPE',
   422: 'UNPROCESSABLE_CONTENT',
@@ -38,9 +39,15 @@ const t = initTRPC
     isDev: false,
     errorFormatter({ shape, error }) {
       const pub = toPublicError(error);
-      // Typed clients switch on data.code: it follows our status, not tRPC's view of an error it did not raise.
+      // Typed clients switch on data.code and the JSON-RPC shape.code: both follow our status, not tRPC's view of an
+      // error it did not raise (which is -32603 INTERNAL_SERVER_ERROR for anything thrown as a plain error).
       const code = TRPC_CODE_BY_STATUS[pub.status] ?? shape.data.code;
-      return { ...shape, message: pub.body.error, data: { ...shape.data, code, httpStatus: pub.status, body: pub.body } };
+      return {
+        ...shape,
+        code: TRPC_ERROR_CODES_BY_KEY[code],
+        message: pub.body.error,
+        data: { ...shape.data, code, httpStatus: pub.status, body: pub.body },
+      };
     },
   });
 

@@ -3,6 +3,7 @@ import pg from 'pg';
 import { Migrator } from '@mikro-orm/migrations';
 import { MikroORM, type Options } from '@mikro-orm/postgresql';
 import { allEntities } from './entities/index.ts';
+import { PgDb } from './sql.ts';
 
 export const migrationsPath = fileURLToPath(new URL('../../../migrations', import.meta.url));
 
@@ -22,6 +23,14 @@ export function ormOptions(clientUrl: string, extra: Partial<Options> = {}): Opt
 
 export async function openOrm(clientUrl: string, extra: Partial<Options> = {}): Promise<MikroORM> {
   return MikroORM.init(ormOptions(clientUrl, extra));
+}
+
+/**
+ * The one way services reach the database (see sql.ts), on the ORM's own pool: MikroORM keeps the schema (entities and
+ * migrations), PgDb runs every statement.
+ */
+export async function openDb(orm: MikroORM, opts: { onAfterCommitError?: (err: unknown) => void } = {}): Promise<PgDb> {
+  return new PgDb(await orm.em.getConnection().getNativeClient(), opts);
 }
 
 /** Arbitrary but fixed: every Leadwire process agrees on it. */

@@ -2,11 +2,21 @@ import { createHash } from 'node:crypto';
 import type { Pool, PoolClient } from 'pg';
 
 /**
- * What services need of the database: run a statement with `?` placeholders and get its rows. The ORM's entity manager
- * satisfies it too, so a service can run on either.
+ * The one way services reach PostgreSQL: statements with `?` placeholders, run as named prepared statements. `PgDb` runs
+ * them on the pool, `TxDb` inside a transaction; both open a transaction the same way, so a service neither knows nor
+ * asks which it was given.
  */
 export interface Db {
   execute<T = Record<string, unknown>[]>(sql: string, params?: unknown[]): Promise<T>;
+  /** Runs `fn` in a transaction: a new one on the pool; inside a transaction, that same transaction. */
+  transaction<T>(fn: (tx: TxDb) => Promise<T>): Promise<T>;
+  /** SQL as written (`$n` placeholders), unprepared: for libraries such as pg-boss that bring their own statements. */
+  raw(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
+  /**
+   * Work to run once the surrounding transaction has committed, outside it (e.g. bumping a shared counter without
+   * holding its lock); on the pool, at once.
+   */
+  afterCommit(fn: (db: Db) => Promise<unknown>): Promise<void> | void;
 }
 
 interface Compiled {
@@ -53,6 +63,10 @@ export class TxDb implements Db {
   execute<T = Record<string, unknown>[]>(sql: string, params: unknown[] = []): Promise<T> {
     return run<T>(this.client, sql, params);
   }
+  /** Already in one: the work joins it and commits or rolls back with it. */
+  transaction<T>(fn: (tx: TxDb) => Promise<T>): Promise<T> {
+    return fn(this);
+  }
   async raw(text: string, values: unknown[] = []): Promise<{ rows: unknown[] }> {
     return this.client.query(text, values);
   }
@@ -69,6 +83,15 @@ export class PgDb implements Db {
 
   execute<T = Record<string, unknown>[]>(sql: string, params: unknown[] = []): Promise<T> {
     return run<T>(this.pool, sql, params);
+  }
+
+  async raw(text: string, values: unknown[] = []): Promise<{ rows: unknown[] }> {
+    return this.pool.query(text, values);
+  }
+
+  /** Nothing to wait for outside a transaction. */
+  async afterCommit(fn: (db: Db) => Promise<unknown>): Promise<void> {
+    await fn(this);
   }
 
   async transaction<T>(fn: (tx: TxDb) => Promise<T>): Promise<T> {

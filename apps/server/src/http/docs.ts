@@ -1,5 +1,7 @@
+import { createHash } from 'node:crypto';
+import helmet from '@fastify/helmet';
 import scalar from '@scalar/fastify-api-reference';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 /**
  * The reference must work with no Internet access: the plugin serves Scalar's own bundle from the package at
@@ -17,26 +19,74 @@ const OFFLINE = {
 /** The bundle is about 4 MB and changes only when the package is upgraded. */
 const BUNDLE_CACHE = 'public, max-age=86400';
 
+/**
+ * What the reference page may do: run its own bundle and its one inline start-up script (allowed by hash, see
+ * `allowInlineScripts`), style itself (Scalar inserts style elements at run time), and fetch the contract from us.
+ * Nothing from elsewhere, no frames, no forms, never framed itself.
+ */
+const CSP_DIRECTIVES = {
+  defaultSrc: ["'none'"],
+  scriptSrc: ["'self'"],
+  styleSrc: ["'self'", "'unsafe-inline'"],
+  imgSrc: ["'self'", 'data:', 'blob:'],
+  fontSrc: ["'self'", 'data:'],
+  connectSrc: ["'self'"],
+  workerSrc: ["'self'", 'blob:'],
+  manifestSrc: ["'self'"],
+  baseUri: ["'none'"],
+  formAction: ["'none'"],
+  frameAncestors: ["'none'"],
+  objectSrc: ["'none'"],
+};
+
+const INLINE_SCRIPT = /<script\b(?![^>]*\bsrc\s*=)[^>]*>([\s\S]*?)<\/script>/gi;
+
+/** Adds the hash of each inline script of an HTML page to the page's script-src: its exact text, nothing else. */
+function allowInlineScripts(html: string, csp: string): string {
+  const hashes = [...html.matchAll(INLINE_SCRIPT)].map((m) => `'sha256-${createHash('sha256').update(m[1] ?? '').digest('base64')}'`);
+  return hashes.length ? csp.replace(/script-src 'self'/, `script-src 'self' ${hashes.join(' ')}`) : csp;
+}
+
 /** GET /docs/json (the OpenAPI 3.1 contract, built once) and GET /docs (its interactive reference). */
 export function registerDocs(app: FastifyInstance, opts: { title: string; build: () => unknown }) {
   let doc: unknown;
   app.get('/docs/json', async () => (doc ??= opts.build()));
 
   // Registered without await: v1Plugin calls this synchronously, and Fastify loads queued plugins before listening.
-  void app.register(scalar, {
+  // The page and its bundle get the security headers, in a scope of their own so that the API's answers do not.
+  void app.register(async (page) => {
+    await page.register(helmet, {
+      contentSecurityPolicy: { useDefaults: false, directives: CSP_DIRECTIVES },
+      xFrameOptions: { action: 'deny' },
+      referrerPolicy: { policy: 'no-referrer' },
+      // Transport security is the deployment's decision (its TLS proxy), not this page's.
+      strictTransportSecurity: false,
+    });
+    page.addHook('onSend', async (_req, reply, payload) => {
+      if (typeof payload === 'string' && String(reply.getHeader('content-type')).startsWith('text/html')) {
+        void reply.header('content-security-policy', allowInlineScripts(payload, String(reply.getHeader('content-security-policy') ?? '')));
+      }
+      return payload;
+    });
+    await page.register(scalar, scalarOptions(opts.title));
+  });
+}
+
+function scalarOptions(title: string) {
+  return {
     routePrefix: '/docs',
     configuration: {
       ...OFFLINE,
       // Relative to the page (/…/v1/docs/), so it holds behind any path prefix.
       url: './json',
-      pageTitle: opts.title,
-      metaData: { title: opts.title },
+      pageTitle: title,
+      metaData: { title },
     },
     hooks: {
-      onRequest: (req, reply, done) => {
+      onRequest: (req: FastifyRequest, reply: FastifyReply, done: () => void) => {
         if (req.url.endsWith('.js')) void reply.header('cache-control', BUNDLE_CACHE);
         done();
       },
     },
-  });
+  } as const;
 }

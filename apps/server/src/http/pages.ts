@@ -1,5 +1,5 @@
 import type { Deps } from '@leadwire/core';
-import { AppError } from '@leadwire/core/errors.ts';
+import { AppError, toPublicError } from '@leadwire/core/errors.ts';
 import { acceptInvite, INVITE_PREFIX } from '@leadwire/core/accounts/invites.ts';
 import { RESET_PREFIX, resetPassword } from '@leadwire/core/accounts/password.service.ts';
 import { AcceptInviteInput, ResetPasswordInput } from '@leadwire/core/accounts/schemas.ts';
@@ -32,12 +32,14 @@ export async function pagesPlugin(app: FastifyInstance, opts: { deps: Deps }) {
     void reply.headers(SECURITY_HEADERS);
   });
 
+  // The one error model decides the status (503 with Retry-After while the database is unreachable); people get HTML.
   app.setErrorHandler((err: Error & { statusCode?: number }, req, reply) => {
-    const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
-    if (status === 500) req.log.error({ err }, 'page failed');
+    const pub = toPublicError(err);
+    if (pub.status >= 500 && pub.status !== 503) req.log.error({ err }, 'page failed');
     const detail =
-      status === 415 ? 'Send the form from the page itself.' : status === 413 ? 'The form was too large.' : status === 400 ? err.message : 'Please try again in a moment.';
-    return page(reply, status, 'Something went wrong', problem('The form could not be handled.', detail));
+      pub.status === 415 ? 'Send the form from the page itself.' : pub.status === 413 ? 'The form was too large.' : pub.status === 400 ? err.message : 'Please try again in a moment.';
+    void reply.headers({ ...pub.headers });
+    return page(reply, pub.status, 'Something went wrong', problem('The form could not be handled.', detail));
   });
 
   const client = (req: FastifyRequest): Client => ({ ip: req.ip, userAgent: req.headers['user-agent'] });
@@ -56,7 +58,7 @@ export async function pagesPlugin(app: FastifyInstance, opts: { deps: Deps }) {
     schema: ResetPasswordInput,
     input: (token, f) => ({ token, newPassword: f.get('newPassword') ?? '' }),
     passwordField: 'newPassword',
-    run: (input, req) => resetPassword(deps.orm.em.fork(), input, client(req)),
+    run: (input, req) => resetPassword(deps.db, input, client(req)),
     done: { title: 'Your password is set', text: 'Your new password is set, and every earlier session and API key has ended.', detail: 'Sign in with your email and the new password.' },
   });
 
@@ -76,7 +78,7 @@ export async function pagesPlugin(app: FastifyInstance, opts: { deps: Deps }) {
     input: (token, f) => ({ token, password: f.get('password') ?? '', ...(f.get('name')?.trim() ? { name: f.get('name')! } : {}) }),
     passwordField: 'password',
     // The service signs the invitee in for the API's sake; a page has nowhere to keep that session, so it just expires.
-    run: async (input, req) => void (await acceptInvite(deps.orm.em.fork(), input, client(req))),
+    run: async (input, req) => void (await acceptInvite(deps.db, input, client(req))),
     done: { title: 'Welcome to Leadwire', text: 'You have joined the organization.', detail: 'Sign in with the email address the invitation was sent to and the password you chose.' },
   });
 }

@@ -2,6 +2,7 @@ import { type Deps, matchRoute, type PublicError, type RequestContext, restRoute
 import type { AnyTRPCRouter } from '@trpc/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type CreateOpenApiFastifyPluginOptions, fastifyTRPCOpenApiPlugin } from 'trpc-to-openapi';
+import { addJsonBodyParser } from './json-body.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -9,33 +10,14 @@ declare module 'fastify' {
   }
 }
 
-const MAX_JSON_DEPTH = 64;
-
-function nestingDepth(value: unknown): number {
-  let max = 0;
-  const stack: [unknown, number][] = [[value, 1]];
-  while (stack.length) {
-    const [v, depth] = stack.pop()!;
-    if (v === null || typeof v !== 'object') continue;
-    if (depth > max) max = depth;
-    if (max > MAX_JSON_DEPTH) return max;
-    for (const child of Object.values(v)) stack.push([child, depth + 1]);
-  }
-  return max;
-}
-
 export function sendError(reply: FastifyReply, err: PublicError, extraHeaders: Record<string, string> = {}) {
-  return reply.status(err.status).headers(extraHeaders).type('application/json').send(err.body);
+  return reply.status(err.status).headers({ ...err.headers, ...extraHeaders }).type('application/json').send(err.body);
 }
 
 export function createRequestContext(deps: Deps, req: FastifyRequest, reply: FastifyReply): RequestContext {
-  let em: RequestContext['em'] | undefined;
   return {
     deps,
-    // Forked on first use: the public API's hot path runs on prepared statements and never needs one.
-    get em() {
-      return (em ??= deps.orm.em.fork());
-    },
+    db: deps.db,
     requestId: String(req.id),
     ip: req.ip,
     log: req.log,
@@ -69,20 +51,7 @@ export async function restSurface(app: FastifyInstance, opts: { deps: Deps; rout
     sendError(reply, { status: 404, body: { error: `No such endpoint: ${req.method} ${req.url.split('?')[0]}`, code: 'not_found' } }),
   );
 
-  // Fastify's own JSON parser (with prototype-poisoning protection), plus a nesting limit: absurdly deep documents
-  // would otherwise overflow the stack further down and surface as a 500.
-  const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
-    // The default parser answers through the callback; its return value carries nothing.
-    if (body === '' && bodiless.has(req)) return done(null, {});
-    void parseJson(req, body as string, (err, value) => {
-      if (err) return done(err);
-      if (nestingDepth(value) > MAX_JSON_DEPTH) {
-        return done(Object.assign(new Error('too deep'), { code: 'JSON_TOO_DEEP', statusCode: 400 }));
-      }
-      done(null, value);
-    });
-  });
+  addJsonBodyParser(app, { empty: (req) => (bodiless.has(req) ? { value: {} } : undefined) });
 
   // Unknown paths and wrong methods are answered before authentication, the way clients expect them to be.
   app.addHook('onRequest', async (req, reply) => {
@@ -123,7 +92,10 @@ export async function restSurface(app: FastifyInstance, opts: { deps: Deps; rout
       if (pub.status >= 500) (req as FastifyRequest).log.error({ err: error }, 'procedure failed');
     },
     responseMeta: ({ errors, paths }) => {
-      if (errors[0]) return { status: toPublicError(errors[0]).status };
+      if (errors[0]) {
+        const { status, headers } = toPublicError(errors[0]);
+        return { status, ...(headers ? { headers: { ...headers } } : {}) };
+      }
       return { status: successStatus.get(paths?.[0] ?? '') ?? 200 };
     },
   } satisfies CreateOpenApiFastifyPluginOptions<AnyTRPCRouter>);

@@ -92,7 +92,7 @@ export async function uploadsPlugin(app: FastifyInstance, opts: { deps: Deps }) 
 
   const actorOf = (req: FastifyRequest, reply: FastifyReply): Promise<InternalActor> =>
     authenticateInternal(
-      deps.orm.em.fork(),
+      deps.db,
       (name) => {
         const v = req.headers[name];
         return Array.isArray(v) ? v[0] : v;
@@ -103,7 +103,7 @@ export async function uploadsPlugin(app: FastifyInstance, opts: { deps: Deps }) 
   const upload = (kind: FileKind) => async (req: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply) => {
     const actor = await actorOf(req, reply);
     const contactId = uuidParam(req.params.id, 'id');
-    const fileDeps: FileDeps = { em: deps.orm.em.fork(), storage, scanner, spoolDir, log: req.log };
+    const fileDeps: FileDeps = { db: deps.db, storage, scanner, spoolDir, log: req.log };
     const { maxBytes, label } = UPLOAD_LIMITS[kind];
     const view = await uploadContactFile(fileDeps, actor, contactId, kind, async () => {
       // Refused from the declared length alone, before a byte of the body is read.
@@ -138,13 +138,13 @@ export async function uploadsPlugin(app: FastifyInstance, opts: { deps: Deps }) 
 
   app.get('/files/:fileId', async (req: FastifyRequest<{ Params: { fileId: string } }>, reply) => {
     const actor = await actorOf(req, reply);
-    const { file, stream } = await openFile({ em: deps.orm.em.fork(), storage }, actor, uuidParam(req.params.fileId, 'fileId'));
+    const { file, stream } = await openFile({ db: deps.db, storage }, actor, uuidParam(req.params.fileId, 'fileId'));
     return download(file, stream, reply);
   });
 
   app.get('/contacts/:id/photo', async (req: FastifyRequest<{ Params: { id: string } }>, reply) => {
     const actor = await actorOf(req, reply);
-    const { file, stream } = await openPhoto({ em: deps.orm.em.fork(), storage }, actor, uuidParam(req.params.id, 'id'));
+    const { file, stream } = await openPhoto({ db: deps.db, storage }, actor, uuidParam(req.params.id, 'id'));
     return download(file, stream, reply);
   });
 }

@@ -20,6 +20,8 @@ export async function v1Plugin(app: FastifyInstance, opts: { deps: Deps }) {
     allowedHeaders: ['authorization', 'content-type', 'idempotency-key', 'x-source', 'x-request-id'],
     exposedHeaders: EXPOSED_HEADERS,
     maxAge: 86_400,
+    // An OPTIONS without Origin is not a preflight but a plain question about the resource: 204, not a text/plain 400.
+    strictPreflight: false,
   });
   registerDocs(app, { title: 'Leadwire API v1 reference', build: () => buildV1OpenApiDocument(deps.config.BASE_URL) });
   await restSurface(app, { deps, router: v1Router });

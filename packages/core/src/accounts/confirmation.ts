@@ -1,4 +1,4 @@
-import type { EntityManager } from '@leadwire/db';
+import type { Db } from '@leadwire/db';
 import type { InternalActor } from '../auth/actor.ts';
 import { accountErrors } from './errors.ts';
 import { currentUser } from './password.service.ts';
@@ -12,11 +12,11 @@ export const CONFIRMATION_MINUTES = 5;
  * (only) for 5 minutes. Wrong passwords count against the same brute-force throttle as sign-in, so a stolen session
  * cannot be used to guess the password.
  */
-export async function confirmPassword(em: EntityManager, actor: InternalActor, password: string, client: Client): Promise<string> {
+export async function confirmPassword(db: Db, actor: InternalActor, password: string, client: Client): Promise<string> {
   if (actor.via !== 'session' || !actor.sessionId) throw accountErrors.sessionRequired('The security confirmation');
-  const me = await currentUser(em, actor);
-  if (!(await checkPassword(em, me.email, password, client))) throw accountErrors.wrongPassword();
-  const [row] = await em.execute<{ until: Date }[]>(
+  const me = await currentUser(db, actor);
+  if (!(await checkPassword(db, me.email, password, client))) throw accountErrors.wrongPassword();
+  const [row] = await db.execute<{ until: Date }[]>(
     'update sessions set key_creation_unlocked_until = now() + make_interval(mins => ?) where id = ? returning key_creation_unlocked_until as until',
     [CONFIRMATION_MINUTES, actor.sessionId],
   );
@@ -30,13 +30,13 @@ export async function confirmPassword(em: EntityManager, actor: InternalActor, p
  * is always refused (403 `confirmation_required`): a key cannot re-enter a password, and a key that could mint keys
  * would outlive every revocation of itself.
  */
-export async function assertKeyCreationUnlocked(em: EntityManager, actor: InternalActor): Promise<void> {
+export async function assertKeyCreationUnlocked(db: Db, actor: InternalActor): Promise<void> {
   if (actor.via !== 'session' || !actor.sessionId) {
     throw accountErrors.confirmationRequired(
       'Creating an API key needs a security confirmation that only a signed-in user can give (an API key cannot re-enter a password); sign in and confirm your password',
     );
   }
-  const rows = await em.execute(
+  const rows = await db.execute(
     'select 1 from sessions where id = ? and user_id = ? and key_creation_unlocked_until > now()',
     [actor.sessionId, actor.userId],
   );

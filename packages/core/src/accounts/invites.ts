@@ -1,4 +1,4 @@
-import type { EntityManager } from '@leadwire/db';
+import type { Db } from '@leadwire/db';
 import type { InternalActor } from '../auth/actor.ts';
 import { requireRole } from '../auth/internal.ts';
 import { generateToken, hashKey } from '../auth/key-material.ts';
@@ -23,12 +23,12 @@ returning id, email, role, expires_at, (select name from organizations where id 
  * Owners and admins invite by email as admin or member; the token goes to the email only, queued in the transaction
  * that stores its hash. Inviting the same address again replaces the pending invitation, which is how one is re-sent.
  */
-export async function invite(em: EntityManager, actor: InternalActor, input: InviteInput, postbox: Postbox): Promise<InviteView> {
+export async function invite(db: Db, actor: InternalActor, input: InviteInput, postbox: Postbox): Promise<InviteView> {
   requireRole(actor, 'owner', 'admin');
   // Emails are unique across organizations: someone already signed up could never accept.
-  if ((await em.execute('select 1 from users where email = ?', [input.email])).length) throw accountErrors.emailTaken(input.email);
+  if ((await db.execute('select 1 from users where email = ?', [input.email])).length) throw accountErrors.emailTaken(input.email);
   const token = generateToken(INVITE_PREFIX);
-  const row = await em.transactional(async (tx) => {
+  const row = await db.transaction(async (tx) => {
     await tx.execute('delete from invites where organization_id = ? and email = ? and accepted_at is null', [actor.orgId, input.email]);
     const [r] = await tx.execute<{ id: string; email: string; role: 'admin' | 'member'; expires_at: Date; org_name: string }[]>(
       ISSUE_INVITE,
@@ -59,9 +59,9 @@ on conflict (email) do nothing
 returning ${USER_COLUMNS}`;
 
 /** The invitee chooses a password and joins the organization with the invited role, signed in at once. */
-export async function acceptInvite(em: EntityManager, input: AcceptInviteInput, client: Client): Promise<SessionView> {
+export async function acceptInvite(db: Db, input: AcceptInviteInput, client: Client): Promise<SessionView> {
   const passwordHash = await hashPassword(input.password);
-  return em.transactional(async (tx) => {
+  return db.transaction(async (tx) => {
     const [inv] = await tx.execute<{ organization_id: string; email: string; role: string }[]>(USE_INVITE, [hashKey(input.token)]);
     if (!inv) throw accountErrors.invalidToken('invite');
     const [user] = await tx.execute<UserRow[]>(INSERT_USER, [inv.organization_id, inv.email, input.name ?? null, passwordHash, inv.role]);

@@ -1,4 +1,4 @@
-import type { Db, EntityManager } from '@leadwire/db';
+import type { Db } from '@leadwire/db';
 import type { InternalActor } from '../auth/actor.ts';
 import { generateToken, hashKey } from '../auth/key-material.ts';
 import type { Jobs } from '../jobs/queue.ts';
@@ -17,8 +17,8 @@ export const RESET_TTL_MINUTES = 60;
 const RESETS_PER_HOUR = 5;
 export const RESET_PREFIX = 'lwr_';
 
-export async function currentUser(em: EntityManager, actor: InternalActor): Promise<UserRow> {
-  const [user] = await em.execute<UserRow[]>(`select ${USER_COLUMNS} from users where id = ? and organization_id = ?`, [actor.userId, actor.orgId]);
+export async function currentUser(db: Db, actor: InternalActor): Promise<UserRow> {
+  const [user] = await db.execute<UserRow[]>(`select ${USER_COLUMNS} from users where id = ? and organization_id = ?`, [actor.userId, actor.orgId]);
   if (!user) throw accountErrors.userNotFound(actor.userId);
   return user;
 }
@@ -27,7 +27,7 @@ export async function currentUser(em: EntityManager, actor: InternalActor): Prom
  * Sets a new password and ends everything issued under the old one: sessions, API keys the user created (credential
  * epoch) and reset links still outstanding.
  */
-async function setPassword(tx: EntityManager, userId: string, passwordHash: string): Promise<UserRow> {
+async function setPassword(tx: Db, userId: string, passwordHash: string): Promise<UserRow> {
   await tx.execute('update users set password_hash = ? where id = ?', [passwordHash, userId]);
   await tx.execute('update password_reset_tokens set used_at = now() where user_id = ? and used_at is null', [userId]);
   return endAllCredentials(tx, userId);
@@ -35,15 +35,15 @@ async function setPassword(tx: EntityManager, userId: string, passwordHash: stri
 
 /** Needs the current password; every other session and key of the user ends, and this device gets a fresh session. */
 export async function changePassword(
-  em: EntityManager,
+  db: Db,
   actor: InternalActor,
   input: { currentPassword: string; newPassword: string },
   client: Client,
 ): Promise<SessionView> {
-  const me = await currentUser(em, actor);
-  if (!(await checkPassword(em, me.email, input.currentPassword, client))) throw accountErrors.wrongPassword();
+  const me = await currentUser(db, actor);
+  if (!(await checkPassword(db, me.email, input.currentPassword, client))) throw accountErrors.wrongPassword();
   const passwordHash = await hashPassword(input.newPassword);
-  return em.transactional(async (tx) => openSession(tx, await setPassword(tx, me.id, passwordHash), client.userAgent));
+  return db.transaction(async (tx) => openSession(tx, await setPassword(tx, me.id, passwordHash), client.userAgent));
 }
 
 const ISSUE_RESET_TOKEN = `
@@ -67,9 +67,9 @@ export async function requestPasswordReset(db: Db, jobs: Jobs, email: string): P
  * Issues a token and queues its email in one transaction; only the email ever carries the token. Requests for one
  * email are serialized so the hourly cap holds under bursts.
  */
-export async function issueResetToken(em: EntityManager, postbox: Postbox, email: string): Promise<void> {
+export async function issueResetToken(db: Db, postbox: Postbox, email: string): Promise<void> {
   const token = generateToken(RESET_PREFIX);
-  await em.transactional(async (tx) => {
+  await db.transaction(async (tx) => {
     await tx.execute('select pg_advisory_xact_lock(hashtext(?))', [`reset:${email}`]);
     const rows = await tx.execute<{ user_id: string }[]>(ISSUE_RESET_TOKEN, [hashKey(token), RESET_TTL_MINUTES, email, RESETS_PER_HOUR]);
     if (rows.length) await queueMail(tx, postbox.jobs, passwordResetEmail(postbox.appUrl, email, token));
@@ -83,9 +83,9 @@ where t.token_hash = ? and t.used_at is null and t.expires_at > now() and u.id =
 returning u.id, u.email`;
 
 /** Spends a reset token (once, within its hour) on a new password; ends all sessions and keys of the user. */
-export async function resetPassword(em: EntityManager, input: { token: string; newPassword: string }, client: Client): Promise<void> {
+export async function resetPassword(db: Db, input: { token: string; newPassword: string }, client: Client): Promise<void> {
   const passwordHash = await hashPassword(input.newPassword);
-  await em.transactional(async (tx) => {
+  await db.transaction(async (tx) => {
     const [used] = await tx.execute<{ id: string; email: string }[]>(USE_RESET_TOKEN, [hashKey(input.token)]);
     if (!used) throw accountErrors.invalidToken('reset');
     await setPassword(tx, used.id, passwordHash);

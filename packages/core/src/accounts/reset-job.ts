@@ -19,6 +19,6 @@ export function passwordResetJob(deps: Deps): JobDefinition<ResetRequestPayload>
     retryDelay: 10,
     queueOptions: { notify: true, deleteAfterSeconds: 15 * 60 },
     parse: (data) => ResetRequestPayload.parse(data),
-    handle: ({ email }) => issueResetToken(deps.orm.em.fork(), { jobs: deps.jobs, appUrl: deps.config.APP_URL }, email),
+    handle: ({ email }) => issueResetToken(deps.db, { jobs: deps.jobs, appUrl: deps.config.APP_URL }, email),
   };
 }

@@ -42,7 +42,7 @@ export const accountsRouter = router({
     })
     .input(s.SignUpInput)
     .output(s.SessionView)
-    .mutation(({ ctx, input }) => signUp(ctx.em, input, client(ctx))),
+    .mutation(({ ctx, input }) => signUp(ctx.db, input, client(ctx))),
 
   signIn: throttledPublic
     .meta({
@@ -51,13 +51,13 @@ export const accountsRouter = router({
     })
     .input(s.SignInInput)
     .output(s.SessionView)
-    .mutation(({ ctx, input }) => signIn(ctx.em, input, client(ctx))),
+    .mutation(({ ctx, input }) => signIn(ctx.db, input, client(ctx))),
 
   signOut: internalProcedure
     .meta({ openapi: { method: 'POST', path: '/accounts/sign-out', tags, summary: 'End this session' }, errorCodes: ['session_required'] })
     .input(z.void())
     .output(s.OkView)
-    .mutation(async ({ ctx }) => (await signOut(ctx.em, ctx.actor), ok)),
+    .mutation(async ({ ctx }) => (await signOut(ctx.db, ctx.actor), ok)),
 
   logOutAll: internalProcedure
     .meta({
@@ -65,7 +65,7 @@ export const accountsRouter = router({
     })
     .input(z.void())
     .output(s.OkView)
-    .mutation(async ({ ctx }) => (await logOutAll(ctx.em, ctx.actor), ok)),
+    .mutation(async ({ ctx }) => (await logOutAll(ctx.db, ctx.actor), ok)),
 
   changePassword: throttled
     .meta({
@@ -74,7 +74,7 @@ export const accountsRouter = router({
     })
     .input(s.ChangePasswordInput)
     .output(s.SessionView)
-    .mutation(({ ctx, input }) => changePassword(ctx.em, ctx.actor, input, client(ctx))),
+    .mutation(({ ctx, input }) => changePassword(ctx.db, ctx.actor, input, client(ctx))),
 
   requestPasswordReset: baseProcedure
     .meta({
@@ -82,7 +82,7 @@ export const accountsRouter = router({
     })
     .input(s.ResetRequestInput)
     .output(s.OkView)
-    .mutation(async ({ ctx, input }) => (await requestPasswordReset(ctx.em, ctx.deps.jobs, input.email), ok)),
+    .mutation(async ({ ctx, input }) => (await requestPasswordReset(ctx.db, ctx.deps.jobs, input.email), ok)),
 
   resetPassword: baseProcedure
     .meta({
@@ -91,7 +91,7 @@ export const accountsRouter = router({
     })
     .input(s.ResetPasswordInput)
     .output(s.OkView)
-    .mutation(async ({ ctx, input }) => (await resetPassword(ctx.em, input, client(ctx)), ok)),
+    .mutation(async ({ ctx, input }) => (await resetPassword(ctx.db, input, client(ctx)), ok)),
 
   confirmPassword: throttled
     .meta({
@@ -100,7 +100,7 @@ export const accountsRouter = router({
     })
     .input(s.ConfirmPasswordInput)
     .output(s.ConfirmPasswordView)
-    .mutation(async ({ ctx, input }) => ({ keyCreationUnlockedUntil: await confirmPassword(ctx.em, ctx.actor, input.password, client(ctx)) })),
+    .mutation(async ({ ctx, input }) => ({ keyCreationUnlockedUntil: await confirmPassword(ctx.db, ctx.actor, input.password, client(ctx)) })),
 
   invite: internalProcedure
     .meta({
@@ -110,7 +110,7 @@ export const accountsRouter = router({
     })
     .input(s.InviteInput)
     .output(s.InviteView)
-    .mutation(({ ctx, input }) => invite(ctx.em, ctx.actor, input, postbox(ctx))),
+    .mutation(({ ctx, input }) => invite(ctx.db, ctx.actor, input, postbox(ctx))),
 
   acceptInvite: baseProcedure
     .meta({
@@ -119,13 +119,13 @@ export const accountsRouter = router({
     })
     .input(s.AcceptInviteInput)
     .output(s.SessionView)
-    .mutation(({ ctx, input }) => acceptInvite(ctx.em, input, client(ctx))),
+    .mutation(({ ctx, input }) => acceptInvite(ctx.db, input, client(ctx))),
 
   members: internalProcedure
     .meta({ openapi: { method: 'GET', path: '/accounts/members', tags, summary: 'The users of your organization' } })
     .input(z.void())
     .output(s.MembersView)
-    .query(async ({ ctx }) => ({ members: await listMembers(ctx.em, ctx.actor) })),
+    .query(async ({ ctx }) => ({ members: await listMembers(ctx.db, ctx.actor) })),
 
   changeRole: internalProcedure
     .meta({
@@ -134,7 +134,7 @@ export const accountsRouter = router({
     })
     .input(s.ChangeRoleInput)
     .output(s.MemberView)
-    .mutation(({ ctx, input }) => changeRole(ctx.em, ctx.actor, input.userId, input.role)),
+    .mutation(({ ctx, input }) => changeRole(ctx.db, ctx.actor, input.userId, input.role)),
 
   deactivate: internalProcedure
     .meta({
@@ -143,7 +143,7 @@ export const accountsRouter = router({
     })
     .input(s.UserIdInput)
     .output(s.MemberView)
-    .mutation(({ ctx, input }) => setActive(ctx.em, ctx.actor, input.userId, false)),
+    .mutation(({ ctx, input }) => setActive(ctx.db, ctx.actor, input.userId, false)),
 
   reactivate: internalProcedure
     .meta({
@@ -152,5 +152,5 @@ export const accountsRouter = router({
     })
     .input(s.UserIdInput)
     .output(s.MemberView)
-    .mutation(({ ctx, input }) => setActive(ctx.em, ctx.actor, input.userId, true)),
+    .mutation(({ ctx, input }) => setActive(ctx.db, ctx.actor, input.userId, true)),
 });

@@ -1,24 +1,22 @@
 import { z } from 'zod';
+import { text } from '../validation/index.ts';
 
 /** NIST SP 800-63B: at least 8 characters, no composition rules; the cap keeps scrypt's input (and its cost) bounded. */
-export const PasswordSchema = z
-  .string()
+export const PasswordSchema = text(256, { trim: false })
   .min(8, 'password must be at least 8 characters')
   .max(256, 'password must be at most 256 characters')
   .meta({ description: 'At least 8 characters, at most 256.', example: 'correct horse battery staple' });
 
-export const NewEmailSchema = z
-  .string()
-  .trim()
+export const NewEmailSchema = text(320)
   .toLowerCase()
   .pipe(z.email({ message: 'email must be a valid email address' }).max(254))
   .meta({ example: 'ada@example.com' });
 
 /** Sign-in takes any string: a malformed email is just a wrong one, and must not answer faster or differently. */
-const SignInEmailSchema = z.string().trim().toLowerCase().max(254).meta({ example: 'ada@example.com' });
+const SignInEmailSchema = text(254).toLowerCase().meta({ example: 'ada@example.com' });
 
-const NameSchema = z.string().trim().min(1).max(200);
-const TokenSchema = z.string().trim().min(1).max(200);
+const NameSchema = text(200).min(1);
+const TokenSchema = text(200).min(1);
 const IsoDate = z.iso.datetime().meta({ description: 'ISO 8601 UTC with milliseconds.' });
 export const RoleSchema = z.enum(['owner', 'admin', 'member']);
 
@@ -46,13 +44,13 @@ export const SignUpInput = z.object({
 });
 export type SignUpInput = z.infer<typeof SignUpInput>;
 
-export const SignInInput = z.object({ email: SignInEmailSchema, password: z.string().max(256) });
+export const SignInInput = z.object({ email: SignInEmailSchema, password: text(256, { trim: false }) });
 export type SignInInput = z.infer<typeof SignInInput>;
 
 export const OkView = z.object({ ok: z.literal(true) });
 
-export const ChangePasswordInput = z.object({ currentPassword: z.string().max(256), newPassword: PasswordSchema });
-export const ConfirmPasswordInput = z.object({ password: z.string().max(256) });
+export const ChangePasswordInput = z.object({ currentPassword: text(256, { trim: false }), newPassword: PasswordSchema });
+export const ConfirmPasswordInput = z.object({ password: text(256, { trim: false }) });
 export const ConfirmPasswordView = z.object({
   keyCreationUnlockedUntil: IsoDate.meta({ description: 'API keys can be created from this session until then (ISO 8601).' }),
 });

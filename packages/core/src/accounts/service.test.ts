@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { migrateUp, type MikroORM, openOrm, PUBLIC_PERMISSIONS } from '@leadwire/db';
+import { migrateUp, type MikroORM, openDb, openOrm, type PgDb, PUBLIC_PERMISSIONS } from '@leadwire/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/db.ts';
 import { isWellFormedKey } from '../auth/key-material.ts';
@@ -8,10 +8,12 @@ import { bootstrap, createApiKey, DEFAULT_PIPELINE, type NewApiKey } from './ser
 
 let db: TestDatabase;
 let orm: MikroORM;
+let pg: PgDb;
 beforeAll(async () => {
   db = await createTestDatabase('accounts');
   orm = await openOrm(db.url, { pool: { min: 0, max: 4 } });
   await migrateUp(orm);
+  pg = await openDb(orm);
 });
 afterAll(async () => {
   await orm?.close(true);
@@ -23,7 +25,7 @@ let seq = 0;
 const uniqueEmail = () => `owner${++seq}-${Math.random().toString(36).slice(2, 8)}@example.com`;
 
 function sql<T = Record<string, unknown>>(query: string, params: unknown[] = []): Promise<T[]> {
-  return orm.em.fork().execute(query, params);
+  return pg.execute(query, params);
 }
 
 async function count(table: string): Promise<number> {
@@ -44,7 +46,7 @@ async function refusal(call: Promise<unknown>): Promise<AppError> {
 describe('bootstrap', () => {
   it('creates the organization, its owner, the default pipeline with ordered stages, and two keys', async () => {
     const email = uniqueEmail();
-    const out = await bootstrap(orm.em.fork(), { name: 'Acme', ownerEmail: ` ${email.toUpperCase()} `, ownerPassword: PASSWORD, plan: 'pro' });
+    const out = await bootstrap(pg, { name: 'Acme', ownerEmail: ` ${email.toUpperCase()} `, ownerPassword: PASSWORD, plan: 'pro' });
 
     expect(isWellFormedKey(out.publicKey)).toBe(true);
     expect(isWellFormedKey(out.internalKey)).toBe(true);
@@ -74,16 +76,16 @@ describe('bootstrap', () => {
   });
 
   it('defaults to the starter plan', async () => {
-    const out = await bootstrap(orm.em.fork(), { name: 'Small', ownerEmail: uniqueEmail(), ownerPassword: PASSWORD });
+    const out = await bootstrap(pg, { name: 'Small', ownerEmail: uniqueEmail(), ownerPassword: PASSWORD });
     expect(await sql('select plan from organizations where id = ?', [out.orgId])).toEqual([{ plan: 'starter' }]);
   });
 
   it('refuses an owner email already taken, whatever its case, and leaves nothing behind', async () => {
     const email = uniqueEmail();
-    await bootstrap(orm.em.fork(), { name: 'First', ownerEmail: email, ownerPassword: PASSWORD });
+    await bootstrap(pg, { name: 'First', ownerEmail: email, ownerPassword: PASSWORD });
     const before = await Promise.all(['organizations', 'users', 'pipelines', 'pipeline_stages', 'api_keys'].map(count));
 
-    const err = await refusal(bootstrap(orm.em.fork(), { name: 'Second', ownerEmail: ` ${email.toUpperCase()}`, ownerPassword: PASSWORD }));
+    const err = await refusal(bootstrap(pg, { name: 'Second', ownerEmail: ` ${email.toUpperCase()}`, ownerPassword: PASSWORD }));
     expect(err).toMatchObject({ status: 409, code: 'email_taken' });
 
     expect(await Promise.all(['organizations', 'users', 'pipelines', 'pipeline_stages', 'api_keys'].map(count))).toEqual(before);
@@ -95,8 +97,8 @@ describe('createApiKey', () => {
   let org: Awaited<ReturnType<typeof bootstrap>>;
   let other: Awaited<ReturnType<typeof bootstrap>>;
   beforeAll(async () => {
-    org = await bootstrap(orm.em.fork(), { name: 'Keys', ownerEmail: uniqueEmail(), ownerPassword: PASSWORD });
-    other = await bootstrap(orm.em.fork(), { name: 'Other', ownerEmail: uniqueEmail(), ownerPassword: PASSWORD });
+    org = await bootstrap(pg, { name: 'Keys', ownerEmail: uniqueEmail(), ownerPassword: PASSWORD });
+    other = await bootstrap(pg, { name: 'Other', ownerEmail: uniqueEmail(), ownerPassword: PASSWORD });
   });
 
   const input = (overrides: Partial<NewApiKey> = {}): NewApiKey => ({
@@ -114,7 +116,7 @@ describe('createApiKey', () => {
   }
 
   it('stores only the sha256 of the value and a display prefix, never the value', async () => {
-    const { id, value } = await createApiKey(orm.em.fork(), input({ permissions: ['contacts:write', 'contacts:read', 'contacts:write'] }));
+    const { id, value } = await createApiKey(pg, input({ permissions: ['contacts:write', 'contacts:read', 'contacts:write'] }));
     expect(isWellFormedKey(value)).toBe(true);
 
     const [row] = await sql<any>('select * from api_keys where id = ?', [id]);
@@ -129,13 +131,13 @@ describe('createApiKey', () => {
   });
 
   it('creates an internal key without permissions', async () => {
-    const { id } = await createApiKey(orm.em.fork(), input({ type: 'internal', permissions: [] }));
+    const { id } = await createApiKey(pg, input({ type: 'internal', permissions: [] }));
     expect(await sql('select type, permissions from api_keys where id = ?', [id])).toEqual([{ type: 'internal', permissions: [] }]);
   });
 
   it('refuses an unknown permission', async () => {
     const before = await keysOf(org.orgId);
-    const err = await refusal(createApiKey(orm.em.fork(), input({ permissions: ['contacts:read', 'contacts:delete'] })));
+    const err = await refusal(createApiKey(pg, input({ permissions: ['contacts:read', 'contacts:delete'] })));
     expect(err).toMatchObject({ status: 400, code: 'validation_failed' });
     expect(JSON.stringify(err.details)).toContain('contacts:delete');
     expect(await keysOf(org.orgId)).toBe(before);
@@ -143,7 +145,7 @@ describe('createApiKey', () => {
 
   it('refuses permissions on an internal key', async () => {
     const before = await keysOf(org.orgId);
-    const err = await refusal(createApiKey(orm.em.fork(), input({ type: 'internal', permissions: ['contacts:read'] })));
+    const err = await refusal(createApiKey(pg, input({ type: 'internal', permissions: ['contacts:read'] })));
     expect(err).toMatchObject({ status: 400, code: 'validation_failed' });
     expect(await keysOf(org.orgId)).toBe(before);
   });
@@ -155,15 +157,15 @@ describe('createApiKey', () => {
       [org.orgId, email],
     );
     const before = await keysOf(org.orgId);
-    const err = await refusal(createApiKey(orm.em.fork(), input({ userId: member!.id })));
+    const err = await refusal(createApiKey(pg, input({ userId: member!.id })));
     expect(err).toMatchObject({ status: 409, code: 'user_inactive' });
     expect(await keysOf(org.orgId)).toBe(before);
   });
 
   it('refuses a user of another organization, and an unknown user', async () => {
     const before = [await keysOf(org.orgId), await keysOf(other.orgId)];
-    expect(await refusal(createApiKey(orm.em.fork(), input({ userId: other.userId })))).toMatchObject({ status: 404, code: 'not_found' });
-    expect(await refusal(createApiKey(orm.em.fork(), input({ userId: crypto.randomUUID() })))).toMatchObject({ status: 404, code: 'not_found' });
+    expect(await refusal(createApiKey(pg, input({ userId: other.userId })))).toMatchObject({ status: 404, code: 'not_found' });
+    expect(await refusal(createApiKey(pg, input({ userId: crypto.randomUUID() })))).toMatchObject({ status: 404, code: 'not_found' });
     expect([await keysOf(org.orgId), await keysOf(other.orgId)]).toEqual(before);
   });
 });

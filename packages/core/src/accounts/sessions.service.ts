@@ -1,4 +1,4 @@
-import type { EntityManager, Role } from '@leadwire/db';
+import type { Db, Role } from '@leadwire/db';
 import type { InternalActor } from '../auth/actor.ts';
 import { generateToken, hashKey } from '../auth/key-material.ts';
 import { SESSION_PREFIX } from '../auth/sessions.ts';
@@ -32,12 +32,12 @@ returning expires_at`;
 
 /** Opens a session for `user` under its current credential epoch; the token exists only in the answer. */
 export async function openSession(
-  em: EntityManager,
+  db: Db,
   user: Omit<UserRow, 'password_hash' | 'active'>,
   userAgent?: string,
 ): Promise<SessionView> {
   const token = generateToken(SESSION_PREFIX);
-  const [row] = await em.execute<{ expires_at: Date }[]>(INSERT_SESSION, [
+  const [row] = await db.execute<{ expires_at: Date }[]>(INSERT_SESSION, [
     user.organization_id,
     user.id,
     hashKey(token),
@@ -62,7 +62,7 @@ returning ${USER_COLUMNS}`;
  * request, in every process, because both are only valid under the epoch they were issued with. The session rows are
  * deleted as well, for tidiness only. Run it inside the transaction that makes the change needing it.
  */
-export async function endAllCredentials(tx: EntityManager, userId: string): Promise<UserRow> {
+export async function endAllCredentials(tx: Db, userId: string): Promise<UserRow> {
   const [user] = await tx.execute<UserRow[]>(BUMP_EPOCH, [userId]);
   if (!user) throw accountErrors.userNotFound(userId);
   await tx.execute('delete from sessions where user_id = ?', [userId]);
@@ -70,12 +70,12 @@ export async function endAllCredentials(tx: EntityManager, userId: string): Prom
 }
 
 /** Ends the session the request came with. */
-export async function signOut(em: EntityManager, actor: InternalActor): Promise<void> {
+export async function signOut(db: Db, actor: InternalActor): Promise<void> {
   if (actor.via !== 'session' || !actor.sessionId) throw accountErrors.sessionRequired('Signing out');
-  await em.execute('delete from sessions where id = ?', [actor.sessionId]);
+  await db.execute('delete from sessions where id = ?', [actor.sessionId]);
 }
 
 /** "Log out of all devices": ends every session of the user and stops every API key the user created, at once. */
-export async function logOutAll(em: EntityManager, actor: InternalActor): Promise<void> {
-  await em.transactional((tx) => endAllCredentials(tx, actor.userId));
+export async function logOutAll(db: Db, actor: InternalActor): Promise<void> {
+  await db.transaction((tx) => endAllCredentials(tx, actor.userId));
 }

@@ -1,4 +1,4 @@
-import type { EntityManager } from '@leadwire/db';
+import type { Db } from '@leadwire/db';
 import { accountErrors } from './errors.ts';
 import { DUMMY_PASSWORD_HASH, verifyPassword } from './passwords.ts';
 import type { SessionView, SignInInput, SignUpInput } from './schemas.ts';
@@ -13,21 +13,21 @@ export interface Client {
 }
 
 /** A new organization with its owner, signed in. */
-export async function signUp(em: EntityManager, input: SignUpInput, client: Client): Promise<SessionView> {
-  const { userId } = await createOrganization(em, { name: input.organizationName, ownerEmail: input.email, ownerPassword: input.password }).catch(
+export async function signUp(db: Db, input: SignUpInput, client: Client): Promise<SessionView> {
+  const { userId } = await createOrganization(db, { name: input.organizationName, ownerEmail: input.email, ownerPassword: input.password }).catch(
     (err: unknown) => {
       // Two sign-ups racing for one email: the loser meets the unique index rather than the check before it.
       if ((err as { code?: unknown }).code === '23505') throw accountErrors.emailTaken(input.email);
       throw err;
     },
   );
-  if (input.name) await em.execute('update users set name = ? where id = ?', [input.name, userId]);
-  const [user] = await em.execute<UserRow[]>(`select ${USER_COLUMNS} from users where id = ?`, [userId]);
-  return openSession(em, user!, client.userAgent);
+  if (input.name) await db.execute('update users set name = ? where id = ?', [input.name, userId]);
+  const [user] = await db.execute<UserRow[]>(`select ${USER_COLUMNS} from users where id = ?`, [userId]);
+  return openSession(db, user!, client.userAgent);
 }
 
-export async function findUserByEmail(em: EntityManager, email: string): Promise<UserRow | undefined> {
-  const [user] = await em.execute<UserRow[]>(`select ${USER_COLUMNS} from users where email = ?`, [email]);
+export async function findUserByEmail(db: Db, email: string): Promise<UserRow | undefined> {
+  const [user] = await db.execute<UserRow[]>(`select ${USER_COLUMNS} from users where email = ?`, [email]);
   return user;
 }
 
@@ -36,12 +36,12 @@ export async function findUserByEmail(em: EntityManager, email: string): Promise
  * checked against a dummy hash, so the answer takes as long as for a wrong password. Returns the user only when the
  * password is right; the caller decides what an inactive user may do.
  */
-export async function checkPassword(em: EntityManager, email: string, password: string, client: Client): Promise<UserRow | null> {
-  const attempt = await beginAttempt(em, email, client.ip);
-  const user = await findUserByEmail(em, email);
+export async function checkPassword(db: Db, email: string, password: string, client: Client): Promise<UserRow | null> {
+  const attempt = await beginAttempt(db, email, client.ip);
+  const user = await findUserByEmail(db, email);
   const ok = await verifyPassword(password, user?.password_hash ?? DUMMY_PASSWORD_HASH);
   if (!ok || !user) return null;
-  await attemptSucceeded(em, attempt);
+  await attemptSucceeded(db, attempt);
   return user;
 }
 
@@ -49,9 +49,9 @@ export async function checkPassword(em: EntityManager, email: string, password: 
  * Email and password to a session. A deactivated user learns so only after giving the right password, so the answer
  * reveals nothing about an account to someone who does not hold its password.
  */
-export async function signIn(em: EntityManager, input: SignInInput, client: Client): Promise<SessionView> {
-  const user = await checkPassword(em, input.email, input.password, client);
+export async function signIn(db: Db, input: SignInInput, client: Client): Promise<SessionView> {
+  const user = await checkPassword(db, input.email, input.password, client);
   if (!user) throw accountErrors.invalidCredentials();
   if (!user.active) throw accountErrors.userDeactivated();
-  return openSession(em, user, client.userAgent);
+  return openSession(db, user, client.userAgent);
 }

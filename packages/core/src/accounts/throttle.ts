@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { EntityManager } from '@leadwire/db';
+import type { Db } from '@leadwire/db';
 import { accountErrors } from './errors.ts';
 
 /**
@@ -67,10 +67,10 @@ export interface Attempt {
  * wait) when either is locked, otherwise waits the growing delay and returns the recorded attempt. Unknown emails
  * are counted exactly like known ones, so the throttle reveals nothing about who has an account.
  */
-export async function beginAttempt(em: EntityManager, email: string, ip: string): Promise<Attempt> {
+export async function beginAttempt(db: Db, email: string, ip: string): Promise<Attempt> {
   const w = THROTTLE.windowMinutes;
   const { account, address } = THROTTLE;
-  const verdict = await em.transactional(async (tx) => {
+  const verdict = await db.transaction(async (tx) => {
     await tx.execute('select pg_advisory_xact_lock(hashtext(?)), pg_advisory_xact_lock(hashtext(?))', [`sign-in:ip:${ip}`, `sign-in:email:${email}`]);
     const [row] = await tx.execute<Verdict[]>(CHECK_AND_RECORD, [
       email, w, email, account.lockAt,
@@ -93,14 +93,14 @@ export async function beginAttempt(em: EntityManager, email: string, ip: string)
 }
 
 /** The password was right: the attempt no longer counts, and the account's earlier failures stop counting too. */
-export async function attemptSucceeded(em: EntityManager, attempt: Attempt): Promise<void> {
-  await em.execute('update sign_in_attempts set succeeded = true where id = ?', [attempt.id]);
+export async function attemptSucceeded(db: Db, attempt: Attempt): Promise<void> {
+  await db.execute('update sign_in_attempts set succeeded = true where id = ?', [attempt.id]);
 }
 
 /**
  * After a password reset the owner has proven control of the account: a success recorded for it lifts the account's
  * lock (failures before the last success do not count). The address keeps its count.
  */
-export async function clearAccountLock(em: EntityManager, email: string, ip: string): Promise<void> {
-  await em.execute('insert into sign_in_attempts (email, ip, succeeded) values (?, ?, true)', [email, ip]);
+export async function clearAccountLock(db: Db, email: string, ip: string): Promise<void> {
+  await db.execute('insert into sign_in_attempts (email, ip, succeeded) values (?, ?, true)', [email, ip]);
 }

@@ -1,4 +1,4 @@
-import type { EntityManager, Role } from '@leadwire/db';
+import type { Db, Role } from '@leadwire/db';
 import type { InternalActor } from '../auth/actor.ts';
 import { requireRole } from '../auth/internal.ts';
 import { accountErrors } from './errors.ts';
@@ -21,8 +21,8 @@ function view(row: MemberRow): MemberView {
 }
 
 /** Everyone in the caller's organization, deactivated users included (they can be reactivated). */
-export async function listMembers(em: EntityManager, actor: InternalActor): Promise<MemberView[]> {
-  const rows = await em.execute<MemberRow[]>(
+export async function listMembers(db: Db, actor: InternalActor): Promise<MemberView[]> {
+  const rows = await db.execute<MemberRow[]>(
     `select ${MEMBER_COLUMNS} from users where organization_id = ? order by created_at, id`,
     [actor.orgId],
   );
@@ -34,7 +34,7 @@ export async function listMembers(em: EntityManager, actor: InternalActor): Prom
  * deactivating each other at the same moment cannot leave it without an active owner. A user of another organization
  * is simply not found.
  */
-async function lockTarget(tx: EntityManager, actor: InternalActor, userId: string) {
+async function lockTarget(tx: Db, actor: InternalActor, userId: string) {
   await tx.execute('select 1 from organizations where id = ? for update', [actor.orgId]);
   const [target] = await tx.execute<MemberRow[]>(`select ${MEMBER_COLUMNS} from users where id = ? and organization_id = ?`, [userId, actor.orgId]);
   if (!target) throw accountErrors.userNotFound(userId);
@@ -46,9 +46,9 @@ async function lockTarget(tx: EntityManager, actor: InternalActor, userId: strin
 }
 
 /** Owners only. The last active owner cannot be demoted. Roles are read on every request, so the change is immediate. */
-export async function changeRole(em: EntityManager, actor: InternalActor, userId: string, role: Role): Promise<MemberView> {
+export async function changeRole(db: Db, actor: InternalActor, userId: string, role: Role): Promise<MemberView> {
   requireRole(actor, 'owner');
-  return em.transactional(async (tx) => {
+  return db.transaction(async (tx) => {
     const { target, otherActiveOwners } = await lockTarget(tx, actor, userId);
     if (target.role === 'owner' && target.active && role !== 'owner' && otherActiveOwners === 0) throw accountErrors.lastOwner();
     const [row] = await tx.execute<MemberRow[]>(
@@ -63,10 +63,10 @@ export async function changeRole(em: EntityManager, actor: InternalActor, userId
  * Owners and admins; only an owner may act on an owner. Deactivation moves the credential epoch, so the user's sessions
  * and every API key the user created stop at once; reactivation does not bring them back.
  */
-export async function setActive(em: EntityManager, actor: InternalActor, userId: string, active: boolean): Promise<MemberView> {
+export async function setActive(db: Db, actor: InternalActor, userId: string, active: boolean): Promise<MemberView> {
   requireRole(actor, 'owner', 'admin');
   if (!active && userId === actor.userId) throw accountErrors.cannotDeactivateSelf();
-  return em.transactional(async (tx) => {
+  return db.transaction(async (tx) => {
     const { target, otherActiveOwners } = await lockTarget(tx, actor, userId);
     if (target.role === 'owner' && actor.role !== 'owner') throw accountErrors.ownersOnly();
     if (!active && target.role === 'owner' && otherActiveOwners === 0) throw accountErrors.lastOwner();

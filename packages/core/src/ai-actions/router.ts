@@ -23,13 +23,13 @@ export const aiActionsRouter = router({
     })
     .input(AiActionListInput)
     .output(AiActionPage)
-    .query(({ ctx, input }) => listAiActions(ctx.em, ctx.actor, input)),
+    .query(({ ctx, input }) => listAiActions(ctx.db, ctx.actor, input)),
 
   get: internalProcedure
     .meta({ openapi: { method: 'GET', path: '/ai-actions/{id}', tags, summary: 'A suggested action' }, errorCodes: [...INTERNAL_ERRORS, 'not_found'] })
     .input(AiActionIdInput)
     .output(AiActionView)
-    .query(({ ctx, input }) => getAiAction(ctx.em, ctx.actor, input.id)),
+    .query(({ ctx, input }) => getAiAction(ctx.db, ctx.actor, input.id)),
 
   create: internalProcedure
     .meta({
@@ -39,7 +39,7 @@ export const aiActionsRouter = router({
     })
     .input(AiActionCreateInput)
     .output(AiActionView)
-    .mutation(({ ctx, input }) => createAiAction(ctx.em, ctx.actor, input)),
+    .mutation(({ ctx, input }) => createAiAction(ctx.db, ctx.actor, input)),
 
   approve: internalProcedure
     .meta({
@@ -48,7 +48,7 @@ export const aiActionsRouter = router({
     })
     .input(AiActionIdInput)
     .output(AiActionView)
-    .mutation(({ ctx, input }) => decideAiAction(ctx.em, ctx.actor, input.id, 'approved')),
+    .mutation(({ ctx, input }) => decideAiAction(ctx.db, ctx.actor, input.id, 'approved')),
 
   reject: internalProcedure
     .meta({
@@ -57,5 +57,5 @@ export const aiActionsRouter = router({
     })
     .input(AiActionRejectInput)
     .output(AiActionView)
-    .mutation(({ ctx, input }) => decideAiAction(ctx.em, ctx.actor, input.id, 'rejected', input.reason ?? null)),
+    .mutation(({ ctx, input }) => decideAiAction(ctx.db, ctx.actor, input.id, 'rejected', input.reason ?? null)),
 });

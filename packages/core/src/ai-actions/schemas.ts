@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { jsonObject, text } from '../validation/index.ts';
 import { IsoDateTime, PageFields, pageOf } from '../deals/common.ts';
 
 export const AI_ACTION_STATUSES = ['pending', 'approved', 'rejected'] as const;
@@ -19,14 +20,11 @@ export type AiActionView = z.infer<typeof AiActionView>;
 
 export const AiActionCreateInput = z.object({
   contactId: z.uuid({ message: 'contactId must be a contact id (UUID)' }),
-  kind: z
-    .string()
+  kind: text(64)
     .regex(/^[a-z][a-z0-9_.-]{0,63}$/, 'kind must be 1-64 lowercase letters, digits, dot, dash or underscore, starting with a letter')
     .meta({ description: 'What the AI suggests doing, e.g. an automation action name.', example: 'send_sms' }),
-  summary: z.string().trim().min(1, 'summary must not be empty').max(2000).meta({ example: 'Follow up: asked for pricing twice' }),
-  payload: z
-    .record(z.string().min(1).max(100), z.unknown())
-    .refine((o) => Object.keys(o).length <= 100, 'payload may hold at most 100 keys')
+  summary: text(2000).min(1, 'summary must not be empty').meta({ example: 'Follow up: asked for pricing twice' }),
+  payload: jsonObject({ maxKeys: 100, label: 'payload' })
     .optional()
     .meta({ description: 'What approving would do, for the user to review; stored as given.', example: { body: 'Hi Ada, ...' } }),
 });
@@ -35,7 +33,7 @@ export type AiActionCreateInput = z.infer<typeof AiActionCreateInput>;
 export const AiActionIdInput = z.object({ id: z.uuid({ message: 'id must be an AI action id (UUID)' }) });
 
 export const AiActionRejectInput = AiActionIdInput.extend({
-  reason: z.string().trim().min(1).max(1000).nullish().meta({ description: 'Optional: why the suggestion was wrong.' }),
+  reason: text(1000).min(1).nullish().meta({ description: 'Optional: why the suggestion was wrong.' }),
 });
 
 export const AiActionListInput = z.object({

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Db, EntityManager } from '@leadwire/db';
+import type { Db } from '@leadwire/db';
 import type { InternalActor } from '../auth/actor.ts';
 import { afterCursor, conflict, iso, isoOrNull, requireLiveContact, toPage } from '../deals/common.ts';
 import { errors } from '../errors.ts';
@@ -69,8 +69,8 @@ export async function getAiAction(db: Db, actor: InternalActor, id: string): Pro
 }
 
 /** A suggestion, pending until a user decides. Emits ai_action.created with source `ai` and `data.aiAction`. */
-export async function createAiAction(em: EntityManager, actor: InternalActor, input: AiActionCreateInput): Promise<AiActionView> {
-  return em.transactional(async (tx) => {
+export async function createAiAction(db: Db, actor: InternalActor, input: AiActionCreateInput): Promise<AiActionView> {
+  return db.transaction(async (tx) => {
     await requireLiveContact(tx, actor.orgId, input.contactId, 'share');
     const [row] = await tx.execute<AiActionRow[]>(INSERT, [
       randomUUID(),
@@ -92,13 +92,13 @@ export async function createAiAction(em: EntityManager, actor: InternalActor, in
  * listens for the approval.
  */
 export async function decideAiAction(
-  em: EntityManager,
+  db: Db,
   actor: InternalActor,
   id: string,
   decision: 'approved' | 'rejected',
   reason: string | null = null,
 ): Promise<AiActionView> {
-  return em.transactional(async (tx) => {
+  return db.transaction(async (tx) => {
     const [row] = await tx.execute<AiActionRow[]>(DECIDE, [decision, actor.userId, reason, id, actor.orgId]);
     if (!row) {
       const current = await getAiAction(tx, actor, id);

@@ -1,12 +1,13 @@
 import { API_KEY_TYPES, PUBLIC_PERMISSIONS } from '@leadwire/db';
 import { z } from 'zod';
+import { int, text } from '../validation/index.ts';
 
 /** Ten years: long enough for any integration, short enough that "expires" still means something. */
 export const MAX_EXPIRY_DAYS = 3650;
 
 export const ApiKeyCreateInput = z
   .object({
-    name: z.string().trim().min(1, 'name must not be empty').max(100, 'name must be at most 100 characters'),
+    name: text(100).min(1, 'name must not be empty'),
     type: z.enum(API_KEY_TYPES).meta({
       description: '`public`: only /v1, with the permissions ticked. `internal`: the application surface, acting as you.',
     }),
@@ -14,11 +15,7 @@ export const ApiKeyCreateInput = z
       .array(z.enum(PUBLIC_PERMISSIONS))
       .optional()
       .meta({ description: 'Public API keys only, at least one. Internal keys carry your own reach instead.' }),
-    expiresInDays: z
-      .number()
-      .int('expiresInDays must be a whole number of days')
-      .min(1)
-      .max(MAX_EXPIRY_DAYS)
+    expiresInDays: int({ min: 1, max: MAX_EXPIRY_DAYS, message: `expiresInDays must be a whole number of days, 1 to ${MAX_EXPIRY_DAYS}` })
       .nullish()
       .meta({ description: `Days until the key stops working (1 to ${MAX_EXPIRY_DAYS}); omit or null for a key that never expires.` }),
   })

@@ -1,4 +1,4 @@
-import type { ApiKeyType, EntityManager } from '@leadwire/db';
+import type { ApiKeyType, Db } from '@leadwire/db';
 import { assertKeyCreationUnlocked } from '../accounts/confirmation.ts';
 import { createApiKey } from '../accounts/service.ts';
 import type { InternalActor } from '../auth/actor.ts';
@@ -73,8 +73,8 @@ function toView(row: KeyRow): ApiKeyView {
   };
 }
 
-export async function listKeys(em: EntityManager, actor: InternalActor): Promise<ApiKeyView[]> {
-  const rows = await em.execute<KeyRow[]>(LIST_KEYS, [actor.orgId, managesAll(actor), actor.userId]);
+export async function listKeys(db: Db, actor: InternalActor): Promise<ApiKeyView[]> {
+  const rows = await db.execute<KeyRow[]>(LIST_KEYS, [actor.orgId, managesAll(actor), actor.userId]);
   return rows.map(toView);
 }
 
@@ -82,9 +82,9 @@ export async function listKeys(em: EntityManager, actor: InternalActor): Promise
  * Creates a key acting as the caller, after the security confirmation (spec "Authentication" 5); the value is in this
  * response and nowhere else, ever.
  */
-export async function createKey(em: EntityManager, actor: InternalActor, input: ApiKeyCreateInput): Promise<ApiKeyCreated> {
-  await assertKeyCreationUnlocked(em, actor);
-  const { id, value } = await createApiKey(em, {
+export async function createKey(db: Db, actor: InternalActor, input: ApiKeyCreateInput): Promise<ApiKeyCreated> {
+  await assertKeyCreationUnlocked(db, actor);
+  const { id, value } = await createApiKey(db, {
     orgId: actor.orgId,
     userId: actor.userId,
     name: input.name,
@@ -92,7 +92,7 @@ export async function createKey(em: EntityManager, actor: InternalActor, input: 
     permissions: input.type === 'public' ? (input.permissions ?? []) : [],
     expiresAt: input.expiresInDays ? new Date(Date.now() + input.expiresInDays * DAY_MS) : null,
   });
-  const [row] = await em.execute<KeyRow[]>(GET_KEY, [id, actor.orgId]);
+  const [row] = await db.execute<KeyRow[]>(GET_KEY, [id, actor.orgId]);
   if (!row) throw new Error(`API key ${id} vanished right after it was created`);
   return { ...toView(row), value };
 }
@@ -101,8 +101,8 @@ export async function createKey(em: EntityManager, actor: InternalActor, input: 
  * Revokes on the spot: authentication reads revoked_at on every request, in every process. Keys the caller may not
  * manage (another tenant's, or a colleague's for a member) answer exactly like unknown ids.
  */
-export async function revokeKey(em: EntityManager, actor: InternalActor, id: string): Promise<ApiKeyView> {
-  const [row] = await em.execute<KeyRow[]>(REVOKE_KEY, [id, actor.orgId, managesAll(actor), actor.userId]);
+export async function revokeKey(db: Db, actor: InternalActor, id: string): Promise<ApiKeyView> {
+  const [row] = await db.execute<KeyRow[]>(REVOKE_KEY, [id, actor.orgId, managesAll(actor), actor.userId]);
   if (!row) throw errors.notFound(`No API key with id ${id}`);
   return toView(row);
 }

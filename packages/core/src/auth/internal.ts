@@ -1,4 +1,4 @@
-import type { EntityManager, Role } from '@leadwire/db';
+import type { Db, Role } from '@leadwire/db';
 import { AppError, errors } from '../errors.ts';
 import { INTERNAL_KEY_LIMITS } from '../limits/plans.ts';
 import { enforceRateLimits } from '../limits/rate-limit.ts';
@@ -14,14 +14,14 @@ import { findSession, SESSION_PREFIX } from './sessions.ts';
  * wrong surface. Plain so that HTTP routes outside tRPC (multipart uploads, downloads) share it.
  */
 export async function authenticateInternal(
-  em: EntityManager,
+  db: Db,
   header: (name: string) => string | undefined,
   setHeader: (name: string, value: string | number) => void,
 ): Promise<InternalActor> {
   const authorization = header('authorization');
   const token = bearerToken(authorization);
   if (token?.startsWith(KEY_PREFIX)) {
-    const { actor: key, window, dayWindow } = await authenticate(em, authorization, 'internal');
+    const { actor: key, window, dayWindow } = await authenticate(db, authorization, 'internal');
     const limits = INTERNAL_KEY_LIMITS[key.plan];
     enforceRateLimits(
       [
@@ -33,7 +33,7 @@ export async function authenticateInternal(
     return { ...key, via: 'internal_key', sessionId: null, apiKeyId: key.apiKeyId };
   }
   if (token?.startsWith(SESSION_PREFIX)) {
-    const session = await findSession(em, token);
+    const session = await findSession(db, token);
     if (!session) throw errors.unauthorized('Session expired or signed out; sign in again');
     return session;
   }
@@ -43,7 +43,7 @@ export async function authenticateInternal(
 /** Procedures of the internal surface, authenticated by `authenticateInternal`. */
 export const internalProcedure = baseProcedure.use(async ({ ctx, next }) => {
   const actor = await authenticateInternal(
-    ctx.em,
+    ctx.db,
     (name) => ctx.header(name),
     (name, value) => ctx.setHeader(name, value),
   );

@@ -13,7 +13,7 @@ import { authenticate } from './authenticate.ts';
 export function publicApiProcedure(permission: PublicPermission) {
   // Meta merges shallowly in tRPC, so the router's own .meta() keeps this permission.
   return baseProcedure.meta({ permission }).use(async ({ ctx, next }) => {
-    const { actor, window } = await authenticate(ctx.deps.db, ctx.header('authorization'), 'public');
+    const { actor, window } = await authenticate(ctx.db, ctx.header('authorization'), 'public');
     if (window) enforceRateLimit(window, PUBLIC_API_PER_MINUTE, ctx.setHeader);
     if (!actor.permissions.includes(permission)) throw errors.insufficientScope(permission);
     return next({ ctx: { ...ctx, actor } });

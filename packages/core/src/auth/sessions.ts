@@ -1,4 +1,4 @@
-import type { EntityManager, Plan, Role } from '@leadwire/db';
+import type { Db, Plan, Role } from '@leadwire/db';
 import type { InternalActor } from './actor.ts';
 import { hashKey } from './key-material.ts';
 
@@ -30,8 +30,8 @@ with s as (
 )
 select * from s`;
 
-export async function findSession(em: EntityManager, token: string): Promise<InternalActor | null> {
-  const [row] = await em.execute<SessionRow[]>(FIND_SESSION, [hashKey(token)]);
+export async function findSession(db: Db, token: string): Promise<InternalActor | null> {
+  const [row] = await db.execute<SessionRow[]>(FIND_SESSION, [hashKey(token)]);
   if (!row) return null;
   return {
     orgId: row.organization_id,

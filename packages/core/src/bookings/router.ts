@@ -15,13 +15,13 @@ export const bookingsRouter = router({
     })
     .input(BookingListInput)
     .output(BookingPage)
-    .query(({ ctx, input }) => listBookings(ctx.em, ctx.actor, input)),
+    .query(({ ctx, input }) => listBookings(ctx.db, ctx.actor, input)),
 
   get: internalProcedure
     .meta({ openapi: { method: 'GET', path: '/bookings/{id}', tags, summary: 'A booking' }, errorCodes: [...INTERNAL_ERRORS, 'not_found'] })
     .input(BookingIdInput)
     .output(BookingView)
-    .query(({ ctx, input }) => getBooking(ctx.em, ctx.actor, input.id)),
+    .query(({ ctx, input }) => getBooking(ctx.db, ctx.actor, input.id)),
 
   create: internalProcedure
     .meta({
@@ -36,7 +36,7 @@ export const bookingsRouter = router({
     })
     .input(BookingCreateInput)
     .output(BookingView)
-    .mutation(({ ctx, input }) => createBooking(ctx.em, ctx.actor, input)),
+    .mutation(({ ctx, input }) => createBooking(ctx.db, ctx.actor, input)),
 
   cancel: internalProcedure
     .meta({
@@ -50,5 +50,5 @@ export const bookingsRouter = router({
     })
     .input(BookingIdInput)
     .output(BookingView)
-    .mutation(({ ctx, input }) => cancelBooking(ctx.em, ctx.actor, input.id)),
+    .mutation(({ ctx, input }) => cancelBooking(ctx.db, ctx.actor, input.id)),
 });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { text } from '../validation/index.ts';
 import { IsoDateTime, PageFields, pageOf } from '../deals/common.ts';
 
 export const BOOKING_STATUSES = ['confirmed', 'cancelled'] as const;
@@ -21,7 +22,7 @@ export type BookingView = z.infer<typeof BookingView>;
 export const BookingCreateInput = z
   .object({
     contactId: z.uuid({ message: 'contactId must be a contact id (UUID)' }),
-    title: z.string().trim().min(1).max(300).nullish(),
+    title: text(300).min(1).nullish(),
     startsAt: At('startsAt'),
     endsAt: At('endsAt'),
   })

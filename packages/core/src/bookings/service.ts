@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Db, EntityManager } from '@leadwire/db';
+import type { Db } from '@leadwire/db';
 import type { InternalActor } from '../auth/actor.ts';
 import { afterCursor, iso, isoOrNull, requireLiveContact, toPage } from '../deals/common.ts';
 import { errors } from '../errors.ts';
@@ -62,8 +62,8 @@ export async function getBooking(db: Db, actor: InternalActor, id: string): Prom
 }
 
 /** Emits booking.created (`data.booking`), and contact.score_changed when the booking bonus moved the score. */
-export async function createBooking(em: EntityManager, actor: InternalActor, input: BookingCreateInput): Promise<BookingView> {
-  return em.transactional(async (tx) => {
+export async function createBooking(db: Db, actor: InternalActor, input: BookingCreateInput): Promise<BookingView> {
+  return db.transaction(async (tx) => {
     const contact = await requireLiveContact(tx, actor.orgId, input.contactId, 'update');
     const [row] = await tx.execute<BookingRow[]>(INSERT, [
       randomUUID(),
@@ -84,8 +84,8 @@ export async function createBooking(em: EntityManager, actor: InternalActor, inp
  * Emits booking.cancelled once; cancelling the contact's last confirmed booking takes the booking bonus away again.
  * The contact is locked before the booking, in the same order as createBooking.
  */
-export async function cancelBooking(em: EntityManager, actor: InternalActor, id: string): Promise<BookingView> {
-  return em.transactional(async (tx) => {
+export async function cancelBooking(db: Db, actor: InternalActor, id: string): Promise<BookingView> {
+  return db.transaction(async (tx) => {
     const current = await getBooking(tx, actor, id);
     const contact = await requireLiveContact(tx, actor.orgId, current.contactId, 'update');
     const [row] = await tx.execute<BookingRow[]>(CANCEL, [id]);

@@ -12,5 +12,5 @@ export const companiesRouter = router({
     })
     .input(CompanyUpsertInput)
     .output(CompanyUpsertOutput)
-    .mutation(({ ctx, input }) => upsertCompany(ctx.deps.db, ctx.actor, input)),
+    .mutation(({ ctx, input }) => upsertCompany(ctx.db, ctx.actor, input)),
 });

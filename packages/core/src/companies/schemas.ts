@@ -1,7 +1,6 @@
 import { z } from 'zod';
+import { text } from '../validation/index.ts';
 import { CustomSchema } from '../contacts/schemas.ts';
-
-const text = (max: number) => z.string().trim().max(max);
 
 export const CompanyUpsertInput = z.object({
   domain: text(2048)

@@ -1,4 +1,4 @@
-import type { PgDb } from '@leadwire/db';
+import type { Db } from '@leadwire/db';
 import type { InternalActor } from '../auth/actor.ts';
 import { requireRole } from '../auth/internal.ts';
 import { errors } from '../errors.ts';
@@ -14,7 +14,7 @@ import { BUMP_CONTACT_COUNT, LOCK_CONTACT_COUNT } from './sql.ts';
 import { transact } from './upsert.ts';
 
 /** Moves a live contact to trash. Any role may: it is recoverable for 30 days. */
-export async function trashContact(db: PgDb, actor: InternalActor, id: string) {
+export async function trashContact(db: Db, actor: InternalActor, id: string) {
   return transact(db, async (tx) => {
     // Contact row first, organization row second: the same order as the upsert path, so the two cannot deadlock.
     const [row] = await tx.execute<AppContactRow[]>(q.LOCK_LIVE, [id, actor.orgId]);
@@ -33,7 +33,7 @@ export async function trashContact(db: PgDb, actor: InternalActor, id: string) {
  * a live contact meanwhile (409, naming that contact) and the organization may have reached its cap. Emits
  * `contact.created` with `restored: true`: a receiver that removed its copy on `contact.deleted` re-creates it.
  */
-export async function restoreContact(db: PgDb, actor: InternalActor, id: string, now = new Date()): Promise<AppContact> {
+export async function restoreContact(db: Db, actor: InternalActor, id: string, now = new Date()): Promise<AppContact> {
   requireRole(actor, 'owner', 'admin');
   return transact(db, async (tx) => {
     const [row] = await tx.execute<AppContactRow[]>(q.LOCK_ANY, [id, actor.orgId]);
@@ -83,7 +83,7 @@ export interface PurgeResult {
  * Deletes for good every contact more than 30 days in trash as of `now`, across all organizations, with its timeline.
  * Rows a concurrent restore holds are skipped (and that restore then finds the window closed, or wins).
  */
-export async function purgeTrash(db: PgDb, now: Date): Promise<PurgeResult> {
+export async function purgeTrash(db: Db, now: Date): Promise<PurgeResult> {
   const result: PurgeResult = { contacts: 0, events: 0, storageKeys: [] };
   const cutoff = trashCutoff(now);
   for (;;) {

@@ -1,4 +1,4 @@
-import type { Db, PgDb } from '@leadwire/db';
+import type { Db } from '@leadwire/db';
 import type { InternalActor } from '../auth/actor.ts';
 import { requireRole } from '../auth/internal.ts';
 import { emitEvents, type PendingEvent } from '../events/outbox.ts';
@@ -129,7 +129,7 @@ async function moveRecords(tx: Db, orgId: string, primaryId: string, dupIds: str
  * `contact.deleted` per duplicate (with `mergedInto`).
  */
 export async function mergeContacts(
-  db: PgDb,
+  db: Db,
   actor: InternalActor,
   input: ContactMergeInput,
   hooks: WriteHooks = {},

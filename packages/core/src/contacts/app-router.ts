@@ -60,7 +60,7 @@ export const appContactsRouter = router({
     })
     .input(ContactListInput)
     .output(ContactPage)
-    .query(({ ctx, input }) => listContacts(ctx.deps.db, ctx.actor, input)),
+    .query(({ ctx, input }) => listContacts(ctx.db, ctx.actor, input)),
 
   get: internalProcedure
     .meta({
@@ -69,7 +69,7 @@ export const appContactsRouter = router({
     })
     .input(ContactGetInput)
     .output(ContactWithTimeline)
-    .query(({ ctx, input }) => getContactWithTimeline(ctx.deps.db, ctx.actor, input.id, input.timelineLimit)),
+    .query(({ ctx, input }) => getContactWithTimeline(ctx.db, ctx.actor, input.id, input.timelineLimit)),
 
   timeline: internalProcedure
     .meta({
@@ -78,7 +78,7 @@ export const appContactsRouter = router({
     })
     .input(TimelineInput)
     .output(TimelinePage)
-    .query(({ ctx, input }) => getTimeline(ctx.deps.db, ctx.actor, input.id, input.limit, input.cursor)),
+    .query(({ ctx, input }) => getTimeline(ctx.db, ctx.actor, input.id, input.limit, input.cursor)),
 
   create: internalProcedure
     .meta({
@@ -88,7 +88,7 @@ export const appContactsRouter = router({
     })
     .input(ContactCreateInput)
     .output(AppContact)
-    .mutation(({ ctx, input }) => createContact(ctx.deps.db, ctx.actor, input, hooks(ctx.deps))),
+    .mutation(({ ctx, input }) => createContact(ctx.db, ctx.actor, input, hooks(ctx.deps))),
 
   update: internalProcedure
     .meta({
@@ -97,7 +97,7 @@ export const appContactsRouter = router({
     })
     .input(ContactUpdateInput)
     .output(AppContact)
-    .mutation(({ ctx, input }) => updateContact(ctx.deps.db, ctx.actor, input, hooks(ctx.deps))),
+    .mutation(({ ctx, input }) => updateContact(ctx.db, ctx.actor, input, hooks(ctx.deps))),
 
   addTags: internalProcedure
     .meta({
@@ -106,7 +106,7 @@ export const appContactsRouter = router({
     })
     .input(TagsInput)
     .output(AppContact)
-    .mutation(({ ctx, input }) => addTags(ctx.deps.db, ctx.actor, input.id, input.tags)),
+    .mutation(({ ctx, input }) => addTags(ctx.db, ctx.actor, input.id, input.tags)),
 
   removeTags: internalProcedure
     .meta({
@@ -115,7 +115,7 @@ export const appContactsRouter = router({
     })
     .input(TagsInput)
     .output(AppContact)
-    .mutation(({ ctx, input }) => removeTags(ctx.deps.db, ctx.actor, input.id, input.tags)),
+    .mutation(({ ctx, input }) => removeTags(ctx.db, ctx.actor, input.id, input.tags)),
 
   setStage: internalProcedure
     .meta({
@@ -124,7 +124,7 @@ export const appContactsRouter = router({
     })
     .input(StageInput)
     .output(AppContact)
-    .mutation(({ ctx, input }) => setStage(ctx.deps.db, ctx.actor, input.id, input.stage)),
+    .mutation(({ ctx, input }) => setStage(ctx.db, ctx.actor, input.id, input.stage)),
 
   setScoreOverride: internalProcedure
     .meta({
@@ -133,7 +133,7 @@ export const appContactsRouter = router({
     })
     .input(ScoreOverrideInput)
     .output(AppContact)
-    .mutation(({ ctx, input }) => setScoreOverride(ctx.deps.db, ctx.actor, input.id, input.score)),
+    .mutation(({ ctx, input }) => setScoreOverride(ctx.db, ctx.actor, input.id, input.score)),
 
   delete: internalProcedure
     .meta({
@@ -142,7 +142,7 @@ export const appContactsRouter = router({
     })
     .input(IdInput)
     .output(DeleteOutput)
-    .mutation(({ ctx, input }) => trashContact(ctx.deps.db, ctx.actor, input.id)),
+    .mutation(({ ctx, input }) => trashContact(ctx.db, ctx.actor, input.id)),
 
   trash: internalProcedure
     .meta({
@@ -151,7 +151,7 @@ export const appContactsRouter = router({
     })
     .input(TrashListInput)
     .output(TrashPage)
-    .query(({ ctx, input }) => listTrash(ctx.deps.db, ctx.actor, input)),
+    .query(({ ctx, input }) => listTrash(ctx.db, ctx.actor, input)),
 
   restore: internalProcedure
     .meta({
@@ -160,7 +160,7 @@ export const appContactsRouter = router({
     })
     .input(IdInput)
     .output(AppContact)
-    .mutation(({ ctx, input }) => restoreContact(ctx.deps.db, ctx.actor, input.id)),
+    .mutation(({ ctx, input }) => restoreContact(ctx.db, ctx.actor, input.id)),
 
   merge: internalProcedure
     .use(async ({ next }) => {
@@ -179,5 +179,5 @@ export const appContactsRouter = router({
     })
     .input(ContactMergeInput)
     .output(ContactMergeOutput)
-    .mutation(({ ctx, input }) => mergeContacts(ctx.deps.db, ctx.actor, input, hooks(ctx.deps))),
+    .mutation(({ ctx, input }) => mergeContacts(ctx.db, ctx.actor, input, hooks(ctx.deps))),
 });

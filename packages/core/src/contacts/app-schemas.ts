@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { text } from '../validation/index.ts';
 import { CustomSchema, EmailSchema, SourceSchema } from './schemas.ts';
 
 /** Contact list page size (spec "Limits"). */
@@ -15,10 +16,7 @@ export const StageSchema = z.enum(CONTACT_STAGES).meta({ description: 'Any stage
 
 /** Trimmed text where an empty string means "blank" and is stored as null, so merge sees it as fillable. */
 const blankable = (max: number) =>
-  z
-    .string()
-    .trim()
-    .max(max)
+  text(max)
     .transform((s) => (s === '' ? null : s))
     .nullish();
 
@@ -28,7 +26,7 @@ const blankable = (max: number) =>
  */
 const uncoerced = <T extends z.ZodType>(schema: T) => z.union([schema]);
 
-const TagList = z.array(z.string().trim().min(1, 'tags must not be empty').max(100)).min(1).max(100);
+const TagList = z.array(text(100).min(1, 'tags must not be empty')).min(1).max(100);
 
 const ContactFields = {
   email: EmailSchema.nullish(),
@@ -77,7 +75,7 @@ export const SORT_FIELDS = ['createdAt', 'updatedAt', 'lastName', 'leadScore'] a
 export type SortField = (typeof SORT_FIELDS)[number];
 export type SortOrder = 'asc' | 'desc';
 
-const filterText = (description: string) => z.string().trim().min(1).max(200).optional().meta({ description });
+const filterText = (description: string) => text(200).min(1).optional().meta({ description });
 
 export const ContactListInput = z.object({
   limit: z.coerce
@@ -87,7 +85,7 @@ export const ContactListInput = z.object({
     .max(PAGE_MAX, `limit may be at most ${PAGE_MAX} contacts per page`)
     .default(PAGE_DEFAULT)
     .meta({ description: `Page size, default ${PAGE_DEFAULT}, at most ${PAGE_MAX}.` }),
-  cursor: z.string().max(2000).optional().meta({ description: '`nextCursor` of the previous page, with the same sort and order.' }),
+  cursor: text(2000, { trim: false }).optional().meta({ description: '`nextCursor` of the previous page, with the same sort and order.' }),
   stage: filterText('Only contacts at this stage.'),
   tag: filterText('Only contacts carrying this tag (case-insensitive).'),
   source: filterText('Only contacts with this source.'),
@@ -169,7 +167,7 @@ export const TIMELINE_MAX = 100;
 const timelineLimit = z.coerce.number().int().min(1).max(TIMELINE_MAX).default(TIMELINE_DEFAULT);
 
 export const TimelinePage = z.object({ items: z.array(TimelineItem), nextCursor: z.string().nullable() });
-export const TimelineInput = z.object({ id: z.uuid(), limit: timelineLimit, cursor: z.string().max(500).optional() });
+export const TimelineInput = z.object({ id: z.uuid(), limit: timelineLimit, cursor: text(500, { trim: false }).optional() });
 export const ContactGetInput = z.object({ id: z.uuid(), timelineLimit });
 export const ContactWithTimeline = z.object({ contact: AppContact, timeline: TimelinePage });
 

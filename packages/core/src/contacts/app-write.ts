@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Db, PgDb } from '@leadwire/db';
+import type { Db } from '@leadwire/db';
 import type { InternalActor } from '../auth/actor.ts';
 import { errors } from '../errors.ts';
 import { emitEvents } from '../events/outbox.ts';
@@ -56,7 +56,7 @@ export async function writeContact(tx: Db, before: AppContactRow, after: AppCont
 }
 
 export async function createContact(
-  db: PgDb,
+  db: Db,
   actor: InternalActor,
   input: ContactCreateInput,
   hooks: WriteHooks = {},
@@ -83,7 +83,7 @@ export async function createContact(
  * nothing and emits nothing, so retries and double clicks are harmless.
  */
 async function mutate(
-  db: PgDb,
+  db: Db,
   actor: InternalActor,
   id: string,
   change: (row: AppContactRow, now: Date) => AppContactRow,
@@ -103,25 +103,25 @@ async function mutate(
   });
 }
 
-export function updateContact(db: PgDb, actor: InternalActor, input: ContactUpdateInput, hooks: WriteHooks = {}) {
+export function updateContact(db: Db, actor: InternalActor, input: ContactUpdateInput, hooks: WriteHooks = {}) {
   const { id, ...patch } = input;
   return mutate(db, actor, id, (row, now) => applyPatch(row, patch, now), { hooks });
 }
 
 /** One `contact.tag_added` per tag the contact did not carry yet (case-insensitive), so automations can filter on `data.tag`. */
-export function addTags(db: PgDb, actor: InternalActor, id: string, tags: readonly string[]) {
+export function addTags(db: Db, actor: InternalActor, id: string, tags: readonly string[]) {
   return mutate(db, actor, id, (row, now) => ({ ...row, tags: unionTags(row.tags, tags), updated_at: now }), { tagEvents: true });
 }
 
-export function removeTags(db: PgDb, actor: InternalActor, id: string, tags: readonly string[]) {
+export function removeTags(db: Db, actor: InternalActor, id: string, tags: readonly string[]) {
   return mutate(db, actor, id, (row, now) => ({ ...row, tags: withoutTags(row.tags, tags), updated_at: now }));
 }
 
-export function setStage(db: PgDb, actor: InternalActor, id: string, stage: string) {
+export function setStage(db: Db, actor: InternalActor, id: string, stage: string) {
   return mutate(db, actor, id, (row, now) => ({ ...row, stage, updated_at: now }));
 }
 
 /** The override wins over the computed score while set; clearing it brings the computed score (base plus AI step) back. */
-export function setScoreOverride(db: PgDb, actor: InternalActor, id: string, score: number | null) {
+export function setScoreOverride(db: Db, actor: InternalActor, id: string, score: number | null) {
   return mutate(db, actor, id, (row, now) => rescored({ ...row, score_override: score }, now));
 }

@@ -1,4 +1,4 @@
-import type { PgDb } from '@leadwire/db';
+import type { Db } from '@leadwire/db';
 import type { Actor } from '../auth/actor.ts';
 import { errors, issuesFromZod, toPublicError } from '../errors.ts';
 import { ContactUpsertInput } from './schemas.ts';
@@ -13,7 +13,7 @@ export type BatchRow =
  * rule is reported in its own result and never fails the rest.
  */
 export async function batchUpsertContacts(
-  db: PgDb,
+  db: Db,
   actor: Actor,
   rawRows: readonly unknown[],
   opts: UpsertOptions,

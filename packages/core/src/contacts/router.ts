@@ -43,7 +43,7 @@ export const contactsRouter = router({
     })
     .input(ContactSearchInput)
     .output(ContactView)
-    .query(({ ctx, input }) => searchContactByEmail(ctx.deps.db, ctx.actor, input.email)),
+    .query(({ ctx, input }) => searchContactByEmail(ctx.db, ctx.actor, input.email)),
 
   upsert: publicApiMutation('contacts:write')
     .meta({
@@ -58,7 +58,7 @@ export const contactsRouter = router({
     .input(ContactUpsertInput)
     .output(ContactUpsertOutput)
     .mutation(async ({ ctx, input }) => {
-      const { id, created, matchedBy } = await upsertContact(ctx.deps.db, ctx.actor, input, upsertOptions(ctx));
+      const { id, created, matchedBy } = await upsertContact(ctx.db, ctx.actor, input, upsertOptions(ctx));
       return { id, created, matchedBy };
     }),
 
@@ -74,7 +74,7 @@ export const contactsRouter = router({
     })
     .input(BatchUpsertInput)
     .output(BatchUpsertOutput)
-    .mutation(({ ctx, input }) => batchUpsertContacts(ctx.deps.db, ctx.actor, input.contacts, upsertOptions(ctx))),
+    .mutation(({ ctx, input }) => batchUpsertContacts(ctx.db, ctx.actor, input.contacts, upsertOptions(ctx))),
 });
 
 

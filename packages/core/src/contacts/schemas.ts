@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { jsonObject, text } from '../validation/index.ts';
 
 /** Letters, digits, dot, dash, underscore; 1 to 40 characters (spec: contact source). */
 export const SourceSchema = z
@@ -6,27 +7,21 @@ export const SourceSchema = z
   .regex(/^[A-Za-z0-9._-]{1,40}$/, 'source must be 1-40 characters: letters, digits, dot, dash or underscore')
   .meta({ description: 'Origin of the record. Applied to new contacts only; default `api`.', example: 'webinar-2026' });
 
-export const EmailSchema = z
-  .string()
-  .trim()
+export const EmailSchema = text(320)
   .toLowerCase()
   .pipe(z.email({ message: 'email must be a valid email address' }).max(254))
   .meta({ description: 'Matched lowercased and trimmed. An existing email is never replaced.', example: 'ada@example.com' });
 
-const text = (max: number) => z.string().trim().max(max);
-
 export const TagsSchema = z
-  .array(z.string().trim().min(1, 'tags must not be empty').max(100))
+  .array(text(100).min(1, 'tags must not be empty'))
   .max(100)
   .meta({ description: 'Tags to add. Tags are only added, never removed by an upsert.', example: ['vip', 'newsletter'] });
 
-export const CustomSchema = z
-  .record(z.string().min(1).max(100), z.unknown())
-  .refine((o) => Object.keys(o).length <= 200, 'custom may hold at most 200 keys')
-  .meta({
-    description: 'Free-form key/value data, merged key by key into what is stored; a key sent as null is removed.',
-    example: { plan: 'trial' },
-  });
+export const CustomSchema = jsonObject({ maxKeys: 200, label: 'custom' }).meta({
+  description:
+    'Free-form key/value data, merged key by key into what is stored; a key sent as null is removed. At most 200 keys of 1-100 characters, string values up to 10,000 characters, 8 levels deep; no NUL, unpaired surrogate or `__proto__` key anywhere.',
+  example: { plan: 'trial' },
+});
 
 export const ContactUpsertInput = z
   .object({

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type Db, type PgDb, TxDb } from '@leadwire/db';
+import type { Db, TxDb } from '@leadwire/db';
 import type { Actor } from '../auth/actor.ts';
 import { normalizeDomain } from '../companies/domain.ts';
 import { AppError, errors } from '../errors.ts';
@@ -166,8 +166,8 @@ export async function upsertContactsInTx(
     const inserted = await tx.execute<{ id: string }[]>(sql.INSERT_CONTACTS, [JSON.stringify([...inserts.values()])]);
     const bump = (db: Db) => db.execute(sql.BUMP_CONTACT_COUNT, [inserted.length, actor.orgId]);
     // Far from the cap the shared counter is bumped after commit, so no transaction holds its row lock.
-    if (!admission.locked && tx instanceof TxDb) tx.afterCommit(bump);
-    else await bump(tx);
+    if (admission.locked) await bump(tx);
+    else await tx.afterCommit(bump);
     const insertedIds = new Set(inserted.map((r) => r.id));
     // A concurrent transaction created one of these emails after our match; it is now committed, so merge into it.
     const lost = [...inserts.entries()].filter(([, c]) => !insertedIds.has(c.id));
@@ -210,7 +210,7 @@ export async function upsertContactsInTx(
 
 /** Upserts one contact in its own transaction; a broken rule is thrown. */
 export async function upsertContact(
-  db: PgDb,
+  db: Db,
   actor: Actor,
   input: UpsertRowInput,
   opts: UpsertOptions,
@@ -224,7 +224,7 @@ export async function upsertContact(
  * Runs `fn` in a transaction. Domain errors pass through untouched; anything else (a timeout, a lost connection) is
  * the spec's `Failed to save contact`, with the original kept as the cause for the logs.
  */
-export async function transact<T>(db: PgDb, fn: (tx: TxDb) => Promise<T>): Promise<T> {
+export async function transact<T>(db: Db, fn: (tx: TxDb) => Promise<T>): Promise<T> {
   try {
     return await db.transaction(fn);
   } catch (err) {

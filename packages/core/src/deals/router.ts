@@ -16,13 +16,13 @@ export const dealsRouter = router({
     })
     .input(DealListInput)
     .output(DealPage)
-    .query(({ ctx, input }) => listDeals(ctx.em, ctx.actor, input)),
+    .query(({ ctx, input }) => listDeals(ctx.db, ctx.actor, input)),
 
   get: internalProcedure
     .meta({ openapi: { method: 'GET', path: '/deals/{id}', tags, summary: 'A deal' }, errorCodes: [...INTERNAL_ERRORS, 'not_found'] })
     .input(DealIdInput)
     .output(DealView)
-    .query(({ ctx, input }) => getDeal(ctx.em, ctx.actor, input.id)),
+    .query(({ ctx, input }) => getDeal(ctx.db, ctx.actor, input.id)),
 
   create: internalProcedure
     .meta({
@@ -32,7 +32,7 @@ export const dealsRouter = router({
     })
     .input(DealCreateInput)
     .output(DealView)
-    .mutation(({ ctx, input }) => createDeal(ctx.em, ctx.actor, input)),
+    .mutation(({ ctx, input }) => createDeal(ctx.db, ctx.actor, input)),
 
   update: internalProcedure
     .meta({
@@ -46,5 +46,5 @@ export const dealsRouter = router({
     })
     .input(DealUpdateInput)
     .output(DealView)
-    .mutation(({ ctx, input }) => updateDeal(ctx.em, ctx.actor, input)),
+    .mutation(({ ctx, input }) => updateDeal(ctx.db, ctx.actor, input)),
 });

@@ -1,16 +1,15 @@
 import { z } from 'zod';
+import { text } from '../validation/index.ts';
 import { IsoDateTime, PageFields, pageOf } from './common.ts';
 
 export const DEAL_STATUSES = ['open', 'won', 'lost'] as const;
 
-const Title = z.string().trim().min(1, 'title must not be empty').max(300);
+const Title = text(300).min(1, 'title must not be empty');
 // One-member unions: the REST adapter coerces plain number fields, turning null into 0.
 const ValueCents = z
   .union([z.number().int('valueCents must be a whole number of cents').min(0).max(Number.MAX_SAFE_INTEGER)])
   .meta({ description: 'Amount in minor units (cents), so sums are exact.', example: 125000 });
-const Currency = z
-  .string()
-  .trim()
+const Currency = text(3)
   .toUpperCase()
   .regex(/^[A-Z]{3}$/, 'currency must be a three-letter ISO 4217 code')
   .meta({ example: 'EUR' });

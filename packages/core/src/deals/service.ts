@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Db, EntityManager } from '@leadwire/db';
+import type { Db } from '@leadwire/db';
 import type { InternalActor } from '../auth/actor.ts';
 import { AppError, errors } from '../errors.ts';
 import { emitEvents, type PendingEvent } from '../events/outbox.ts';
@@ -111,8 +111,8 @@ export async function getDeal(db: Db, actor: InternalActor, id: string): Promise
 }
 
 /** Emits deal.created with `data.deal`. */
-export async function createDeal(em: EntityManager, actor: InternalActor, input: DealCreateInput): Promise<DealView> {
-  return em.transactional(async (tx) => {
+export async function createDeal(db: Db, actor: InternalActor, input: DealCreateInput): Promise<DealView> {
+  return db.transaction(async (tx) => {
     await requireLiveContact(tx, actor.orgId, input.contactId, 'share');
     const stage = await placement(tx, actor.orgId, input.pipelineId ?? null, input.stageId ?? null);
     const [row] = await tx.execute<DealRow[]>(INSERT, [
@@ -139,8 +139,8 @@ const stageRef = (s: StageRow) => ({ id: s.id, name: s.name, pipelineId: s.pipel
  * move (`data.fromStage`, `data.toStage`: id, name, pipelineId), deal.won / deal.lost when it closes. Nothing changed,
  * nothing emitted.
  */
-export async function updateDeal(em: EntityManager, actor: InternalActor, input: DealUpdateInput): Promise<DealView> {
-  return em.transactional(async (tx) => {
+export async function updateDeal(db: Db, actor: InternalActor, input: DealUpdateInput): Promise<DealView> {
+  return db.transaction(async (tx) => {
     const [cur] = await tx.execute<DealRow[]>(LOCK, [actor.orgId, input.id]);
     if (!cur) throw errors.notFound(`No deal with id ${input.id}`);
 

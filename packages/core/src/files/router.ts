@@ -15,5 +15,5 @@ export const filesRouter = router({
     })
     .input(ListFilesInput)
     .output(ListFilesOutput)
-    .query(async ({ ctx, input }) => ({ files: await listContactFiles(ctx.em, ctx.actor, input.id) })),
+    .query(async ({ ctx, input }) => ({ files: await listContactFiles(ctx.db, ctx.actor, input.id) })),
 });

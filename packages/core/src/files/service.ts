@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
-import type { EntityManager } from '@leadwire/db';
+import type { Db } from '@leadwire/db';
 import type { InternalActor } from '../auth/actor.ts';
 import type { Logger } from '../context.ts';
 import { errors } from '../errors.ts';
@@ -25,7 +25,7 @@ export const UPLOAD_LIMITS: Record<FileKind, { maxBytes: number; label: string }
 };
 
 export interface FileDeps {
-  em: EntityManager;
+  db: Db;
   storage: Storage;
   /** Null when none is configured: files are then refused, photos accepted on their image signature. */
   scanner: Scanner | null;
@@ -56,8 +56,8 @@ export function toFileView(r: q.FileRow): FileView {
   };
 }
 
-async function requireContact(em: EntityManager, actor: InternalActor, contactId: string) {
-  const [row] = await em.execute<{ id: string }[]>(q.LIVE_CONTACT, [contactId, actor.orgId]);
+async function requireContact(db: Db, actor: InternalActor, contactId: string) {
+  const [row] = await db.execute<{ id: string }[]>(q.LIVE_CONTACT, [contactId, actor.orgId]);
   if (!row) throw errors.notFound(`No contact with id ${contactId}`);
 }
 
@@ -74,7 +74,7 @@ export async function uploadContactFile(
   kind: FileKind,
   receive: () => Promise<IncomingFile | undefined>,
 ): Promise<FileView> {
-  await requireContact(deps.em, actor, contactId);
+  await requireContact(deps.db, actor, contactId);
   if (kind === 'file' && !deps.scanner) throw fileErrors.scannerUnavailable();
   const incoming = await receive();
   if (!incoming) throw fileErrors.missing();
@@ -109,7 +109,7 @@ export async function uploadContactFile(
   let replaced: string[] = [];
   let row: q.FileRow | undefined;
   try {
-    row = await deps.em.transactional(async (tx) => {
+    row = await deps.db.transaction(async (tx) => {
       const [inserted] = await tx.execute<q.FileRow[]>(q.INSERT_FILE, [
         fileId, actor.userId, kind, cleanFilename(incoming.filename), photoType ?? cleanMediaType(incoming.declaredType),
         spooled.size, spooled.sha256, key, contactId, actor.orgId,
@@ -133,9 +133,9 @@ export async function uploadContactFile(
   return toFileView(row);
 }
 
-export async function listContactFiles(em: EntityManager, actor: InternalActor, contactId: string): Promise<FileView[]> {
-  await requireContact(em, actor, contactId);
-  const rows = await em.execute<q.FileRow[]>(q.LIST_FILES, [contactId, actor.orgId]);
+export async function listContactFiles(db: Db, actor: InternalActor, contactId: string): Promise<FileView[]> {
+  await requireContact(db, actor, contactId);
+  const rows = await db.execute<q.FileRow[]>(q.LIST_FILES, [contactId, actor.orgId]);
   return rows.map(toFileView);
 }
 
@@ -147,12 +147,12 @@ async function open(deps: Pick<FileDeps, 'storage'>, row: q.FileRow | undefined,
 }
 
 /** A file of the caller's organization with its bytes; another organization's id looks unknown. */
-export async function openFile(deps: Pick<FileDeps, 'em' | 'storage'>, actor: InternalActor, fileId: string) {
-  const [row] = await deps.em.execute<q.FileRow[]>(q.FIND_FILE, [fileId, actor.orgId]);
+export async function openFile(deps: Pick<FileDeps, 'db' | 'storage'>, actor: InternalActor, fileId: string) {
+  const [row] = await deps.db.execute<q.FileRow[]>(q.FIND_FILE, [fileId, actor.orgId]);
   return open(deps, row, `No file with id ${fileId}`);
 }
 
-export async function openPhoto(deps: Pick<FileDeps, 'em' | 'storage'>, actor: InternalActor, contactId: string) {
-  const [row] = await deps.em.execute<q.FileRow[]>(q.FIND_PHOTO, [contactId, actor.orgId]);
+export async function openPhoto(deps: Pick<FileDeps, 'db' | 'storage'>, actor: InternalActor, contactId: string) {
+  const [row] = await deps.db.execute<q.FileRow[]>(q.FIND_PHOTO, [contactId, actor.orgId]);
   return open(deps, row, `No photo for contact ${contactId}`);
 }

@@ -55,7 +55,7 @@ export const idempotent = middleware(async ({ ctx, next, path, getRawInput }) =>
     throw errors.validation([{ path: 'Idempotency-Key', message: 'must be 1-255 printable ASCII characters' }]);
   }
   const hash = requestFingerprint(path, await getRawInput(), ctx.header('x-source') ?? '');
-  const db = ctx.deps.db;
+  const db = ctx.db;
   const claimed = await db.execute<{ claimed: boolean }[]>(CLAIM, [actor.apiKeyId, key, hash]);
   if (claimed.length === 0) {
     const [record] = await db.execute<{ request_hash: string; status: number | null; response: unknown }[]>(READ, [

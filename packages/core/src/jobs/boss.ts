@@ -1,5 +1,5 @@
-import { type Db, type EntityManager, TxDb } from '@leadwire/db';
-import { fromKysely, type JobResult, PgBoss, type Queue } from 'pg-boss';
+import type { Db } from '@leadwire/db';
+import { type JobResult, PgBoss, type Queue } from 'pg-boss';
 import type { Logger } from '../context.ts';
 import type { Jobs } from './queue.ts';
 
@@ -42,11 +42,7 @@ export class BossRuntime implements Jobs {
   }
 
   async send(db: Db, queue: string, data: object, options: { startAfter?: Date | number } = {}) {
-    const inTx =
-      db instanceof TxDb
-        ? { executeSql: (text: string, values?: unknown[]) => db.raw(text, values) }
-        : fromKysely((db as EntityManager).getKysely());
-    await this.boss.send(queue, data, { ...options, db: inTx });
+    await this.boss.send(queue, data, { ...options, db: { executeSql: (text: string, values?: unknown[]) => db.raw(text, values) } });
   }
 
   /** Starts the handlers and the schedules: only in processes that run workers. */

@@ -1,4 +1,4 @@
-import type { EntityManager } from '@leadwire/db';
+import type { Db } from '@leadwire/db';
 import { z } from 'zod';
 import type { Deps } from '../context.ts';
 import type { JobDefinition } from './boss.ts';
@@ -61,10 +61,10 @@ with actual as (
 update organizations o set contact_count = a.n from actual a where o.id = a.id and o.contact_count <> a.n
 returning o.id`;
 
-async function deleteInSlices(em: EntityManager, statement: string): Promise<number> {
+async function deleteInSlices(db: Db, statement: string): Promise<number> {
   let total = 0;
   for (;;) {
-    const [row] = await em.execute<{ n: number }[]>(statement);
+    const [row] = await db.execute<{ n: number }[]>(statement);
     const n = row?.n ?? 0;
     total += n;
     if (n < SLICE) return total;
@@ -82,15 +82,15 @@ export interface CleanupResult {
   contactCountsFixed: number;
 }
 
-export async function runCleanup(em: EntityManager): Promise<CleanupResult> {
+export async function runCleanup(db: Db): Promise<CleanupResult> {
   return {
-    idempotencyRecords: await deleteInSlices(em, DELETE_IDEMPOTENCY),
-    rateLimitCounters: await deleteInSlices(em, DELETE_RATE_LIMITS),
-    sessions: await deleteInSlices(em, DELETE_SESSIONS),
-    passwordResetTokens: await deleteInSlices(em, DELETE_RESET_TOKENS),
-    invites: await deleteInSlices(em, DELETE_INVITES),
-    signInAttempts: await deleteInSlices(em, DELETE_SIGN_IN_ATTEMPTS),
-    contactCountsFixed: (await em.execute<unknown[]>(RECONCILE_CONTACT_COUNTS)).length,
+    idempotencyRecords: await deleteInSlices(db, DELETE_IDEMPOTENCY),
+    rateLimitCounters: await deleteInSlices(db, DELETE_RATE_LIMITS),
+    sessions: await deleteInSlices(db, DELETE_SESSIONS),
+    passwordResetTokens: await deleteInSlices(db, DELETE_RESET_TOKENS),
+    invites: await deleteInSlices(db, DELETE_INVITES),
+    signInAttempts: await deleteInSlices(db, DELETE_SIGN_IN_ATTEMPTS),
+    contactCountsFixed: (await db.execute<unknown[]>(RECONCILE_CONTACT_COUNTS)).length,
   };
 }
 
@@ -104,7 +104,7 @@ export function cleanupJob(deps: Deps): JobDefinition<Record<string, unknown>> {
     retryDelay: 60,
     parse: (data) => z.record(z.string(), z.unknown()).parse(data ?? {}),
     async handle() {
-      const deleted = await runCleanup(deps.orm.em.fork());
+      const deleted = await runCleanup(deps.db);
       deps.log.info({ deleted }, 'maintenance cleanup done');
     },
   };

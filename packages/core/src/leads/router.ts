@@ -17,5 +17,5 @@ export const leadsRouter = router({
     })
     .input(LeadInput)
     .output(LeadOutput)
-    .mutation(({ ctx, input }) => createLead(ctx.deps.db, ctx.actor, input, upsertOptions(ctx))),
+    .mutation(({ ctx, input }) => createLead(ctx.db, ctx.actor, input, upsertOptions(ctx))),
 });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { text } from '../validation/index.ts';
 import { ContactUpsertInput } from '../contacts/schemas.ts';
 
 export const LEAD_WARNINGS = ['no_pipeline_found', 'pipeline_has_no_stages'] as const;
@@ -15,11 +16,8 @@ export const LeadInput = ContactUpsertInput.extend({
     ])
     .optional()
     .meta({ description: "Lead score 0-100; stored as the contact's manual score, which wins over the computed one." }),
-  pipeline: z
-    .string()
-    .trim()
+  pipeline: text(200)
     .min(1)
-    .max(200)
     .optional()
     .meta({ description: 'Pipeline name (case-insensitive); the default pipeline when omitted.', example: 'Sales' }),
 }).meta({

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { PgDb } from '@leadwire/db';
+import type { Db } from '@leadwire/db';
 import type { Actor } from '../auth/actor.ts';
 import { errors } from '../errors.ts';
 import { transact, type UpsertOptions, upsertContactsInTx } from '../contacts/upsert.ts';
@@ -23,7 +23,7 @@ select id from ins union all select id from pipeline_items where pipeline_id = ?
 
 /** Lead rules 1-3: upsert the contact, then place it on the first stage of the pipeline, in one transaction. */
 export async function createLead(
-  db: PgDb,
+  db: Db,
   actor: Actor,
   input: LeadInput,
   opts: UpsertOptions,

@@ -25,7 +25,7 @@ export const messagesRouter = router({
     .output(MessageView)
     .mutation(({ ctx, input }) =>
       sendSms(
-        ctx.em,
+        ctx.db,
         ctx.actor,
         { provider: smsProviderFor(ctx.deps.config, ctx.deps.log), from: ctx.deps.config.SMS_FROM_NUMBER, log: ctx.log },
         input,
@@ -38,7 +38,7 @@ export const messagesRouter = router({
     })
     .input(ListMessagesInput)
     .output(ListMessagesOutput)
-    .query(({ ctx, input }) => listMessages(ctx.em, ctx.actor, input)),
+    .query(({ ctx, input }) => listMessages(ctx.db, ctx.actor, input)),
   inbound: providerProcedure
     .meta({
       openapi: {
@@ -52,5 +52,5 @@ export const messagesRouter = router({
     })
     .input(InboundSmsInput)
     .output(InboundSmsOutput)
-    .mutation(({ ctx, input }) => receiveSms(ctx.em, input)),
+    .mutation(({ ctx, input }) => receiveSms(ctx.db, input)),
 });

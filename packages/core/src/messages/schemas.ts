@@ -1,11 +1,12 @@
 import { z } from 'zod';
+import { text } from '../validation/index.ts';
 
 const contactId = z.uuid({ message: 'id must be a contact id (UUID)' });
-const phone = z.string().trim().min(3).max(32);
+const phone = text(32).min(3);
 
 export const SendSmsInput = z.object({
   contactId: contactId.meta({ description: 'The contact to text; its phone number is the recipient.' }),
-  body: z.string().trim().min(1, 'body must not be empty').max(1600, 'body is limited to 1600 characters'),
+  body: text(1600).min(1, 'body must not be empty'),
 });
 export type SendSmsInput = z.infer<typeof SendSmsInput>;
 
@@ -43,8 +44,8 @@ export const InboundSmsInput = z.object({
   }),
   from: phone.meta({ description: 'The sender; matched on its digits against the contacts of the organization.' }),
   to: phone,
-  body: z.string().max(10_000),
-  providerMessageId: z.string().trim().min(1).max(200).meta({ description: 'Re-deliveries with the same id are stored once.' }),
+  body: text(10_000, { trim: false }),
+  providerMessageId: text(200).min(1).meta({ description: 'Re-deliveries with the same id are stored once.' }),
 });
 export type InboundSmsInput = z.infer<typeof InboundSmsInput>;
 

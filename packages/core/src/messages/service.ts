@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { EntityManager } from '@leadwire/db';
+import type { Db } from '@leadwire/db';
 import type { InternalActor } from '../auth/actor.ts';
 import type { Logger } from '../context.ts';
 import { AppError, errors } from '../errors.ts';
@@ -43,7 +43,7 @@ function conversationCreated(orgId: string, source: EventSource, conversationId:
   return { orgId, event: 'conversation.created', source, data: { conversation: { id: conversationId, contactId: c.id, channel: 'sms' }, contact: contactData(c) } };
 }
 
-async function openConversation(tx: EntityManager, orgId: string, contactId: string) {
+async function openConversation(tx: Db, orgId: string, contactId: string) {
   const [row] = await tx.execute<{ id: string; created: boolean }[]>(q.UPSERT_CONVERSATION, [randomUUID(), orgId, contactId]);
   if (!row) throw new Error('conversation upsert returned no row');
   return row;
@@ -55,12 +55,12 @@ async function openConversation(tx: EntityManager, orgId: string, contactId: str
  * then makes it `sent` (with message.sent) or `failed`. The provider is called outside any transaction.
  */
 export async function sendSms(
-  em: EntityManager,
+  db: Db,
   actor: InternalActor,
   deps: { provider: SmsProvider; from: string; log: Logger },
   input: SendSmsInput,
 ): Promise<MessageView> {
-  const queued = await em.transactional(async (tx) => {
+  const queued = await db.transaction(async (tx) => {
     const [contact] = await tx.execute<(ContactRef & { phone: string | null; sms_consent: boolean })[]>(q.CONTACT_FOR_SMS, [
       input.contactId,
       actor.orgId,
@@ -86,7 +86,7 @@ export async function sendSms(
     deps.log.warn({ err, messageId: queued.message.id }, 'sms provider refused the message');
   }
 
-  return em.transactional(async (tx) => {
+  return db.transaction(async (tx) => {
     const [row] = await tx.execute<q.MessageRow[]>(q.SET_MESSAGE_STATUS, [status, providerMessageId, queued.message.id]);
     const view = toMessageView(row!);
     if (status === 'sent') {
@@ -101,8 +101,8 @@ export async function sendSms(
  * providerMessageId, however often the provider re-delivers it; a sender no live contact has is acknowledged and
  * dropped, so the provider stops retrying.
  */
-export async function receiveSms(em: EntityManager, input: InboundSmsInput): Promise<InboundSmsOutput> {
-  return em.transactional(async (tx) => {
+export async function receiveSms(db: Db, input: InboundSmsInput): Promise<InboundSmsOutput> {
+  return db.transaction(async (tx) => {
     const [org] = await tx.execute<{ ok: number }[]>(q.ORG_EXISTS, [input.orgId]);
     if (!org) throw errors.notFound(`No organization with id ${input.orgId}`);
     const digits = phoneDigits(input.from);
@@ -130,11 +130,11 @@ export async function receiveSms(em: EntityManager, input: InboundSmsInput): Pro
 }
 
 /** The latest messages with a contact, oldest first. */
-export async function listMessages(em: EntityManager, actor: InternalActor, input: ListMessagesInput) {
-  const [contact] = await em.execute<{ id: string }[]>(q.LIVE_CONTACT, [input.id, actor.orgId]);
+export async function listMessages(db: Db, actor: InternalActor, input: ListMessagesInput) {
+  const [contact] = await db.execute<{ id: string }[]>(q.LIVE_CONTACT, [input.id, actor.orgId]);
   if (!contact) throw errors.notFound(`No contact with id ${input.id}`);
-  const [conversation] = await em.execute<{ id: string }[]>(q.CONVERSATION_OF_CONTACT, [input.id, actor.orgId]);
+  const [conversation] = await db.execute<{ id: string }[]>(q.CONVERSATION_OF_CONTACT, [input.id, actor.orgId]);
   if (!conversation) return { conversationId: null, messages: [] };
-  const rows = await em.execute<q.MessageRow[]>(q.LATEST_MESSAGES, [conversation.id, input.limit]);
+  const rows = await db.execute<q.MessageRow[]>(q.LATEST_MESSAGES, [conversation.id, input.limit]);
   return { conversationId: conversation.id, messages: rows.map(toMessageView) };
 }

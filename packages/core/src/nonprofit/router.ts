@@ -16,7 +16,7 @@ export const nonprofitRouter = router({
     })
     .input(z.void())
     .output(NonprofitStatus)
-    .query(({ ctx }) => nonprofitStatus(ctx.em, ctx.actor)),
+    .query(({ ctx }) => nonprofitStatus(ctx.db, ctx.actor)),
 
   recordVerification: internalProcedure
     .meta({
@@ -31,5 +31,5 @@ export const nonprofitRouter = router({
     })
     .input(VerificationRecordInput)
     .output(VerificationRecordOutput)
-    .mutation(({ ctx, input }) => recordVerification(ctx.em, ctx.actor, input)),
+    .mutation(({ ctx, input }) => recordVerification(ctx.db, ctx.actor, input)),
 });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { jsonObject, text } from '../validation/index.ts';
 import { IsoDateTime } from '../deals/common.ts';
 
 export const VerificationView = z.object({
@@ -13,16 +14,11 @@ export type VerificationView = z.infer<typeof VerificationView>;
 
 export const VerificationRecordInput = z.object({
   status: z.enum(['verified', 'rejected']).meta({ description: 'The outcome of the check.' }),
-  registrationNumber: z
-    .string()
-    .trim()
+  registrationNumber: text(100)
     .min(1)
-    .max(100)
     .nullish()
     .meta({ description: 'Charity or tax-exempt registration number.', example: 'EIN 12-3456789' }),
-  evidence: z
-    .record(z.string().min(1).max(100), z.unknown())
-    .refine((o) => Object.keys(o).length <= 50, 'evidence may hold at most 50 keys')
+  evidence: jsonObject({ maxKeys: 50, label: 'evidence' })
     .optional()
     .meta({ description: 'What the check rests on (registry links, document references).', example: { registry: 'https://example.org/r/123' } }),
 });

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Db, EntityManager } from '@leadwire/db';
+import type { Db } from '@leadwire/db';
 import type { InternalActor } from '../auth/actor.ts';
 import { requireRole } from '../auth/internal.ts';
 import { iso, isoOrNull } from '../deals/common.ts';
@@ -52,9 +52,9 @@ export async function nonprofitStatus(db: Db, actor: InternalActor): Promise<Non
  * (`data.organization` with id and nonprofitActivatedAt, plus `data.verification`). A later rejection does not
  * deactivate it: the spec has no such transition.
  */
-export async function recordVerification(em: EntityManager, actor: InternalActor, input: VerificationRecordInput) {
+export async function recordVerification(db: Db, actor: InternalActor, input: VerificationRecordInput) {
   requireRole(actor, ...MANAGERS);
-  return em.transactional(async (tx) => {
+  return db.transaction(async (tx) => {
     const [row] = await tx.execute<VerificationRow[]>(INSERT, [
       randomUUID(),
       actor.orgId,

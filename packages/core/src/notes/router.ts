@@ -13,5 +13,5 @@ export const notesRouter = router({
     })
     .input(NoteCreateInput)
     .output(NoteView)
-    .mutation(({ ctx, input }) => addNote(ctx.deps.db, ctx.actor, input.id, input.body)),
+    .mutation(({ ctx, input }) => addNote(ctx.db, ctx.actor, input.id, input.body)),
 });

@@ -1,8 +1,9 @@
 import { z } from 'zod';
+import { text } from '../validation/index.ts';
 
 export const NoteCreateInput = z.object({
   id: z.uuid({ message: 'id must be a contact id (UUID)' }).meta({ description: 'The contact the note is attached to.' }),
-  body: z.string().trim().min(1, 'body must not be empty').max(100_000),
+  body: text(100_000).min(1, 'body must not be empty'),
 });
 
 export const NoteView = z.object({

@@ -46,7 +46,7 @@ const CATALOGUE: Record<string, ErrorKind> = {
   },
   malformed_json: {
     afterAuth: false,
-    when: 'the body is not valid JSON, or is empty while `Content-Type` is `application/json`',
+    when: 'the body is not valid JSON or not UTF-8, or is empty while `Content-Type` is `application/json`',
     schema: 'Error',
     sample: () => framework('FST_ERR_CTP_INVALID_JSON_BODY'),
   },
@@ -104,6 +104,12 @@ const CATALOGUE: Record<string, ErrorKind> = {
     schema: 'Error',
     sample: () => framework('FST_ERR_CTP_INVALID_MEDIA_TYPE'),
   },
+  unsupported_content_encoding: {
+    afterAuth: false,
+    when: 'the body was sent with a `Content-Encoding` (compression is not supported; send it uncompressed)',
+    schema: 'Error',
+    sample: () => framework('UNSUPPORTED_CONTENT_ENCODING'),
+  },
   company_not_found: {
     afterAuth: true,
     when: 'companyDomain names no company of the organization (create it first with POST /companies/upsert); `domain` is the normalised domain',
@@ -128,6 +134,31 @@ const CATALOGUE: Record<string, ErrorKind> = {
     schema: 'Error',
     sample: () => errors.saveFailed(new Error('timeout')),
   },
+  // Refused at the HTTP edge, before the operation runs: by the server as a whole, never after authentication.
+  malformed_url: {
+    afterAuth: false,
+    when: 'the path is not valid percent-encoding (e.g. `%zz` in a path parameter)',
+    schema: 'Error',
+    sample: () => errors.malformedUrl(),
+  },
+  request_timeout: {
+    afterAuth: false,
+    when: 'the request line, headers or body did not arrive within the time-outs (`HTTP_HEADERS_TIMEOUT_MS`, `HTTP_REQUEST_TIMEOUT_MS`); the connection is closed',
+    schema: 'Error',
+    sample: () => errors.requestTimeout(),
+  },
+  headers_too_large: {
+    afterAuth: false,
+    when: 'the request line and headers together exceed 16 KB (a very long query string counts); the connection is closed',
+    schema: 'Error',
+    sample: () => errors.headersTooLarge(),
+  },
+  service_unavailable: {
+    afterAuth: false,
+    when: 'the database is briefly unreachable, or this server is shutting down; nothing was saved, retry after `retry-after` seconds (with the same `Idempotency-Key`)',
+    schema: 'Error',
+    sample: () => errors.serviceUnavailable(),
+  },
 };
 
 const STATUS_TITLES: Record<number, string> = {
@@ -139,8 +170,11 @@ const STATUS_TITLES: Record<number, string> = {
   413: 'Payload too large',
   415: 'Unsupported media type',
   422: 'Unprocessable content',
+  408: 'Request timeout',
   429: 'Too many requests',
+  431: 'Request header fields too large',
   500: 'Internal server error',
+  503: 'Service unavailable',
 };
 
 const ref = (name: string): oas31.ReferenceObject => ({ $ref: `#/components/schemas/${name}` });
@@ -192,6 +226,27 @@ export function errorSchemas(): Record<string, oas31.SchemaObject> {
   };
 }
 
+/**
+ * The edge errors as plain `Error` responses by status, for a document that does not list codes per operation (the
+ * internal surface): every operation can meet them.
+ */
+export function edgeErrorResponses(): Record<string, oas31.ResponseObject> {
+  const out: Record<string, oas31.ResponseObject> = {};
+  for (const code of EDGE_ERRORS) {
+    const kind = kindOf(code, 'the edge');
+    const status = toPublicError(kind.sample({ permission: '', field: '', notFound: '' })).status;
+    out[String(status)] = {
+      description: `${STATUS_TITLES[status] ?? 'Error'}: \`${code}\`, ${kind.when}.`,
+      ...(status === 503 ? { headers: { 'retry-after': { $ref: '#/components/headers/RetryAfter' } } } : {}),
+      content: { 'application/json': { schema: ref('Error'), example: toPublicError(kind.sample({ permission: '', field: '', notFound: '' })).body } },
+    };
+  }
+  return out;
+}
+
+/** Codes any operation can answer with, raised before it runs or around it (see the server's http/edge.ts). */
+export const EDGE_ERRORS = ['request_timeout', 'headers_too_large', 'service_unavailable'] as const;
+
 function kindOf(code: string, where: string): ErrorKind {
   const kind = CATALOGUE[code];
   if (!kind) throw new Error(`OpenAPI: ${where} lists the unknown error code ${code}; add it to openapi/errors.ts`);
@@ -225,7 +280,7 @@ export function errorResponses(codes: ReadonlySet<string>, ctx: ExampleContext, 
     );
     out[String(status)] = {
       description: `${STATUS_TITLES[status] ?? 'Error'}.\n\n${group.map((c) => `- \`${c}\`: ${kindOf(c, where).when}.`).join('\n')}`,
-      headers: responseHeaders({ always: group.every((c) => kindOf(c, where).afterAuth), retryAfter: status === 429 }),
+      headers: responseHeaders({ always: group.every((c) => kindOf(c, where).afterAuth), retryAfter: status === 429 || status === 503 }),
       content: { 'application/json': { schema: branches.length === 1 ? branches[0]! : { oneOf: branches }, examples } },
     };
   }

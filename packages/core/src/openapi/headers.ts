@@ -26,7 +26,8 @@ function rateLimit(required: boolean): Record<string, oas31.HeaderObject> {
 }
 
 const RETRY_AFTER: oas31.HeaderObject = {
-  description: 'Whole seconds to wait before retrying (the time until the rate-limit window resets).',
+  description:
+    'Whole seconds to wait before retrying: on 429 the time until the rate-limit window resets; on 503 a short pause while the service is briefly unavailable.',
   required: true,
   schema: { type: 'integer', minimum: 1, maximum: 60, example: 17 },
 };

@@ -36,13 +36,13 @@ export const pipelinesRouter = router({
     .meta({ openapi: { method: 'GET', path: '/pipelines', tags, summary: 'Pipelines with their stages, the default first' }, errorCodes: INTERNAL_ERRORS })
     .input(z.void())
     .output(PipelineList)
-    .query(({ ctx }) => listPipelines(ctx.em, ctx.actor)),
+    .query(({ ctx }) => listPipelines(ctx.db, ctx.actor)),
 
   get: internalProcedure
     .meta({ openapi: { method: 'GET', path: '/pipelines/{id}', tags, summary: 'A pipeline with its stages' }, errorCodes: [...INTERNAL_ERRORS, 'not_found'] })
     .input(PipelineIdInput)
     .output(PipelineView)
-    .query(({ ctx, input }) => getPipeline(ctx.em, ctx.actor, input.id)),
+    .query(({ ctx, input }) => getPipeline(ctx.db, ctx.actor, input.id)),
 
   create: internalProcedure
     .meta({
@@ -52,7 +52,7 @@ export const pipelinesRouter = router({
     })
     .input(PipelineCreateInput)
     .output(PipelineView)
-    .mutation(({ ctx, input }) => createPipeline(ctx.em, ctx.actor, input)),
+    .mutation(({ ctx, input }) => createPipeline(ctx.db, ctx.actor, input)),
 
   rename: internalProcedure
     .meta({
@@ -61,7 +61,7 @@ export const pipelinesRouter = router({
     })
     .input(PipelineRenameInput)
     .output(PipelineView)
-    .mutation(({ ctx, input }) => renamePipeline(ctx.em, ctx.actor, input.id, input.name)),
+    .mutation(({ ctx, input }) => renamePipeline(ctx.db, ctx.actor, input.id, input.name)),
 
   setDefault: internalProcedure
     .meta({
@@ -70,7 +70,7 @@ export const pipelinesRouter = router({
     })
     .input(PipelineIdInput)
     .output(PipelineView)
-    .mutation(({ ctx, input }) => setDefaultPipeline(ctx.em, ctx.actor, input.id)),
+    .mutation(({ ctx, input }) => setDefaultPipeline(ctx.db, ctx.actor, input.id)),
 
   delete: internalProcedure
     .meta({
@@ -84,7 +84,7 @@ export const pipelinesRouter = router({
     })
     .input(PipelineIdInput)
     .output(DeletedOutput)
-    .mutation(({ ctx, input }) => deletePipeline(ctx.em, ctx.actor, input.id)),
+    .mutation(({ ctx, input }) => deletePipeline(ctx.db, ctx.actor, input.id)),
 
   addStage: internalProcedure
     .meta({
@@ -93,7 +93,7 @@ export const pipelinesRouter = router({
     })
     .input(StageAddInput)
     .output(PipelineView)
-    .mutation(({ ctx, input }) => addStage(ctx.em, ctx.actor, input)),
+    .mutation(({ ctx, input }) => addStage(ctx.db, ctx.actor, input)),
 
   renameStage: internalProcedure
     .meta({
@@ -102,7 +102,7 @@ export const pipelinesRouter = router({
     })
     .input(StageRenameInput)
     .output(PipelineView)
-    .mutation(({ ctx, input }) => renameStage(ctx.em, ctx.actor, input.id, input.stageId, input.name)),
+    .mutation(({ ctx, input }) => renameStage(ctx.db, ctx.actor, input.id, input.stageId, input.name)),
 
   reorderStages: internalProcedure
     .meta({
@@ -111,7 +111,7 @@ export const pipelinesRouter = router({
     })
     .input(StageReorderInput)
     .output(PipelineView)
-    .mutation(({ ctx, input }) => reorderStages(ctx.em, ctx.actor, input.id, input.stageIds)),
+    .mutation(({ ctx, input }) => reorderStages(ctx.db, ctx.actor, input.id, input.stageIds)),
 
   removeStage: internalProcedure
     .meta({
@@ -125,5 +125,5 @@ export const pipelinesRouter = router({
     })
     .input(StageRemoveInput)
     .output(PipelineView)
-    .mutation(({ ctx, input }) => removeStage(ctx.em, ctx.actor, input.id, input.stageId)),
+    .mutation(({ ctx, input }) => removeStage(ctx.db, ctx.actor, input.id, input.stageId)),
 });

@@ -1,11 +1,12 @@
 import { z } from 'zod';
+import { int, INT4_MAX, text } from '../validation/index.ts';
 import { IsoDateTime } from '../deals/common.ts';
 
 /** More stages than this is a board nobody can read; the cap also bounds the reorder payload. */
 export const MAX_STAGES = 50;
 
-const PipelineName = z.string().trim().min(1, 'name must not be empty').max(100).meta({ example: 'Sales' });
-const StageName = z.string().trim().min(1, 'stage name must not be empty').max(100).meta({ example: 'Qualified' });
+const PipelineName = text(100).min(1, 'name must not be empty').meta({ example: 'Sales' });
+const StageName = text(100).min(1, 'stage name must not be empty').meta({ example: 'Qualified' });
 const PipelineId = z.uuid({ message: 'id must be a pipeline id (UUID)' });
 const StageId = z.uuid({ message: 'stageId must be a stage id (UUID)' });
 
@@ -50,7 +51,7 @@ export const StageAddInput = z.object({
   id: PipelineId,
   name: StageName,
   position: z
-    .union([z.number().int().min(0, 'position must be 0 or more')])
+    .union([int({ min: 0, max: INT4_MAX, message: 'position must be a whole number, 0 or more' })])
     .optional()
     .meta({ description: 'Where the stage goes (0 = first); past the end or omitted means last.' }),
 });

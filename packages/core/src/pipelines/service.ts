@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Db, EntityManager } from '@leadwire/db';
+import type { Db } from '@leadwire/db';
 import type { InternalActor } from '../auth/actor.ts';
 import { requireRole } from '../auth/internal.ts';
 import { conflict, iso } from '../deals/common.ts';
@@ -78,13 +78,13 @@ export async function getPipeline(db: Db, actor: InternalActor, id: string): Pro
 
 /** Pipeline administration: owners and admins, one change per organization at a time, returning the new state. */
 async function administer(
-  em: EntityManager,
+  db: Db,
   actor: InternalActor,
   pipelineId: string | null,
-  fn: (tx: EntityManager, pipeline: { id: string; name: string; is_default: boolean } | null) => Promise<string | void>,
+  fn: (tx: Db, pipeline: { id: string; name: string; is_default: boolean } | null) => Promise<string | void>,
 ): Promise<string> {
   requireRole(actor, 'owner', 'admin');
-  return em.transactional(async (tx) => {
+  return db.transaction(async (tx) => {
     await tx.execute(LOCK_ORG_PIPELINES, [actor.orgId]);
     let pipeline = null;
     if (pipelineId) {
@@ -124,8 +124,8 @@ async function applyOrder(tx: Db, pipelineId: string, ids: readonly string[]) {
 }
 
 /** The first pipeline of an organization becomes its default, so leads always have somewhere to land. */
-export async function createPipeline(em: EntityManager, actor: InternalActor, input: PipelineCreateInput): Promise<PipelineView> {
-  const id = await administer(em, actor, null, async (tx) => {
+export async function createPipeline(db: Db, actor: InternalActor, input: PipelineCreateInput): Promise<PipelineView> {
+  const id = await administer(db, actor, null, async (tx) => {
     const id = randomUUID();
     await assertNameFree(tx, actor.orgId, input.name, id);
     const stages = input.stages ?? [];
@@ -137,24 +137,24 @@ export async function createPipeline(em: EntityManager, actor: InternalActor, in
     if (stages.length) await tx.execute(INSERT_STAGES, [actor.orgId, id, 0, JSON.stringify(stages)]);
     return id;
   });
-  return getPipeline(em, actor, id);
+  return getPipeline(db, actor, id);
 }
 
-export async function renamePipeline(em: EntityManager, actor: InternalActor, id: string, name: string): Promise<PipelineView> {
-  await administer(em, actor, id, async (tx) => {
+export async function renamePipeline(db: Db, actor: InternalActor, id: string, name: string): Promise<PipelineView> {
+  await administer(db, actor, id, async (tx) => {
     await assertNameFree(tx, actor.orgId, name, id);
     await tx.execute(RENAME_PIPELINE, [name, id]);
   });
-  return getPipeline(em, actor, id);
+  return getPipeline(db, actor, id);
 }
 
 /** Clearing the old default and setting the new one commit together: readers see exactly one default throughout. */
-export async function setDefaultPipeline(em: EntityManager, actor: InternalActor, id: string): Promise<PipelineView> {
-  await administer(em, actor, id, async (tx) => {
+export async function setDefaultPipeline(db: Db, actor: InternalActor, id: string): Promise<PipelineView> {
+  await administer(db, actor, id, async (tx) => {
     await tx.execute(CLEAR_DEFAULT, [actor.orgId, id]);
     await tx.execute(SET_DEFAULT, [id]);
   });
-  return getPipeline(em, actor, id);
+  return getPipeline(db, actor, id);
 }
 
 /**
@@ -162,8 +162,8 @@ export async function setDefaultPipeline(em: EntityManager, actor: InternalActor
  * first. Lead placements go with the pipeline; the contacts themselves stay. Deleting the default makes the oldest
  * remaining pipeline the default, so an organization with pipelines always has one.
  */
-export async function deletePipeline(em: EntityManager, actor: InternalActor, id: string) {
-  await administer(em, actor, id, async (tx, pipeline) => {
+export async function deletePipeline(db: Db, actor: InternalActor, id: string) {
+  await administer(db, actor, id, async (tx, pipeline) => {
     const [deals] = await tx.execute<{ n: number }[]>(DEALS_ON, [id, null, null]);
     if (deals && deals.n > 0) {
       throw conflict(
@@ -178,8 +178,8 @@ export async function deletePipeline(em: EntityManager, actor: InternalActor, id
   return { id, deleted: true as const };
 }
 
-export async function addStage(em: EntityManager, actor: InternalActor, input: StageAddInput): Promise<PipelineView> {
-  await administer(em, actor, input.id, async (tx) => {
+export async function addStage(db: Db, actor: InternalActor, input: StageAddInput): Promise<PipelineView> {
+  await administer(db, actor, input.id, async (tx) => {
     const stages = await stagesOf(tx, input.id);
     if (stages.length >= MAX_STAGES) {
       throw new AppError(422, 'stage_limit_reached', `A pipeline holds at most ${MAX_STAGES} stages`);
@@ -191,21 +191,21 @@ export async function addStage(em: EntityManager, actor: InternalActor, input: S
     ids.splice(input.position ?? ids.length, 0, stageId);
     await applyOrder(tx, input.id, ids);
   });
-  return getPipeline(em, actor, input.id);
+  return getPipeline(db, actor, input.id);
 }
 
-export async function renameStage(em: EntityManager, actor: InternalActor, id: string, stageId: string, name: string) {
-  await administer(em, actor, id, async (tx) => {
+export async function renameStage(db: Db, actor: InternalActor, id: string, stageId: string, name: string) {
+  await administer(db, actor, id, async (tx) => {
     const stages = await stagesOf(tx, id);
     stageIn(stages, id, stageId);
     assertStageNamesFree(stages.filter((s) => s.id !== stageId), [name]);
     await tx.execute(RENAME_STAGE, [name, stageId]);
   });
-  return getPipeline(em, actor, id);
+  return getPipeline(db, actor, id);
 }
 
-export async function reorderStages(em: EntityManager, actor: InternalActor, id: string, stageIds: readonly string[]) {
-  await administer(em, actor, id, async (tx) => {
+export async function reorderStages(db: Db, actor: InternalActor, id: string, stageIds: readonly string[]) {
+  await administer(db, actor, id, async (tx) => {
     const current = new Set((await stagesOf(tx, id)).map((s) => s.id));
     const given = new Set(stageIds);
     if (given.size !== stageIds.length || given.size !== current.size || [...given].some((s) => !current.has(s))) {
@@ -215,15 +215,15 @@ export async function reorderStages(em: EntityManager, actor: InternalActor, id:
     }
     await applyOrder(tx, id, stageIds);
   });
-  return getPipeline(em, actor, id);
+  return getPipeline(db, actor, id);
 }
 
 /**
  * Refused while deals are on the stage. Lead placements on it move to the stage before it (the next one when it was
  * the first); the only stage of a pipeline cannot be removed while leads are placed on it, so nothing is lost.
  */
-export async function removeStage(em: EntityManager, actor: InternalActor, id: string, stageId: string) {
-  await administer(em, actor, id, async (tx) => {
+export async function removeStage(db: Db, actor: InternalActor, id: string, stageId: string) {
+  await administer(db, actor, id, async (tx) => {
     const stages = await stagesOf(tx, id);
     const stage = stageIn(stages, id, stageId);
     const [deals] = await tx.execute<{ n: number }[]>(DEALS_ON, [id, stageId, stageId]);
@@ -244,5 +244,5 @@ export async function removeStage(em: EntityManager, actor: InternalActor, id: s
     await tx.execute(DELETE_STAGE, [stageId]);
     await applyOrder(tx, id, rest.map((s) => s.id));
   });
-  return getPipeline(em, actor, id);
+  return getPipeline(db, actor, id);
 }

@@ -1,4 +1,4 @@
-import type { EntityManager } from '@leadwire/db';
+import type { Db } from '@leadwire/db';
 import { z } from 'zod';
 import type { Config } from '../config.ts';
 import { scoreInputsChanged, scoreOf } from '../contacts/apply.ts';
@@ -50,7 +50,7 @@ export type AdjustOutcome = 'skipped' | 'unchanged' | 'adjusted' | 'score_change
  * the row is then locked and, if its score inputs changed meanwhile, left alone: the write that changed them queued
  * a newer job, and storing an answer about older data after it would undo that job's work.
  */
-export async function adjustContactScore(em: EntityManager, adjuster: ScoreAdjuster, snapshot: ContactRow): Promise<AdjustOutcome> {
+export async function adjustContactScore(db: Db, adjuster: ScoreAdjuster, snapshot: ContactRow): Promise<AdjustOutcome> {
   // The final score with neither adjustment nor override is the base: one mapping of contact columns to score inputs.
   const base = scoreOf({ ...snapshot, score_adjustment: 0, score_override: null });
   const adjustment = await adjuster.adjust({
@@ -69,7 +69,7 @@ export async function adjustContactScore(em: EntityManager, adjuster: ScoreAdjus
     },
   });
 
-  return em.transactional(async (tx) => {
+  return db.transaction(async (tx) => {
     const [locked] = await tx.execute<ContactRow[]>(LOCK_LIVE, [snapshot.id]);
     if (!locked || scoreInputsChanged(snapshot, locked)) return 'skipped';
     const score = scoreOf({ ...locked, score_adjustment: adjustment });
@@ -112,10 +112,10 @@ export function adjustScoreJob(deps: Deps, adjuster: ScoreAdjuster = adjusterFro
     parse: (data) => AdjustScorePayload.parse(data),
     async handle({ contactIds }) {
       if (contactIds.length === 0) return;
-      const em = deps.orm.em.fork();
-      const contacts = await em.execute<ContactRow[]>(LOAD_LIVE, [JSON.stringify([...new Set(contactIds)])]);
+      const db = deps.db;
+      const contacts = await db.execute<ContactRow[]>(LOAD_LIVE, [JSON.stringify([...new Set(contactIds)])]);
       await eachLimited(contacts, ADJUST_CONCURRENCY, async (c) => {
-        await adjustContactScore(em.fork(), adjuster, c);
+        await adjustContactScore(db, adjuster, c);
       });
     },
   };

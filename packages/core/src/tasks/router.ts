@@ -15,13 +15,13 @@ export const tasksRouter = router({
     })
     .input(TaskListInput)
     .output(TaskPage)
-    .query(({ ctx, input }) => listTasks(ctx.em, ctx.actor, input)),
+    .query(({ ctx, input }) => listTasks(ctx.db, ctx.actor, input)),
 
   get: internalProcedure
     .meta({ openapi: { method: 'GET', path: '/tasks/{id}', tags, summary: 'A task' }, errorCodes: [...INTERNAL_ERRORS, 'not_found'] })
     .input(TaskIdInput)
     .output(TaskView)
-    .query(({ ctx, input }) => getTask(ctx.em, ctx.actor, input.id)),
+    .query(({ ctx, input }) => getTask(ctx.db, ctx.actor, input.id)),
 
   create: internalProcedure
     .meta({
@@ -31,7 +31,7 @@ export const tasksRouter = router({
     })
     .input(TaskCreateInput)
     .output(TaskView)
-    .mutation(({ ctx, input }) => createTask(ctx.em, ctx.actor, input)),
+    .mutation(({ ctx, input }) => createTask(ctx.db, ctx.actor, input)),
 
   update: internalProcedure
     .meta({
@@ -40,7 +40,7 @@ export const tasksRouter = router({
     })
     .input(TaskUpdateInput)
     .output(TaskView)
-    .mutation(({ ctx, input }) => updateTask(ctx.em, ctx.actor, input)),
+    .mutation(({ ctx, input }) => updateTask(ctx.db, ctx.actor, input)),
 
   complete: internalProcedure
     .meta({
@@ -49,5 +49,5 @@ export const tasksRouter = router({
     })
     .input(TaskIdInput)
     .output(TaskView)
-    .mutation(({ ctx, input }) => completeTask(ctx.em, ctx.actor, input.id)),
+    .mutation(({ ctx, input }) => completeTask(ctx.db, ctx.actor, input.id)),
 });

@@ -1,7 +1,8 @@
 import { z } from 'zod';
+import { text } from '../validation/index.ts';
 import { IsoDateTime, PageFields, pageOf } from '../deals/common.ts';
 
-const Title = z.string().trim().min(1, 'title must not be empty').max(500);
+const Title = text(500).min(1, 'title must not be empty');
 const DueAt = z.iso.datetime({ offset: true, message: 'dueAt must be an ISO 8601 date-time' }).meta({ example: '2026-12-01T09:00:00Z' });
 
 export const TaskView = z.object({

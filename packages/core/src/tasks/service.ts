@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Db, EntityManager } from '@leadwire/db';
+import type { Db } from '@leadwire/db';
 import type { InternalActor } from '../auth/actor.ts';
 import { afterCursor, iso, isoOrNull, requireLiveContact, toPage } from '../deals/common.ts';
 import { AppError, errors } from '../errors.ts';
@@ -79,8 +79,8 @@ export async function getTask(db: Db, actor: InternalActor, id: string): Promise
 }
 
 /** Emits task.created with `data.task`. */
-export async function createTask(em: EntityManager, actor: InternalActor, input: TaskCreateInput): Promise<TaskView> {
-  return em.transactional(async (tx) => {
+export async function createTask(db: Db, actor: InternalActor, input: TaskCreateInput): Promise<TaskView> {
+  return db.transaction(async (tx) => {
     if (input.contactId) await requireLiveContact(tx, actor.orgId, input.contactId, 'share');
     if (input.assigneeId) await checkAssignee(tx, actor.orgId, input.assigneeId);
     const [row] = await tx.execute<TaskRow[]>(INSERT, [
@@ -98,8 +98,8 @@ export async function createTask(em: EntityManager, actor: InternalActor, input:
 }
 
 /** Title, due date, assignee and contact; the spec has no task.updated event, so none is emitted. */
-export async function updateTask(em: EntityManager, actor: InternalActor, input: TaskUpdateInput): Promise<TaskView> {
-  return em.transactional(async (tx) => {
+export async function updateTask(db: Db, actor: InternalActor, input: TaskUpdateInput): Promise<TaskView> {
+  return db.transaction(async (tx) => {
     const [cur] = await tx.execute<TaskRow[]>(LOCK, [actor.orgId, input.id]);
     if (!cur) throw errors.notFound(`No task with id ${input.id}`);
     if (input.contactId) await requireLiveContact(tx, actor.orgId, input.contactId, 'share');
@@ -117,8 +117,8 @@ export async function updateTask(em: EntityManager, actor: InternalActor, input:
 }
 
 /** Idempotent: the first completion sets completedAt and emits task.completed (`data.task`); later ones return the task as is. */
-export async function completeTask(em: EntityManager, actor: InternalActor, id: string): Promise<TaskView> {
-  return em.transactional(async (tx) => {
+export async function completeTask(db: Db, actor: InternalActor, id: string): Promise<TaskView> {
+  return db.transaction(async (tx) => {
     const [row] = await tx.execute<TaskRow[]>(COMPLETE, [id, actor.orgId]);
     if (!row) return getTask(tx, actor, id);
     const task = toView(row);

@@ -1,0 +1,111 @@
+import { type Server, STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import { type Config, errors, type PublicError, toPublicError } from '@leadwire/core';
+import type { FastifyHttpOptions, FastifyInstance } from 'fastify';
+import { sendError } from './rest-surface.ts';
+
+/**
+ * The HTTP edge: what happens before a route runs or outside every route. Each answer here is `{ error, code }` from
+ * the one error model, like the answers of the surfaces themselves: connection-level failures (slow or oversized
+ * requests, bytes that are not HTTP), URLs the router cannot decode, paths outside /api, and requests that arrive
+ * while the process is shutting down.
+ */
+
+/** Seconds a client is told to wait when it reached a process that is shutting down; another one can serve it. */
+const RETRY_AFTER_SHUTDOWN_S = 1;
+
+/** The error a connection-level failure is answered with; undefined when there is nobody left to answer. */
+function clientErrorOf(err: NodeJS.ErrnoException): PublicError | undefined {
+  switch (err.code) {
+    case 'ECONNRESET':
+    case 'EPIPE':
+      return undefined;
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return toPublicError(errors.requestTimeout());
+    case 'HPE_HEADER_OVERFLOW':
+      return toPublicError(errors.headersTooLarge());
+    default:
+      return toPublicError(errors.badHttpRequest());
+  }
+}
+
+/** A response written straight to the socket: Node's HTTP layer has no request object for these failures. */
+function rawResponse(pub: PublicError): string {
+  const body = JSON.stringify(pub.body);
+  const head = [
+    `HTTP/1.1 ${pub.status} ${STATUS_CODES[pub.status] ?? 'Error'}`,
+    'content-type: application/json; charset=utf-8',
+    `content-length: ${Buffer.byteLength(body)}`,
+    'connection: close',
+  ];
+  return `${head.join('\r\n')}\r\n\r\n${body}`;
+}
+
+/**
+ * Node's `clientError`, answered the way Node itself does (only when nothing of another response went out on this
+ * socket yet), in our shape, and then the connection is closed.
+ */
+function clientErrorHandler(this: FastifyInstance, err: NodeJS.ErrnoException, socket: Socket) {
+  const pub = clientErrorOf(err);
+  if (!pub || socket.destroyed) return;
+  this.log.debug({ code: err.code, status: pub.status }, 'client error');
+  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (socket.writable && !inFlight?.headersSent) socket.end(rawResponse(pub));
+  // end() flushes the answer first; destroySoon keeps a slow client from holding the socket half-open.
+  socket.destroySoon();
+}
+
+/** Fastify options of the edge: time-outs, connection cap and the handlers of errors raised before routing. */
+export function edgeOptions(config: Config): FastifyHttpOptions<Server> {
+  return {
+    http: {
+      headersTimeout: config.HTTP_HEADERS_TIMEOUT_MS,
+      requestTimeout: config.HTTP_REQUEST_TIMEOUT_MS,
+      // Node checks the two time-outs above on this interval (30 s by default), so it bounds their precision.
+      connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(config.HTTP_HEADERS_TIMEOUT_MS / 4))),
+    },
+    requestTimeout: config.HTTP_REQUEST_TIMEOUT_MS,
+    keepAliveTimeout: config.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+    // Answered by the closing hook of `edgeHandlers` instead, in our shape and with Retry-After.
+    return503OnClosing: false,
+    clientErrorHandler,
+    frameworkErrors: (err, req, reply) => {
+      const pub = toPublicError(err.code === 'FST_ERR_BAD_URL' ? errors.malformedUrl() : errors.badHttpRequest());
+      req.log.info({ code: err.code }, 'request refused before routing');
+      void sendError(reply, pub);
+    },
+  };
+}
+
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+
+/** Root handlers: shutdown refusals, and errors and unknown paths outside the /api surfaces (which have their own). */
+export function edgeHandlers(app: FastifyInstance, config: Config) {
+  // Node closes connections over the cap as they are accepted, before a byte is read: there is no request to answer.
+  app.server.maxConnections = config.HTTP_MAX_CONNECTIONS;
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  // Requests still arriving on open connections while in-flight work drains: refused so the client retries elsewhere.
+  app.addHook('onRequest', async (_req, reply) => {
+    if (!closing) return;
+    const pub = toPublicError(errors.serviceUnavailable('The server is shutting down; retry shortly', RETRY_AFTER_SHUTDOWN_S));
+    return sendError(reply, pub, { connection: 'close' });
+  });
+
+  app.setErrorHandler((err, req, reply) => {
+    const pub = toPublicError(err);
+    if (pub.status >= 500) req.log.error({ err }, 'request failed');
+    return sendError(reply, pub);
+  });
+  app.setNotFoundHandler((req, reply) => {
+    const path = req.url.split('?')[0] ?? '/';
+    const allow = METHODS.filter((method) => method !== req.method && app.hasRoute({ method, url: path }));
+    if (allow.length) {
+      const message = `Method ${req.method} is not allowed here; use ${allow.join(' or ')}`;
+      return sendError(reply, { status: 405, body: { error: message, code: 'method_not_allowed' } }, { allow: allow.join(', ') });
+    }
+    return sendError(reply, { status: 404, body: { error: `No such endpoint: ${req.method} ${path}`, code: 'not_found' } });
+  });
+}
