@@ -7,6 +7,7 @@ import { Readable } from 'node:stream';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initTestApp, type TestApp } from '../support/app.ts';
+import { finishedJob } from '../support/jobs.ts';
 import { contactCount, eventsOf, newTestOrg, refusal, rest, type TestOrg } from './contacts-support.ts';
 
 let t: TestApp;
@@ -218,9 +219,8 @@ describe('nightly purge', () => {
       await a.owner.contacts.delete.mutate({ id: doomed.id });
       await trashedAgo(doomed.id, 31);
       // What a cron tick sends: the schedule's data, `{}`.
-      await t.runtime.boss.boss.send(PURGE_CONTACTS_QUEUE, {});
-      const deadline = Date.now() + 15_000;
-      while ((await rowsAbout(doomed.id)).contacts && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      const id = await t.runtime.boss.boss.send(PURGE_CONTACTS_QUEUE, {});
+      expect(await finishedJob(t, PURGE_CONTACTS_QUEUE, id!)).toMatchObject({ state: 'completed' });
       expect((await rowsAbout(doomed.id)).contacts).toBe(0);
     } finally {
       await second.stop();

@@ -1,11 +1,13 @@
 import { ADJUST_SCORE_QUEUE, adjustContactScore, adjustScoreJob } from '@leadwire/core/scoring/adjust-job.ts';
 import type { ContactRow } from '@leadwire/core/contacts/row.ts';
 import type { Logger } from '@leadwire/core';
+import type { JobDefinition } from '@leadwire/core/jobs/boss.ts';
 import { jobDefinitions } from '@leadwire/core/jobs/definitions.ts';
 import { noAdjustment } from '@leadwire/core/scoring/adjuster.ts';
 import { answer, replyJson, startOpenAiStub, type OpenAiStub } from '@leadwire/core/scoring/openai-stub.test-support.ts';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { call, initTestApp, type TestApp } from '../support/app.ts';
+import { finishedJob, queuedJobIds, runQueuedJobs } from '../support/jobs.ts';
 
 const API_KEY = 'sk-adjuster-secret-5f1e2d3c4b5a';
 
@@ -16,17 +18,6 @@ function captureLog(): Logger & { lines: string[] } {
   return { lines, info: keep, warn: keep, error: keep, debug: keep };
 }
 
-/** Polls until `check` returns a value (not undefined); pg-boss workers poll every 2 s. */
-async function waitFor<T>(check: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('timed out waiting for the job');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 async function contactRow(t: TestApp, id: string): Promise<ContactRow> {
   const [row] = await t.sql<ContactRow>('select * from contacts where id = ?', [id]);
   if (!row) throw new Error(`contact ${id} not found`);
@@ -34,6 +25,23 @@ async function contactRow(t: TestApp, id: string): Promise<ContactRow> {
 }
 
 /** The score changes the adjustment job made (the upsert may report its own, with source api). */
+/** The contact once every adjustment job queued for it has run (each must complete: a failed adjuster is not a failed job). */
+async function afterItsJobs(t: TestApp, contactId: string): Promise<ContactRow> {
+  const ids = await queuedJobIds(t, ADJUST_SCORE_QUEUE, { contactIds: [contactId] });
+  expect(ids.length).toBeGreaterThan(0);
+  for (const id of ids) expect(await finishedJob(t, ADJUST_SCORE_QUEUE, id)).toMatchObject({ state: 'completed' });
+  return contactRow(t, contactId);
+}
+
+/** Runs the queued adjustment jobs at once, as a worker would, and returns the contact; one of them must be about it. */
+async function adjustedNow(t: TestApp, def: JobDefinition, contactId: string): Promise<ContactRow> {
+  const queued = await queuedJobIds(t, ADJUST_SCORE_QUEUE, { contactIds: [contactId] }, { waiting: true });
+  const ran = await runQueuedJobs(t, def);
+  expect(ran).toEqual(expect.arrayContaining(queued));
+  expect(queued.length).toBeGreaterThan(0);
+  return contactRow(t, contactId);
+}
+
 async function scoreEvents(t: TestApp, contactId: string) {
   return t.sql<{ payload: any }>(
     `select payload from outbox_events
@@ -53,12 +61,14 @@ describe('with a score adjuster configured', () => {
   let stub: OpenAiStub;
   let key: string;
   let orgId: string;
+  let adjuster: JobDefinition;
   const log = captureLog();
 
+  // No worker runs here but in the first test: the others run the queued job at once, as a worker would.
   beforeAll(async () => {
     stub = await startOpenAiStub();
     t = await initTestApp({ SCORE_ADJUSTER_URL: stub.baseUrl, SCORE_ADJUSTER_API_KEY: API_KEY, SCORE_ADJUSTER_MODEL: 'stub-model' });
-    await t.runtime.boss.work(jobDefinitions({ ...t.runtime.deps, log }));
+    adjuster = jobDefinitions({ ...t.runtime.deps, log }).find((d) => d.queue === ADJUST_SCORE_QUEUE)!;
     ({ publicKey: key, orgId } = await t.newOrg());
   });
   afterAll(async () => {
@@ -71,7 +81,9 @@ describe('with a score adjuster configured', () => {
     log.lines.length = 0;
   });
 
-  it('queues the job with the upsert and stores base + adjustment, emitting contact.score_changed from ai', async () => {
+  it('queues the job with the upsert; a worker runs it and stores base + adjustment, emitting contact.score_changed from ai', async () => {
+    await t.runtime.boss.work([adjuster]);
+    onTestFinished(() => t.runtime.boss.boss.offWork(ADJUST_SCORE_QUEUE));
     stub.handler = answer(7);
     const before = await queuedJobs(t);
     // email 15 + phone 10 + job title 10 = 35
@@ -80,10 +92,8 @@ describe('with a score adjuster configured', () => {
     const id: string = r.body.id;
     expect(await queuedJobs(t)).toBe(before + 1);
 
-    const row = await waitFor(async () => {
-      const c = await contactRow(t, id);
-      return c.lead_score === 42 ? c : undefined;
-    });
+    const row = await afterItsJobs(t, id);
+    expect(row.lead_score).toBe(42);
     expect(row.score_adjustment).toBe(7);
     expect(stub.requests).toHaveLength(1);
     expect(stub.requests[0]!.body?.model).toBe('stub-model');
@@ -103,10 +113,7 @@ describe('with a score adjuster configured', () => {
   it('bounds an out-of-range answer to +15', async () => {
     stub.handler = answer(60);
     const r = await call(t, 'POST', '/contacts/upsert', { key, body: { email: 'big@example.com' } });
-    const row = await waitFor(async () => {
-      const c = await contactRow(t, r.body.id);
-      return c.score_adjustment !== 0 ? c : undefined;
-    });
+    const row = await adjustedNow(t, adjuster, r.body.id);
     expect(row.score_adjustment).toBe(15);
     expect(row.lead_score).toBe(15 + 15);
   });
@@ -116,10 +123,8 @@ describe('with a score adjuster configured', () => {
     const r = await call(t, 'POST', '/leads', { key, body: { email: 'manual@example.com', score: 80 } });
     expect(r.status).toBe(200);
     const id: string = r.body.id;
-    const row = await waitFor(async () => {
-      const c = await contactRow(t, id);
-      return c.score_adjustment === 10 ? c : undefined;
-    });
+    const row = await adjustedNow(t, adjuster, id);
+    expect(row.score_adjustment).toBe(10);
     expect(row.score_override).toBe(80);
     expect(row.lead_score).toBe(80);
     expect(await scoreEvents(t, id)).toHaveLength(0);
@@ -129,15 +134,13 @@ describe('with a score adjuster configured', () => {
     stub.handler = answer(5);
     const r = await call(t, 'POST', '/contacts/upsert', { key, body: { email: 'flaky@example.com' } });
     const id: string = r.body.id;
-    await waitFor(async () => ((await contactRow(t, id)).score_adjustment === 5 ? true : undefined));
+    expect((await adjustedNow(t, adjuster, id)).score_adjustment).toBe(5);
 
     // A gateway that reflects the request headers into its error page.
     stub.handler = (req, res) => replyJson(res, 502, JSON.stringify({ error: 'bad gateway', echoed: req.headers.authorization }));
     await call(t, 'POST', '/contacts/upsert', { key, body: { email: 'flaky@example.com', phone: '+331' } });
-    const row = await waitFor(async () => {
-      const c = await contactRow(t, id);
-      return c.score_adjustment === 0 ? c : undefined;
-    });
+    const row = await adjustedNow(t, adjuster, id);
+    expect(row.score_adjustment).toBe(0);
     expect(row.lead_score).toBe(15 + 10);
     expect(stub.requests.at(-1)?.headers.authorization).toBe(`Bearer ${API_KEY}`);
 
@@ -154,7 +157,7 @@ describe('with a score adjuster configured', () => {
     stub.handler = answer(9);
     const r = await call(t, 'POST', '/contacts/upsert', { key, body: { email: 'gone@example.com' } });
     const id: string = r.body.id;
-    await waitFor(async () => ((await contactRow(t, id)).score_adjustment === 9 ? true : undefined));
+    expect((await adjustedNow(t, adjuster, id)).score_adjustment).toBe(9);
     await t.sql('update contacts set deleted_at = now() where id = ?', [id]);
     stub.requests = [];
     stub.handler = answer(-9);

@@ -2,6 +2,7 @@ import { CLEANUP_CRON, CLEANUP_QUEUE, cleanupJob } from '@leadwire/core/jobs/cle
 import { jobDefinitions } from '@leadwire/core/jobs/definitions.ts';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { call, initTestApp, type TestApp } from '../support/app.ts';
+import { finishedJob } from '../support/jobs.ts';
 
 let t: TestApp;
 let apiKeyId: string;
@@ -91,9 +92,8 @@ it('is scheduled hourly in UTC and runs as a queued job on a worker', async () =
 
   await seed();
   // What the cron tick sends: the schedule's data, `{}`.
-  await t.runtime.boss.boss.send(CLEANUP_QUEUE, {});
-  const deadline = Date.now() + 15_000;
-  while ((await remaining()).idempotency.length > 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  const id = await t.runtime.boss.boss.send(CLEANUP_QUEUE, {});
+  expect(await finishedJob(t, CLEANUP_QUEUE, id!)).toMatchObject({ state: 'completed' });
   expect(await remaining()).toEqual({
     idempotency: ['fresh-23h', 'fresh-now'],
     rateLimits: ['current', 'recent-90s'],

@@ -28,9 +28,12 @@ export interface TestApp {
 
 let orgSeq = 0;
 
-/** A real server on a random port over its own freshly migrated database. */
+/**
+ * A real server on a random port over its own database, cloned from the run's migrated template: the server's own
+ * migration step then finds nothing pending.
+ */
 export async function initTestApp(env: Record<string, string> = {}): Promise<TestApp> {
-  const db = await createTestDatabase();
+  const db = await createTestDatabase(undefined, { migrated: true });
   // Files a test stores (uploads, purges) live in a folder of its own, never in the checkout's .data.
   const dataDir = await mkdtemp(join(tmpdir(), 'leadwire-test-data-'));
   const config = loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, ...env });

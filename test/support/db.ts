@@ -1,49 +1,74 @@
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
-import { inject } from 'vitest';
+import { inject, onTestFinished, type RunnerTask, type RunnerTestFile, TestRunner } from 'vitest';
+import { databaseUrl, shownUrl, withAdmin } from './pg-admin.ts';
 
 export interface TestDatabase {
   url: string;
-  /** Drops the database, closing any connection still open on it; safe to call twice. */
+  name: string;
+  /**
+   * Drops the database (closing any connection still open on it), unless a test of this file failed: then the
+   * database is kept for inspection and its name and URL are printed. Called inside a test, the decision waits for
+   * that test's outcome. Safe to call twice.
+   */
   drop(): Promise<void>;
 }
 
+export interface TestDatabaseOptions {
+  /**
+   * A clone of the run's template, already migrated (see global-setup.ts): what almost every test wants, and much
+   * cheaper than migrating. Off: an empty database, for tests of the migrations themselves.
+   */
+  migrated?: boolean;
+}
+
 /**
- * Creates an empty database on the run's server (see global-setup.ts). Names are
- * always made unique, because test files run in parallel and, against a shared
- * DATABASE_URL, runs may overlap or leave databases behind: `name` only labels it
- * (`t_<name>_<random>`) so a leftover can be traced back to its test.
+ * Creates a database on the run's server (see global-setup.ts). Names are always made unique, because test files run
+ * in parallel and, against a shared DATABASE_URL, runs may overlap or leave databases behind: `name` only labels it
+ * (`t_<run>_<name>_<random>`) so a kept database can be traced back to its test.
  */
-export async function createTestDatabase(name?: string): Promise<TestDatabase> {
+export async function createTestDatabase(name?: string, opts: TestDatabaseOptions = {}): Promise<TestDatabase> {
   const adminUrl = inject('pgAdminUrl');
   const label = (name ?? '')
     .toLowerCase()
     .replace(/[^a-z0-9_]+/g, '_')
-    .slice(0, 40);
-  const dbName = `t_${label ? `${label}_` : ''}${randomBytes(6).toString('hex')}`;
+    .slice(0, 32);
+  const dbName = `${inject('pgRunPrefix')}${label ? `${label}_` : ''}${randomBytes(6).toString('hex')}`;
 
-  await withAdmin(adminUrl, async (client) => {
-    await client.query(`create database ${client.escapeIdentifier(dbName)}`);
-  });
+  await withAdmin(adminUrl, (c) =>
+    c.query(`create database ${c.escapeIdentifier(dbName)}${opts.migrated ? ` template ${c.escapeIdentifier(inject('pgTemplate'))}` : ''}`),
+  );
 
-  const url = new URL(adminUrl);
-  url.pathname = `/${dbName}`;
+  const url = databaseUrl(adminUrl, dbName);
+  const decide = async (test?: RunnerTask): Promise<void> => {
+    if ((test && hasFailure(test)) || (currentFile && hasFailure(currentFile))) {
+      console.error(`A test failed: database ${dbName} is kept for inspection: ${shownUrl(url)}`);
+      return;
+    }
+    await withAdmin(adminUrl, (c) => c.query(`drop database if exists ${c.escapeIdentifier(dbName)} with (force)`));
+  };
   let dropping: Promise<void> | undefined;
   return {
-    url: url.toString(),
-    drop: () =>
-      (dropping ??= withAdmin(adminUrl, async (client) => {
-        await client.query(`drop database if exists ${client.escapeIdentifier(dbName)} with (force)`);
-      })),
+    url,
+    name: dbName,
+    drop: () => {
+      if (dropping) return dropping;
+      const test = TestRunner.getCurrentTest();
+      if (!test) return (dropping = decide());
+      onTestFinished(({ task }) => decide(task));
+      return (dropping = Promise.resolve());
+    },
   };
 }
 
-async function withAdmin(adminUrl: string, fn: (client: pg.Client) => Promise<void>): Promise<void> {
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  try {
-    await fn(client);
-  } finally {
-    await client.end();
-  }
+let currentFile: RunnerTestFile | undefined;
+
+/** Called before each test file by the setup file (file-outcome.ts), so that `drop()` can see the file's outcome. */
+export function trackTestFile(file: RunnerTestFile): void {
+  currentFile = file;
+}
+
+/** True when the task or anything in it failed: a test, a hook, a suite's beforeAll or afterAll. */
+export function hasFailure(task: RunnerTask): boolean {
+  if (task.result?.state === 'fail' || task.result?.errors?.length) return true;
+  return 'tasks' in task && task.tasks.some(hasFailure);
 }

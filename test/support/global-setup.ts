@@ -1,50 +1,144 @@
 /**
  * One PostgreSQL for the whole test run: DATABASE_URL when set (CI with a service
  * container, or a developer's own server), otherwise an embedded cluster in a
- * throwaway folder. Test files get their own databases from it (see db.ts).
+ * throwaway folder. On it, one database is migrated once and marked as a template;
+ * test files clone it (see db.ts). A failed file keeps its database; the summary at
+ * the end names them, and an embedded cluster's folder is then kept too.
  */
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { startEmbeddedPostgres } from '../../packages/db/src/embedded.ts';
+import { migrateUp, openOrm } from '../../packages/db/src/orm.ts';
+import { databaseUrl, keptDatabases, shownUrl, withAdmin } from './pg-admin.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     /** Superuser URL; only used to create and drop per-test databases. */
     pgAdminUrl: string;
+    /** Prefix of every database this run creates: `t_<run>_`. */
+    pgRunPrefix: string;
+    /** The migrated template database that `createTestDatabase({ migrated: true })` clones. */
+    pgTemplate: string;
   }
 }
 
+/** Marks a cluster folder kept after a failed run; such folders are removed after a week. */
+const KEPT_MARKER = 'KEPT-BY-FAILED-TEST-RUN';
+const KEPT_FOR_MS = 7 * 24 * 3_600_000;
+const CLUSTER_PREFIX = 'leadwire-test-pg-';
+
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const run = randomBytes(3).toString('hex');
   const external = process.env.DATABASE_URL;
+  let adminUrl: string;
+  let stopCluster = async (_keep: boolean): Promise<void> => {};
+
   if (external) {
-    project.provide('pgAdminUrl', external);
-    return async () => {};
+    adminUrl = external;
+  } else {
+    await removeOldKeptClusters();
+    // mkdtemp creates the folder as 0700, which the `postgres` OS user (the server's
+    // user when running as root) could not traverse to reach the data dir inside.
+    const root = await fs.mkdtemp(`/tmp/${CLUSTER_PREFIX}`);
+    await fs.chmod(root, 0o755);
+    // Kept to explain a failed start; the cluster's chatter never reaches the test output.
+    const log: string[] = [];
+    let cluster: Awaited<ReturnType<typeof startEmbeddedPostgres>>;
+    try {
+      // `<root>/postgres` is the layout of DATA_DIR, so `DATA_DIR=<root>` tools can open a kept cluster.
+      cluster = await startEmbeddedPostgres({
+        dataDir: path.join(root, 'postgres'),
+        onLog: (line) => {
+          log.push(line);
+          if (log.length > 200) log.shift();
+        },
+      });
+      // A throwaway cluster needs no durability: skipping the flushes saves I/O waits on every commit and clone.
+      await withAdmin(cluster.url, async (c) => {
+        for (const setting of ['fsync', 'synchronous_commit', 'full_page_writes']) await c.query(`alter system set ${setting} = off`);
+        await c.query('select pg_reload_conf()');
+      });
+    } catch (err) {
+      await fs.rm(root, { recursive: true, force: true });
+      throw err;
+    }
+    adminUrl = cluster.url;
+    stopCluster = async (keep) => {
+      await cluster.stop();
+      if (keep) await fs.writeFile(path.join(root, KEPT_MARKER), `${new Date().toISOString()}\n`);
+      else await fs.rm(root, { recursive: true, force: true });
+      if (keep) {
+        process.stderr.write(
+          `The test cluster is kept in ${root} (DATA_DIR layout; removed by a test run after a week).\n` +
+            `  Inspect it: node_modules/.bin/node test/support/open-kept-cluster.ts ${root}\n`,
+        );
+      }
+    };
   }
 
-  // mkdtemp creates the folder as 0700, which the `postgres` OS user (the server's
-  // user when running as root) could not traverse to reach the data dir inside.
-  const root = await fs.mkdtemp('/tmp/leadwire-test-pg-');
-  await fs.chmod(root, 0o755);
-  // Kept to explain a failed start; the cluster's chatter never reaches the test output.
-  const log: string[] = [];
-  let cluster: Awaited<ReturnType<typeof startEmbeddedPostgres>>;
+  const template = `tpl_${run}`;
   try {
-    cluster = await startEmbeddedPostgres({
-      dataDir: path.join(root, 'data'),
-      onLog: (line) => {
-        log.push(line);
-        if (log.length > 200) log.shift();
-      },
-    });
+    await createTemplate(adminUrl, template);
   } catch (err) {
-    await fs.rm(root, { recursive: true, force: true });
+    await dropTemplate(adminUrl, template).catch(() => {});
+    await stopCluster(false);
     throw err;
   }
-  project.provide('pgAdminUrl', cluster.url);
+  project.provide('pgAdminUrl', adminUrl);
+  project.provide('pgRunPrefix', `t_${run}_`);
+  project.provide('pgTemplate', template);
 
   return async () => {
-    await cluster.stop();
-    await fs.rm(root, { recursive: true, force: true });
+    await dropTemplate(adminUrl, template);
+    const kept = await keptDatabases(adminUrl, `t_${run}_`);
+    if (kept.length) {
+      process.stderr.write(
+        `\nDatabases of failed test files, kept for inspection:\n${kept.map((name) => `  ${shownUrl(databaseUrl(adminUrl, name))}\n`).join('')}` +
+          (external ? `  Drop them when done: drop database <name>;\n` : ''),
+      );
+    }
+    await stopCluster(kept.length > 0);
   };
+}
+
+/**
+ * Migrated once per run through the same migrator the server uses. `allow_connections = false` guarantees that no
+ * session sits on it, since CREATE DATABASE ... TEMPLATE refuses a source database with other sessions.
+ */
+async function createTemplate(adminUrl: string, name: string): Promise<void> {
+  await withAdmin(adminUrl, (c) => c.query(`create database ${c.escapeIdentifier(name)}`));
+  const orm = await openOrm(databaseUrl(adminUrl, name), { pool: { min: 0, max: 1 } });
+  try {
+    await migrateUp(orm);
+  } finally {
+    await orm.close(true);
+  }
+  await withAdmin(adminUrl, async (c) => {
+    await c.query(`alter database ${c.escapeIdentifier(name)} with is_template true allow_connections false`);
+    // The migrator's sessions may still be closing; cloning needs them gone.
+    await c.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1', [name]);
+  });
+}
+
+async function dropTemplate(adminUrl: string, name: string): Promise<void> {
+  await withAdmin(adminUrl, async (c) => {
+    const exists = await c.query('select 1 from pg_database where datname = $1', [name]);
+    if (!exists.rowCount) return;
+    await c.query(`alter database ${c.escapeIdentifier(name)} with is_template false`);
+    await c.query(`drop database ${c.escapeIdentifier(name)} with (force)`);
+  });
+}
+
+/** Kept clusters of earlier failed runs, once they are a week old and no server runs on them. */
+async function removeOldKeptClusters(): Promise<void> {
+  const entries = await fs.readdir('/tmp').catch(() => [] as string[]);
+  for (const entry of entries.filter((e) => e.startsWith(CLUSTER_PREFIX))) {
+    const root = path.join('/tmp', entry);
+    const marker = await fs.stat(path.join(root, KEPT_MARKER)).catch(() => null);
+    if (!marker || Date.now() - marker.mtimeMs < KEPT_FOR_MS) continue;
+    const running = await fs.stat(path.join(root, 'postgres', 'postmaster.pid')).catch(() => null);
+    if (!running) await fs.rm(root, { recursive: true, force: true });
+  }
 }
