@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { hashKey } from '@leadwire/core/auth/key-material.ts';
-import { applyRow, newContact, type ResolvedRow } from '@leadwire/core/contacts/apply.ts';
-import { type ContactRow, toEventContact } from '@leadwire/core/contacts/row.ts';
-import type { ContactUpsertInput } from '@leadwire/core/contacts/schemas.ts';
-import { CAP_MARGIN } from '@leadwire/core/contacts/upsert.ts';
-import * as contactSql from '@leadwire/core/contacts/sql.ts';
+import { applyRow, newContact, type ResolvedRow } from '@leadwire/core/contacts/shared/apply.ts';
+import { type ContactRow, toEventContact } from '@leadwire/core/contacts/shared/row.ts';
+import type { ContactUpsertInput } from '@leadwire/core/contacts/v1/schemas.ts';
+import { CAP_MARGIN } from '@leadwire/core/contacts/v1/upsert.ts';
+import * as contactSql from '@leadwire/core/contacts/v1/sql.ts';
 import { AUTHENTICATE_SQL } from '@leadwire/core/auth/authenticate.ts';
 import { eventRowsParam, INSERT_EVENTS_SQL } from '@leadwire/core/events/outbox.ts';
 import { contactCap, PUBLIC_API_PER_MINUTE } from '@leadwire/core/limits/plans.ts';

@@ -1,5 +1,5 @@
 import { delayFor, THROTTLE } from '@leadwire/core/accounts/throttle.ts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { initTestApp, type TestApp } from '../support/app.ts';
 import { client, PASSWORD, refusal, rest, signUp, uniqueEmail } from './accounts-support.ts';
 
@@ -8,6 +8,12 @@ beforeAll(async () => {
   t = await initTestApp();
 });
 afterAll(async () => t?.close());
+// Tests that move the server's clock put it back, so the next test starts at the wall clock's time.
+afterEach(() => {
+  t.clock.unfreeze();
+  t.clock.set(new Date());
+});
+const MINUTE_MS = 60_000;
 
 /** Each test signs in from its own loopback addresses, so per-address counts never leak between tests. */
 let lastOctet = 10;
@@ -15,13 +21,13 @@ const address = () => `127.0.0.${++lastOctet}`;
 
 const signInFrom = (from: string, email: string, password: string) => rest(t, 'POST', '/accounts/sign-in', { from, body: { email, password } });
 
-/** Failed attempts `minutesAgo` in the past, as earlier guesses would have left them. */
+/** Failed attempts `minutesAgo` in the past of the server's clock, as earlier guesses would have left them. */
 async function failures(n: number, opts: { email?: string; ip?: string; minutesAgo?: number }) {
   await t.sql(
     `insert into sign_in_attempts (email, ip, succeeded, created_at)
-     select coalesce(?, 'guess' || g || '@example.com'), coalesce(?, '10.9.9.9'), false, now() - make_interval(mins => ?)
+     select coalesce(?, 'guess' || g || '@example.com'), coalesce(?, '10.9.9.9'), false, ?::timestamptz - make_interval(mins => ?)
      from generate_series(1, ?) g`,
-    [opts.email ?? null, opts.ip ?? null, opts.minutesAgo ?? 1, n],
+    [opts.email ?? null, opts.ip ?? null, t.clock.now(), opts.minutesAgo ?? 1, n],
   );
 }
 
@@ -36,6 +42,7 @@ describe('per account', () => {
   it('slows the 4th and 5th wrong password, then refuses the account for a while with 429 and Retry-After', async () => {
     const from = address();
     const owner = await signUp(t);
+    t.clock.freeze();
     const replies = [];
     for (let i = 0; i < 5; i++) replies.push(await signInFrom(from, owner.email, `wrong password ${i}`));
     expect(replies.map((r) => r.body.code)).toEqual(Array(5).fill('invalid_credentials'));
@@ -46,10 +53,8 @@ describe('per account', () => {
     // Now even the right password is refused, without being checked, and nothing more is recorded.
     const locked = await signInFrom(from, owner.email, PASSWORD);
     expect(locked).toMatchObject({ status: 429, body: { code: 'too_many_attempts' } });
-    const retryAfter = Number(locked.headers['retry-after']);
-    expect(retryAfter).toBeGreaterThan(14 * 60);
-    expect(retryAfter).toBeLessThanOrEqual(15 * 60);
-    expect(locked.body.retryAfter).toBe(retryAfter);
+    expect(Number(locked.headers['retry-after'])).toBe(15 * 60);
+    expect(locked.body.retryAfter).toBe(15 * 60);
     expect(await t.sql('select count(*)::int as n from sign_in_attempts where email = ?', [owner.email])).toEqual([{ n: 5 }]);
     // From another address too: the lock is on the account.
     expect((await signInFrom(address(), owner.email, PASSWORD)).status).toBe(429);
@@ -57,8 +62,10 @@ describe('per account', () => {
     const other = await signUp(t);
     expect((await signInFrom(from, other.email, PASSWORD)).status).toBe(200);
 
-    // Once the failures leave the 15-minute window, the account opens again.
-    await t.sql(`update sign_in_attempts set created_at = created_at - interval '15 minutes' where email = ?`, [owner.email]);
+    // Once the failures leave the 15-minute window, the account opens again; a moment before, it is still locked.
+    t.clock.advance(15 * MINUTE_MS - 1);
+    expect(await signInFrom(from, owner.email, PASSWORD)).toMatchObject({ status: 429, headers: { 'retry-after': '1' } });
+    t.clock.advance(1);
     expect((await signInFrom(from, owner.email, PASSWORD)).status).toBe(200);
   });
 
@@ -74,7 +81,10 @@ describe('per account', () => {
   it('counts only failures since the last successful sign-in', async () => {
     const owner = await signUp(t);
     await failures(4, { email: owner.email, minutesAgo: 3 });
-    await t.sql(`insert into sign_in_attempts (email, ip, succeeded, created_at) values (?, '10.9.9.9', true, now() - interval '2 minutes')`, [owner.email]);
+    await t.sql(`insert into sign_in_attempts (email, ip, succeeded, created_at) values (?, '10.9.9.9', true, ?::timestamptz - interval '2 minutes')`, [
+      owner.email,
+      t.clock.now(),
+    ]);
     await failures(1, { email: owner.email, minutesAgo: 1 });
     expect((await signInFrom(address(), owner.email, 'wrong password')).body.code).toBe('invalid_credentials');
   });
@@ -103,6 +113,7 @@ describe('per address', () => {
   it('slows guessing across many accounts from one address, then refuses the address', async () => {
     const from = address();
     const owner = await signUp(t);
+    t.clock.freeze();
     await failures(19, { ip: from });
     const twentieth = await signInFrom(from, uniqueEmail('spray'), 'password1');
     expect(twentieth).toMatchObject({ status: 401, body: { code: 'invalid_credentials' } });
@@ -110,11 +121,14 @@ describe('per address', () => {
 
     const locked = await signInFrom(from, owner.email, PASSWORD);
     expect(locked).toMatchObject({ status: 429, body: { code: 'too_many_attempts' } });
-    expect(Number(locked.headers['retry-after'])).toBeGreaterThan(13 * 60);
+    // The oldest failure, a minute old, leaves the window in 14 minutes.
+    expect(Number(locked.headers['retry-after'])).toBe(14 * 60);
     // The account is fine from anywhere else.
     expect((await signInFrom(address(), owner.email, PASSWORD)).status).toBe(200);
 
-    await t.sql(`update sign_in_attempts set created_at = created_at - interval '15 minutes' where ip = ?`, [from]);
+    t.clock.advance(14 * MINUTE_MS - 1);
+    expect((await signInFrom(from, owner.email, PASSWORD)).status).toBe(429);
+    t.clock.advance(1);
     expect((await signInFrom(from, owner.email, PASSWORD)).status).toBe(200);
   });
 

@@ -141,7 +141,7 @@ export const DEAD: [number, number] = [401, 401];
 
 /** The actor a (live) session token authenticates as, through the same lookup the procedures use. */
 export async function sessionActor(t: TestApp, token: string): Promise<InternalActor> {
-  const actor = await findSession(t.runtime.deps.db, token);
+  const actor = await findSession(t.runtime.deps.db, token, t.clock.now());
   if (!actor) throw new Error('the session is not live');
   return actor;
 }

@@ -1,7 +1,7 @@
 import { assertKeyCreationUnlocked } from '@leadwire/core/accounts/confirmation.ts';
 import { hashPassword } from '@leadwire/core/accounts/passwords.ts';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { initTestApp, type TestApp } from '../support/app.ts';
 import {
   client,
@@ -26,7 +26,13 @@ beforeAll(async () => {
   memberHash = await hashPassword(PASSWORD);
 });
 afterAll(async () => t?.close());
+// Tests that move the server's clock put it back, so the next test starts at the wall clock's time.
+afterEach(() => {
+  t.clock.unfreeze();
+  t.clock.set(new Date());
+});
 
+const DAY_MS = 86_400_000;
 const meStatus = async (token: string) => (await rest(t, 'GET', '/me', { token })).status;
 const signIn = (email: string, password = PASSWORD) => client(t).accounts.signIn.mutate({ email, password });
 
@@ -57,16 +63,18 @@ describe('sign-up and sign-in', () => {
     expect(await client(t, typed.token).me.query()).toMatchObject({ userId: typed.userId, via: 'session' });
   });
 
-  it('stores sessions hashed, for 30 days, under the user\u2019s credential epoch', async () => {
-    const { token, userId } = await signUp(t);
+  it('stores sessions hashed, for 30 days from the server clock, under the user\u2019s credential epoch', async () => {
+    const at = new Date('2031-03-04T05:06:07.089Z');
+    t.clock.freeze(at);
+    const { token, userId, email } = await signUp(t);
     const rows = await t.sql<any>('select * from sessions where user_id = ?', [userId]);
     expect(rows).toHaveLength(1);
     expect(rows[0].token_hash).toBe(sha256(token));
     expect(JSON.stringify(rows)).not.toContain(token.slice(4));
     expect(rows[0].user_epoch).toBe(0);
-    const days = (new Date(rows[0].expires_at).getTime() - Date.now()) / 86_400_000;
-    expect(days).toBeGreaterThan(29.9);
-    expect(days).toBeLessThanOrEqual(30);
+    expect(new Date(rows[0].created_at)).toEqual(at);
+    expect(new Date(rows[0].expires_at)).toEqual(new Date(at.getTime() + 30 * DAY_MS));
+    expect((await signIn(email)).expiresAt).toBe('2031-04-03T05:06:07.089Z');
   });
 
   it('refuses a taken email, whatever its case', async () => {
@@ -116,11 +124,17 @@ describe('sign-up and sign-in', () => {
     expect(err).toMatchObject({ status: 400, code: 'validation_failed' });
   });
 
-  it('ends a session at its expiry', async () => {
-    const { token } = await signUp(t);
+  it('ends a session at its expiry, 30 days after sign-in, however much it was used', async () => {
+    t.clock.freeze();
+    const { token, email } = await signUp(t);
+    t.clock.advance(29 * DAY_MS);
     expect(await meStatus(token)).toBe(200);
-    await t.sql(`update sessions set expires_at = now() - interval '1 second' where token_hash = ?`, [sha256(token)]);
+    t.clock.advance(DAY_MS - 1);
+    expect(await meStatus(token)).toBe(200);
+    t.clock.advance(1);
     expect(await meStatus(token)).toBe(401);
+    // A fresh sign-in at that moment lives another 30 days.
+    expect(await meStatus((await signIn(email)).token)).toBe(200);
   });
 });
 
@@ -205,18 +219,25 @@ describe('security confirmation for API key creation', () => {
     const owner = await signUp(t);
     const other = await signIn(owner.email);
     const actor = await sessionActor(t, owner.token);
-    const em = () => t.runtime.deps.db;
-    await expect(assertKeyCreationUnlocked(em(), actor)).rejects.toMatchObject({ status: 403, code: 'confirmation_required' });
+    const unlocked = () => assertKeyCreationUnlocked(t.runtime.deps.db, actor, t.clock.now());
+    await expect(unlocked()).rejects.toMatchObject({ status: 403, code: 'confirmation_required' });
 
+    t.clock.freeze();
     const { keyCreationUnlockedUntil } = await client(t, owner.token).accounts.confirmPassword.mutate({ password: PASSWORD });
-    const minutes = (new Date(keyCreationUnlockedUntil).getTime() - Date.now()) / 60_000;
-    expect(minutes).toBeGreaterThan(4.9);
-    expect(minutes).toBeLessThanOrEqual(5);
-    await expect(assertKeyCreationUnlocked(em(), actor)).resolves.toBeUndefined();
-    await expect(assertKeyCreationUnlocked(em(), await sessionActor(t, other.token))).rejects.toMatchObject({ code: 'confirmation_required' });
+    expect(keyCreationUnlockedUntil).toBe(new Date(t.clock.now().getTime() + 5 * 60_000).toISOString());
+    await expect(unlocked()).resolves.toBeUndefined();
+    const otherActor = await sessionActor(t, other.token);
+    await expect(assertKeyCreationUnlocked(t.runtime.deps.db, otherActor, t.clock.now())).rejects.toMatchObject({ code: 'confirmation_required' });
 
-    await t.sql(`update sessions set key_creation_unlocked_until = now() - interval '1 second' where id = ?`, [actor.sessionId]);
-    await expect(assertKeyCreationUnlocked(em(), actor)).rejects.toMatchObject({ status: 403, code: 'confirmation_required' });
+    t.clock.advance(5 * 60_000 - 1);
+    await expect(unlocked()).resolves.toBeUndefined();
+    expect((await rest(t, 'POST', '/api-keys', { token: owner.token, body: { name: 'in time', type: 'internal' } })).status).toBe(201);
+    t.clock.advance(1);
+    await expect(unlocked()).rejects.toMatchObject({ status: 403, code: 'confirmation_required' });
+    expect(await rest(t, 'POST', '/api-keys', { token: owner.token, body: { name: 'too late', type: 'internal' } })).toMatchObject({
+      status: 403,
+      body: { code: 'confirmation_required' },
+    });
   });
 
   it('refuses a wrong password, and an Internal key, which cannot confirm nor create keys', async () => {
@@ -231,14 +252,14 @@ describe('security confirmation for API key creation', () => {
     const r = await rest(t, 'POST', '/accounts/confirm-password', { token: internalKey, body: { password: PASSWORD } });
     expect(r).toMatchObject({ status: 403, body: { code: 'session_required' } });
     const keyActor = { ...(await sessionActor(t, owner.token)), via: 'internal_key' as const, sessionId: null, apiKeyId: 'k' };
-    await expect(assertKeyCreationUnlocked(t.runtime.deps.db, keyActor)).rejects.toMatchObject({ status: 403, code: 'confirmation_required' });
+    await expect(assertKeyCreationUnlocked(t.runtime.deps.db, keyActor, t.clock.now())).rejects.toMatchObject({ status: 403, code: 'confirmation_required' });
   });
 
   it('confirms over REST', async () => {
     const owner = await signUp(t);
     const r = await rest(t, 'POST', '/accounts/confirm-password', { token: owner.token, body: { password: PASSWORD } });
     expect(r).toMatchObject({ status: 200, body: { keyCreationUnlockedUntil: expect.any(String) } });
-    await expect(assertKeyCreationUnlocked(t.runtime.deps.db, await sessionActor(t, owner.token))).resolves.toBeUndefined();
+    await expect(assertKeyCreationUnlocked(t.runtime.deps.db, await sessionActor(t, owner.token), t.clock.now())).resolves.toBeUndefined();
   });
 });
 

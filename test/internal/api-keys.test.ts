@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { hashKey, type InternalRouter } from '@leadwire/core';
 import { createTRPCClient, httpLink, TRPCClientError } from '@trpc/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { call, initTestApp, type TestApp } from '../support/app.ts';
 
 let t: TestApp;
@@ -14,6 +14,12 @@ beforeAll(async () => {
   t = await initTestApp();
 });
 afterAll(async () => t?.close());
+// Tests that move the server's clock put it back, so the next test starts at the wall clock's time.
+afterEach(() => {
+  t.clock.unfreeze();
+  t.clock.set(new Date());
+});
+const DAY_MS = 86_400_000;
 
 const client = (token: string) =>
   createTRPCClient<InternalRouter>({ links: [httpLink({ url: `${t.origin}/api/trpc`, headers: { authorization: `Bearer ${token}` } })] });
@@ -41,15 +47,16 @@ async function refusal(p: Promise<unknown>): Promise<{ status: number; code: str
 /**
  * A session token for a user, made the way sign-in stores one (hashed, with the user's credential epoch). `unlocked`
  * sets key_creation_unlocked_until that many seconds from now (negative: already past), as the password confirmation does.
+ * Times are the server clock's.
  */
 async function session(userId: string, unlocked?: number): Promise<string> {
   const token = `lws_${randomBytes(32).toString('base64url')}`;
   await t.sql(
     `insert into sessions (organization_id, user_id, token_hash, user_epoch, expires_at, key_creation_unlocked_until)
-     select organization_id, id, ?, credential_epoch, now() + interval '1 day',
-       case when ?::int is null then null else now() + make_interval(secs => ?::int) end
+     select organization_id, id, ?, credential_epoch, ?::timestamptz + interval '1 day',
+       case when ?::int is null then null else ?::timestamptz + make_interval(secs => ?::int) end
      from users where id = ?`,
-    [hashKey(token), unlocked ?? null, unlocked ?? null, userId],
+    [hashKey(token), t.clock.now(), unlocked ?? null, t.clock.now(), unlocked ?? null, userId],
   );
   return token;
 }
@@ -189,20 +196,24 @@ describe('creating keys', () => {
     expect(await keysIn(org.orgId)).toBe(before);
   });
 
-  it('expires a key after the days chosen', async () => {
+  it('expires a key after the days chosen, by the server clock', async () => {
     const org = await t.newOrg();
+    t.clock.freeze();
+    const createdAt = t.clock.now();
     const s = await session(org.userId, 300);
-    const started = Date.now();
     const key = await client(s).apiKeys.create.mutate({ name: 'temp', type: 'internal', expiresInDays: 30 });
-    const expires = Date.parse(key.expiresAt!);
-    expect(expires - started).toBeGreaterThanOrEqual(30 * 86_400_000);
-    expect(expires - Date.now()).toBeLessThanOrEqual(30 * 86_400_000);
+    expect(key.expiresAt).toBe(new Date(createdAt.getTime() + 30 * DAY_MS).toISOString());
     expect((await me(key.value)).status).toBe(200);
 
-    await t.sql(`update api_keys set expires_at = now() - interval '1 second' where id = ?`, [key.id]);
+    // A fresh session each time: the first one, a day long, is long gone 30 days on.
+    const status = async () => (await client(await session(org.userId)).apiKeys.list.query()).keys.find((k) => k.id === key.id)?.status;
+    t.clock.advance(30 * DAY_MS - 1);
+    expect(await status()).toBe('active');
+    t.clock.advance(1);
+    expect(await status()).toBe('expired');
+
+    await t.sql(`update api_keys set expires_at = ?::timestamptz - interval '1 second' where id = ?`, [createdAt, key.id]);
     expect((await me(key.value)).body.code).toBe('unauthorized');
-    const listed = (await client(s).apiKeys.list.query()).keys.find((k) => k.id === key.id);
-    expect(listed?.status).toBe('expired');
   });
 });
 

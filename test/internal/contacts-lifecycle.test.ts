@@ -1,11 +1,11 @@
-import { purgeTrash } from '@leadwire/core/contacts/app-lifecycle.ts';
+import { purgeTrash } from '@leadwire/core/contacts/app/lifecycle.ts';
 import { BossRuntime } from '@leadwire/core/jobs/boss.ts';
 import { jobDefinitions } from '@leadwire/core/jobs/definitions.ts';
 import { newStorageKey, storageFor } from '@leadwire/core/files/storage.ts';
 import { PURGE_CONTACTS_CRON, PURGE_CONTACTS_QUEUE, purgeContactsJob } from '@leadwire/core/jobs/purge-contacts.ts';
 import { Readable } from 'node:stream';
 import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { initTestApp, type TestApp } from '../support/app.ts';
 import { finishedJob } from '../support/jobs.ts';
 import { contactCount, eventsOf, newTestOrg, refusal, rest, type TestOrg } from './contacts-support.ts';
@@ -20,8 +20,14 @@ beforeAll(async () => {
   [a, b] = await Promise.all([newTestOrg(t, 'max'), newTestOrg(t, 'max')]);
 });
 afterAll(async () => t?.close());
+// Tests that move the server's clock put it back, so the next test starts at the wall clock's time.
+afterEach(() => {
+  t.clock.unfreeze();
+  t.clock.set(new Date());
+});
 
-const trashedAgo = (id: string, days: number) => t.sql(`update contacts set deleted_at = now() - make_interval(days => ?) where id = ?`, [days, id]);
+const trashedAgo = (id: string, days: number) =>
+  t.sql(`update contacts set deleted_at = ?::timestamptz - make_interval(days => ?) where id = ?`, [t.clock.now(), days, id]);
 
 describe('trash', () => {
   it('moves a contact to trash for any role: out of lists, uncounted, contact.deleted emitted', async () => {
@@ -72,12 +78,20 @@ describe('restore', () => {
     expect(await refusal(a.owner.contacts.restore.mutate({ id: c.id }))).toMatchObject({ status: 409, code: 'not_in_trash' });
   });
 
-  it('works within 30 days and answers 410 after', async () => {
+  it('works for 30 days to the millisecond and answers 410 after', async () => {
     const [inside, outside] = [await a.owner.contacts.create.mutate({ firstName: 'In' }), await a.owner.contacts.create.mutate({ firstName: 'Out' })];
-    for (const c of [inside, outside]) await a.owner.contacts.delete.mutate({ id: c.id });
-    await t.sql(`update contacts set deleted_at = now() - interval '29 days 23 hours' where id = ?`, [inside.id]);
-    await t.sql(`update contacts set deleted_at = now() - interval '30 days 1 minute' where id = ?`, [outside.id]);
-    await expect(a.session.contacts.restore.mutate({ id: inside.id })).resolves.toMatchObject({ id: inside.id });
+    t.clock.freeze();
+    await a.owner.contacts.delete.mutate({ id: outside.id });
+    t.clock.advance(1);
+    await a.owner.contacts.delete.mutate({ id: inside.id });
+    // `inside` has been in trash exactly 30 days, `outside` a millisecond longer.
+    t.clock.advance(30 * DAY);
+    expect((await a.owner.contacts.trash.query({ limit: 100 })).items.filter((c) => c.id === inside.id || c.id === outside.id)).toMatchObject([
+      { id: inside.id, restorable: true },
+      { id: outside.id, restorable: false },
+    ]);
+    // (Through a key: the org's test session, a day long, has ended by now.)
+    await expect(a.owner.contacts.restore.mutate({ id: inside.id })).resolves.toMatchObject({ id: inside.id });
     const r = await rest(t, 'POST', `/contacts/${outside.id}/restore`, a.ownerKey, {});
     expect(r).toMatchObject({ status: 410, body: { code: 'restore_window_expired' } });
   });
@@ -184,6 +198,28 @@ describe('nightly purge', () => {
     expect((await eventsOf(t, a.orgId, recent.id)).map((e) => e.event)).toEqual(['contact.created', 'contact.deleted']);
     expect(await refusal(a.owner.contacts.restore.mutate({ id: old.id }))).toMatchObject({ status: 404 });
     expect(await purgeTrash(t.runtime.deps.db, new Date(Date.now() + 31 * DAY))).toEqual({ contacts: 0, events: 0, storageKeys: [] });
+  });
+
+  it('purges by the job\u2019s clock: a contact goes 30 days and 1 s after its deletion, one 29 days in trash stays', async () => {
+    const [gone, kept] = [await a.owner.contacts.create.mutate({ firstName: 'Gone' }), await a.owner.contacts.create.mutate({ firstName: 'Kept' })];
+    t.clock.freeze();
+    const deletedAt = t.clock.now();
+    expect(await a.owner.contacts.delete.mutate({ id: gone.id })).toMatchObject({
+      deletedAt: deletedAt.toISOString(),
+      purgeAfter: new Date(deletedAt.getTime() + 30 * DAY).toISOString(),
+    });
+    t.clock.advance(DAY);
+    await a.owner.contacts.delete.mutate({ id: kept.id });
+    const job = purgeContactsJob(t.runtime.deps);
+    const purge = () => job.handle(job.parse({}));
+
+    t.clock.set(new Date(deletedAt.getTime() + 30 * DAY));
+    await purge();
+    expect([(await rowsAbout(gone.id)).contacts, (await rowsAbout(kept.id)).contacts]).toEqual([1, 1]);
+    t.clock.advance(1_000);
+    await purge();
+    expect([(await rowsAbout(gone.id)).contacts, (await rowsAbout(kept.id)).contacts]).toEqual([0, 1]);
+    await expect(a.owner.contacts.restore.mutate({ id: kept.id })).resolves.toMatchObject({ id: kept.id });
   });
 
   it('removes the stored bytes of the purged contacts\' files', async () => {

@@ -1,5 +1,5 @@
 import { ADJUST_SCORE_QUEUE, adjustContactScore, adjustScoreJob } from '@leadwire/core/scoring/adjust-job.ts';
-import type { ContactRow } from '@leadwire/core/contacts/row.ts';
+import type { ContactRow } from '@leadwire/core/contacts/shared/row.ts';
 import type { Logger } from '@leadwire/core';
 import type { JobDefinition } from '@leadwire/core/jobs/boss.ts';
 import { jobDefinitions } from '@leadwire/core/jobs/definitions.ts';
@@ -176,7 +176,7 @@ describe('with a score adjuster configured', () => {
     );
     const snapshot = await contactRow(t, id);
     await t.sql(`update contacts set phone = '+449' where id = ?`, [id]);
-    const outcome = await adjustContactScore(t.runtime.deps.db, { adjust: async () => 12 }, snapshot);
+    const outcome = await adjustContactScore(t.runtime.deps.db, { adjust: async () => 12 }, snapshot, t.clock);
     expect(outcome).toBe('skipped');
     const after = await contactRow(t, id);
     expect(after.score_adjustment).toBe(0);

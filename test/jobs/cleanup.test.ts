@@ -1,11 +1,12 @@
 import { CLEANUP_CRON, CLEANUP_QUEUE, cleanupJob } from '@leadwire/core/jobs/cleanup.ts';
 import { jobDefinitions } from '@leadwire/core/jobs/definitions.ts';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { call, initTestApp, type TestApp } from '../support/app.ts';
 import { finishedJob } from '../support/jobs.ts';
 
 let t: TestApp;
 let apiKeyId: string;
+const DAY_MS = 86_400_000;
 
 beforeAll(async () => {
   t = await initTestApp();
@@ -16,33 +17,38 @@ beforeAll(async () => {
   apiKeyId = key!.id;
 });
 afterAll(async () => t?.close());
+afterEach(() => {
+  t.clock.unfreeze();
+  t.clock.set(new Date());
+});
 
-/** Old and fresh rows on both tables, keyed by label so assertions read as the rules. */
+/** Old and fresh rows on both tables, keyed by label so assertions read as the rules; times are the server clock's. */
 async function seed() {
   await t.sql('delete from idempotency_records');
   await t.sql('delete from rate_limit_counters');
+  const now = t.clock.now();
   const idem: [string, string][] = [
-    ['old-done', `now() - interval '25 hours'`],
-    ['old-in-progress', `now() - interval '3 days'`],
-    ['fresh-23h', `now() - interval '23 hours'`],
-    ['fresh-now', 'now()'],
+    ['old-done', `?::timestamptz - interval '25 hours'`],
+    ['old-in-progress', `?::timestamptz - interval '3 days'`],
+    ['fresh-23h', `?::timestamptz - interval '23 hours'`],
+    ['fresh-now', '?::timestamptz'],
   ];
   for (const [label, at] of idem) {
     await t.sql(
       `insert into idempotency_records (api_key_id, key, request_hash, status, response, created_at)
        values (?, ?, 'h', ${label.includes('progress') ? 'null' : '200'}, '{}'::jsonb, ${at})`,
-      [apiKeyId, label],
+      [apiKeyId, label, now],
     );
   }
   const windows: [string, string][] = [
-    ['old-1h', `date_trunc('minute', now()) - interval '1 hour'`],
-    ['old-150s', `now() - interval '150 seconds'`],
-    // Relative to now() rather than minute-aligned, so a minute rolling over mid-test cannot flip the expectation.
-    ['recent-90s', `now() - interval '90 seconds'`],
-    ['current', `date_trunc('minute', now())`],
+    ['old-1h', `date_trunc('minute', ?::timestamptz) - interval '1 hour'`],
+    ['old-150s', `?::timestamptz - interval '150 seconds'`],
+    // Relative to now rather than minute-aligned, so a minute rolling over mid-test cannot flip the expectation.
+    ['recent-90s', `?::timestamptz - interval '90 seconds'`],
+    ['current', `date_trunc('minute', ?::timestamptz)`],
   ];
   for (const [label, at] of windows) {
-    await t.sql(`insert into rate_limit_counters (bucket, window_start, count) values (?, ${at}, 3)`, [label]);
+    await t.sql(`insert into rate_limit_counters (bucket, window_start, count) values (?, ${at}, 3)`, [label, now]);
   }
 }
 
@@ -67,12 +73,13 @@ it('works through a backlog larger than one delete slice', async () => {
   await t.sql('delete from rate_limit_counters');
   await t.sql(
     `insert into idempotency_records (api_key_id, key, request_hash, status, created_at)
-     select ?, 'k' || g, 'h', 200, now() - interval '2 days' from generate_series(1, 12001) g`,
-    [apiKeyId],
+     select ?, 'k' || g, 'h', 200, ?::timestamptz - interval '2 days' from generate_series(1, 12001) g`,
+    [apiKeyId, t.clock.now()],
   );
   await t.sql(
     `insert into rate_limit_counters (bucket, window_start, count)
-     select 'b' || g, now() - interval '1 day', 1 from generate_series(1, 12001) g`,
+     select 'b' || g, ?::timestamptz - interval '1 day', 1 from generate_series(1, 12001) g`,
+    [t.clock.now()],
   );
   const job = cleanupJob(t.runtime.deps);
   await job.handle(job.parse({}));
@@ -101,19 +108,21 @@ it('is scheduled hourly in UTC and runs as a queued job on a worker', async () =
 });
 
 it('keeps day windows for the day, and deletes expired sessions, reset tokens, unaccepted invites and old sign-in attempts', async () => {
+  const now = t.clock.now();
   await t.sql('delete from rate_limit_counters');
   await t.sql(
     `insert into rate_limit_counters (bucket, window_start, count) values
-       ('key:x:day', date_trunc('day', now(), 'UTC'), 5), ('key:y:day', date_trunc('day', now(), 'UTC') - interval '3 days', 5)`,
+       ('key:x:day', date_trunc('day', ?::timestamptz, 'UTC'), 5), ('key:y:day', date_trunc('day', ?::timestamptz, 'UTC') - interval '3 days', 5)`,
+    [now, now],
   );
   const [user] = await t.sql<{ id: string; organization_id: string }>('select id, organization_id from users limit 1');
   const org = user!.organization_id;
-  for (const [label, expires] of [['old', `now() - interval '2 days'`], ['live', `now() + interval '1 day'`]] as const) {
-    await t.sql(`insert into sessions (organization_id, user_id, token_hash, user_epoch, expires_at) values (?, ?, ?, 0, ${expires})`, [org, user!.id, `s-${label}`]);
-    await t.sql(`insert into password_reset_tokens (user_id, token_hash, expires_at) values (?, ?, ${expires})`, [user!.id, `r-${label}`]);
-    await t.sql(`insert into invites (organization_id, invited_by_id, email, role, token_hash, expires_at) values (?, ?, ?, 'member', ?, ${expires})`, [org, user!.id, `${label}@invite.example`, `i-${label}`]);
+  for (const [label, expires] of [['old', `?::timestamptz - interval '2 days'`], ['live', `?::timestamptz + interval '1 day'`]] as const) {
+    await t.sql(`insert into sessions (organization_id, user_id, token_hash, user_epoch, expires_at) values (?, ?, ?, 0, ${expires})`, [org, user!.id, `s-${label}`, now]);
+    await t.sql(`insert into password_reset_tokens (user_id, token_hash, expires_at) values (?, ?, ${expires})`, [user!.id, `r-${label}`, now]);
+    await t.sql(`insert into invites (organization_id, invited_by_id, email, role, token_hash, expires_at) values (?, ?, ?, 'member', ?, ${expires})`, [org, user!.id, `${label}@invite.example`, `i-${label}`, now]);
   }
-  await t.sql(`insert into sign_in_attempts (email, ip, succeeded, created_at) values ('a@x.com', '1.2.3.4', false, now() - interval '2 days'), ('b@x.com', '1.2.3.4', false, now())`);
+  await t.sql(`insert into sign_in_attempts (email, ip, succeeded, created_at) values ('a@x.com', '1.2.3.4', false, ?::timestamptz - interval '2 days'), ('b@x.com', '1.2.3.4', false, ?)`, [now, now]);
   const job = cleanupJob(t.runtime.deps);
   await job.handle(job.parse({}));
   const left = async (q: string) => (await t.sql<{ v: string }>(q)).map((r) => r.v);
@@ -122,6 +131,45 @@ it('keeps day windows for the day, and deletes expired sessions, reset tokens, u
   expect(await left(`select token_hash as v from password_reset_tokens where token_hash like 'r-%'`)).toEqual(['r-live']);
   expect(await left(`select token_hash as v from invites where token_hash like 'i-%'`)).toEqual(['i-live']);
   expect(await left(`select email as v from sign_in_attempts`)).toEqual(['b@x.com']);
+});
+
+it('keeps each row until the clock passes its cut-off, to the millisecond', async () => {
+  t.clock.freeze();
+  const at = t.clock.now();
+  const [user] = await t.sql<{ id: string; organization_id: string }>('select id, organization_id from users limit 1');
+  const [org, userId] = [user!.organization_id, user!.id];
+  await t.sql('delete from idempotency_records');
+  await t.sql('delete from rate_limit_counters');
+  await t.sql('delete from sign_in_attempts');
+  // Each row sits exactly on its cut-off at `at`: kept now, gone one millisecond later.
+  await t.sql(`insert into idempotency_records (api_key_id, key, request_hash, status, created_at) values (?, 'edge', 'h', 200, ?::timestamptz - interval '24 hours')`, [apiKeyId, at]);
+  await t.sql(
+    `insert into rate_limit_counters (bucket, window_start, count) values
+       ('edge-minute', ?::timestamptz - interval '2 minutes', 1), ('edge:day', ?::timestamptz - interval '2 days', 1)`,
+    [at, at],
+  );
+  const dayAgo = new Date(at.getTime() - DAY_MS);
+  await t.sql(`insert into sessions (organization_id, user_id, token_hash, user_epoch, expires_at) values (?, ?, 's-edge', 0, ?)`, [org, userId, dayAgo]);
+  await t.sql(`insert into password_reset_tokens (user_id, token_hash, expires_at) values (?, 'r-edge', ?)`, [userId, dayAgo]);
+  await t.sql(`insert into invites (organization_id, invited_by_id, email, role, token_hash, expires_at) values (?, ?, 'edge@invite.example', 'member', 'i-edge', ?)`, [org, userId, dayAgo]);
+  await t.sql(`insert into sign_in_attempts (email, ip, succeeded, created_at) values ('edge@x.com', '1.2.3.4', false, ?)`, [dayAgo]);
+
+  const run = async () => {
+    const job = cleanupJob(t.runtime.deps);
+    await job.handle(job.parse({}));
+    const [n] = await t.sql<Record<string, number>>(
+      `select (select count(*) from idempotency_records where key = 'edge')::int as idempotency,
+         (select count(*) from rate_limit_counters where bucket like 'edge%')::int as windows,
+         (select count(*) from sessions where token_hash = 's-edge')::int as sessions,
+         (select count(*) from password_reset_tokens where token_hash = 'r-edge')::int as resets,
+         (select count(*) from invites where token_hash = 'i-edge')::int as invites,
+         (select count(*) from sign_in_attempts where email = 'edge@x.com')::int as attempts`,
+    );
+    return n;
+  };
+  expect(await run()).toEqual({ idempotency: 1, windows: 2, sessions: 1, resets: 1, invites: 1, attempts: 1 });
+  t.clock.advance(1);
+  expect(await run()).toEqual({ idempotency: 0, windows: 0, sessions: 0, resets: 0, invites: 0, attempts: 0 });
 });
 
 it('sets drifted contact counters back to the live count', async () => {

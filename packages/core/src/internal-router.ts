@@ -1,7 +1,7 @@
 import { me } from './accounts/me.ts';
 import { accountsRouter } from './accounts/router.ts';
 import { apiKeysRouter } from './api-keys/router.ts';
-import { appContactsRouter } from './contacts/app-router.ts';
+import { appContactsRouter } from './contacts/app/router.ts';
 import { filesRouter } from './files/router.ts';
 import { messagesRouter } from './messages/router.ts';
 import { aiActionsRouter } from './ai-actions/router.ts';

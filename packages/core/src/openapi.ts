@@ -1,6 +1,6 @@
 import { generateOpenApiDocument } from 'trpc-to-openapi';
 import type { oas31 } from 'zod-openapi';
-import { SourceSchema } from './contacts/schemas.ts';
+import { SourceSchema } from './contacts/v1/schemas.ts';
 import { type RestRoute, restRoutes } from './http/routes.ts';
 import { apiDescription } from './openapi/description.ts';
 import { EDGE_ERRORS, edgeErrorResponses, errorResponses, errorSchemas, type ExampleContext } from './openapi/errors.ts';

@@ -1,5 +1,5 @@
 import { companiesRouter } from './companies/router.ts';
-import { contactsRouter } from './contacts/router.ts';
+import { contactsRouter } from './contacts/v1/router.ts';
 import { leadsRouter } from './leads/router.ts';
 import { notesRouter } from './notes/router.ts';
 import { router } from './trpc.ts';

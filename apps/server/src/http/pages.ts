@@ -42,7 +42,7 @@ export async function pagesPlugin(app: FastifyInstance, opts: { deps: Deps }) {
     return page(reply, pub.status, 'Something went wrong', problem('The form could not be handled.', detail));
   });
 
-  const client = (req: FastifyRequest): Client => ({ ip: req.ip, userAgent: req.headers['user-agent'] });
+  const client = (req: FastifyRequest): Client => ({ ip: req.ip, userAgent: req.headers['user-agent'], now: deps.clock.now() });
 
   registerFormPage(app, {
     path: 'reset-password',

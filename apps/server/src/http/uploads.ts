@@ -92,6 +92,7 @@ export async function uploadsPlugin(app: FastifyInstance, opts: { deps: Deps }) 
 
   const actorOf = (req: FastifyRequest, reply: FastifyReply): Promise<InternalActor> =>
     authenticateInternal(
+      deps,
       deps.db,
       (name) => {
         const v = req.headers[name];

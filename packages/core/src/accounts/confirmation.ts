@@ -17,8 +17,8 @@ export async function confirmPassword(db: Db, actor: InternalActor, password: st
   const me = await currentUser(db, actor);
   if (!(await checkPassword(db, me.email, password, client))) throw accountErrors.wrongPassword();
   const [row] = await db.execute<{ until: Date }[]>(
-    'update sessions set key_creation_unlocked_until = now() + make_interval(mins => ?) where id = ? returning key_creation_unlocked_until as until',
-    [CONFIRMATION_MINUTES, actor.sessionId],
+    'update sessions set key_creation_unlocked_until = ?::timestamptz + make_interval(mins => ?) where id = ? returning key_creation_unlocked_until as until',
+    [client.now, CONFIRMATION_MINUTES, actor.sessionId],
   );
   // The session ended between authentication and now (signed out elsewhere): nothing left to unlock.
   if (!row) throw accountErrors.sessionRequired('The security confirmation');
@@ -30,15 +30,15 @@ export async function confirmPassword(db: Db, actor: InternalActor, password: st
  * is always refused (403 `confirmation_required`): a key cannot re-enter a password, and a key that could mint keys
  * would outlive every revocation of itself.
  */
-export async function assertKeyCreationUnlocked(db: Db, actor: InternalActor): Promise<void> {
+export async function assertKeyCreationUnlocked(db: Db, actor: InternalActor, now: Date): Promise<void> {
   if (actor.via !== 'session' || !actor.sessionId) {
     throw accountErrors.confirmationRequired(
       'Creating an API key needs a security confirmation that only a signed-in user can give (an API key cannot re-enter a password); sign in and confirm your password',
     );
   }
   const rows = await db.execute(
-    'select 1 from sessions where id = ? and user_id = ? and key_creation_unlocked_until > now()',
-    [actor.sessionId, actor.userId],
+    'select 1 from sessions where id = ? and user_id = ? and key_creation_unlocked_until > ?',
+    [actor.sessionId, actor.userId, now],
   );
   if (!rows.length) {
     throw accountErrors.confirmationRequired(

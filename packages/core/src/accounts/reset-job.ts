@@ -19,6 +19,7 @@ export function passwordResetJob(deps: Deps): JobDefinition<ResetRequestPayload>
     retryDelay: 10,
     queueOptions: { notify: true, deleteAfterSeconds: 15 * 60 },
     parse: (data) => ResetRequestPayload.parse(data),
-    handle: ({ email }) => issueResetToken(deps.db, { jobs: deps.jobs, appUrl: deps.config.APP_URL }, email),
+    // The token's hour (and the hourly cap) count from when the worker issues it, on the application's clock.
+    handle: ({ email }) => issueResetToken(deps.db, { jobs: deps.jobs, appUrl: deps.config.APP_URL }, email, deps.clock.now()),
   };
 }

@@ -12,7 +12,11 @@ import { logOutAll, signOut } from './sessions.service.ts';
 import { type Client, signIn, signUp } from './sign-in.ts';
 import { changeRole, listMembers, setActive } from './users.ts';
 
-const client = (ctx: Pick<RequestContext, 'ip' | 'header'>): Client => ({ ip: ctx.ip ?? 'unknown', userAgent: ctx.header('user-agent') });
+const client = (ctx: Pick<RequestContext, 'ip' | 'header' | 'deps'>): Client => ({
+  ip: ctx.ip ?? 'unknown',
+  userAgent: ctx.header('user-agent'),
+  now: ctx.deps.clock.now(),
+});
 const postbox = (ctx: Pick<RequestContext, 'deps'>): Postbox => ({ jobs: ctx.deps.jobs, appUrl: ctx.deps.config.APP_URL });
 const ok = { ok: true as const };
 const tags = ['Account'];
@@ -65,7 +69,7 @@ export const accountsRouter = router({
     })
     .input(z.void())
     .output(s.OkView)
-    .mutation(async ({ ctx }) => (await logOutAll(ctx.db, ctx.actor), ok)),
+    .mutation(async ({ ctx }) => (await logOutAll(ctx.db, ctx.actor, ctx.deps.clock.now()), ok)),
 
   changePassword: throttled
     .meta({
@@ -110,7 +114,7 @@ export const accountsRouter = router({
     })
     .input(s.InviteInput)
     .output(s.InviteView)
-    .mutation(({ ctx, input }) => invite(ctx.db, ctx.actor, input, postbox(ctx))),
+    .mutation(({ ctx, input }) => invite(ctx.db, ctx.actor, input, postbox(ctx), ctx.deps.clock.now())),
 
   acceptInvite: baseProcedure
     .meta({
@@ -134,7 +138,7 @@ export const accountsRouter = router({
     })
     .input(s.ChangeRoleInput)
     .output(s.MemberView)
-    .mutation(({ ctx, input }) => changeRole(ctx.db, ctx.actor, input.userId, input.role)),
+    .mutation(({ ctx, input }) => changeRole(ctx.db, ctx.actor, input.userId, input.role, ctx.deps.clock.now())),
 
   deactivate: internalProcedure
     .meta({
@@ -143,7 +147,7 @@ export const accountsRouter = router({
     })
     .input(s.UserIdInput)
     .output(s.MemberView)
-    .mutation(({ ctx, input }) => setActive(ctx.db, ctx.actor, input.userId, false)),
+    .mutation(({ ctx, input }) => setActive(ctx.db, ctx.actor, input.userId, false, ctx.deps.clock.now())),
 
   reactivate: internalProcedure
     .meta({
@@ -152,5 +156,5 @@ export const accountsRouter = router({
     })
     .input(s.UserIdInput)
     .output(s.MemberView)
-    .mutation(({ ctx, input }) => setActive(ctx.db, ctx.actor, input.userId, true)),
+    .mutation(({ ctx, input }) => setActive(ctx.db, ctx.actor, input.userId, true, ctx.deps.clock.now())),
 });

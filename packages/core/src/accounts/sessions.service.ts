@@ -4,6 +4,7 @@ import { generateToken, hashKey } from '../auth/key-material.ts';
 import { SESSION_PREFIX } from '../auth/sessions.ts';
 import { accountErrors } from './errors.ts';
 import type { SessionView } from './schemas.ts';
+import type { Client } from './sign-in.ts';
 
 /**
  * Sessions last 30 days from sign-in, absolute rather than sliding: a stolen token dies on a known date whatever its
@@ -26,15 +27,15 @@ export interface UserRow {
 export const USER_COLUMNS = 'id, organization_id, email, name, role, active, credential_epoch, password_hash';
 
 const INSERT_SESSION = `
-insert into sessions (organization_id, user_id, token_hash, user_epoch, expires_at, user_agent)
-values (?, ?, ?, ?, now() + make_interval(days => ?), ?)
+insert into sessions (organization_id, user_id, token_hash, user_epoch, created_at, expires_at, user_agent)
+values (?, ?, ?, ?, ?::timestamptz, ?::timestamptz + make_interval(days => ?), ?)
 returning expires_at`;
 
-/** Opens a session for `user` under its current credential epoch; the token exists only in the answer. */
+/** Opens a session for `user` under its current credential epoch, from `client.now`; the token exists only in the answer. */
 export async function openSession(
   db: Db,
   user: Omit<UserRow, 'password_hash' | 'active'>,
-  userAgent?: string,
+  client: Pick<Client, 'userAgent' | 'now'>,
 ): Promise<SessionView> {
   const token = generateToken(SESSION_PREFIX);
   const [row] = await db.execute<{ expires_at: Date }[]>(INSERT_SESSION, [
@@ -42,8 +43,10 @@ export async function openSession(
     user.id,
     hashKey(token),
     user.credential_epoch,
+    client.now,
+    client.now,
     SESSION_TTL_DAYS,
-    userAgent?.slice(0, 300) ?? null,
+    client.userAgent?.slice(0, 300) ?? null,
   ]);
   return {
     token,
@@ -53,7 +56,7 @@ export async function openSession(
 }
 
 const BUMP_EPOCH = `
-update users set credential_epoch = credential_epoch + 1, updated_at = now()
+update users set credential_epoch = credential_epoch + 1, updated_at = ?
 where id = ?
 returning ${USER_COLUMNS}`;
 
@@ -62,8 +65,8 @@ returning ${USER_COLUMNS}`;
  * request, in every process, because both are only valid under the epoch they were issued with. The session rows are
  * deleted as well, for tidiness only. Run it inside the transaction that makes the change needing it.
  */
-export async function endAllCredentials(tx: Db, userId: string): Promise<UserRow> {
-  const [user] = await tx.execute<UserRow[]>(BUMP_EPOCH, [userId]);
+export async function endAllCredentials(tx: Db, userId: string, now: Date): Promise<UserRow> {
+  const [user] = await tx.execute<UserRow[]>(BUMP_EPOCH, [now, userId]);
   if (!user) throw accountErrors.userNotFound(userId);
   await tx.execute('delete from sessions where user_id = ?', [userId]);
   return user;
@@ -76,6 +79,6 @@ export async function signOut(db: Db, actor: InternalActor): Promise<void> {
 }
 
 /** "Log out of all devices": ends every session of the user and stops every API key the user created, at once. */
-export async function logOutAll(db: Db, actor: InternalActor): Promise<void> {
-  await db.transaction((tx) => endAllCredentials(tx, actor.userId));
+export async function logOutAll(db: Db, actor: InternalActor, now: Date): Promise<void> {
+  await db.transaction((tx) => endAllCredentials(tx, actor.userId, now));
 }

@@ -6,10 +6,14 @@ import { createOrganization } from './service.ts';
 import { openSession, USER_COLUMNS, type UserRow } from './sessions.service.ts';
 import { attemptSucceeded, beginAttempt } from './throttle.ts';
 
-/** Where a request comes from, as far as accounts care: the throttle's address and the session's device label. */
+/**
+ * Where and when a request comes from, as far as accounts care: the throttle's address, the session's device label,
+ * and the request's time (from `deps.clock`), which throttle windows, expiry and new sessions count from.
+ */
 export interface Client {
   ip: string;
   userAgent?: string | undefined;
+  now: Date;
 }
 
 /** A new organization with its owner, signed in. */
@@ -23,7 +27,7 @@ export async function signUp(db: Db, input: SignUpInput, client: Client): Promis
   );
   if (input.name) await db.execute('update users set name = ? where id = ?', [input.name, userId]);
   const [user] = await db.execute<UserRow[]>(`select ${USER_COLUMNS} from users where id = ?`, [userId]);
-  return openSession(db, user!, client.userAgent);
+  return openSession(db, user!, client);
 }
 
 export async function findUserByEmail(db: Db, email: string): Promise<UserRow | undefined> {
@@ -37,7 +41,7 @@ export async function findUserByEmail(db: Db, email: string): Promise<UserRow | 
  * password is right; the caller decides what an inactive user may do.
  */
 export async function checkPassword(db: Db, email: string, password: string, client: Client): Promise<UserRow | null> {
-  const attempt = await beginAttempt(db, email, client.ip);
+  const attempt = await beginAttempt(db, email, client.ip, client.now);
   const user = await findUserByEmail(db, email);
   const ok = await verifyPassword(password, user?.password_hash ?? DUMMY_PASSWORD_HASH);
   if (!ok || !user) return null;
@@ -53,5 +57,5 @@ export async function signIn(db: Db, input: SignInInput, client: Client): Promis
   const user = await checkPassword(db, input.email, input.password, client);
   if (!user) throw accountErrors.invalidCredentials();
   if (!user.active) throw accountErrors.userDeactivated();
-  return openSession(db, user, client.userAgent);
+  return openSession(db, user, client);
 }

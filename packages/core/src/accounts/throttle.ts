@@ -29,22 +29,22 @@ export function delayFor(failures: number, rule: (typeof THROTTLE)['account']): 
 const CHECK_AND_RECORD = `
 with acct as (
   select created_at from sign_in_attempts
-  where email = ? and not succeeded and created_at > now() - make_interval(mins => ?)
+  where email = ? and not succeeded and created_at > ?::timestamptz - make_interval(mins => ?)
     and created_at > coalesce((select max(created_at) from sign_in_attempts where email = ? and succeeded), '-infinity')
   order by created_at desc limit ?
 ), addr as (
   select created_at from sign_in_attempts
-  where ip = ? and not succeeded and created_at > now() - make_interval(mins => ?)
+  where ip = ? and not succeeded and created_at > ?::timestamptz - make_interval(mins => ?)
   order by created_at desc limit ?
 ), verdict as (
   select
     (select count(*) from acct)::int as account_failures,
-    (select ceil(extract(epoch from min(created_at) + make_interval(mins => ?) - now())) from acct)::int as account_retry,
+    (select ceil(extract(epoch from min(created_at) + make_interval(mins => ?) - ?::timestamptz)) from acct)::int as account_retry,
     (select count(*) from addr)::int as address_failures,
-    (select ceil(extract(epoch from min(created_at) + make_interval(mins => ?) - now())) from addr)::int as address_retry
+    (select ceil(extract(epoch from min(created_at) + make_interval(mins => ?) - ?::timestamptz)) from addr)::int as address_retry
 ), recorded as (
-  insert into sign_in_attempts (email, ip, succeeded)
-  select ?, ?, false from verdict where account_failures < ? and address_failures < ?
+  insert into sign_in_attempts (email, ip, succeeded, created_at)
+  select ?, ?, false, ?::timestamptz from verdict where account_failures < ? and address_failures < ?
   returning id
 )
 select verdict.*, (select id from recorded) as attempt_id from verdict`;
@@ -67,16 +67,16 @@ export interface Attempt {
  * wait) when either is locked, otherwise waits the growing delay and returns the recorded attempt. Unknown emails
  * are counted exactly like known ones, so the throttle reveals nothing about who has an account.
  */
-export async function beginAttempt(db: Db, email: string, ip: string): Promise<Attempt> {
+export async function beginAttempt(db: Db, email: string, ip: string, now: Date): Promise<Attempt> {
   const w = THROTTLE.windowMinutes;
   const { account, address } = THROTTLE;
   const verdict = await db.transaction(async (tx) => {
     await tx.execute('select pg_advisory_xact_lock(hashtext(?)), pg_advisory_xact_lock(hashtext(?))', [`sign-in:ip:${ip}`, `sign-in:email:${email}`]);
     const [row] = await tx.execute<Verdict[]>(CHECK_AND_RECORD, [
-      email, w, email, account.lockAt,
-      ip, w, address.lockAt,
-      w, w,
-      email, ip, account.lockAt, address.lockAt,
+      email, now, w, email, account.lockAt,
+      ip, now, w, address.lockAt,
+      w, now, w, now,
+      email, ip, now, account.lockAt, address.lockAt,
     ]);
     return row!;
   });
@@ -101,6 +101,6 @@ export async function attemptSucceeded(db: Db, attempt: Attempt): Promise<void> 
  * After a password reset the owner has proven control of the account: a success recorded for it lifts the account's
  * lock (failures before the last success do not count). The address keeps its count.
  */
-export async function clearAccountLock(db: Db, email: string, ip: string): Promise<void> {
-  await db.execute('insert into sign_in_attempts (email, ip, succeeded) values (?, ?, true)', [email, ip]);
+export async function clearAccountLock(db: Db, email: string, ip: string, now: Date): Promise<void> {
+  await db.execute('insert into sign_in_attempts (email, ip, succeeded, created_at) values (?, ?, true, ?)', [email, ip, now]);
 }

@@ -46,14 +46,14 @@ async function lockTarget(tx: Db, actor: InternalActor, userId: string) {
 }
 
 /** Owners only. The last active owner cannot be demoted. Roles are read on every request, so the change is immediate. */
-export async function changeRole(db: Db, actor: InternalActor, userId: string, role: Role): Promise<MemberView> {
+export async function changeRole(db: Db, actor: InternalActor, userId: string, role: Role, now: Date): Promise<MemberView> {
   requireRole(actor, 'owner');
   return db.transaction(async (tx) => {
     const { target, otherActiveOwners } = await lockTarget(tx, actor, userId);
     if (target.role === 'owner' && target.active && role !== 'owner' && otherActiveOwners === 0) throw accountErrors.lastOwner();
     const [row] = await tx.execute<MemberRow[]>(
-      `update users set role = ?, updated_at = now() where id = ? returning ${MEMBER_COLUMNS}`,
-      [role, userId],
+      `update users set role = ?, updated_at = ? where id = ? returning ${MEMBER_COLUMNS}`,
+      [role, now, userId],
     );
     return view(row!);
   });
@@ -63,7 +63,7 @@ export async function changeRole(db: Db, actor: InternalActor, userId: string, r
  * Owners and admins; only an owner may act on an owner. Deactivation moves the credential epoch, so the user's sessions
  * and every API key the user created stop at once; reactivation does not bring them back.
  */
-export async function setActive(db: Db, actor: InternalActor, userId: string, active: boolean): Promise<MemberView> {
+export async function setActive(db: Db, actor: InternalActor, userId: string, active: boolean, now: Date): Promise<MemberView> {
   requireRole(actor, 'owner', 'admin');
   if (!active && userId === actor.userId) throw accountErrors.cannotDeactivateSelf();
   return db.transaction(async (tx) => {
@@ -71,10 +71,10 @@ export async function setActive(db: Db, actor: InternalActor, userId: string, ac
     if (target.role === 'owner' && actor.role !== 'owner') throw accountErrors.ownersOnly();
     if (!active && target.role === 'owner' && otherActiveOwners === 0) throw accountErrors.lastOwner();
     if (target.active === active) return view(target);
-    if (!active) await endAllCredentials(tx, userId);
+    if (!active) await endAllCredentials(tx, userId, now);
     const [row] = await tx.execute<MemberRow[]>(
-      `update users set active = ?, updated_at = now() where id = ? returning ${MEMBER_COLUMNS}`,
-      [active, userId],
+      `update users set active = ?, updated_at = ? where id = ? returning ${MEMBER_COLUMNS}`,
+      [active, now, userId],
     );
     return view(row!);
   });

@@ -39,7 +39,7 @@ export const aiActionsRouter = router({
     })
     .input(AiActionCreateInput)
     .output(AiActionView)
-    .mutation(({ ctx, input }) => createAiAction(ctx.db, ctx.actor, input)),
+    .mutation(({ ctx, input }) => createAiAction(ctx.db, ctx.actor, input, ctx.deps.clock.now())),
 
   approve: internalProcedure
     .meta({
@@ -48,7 +48,7 @@ export const aiActionsRouter = router({
     })
     .input(AiActionIdInput)
     .output(AiActionView)
-    .mutation(({ ctx, input }) => decideAiAction(ctx.db, ctx.actor, input.id, 'approved')),
+    .mutation(({ ctx, input }) => decideAiAction(ctx.db, ctx.actor, input.id, 'approved', null, ctx.deps.clock.now())),
 
   reject: internalProcedure
     .meta({
@@ -57,5 +57,5 @@ export const aiActionsRouter = router({
     })
     .input(AiActionRejectInput)
     .output(AiActionView)
-    .mutation(({ ctx, input }) => decideAiAction(ctx.db, ctx.actor, input.id, 'rejected', input.reason ?? null)),
+    .mutation(({ ctx, input }) => decideAiAction(ctx.db, ctx.actor, input.id, 'rejected', input.reason ?? null, ctx.deps.clock.now())),
 });

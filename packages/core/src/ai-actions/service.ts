@@ -29,11 +29,11 @@ select a.* ${VISIBLE}
 order by a.created_at desc, a.id desc
 limit ?`;
 const INSERT = `
-insert into ai_actions (id, organization_id, contact_id, kind, summary, payload) values (?, ?, ?, ?, ?, ?::jsonb)
+insert into ai_actions (id, organization_id, contact_id, kind, summary, payload, created_at) values (?, ?, ?, ?, ?, ?::jsonb, ?)
 returning *`;
 /** Only a pending action is decided: of two concurrent decisions, the second finds it decided and is refused. */
 const DECIDE = `
-update ai_actions a set status = ?, decided_by_id = ?, decided_at = now(), reason = ?
+update ai_actions a set status = ?, decided_by_id = ?, decided_at = ?, reason = ?
 where a.id = ? and a.organization_id = ? and a.status = 'pending'
   and exists (select 1 from contacts c where c.id = a.contact_id and c.deleted_at is null)
 returning a.*`;
@@ -69,7 +69,7 @@ export async function getAiAction(db: Db, actor: InternalActor, id: string): Pro
 }
 
 /** A suggestion, pending until a user decides. Emits ai_action.created with source `ai` and `data.aiAction`. */
-export async function createAiAction(db: Db, actor: InternalActor, input: AiActionCreateInput): Promise<AiActionView> {
+export async function createAiAction(db: Db, actor: InternalActor, input: AiActionCreateInput, now: Date): Promise<AiActionView> {
   return db.transaction(async (tx) => {
     await requireLiveContact(tx, actor.orgId, input.contactId, 'share');
     const [row] = await tx.execute<AiActionRow[]>(INSERT, [
@@ -79,9 +79,10 @@ export async function createAiAction(db: Db, actor: InternalActor, input: AiActi
       input.kind,
       input.summary,
       JSON.stringify(input.payload ?? {}),
+      now,
     ]);
     const aiAction = toView(row!);
-    await emitEvents(tx, [{ orgId: actor.orgId, event: 'ai_action.created', source: 'ai', data: { aiAction } }]);
+    await emitEvents(tx, [{ orgId: actor.orgId, event: 'ai_action.created', source: 'ai', data: { aiAction }, at: now }]);
     return aiAction;
   });
 }
@@ -96,16 +97,17 @@ export async function decideAiAction(
   actor: InternalActor,
   id: string,
   decision: 'approved' | 'rejected',
-  reason: string | null = null,
+  reason: string | null,
+  now: Date,
 ): Promise<AiActionView> {
   return db.transaction(async (tx) => {
-    const [row] = await tx.execute<AiActionRow[]>(DECIDE, [decision, actor.userId, reason, id, actor.orgId]);
+    const [row] = await tx.execute<AiActionRow[]>(DECIDE, [decision, actor.userId, now, reason, id, actor.orgId]);
     if (!row) {
       const current = await getAiAction(tx, actor, id);
       throw conflict('ai_action_already_decided', `This AI action was already ${current.status}`, { status: current.status });
     }
     const aiAction = toView(row);
-    await emitEvents(tx, [{ orgId: actor.orgId, event: `ai_action.${decision}`, source: 'app', data: { aiAction } }]);
+    await emitEvents(tx, [{ orgId: actor.orgId, event: `ai_action.${decision}`, source: 'app', data: { aiAction }, at: now }]);
     return aiAction;
   });
 }

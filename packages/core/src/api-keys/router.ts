@@ -19,7 +19,7 @@ export const apiKeysRouter = router({
     })
     .input(z.void())
     .output(ApiKeyList)
-    .query(async ({ ctx }) => ({ keys: await listKeys(ctx.db, ctx.actor) })),
+    .query(async ({ ctx }) => ({ keys: await listKeys(ctx.db, ctx.actor, ctx.deps.clock.now()) })),
 
   create: internalProcedure
     .meta({
@@ -37,7 +37,7 @@ export const apiKeysRouter = router({
     .input(ApiKeyCreateInput)
     .output(ApiKeyCreated)
     .mutation(async ({ ctx, input }) => {
-      const created = await createKey(ctx.db, ctx.actor, input);
+      const created = await createKey(ctx.db, ctx.actor, input, ctx.deps.clock.now());
       // The one response that carries a key value must never sit in a cache.
       ctx.setHeader('cache-control', 'no-store');
       return created;
@@ -56,5 +56,5 @@ export const apiKeysRouter = router({
     })
     .input(ApiKeyIdInput)
     .output(ApiKeyView)
-    .mutation(({ ctx, input }) => revokeKey(ctx.db, ctx.actor, input.id)),
+    .mutation(({ ctx, input }) => revokeKey(ctx.db, ctx.actor, input.id, ctx.deps.clock.now())),
 });

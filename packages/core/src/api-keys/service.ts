@@ -27,14 +27,14 @@ interface KeyRow {
 
 /**
  * The list columns over `source` (api_keys or a CTE of it). The status mirrors authenticate.ts's checks so the list
- * tells the truth about which keys still work.
+ * tells the truth about which keys still work; its one parameter is the current time.
  */
 const selectView = (source: string) => `
 select k.id, k.name, k.type, k.permissions, k.display_prefix, k.created_at, k.last_used_at, k.expires_at, k.revoked_at,
   k.created_by_id, u.email as created_by_email,
   case
     when k.revoked_at is not null then 'revoked'
-    when k.expires_at is not null and k.expires_at <= now() then 'expired'
+    when k.expires_at is not null and k.expires_at <= ?::timestamptz then 'expired'
     when not u.active or u.credential_epoch <> k.owner_epoch then 'stopped'
     else 'active'
   end as status
@@ -50,7 +50,7 @@ const GET_KEY = `${selectView('api_keys')} where k.id = ? and k.organization_id 
 /** Keeps the first revocation time, so revoking again is a harmless repeat. */
 const REVOKE_KEY = `
 with r as (
-  update api_keys set revoked_at = coalesce(revoked_at, now())
+  update api_keys set revoked_at = coalesce(revoked_at, ?::timestamptz)
   where id = ? and organization_id = ? and (? or created_by_id = ?)
   returning *
 )${selectView('r')}`;
@@ -73,8 +73,8 @@ function toView(row: KeyRow): ApiKeyView {
   };
 }
 
-export async function listKeys(db: Db, actor: InternalActor): Promise<ApiKeyView[]> {
-  const rows = await db.execute<KeyRow[]>(LIST_KEYS, [actor.orgId, managesAll(actor), actor.userId]);
+export async function listKeys(db: Db, actor: InternalActor, now: Date): Promise<ApiKeyView[]> {
+  const rows = await db.execute<KeyRow[]>(LIST_KEYS, [now, actor.orgId, managesAll(actor), actor.userId]);
   return rows.map(toView);
 }
 
@@ -82,17 +82,17 @@ export async function listKeys(db: Db, actor: InternalActor): Promise<ApiKeyView
  * Creates a key acting as the caller, after the security confirmation (spec "Authentication" 5); the value is in this
  * response and nowhere else, ever.
  */
-export async function createKey(db: Db, actor: InternalActor, input: ApiKeyCreateInput): Promise<ApiKeyCreated> {
-  await assertKeyCreationUnlocked(db, actor);
+export async function createKey(db: Db, actor: InternalActor, input: ApiKeyCreateInput, now: Date): Promise<ApiKeyCreated> {
+  await assertKeyCreationUnlocked(db, actor, now);
   const { id, value } = await createApiKey(db, {
     orgId: actor.orgId,
     userId: actor.userId,
     name: input.name,
     type: input.type,
     permissions: input.type === 'public' ? (input.permissions ?? []) : [],
-    expiresAt: input.expiresInDays ? new Date(Date.now() + input.expiresInDays * DAY_MS) : null,
+    expiresAt: input.expiresInDays ? new Date(now.getTime() + input.expiresInDays * DAY_MS) : null,
   });
-  const [row] = await db.execute<KeyRow[]>(GET_KEY, [id, actor.orgId]);
+  const [row] = await db.execute<KeyRow[]>(GET_KEY, [now, id, actor.orgId]);
   if (!row) throw new Error(`API key ${id} vanished right after it was created`);
   return { ...toView(row), value };
 }
@@ -101,8 +101,8 @@ export async function createKey(db: Db, actor: InternalActor, input: ApiKeyCreat
  * Revokes on the spot: authentication reads revoked_at on every request, in every process. Keys the caller may not
  * manage (another tenant's, or a colleague's for a member) answer exactly like unknown ids.
  */
-export async function revokeKey(db: Db, actor: InternalActor, id: string): Promise<ApiKeyView> {
-  const [row] = await db.execute<KeyRow[]>(REVOKE_KEY, [id, actor.orgId, managesAll(actor), actor.userId]);
+export async function revokeKey(db: Db, actor: InternalActor, id: string, now: Date): Promise<ApiKeyView> {
+  const [row] = await db.execute<KeyRow[]>(REVOKE_KEY, [now, id, actor.orgId, managesAll(actor), actor.userId, now]);
   if (!row) throw errors.notFound(`No API key with id ${id}`);
   return toView(row);
 }

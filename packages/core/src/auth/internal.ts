@@ -1,4 +1,5 @@
 import type { Db, Role } from '@leadwire/db';
+import type { Deps } from '../context.ts';
 import { AppError, errors } from '../errors.ts';
 import { INTERNAL_KEY_LIMITS } from '../limits/plans.ts';
 import { enforceRateLimits } from '../limits/rate-limit.ts';
@@ -14,6 +15,7 @@ import { findSession, SESSION_PREFIX } from './sessions.ts';
  * wrong surface. Plain so that HTTP routes outside tRPC (multipart uploads, downloads) share it.
  */
 export async function authenticateInternal(
+  deps: Pick<Deps, 'clock'>,
   db: Db,
   header: (name: string) => string | undefined,
   setHeader: (name: string, value: string | number) => void,
@@ -33,7 +35,7 @@ export async function authenticateInternal(
     return { ...key, via: 'internal_key', sessionId: null, apiKeyId: key.apiKeyId };
   }
   if (token?.startsWith(SESSION_PREFIX)) {
-    const session = await findSession(db, token);
+    const session = await findSession(db, token, deps.clock.now());
     if (!session) throw errors.unauthorized('Session expired or signed out; sign in again');
     return session;
   }
@@ -43,6 +45,7 @@ export async function authenticateInternal(
 /** Procedures of the internal surface, authenticated by `authenticateInternal`. */
 export const internalProcedure = baseProcedure.use(async ({ ctx, next }) => {
   const actor = await authenticateInternal(
+    ctx.deps,
     ctx.db,
     (name) => ctx.header(name),
     (name, value) => ctx.setHeader(name, value),

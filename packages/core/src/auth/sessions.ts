@@ -23,15 +23,16 @@ with s as (
   from sessions s
   join users u on u.id = s.user_id
   join organizations o on o.id = s.organization_id
-  where s.token_hash = ? and s.expires_at > now() and u.active and u.credential_epoch = s.user_epoch
+  where s.token_hash = ? and s.expires_at > ?::timestamptz and u.active and u.credential_epoch = s.user_epoch
 ), touch as (
-  update sessions set last_used_at = now()
-  where id = (select id from s) and (last_used_at is null or last_used_at < now() - interval '1 minute')
+  update sessions set last_used_at = ?::timestamptz
+  where id = (select id from s) and (last_used_at is null or last_used_at < ?::timestamptz - interval '1 minute')
 )
 select * from s`;
 
-export async function findSession(db: Db, token: string): Promise<InternalActor | null> {
-  const [row] = await db.execute<SessionRow[]>(FIND_SESSION, [hashKey(token)]);
+/** The live session `token` opens at `now` (the caller's clock), or null. */
+export async function findSession(db: Db, token: string, now: Date): Promise<InternalActor | null> {
+  const [row] = await db.execute<SessionRow[]>(FIND_SESSION, [hashKey(token), now, now, now]);
   if (!row) return null;
   return {
     orgId: row.organization_id,

@@ -36,7 +36,7 @@ export const bookingsRouter = router({
     })
     .input(BookingCreateInput)
     .output(BookingView)
-    .mutation(({ ctx, input }) => createBooking(ctx.db, ctx.actor, input)),
+    .mutation(({ ctx, input }) => createBooking(ctx.db, ctx.actor, input, ctx.deps.clock.now())),
 
   cancel: internalProcedure
     .meta({
@@ -50,5 +50,5 @@ export const bookingsRouter = router({
     })
     .input(BookingIdInput)
     .output(BookingView)
-    .mutation(({ ctx, input }) => cancelBooking(ctx.db, ctx.actor, input.id)),
+    .mutation(({ ctx, input }) => cancelBooking(ctx.db, ctx.actor, input.id, ctx.deps.clock.now())),
 });

@@ -28,10 +28,10 @@ select b.* ${VISIBLE}
 order by b.created_at desc, b.id desc
 limit ?`;
 const INSERT = `
-insert into bookings (id, organization_id, contact_id, title, starts_at, ends_at) values (?, ?, ?, ?, ?, ?)
+insert into bookings (id, organization_id, contact_id, title, starts_at, ends_at, created_at) values (?, ?, ?, ?, ?, ?, ?)
 returning *`;
 /** Only a confirmed booking is cancelled: a repeat (or concurrent) cancel changes nothing and emits nothing. */
-const CANCEL = `update bookings set status = 'cancelled', cancelled_at = now() where id = ? and status = 'confirmed' returning *`;
+const CANCEL = `update bookings set status = 'cancelled', cancelled_at = ? where id = ? and status = 'confirmed' returning *`;
 
 const toView = (r: BookingRow): BookingView => ({
   id: r.id,
@@ -62,7 +62,7 @@ export async function getBooking(db: Db, actor: InternalActor, id: string): Prom
 }
 
 /** Emits booking.created (`data.booking`), and contact.score_changed when the booking bonus moved the score. */
-export async function createBooking(db: Db, actor: InternalActor, input: BookingCreateInput): Promise<BookingView> {
+export async function createBooking(db: Db, actor: InternalActor, input: BookingCreateInput, now: Date): Promise<BookingView> {
   return db.transaction(async (tx) => {
     const contact = await requireLiveContact(tx, actor.orgId, input.contactId, 'update');
     const [row] = await tx.execute<BookingRow[]>(INSERT, [
@@ -72,10 +72,11 @@ export async function createBooking(db: Db, actor: InternalActor, input: Booking
       input.title ?? null,
       input.startsAt,
       input.endsAt,
+      now,
     ]);
     const booking = toView(row!);
-    await emitEvents(tx, [{ orgId: actor.orgId, event: 'booking.created', source: 'app', data: { booking } }]);
-    await rescoreForBookings(tx, contact);
+    await emitEvents(tx, [{ orgId: actor.orgId, event: 'booking.created', source: 'app', data: { booking }, at: now }]);
+    await rescoreForBookings(tx, contact, now);
     return booking;
   });
 }
@@ -84,15 +85,15 @@ export async function createBooking(db: Db, actor: InternalActor, input: Booking
  * Emits booking.cancelled once; cancelling the contact's last confirmed booking takes the booking bonus away again.
  * The contact is locked before the booking, in the same order as createBooking.
  */
-export async function cancelBooking(db: Db, actor: InternalActor, id: string): Promise<BookingView> {
+export async function cancelBooking(db: Db, actor: InternalActor, id: string, now: Date): Promise<BookingView> {
   return db.transaction(async (tx) => {
     const current = await getBooking(tx, actor, id);
     const contact = await requireLiveContact(tx, actor.orgId, current.contactId, 'update');
-    const [row] = await tx.execute<BookingRow[]>(CANCEL, [id]);
+    const [row] = await tx.execute<BookingRow[]>(CANCEL, [now, id]);
     if (!row) return getBooking(tx, actor, id);
     const booking = toView(row);
-    await emitEvents(tx, [{ orgId: actor.orgId, event: 'booking.cancelled', source: 'app', data: { booking } }]);
-    await rescoreForBookings(tx, contact);
+    await emitEvents(tx, [{ orgId: actor.orgId, event: 'booking.cancelled', source: 'app', data: { booking }, at: now }]);
+    await rescoreForBookings(tx, contact, now);
     return booking;
   });
 }

@@ -1,5 +1,5 @@
 import { publicApiMutation } from '../auth/procedures.ts';
-import { WRITE_ERRORS } from '../contacts/router.ts';
+import { WRITE_ERRORS } from '../v1/shared.ts';
 import { router } from '../trpc.ts';
 import { CompanyUpsertInput, CompanyUpsertOutput } from './schemas.ts';
 import { upsertCompany } from './service.ts';
@@ -12,5 +12,5 @@ export const companiesRouter = router({
     })
     .input(CompanyUpsertInput)
     .output(CompanyUpsertOutput)
-    .mutation(({ ctx, input }) => upsertCompany(ctx.db, ctx.actor, input)),
+    .mutation(({ ctx, input }) => upsertCompany(ctx.db, ctx.actor, input, ctx.deps.clock.now())),
 });

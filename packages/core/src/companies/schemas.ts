@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { text } from '../validation/index.ts';
-import { CustomSchema } from '../contacts/schemas.ts';
+import { CustomSchema } from '../contacts/v1/schemas.ts';
 
 export const CompanyUpsertInput = z.object({
   domain: text(2048)

@@ -10,17 +10,17 @@ import type { CompanyUpsertInput } from './schemas.ts';
  * their values (the `has_*` flags), and custom keys merge with null removing a key, as for contacts.
  */
 const UPSERT_COMPANY = `
-insert into companies as c (id, organization_id, domain, name, industry, size, custom)
-values (?, ?, ?, ?, ?, ?, jsonb_strip_nulls(?::jsonb))
+insert into companies as c (id, organization_id, domain, name, industry, size, custom, created_at, updated_at)
+values (?, ?, ?, ?, ?, ?, jsonb_strip_nulls(?::jsonb), ?, ?)
 on conflict (organization_id, domain) do update set
   name = case when ? then excluded.name else c.name end,
   industry = case when ? then excluded.industry else c.industry end,
   size = case when ? then excluded.size else c.size end,
   custom = jsonb_strip_nulls(c.custom || ?::jsonb),
-  updated_at = now()
+  updated_at = excluded.updated_at
 returning id, (xmax = 0) as created`;
 
-export async function upsertCompany(db: Db, actor: Actor, input: CompanyUpsertInput) {
+export async function upsertCompany(db: Db, actor: Actor, input: CompanyUpsertInput, now: Date) {
   const domain = normalizeDomain(input.domain);
   if (!domain) {
     throw errors.validation(
@@ -37,6 +37,8 @@ export async function upsertCompany(db: Db, actor: Actor, input: CompanyUpsertIn
     input.industry ?? null,
     input.size ?? null,
     custom,
+    now,
+    now,
     input.name !== undefined,
     input.industry !== undefined,
     input.size !== undefined,

@@ -1,6 +1,6 @@
 import type { Db } from '@leadwire/db';
 import { z } from 'zod';
-import type { ContactRow } from '../contacts/row.ts';
+import type { ContactRow } from '../contacts/shared/row.ts';
 import { AppError, errors } from '../errors.ts';
 
 /*

@@ -32,7 +32,7 @@ export const dealsRouter = router({
     })
     .input(DealCreateInput)
     .output(DealView)
-    .mutation(({ ctx, input }) => createDeal(ctx.db, ctx.actor, input)),
+    .mutation(({ ctx, input }) => createDeal(ctx.db, ctx.actor, input, ctx.deps.clock.now())),
 
   update: internalProcedure
     .meta({
@@ -46,5 +46,5 @@ export const dealsRouter = router({
     })
     .input(DealUpdateInput)
     .output(DealView)
-    .mutation(({ ctx, input }) => updateDeal(ctx.db, ctx.actor, input)),
+    .mutation(({ ctx, input }) => updateDeal(ctx.db, ctx.actor, input, ctx.deps.clock.now())),
 });

@@ -49,12 +49,12 @@ for share`;
 const STAGES = `select id, name, pipeline_id from pipeline_stages where pipeline_id = ? order by position`;
 const STAGE = `select id, name, pipeline_id from pipeline_stages where id = ?`;
 const INSERT = `
-insert into deals (id, organization_id, contact_id, pipeline_id, stage_id, title, value_cents, currency)
-values (?, ?, ?, ?, ?, ?, ?, ?)
+insert into deals (id, organization_id, contact_id, pipeline_id, stage_id, title, value_cents, currency, created_at, updated_at)
+values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 returning *`;
 const UPDATE = `
 update deals set title = ?, value_cents = ?, currency = ?, pipeline_id = ?, stage_id = ?, status = ?, closed_at = ?,
-  updated_at = now()
+  updated_at = ?
 where id = ?
 returning *`;
 
@@ -111,7 +111,7 @@ export async function getDeal(db: Db, actor: InternalActor, id: string): Promise
 }
 
 /** Emits deal.created with `data.deal`. */
-export async function createDeal(db: Db, actor: InternalActor, input: DealCreateInput): Promise<DealView> {
+export async function createDeal(db: Db, actor: InternalActor, input: DealCreateInput, now: Date): Promise<DealView> {
   return db.transaction(async (tx) => {
     await requireLiveContact(tx, actor.orgId, input.contactId, 'share');
     const stage = await placement(tx, actor.orgId, input.pipelineId ?? null, input.stageId ?? null);
@@ -124,9 +124,11 @@ export async function createDeal(db: Db, actor: InternalActor, input: DealCreate
       input.title,
       input.valueCents ?? null,
       input.currency ?? 'USD',
+      now,
+      now,
     ]);
     const deal = toDealView(row!);
-    await emitEvents(tx, [{ orgId: actor.orgId, event: 'deal.created', source: 'app', data: { deal } }]);
+    await emitEvents(tx, [{ orgId: actor.orgId, event: 'deal.created', source: 'app', data: { deal }, at: now }]);
     return deal;
   });
 }
@@ -139,7 +141,7 @@ const stageRef = (s: StageRow) => ({ id: s.id, name: s.name, pipelineId: s.pipel
  * move (`data.fromStage`, `data.toStage`: id, name, pipelineId), deal.won / deal.lost when it closes. Nothing changed,
  * nothing emitted.
  */
-export async function updateDeal(db: Db, actor: InternalActor, input: DealUpdateInput): Promise<DealView> {
+export async function updateDeal(db: Db, actor: InternalActor, input: DealUpdateInput, now: Date): Promise<DealView> {
   return db.transaction(async (tx) => {
     const [cur] = await tx.execute<DealRow[]>(LOCK, [actor.orgId, input.id]);
     if (!cur) throw errors.notFound(`No deal with id ${input.id}`);
@@ -160,13 +162,13 @@ export async function updateDeal(db: Db, actor: InternalActor, input: DealUpdate
     if (!changed.length && !to) return toDealView(cur);
 
     const statusChanged = next.status !== cur.status;
-    const closedAt = statusChanged ? (next.status === 'open' ? null : new Date()) : cur.closed_at;
+    const closedAt = statusChanged ? (next.status === 'open' ? null : now) : cur.closed_at;
     const [row] = await tx.execute<DealRow[]>(UPDATE, [
       next.title, next.value_cents, next.currency, to?.pipeline_id ?? cur.pipeline_id, to?.id ?? cur.stage_id,
-      next.status, closedAt, cur.id,
+      next.status, closedAt, now, cur.id,
     ]);
     const deal = toDealView(row!);
-    const base = { orgId: actor.orgId, source: 'app' as const };
+    const base = { orgId: actor.orgId, source: 'app' as const, at: now };
     const events: PendingEvent[] = [];
 
     const updatedFields = changed

@@ -10,7 +10,8 @@ export interface PendingEvent {
   event: string;
   source: EventSource | null;
   data: Record<string, unknown>;
-  at?: Date;
+  /** When the change happened, from `deps.clock` (the same instant the change's own rows were stamped with). */
+  at: Date;
 }
 
 export interface EventPayload {
@@ -24,7 +25,7 @@ export interface EventPayload {
 export function buildPayload(e: PendingEvent): EventPayload {
   return {
     event: e.event,
-    timestamp: (e.at ?? new Date()).toISOString(),
+    timestamp: e.at.toISOString(),
     ...(e.source ? { source: e.source } : {}),
     data: e.data,
   };

@@ -9,14 +9,15 @@ export const CLEANUP_CRON = '0 * * * *';
 
 /**
  * Deletes go in slices so that a backlog (say, after the workers were down for a day) never becomes one long
- * statement holding locks that the request path's idempotency claims and rate-limit hits would queue behind.
+ * statement holding locks that the request path's idempotency claims and rate-limit hits would queue behind. Each
+ * statement's one parameter is the run's time, from `deps.clock`.
  */
 const SLICE = 5_000;
 
 /** Matches the replay window of the idempotency middleware: a record older than this can only be overwritten. */
 const DELETE_IDEMPOTENCY = `
 with doomed as (
-  select api_key_id, key from idempotency_records where created_at < now() - interval '24 hours' limit ${SLICE}
+  select api_key_id, key from idempotency_records where created_at < ?::timestamptz - interval '24 hours' limit ${SLICE}
 ), gone as (
   delete from idempotency_records r using doomed d where r.api_key_id = d.api_key_id and r.key = d.key returning 1
 )
@@ -29,7 +30,7 @@ select count(*)::int as n from gone`;
 const DELETE_RATE_LIMITS = `
 with doomed as (
   select bucket, window_start from rate_limit_counters
-  where window_start < now() - case when bucket like '%:day' then interval '2 days' else interval '2 minutes' end
+  where window_start < ?::timestamptz - case when bucket like '%:day' then interval '2 days' else interval '2 minutes' end
   limit ${SLICE}
 ), gone as (
   delete from rate_limit_counters c using doomed d where c.bucket = d.bucket and c.window_start = d.window_start
@@ -43,11 +44,11 @@ with doomed as (select id from ${table} where ${where} limit ${SLICE}),
 gone as (delete from ${table} t using doomed d where t.id = d.id returning 1)
 select count(*)::int as n from gone`;
 
-const DELETE_SESSIONS = sliced('sessions', `expires_at < now() - interval '1 day'`);
-const DELETE_RESET_TOKENS = sliced('password_reset_tokens', `expires_at < now() - interval '1 day'`);
-const DELETE_INVITES = sliced('invites', `expires_at < now() - interval '1 day' and accepted_at is null`);
+const DELETE_SESSIONS = sliced('sessions', `expires_at < ?::timestamptz - interval '1 day'`);
+const DELETE_RESET_TOKENS = sliced('password_reset_tokens', `expires_at < ?::timestamptz - interval '1 day'`);
+const DELETE_INVITES = sliced('invites', `expires_at < ?::timestamptz - interval '1 day' and accepted_at is null`);
 /** The brute-force throttle looks back 15 minutes; a day of attempts is plenty. */
-const DELETE_SIGN_IN_ATTEMPTS = sliced('sign_in_attempts', `created_at < now() - interval '1 day'`);
+const DELETE_SIGN_IN_ATTEMPTS = sliced('sign_in_attempts', `created_at < ?::timestamptz - interval '1 day'`);
 
 /**
  * Contact counters are bumped after commit on the fast path, so a crash between the two can leave one behind; the
@@ -61,10 +62,10 @@ with actual as (
 update organizations o set contact_count = a.n from actual a where o.id = a.id and o.contact_count <> a.n
 returning o.id`;
 
-async function deleteInSlices(db: Db, statement: string): Promise<number> {
+async function deleteInSlices(db: Db, statement: string, now: Date): Promise<number> {
   let total = 0;
   for (;;) {
-    const [row] = await db.execute<{ n: number }[]>(statement);
+    const [row] = await db.execute<{ n: number }[]>(statement, [now]);
     const n = row?.n ?? 0;
     total += n;
     if (n < SLICE) return total;
@@ -82,14 +83,14 @@ export interface CleanupResult {
   contactCountsFixed: number;
 }
 
-export async function runCleanup(db: Db): Promise<CleanupResult> {
+export async function runCleanup(db: Db, now: Date): Promise<CleanupResult> {
   return {
-    idempotencyRecords: await deleteInSlices(db, DELETE_IDEMPOTENCY),
-    rateLimitCounters: await deleteInSlices(db, DELETE_RATE_LIMITS),
-    sessions: await deleteInSlices(db, DELETE_SESSIONS),
-    passwordResetTokens: await deleteInSlices(db, DELETE_RESET_TOKENS),
-    invites: await deleteInSlices(db, DELETE_INVITES),
-    signInAttempts: await deleteInSlices(db, DELETE_SIGN_IN_ATTEMPTS),
+    idempotencyRecords: await deleteInSlices(db, DELETE_IDEMPOTENCY, now),
+    rateLimitCounters: await deleteInSlices(db, DELETE_RATE_LIMITS, now),
+    sessions: await deleteInSlices(db, DELETE_SESSIONS, now),
+    passwordResetTokens: await deleteInSlices(db, DELETE_RESET_TOKENS, now),
+    invites: await deleteInSlices(db, DELETE_INVITES, now),
+    signInAttempts: await deleteInSlices(db, DELETE_SIGN_IN_ATTEMPTS, now),
     contactCountsFixed: (await db.execute<unknown[]>(RECONCILE_CONTACT_COUNTS)).length,
   };
 }
@@ -104,7 +105,7 @@ export function cleanupJob(deps: Deps): JobDefinition<Record<string, unknown>> {
     retryDelay: 60,
     parse: (data) => z.record(z.string(), z.unknown()).parse(data ?? {}),
     async handle() {
-      const deleted = await runCleanup(deps.db);
+      const deleted = await runCleanup(deps.db, deps.clock.now());
       deps.log.info({ deleted }, 'maintenance cleanup done');
     },
   };

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { purgeTrash } from '../contacts/app-lifecycle.ts';
+import { purgeTrash } from '../contacts/app/lifecycle.ts';
 import type { Deps } from '../context.ts';
 import { storageFor } from '../files/storage.ts';
 import type { JobDefinition } from './boss.ts';
@@ -20,7 +20,7 @@ export function purgeContactsJob(deps: Deps): JobDefinition<Record<string, unkno
     retryDelay: 600,
     parse: (data) => z.record(z.string(), z.unknown()).parse(data ?? {}),
     async handle() {
-      const { contacts, events, storageKeys } = await purgeTrash(deps.db, new Date());
+      const { contacts, events, storageKeys } = await purgeTrash(deps.db, deps.clock.now());
       // The rows are gone with their contacts; their bytes go now. A failure leaves an orphan file, never a dangling row.
       const storage = storageFor(deps.config);
       let failed = 0;

@@ -1,5 +1,5 @@
 import { publicApiMutation } from '../auth/procedures.ts';
-import { upsertOptions, WRITE_ERRORS } from '../contacts/router.ts';
+import { upsertOptions, WRITE_ERRORS } from '../v1/shared.ts';
 import { router } from '../trpc.ts';
 import { LeadInput, LeadOutput } from './schemas.ts';
 import { createLead } from './service.ts';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { text } from '../validation/index.ts';
-import { ContactUpsertInput } from '../contacts/schemas.ts';
+import { ContactUpsertInput } from '../contacts/v1/schemas.ts';
 
 export const LEAD_WARNINGS = ['no_pipeline_found', 'pipeline_has_no_stages'] as const;
 

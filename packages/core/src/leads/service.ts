@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from '@leadwire/db';
 import type { Actor } from '../auth/actor.ts';
 import { errors } from '../errors.ts';
-import { transact, type UpsertOptions, upsertContactsInTx } from '../contacts/upsert.ts';
+import { transact } from '../contacts/shared/transact.ts';
+import { type UpsertOptions, upsertContactsInTx } from '../contacts/v1/upsert.ts';
 import type { LeadInput, LeadOutput } from './schemas.ts';
 
 /** The named pipeline (case-insensitive) or the default one, with its first stage if it has any. */

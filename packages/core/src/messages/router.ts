@@ -27,7 +27,7 @@ export const messagesRouter = router({
       sendSms(
         ctx.db,
         ctx.actor,
-        { provider: smsProviderFor(ctx.deps.config, ctx.deps.log), from: ctx.deps.config.SMS_FROM_NUMBER, log: ctx.log },
+        { provider: smsProviderFor(ctx.deps.config, ctx.deps.log), from: ctx.deps.config.SMS_FROM_NUMBER, log: ctx.log, clock: ctx.deps.clock },
         input,
       ),
     ),
@@ -52,5 +52,5 @@ export const messagesRouter = router({
     })
     .input(InboundSmsInput)
     .output(InboundSmsOutput)
-    .mutation(({ ctx, input }) => receiveSms(ctx.db, input)),
+    .mutation(({ ctx, input }) => receiveSms(ctx.db, input, ctx.deps.clock.now())),
 });

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '@leadwire/db';
 import type { InternalActor } from '../auth/actor.ts';
+import type { Clock } from '../clock.ts';
 import type { Logger } from '../context.ts';
 import { AppError, errors } from '../errors.ts';
 import { emitEvents, type EventSource, type PendingEvent } from '../events/outbox.ts';
@@ -39,12 +40,12 @@ export function toMessageView(r: q.MessageRow): MessageView {
 
 const contactData = (c: ContactRef) => ({ id: c.id, firstName: c.first_name, email: c.email });
 
-function conversationCreated(orgId: string, source: EventSource, conversationId: string, c: ContactRef): PendingEvent {
-  return { orgId, event: 'conversation.created', source, data: { conversation: { id: conversationId, contactId: c.id, channel: 'sms' }, contact: contactData(c) } };
+function conversationCreated(orgId: string, source: EventSource, conversationId: string, c: ContactRef, at: Date): PendingEvent {
+  return { orgId, event: 'conversation.created', source, data: { conversation: { id: conversationId, contactId: c.id, channel: 'sms' }, contact: contactData(c) }, at };
 }
 
-async function openConversation(tx: Db, orgId: string, contactId: string) {
-  const [row] = await tx.execute<{ id: string; created: boolean }[]>(q.UPSERT_CONVERSATION, [randomUUID(), orgId, contactId]);
+async function openConversation(tx: Db, orgId: string, contactId: string, now: Date) {
+  const [row] = await tx.execute<{ id: string; created: boolean }[]>(q.UPSERT_CONVERSATION, [randomUUID(), orgId, contactId, now]);
   if (!row) throw new Error('conversation upsert returned no row');
   return row;
 }
@@ -57,9 +58,10 @@ async function openConversation(tx: Db, orgId: string, contactId: string) {
 export async function sendSms(
   db: Db,
   actor: InternalActor,
-  deps: { provider: SmsProvider; from: string; log: Logger },
+  deps: { provider: SmsProvider; from: string; log: Logger; clock: Clock },
   input: SendSmsInput,
 ): Promise<MessageView> {
+  const queuedAt = deps.clock.now();
   const queued = await db.transaction(async (tx) => {
     const [contact] = await tx.execute<(ContactRef & { phone: string | null; sms_consent: boolean })[]>(q.CONTACT_FOR_SMS, [
       input.contactId,
@@ -69,11 +71,11 @@ export async function sendSms(
     if (!contact.sms_consent) throw messageErrors.consentRequired();
     const to = contact.phone?.trim();
     if (!to) throw messageErrors.noPhone();
-    const conversation = await openConversation(tx, actor.orgId, contact.id);
+    const conversation = await openConversation(tx, actor.orgId, contact.id, queuedAt);
     const [message] = await tx.execute<q.MessageRow[]>(q.INSERT_MESSAGE, [
-      randomUUID(), actor.orgId, conversation.id, contact.id, 'outbound', deps.from, to, input.body, 'queued', null,
+      randomUUID(), actor.orgId, conversation.id, contact.id, 'outbound', deps.from, to, input.body, 'queued', null, queuedAt,
     ]);
-    if (conversation.created) await emitEvents(tx, [conversationCreated(actor.orgId, 'app', conversation.id, contact)]);
+    if (conversation.created) await emitEvents(tx, [conversationCreated(actor.orgId, 'app', conversation.id, contact, queuedAt)]);
     return { message: message!, contact };
   });
 
@@ -90,7 +92,8 @@ export async function sendSms(
     const [row] = await tx.execute<q.MessageRow[]>(q.SET_MESSAGE_STATUS, [status, providerMessageId, queued.message.id]);
     const view = toMessageView(row!);
     if (status === 'sent') {
-      await emitEvents(tx, [{ orgId: actor.orgId, event: 'message.sent', source: 'app', data: { message: view, contact: contactData(queued.contact) } }]);
+      const at = deps.clock.now();
+      await emitEvents(tx, [{ orgId: actor.orgId, event: 'message.sent', source: 'app', data: { message: view, contact: contactData(queued.contact) }, at }]);
     }
     return view;
   });
@@ -101,7 +104,7 @@ export async function sendSms(
  * providerMessageId, however often the provider re-delivers it; a sender no live contact has is acknowledged and
  * dropped, so the provider stops retrying.
  */
-export async function receiveSms(db: Db, input: InboundSmsInput): Promise<InboundSmsOutput> {
+export async function receiveSms(db: Db, input: InboundSmsInput, now: Date): Promise<InboundSmsOutput> {
   return db.transaction(async (tx) => {
     const [org] = await tx.execute<{ ok: number }[]>(q.ORG_EXISTS, [input.orgId]);
     if (!org) throw errors.notFound(`No organization with id ${input.orgId}`);
@@ -116,14 +119,14 @@ export async function receiveSms(db: Db, input: InboundSmsInput): Promise<Inboun
     ]);
     if (seen) return { status: 'duplicate', messageId: seen.id, conversationId: seen.conversation_id };
 
-    const conversation = await openConversation(tx, input.orgId, contact.id);
+    const conversation = await openConversation(tx, input.orgId, contact.id, now);
     const [row] = await tx.execute<q.MessageRow[]>(q.INSERT_MESSAGE, [
-      randomUUID(), input.orgId, conversation.id, contact.id, 'inbound', input.from, input.to, input.body, 'received', input.providerMessageId,
+      randomUUID(), input.orgId, conversation.id, contact.id, 'inbound', input.from, input.to, input.body, 'received', input.providerMessageId, now,
     ]);
     const view = toMessageView(row!);
     await emitEvents(tx, [
-      ...(conversation.created ? [conversationCreated(input.orgId, 'inbound', conversation.id, contact)] : []),
-      { orgId: input.orgId, event: 'message.received', source: 'inbound', data: { message: view, contact: contactData(contact) } },
+      ...(conversation.created ? [conversationCreated(input.orgId, 'inbound', conversation.id, contact, now)] : []),
+      { orgId: input.orgId, event: 'message.received', source: 'inbound', data: { message: view, contact: contactData(contact) }, at: now },
     ]);
     return { status: 'stored', messageId: view.id, conversationId: conversation.id };
   });

@@ -17,7 +17,7 @@ limit 1`;
 /** One conversation per contact and channel; `created` tells the first message apart. */
 export const UPSERT_CONVERSATION = `
 insert into conversations (id, organization_id, contact_id, channel, last_message_at)
-values (?, ?, ?, 'sms', now())
+values (?, ?, ?, 'sms', ?)
 on conflict (contact_id, channel) do update set last_message_at = excluded.last_message_at
 returning id, (xmax = 0) as created`;
 
@@ -26,8 +26,8 @@ const MESSAGE_COLUMNS = `id, conversation_id, contact_id, direction, channel, fr
 
 export const INSERT_MESSAGE = `
 insert into messages (id, organization_id, conversation_id, contact_id, direction, channel, from_address, to_address, body,
-  status, provider_message_id)
-values (?, ?, ?, ?, ?, 'sms', ?, ?, ?, ?, ?)
+  status, provider_message_id, created_at)
+values (?, ?, ?, ?, ?, 'sms', ?, ?, ?, ?, ?, ?)
 returning ${MESSAGE_COLUMNS}`;
 
 export const SET_MESSAGE_STATUS = `

@@ -31,5 +31,5 @@ export const nonprofitRouter = router({
     })
     .input(VerificationRecordInput)
     .output(VerificationRecordOutput)
-    .mutation(({ ctx, input }) => recordVerification(ctx.db, ctx.actor, input)),
+    .mutation(({ ctx, input }) => recordVerification(ctx.db, ctx.actor, input, ctx.deps.clock.now())),
 });

@@ -21,12 +21,12 @@ const MANAGERS = ['owner', 'admin'] as const;
 const ACTIVATED_AT = `select nonprofit_activated_at from organizations where id = ?`;
 const VERIFICATIONS = `select * from nonprofit_verifications where organization_id = ? order by created_at desc, id desc limit 100`;
 const INSERT = `
-insert into nonprofit_verifications (id, organization_id, recorded_by_id, status, registration_number, evidence)
-values (?, ?, ?, ?, ?, ?::jsonb)
+insert into nonprofit_verifications (id, organization_id, recorded_by_id, status, registration_number, evidence, created_at)
+values (?, ?, ?, ?, ?, ?::jsonb, ?)
 returning *`;
 /** Only the first verified verification matches; a concurrent second one waits for the row and then finds it set. */
 const ACTIVATE = `
-update organizations set nonprofit_activated_at = now(), updated_at = now()
+update organizations set nonprofit_activated_at = ?, updated_at = ?
 where id = ? and nonprofit_activated_at is null
 returning nonprofit_activated_at`;
 
@@ -52,7 +52,7 @@ export async function nonprofitStatus(db: Db, actor: InternalActor): Promise<Non
  * (`data.organization` with id and nonprofitActivatedAt, plus `data.verification`). A later rejection does not
  * deactivate it: the spec has no such transition.
  */
-export async function recordVerification(db: Db, actor: InternalActor, input: VerificationRecordInput) {
+export async function recordVerification(db: Db, actor: InternalActor, input: VerificationRecordInput, now: Date) {
   requireRole(actor, ...MANAGERS);
   return db.transaction(async (tx) => {
     const [row] = await tx.execute<VerificationRow[]>(INSERT, [
@@ -62,14 +62,15 @@ export async function recordVerification(db: Db, actor: InternalActor, input: Ve
       input.status,
       input.registrationNumber ?? null,
       JSON.stringify(input.evidence ?? {}),
+      now,
     ]);
     const verification = toView(row!);
     const events: PendingEvent[] = [
-      { orgId: actor.orgId, event: 'nonprofit.verification_recorded', source: 'app', data: { verification } },
+      { orgId: actor.orgId, event: 'nonprofit.verification_recorded', source: 'app', data: { verification }, at: now },
     ];
     let activatedAt: string | null = null;
     if (input.status === 'verified') {
-      const [activated] = await tx.execute<{ nonprofit_activated_at: Date }[]>(ACTIVATE, [actor.orgId]);
+      const [activated] = await tx.execute<{ nonprofit_activated_at: Date }[]>(ACTIVATE, [now, now, actor.orgId]);
       if (activated) {
         activatedAt = iso(activated.nonprofit_activated_at);
         events.push({
@@ -77,6 +78,7 @@ export async function recordVerification(db: Db, actor: InternalActor, input: Ve
           event: 'nonprofit.activated',
           source: 'app',
           data: { organization: { id: actor.orgId, nonprofitActivatedAt: activatedAt }, verification },
+          at: now,
         });
       }
     }

@@ -1,5 +1,5 @@
 import { publicApiMutation } from '../auth/procedures.ts';
-import { WRITE_ERRORS } from '../contacts/router.ts';
+import { WRITE_ERRORS } from '../v1/shared.ts';
 import { router } from '../trpc.ts';
 import { NoteCreateInput, NoteView } from './schemas.ts';
 import { addNote } from './service.ts';
@@ -13,5 +13,5 @@ export const notesRouter = router({
     })
     .input(NoteCreateInput)
     .output(NoteView)
-    .mutation(({ ctx, input }) => addNote(ctx.db, ctx.actor, input.id, input.body)),
+    .mutation(({ ctx, input }) => addNote(ctx.db, ctx.actor, input.id, input.body, ctx.deps.clock.now())),
 });

@@ -52,7 +52,7 @@ export const pipelinesRouter = router({
     })
     .input(PipelineCreateInput)
     .output(PipelineView)
-    .mutation(({ ctx, input }) => createPipeline(ctx.db, ctx.actor, input)),
+    .mutation(({ ctx, input }) => createPipeline(ctx.db, ctx.actor, input, ctx.deps.clock.now())),
 
   rename: internalProcedure
     .meta({

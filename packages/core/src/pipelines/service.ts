@@ -33,7 +33,7 @@ const HAS_DEFAULT = `select 1 from pipelines where organization_id = ? and is_de
 // Two statements, cleared before set: the partial unique index `pipelines_one_default` is checked row by row.
 const CLEAR_DEFAULT = `update pipelines set is_default = false where organization_id = ? and is_default and id <> ?`;
 const SET_DEFAULT = `update pipelines set is_default = true where id = ?`;
-const INSERT_PIPELINE = `insert into pipelines (id, organization_id, name, is_default) values (?, ?, ?, ?)`;
+const INSERT_PIPELINE = `insert into pipelines (id, organization_id, name, is_default, created_at) values (?, ?, ?, ?, ?)`;
 const INSERT_STAGES = `
 insert into pipeline_stages (id, organization_id, pipeline_id, name, position)
 select gen_random_uuid(), ?, ?, v.name, v.ord - 1 + ?
@@ -124,7 +124,7 @@ async function applyOrder(tx: Db, pipelineId: string, ids: readonly string[]) {
 }
 
 /** The first pipeline of an organization becomes its default, so leads always have somewhere to land. */
-export async function createPipeline(db: Db, actor: InternalActor, input: PipelineCreateInput): Promise<PipelineView> {
+export async function createPipeline(db: Db, actor: InternalActor, input: PipelineCreateInput, now: Date): Promise<PipelineView> {
   const id = await administer(db, actor, null, async (tx) => {
     const id = randomUUID();
     await assertNameFree(tx, actor.orgId, input.name, id);
@@ -133,7 +133,7 @@ export async function createPipeline(db: Db, actor: InternalActor, input: Pipeli
     const [hasDefault] = await tx.execute(HAS_DEFAULT, [actor.orgId]);
     const makeDefault = input.isDefault === true || !hasDefault;
     if (makeDefault) await tx.execute(CLEAR_DEFAULT, [actor.orgId, id]);
-    await tx.execute(INSERT_PIPELINE, [id, actor.orgId, input.name, makeDefault]);
+    await tx.execute(INSERT_PIPELINE, [id, actor.orgId, input.name, makeDefault, now]);
     if (stages.length) await tx.execute(INSERT_STAGES, [actor.orgId, id, 0, JSON.stringify(stages)]);
     return id;
   });

@@ -1,9 +1,10 @@
 import type { Db } from '@leadwire/db';
 import { z } from 'zod';
+import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
-import { scoreInputsChanged, scoreOf } from '../contacts/apply.ts';
-import { HAS_BOOKING } from '../contacts/sql.ts';
-import { toEventContact, type ContactRow } from '../contacts/row.ts';
+import { scoreInputsChanged, scoreOf } from '../contacts/shared/apply.ts';
+import { HAS_BOOKING } from '../contacts/shared/sql.ts';
+import { toEventContact, type ContactRow } from '../contacts/shared/row.ts';
 import type { Deps, Logger } from '../context.ts';
 import { emitEvents } from '../events/outbox.ts';
 import type { JobDefinition } from '../jobs/boss.ts';
@@ -25,7 +26,7 @@ const LOCK_LIVE = `select *, ${HAS_BOOKING} from contacts c where id = ? and del
 /** `updated_at` moves only when the visible score does: a new adjustment hidden by an override is not a change. */
 const STORE_SCORE = `
 update contacts set score_adjustment = ?, lead_score = ?,
-  updated_at = case when lead_score is distinct from ? then now() else updated_at end
+  updated_at = case when lead_score is distinct from ? then ?::timestamptz else updated_at end
 where id = ?
 returning *`;
 
@@ -50,7 +51,7 @@ export type AdjustOutcome = 'skipped' | 'unchanged' | 'adjusted' | 'score_change
  * the row is then locked and, if its score inputs changed meanwhile, left alone: the write that changed them queued
  * a newer job, and storing an answer about older data after it would undo that job's work.
  */
-export async function adjustContactScore(db: Db, adjuster: ScoreAdjuster, snapshot: ContactRow): Promise<AdjustOutcome> {
+export async function adjustContactScore(db: Db, adjuster: ScoreAdjuster, snapshot: ContactRow, clock: Clock): Promise<AdjustOutcome> {
   // The final score with neither adjustment nor override is the base: one mapping of contact columns to score inputs.
   const base = scoreOf({ ...snapshot, score_adjustment: 0, score_override: null });
   const adjustment = await adjuster.adjust({
@@ -69,15 +70,17 @@ export async function adjustContactScore(db: Db, adjuster: ScoreAdjuster, snapsh
     },
   });
 
+  // Read after the slow adjuster call: the time the answer is stored.
+  const now = clock.now();
   return db.transaction(async (tx) => {
     const [locked] = await tx.execute<ContactRow[]>(LOCK_LIVE, [snapshot.id]);
     if (!locked || scoreInputsChanged(snapshot, locked)) return 'skipped';
     const score = scoreOf({ ...locked, score_adjustment: adjustment });
     if (score === locked.lead_score && adjustment === locked.score_adjustment) return 'unchanged';
-    const [stored] = await tx.execute<ContactRow[]>(STORE_SCORE, [adjustment, score, score, locked.id]);
+    const [stored] = await tx.execute<ContactRow[]>(STORE_SCORE, [adjustment, score, score, now, locked.id]);
     if (!stored || score === locked.lead_score) return 'adjusted';
     await emitEvents(tx, [
-      { orgId: stored.organization_id, event: 'contact.score_changed', source: 'ai', data: { contact: toEventContact(stored) } },
+      { orgId: stored.organization_id, event: 'contact.score_changed', source: 'ai', data: { contact: toEventContact(stored) }, at: now },
     ]);
     return 'score_changed';
   });
@@ -115,7 +118,7 @@ export function adjustScoreJob(deps: Deps, adjuster: ScoreAdjuster = adjusterFro
       const db = deps.db;
       const contacts = await db.execute<ContactRow[]>(LOAD_LIVE, [JSON.stringify([...new Set(contactIds)])]);
       await eachLimited(contacts, ADJUST_CONCURRENCY, async (c) => {
-        await adjustContactScore(db, adjuster, c);
+        await adjustContactScore(db, adjuster, c, deps.clock);
       });
     },
   };

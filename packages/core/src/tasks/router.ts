@@ -31,7 +31,7 @@ export const tasksRouter = router({
     })
     .input(TaskCreateInput)
     .output(TaskView)
-    .mutation(({ ctx, input }) => createTask(ctx.db, ctx.actor, input)),
+    .mutation(({ ctx, input }) => createTask(ctx.db, ctx.actor, input, ctx.deps.clock.now())),
 
   update: internalProcedure
     .meta({
@@ -40,7 +40,7 @@ export const tasksRouter = router({
     })
     .input(TaskUpdateInput)
     .output(TaskView)
-    .mutation(({ ctx, input }) => updateTask(ctx.db, ctx.actor, input)),
+    .mutation(({ ctx, input }) => updateTask(ctx.db, ctx.actor, input, ctx.deps.clock.now())),
 
   complete: internalProcedure
     .meta({
@@ -49,5 +49,5 @@ export const tasksRouter = router({
     })
     .input(TaskIdInput)
     .output(TaskView)
-    .mutation(({ ctx, input }) => completeTask(ctx.db, ctx.actor, input.id)),
+    .mutation(({ ctx, input }) => completeTask(ctx.db, ctx.actor, input.id, ctx.deps.clock.now())),
 });

@@ -32,12 +32,12 @@ order by t.created_at desc, t.id desc
 limit ?`;
 const USER = `select active from users where id = ? and organization_id = ?`;
 const INSERT = `
-insert into tasks (id, organization_id, title, due_at, assignee_id, contact_id) values (?, ?, ?, ?, ?, ?)
+insert into tasks (id, organization_id, title, due_at, assignee_id, contact_id, created_at, updated_at) values (?, ?, ?, ?, ?, ?, ?, ?)
 returning *`;
-const UPDATE = `update tasks set title = ?, due_at = ?, assignee_id = ?, contact_id = ?, updated_at = now() where id = ? returning *`;
+const UPDATE = `update tasks set title = ?, due_at = ?, assignee_id = ?, contact_id = ?, updated_at = ? where id = ? returning *`;
 /** Only the first completion matches: a second (or concurrent) one finds completed_at set and changes nothing. */
 const COMPLETE = `
-update tasks t set completed_at = now(), updated_at = now()
+update tasks t set completed_at = ?, updated_at = ?
 where t.id = ? and t.organization_id = ? and t.completed_at is null
   and (t.contact_id is null or exists (select 1 from contacts c where c.id = t.contact_id and c.deleted_at is null))
 returning t.*`;
@@ -79,7 +79,7 @@ export async function getTask(db: Db, actor: InternalActor, id: string): Promise
 }
 
 /** Emits task.created with `data.task`. */
-export async function createTask(db: Db, actor: InternalActor, input: TaskCreateInput): Promise<TaskView> {
+export async function createTask(db: Db, actor: InternalActor, input: TaskCreateInput, now: Date): Promise<TaskView> {
   return db.transaction(async (tx) => {
     if (input.contactId) await requireLiveContact(tx, actor.orgId, input.contactId, 'share');
     if (input.assigneeId) await checkAssignee(tx, actor.orgId, input.assigneeId);
@@ -90,15 +90,17 @@ export async function createTask(db: Db, actor: InternalActor, input: TaskCreate
       input.dueAt ?? null,
       input.assigneeId ?? null,
       input.contactId ?? null,
+      now,
+      now,
     ]);
     const task = toView(row!);
-    await emitEvents(tx, [{ orgId: actor.orgId, event: 'task.created', source: 'app', data: { task } }]);
+    await emitEvents(tx, [{ orgId: actor.orgId, event: 'task.created', source: 'app', data: { task }, at: now }]);
     return task;
   });
 }
 
 /** Title, due date, assignee and contact; the spec has no task.updated event, so none is emitted. */
-export async function updateTask(db: Db, actor: InternalActor, input: TaskUpdateInput): Promise<TaskView> {
+export async function updateTask(db: Db, actor: InternalActor, input: TaskUpdateInput, now: Date): Promise<TaskView> {
   return db.transaction(async (tx) => {
     const [cur] = await tx.execute<TaskRow[]>(LOCK, [actor.orgId, input.id]);
     if (!cur) throw errors.notFound(`No task with id ${input.id}`);
@@ -110,6 +112,7 @@ export async function updateTask(db: Db, actor: InternalActor, input: TaskUpdate
       pick<string | Date | null>(input.dueAt, cur.due_at),
       pick(input.assigneeId, cur.assignee_id),
       pick(input.contactId, cur.contact_id),
+      now,
       cur.id,
     ]);
     return toView(row!);
@@ -117,12 +120,12 @@ export async function updateTask(db: Db, actor: InternalActor, input: TaskUpdate
 }
 
 /** Idempotent: the first completion sets completedAt and emits task.completed (`data.task`); later ones return the task as is. */
-export async function completeTask(db: Db, actor: InternalActor, id: string): Promise<TaskView> {
+export async function completeTask(db: Db, actor: InternalActor, id: string, now: Date): Promise<TaskView> {
   return db.transaction(async (tx) => {
-    const [row] = await tx.execute<TaskRow[]>(COMPLETE, [id, actor.orgId]);
+    const [row] = await tx.execute<TaskRow[]>(COMPLETE, [now, now, id, actor.orgId]);
     if (!row) return getTask(tx, actor, id);
     const task = toView(row);
-    await emitEvents(tx, [{ orgId: actor.orgId, event: 'task.completed', source: 'app', data: { task } }]);
+    await emitEvents(tx, [{ orgId: actor.orgId, event: 'task.completed', source: 'app', data: { task }, at: now }]);
     return task;
   });
 }

@@ -1,8 +1,8 @@
-import type { PendingEvent } from '../events/outbox.ts';
-import { blankContact, mergeCustom, pick, scoreOf, unionTags } from './apply.ts';
-import type { AppContactRow } from './app-row.ts';
-import type { ContactCreateInput, ContactUpdateInput } from './app-schemas.ts';
-import { toEventContact } from './row.ts';
+import type { PendingEvent } from '../../events/outbox.ts';
+import { blankContact, mergeCustom, pick, scoreOf, unionTags } from '../shared/apply.ts';
+import type { AppContactRow } from './row.ts';
+import type { ContactCreateInput, ContactUpdateInput } from './schemas.ts';
+import { toEventContact } from '../shared/row.ts';
 
 /** What a user can write on a contact; `undefined` keeps the stored value, null clears it. */
 type Patch = Omit<ContactUpdateInput, 'id'>;
@@ -42,9 +42,6 @@ export function newAppContact(orgId: string, id: string, input: ContactCreateInp
     ...blankContact(orgId, id, input.source ?? 'manual', now),
     tags: unionTags([], input.tags ?? []),
     stage: input.stage ?? 'lead',
-    email_consent: false,
-    sms_consent: false,
-    deleted_at: null,
   };
   return applyPatch(blank, input, now);
 }

@@ -1,9 +1,10 @@
 import type { Db } from '@leadwire/db';
-import type { InternalActor } from '../auth/actor.ts';
-import { contactErrors } from './app-errors.ts';
-import { type Direction, decodeCursor, encodeCursor, keyColumns, keysetPredicate, type ListSort, orderBy, sortKeys } from './app-cursor.ts';
-import { type AppContactRow, iso, purgeAfter, toAppContact, trashCutoff } from './app-row.ts';
-import type { AppContact, ContactListInput } from './app-schemas.ts';
+import type { InternalActor } from '../../auth/actor.ts';
+import { CONTACT_COLUMNS } from '../shared/columns.ts';
+import { contactErrors } from './errors.ts';
+import { type Direction, decodeCursor, encodeCursor, keyColumns, keysetPredicate, type ListSort, orderBy, sortKeys } from './cursor.ts';
+import { type AppContactRow, iso, purgeAfter, toAppContact, trashCutoff } from './row.ts';
+import type { AppContact, ContactListInput } from './schemas.ts';
 
 type KeyedRow = AppContactRow & Record<`k${number}`, string>;
 
@@ -34,7 +35,7 @@ async function page(db: Db, p: PageQuery): Promise<{ rows: AppContactRow[]; next
   }
   // One row beyond the page tells whether there is a next page without counting.
   const rows = await db.execute<KeyedRow[]>(
-    `select c.*, co.name as company_name, co.domain as company_domain, ${keyColumns(keys)}
+    `select ${CONTACT_COLUMNS}, co.name as company_name, co.domain as company_domain, ${keyColumns(keys)}
      from contacts c left join companies co on co.id = c.company_id
      where ${where.map((w) => w.sql).join(' and ')}
      order by ${orderBy(keys)}
@@ -85,7 +86,7 @@ export async function listContacts(
 }
 
 /** Trashed contacts, most recently deleted first, with when each one leaves trash for good. */
-export async function listTrash(db: Db, actor: InternalActor, input: { limit: number; cursor?: string | undefined }, now = new Date()) {
+export async function listTrash(db: Db, actor: InternalActor, input: { limit: number; cursor?: string | undefined }, now: Date) {
   const { rows, nextCursor } = await page(db, {
     orgId: actor.orgId,
     trashed: true,

@@ -1,10 +1,10 @@
 import type { Db } from '@leadwire/db';
-import type { InternalActor } from '../auth/actor.ts';
-import { contactErrors } from './app-errors.ts';
-import { decodeCursor, encodeCursor, type SortKey } from './app-cursor.ts';
-import { iso } from './app-row.ts';
-import type { AppContact, TimelineItem } from './app-schemas.ts';
-import { loadContact } from './app-write.ts';
+import type { InternalActor } from '../../auth/actor.ts';
+import { contactErrors } from './errors.ts';
+import { decodeCursor, encodeCursor, type SortKey } from './cursor.ts';
+import { iso } from './row.ts';
+import type { AppContact, TimelineItem } from './schemas.ts';
+import { loadContact } from './write.ts';
 
 /**
  * What happened to a contact, newest first: its notes, the events emitted about it, its deals, tasks and messages.
@@ -98,7 +98,7 @@ export async function timelinePage(
     return `(${sql} order by x.created_at desc, x.id desc limit ?)`;
   });
   const rows = await db.execute<Row[]>(
-    `select t.*, to_char(t.at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as k0
+    `select t.kind, t.id, t.at, t.data, to_char(t.at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as k0
      from (${branches.join(' union all ')}) t(kind, id, at, data)
      order by t.at desc, t.id desc limit ?`,
     [...params, limit + 1],

@@ -1,6 +1,6 @@
-import { rescored } from './app-apply.ts';
-import { unionTags } from './apply.ts';
-import type { AppContactRow } from './app-row.ts';
+import { rescored } from './apply.ts';
+import { unionTags } from '../shared/apply.ts';
+import type { AppContactRow } from './row.ts';
 
 /** Fields a duplicate may fill on the primary when the primary's is blank. */
 const FILLABLE = ['first_name', 'last_name', 'job_title', 'website', 'linkedin', 'company_id', 'score_override'] as const;

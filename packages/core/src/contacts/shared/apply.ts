@@ -1,6 +1,6 @@
-import { baseScore, finalScore } from '../scoring/index.ts';
+import { baseScore, finalScore } from '../../scoring/index.ts';
 import type { ContactRow } from './row.ts';
-import type { ContactUpsertInput } from './schemas.ts';
+import type { ContactUpsertInput } from '../v1/schemas.ts';
 
 /** An upsert row after validation, with its company resolved. `companyId` undefined means "not sent". */
 export interface ResolvedRow {
@@ -75,6 +75,9 @@ export function blankContact(orgId: string, id: string, source: string, now: Dat
     score_override: null,
     stage: 'lead',
     company_id: null,
+    email_consent: false,
+    sms_consent: false,
+    deleted_at: null,
     created_at: now,
     updated_at: now,
   };

@@ -1,5 +1,5 @@
-import { AppError, errors } from '../errors.ts';
-import { TRASH_DAYS } from './app-row.ts';
+import { AppError, errors } from '../../errors.ts';
+import { TRASH_DAYS } from './row.ts';
 
 const UNIQUE_EMAIL_INDEX = 'contacts_org_email_live_unique';
 

@@ -1,7 +1,7 @@
 import type { Db } from '@leadwire/db';
-import type { Actor } from '../auth/actor.ts';
-import { errors } from '../errors.ts';
-import { type ContactRow, toContactView } from './row.ts';
+import type { Actor } from '../../auth/actor.ts';
+import { errors } from '../../errors.ts';
+import { type ContactRow, toContactView } from '../shared/row.ts';
 import type { ContactView } from './schemas.ts';
 import { FIND_BY_EMAIL } from './sql.ts';
 

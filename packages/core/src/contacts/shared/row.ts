@@ -1,26 +1,8 @@
-import type { ContactView } from './schemas.ts';
+import type { ContactView } from '../v1/schemas.ts';
+import type { ContactRecord } from './columns.ts';
 
-/** A contacts row as raw SQL returns it. */
-export interface ContactRow {
-  id: string;
-  organization_id: string;
-  email: string | null;
-  first_name: string | null;
-  last_name: string | null;
-  phone: string | null;
-  job_title: string | null;
-  website: string | null;
-  linkedin: string | null;
-  tags: string[];
-  custom: Record<string, unknown>;
-  source: string;
-  lead_score: number;
-  score_adjustment: number;
-  score_override: number | null;
-  stage: string;
-  company_id: string | null;
-  created_at: Date | string;
-  updated_at: Date | string;
+/** A contacts row as raw SQL returns it (every column, from the one list in columns.ts). */
+export interface ContactRow extends ContactRecord {
   /** Whether a confirmed booking exists (the +20 bonus); selected by the queries that feed `scoreOf`. */
   has_booking?: boolean;
 }

@@ -1,8 +1,6 @@
-
-import { publicApiMutation, publicApiProcedure } from '../auth/procedures.ts';
-import type { RequestContext } from '../context.ts';
-import { errors, issuesFromZod } from '../errors.ts';
-import { router } from '../trpc.ts';
+import { publicApiMutation, publicApiProcedure } from '../../auth/procedures.ts';
+import { router } from '../../trpc.ts';
+import { AUTH_ERRORS, upsertOptions, WRITE_ERRORS } from '../../v1/shared.ts';
 import { batchUpsertContacts } from './batch.ts';
 import {
   BatchUpsertInput,
@@ -11,29 +9,9 @@ import {
   ContactUpsertInput,
   ContactUpsertOutput,
   ContactView,
-  SourceSchema,
 } from './schemas.ts';
 import { searchContactByEmail } from './search.ts';
-import { upsertContact, type UpsertOptions } from './upsert.ts';
-
-const AUTH_ERRORS = ['unauthorized', 'wrong_api_surface', 'insufficient_scope', 'rate_limited'] as const;
-export const WRITE_ERRORS = [...AUTH_ERRORS, 'validation_failed', 'idempotency_key_reused', 'idempotency_in_progress'] as const;
-
-/** X-Source applies when the body carries no `source`: the body is the more specific of the two. */
-export function upsertOptions(ctx: RequestContext): UpsertOptions {
-  const header = ctx.header('x-source');
-  if (header !== undefined) {
-    const parsed = SourceSchema.safeParse(header);
-    if (!parsed.success) throw errors.validation(issuesFromZod(parsed.error.issues).map((i) => ({ ...i, path: 'X-Source' })), `X-Source: ${parsed.error.issues[0]?.message}`);
-  }
-  return {
-    headerSource: header,
-    eventSource: 'api',
-    onScoreInputsChanged: ctx.deps.scoreAdjustment
-      ? (tx, ids) => ctx.deps.jobs.send(tx, 'contact.adjust-score', { contactIds: ids })
-      : undefined,
-  };
-}
+import { upsertContact } from './upsert.ts';
 
 export const contactsRouter = router({
   search: publicApiProcedure('contacts:read')

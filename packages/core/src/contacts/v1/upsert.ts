@@ -1,14 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import type { Db, TxDb } from '@leadwire/db';
-import type { Actor } from '../auth/actor.ts';
-import { normalizeDomain } from '../companies/domain.ts';
-import { AppError, errors } from '../errors.ts';
-import { emitEvents, eventRowsParam, type EventSource, type PendingEvent } from '../events/outbox.ts';
-import { contactCap } from '../limits/plans.ts';
-import { applyRow, newContact, type ResolvedRow, scoreInputsChanged } from './apply.ts';
-import type { ContactRow } from './row.ts';
-import { toEventContact } from './row.ts';
+import type { Db } from '@leadwire/db';
+import type { Actor } from '../../auth/actor.ts';
+import { normalizeDomain } from '../../companies/domain.ts';
+import { AppError, errors } from '../../errors.ts';
+import { emitEvents, eventRowsParam, type EventSource, type PendingEvent } from '../../events/outbox.ts';
+import { contactCap } from '../../limits/plans.ts';
+import { applyRow, newContact, type ResolvedRow, scoreInputsChanged } from '../shared/apply.ts';
+import type { ContactRow } from '../shared/row.ts';
+import { toEventContact } from '../shared/row.ts';
 import type { ContactUpsertInput } from './schemas.ts';
+import { transact } from '../shared/transact.ts';
 import * as sql from './sql.ts';
 
 /** A contact upsert row; `score` (from POST /v1/leads) becomes the manual score override. */
@@ -27,6 +28,8 @@ export interface UpsertOptions {
   eventSource: EventSource;
   /** Called inside the transaction with the contacts whose score inputs changed (e.g. to queue the AI adjustment). */
   onScoreInputsChanged?: (tx: Db, contactIds: string[]) => Promise<void>;
+  /** The time of the write (from `deps.clock`): created_at, updated_at and the events' timestamps. */
+  now: Date;
 }
 
 interface NameIdentity {
@@ -151,7 +154,7 @@ export async function upsertContactsInTx(
     groups.set(identity.key, group);
   });
 
-  const now = new Date();
+  const { now } = opts;
   const matches = await loadMatches(tx, actor.orgId, [...groups.values()]);
   const fresh = [...groups.values()].filter((g) => !matches.has(g.key));
   const admission = fresh.length ? await admit(tx, actor, fresh.length) : { room: 0, locked: false };
@@ -218,17 +221,4 @@ export async function upsertContact(
   const [outcome] = await transact(db, (tx) => upsertContactsInTx(tx, actor, [input], opts));
   if (!outcome?.ok) throw outcome?.error ?? errors.saveFailed(new Error('no outcome'));
   return outcome;
-}
-
-/**
- * Runs `fn` in a transaction. Domain errors pass through untouched; anything else (a timeout, a lost connection) is
- * the spec's `Failed to save contact`, with the original kept as the cause for the logs.
- */
-export async function transact<T>(db: Db, fn: (tx: TxDb) => Promise<T>): Promise<T> {
-  try {
-    return await db.transaction(fn);
-  } catch (err) {
-    if (err instanceof AppError) throw err;
-    throw errors.saveFailed(err);
-  }
 }

@@ -1,19 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '@leadwire/db';
-import type { InternalActor } from '../auth/actor.ts';
-import { errors } from '../errors.ts';
-import { emitEvents } from '../events/outbox.ts';
-import { contactCap } from '../limits/plans.ts';
-import { scoreInputsChanged } from './apply.ts';
-import { applyPatch, changeEvents, hasChanged, newAppContact, rescored, withoutTags } from './app-apply.ts';
-import { unionTags } from './apply.ts';
-import { contactErrors, isEmailConflict } from './app-errors.ts';
-import { type AppContactRow, toAppContact } from './app-row.ts';
-import type { AppContact, ContactCreateInput, ContactUpdateInput } from './app-schemas.ts';
-import * as q from './app-sql.ts';
-import { toEventContact } from './row.ts';
-import { BUMP_CONTACT_COUNT, LOCK_CONTACT_COUNT } from './sql.ts';
-import { transact } from './upsert.ts';
+import type { InternalActor } from '../../auth/actor.ts';
+import { errors } from '../../errors.ts';
+import { emitEvents } from '../../events/outbox.ts';
+import { contactCap } from '../../limits/plans.ts';
+import { scoreInputsChanged } from '../shared/apply.ts';
+import { applyPatch, changeEvents, hasChanged, newAppContact, rescored, withoutTags } from './apply.ts';
+import { unionTags } from '../shared/apply.ts';
+import { contactErrors, isEmailConflict } from './errors.ts';
+import { type AppContactRow, toAppContact } from './row.ts';
+import type { AppContact, ContactCreateInput, ContactUpdateInput } from './schemas.ts';
+import * as q from './sql.ts';
+import { toEventContact } from '../shared/row.ts';
+import { BUMP_CONTACT_COUNT, LOCK_CONTACT_COUNT } from '../shared/sql.ts';
+import { transact } from '../shared/transact.ts';
 
 /** Side effects a write may ask for inside its transaction; the router wires them to the job queue. */
 export interface WriteHooks {
@@ -59,10 +59,10 @@ export async function createContact(
   db: Db,
   actor: InternalActor,
   input: ContactCreateInput,
+  now: Date,
   hooks: WriteHooks = {},
 ): Promise<AppContact> {
   return transact(db, async (tx) => {
-    const now = new Date();
     const row = newAppContact(actor.orgId, randomUUID(), input, now);
     if (row.email) await assertEmailFree(tx, actor.orgId, row.email, row.id);
     if (row.company_id) await assertCompany(tx, actor.orgId, row.company_id);
@@ -86,13 +86,13 @@ async function mutate(
   db: Db,
   actor: InternalActor,
   id: string,
+  now: Date,
   change: (row: AppContactRow, now: Date) => AppContactRow,
   opts: { tagEvents?: boolean; hooks?: WriteHooks } = {},
 ): Promise<AppContact> {
   return transact(db, async (tx) => {
     const [row] = await tx.execute<AppContactRow[]>(q.LOCK_LIVE, [id, actor.orgId]);
     if (!row) throw contactErrors.notFound(id);
-    const now = new Date();
     const next = change(row, now);
     if (hasChanged(row, next)) {
       await writeContact(tx, row, next);
@@ -103,25 +103,25 @@ async function mutate(
   });
 }
 
-export function updateContact(db: Db, actor: InternalActor, input: ContactUpdateInput, hooks: WriteHooks = {}) {
+export function updateContact(db: Db, actor: InternalActor, input: ContactUpdateInput, now: Date, hooks: WriteHooks = {}) {
   const { id, ...patch } = input;
-  return mutate(db, actor, id, (row, now) => applyPatch(row, patch, now), { hooks });
+  return mutate(db, actor, id, now, (row, now) => applyPatch(row, patch, now), { hooks });
 }
 
 /** One `contact.tag_added` per tag the contact did not carry yet (case-insensitive), so automations can filter on `data.tag`. */
-export function addTags(db: Db, actor: InternalActor, id: string, tags: readonly string[]) {
-  return mutate(db, actor, id, (row, now) => ({ ...row, tags: unionTags(row.tags, tags), updated_at: now }), { tagEvents: true });
+export function addTags(db: Db, actor: InternalActor, id: string, tags: readonly string[], now: Date) {
+  return mutate(db, actor, id, now, (row, now) => ({ ...row, tags: unionTags(row.tags, tags), updated_at: now }), { tagEvents: true });
 }
 
-export function removeTags(db: Db, actor: InternalActor, id: string, tags: readonly string[]) {
-  return mutate(db, actor, id, (row, now) => ({ ...row, tags: withoutTags(row.tags, tags), updated_at: now }));
+export function removeTags(db: Db, actor: InternalActor, id: string, tags: readonly string[], now: Date) {
+  return mutate(db, actor, id, now, (row, now) => ({ ...row, tags: withoutTags(row.tags, tags), updated_at: now }));
 }
 
-export function setStage(db: Db, actor: InternalActor, id: string, stage: string) {
-  return mutate(db, actor, id, (row, now) => ({ ...row, stage, updated_at: now }));
+export function setStage(db: Db, actor: InternalActor, id: string, stage: string, now: Date) {
+  return mutate(db, actor, id, now, (row, now) => ({ ...row, stage, updated_at: now }));
 }
 
 /** The override wins over the computed score while set; clearing it brings the computed score (base plus AI step) back. */
-export function setScoreOverride(db: Db, actor: InternalActor, id: string, score: number | null) {
-  return mutate(db, actor, id, (row, now) => rescored({ ...row, score_override: score }, now));
+export function setScoreOverride(db: Db, actor: InternalActor, id: string, score: number | null, now: Date) {
+  return mutate(db, actor, id, now, (row, now) => rescored({ ...row, score_override: score }, now));
 }

@@ -1,11 +1,8 @@
-import type { ContactRow } from './row.ts';
-import type { AppContact } from './app-schemas.ts';
+import type { ContactRow } from '../shared/row.ts';
+import type { AppContact } from './schemas.ts';
 
-/** A contacts row with the columns the application shows beyond the public view, and its company when joined. */
+/** A contacts row with its company when joined. */
 export interface AppContactRow extends ContactRow {
-  email_consent: boolean;
-  sms_consent: boolean;
-  deleted_at: Date | string | null;
   company_name?: string | null;
   company_domain?: string | null;
 }

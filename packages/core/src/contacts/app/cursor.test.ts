@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeCursor, encodeCursor, keysetPredicate, sortKeys } from './app-cursor.ts';
+import { decodeCursor, encodeCursor, keysetPredicate, sortKeys } from './cursor.ts';
 
 describe('keyset cursors', () => {
   const keys = sortKeys('createdAt', 'desc');

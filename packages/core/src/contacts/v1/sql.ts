@@ -1,24 +1,13 @@
-import { INSERT_EVENTS_SQL } from '../events/outbox.ts';
+import { INSERT_EVENTS_SQL } from '../../events/outbox.ts';
+import { CONTACT_COLUMNS, CONTACT_INSERT, CONTACT_RECORD, CONTACT_UPDATE_SET } from '../shared/columns.ts';
+import { HAS_BOOKING } from '../shared/sql.ts';
+
+export { BUMP_CONTACT_COUNT, LOCK_CONTACT_COUNT, READ_CONTACT_COUNT } from '../shared/sql.ts';
 
 /**
  * Every statement of the contact upsert path, in one place. Placeholders are `?`. Lists travel as one JSON parameter
  * (one statement text and one parameter type whatever the batch size, so each is prepared once).
  */
-
-const CONTACT_RECORD = `v(id uuid, organization_id uuid, email text, first_name text, last_name text, phone text,
-  job_title text, tags text[], custom jsonb, source text, lead_score int, score_override int, company_id uuid, created_at timestamptz,
-  updated_at timestamptz)`;
-
-/**
- * Named columns rather than `*`: these run as prepared statements, and a `*` whose expansion grew with a migration
- * would fail in processes still holding the old plan ("cached plan must not change result type").
- */
-export const CONTACT_COLUMNS = `c.id, c.organization_id, c.email, c.first_name, c.last_name, c.phone, c.job_title, c.website,
-  c.linkedin, c.tags, c.custom, c.source, c.lead_score, c.score_adjustment, c.score_override, c.stage, c.company_id,
-  c.created_at, c.updated_at`;
-
-/** The booking bonus input of the score, read alongside every contact the upsert may rescore. */
-export const HAS_BOOKING = `exists (select 1 from bookings b where b.contact_id = c.id and b.status = 'confirmed') as has_booking`;
 
 export const FIND_COMPANIES = `select id, domain from companies where organization_id = ? and domain in (select jsonb_array_elements_text(?::jsonb))`;
 
@@ -42,31 +31,16 @@ select ${CONTACT_COLUMNS}, ${HAS_BOOKING} from contacts c where id in (
   order by c.company_id, lower(c.first_name), lower(c.last_name), c.created_at, c.id
 ) order by id for update`;
 
-/** The organization's contact counter, read without a lock: far from the cap that is all admission needs. */
-export const READ_CONTACT_COUNT = `select contact_count from organizations where id = ?`;
-
-/**
- * Near the cap, the organization row is locked: new contacts are then admitted one transaction at a time against the
- * counter. NO KEY UPDATE, because only a non-key column changes: foreign-key checks of other inserts are not blocked.
- */
-export const LOCK_CONTACT_COUNT = `select contact_count from organizations where id = ? for no key update`;
-
-export const BUMP_CONTACT_COUNT = `update organizations set contact_count = contact_count + ? where id = ?`;
-
 export const INSERT_CONTACTS = `
-insert into contacts (id, organization_id, email, first_name, last_name, phone, job_title, tags, custom, source,
-  lead_score, score_override, company_id, created_at, updated_at)
-select v.id, v.organization_id, v.email, v.first_name, v.last_name, v.phone, v.job_title, v.tags, v.custom, v.source,
-  v.lead_score, v.score_override, v.company_id, v.created_at, v.updated_at
+insert into contacts (${CONTACT_INSERT.columns})
+select ${CONTACT_INSERT.values}
 from jsonb_to_recordset(?::jsonb) as ${CONTACT_RECORD}
 on conflict (organization_id, email) where deleted_at is null and email is not null do nothing
 returning id`;
 
+/** Sets every written column: each row was read under its lock, so a column the upsert does not change is written back as it was. */
 export const UPDATE_CONTACTS = `
-update contacts c set email = v.email, first_name = v.first_name, last_name = v.last_name, phone = v.phone,
-  job_title = v.job_title, tags = v.tags, custom = v.custom, lead_score = v.lead_score, score_override = v.score_override,
-  company_id = v.company_id,
-  updated_at = v.updated_at
+update contacts c set ${CONTACT_UPDATE_SET}
 from jsonb_to_recordset(?::jsonb) as ${CONTACT_RECORD}
 where c.id = v.id and c.organization_id = ?`;
 

@@ -1,25 +1,24 @@
 import type { Db } from '@leadwire/db';
-import type { InternalActor } from '../auth/actor.ts';
-import { requireRole } from '../auth/internal.ts';
-import { errors } from '../errors.ts';
-import { emitEvents } from '../events/outbox.ts';
-import { contactCap } from '../limits/plans.ts';
-import { contactErrors } from './app-errors.ts';
-import { type AppContactRow, iso, purgeAfter, trashCutoff } from './app-row.ts';
-import type { AppContact } from './app-schemas.ts';
-import * as q from './app-sql.ts';
-import { assertEmailFree, guardEmail, loadContact } from './app-write.ts';
-import { toEventContact } from './row.ts';
-import { BUMP_CONTACT_COUNT, LOCK_CONTACT_COUNT } from './sql.ts';
-import { transact } from './upsert.ts';
+import type { InternalActor } from '../../auth/actor.ts';
+import { requireRole } from '../../auth/internal.ts';
+import { errors } from '../../errors.ts';
+import { emitEvents } from '../../events/outbox.ts';
+import { contactCap } from '../../limits/plans.ts';
+import { contactErrors } from './errors.ts';
+import { type AppContactRow, iso, purgeAfter, trashCutoff } from './row.ts';
+import type { AppContact } from './schemas.ts';
+import * as q from './sql.ts';
+import { assertEmailFree, guardEmail, loadContact } from './write.ts';
+import { toEventContact } from '../shared/row.ts';
+import { BUMP_CONTACT_COUNT, LOCK_CONTACT_COUNT } from '../shared/sql.ts';
+import { transact } from '../shared/transact.ts';
 
 /** Moves a live contact to trash. Any role may: it is recoverable for 30 days. */
-export async function trashContact(db: Db, actor: InternalActor, id: string) {
+export async function trashContact(db: Db, actor: InternalActor, id: string, now: Date) {
   return transact(db, async (tx) => {
     // Contact row first, organization row second: the same order as the upsert path, so the two cannot deadlock.
     const [row] = await tx.execute<AppContactRow[]>(q.LOCK_LIVE, [id, actor.orgId]);
     if (!row) throw contactErrors.notFound(id);
-    const now = new Date();
     await tx.execute(q.TRASH, [now, now, id]);
     // Trashed contacts do not count against the plan cap; a restore counts it again.
     await tx.execute(BUMP_CONTACT_COUNT, [-1, actor.orgId]);
@@ -33,7 +32,7 @@ export async function trashContact(db: Db, actor: InternalActor, id: string) {
  * a live contact meanwhile (409, naming that contact) and the organization may have reached its cap. Emits
  * `contact.created` with `restored: true`: a receiver that removed its copy on `contact.deleted` re-creates it.
  */
-export async function restoreContact(db: Db, actor: InternalActor, id: string, now = new Date()): Promise<AppContact> {
+export async function restoreContact(db: Db, actor: InternalActor, id: string, now: Date): Promise<AppContact> {
   requireRole(actor, 'owner', 'admin');
   return transact(db, async (tx) => {
     const [row] = await tx.execute<AppContactRow[]>(q.LOCK_ANY, [id, actor.orgId]);

@@ -1,8 +1,9 @@
 import type { Db } from '@leadwire/db';
-import type { Actor } from '../auth/actor.ts';
-import { errors, issuesFromZod, toPublicError } from '../errors.ts';
+import type { Actor } from '../../auth/actor.ts';
+import { errors, issuesFromZod, toPublicError } from '../../errors.ts';
 import { ContactUpsertInput } from './schemas.ts';
-import { transact, type RowOutcome, type UpsertOptions, upsertContactsInTx } from './upsert.ts';
+import { transact } from '../shared/transact.ts';
+import { type RowOutcome, type UpsertOptions, upsertContactsInTx } from './upsert.ts';
 
 export type BatchRow =
   | { index: number; ok: true; id: string; created: boolean; matchedBy: 'email' | 'domain_name' | null }

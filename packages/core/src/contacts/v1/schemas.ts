@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { jsonObject, text } from '../validation/index.ts';
+import { jsonObject, text } from '../../validation/index.ts';
 
 /** Letters, digits, dot, dash, underscore; 1 to 40 characters (spec: contact source). */
 export const SourceSchema = z

@@ -1,11 +1,11 @@
-import { internalProcedure } from '../auth/internal.ts';
-import type { Deps } from '../context.ts';
-import { errors, issuesFromZod } from '../errors.ts';
-import { ADJUST_SCORE_QUEUE } from '../scoring/adjust-job.ts';
-import { router } from '../trpc.ts';
-import { restoreContact, trashContact } from './app-lifecycle.ts';
-import { listContacts, listTrash } from './app-list.ts';
-import { mergeContacts } from './app-merge.ts';
+import { internalProcedure } from '../../auth/internal.ts';
+import type { Deps } from '../../context.ts';
+import { errors, issuesFromZod } from '../../errors.ts';
+import { ADJUST_SCORE_QUEUE } from '../../scoring/adjust-job.ts';
+import { router } from '../../trpc.ts';
+import { restoreContact, trashContact } from './lifecycle.ts';
+import { listContacts, listTrash } from './list.ts';
+import { mergeContacts } from './merge.ts';
 import {
   AppContact,
   ContactCreateInput,
@@ -25,9 +25,9 @@ import {
   TimelinePage,
   TrashListInput,
   TrashPage,
-} from './app-schemas.ts';
-import { getContactWithTimeline, getTimeline } from './app-timeline.ts';
-import { addTags, createContact, removeTags, setScoreOverride, setStage, updateContact, type WriteHooks } from './app-write.ts';
+} from './schemas.ts';
+import { getContactWithTimeline, getTimeline } from './timeline.ts';
+import { addTags, createContact, removeTags, setScoreOverride, setStage, updateContact, type WriteHooks } from './write.ts';
 
 const tags = ['Contacts'];
 const READ_ERRORS = ['unauthorized', 'wrong_api_surface', 'rate_limited', 'validation_failed'] as const;
@@ -88,7 +88,7 @@ export const appContactsRouter = router({
     })
     .input(ContactCreateInput)
     .output(AppContact)
-    .mutation(({ ctx, input }) => createContact(ctx.db, ctx.actor, input, hooks(ctx.deps))),
+    .mutation(({ ctx, input }) => createContact(ctx.db, ctx.actor, input, ctx.deps.clock.now(), hooks(ctx.deps))),
 
   update: internalProcedure
     .meta({
@@ -97,7 +97,7 @@ export const appContactsRouter = router({
     })
     .input(ContactUpdateInput)
     .output(AppContact)
-    .mutation(({ ctx, input }) => updateContact(ctx.db, ctx.actor, input, hooks(ctx.deps))),
+    .mutation(({ ctx, input }) => updateContact(ctx.db, ctx.actor, input, ctx.deps.clock.now(), hooks(ctx.deps))),
 
   addTags: internalProcedure
     .meta({
@@ -106,7 +106,7 @@ export const appContactsRouter = router({
     })
     .input(TagsInput)
     .output(AppContact)
-    .mutation(({ ctx, input }) => addTags(ctx.db, ctx.actor, input.id, input.tags)),
+    .mutation(({ ctx, input }) => addTags(ctx.db, ctx.actor, input.id, input.tags, ctx.deps.clock.now())),
 
   removeTags: internalProcedure
     .meta({
@@ -115,7 +115,7 @@ export const appContactsRouter = router({
     })
     .input(TagsInput)
     .output(AppContact)
-    .mutation(({ ctx, input }) => removeTags(ctx.db, ctx.actor, input.id, input.tags)),
+    .mutation(({ ctx, input }) => removeTags(ctx.db, ctx.actor, input.id, input.tags, ctx.deps.clock.now())),
 
   setStage: internalProcedure
     .meta({
@@ -124,7 +124,7 @@ export const appContactsRouter = router({
     })
     .input(StageInput)
     .output(AppContact)
-    .mutation(({ ctx, input }) => setStage(ctx.db, ctx.actor, input.id, input.stage)),
+    .mutation(({ ctx, input }) => setStage(ctx.db, ctx.actor, input.id, input.stage, ctx.deps.clock.now())),
 
   setScoreOverride: internalProcedure
     .meta({
@@ -133,7 +133,7 @@ export const appContactsRouter = router({
     })
     .input(ScoreOverrideInput)
     .output(AppContact)
-    .mutation(({ ctx, input }) => setScoreOverride(ctx.db, ctx.actor, input.id, input.score)),
+    .mutation(({ ctx, input }) => setScoreOverride(ctx.db, ctx.actor, input.id, input.score, ctx.deps.clock.now())),
 
   delete: internalProcedure
     .meta({
@@ -142,7 +142,7 @@ export const appContactsRouter = router({
     })
     .input(IdInput)
     .output(DeleteOutput)
-    .mutation(({ ctx, input }) => trashContact(ctx.db, ctx.actor, input.id)),
+    .mutation(({ ctx, input }) => trashContact(ctx.db, ctx.actor, input.id, ctx.deps.clock.now())),
 
   trash: internalProcedure
     .meta({
@@ -151,7 +151,7 @@ export const appContactsRouter = router({
     })
     .input(TrashListInput)
     .output(TrashPage)
-    .query(({ ctx, input }) => listTrash(ctx.db, ctx.actor, input)),
+    .query(({ ctx, input }) => listTrash(ctx.db, ctx.actor, input, ctx.deps.clock.now())),
 
   restore: internalProcedure
     .meta({
@@ -160,7 +160,7 @@ export const appContactsRouter = router({
     })
     .input(IdInput)
     .output(AppContact)
-    .mutation(({ ctx, input }) => restoreContact(ctx.db, ctx.actor, input.id)),
+    .mutation(({ ctx, input }) => restoreContact(ctx.db, ctx.actor, input.id, ctx.deps.clock.now())),
 
   merge: internalProcedure
     .use(async ({ next }) => {
@@ -179,5 +179,5 @@ export const appContactsRouter = router({
     })
     .input(ContactMergeInput)
     .output(ContactMergeOutput)
-    .mutation(({ ctx, input }) => mergeContacts(ctx.db, ctx.actor, input, hooks(ctx.deps))),
+    .mutation(({ ctx, input }) => mergeContacts(ctx.db, ctx.actor, input, ctx.deps.clock.now(), hooks(ctx.deps))),
 });

@@ -1,17 +1,18 @@
 import type { Db } from '@leadwire/db';
-import type { InternalActor } from '../auth/actor.ts';
-import { requireRole } from '../auth/internal.ts';
-import { emitEvents, type PendingEvent } from '../events/outbox.ts';
-import { scoreInputsChanged } from './apply.ts';
-import { changeEvents } from './app-apply.ts';
-import { contactErrors } from './app-errors.ts';
-import { mergeFields } from './app-merge-fields.ts';
-import type { AppContactRow } from './app-row.ts';
-import type { ContactMergeInput, ContactMergeOutput } from './app-schemas.ts';
-import { loadContact, type WriteHooks, writeContact } from './app-write.ts';
-import { toEventContact } from './row.ts';
-import { BUMP_CONTACT_COUNT, HAS_BOOKING } from './sql.ts';
-import { transact } from './upsert.ts';
+import type { InternalActor } from '../../auth/actor.ts';
+import { requireRole } from '../../auth/internal.ts';
+import { emitEvents, type PendingEvent } from '../../events/outbox.ts';
+import { scoreInputsChanged } from '../shared/apply.ts';
+import { changeEvents } from './apply.ts';
+import { contactErrors } from './errors.ts';
+import { mergeFields } from './merge-fields.ts';
+import type { AppContactRow } from './row.ts';
+import type { ContactMergeInput, ContactMergeOutput } from './schemas.ts';
+import { loadContact, type WriteHooks, writeContact } from './write.ts';
+import { toEventContact } from '../shared/row.ts';
+import { CONTACT_COLUMNS } from '../shared/columns.ts';
+import { BUMP_CONTACT_COUNT, HAS_BOOKING } from '../shared/sql.ts';
+import { transact } from '../shared/transact.ts';
 
 const IDS = `(select jsonb_array_elements_text(?::jsonb)::uuid)`;
 
@@ -33,7 +34,7 @@ const SIMPLE_MOVES = {
 export const MERGE_HANDLED_TABLES = [...Object.values(SIMPLE_MOVES), 'pipeline_items', 'conversations', 'messages'];
 
 const LOCK = `
-select c.*, ${HAS_BOOKING} from contacts c
+select ${CONTACT_COLUMNS}, ${HAS_BOOKING} from contacts c
 where c.organization_id = ? and c.id in ${IDS} and c.deleted_at is null order by c.id for update of c`;
 
 const move = (table: string) => `
@@ -132,6 +133,7 @@ export async function mergeContacts(
   db: Db,
   actor: InternalActor,
   input: ContactMergeInput,
+  now: Date,
   hooks: WriteHooks = {},
 ): Promise<ContactMergeOutput> {
   requireRole(actor, 'owner', 'admin');
@@ -145,7 +147,6 @@ export async function mergeContacts(
     const primary = byId.get(primaryId)!;
     const dups = secondaryIds.map((id) => byId.get(id)!);
 
-    const now = new Date();
     const { moved, skippedPipelineItems } = await moveRecords(tx, actor.orgId, primaryId, secondaryIds);
     await tx.execute(DELETE_DUPLICATES, [actor.orgId, JSON.stringify(secondaryIds)]);
     await tx.execute(BUMP_CONTACT_COUNT, [-dups.length, actor.orgId]);

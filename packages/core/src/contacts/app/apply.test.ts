@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { applyPatch, changeEvents, newAppContact, withoutTags } from './app-apply.ts';
-import { unionTags } from './apply.ts';
-import { mergeFields } from './app-merge-fields.ts';
-import type { AppContactRow } from './app-row.ts';
+import { applyPatch, changeEvents, newAppContact, withoutTags } from './apply.ts';
+import { unionTags } from '../shared/apply.ts';
+import { mergeFields } from './merge-fields.ts';
+import type { AppContactRow } from './row.ts';
 
 const ORG = '00000000-0000-4000-8000-000000000001';
 const now = new Date('2026-11-22T10:00:00.000Z');

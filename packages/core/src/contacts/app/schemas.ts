@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { text } from '../validation/index.ts';
-import { CustomSchema, EmailSchema, SourceSchema } from './schemas.ts';
+import { text } from '../../validation/index.ts';
+import { CustomSchema, EmailSchema, SourceSchema } from '../v1/schemas.ts';
 
 /** Contact list page size (spec "Limits"). */
 export const PAGE_DEFAULT = 25;
