@@ -57,7 +57,11 @@ export async function initTestApp(env: Record<string, string> = {}): Promise<Tes
         ...(opts.plan ? { plan: opts.plan } : {}),
       }),
     newKey: async (input) => (await createApiKey(runtime.deps.db, input)).value,
-    sql: (query, params = []) => runtime.deps.db.execute(query, params),
+    // Unprepared (raw), so assertions may read whole rows with `select *`, which the executor refuses for the app.
+    sql: async <T,>(query: string, params: unknown[] = []) => {
+      let n = 0;
+      return (await runtime.deps.db.raw(query.replace(/\?/g, () => `$${++n}`), params)).rows as T[];
+    },
     close: async () => {
       await app.close();
       await runtime.close();

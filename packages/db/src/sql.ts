@@ -27,6 +27,36 @@ interface Compiled {
 const compiled = new Map<string, Compiled>();
 
 /**
+ * A select list or `returning` that expands `*` (`select *`, `c.*`, `(x).*`, `returning *`). String literals and
+ * comments are blanked first, so a `*` inside them is not one, and neither is `count(*)` or `a * b`.
+ */
+const STAR = /\b(?:select(?:\s+distinct(?:\s+on\s*\([^)]*\))?|\s+all)?|returning)\s+\*|,\s*\*|[\w")\]]\s*\.\s*\*/i;
+
+/** The part of `sql` that expands `*`, or null. Exported for tests and for tools that scan statements. */
+export function findStar(sql: string): string | null {
+  const bare = sql.replace(/'(?:[^']|'')*'|--[^\n]*|\/\*[\s\S]*?\*\//g, (m) => ' '.repeat(m.length));
+  const m = STAR.exec(bare);
+  return m ? sql.slice(Math.max(0, m.index - 20), m.index + m[0].length).replace(/\s+/g, ' ').trim() : null;
+}
+
+/**
+ * Statements name their columns. A prepared statement that expands `*` keeps the column list it was planned with, so
+ * once a migration adds a column every pooled connection that prepared it fails with "cached plan must not change
+ * result type" until the process restarts: exactly a rolling deploy. Refused when first compiled, so the first test
+ * that runs such a statement fails.
+ */
+export class StarStatementError extends Error {
+  constructor(sql: string, found: string) {
+    super(`Statements must name their columns; this one expands * near "${found}": ${sql.replace(/\s+/g, ' ').trim().slice(0, 200)}`);
+    this.name = 'StarStatementError';
+  }
+}
+
+/** A table's columns as a select or `returning` list, qualified by `alias` when given: `a.id, a.name`. */
+export const columnList = (names: readonly string[], alias?: string): string =>
+  names.map((n) => (alias ? `${alias}.${n}` : n)).join(', ');
+
+/**
  * `?` placeholders become `$n`, and each distinct statement gets a stable name, so pg prepares it once per connection
  * and PostgreSQL skips parsing and planning on every later call. Statements are module constants, so the cache is
  * bounded by the code, not by traffic. None of ours uses the jsonb `?` operator.
@@ -34,6 +64,8 @@ const compiled = new Map<string, Compiled>();
 function compile(sql: string): Compiled {
   let c = compiled.get(sql);
   if (!c) {
+    const star = findStar(sql);
+    if (star !== null) throw new StarStatementError(sql, star);
     let n = 0;
     c = { name: `lw_${createHash('sha1').update(sql).digest('hex').slice(0, 24)}`, text: sql.replace(/\?/g, () => `$${++n}`) };
     compiled.set(sql, c);

@@ -24,8 +24,10 @@ const PASSWORD = 'correct horse battery staple';
 let seq = 0;
 const uniqueEmail = () => `owner${++seq}-${Math.random().toString(36).slice(2, 8)}@example.com`;
 
-function sql<T = Record<string, unknown>>(query: string, params: unknown[] = []): Promise<T[]> {
-  return pg.execute(query, params);
+/** Unprepared (raw), so an assertion may read whole rows with `select *`, which the executor refuses for the app. */
+async function sql<T = Record<string, unknown>>(query: string, params: unknown[] = []): Promise<T[]> {
+  let n = 0;
+  return (await pg.raw(query.replace(/\?/g, () => `$${++n}`), params)).rows as T[];
 }
 
 async function count(table: string): Promise<number> {

@@ -47,7 +47,8 @@ with acct as (
   select ?, ?, false, ?::timestamptz from verdict where account_failures < ? and address_failures < ?
   returning id
 )
-select verdict.*, (select id from recorded) as attempt_id from verdict`;
+select verdict.account_failures, verdict.account_retry, verdict.address_failures, verdict.address_retry,
+  (select id from recorded) as attempt_id from verdict`;
 
 interface Verdict {
   account_failures: number;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Db } from '@leadwire/db';
+import { columnList, type Db } from '@leadwire/db';
 import type { InternalActor } from '../auth/actor.ts';
 import { afterCursor, conflict, iso, isoOrNull, requireLiveContact, toPage } from '../deals/common.ts';
 import { errors } from '../errors.ts';
@@ -19,24 +19,26 @@ interface AiActionRow {
   created_at: Date;
 }
 
+const COLUMNS = ['id', 'created_at', 'organization_id', 'contact_id', 'kind', 'summary', 'payload', 'status', 'decided_by_id', 'decided_at', 'reason'];
+
 /** Suggestions about a trashed contact are hidden with it. */
 const VISIBLE = `from ai_actions a join contacts c on c.id = a.contact_id and c.deleted_at is null where a.organization_id = ?`;
-const GET = `select a.* ${VISIBLE} and a.id = ?`;
+const GET = `select ${columnList(COLUMNS, 'a')} ${VISIBLE} and a.id = ?`;
 const LIST = `
-select a.* ${VISIBLE}
+select ${columnList(COLUMNS, 'a')} ${VISIBLE}
   and (?::uuid is null or a.contact_id = ?) and (?::text is null or a.status = ?)
   and ${afterCursor('a', 'ai_actions')}
 order by a.created_at desc, a.id desc
 limit ?`;
 const INSERT = `
 insert into ai_actions (id, organization_id, contact_id, kind, summary, payload, created_at) values (?, ?, ?, ?, ?, ?::jsonb, ?)
-returning *`;
+returning ${columnList(COLUMNS)}`;
 /** Only a pending action is decided: of two concurrent decisions, the second finds it decided and is refused. */
 const DECIDE = `
 update ai_actions a set status = ?, decided_by_id = ?, decided_at = ?, reason = ?
 where a.id = ? and a.organization_id = ? and a.status = 'pending'
   and exists (select 1 from contacts c where c.id = a.contact_id and c.deleted_at is null)
-returning a.*`;
+returning ${columnList(COLUMNS, 'a')}`;
 
 const toView = (r: AiActionRow): AiActionView => ({
   id: r.id,

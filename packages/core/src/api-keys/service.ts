@@ -1,4 +1,4 @@
-import type { ApiKeyType, Db } from '@leadwire/db';
+import { type ApiKeyType, columnList, type Db } from '@leadwire/db';
 import { assertKeyCreationUnlocked } from '../accounts/confirmation.ts';
 import { createApiKey } from '../accounts/service.ts';
 import type { InternalActor } from '../auth/actor.ts';
@@ -47,12 +47,14 @@ order by k.created_at desc, k.id`;
 
 const GET_KEY = `${selectView('api_keys')} where k.id = ? and k.organization_id = ?`;
 
+const COLUMNS = ['id', 'created_at', 'organization_id', 'created_by_id', 'name', 'type', 'permissions', 'key_hash', 'display_prefix', 'owner_epoch', 'expires_at', 'revoked_at', 'last_used_at'];
+
 /** Keeps the first revocation time, so revoking again is a harmless repeat. */
 const REVOKE_KEY = `
 with r as (
   update api_keys set revoked_at = coalesce(revoked_at, ?::timestamptz)
   where id = ? and organization_id = ? and (? or created_by_id = ?)
-  returning *
+  returning ${columnList(COLUMNS)}
 )${selectView('r')}`;
 
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);

@@ -52,7 +52,8 @@ with k as (
   update api_keys set last_used_at = now()
   where id = (select id from k) and (last_used_at is null or last_used_at < now() - interval '1 minute')
 )
-select k.*, (select count from hit) as hits, date_trunc('minute', now()) + interval '1 minute' as window_end,
+select k.id, k.organization_id, k.created_by_id, k.type, k.permissions, k.role, k.plan, k.contact_booster,
+  (select count from hit) as hits, date_trunc('minute', now()) + interval '1 minute' as window_end,
   (select count from hit_day) as day_hits, date_trunc('day', now(), 'UTC') + interval '1 day' as day_end
 from k`;
 

@@ -28,7 +28,7 @@ with s as (
   update sessions set last_used_at = ?::timestamptz
   where id = (select id from s) and (last_used_at is null or last_used_at < ?::timestamptz - interval '1 minute')
 )
-select * from s`;
+select id, user_id, organization_id, role, plan, contact_booster from s`;
 
 /** The live session `token` opens at `now` (the caller's clock), or null. */
 export async function findSession(db: Db, token: string, now: Date): Promise<InternalActor | null> {

@@ -1,10 +1,11 @@
 import type { Db } from '@leadwire/db';
 import { scoreOf } from '../contacts/shared/apply.ts';
+import { contactColumns } from '../contacts/shared/columns.ts';
 import { type ContactRow, toEventContact } from '../contacts/shared/row.ts';
 import { emitEvents } from '../events/outbox.ts';
 
 const HAS_CONFIRMED = `select exists (select 1 from bookings where contact_id = ? and status = 'confirmed') as has`;
-const STORE_SCORE = `update contacts set lead_score = ?, updated_at = ? where id = ? returning *`;
+const STORE_SCORE = `update contacts set lead_score = ?, updated_at = ? where id = ? returning ${contactColumns()}`;
 
 /**
  * Recomputes the score of `contact` (locked FOR UPDATE by the caller, so concurrent bookings of one contact are

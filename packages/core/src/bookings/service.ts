@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Db } from '@leadwire/db';
+import { columnList, type Db } from '@leadwire/db';
 import type { InternalActor } from '../auth/actor.ts';
 import { afterCursor, iso, isoOrNull, requireLiveContact, toPage } from '../deals/common.ts';
 import { errors } from '../errors.ts';
@@ -18,20 +18,22 @@ interface BookingRow {
   created_at: Date;
 }
 
+const COLUMNS = ['id', 'created_at', 'organization_id', 'contact_id', 'title', 'starts_at', 'ends_at', 'status', 'cancelled_at'];
+
 /** Bookings of a trashed contact are hidden with it. */
 const VISIBLE = `from bookings b join contacts c on c.id = b.contact_id and c.deleted_at is null where b.organization_id = ?`;
-const GET = `select b.* ${VISIBLE} and b.id = ?`;
+const GET = `select ${columnList(COLUMNS, 'b')} ${VISIBLE} and b.id = ?`;
 const LIST = `
-select b.* ${VISIBLE}
+select ${columnList(COLUMNS, 'b')} ${VISIBLE}
   and (?::uuid is null or b.contact_id = ?) and (?::text is null or b.status = ?)
   and ${afterCursor('b', 'bookings')}
 order by b.created_at desc, b.id desc
 limit ?`;
 const INSERT = `
 insert into bookings (id, organization_id, contact_id, title, starts_at, ends_at, created_at) values (?, ?, ?, ?, ?, ?, ?)
-returning *`;
+returning ${columnList(COLUMNS)}`;
 /** Only a confirmed booking is cancelled: a repeat (or concurrent) cancel changes nothing and emits nothing. */
-const CANCEL = `update bookings set status = 'cancelled', cancelled_at = ? where id = ? and status = 'confirmed' returning *`;
+const CANCEL = `update bookings set status = 'cancelled', cancelled_at = ? where id = ? and status = 'confirmed' returning ${columnList(COLUMNS)}`;
 
 const toView = (r: BookingRow): BookingView => ({
   id: r.id,

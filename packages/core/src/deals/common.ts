@@ -1,5 +1,6 @@
 import type { Db } from '@leadwire/db';
 import { z } from 'zod';
+import { contactColumns } from '../contacts/shared/columns.ts';
 import type { ContactRow } from '../contacts/shared/row.ts';
 import { AppError, errors } from '../errors.ts';
 
@@ -39,7 +40,7 @@ export function toPage<R extends { id: string }, V>(rows: readonly R[], limit: n
 export const afterCursor = (alias: string, table: string) =>
   `(?::uuid is null or (${alias}.created_at, ${alias}.id) < (select k.created_at, k.id from ${table} k where k.id = ? and k.organization_id = ?))`;
 
-const LIVE_CONTACT = `select * from contacts where id = ? and organization_id = ? and deleted_at is null`;
+const LIVE_CONTACT = `select ${contactColumns()} from contacts where id = ? and organization_id = ? and deleted_at is null`;
 
 /**
  * The live (not trashed) contact `id` of the organization, or 404: a foreign or trashed id looks unknown. `lock` takes a

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Db } from '@leadwire/db';
+import { columnList, type Db } from '@leadwire/db';
 import type { InternalActor } from '../auth/actor.ts';
 import { AppError, errors } from '../errors.ts';
 import { emitEvents, type PendingEvent } from '../events/outbox.ts';
@@ -27,12 +27,14 @@ interface StageRow {
   pipeline_id: string;
 }
 
+const COLUMNS = ['id', 'created_at', 'updated_at', 'organization_id', 'contact_id', 'pipeline_id', 'stage_id', 'title', 'value_cents', 'currency', 'status', 'closed_at'];
+
 /** Deals of a trashed contact are hidden with it and come back when it is restored. */
 const VISIBLE = `from deals d join contacts c on c.id = d.contact_id and c.deleted_at is null where d.organization_id = ?`;
-const GET = `select d.* ${VISIBLE} and d.id = ?`;
-const LOCK = `select d.* ${VISIBLE} and d.id = ? for update of d`;
+const GET = `select ${columnList(COLUMNS, 'd')} ${VISIBLE} and d.id = ?`;
+const LOCK = `select ${columnList(COLUMNS, 'd')} ${VISIBLE} and d.id = ? for update of d`;
 const LIST = `
-select d.* ${VISIBLE}
+select ${columnList(COLUMNS, 'd')} ${VISIBLE}
   and (?::uuid is null or d.pipeline_id = ?) and (?::uuid is null or d.stage_id = ?)
   and (?::uuid is null or d.contact_id = ?) and (?::text is null or d.status = ?)
   and ${afterCursor('d', 'deals')}
@@ -51,12 +53,12 @@ const STAGE = `select id, name, pipeline_id from pipeline_stages where id = ?`;
 const INSERT = `
 insert into deals (id, organization_id, contact_id, pipeline_id, stage_id, title, value_cents, currency, created_at, updated_at)
 values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-returning *`;
+returning ${columnList(COLUMNS)}`;
 const UPDATE = `
 update deals set title = ?, value_cents = ?, currency = ?, pipeline_id = ?, stage_id = ?, status = ?, closed_at = ?,
   updated_at = ?
 where id = ?
-returning *`;
+returning ${columnList(COLUMNS)}`;
 
 export const toDealView = (r: DealRow): DealView => ({
   id: r.id,

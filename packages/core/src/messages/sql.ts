@@ -53,7 +53,7 @@ where cv.contact_id = ? and cv.organization_id = ? and cv.channel = 'sms' and c.
 export const LIVE_CONTACT = `select id from contacts where id = ? and organization_id = ? and deleted_at is null`;
 
 export const LATEST_MESSAGES = `
-select * from (
+select ${MESSAGE_COLUMNS} from (
   select ${MESSAGE_COLUMNS} from messages where conversation_id = ? order by created_at desc, id desc limit ?
 ) m order by created_at, id`;
 

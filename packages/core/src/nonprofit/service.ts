@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Db } from '@leadwire/db';
+import { columnList, type Db } from '@leadwire/db';
 import type { InternalActor } from '../auth/actor.ts';
 import { requireRole } from '../auth/internal.ts';
 import { iso, isoOrNull } from '../deals/common.ts';
@@ -19,11 +19,12 @@ interface VerificationRow {
 const MANAGERS = ['owner', 'admin'] as const;
 
 const ACTIVATED_AT = `select nonprofit_activated_at from organizations where id = ?`;
-const VERIFICATIONS = `select * from nonprofit_verifications where organization_id = ? order by created_at desc, id desc limit 100`;
+const COLUMNS = ['id', 'created_at', 'organization_id', 'recorded_by_id', 'status', 'registration_number', 'evidence'];
+const VERIFICATIONS = `select ${columnList(COLUMNS)} from nonprofit_verifications where organization_id = ? order by created_at desc, id desc limit 100`;
 const INSERT = `
 insert into nonprofit_verifications (id, organization_id, recorded_by_id, status, registration_number, evidence, created_at)
 values (?, ?, ?, ?, ?, ?::jsonb, ?)
-returning *`;
+returning ${columnList(COLUMNS)}`;
 /** Only the first verified verification matches; a concurrent second one waits for the row and then finds it set. */
 const ACTIVATE = `
 update organizations set nonprofit_activated_at = ?, updated_at = ?

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import { scoreInputsChanged, scoreOf } from '../contacts/shared/apply.ts';
+import { CONTACT_COLUMNS, contactColumns } from '../contacts/shared/columns.ts';
 import { HAS_BOOKING } from '../contacts/shared/sql.ts';
 import { toEventContact, type ContactRow } from '../contacts/shared/row.ts';
 import type { Deps, Logger } from '../context.ts';
@@ -21,14 +22,14 @@ export type AdjustScorePayload = z.infer<typeof AdjustScorePayload>;
  */
 const ADJUST_CONCURRENCY = 4;
 
-const LOAD_LIVE = `select *, ${HAS_BOOKING} from contacts c where id in (select jsonb_array_elements_text(?::jsonb)::uuid) and deleted_at is null`;
-const LOCK_LIVE = `select *, ${HAS_BOOKING} from contacts c where id = ? and deleted_at is null for update`;
+const LOAD_LIVE = `select ${CONTACT_COLUMNS}, ${HAS_BOOKING} from contacts c where id in (select jsonb_array_elements_text(?::jsonb)::uuid) and deleted_at is null`;
+const LOCK_LIVE = `select ${CONTACT_COLUMNS}, ${HAS_BOOKING} from contacts c where id = ? and deleted_at is null for update`;
 /** `updated_at` moves only when the visible score does: a new adjustment hidden by an override is not a change. */
 const STORE_SCORE = `
 update contacts set score_adjustment = ?, lead_score = ?,
   updated_at = case when lead_score is distinct from ? then ?::timestamptz else updated_at end
 where id = ?
-returning *`;
+returning ${contactColumns()}`;
 
 /**
  * The configured OpenAI-compatible adjuster, or none. Failures surface only here: logged with what went wrong but

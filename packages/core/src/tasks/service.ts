@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Db } from '@leadwire/db';
+import { columnList, type Db } from '@leadwire/db';
 import type { InternalActor } from '../auth/actor.ts';
 import { afterCursor, iso, isoOrNull, requireLiveContact, toPage } from '../deals/common.ts';
 import { AppError, errors } from '../errors.ts';
@@ -17,14 +17,16 @@ interface TaskRow {
   updated_at: Date;
 }
 
+const COLUMNS = ['id', 'created_at', 'updated_at', 'organization_id', 'contact_id', 'assignee_id', 'title', 'due_at', 'completed_at'];
+
 /** Tasks of a trashed contact are hidden with it; tasks without a contact are always visible. */
 const VISIBLE = `
 from tasks t left join contacts c on c.id = t.contact_id
 where t.organization_id = ? and (t.contact_id is null or c.deleted_at is null)`;
-const GET = `select t.* ${VISIBLE} and t.id = ?`;
-const LOCK = `select t.* ${VISIBLE} and t.id = ? for update of t`;
+const GET = `select ${columnList(COLUMNS, 't')} ${VISIBLE} and t.id = ?`;
+const LOCK = `select ${columnList(COLUMNS, 't')} ${VISIBLE} and t.id = ? for update of t`;
 const LIST = `
-select t.* ${VISIBLE}
+select ${columnList(COLUMNS, 't')} ${VISIBLE}
   and (?::uuid is null or t.contact_id = ?) and (?::uuid is null or t.assignee_id = ?)
   and (?::text is null or (t.completed_at is not null) = (?::text = 'completed'))
   and ${afterCursor('t', 'tasks')}
@@ -33,14 +35,14 @@ limit ?`;
 const USER = `select active from users where id = ? and organization_id = ?`;
 const INSERT = `
 insert into tasks (id, organization_id, title, due_at, assignee_id, contact_id, created_at, updated_at) values (?, ?, ?, ?, ?, ?, ?, ?)
-returning *`;
-const UPDATE = `update tasks set title = ?, due_at = ?, assignee_id = ?, contact_id = ?, updated_at = ? where id = ? returning *`;
+returning ${columnList(COLUMNS)}`;
+const UPDATE = `update tasks set title = ?, due_at = ?, assignee_id = ?, contact_id = ?, updated_at = ? where id = ? returning ${columnList(COLUMNS)}`;
 /** Only the first completion matches: a second (or concurrent) one finds completed_at set and changes nothing. */
 const COMPLETE = `
 update tasks t set completed_at = ?, updated_at = ?
 where t.id = ? and t.organization_id = ? and t.completed_at is null
   and (t.contact_id is null or exists (select 1 from contacts c where c.id = t.contact_id and c.deleted_at is null))
-returning t.*`;
+returning ${columnList(COLUMNS, 't')}`;
 
 const toView = (r: TaskRow): TaskView => ({
   id: r.id,

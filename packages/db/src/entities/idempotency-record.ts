@@ -10,7 +10,7 @@ export const IdempotencyRecordSchema = defineEntity({
     key: p.text().primary(),
     /** Method, path and body hashed together: the same key with another request is a conflict. */
     requestHash: p.text(),
-    /** Null while the first request is still running. */
+    /** The status of the stored answer. Written in the transaction of the write it answers, so never seen half-done. */
     status: p.integer().nullable(),
     response: p.json<unknown>().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()).defaultRaw('now()').index(),
