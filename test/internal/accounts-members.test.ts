@@ -1,17 +1,20 @@
 import { hashPassword } from '@leadwire/core/accounts/passwords.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initTestApp, type TestApp } from '../support/app.ts';
-import { client, DEAD, inbox, keyStatuses, keysOf, PASSWORD, refusal, rest, sha256, signUp, tokenOf, uniqueEmail, WORKING } from './accounts-support.ts';
+import { client, DEAD, type Inbox, inbox, keyStatuses, keysOf, PASSWORD, refusal, rest, sha256, signUp, tokenOf, uniqueEmail, WORKING } from './accounts-support.ts';
 
 let t: TestApp;
-let mail: ReturnType<typeof inbox>;
+let mail: Inbox;
 let hash: string;
 beforeAll(async () => {
   t = await initTestApp();
-  mail = inbox(t);
+  mail = await inbox(t);
   hash = await hashPassword(PASSWORD);
 });
-afterAll(async () => t?.close());
+afterAll(async () => {
+  await t?.close();
+  await mail?.close();
+});
 
 const DAY_MS = 86_400_000;
 const meStatus = async (token: string) => (await rest(t, 'GET', '/me', { token })).status;

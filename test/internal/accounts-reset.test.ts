@@ -1,15 +1,18 @@
 import { createLogMailer } from '@leadwire/core/mail/mailer.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initTestApp, type TestApp } from '../support/app.ts';
-import { client, DEAD, inbox, keyStatuses, keysOf, PASSWORD, refusal, rest, sha256, signUp, tokenOf, uniqueEmail } from './accounts-support.ts';
+import { client, DEAD, type Inbox, inbox, keyStatuses, keysOf, MAIL_FROM, PASSWORD, refusal, rest, sha256, signUp, tokenOf, uniqueEmail } from './accounts-support.ts';
 
 let t: TestApp;
-let mail: ReturnType<typeof inbox>;
+let mail: Inbox;
 beforeAll(async () => {
   t = await initTestApp({ APP_URL: 'https://app.leadwire.test' });
-  mail = inbox(t);
+  mail = await inbox(t);
 });
-afterAll(async () => t?.close());
+afterAll(async () => {
+  await t?.close();
+  await mail?.close();
+});
 
 const NEW_PASSWORD = 'a fresh new password';
 const MINUTE_MS = 60_000;
@@ -21,14 +24,21 @@ async function requestReset(email: string) {
 }
 
 describe('password reset', () => {
-  it('emails a one-time link to the app, with the token in the fragment and only its hash stored', async () => {
+  it('emails a one-time link to the app\u2019s reset page over SMTP, and stores only the token\u2019s hash', async () => {
     const owner = await signUp(t);
     const r = await rest(t, 'POST', '/accounts/password-reset/request', { body: { email: owner.email.toUpperCase() } });
     expect(r).toMatchObject({ status: 200, body: { ok: true } });
     const message = await mail.next(owner.email);
-    expect(message).toMatchObject({ to: owner.email, template: 'password_reset' });
-    expect(message.link).toMatch(/^https:\/\/app\.leadwire\.test\/reset-password#token=lwr_[0-9A-Za-z]{43}$/);
-    expect(message.text).toContain(message.link);
+    expect(message).toMatchObject({
+      envelope: { from: 'no-reply@leadwire.test', to: [owner.email] },
+      from: [{ address: 'no-reply@leadwire.test', name: 'Leadwire' }],
+      to: owner.email,
+      subject: 'Reset your Leadwire password',
+      template: 'password_reset',
+    });
+    expect(MAIL_FROM).toContain('no-reply@leadwire.test');
+    expect(message.link).toMatch(/^https:\/\/app\.leadwire\.test\/reset-password\?token=lwr_[0-9A-Za-z]{43}$/);
+    expect(message.text).toContain('within 1 hour');
 
     const token = tokenOf(message.link);
     const rows = await t.sql<any>('select * from password_reset_tokens where user_id = ?', [owner.userId]);
@@ -46,8 +56,8 @@ describe('password reset', () => {
     expect(unknown.status).toBe(known.status);
     expect(unknown.body).toEqual(known.body);
     await mail.next(owner.email);
-    await new Promise((r) => setTimeout(r, 200));
-    expect(mail.messages.filter((m) => m.to === nobody)).toEqual([]);
+    await mail.resetHandled(nobody);
+    expect(await mail.queuedTo(nobody)).toBe(0);
     expect(await t.sql('select 1 from password_reset_tokens t join users u on u.id = t.user_id where u.email = ?', [nobody])).toEqual([]);
   });
 
@@ -112,19 +122,21 @@ describe('password reset', () => {
   it('sends at most 5 reset emails per user per hour', async () => {
     const owner = await signUp(t);
     await Promise.all(Array.from({ length: 7 }, () => client(t).accounts.requestPasswordReset.mutate({ email: owner.email })));
-    for (let i = 0; i < 5; i++) await mail.next(owner.email);
-    await new Promise((r) => setTimeout(r, 300));
-    expect(mail.messages.filter((m) => m.to === owner.email)).toEqual([]);
+    for (let i = 0; i < 7; i++) await mail.resetHandled(owner.email);
+    expect(await mail.queuedTo(owner.email)).toBe(5);
     expect(await t.sql('select count(*)::int as n from password_reset_tokens where user_id = ?', [owner.userId])).toEqual([{ n: 5 }]);
+    const links = new Set<string>();
+    for (let i = 0; i < 5; i++) links.add((await mail.next(owner.email)).link);
+    expect(links.size).toBe(5);
   });
 
   it('sends no link to a deactivated user', async () => {
     const owner = await signUp(t);
     await t.sql('update users set active = false where id = ?', [owner.userId]);
     await client(t).accounts.requestPasswordReset.mutate({ email: owner.email });
-    await new Promise((r) => setTimeout(r, 300));
+    await mail.resetHandled(owner.email);
     expect(await t.sql('select 1 from password_reset_tokens where user_id = ?', [owner.userId])).toEqual([]);
-    expect(mail.messages.filter((m) => m.to === owner.email)).toEqual([]);
+    expect(await mail.queuedTo(owner.email)).toBe(0);
   });
 
   it('lifts the account\u2019s sign-in lock: the owner proved control through the email', async () => {
@@ -140,7 +152,7 @@ describe('the development mailer', () => {
   it('writes the link to the log, and that is all it does', async () => {
     const lines: { obj: any; msg?: string }[] = [];
     const log = { info: (obj: object, msg?: string) => lines.push({ obj, msg }), warn() {}, error() {}, debug() {} };
-    await createLogMailer(log).send({ to: 'a@example.com', subject: 'S', text: 'body', template: 'password_reset', link: 'https://x/reset-password#token=lwr_abc' });
-    expect(lines).toEqual([{ obj: { mail: { to: 'a@example.com', subject: 'S', template: 'password_reset', link: 'https://x/reset-password#token=lwr_abc' } }, msg: expect.any(String) }]);
+    await createLogMailer(log).send({ to: 'a@example.com', subject: 'S', text: 'body', template: 'password_reset', link: 'https://x/reset-password?token=lwr_abc' });
+    expect(lines).toEqual([{ obj: { mail: { to: 'a@example.com', subject: 'S', template: 'password_reset', link: 'https://x/reset-password?token=lwr_abc' } }, msg: expect.any(String) }]);
   });
 });

@@ -3,9 +3,13 @@ import { request } from 'node:http';
 import type { InternalRouter } from '@leadwire/core';
 import { findSession } from '@leadwire/core/auth/sessions.ts';
 import type { InternalActor } from '@leadwire/core/auth/actor.ts';
-import { type MailMessage, setMailer } from '@leadwire/core/mail/mailer.ts';
+import { passwordResetJob, type ResetRequestPayload } from '@leadwire/core/accounts/reset-job.ts';
+import type { JobDefinition } from '@leadwire/core/jobs/boss.ts';
+import { createSmtpMailer } from '@leadwire/core/mail/mailer.ts';
+import { MAIL_QUEUE, sendMailJob } from '@leadwire/core/mail/send-job.ts';
 import { createTRPCClient, httpLink, TRPCClientError } from '@trpc/client';
 import { expect } from 'vitest';
+import { Arrivals, startSmtpInbox } from '../mail/smtp-inbox.ts';
 import type { TestApp } from '../support/app.ts';
 
 export const PASSWORD = 'correct horse battery staple';
@@ -77,41 +81,36 @@ export async function refusal(call: Promise<unknown>): Promise<{ status: number;
   return { status: data.httpStatus, code: data.body.code, body: data.body };
 }
 
-/** Catches what the application emails, in place of the development mailer. */
-export function inbox(t: TestApp) {
-  const messages: MailMessage[] = [];
-  const waiting: { to: string; resolve: (m: MailMessage) => void }[] = [];
-  setMailer(t.runtime.deps, {
-    send: async (m) => {
-      messages.push(m);
-      for (const w of waiting.filter((x) => x.to === m.to)) {
-        waiting.splice(waiting.indexOf(w), 1);
-        w.resolve(m);
-      }
-    },
-  });
+export const MAIL_FROM = 'Leadwire <no-reply@leadwire.test>';
+
+/**
+ * Where the application's emails arrive: a real SMTP server, with the mail and reset-request workers of the test app
+ * sending to it over SMTP. Everything here waits on arrivals, never on a timer.
+ */
+export async function inbox(t: TestApp) {
+  const smtp = await startSmtpInbox();
+  const deps = t.runtime.deps;
+  const reset = passwordResetJob(deps);
+  const handled = new Arrivals<string>();
+  // Observed, not replaced: the real handler runs, then the test hears that its transaction has committed.
+  const observed: JobDefinition<ResetRequestPayload> = { ...reset, handle: async (p) => (await reset.handle(p), handled.push(p.email)) };
+  await t.runtime.boss.work([sendMailJob(deps, createSmtpMailer({ url: smtp.url, from: MAIL_FROM })), observed]);
   return {
-    messages,
-    /** The next email to `to` (or one already received and not yet taken). */
-    next(to: string, timeoutMs = 5_000): Promise<MailMessage> {
-      const i = messages.findIndex((m) => m.to === to);
-      if (i >= 0) return Promise.resolve(messages.splice(i, 1)[0]!);
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no email to ${to} within ${timeoutMs} ms`)), timeoutMs);
-        waiting.push({
-          to,
-          resolve: (m) => {
-            clearTimeout(timer);
-            messages.splice(messages.indexOf(m), 1);
-            resolve(m);
-          },
-        });
-      });
-    },
+    smtp,
+    /** The next email to `to`, as the SMTP server received it. */
+    next: (to: string) => smtp.next(to),
+    /** Resolves once a reset request for `email` has been handled: its token, if any, and its email are queued. */
+    resetHandled: (email: string) => handled.take((e) => e === email),
+    /** Emails queued (sent or not) to `to`: once the requests are handled, all that will ever arrive. */
+    queuedTo: async (to: string) =>
+      (await t.sql<{ n: number }>(`select count(*)::int as n from pgboss.job where name = ? and data->>'to' = ?`, [MAIL_QUEUE, to]))[0]!.n,
+    close: () => smtp.close(),
   };
 }
 
-export const tokenOf = (link: string) => new URL(link).hash.replace(/^#token=/, '');
+export type Inbox = Awaited<ReturnType<typeof inbox>>;
+
+export const tokenOf = (link: string) => new URL(link).searchParams.get('token') ?? '';
 
 let seq = 0;
 export const uniqueEmail = (label = 'user') => `${label}${++seq}-${Math.random().toString(36).slice(2, 8)}@example.com`;

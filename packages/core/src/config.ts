@@ -55,6 +55,21 @@ export const ConfigSchema = z
     SMS_FROM_NUMBER: z.string().min(1).default('+15550000000'),
     /** Shared secret the provider sends in X-Provider-Secret on inbound messages; unset refuses every inbound call. */
     SMS_INBOUND_SECRET: z.string().min(16).optional(),
+    /**
+     * Outgoing mail: `smtp://user:pass@host:587` (STARTTLS when offered) or `smtps://user:pass@host:465`. Unset: emails
+     * are written to the log instead. The messages below never echo the value: it holds the password.
+     */
+    SMTP_URL: z
+      .string()
+      .refine((v) => URL.canParse(v) && ['smtp:', 'smtps:'].includes(new URL(v).protocol) && new URL(v).hostname !== '', {
+        message: 'must be an smtp:// or smtps:// URL with a host',
+      })
+      .optional(),
+    /** The sender of every email: `Name <address>` or a bare address. */
+    MAIL_FROM: z
+      .string()
+      .regex(/^(?:[^<>\r\n]*<[^<>\s@]+@[^<>\s@]+\.[^<>\s@]+>|[^<>\s@]+@[^<>\s@]+\.[^<>\s@]+)$/, 'must be an address, e.g. Leadwire <no-reply@example.com>')
+      .optional(),
   })
   .refine((c) => c.HTTP_HEADERS_TIMEOUT_MS <= c.HTTP_REQUEST_TIMEOUT_MS, {
     path: ['HTTP_HEADERS_TIMEOUT_MS'],
@@ -63,6 +78,10 @@ export const ConfigSchema = z
   .refine((c) => c.SMS_PROVIDER !== 'http' || c.SMS_PROVIDER_URL, {
     path: ['SMS_PROVIDER_URL'],
     message: 'is required when SMS_PROVIDER is http',
+  })
+  .refine((c) => !c.SMTP_URL || c.MAIL_FROM, {
+    path: ['MAIL_FROM'],
+    message: 'is required when SMTP_URL is set',
   })
   .transform((c) => ({
     ...c,

@@ -1,20 +1,20 @@
-import type { Logger } from '../context.ts';
-import type { MailMessage, Mailer } from '../mail/mailer.ts';
+import type { Jobs } from '../jobs/queue.ts';
+import type { MailMessage } from '../mail/mailer.ts';
 
-/** What a service needs to send account emails; built by the router from the request's deps. */
+/** What a service needs to send account emails: the queue their `mail.send` jobs go to, and where links point. */
 export interface Postbox {
-  mailer: Mailer;
-  /** The hosted application's origin: links point at its pages, which post the token back to the API. */
+  jobs: Jobs;
+  /** The application's origin: links open its pages (apps/server/src/http/pages.ts), which work without JavaScript. */
   appUrl: string;
-  log: Logger;
 }
 
 /**
- * The token travels in the fragment: browsers never send it to a server, so it stays out of access logs, proxies and
- * Referer headers; the page reads it and posts it in a JSON body.
+ * The token travels in the query string because the pages work without JavaScript, so the server must see it. It
+ * stays out of our logs (requests are logged by path only), and the pages answer with `Referrer-Policy: no-referrer`
+ * and load nothing from another host, so it never leaves in a Referer header.
  */
 function link(appUrl: string, page: string, token: string): string {
-  return `${appUrl}/${page}#token=${token}`;
+  return `${appUrl}/${page}?token=${encodeURIComponent(token)}`;
 }
 
 export function passwordResetEmail(appUrl: string, to: string, token: string): MailMessage {

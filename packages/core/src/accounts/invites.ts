@@ -2,7 +2,7 @@ import type { Db } from '@leadwire/db';
 import type { InternalActor } from '../auth/actor.ts';
 import { requireRole } from '../auth/internal.ts';
 import { generateToken, hashKey } from '../auth/key-material.ts';
-import { AppError } from '../errors.ts';
+import { queueMail } from '../mail/send-job.ts';
 import { inviteEmail, type Postbox } from './emails.ts';
 import { accountErrors } from './errors.ts';
 import { hashPassword } from './passwords.ts';
@@ -20,8 +20,8 @@ values (?, ?, ?, ?, ?, ?::timestamptz, ?::timestamptz + make_interval(days => ?)
 returning id, email, role, expires_at, (select name from organizations where id = organization_id) as org_name`;
 
 /**
- * Owners and admins invite by email as admin or member; the token goes to the mailer only. Inviting the same address
- * again replaces the pending invitation, which is how an invitation is re-sent.
+ * Owners and admins invite by email as admin or member; the token goes to the email only, queued in the transaction
+ * that stores its hash. Inviting the same address again replaces the pending invitation, which is how one is re-sent.
  */
 export async function invite(db: Db, actor: InternalActor, input: InviteInput, postbox: Postbox, now: Date): Promise<InviteView> {
   requireRole(actor, 'owner', 'admin');
@@ -34,14 +34,9 @@ export async function invite(db: Db, actor: InternalActor, input: InviteInput, p
       ISSUE_INVITE,
       [actor.orgId, actor.userId, input.email, input.role, hashKey(token), now, now, INVITE_TTL_DAYS],
     );
+    await queueMail(tx, postbox.jobs, inviteEmail(postbox.appUrl, r!.email, r!.org_name, r!.role, token));
     return r!;
   });
-  try {
-    await postbox.mailer.send(inviteEmail(postbox.appUrl, row.email, row.org_name, row.role, token));
-  } catch (err) {
-    postbox.log.error({ template: 'invite', error: err instanceof Error ? err.name : 'unknown' }, 'sending an email failed');
-    throw new AppError(502, 'mail_failed', 'The invitation was saved but its email could not be sent; invite again to resend it', {}, err);
-  }
   return { id: row.id, email: row.email, role: row.role, expiresAt: new Date(row.expires_at).toISOString() };
 }
 

@@ -1,6 +1,8 @@
 import type { Db } from '@leadwire/db';
 import type { InternalActor } from '../auth/actor.ts';
 import { generateToken, hashKey } from '../auth/key-material.ts';
+import type { Jobs } from '../jobs/queue.ts';
+import { queueMail } from '../mail/send-job.ts';
 import { passwordResetEmail, type Postbox } from './emails.ts';
 import { accountErrors } from './errors.ts';
 import { hashPassword } from './passwords.ts';
@@ -51,24 +53,27 @@ where u.email = ? and u.active
   and (select count(*) from password_reset_tokens t where t.user_id = u.id and t.created_at > ?::timestamptz - interval '1 hour') < ?
 returning user_id`;
 
+export const RESET_REQUEST_QUEUE = 'accounts.password-reset';
+
 /**
- * Answers before looking anything up: the reply is the same, in the same time, whether or not the email belongs to
- * someone. The token is issued and mailed in the background; only the mailer ever sees it. Requests for one email are
- * serialized so the hourly cap holds under bursts.
+ * Answers before looking anything up: the request only queues an `accounts.password-reset` job, the same work whether
+ * or not the email belongs to someone, so the reply is the same in the same time. The job issues the token.
  */
-export function requestPasswordReset(db: Db, postbox: Postbox, email: string, now: Date): void {
-  issueResetToken(db, postbox, email, now).catch((err: unknown) => {
-    postbox.log.error({ error: err instanceof Error ? err.name : 'unknown' }, 'issuing a password reset failed');
-  });
+export async function requestPasswordReset(db: Db, jobs: Jobs, email: string): Promise<void> {
+  await jobs.send(db, RESET_REQUEST_QUEUE, { email });
 }
 
-async function issueResetToken(db: Db, postbox: Postbox, email: string, now: Date): Promise<void> {
+/**
+ * Issues a token and queues its email in one transaction; only the email ever carries the token. Requests for one
+ * email are serialized so the hourly cap holds under bursts.
+ */
+export async function issueResetToken(db: Db, postbox: Postbox, email: string, now: Date): Promise<void> {
   const token = generateToken(RESET_PREFIX);
-  const rows = await db.transaction(async (tx) => {
+  await db.transaction(async (tx) => {
     await tx.execute('select pg_advisory_xact_lock(hashtext(?))', [`reset:${email}`]);
-    return tx.execute<{ user_id: string }[]>(ISSUE_RESET_TOKEN, [hashKey(token), now, now, RESET_TTL_MINUTES, email, now, RESETS_PER_HOUR]);
+    const rows = await tx.execute<{ user_id: string }[]>(ISSUE_RESET_TOKEN, [hashKey(token), now, now, RESET_TTL_MINUTES, email, now, RESETS_PER_HOUR]);
+    if (rows.length) await queueMail(tx, postbox.jobs, passwordResetEmail(postbox.appUrl, email, token));
   });
-  if (rows.length) await postbox.mailer.send(passwordResetEmail(postbox.appUrl, email, token));
 }
 
 const USE_RESET_TOKEN = `

@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { internalProcedure } from '../auth/internal.ts';
 import type { RequestContext } from '../context.ts';
 import { AppError } from '../errors.ts';
-import { mailerFor } from '../mail/mailer.ts';
 import { baseProcedure, router } from '../trpc.ts';
 import { confirmPassword } from './confirmation.ts';
 import type { Postbox } from './emails.ts';
@@ -18,7 +17,7 @@ const client = (ctx: Pick<RequestContext, 'ip' | 'header' | 'deps'>): Client => 
   userAgent: ctx.header('user-agent'),
   now: ctx.deps.clock.now(),
 });
-const postbox = (ctx: Pick<RequestContext, 'deps' | 'log'>): Postbox => ({ mailer: mailerFor(ctx.deps), appUrl: ctx.deps.config.APP_URL, log: ctx.log });
+const postbox = (ctx: Pick<RequestContext, 'deps'>): Postbox => ({ jobs: ctx.deps.jobs, appUrl: ctx.deps.config.APP_URL });
 const ok = { ok: true as const };
 const tags = ['Account'];
 
@@ -87,7 +86,7 @@ export const accountsRouter = router({
     })
     .input(s.ResetRequestInput)
     .output(s.OkView)
-    .mutation(({ ctx, input }) => (requestPasswordReset(ctx.db, postbox(ctx), input.email, ctx.deps.clock.now()), ok)),
+    .mutation(async ({ ctx, input }) => (await requestPasswordReset(ctx.db, ctx.deps.jobs, input.email), ok)),
 
   resetPassword: baseProcedure
     .meta({
@@ -111,7 +110,7 @@ export const accountsRouter = router({
     .meta({
       openapi: { method: 'POST', path: '/accounts/invites', tags, summary: 'Invite someone by email as admin or member' },
       successStatus: 201,
-      errorCodes: ['forbidden_role', 'email_taken', 'mail_failed'],
+      errorCodes: ['forbidden_role', 'email_taken'],
     })
     .input(s.InviteInput)
     .output(s.InviteView)

@@ -1,5 +1,5 @@
 import type { Db } from '@leadwire/db';
-import { PgBoss } from 'pg-boss';
+import { type JobResult, PgBoss, type Queue } from 'pg-boss';
 import type { Logger } from '../context.ts';
 import type { Jobs } from './queue.ts';
 
@@ -8,6 +8,10 @@ export interface JobDefinition<T extends object = object> {
   /** Retry policy of the queue. */
   retryLimit?: number;
   retryDelay?: number;
+  /** Further queue options: backoff, retention, `notify` (wake workers at once instead of at their next poll). */
+  queueOptions?: Omit<Queue, 'name' | 'retryLimit' | 'retryDelay'>;
+  /** Jobs fetched at once (default 1); give queues that can back up, such as mail, more. */
+  batchSize?: number;
   /** Cron in UTC for recurring jobs; pg-boss runs each tick once across all worker processes. */
   cron?: string;
   handle(data: T): Promise<void>;
@@ -24,14 +28,16 @@ export class BossRuntime implements Jobs {
 
   constructor(url: string, log: Logger) {
     this.log = log;
-    this.boss = new PgBoss({ connectionString: url, max: 4, application_name: 'leadwire-jobs' });
+    // LISTEN/NOTIFY wakes workers of `notify` queues the moment a job commits. Deletion of finished jobs runs every 5
+    // minutes rather than pg-boss's daily default, so short retentions (the mail queue's) hold.
+    this.boss = new PgBoss({ connectionString: url, max: 4, application_name: 'leadwire-jobs', useListenNotify: true, maintenanceIntervalSeconds: 300 });
     this.boss.on('error', (err) => this.log.error({ err }, 'job queue error'));
   }
 
   async start(definitions: readonly JobDefinition[]): Promise<void> {
     await this.boss.start();
     for (const d of definitions) {
-      await this.boss.createQueue(d.queue, { retryLimit: d.retryLimit ?? 3, retryDelay: d.retryDelay ?? 30 });
+      await this.boss.createQueue(d.queue, { retryLimit: d.retryLimit ?? 3, retryDelay: d.retryDelay ?? 30, ...d.queueOptions });
     }
   }
 
@@ -42,8 +48,19 @@ export class BossRuntime implements Jobs {
   /** Starts the handlers and the schedules: only in processes that run workers. */
   async work(definitions: readonly JobDefinition[]): Promise<void> {
     for (const d of definitions) {
-      await this.boss.work(d.queue, async (jobs) => {
-        for (const job of jobs) await d.handle(d.parse(job.data));
+      // Each job of a batch settles on its own, so one failure retries only itself. A full batch fetches again at once:
+      // a NOTIFY wakes a worker only once, and without that a backlog would drain one job per polling interval.
+      await this.boss.work(d.queue, { batchSize: d.batchSize ?? 1, burstWhenBatchFull: true, perJobResults: true }, async (jobs) => {
+        const results: JobResult[] = [];
+        for (const job of jobs) {
+          try {
+            await d.handle(d.parse(job.data));
+            results.push({ id: job.id, status: 'completed' });
+          } catch (err) {
+            results.push({ id: job.id, status: 'failed', output: { name: err instanceof Error ? err.name : 'Error', message: err instanceof Error ? err.message : String(err) } });
+          }
+        }
+        return results;
       });
       if (d.cron) await this.boss.schedule(d.queue, d.cron, {}, { tz: 'UTC' });
     }

@@ -1,4 +1,6 @@
+import { passwordResetJob } from '../accounts/reset-job.ts';
 import type { Deps } from '../context.ts';
+import { sendMailJob } from '../mail/send-job.ts';
 import { adjustScoreJob } from '../scoring/adjust-job.ts';
 import type { JobDefinition } from './boss.ts';
 import { cleanupJob } from './cleanup.ts';
@@ -9,5 +11,5 @@ import { purgeContactsJob } from './purge-contacts.ts';
  * queued before the setting was removed then settle with no adjustment instead of waiting forever.
  */
 export function jobDefinitions(deps: Deps): JobDefinition[] {
-  return [adjustScoreJob(deps), cleanupJob(deps), purgeContactsJob(deps)];
+  return [adjustScoreJob(deps), cleanupJob(deps), purgeContactsJob(deps), sendMailJob(deps), passwordResetJob(deps)];
 }

@@ -1,4 +1,6 @@
-import type { Deps, Logger } from '../context.ts';
+import { createTransport } from 'nodemailer';
+import type { Config } from '../config.ts';
+import type { Logger } from '../context.ts';
 
 /** One outgoing email. `link` is the action the email exists for, kept apart so templates and tests need not parse text. */
 export interface MailMessage {
@@ -17,8 +19,8 @@ export interface Mailer {
 }
 
 /**
- * The default development mailer: sends nothing and writes the email, link included, to the log so a developer can
- * follow it. This is the only place a reset or invitation link is ever logged; register a real mailer in production.
+ * The development mailer: sends nothing and writes the email, link included, to the log so a developer can follow it.
+ * This is the only place a reset or invitation link is ever logged, and it is used only while SMTP_URL is unset.
  */
 export function createLogMailer(log: Logger): Mailer {
   return {
@@ -28,21 +30,60 @@ export function createLogMailer(log: Logger): Mailer {
   };
 }
 
-// Deps is shared by every module; keeping the mailer beside it (rather than in it) lets a process or a test choose one
-// without touching the composition root.
-const mailers = new WeakMap<Deps, Mailer>();
-
-/** Registers the mailer the application sends with for these deps (production transport, or a test's inbox). */
-export function setMailer(deps: Deps, mailer: Mailer): void {
-  mailers.set(deps, mailer);
+/**
+ * A delivery failure as it may be logged: the SMTP stage and reply code only. nodemailer's messages can quote the
+ * server's reply, which may echo the envelope, and its errors carry the connection options; neither is logged.
+ */
+export class MailDeliveryError extends Error {
+  readonly code: string;
+  readonly responseCode: number | undefined;
+  constructor(err: unknown) {
+    const e = (err ?? {}) as { code?: unknown; responseCode?: unknown };
+    const code = typeof e.code === 'string' ? e.code : 'unknown';
+    const responseCode = typeof e.responseCode === 'number' ? e.responseCode : undefined;
+    super(`SMTP delivery failed: ${code}${responseCode ? ` (${responseCode})` : ''}`);
+    this.name = 'MailDeliveryError';
+    this.code = code;
+    this.responseCode = responseCode;
+  }
 }
 
-/** The registered mailer, or the development log mailer when none was registered. */
-export function mailerFor(deps: Deps): Mailer {
-  let mailer = mailers.get(deps);
-  if (!mailer) {
-    mailer = createLogMailer(deps.log);
-    mailers.set(deps, mailer);
-  }
-  return mailer;
+/**
+ * Bounds on one delivery. nodemailer's defaults (2 min to connect, 10 min of socket silence) would hold a worker slot
+ * long after the job should have failed and been retried.
+ */
+const CONNECTION_TIMEOUT_MS = 10_000;
+const GREETING_TIMEOUT_MS = 10_000;
+const SOCKET_TIMEOUT_MS = 30_000;
+
+/**
+ * Sends through an SMTP server: `smtp://` upgrades with STARTTLS when the server offers it, `smtps://` is TLS from the
+ * first byte; credentials come from the URL. The transport's own logger stays off: it would print the message and the
+ * AUTH exchange.
+ */
+export function createSmtpMailer(opts: { url: string; from: string }): Mailer {
+  const transport = createTransport({
+    url: opts.url,
+    logger: false,
+    debug: false,
+    connectionTimeout: CONNECTION_TIMEOUT_MS,
+    greetingTimeout: GREETING_TIMEOUT_MS,
+    socketTimeout: SOCKET_TIMEOUT_MS,
+  });
+  return {
+    send: async (m) => {
+      try {
+        await transport.sendMail({ from: opts.from, to: m.to, subject: m.subject, text: m.text, headers: { 'X-Leadwire-Template': m.template } });
+      } catch (err) {
+        throw new MailDeliveryError(err);
+      }
+    },
+  };
+}
+
+/** The SMTP mailer when SMTP_URL is set, else the development log mailer (with a warning when it is built). */
+export function mailerFromConfig(config: Config, log: Logger): Mailer {
+  if (config.SMTP_URL && config.MAIL_FROM) return createSmtpMailer({ url: config.SMTP_URL, from: config.MAIL_FROM });
+  log.warn({}, 'SMTP_URL is not set: emails are not sent, they are written to this log with their links');
+  return createLogMailer(log);
 }
