@@ -1,4 +1,4 @@
-import { CONTACT_COLUMNS, CONTACT_INSERT, CONTACT_RECORD, CONTACT_UPDATE_SET } from '../shared/columns.ts';
+import { CONTACT_COLUMNS } from '../shared/columns.ts';
 import { HAS_BOOKING } from '../shared/sql.ts';
 
 /**
@@ -20,20 +20,6 @@ export const LOCK_ANY = `select ${CONTACT_COLUMNS}, ${HAS_BOOKING} from contacts
 export const FIND_LIVE_EMAIL = `select id from contacts where organization_id = ? and email = ? and deleted_at is null and id <> ? limit 1`;
 
 export const FIND_COMPANY = `select id from companies where id = ? and organization_id = ?`;
-
-/** The partial unique index decides a race between two creates of one email: the loser inserts nothing. */
-export const INSERT_CONTACT = `
-insert into contacts (${CONTACT_INSERT.columns})
-select ${CONTACT_INSERT.values}
-from jsonb_to_record(?::jsonb) as ${CONTACT_RECORD}
-on conflict (organization_id, email) where deleted_at is null and email is not null do nothing
-returning id`;
-
-/** Writes every column a user can change; source and created_at never change after creation. */
-export const WRITE_CONTACT = `
-update contacts c set ${CONTACT_UPDATE_SET}
-from jsonb_to_record(?::jsonb) as ${CONTACT_RECORD}
-where c.id = v.id and c.organization_id = ?`;
 
 export const TRASH = `update contacts set deleted_at = ?, updated_at = ? where id = ?`;
 export const UNTRASH = `update contacts set deleted_at = null, updated_at = ? where id = ?`;

@@ -7,6 +7,7 @@ import { contactCap } from '../../limits/plans.ts';
 import { scoreInputsChanged } from '../shared/apply.ts';
 import { applyPatch, changeEvents, hasChanged, newAppContact, rescored, withoutTags } from './apply.ts';
 import { unionTags } from '../shared/apply.ts';
+import { INSERT_CONTACTS, UPDATE_CONTACTS } from '../shared/sql.ts';
 import { contactErrors, isEmailConflict } from './errors.ts';
 import { type AppContactRow, toAppContact } from './row.ts';
 import type { AppContact, ContactCreateInput, ContactUpdateInput } from './schemas.ts';
@@ -52,7 +53,7 @@ export async function guardEmail<T>(run: () => Promise<T>): Promise<T> {
 export async function writeContact(tx: Db, before: AppContactRow, after: AppContactRow): Promise<void> {
   if (after.email && after.email !== before.email) await assertEmailFree(tx, after.organization_id, after.email, after.id);
   if (after.company_id && after.company_id !== before.company_id) await assertCompany(tx, after.organization_id, after.company_id);
-  await guardEmail(() => tx.execute(q.WRITE_CONTACT, [JSON.stringify(after), after.organization_id]));
+  await guardEmail(() => tx.execute(UPDATE_CONTACTS, [JSON.stringify([after]), after.organization_id]));
 }
 
 export async function createContact(
@@ -69,7 +70,7 @@ export async function createContact(
     // The organization row is the admission queue for new contacts, shared with the /v1 upserts.
     const [org] = await tx.execute<{ contact_count: number }[]>(LOCK_CONTACT_COUNT, [actor.orgId]);
     if ((org?.contact_count ?? 0) >= contactCap(actor.plan, actor.contactBooster)) throw errors.contactLimitReached();
-    const inserted = await tx.execute<{ id: string }[]>(q.INSERT_CONTACT, [JSON.stringify(row)]);
+    const inserted = await tx.execute<{ id: string }[]>(INSERT_CONTACTS, [JSON.stringify([row])]);
     if (inserted.length === 0) throw contactErrors.emailExists();
     await tx.execute(BUMP_CONTACT_COUNT, [1, actor.orgId]);
     await emitEvents(tx, [{ orgId: actor.orgId, event: 'contact.created', source: 'app', data: { contact: toEventContact(row) }, at: now }]);

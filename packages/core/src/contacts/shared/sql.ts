@@ -1,4 +1,7 @@
-/** Statements both the public API and the application run on contacts. Placeholders are `?`. */
+import { CONTACT_INSERT, CONTACT_RECORD, CONTACT_UPDATE_SET } from './columns.ts';
+
+/** Statements both the public API and the application run on contacts. Placeholders are `?`; rows travel as
+ * one JSON array parameter, so a single write and a batch run the same prepared statement. */
 
 /** The booking bonus input of the score, read alongside every contact the upsert may rescore. */
 export const HAS_BOOKING = `exists (select 1 from bookings b where b.contact_id = c.id and b.status = 'confirmed') as has_booking`;
@@ -13,3 +16,21 @@ export const READ_CONTACT_COUNT = `select contact_count from organizations where
 export const LOCK_CONTACT_COUNT = `select contact_count from organizations where id = ? for no key update`;
 
 export const BUMP_CONTACT_COUNT = `update organizations set contact_count = contact_count + ? where id = ?`;
+
+/** The partial unique index decides a race between two creates of one email: the loser inserts nothing. */
+export const INSERT_CONTACTS = `
+insert into contacts (${CONTACT_INSERT.columns})
+select ${CONTACT_INSERT.values}
+from jsonb_to_recordset(?::jsonb) as ${CONTACT_RECORD}
+on conflict (organization_id, email) where deleted_at is null and email is not null do nothing
+returning id`;
+
+/**
+ * Sets every written column: each row was read under its lock, so a column the write does not change is written back as
+ * it was.
+ */
+export const UPDATE_CONTACTS = `
+update contacts c set ${CONTACT_UPDATE_SET}
+from jsonb_to_recordset(?::jsonb) as ${CONTACT_RECORD}
+where c.id = v.id and c.organization_id = ?`;
+

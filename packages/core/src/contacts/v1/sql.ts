@@ -1,8 +1,8 @@
 import { INSERT_EVENTS_SQL } from '../../events/outbox.ts';
-import { CONTACT_COLUMNS, CONTACT_INSERT, CONTACT_RECORD, CONTACT_UPDATE_SET } from '../shared/columns.ts';
-import { HAS_BOOKING } from '../shared/sql.ts';
+import { CONTACT_COLUMNS } from '../shared/columns.ts';
+import { HAS_BOOKING, INSERT_CONTACTS, UPDATE_CONTACTS } from '../shared/sql.ts';
 
-export { BUMP_CONTACT_COUNT, LOCK_CONTACT_COUNT, READ_CONTACT_COUNT } from '../shared/sql.ts';
+export { BUMP_CONTACT_COUNT, INSERT_CONTACTS, LOCK_CONTACT_COUNT, READ_CONTACT_COUNT } from '../shared/sql.ts';
 
 /**
  * Every statement of the contact upsert path, in one place. Placeholders are `?`. Lists travel as one JSON parameter
@@ -30,19 +30,6 @@ select ${CONTACT_COLUMNS}, ${HAS_BOOKING} from contacts c where id in (
   where c.organization_id = ? and c.deleted_at is null
   order by c.company_id, lower(c.first_name), lower(c.last_name), c.created_at, c.id
 ) order by id for update`;
-
-export const INSERT_CONTACTS = `
-insert into contacts (${CONTACT_INSERT.columns})
-select ${CONTACT_INSERT.values}
-from jsonb_to_recordset(?::jsonb) as ${CONTACT_RECORD}
-on conflict (organization_id, email) where deleted_at is null and email is not null do nothing
-returning id`;
-
-/** Sets every written column: each row was read under its lock, so a column the upsert does not change is written back as it was. */
-export const UPDATE_CONTACTS = `
-update contacts c set ${CONTACT_UPDATE_SET}
-from jsonb_to_recordset(?::jsonb) as ${CONTACT_RECORD}
-where c.id = v.id and c.organization_id = ?`;
 
 /** The updates and their events in one round trip: a data-modifying CTE runs whether or not it is read. */
 export const UPDATE_CONTACTS_AND_EMIT = `with updated as (${UPDATE_CONTACTS}) ${INSERT_EVENTS_SQL}`;
