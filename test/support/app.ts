@@ -36,7 +36,8 @@ export async function initTestApp(env: Record<string, string> = {}): Promise<Tes
   const db = await createTestDatabase(undefined, { migrated: true });
   // Files a test stores (uploads, purges) live in a folder of its own, never in the checkout's .data.
   const dataDir = await mkdtemp(join(tmpdir(), 'leadwire-test-data-'));
-  const config = loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, ...env });
+  // A cheap scrypt cost: hashing is not what these tests are about (PASSWORD_HASH_COST has its own test).
+  const config = loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', PASSWORD_HASH_COST: '12', PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, ...env });
   const clock = new TestClock();
   const runtime = await compose(config, pino({ level: 'silent' }), { clock });
   const app = await buildApp(runtime.deps, { logger: false });

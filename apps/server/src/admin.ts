@@ -155,6 +155,8 @@ async function main(argv: readonly string[]): Promise<number> {
   }
 
   const config = loadConfig();
+  const { setPasswordHashCost } = await import('@leadwire/core/accounts/passwords.ts');
+  setPasswordHashCost(config.PASSWORD_HASH_COST);
   const { migrateUp, openDatabase, openDb, openOrm } = await import('@leadwire/db');
   const db = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
   // Failures while closing, after the work itself succeeded: reported, but they do not undo a printed result.

@@ -1,4 +1,5 @@
 import type { Config, Deps, Logger } from '@leadwire/core';
+import { setPasswordHashCost } from '@leadwire/core/accounts/passwords.ts';
 import { type Clock, systemClock } from '@leadwire/core/clock.ts';
 import { BossRuntime } from '@leadwire/core/jobs/boss.ts';
 import { jobDefinitions } from '@leadwire/core/jobs/definitions.ts';
@@ -16,6 +17,7 @@ export interface Runtime {
  * and the job queue. Both roles and the tests compose through here.
  */
 export async function compose(config: Config, log: Logger, opts: { migrate?: boolean; clock?: Clock } = {}): Promise<Runtime> {
+  setPasswordHashCost(config.PASSWORD_HASH_COST);
   const database = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
   try {
     const orm = await openOrm(database.url, { pool: { min: 0, max: config.DB_POOL_MAX } });

@@ -29,6 +29,7 @@ describe('loadConfig defaults', () => {
       HTTP_KEEP_ALIVE_TIMEOUT_MS: 5_000,
       HTTP_MAX_CONNECTIONS: 1_000,
       SCORE_ADJUSTER_MODEL: 'gpt-4o-mini',
+      PASSWORD_HASH_COST: 17,
       CLAMAV_PORT: 3310,
       CLAMAV_TIMEOUT_MS: 30_000,
       SMS_PROVIDER: 'log',
@@ -148,6 +149,7 @@ describe('bad values', () => {
   it('refuses out-of-range and non-integer numbers', () => {
     for (const PORT of ['-1', '65536', '80.5', '1e10']) expect(problemsOf({ PORT }).map((p) => p.split(':')[0])).toEqual(['PORT']);
     for (const DB_POOL_MAX of ['1', '201', 'x']) expect(problemsOf({ DB_POOL_MAX }).map((p) => p.split(':')[0])).toEqual(['DB_POOL_MAX']);
+    for (const PASSWORD_HASH_COST of ['11', '21', '16.5']) expect(problemsOf({ PASSWORD_HASH_COST }).map((p) => p.split(':')[0])).toEqual(['PASSWORD_HASH_COST']);
   });
 
   it('refuses a headers time-out longer than the whole request time-out', () => {

@@ -40,6 +40,8 @@ export const ConfigSchema = z
     SCORE_ADJUSTER_URL: optionalUrl,
     SCORE_ADJUSTER_API_KEY: z.string().min(1).optional(),
     SCORE_ADJUSTER_MODEL: z.string().min(1).default('gpt-4o-mini'),
+    /** log2 of scrypt's N for new password hashes: 17 is OWASP's floor; lower values are for tests and development. */
+    PASSWORD_HASH_COST: z.coerce.number().int().min(12).max(20).default(17),
     /**
      * clamd (ClamAV daemon) that scans uploads over INSTREAM. Unset: contact files are refused with 503
      * scanner_unavailable, and contact photos are accepted on their image signature alone.

@@ -2,15 +2,31 @@ import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
 
 const scryptAsync = promisify(scrypt) as (pw: string, salt: Buffer, len: number, opts: object) => Promise<Buffer>;
-/** OWASP's scrypt floor (N=2^17, r=8, p=1): about 100 ms and 128 MB per hash on this hardware class. */
-const PARAMS = { N: 2 ** 17, r: 8, p: 1, maxmem: 256 * 1024 * 1024 };
 const KEY_LENGTH = 32;
+const R = 8;
+const P = 1;
+/** scrypt needs 128 * N * r bytes; twice that leaves Node's own margin. */
+const maxmemFor = (n: number, r: number) => 256 * n * r;
+
+/**
+ * OWASP's scrypt floor is N=2^17, r=8, p=1 (about 100 ms and 128 MB per hash on this hardware class), the default of
+ * PASSWORD_HASH_COST. New hashes use the configured cost; a stored hash carries its own, so changing the setting never
+ * locks anyone out, and a raised cost applies as passwords are next set.
+ */
+let params = { N: 2 ** 17, r: R, p: P, maxmem: maxmemFor(2 ** 17, R) };
+let dummyHash = makeDummyHash();
+
+/** Set once at boot from PASSWORD_HASH_COST (log2 of N). */
+export function setPasswordHashCost(cost: number): void {
+  params = { N: 2 ** cost, r: R, p: P, maxmem: maxmemFor(2 ** cost, R) };
+  dummyHash = makeDummyHash();
+}
 
 /** `scrypt$N$r$p$salt$hash`, base64: self-describing so parameters can be raised later. */
 export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(16);
-  const hash = await scryptAsync(password, salt, KEY_LENGTH, PARAMS);
-  return ['scrypt', PARAMS.N, PARAMS.r, PARAMS.p, salt.toString('base64'), hash.toString('base64')].join('$');
+  const hash = await scryptAsync(password, salt, KEY_LENGTH, params);
+  return ['scrypt', params.N, params.r, params.p, salt.toString('base64'), hash.toString('base64')].join('$');
 }
 
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
@@ -21,7 +37,7 @@ export async function verifyPassword(password: string, stored: string): Promise<
     N: Number(n),
     r: Number(r),
     p: Number(p),
-    maxmem: PARAMS.maxmem,
+    maxmem: maxmemFor(Number(n), Number(r)),
   });
   return timingSafeEqual(actual, expected);
 }
@@ -30,4 +46,10 @@ export async function verifyPassword(password: string, stored: string): Promise<
  * A well-formed hash of no password anyone knows, with the current parameters. Checking a password against it costs
  * exactly what a real check costs, so an unknown email answers in the same time as a wrong password.
  */
-export const DUMMY_PASSWORD_HASH = ['scrypt', PARAMS.N, PARAMS.r, PARAMS.p, randomBytes(16).toString('base64'), randomBytes(KEY_LENGTH).toString('base64')].join('$');
+export function dummyPasswordHash(): string {
+  return dummyHash;
+}
+
+function makeDummyHash(): string {
+  return ['scrypt', params.N, params.r, params.p, randomBytes(16).toString('base64'), randomBytes(KEY_LENGTH).toString('base64')].join('$');
+}

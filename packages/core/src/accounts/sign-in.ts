@@ -1,6 +1,6 @@
 import type { Db } from '@leadwire/db';
 import { accountErrors } from './errors.ts';
-import { DUMMY_PASSWORD_HASH, verifyPassword } from './passwords.ts';
+import { dummyPasswordHash, verifyPassword } from './passwords.ts';
 import type { SessionView, SignInInput, SignUpInput } from './schemas.ts';
 import { createOrganization } from './service.ts';
 import { openSession, USER_COLUMNS, type UserRow } from './sessions.service.ts';
@@ -43,7 +43,7 @@ export async function findUserByEmail(db: Db, email: string): Promise<UserRow | 
 export async function checkPassword(db: Db, email: string, password: string, client: Client): Promise<UserRow | null> {
   const attempt = await beginAttempt(db, email, client.ip, client.now);
   const user = await findUserByEmail(db, email);
-  const ok = await verifyPassword(password, user?.password_hash ?? DUMMY_PASSWORD_HASH);
+  const ok = await verifyPassword(password, user?.password_hash ?? dummyPasswordHash());
   if (!ok || !user) return null;
   await attemptSucceeded(db, attempt);
   return user;
