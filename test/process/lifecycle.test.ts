@@ -140,8 +140,9 @@ describe('the server on an embedded database', { timeout: 90_000 }, () => {
       }
 
       stopping.child.kill('SIGTERM');
-      await sleep(500);
-      // Still draining: the process waits for the request instead of exiting (or dropping the database under it).
+      // The signal has been taken: from here on the process drains. That it waits for the request instead of exiting
+      // (or dropping the database under it) is shown by the request answering 200 once the lock is released below.
+      await stopping.waitForOutput(/"msg":"shutting down"/);
       expect(stopping.child.exitCode).toBeNull();
       expect(await clusterPids(home.dataDir)).toHaveLength(1);
 
