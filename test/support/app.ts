@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '@leadwire/core';
+import { type Config, loadConfig } from '@leadwire/core';
 import { TestClock } from '@leadwire/core/clock.ts';
 import { bootstrap, createApiKey, type NewApiKey } from '@leadwire/core/accounts/service.ts';
 import type { FastifyInstance } from 'fastify';
@@ -28,6 +28,15 @@ export interface TestApp {
 
 let orgSeq = 0;
 
+/** Composes and listens on a random local port: the one way tests start a server in-process. */
+export async function serve(config: Config, opts: { clock: TestClock; migrate?: boolean }): Promise<{ runtime: Runtime; app: FastifyInstance; origin: string }> {
+  const runtime = await compose(config, pino({ level: 'silent' }), opts);
+  const app = await buildApp(runtime.deps, { logger: false });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  return { runtime, app, origin: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}` };
+}
+
 /**
  * A real server on a random port over its own database, cloned from the run's migrated template: the server's own
  * migration step then finds nothing pending.
@@ -39,11 +48,7 @@ export async function initTestApp(env: Record<string, string> = {}): Promise<Tes
   // A cheap scrypt cost: hashing is not what these tests are about (PASSWORD_HASH_COST has its own test).
   const config = loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', PASSWORD_HASH_COST: '12', PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, ...env });
   const clock = new TestClock();
-  const runtime = await compose(config, pino({ level: 'silent' }), { clock });
-  const app = await buildApp(runtime.deps, { logger: false });
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const address = app.server.address();
-  const origin = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  const { runtime, app, origin } = await serve(config, { clock });
   return {
     origin,
     v1: `${origin}/api/v1`,

@@ -1,9 +1,6 @@
 import type { TestClock } from '@leadwire/core/clock.ts';
-import pino from 'pino';
 import { expect } from 'vitest';
-import { buildApp } from '../../apps/server/src/app.ts';
-import { compose } from '../../apps/server/src/compose.ts';
-import type { TestApp } from './app.ts';
+import { serve, type TestApp } from './app.ts';
 
 const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;
@@ -66,11 +63,7 @@ export interface PeerServer {
  * (the spent-key and address memory included). It shares only the test's clock, so both count the same windows.
  */
 export async function startPeer(t: TestApp): Promise<PeerServer> {
-  const runtime = await compose(t.runtime.deps.config, pino({ level: 'silent' }), { clock: t.clock, migrate: false });
-  const app = await buildApp(runtime.deps, { logger: false });
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const address = app.server.address();
-  const origin = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  const { runtime, app, origin } = await serve(t.runtime.deps.config, { clock: t.clock, migrate: false });
   return {
     origin,
     v1: `${origin}/api/v1`,
