@@ -113,4 +113,20 @@ describe('the counter bump after commit', () => {
       await small.close();
     }
   });
+
+  it('counts a contact once however many simultaneous upserts race to create its email, and never counts an update', async () => {
+    const { publicKey: key, orgId } = await t.newOrg({ plan: 'max' });
+    const send = (email: string) => call(t, 'POST', '/contacts/upsert', { key, body: { email, tags: [email] } });
+    const rs = await Promise.all([
+      ...Array.from({ length: 30 }, () => send('same@x.com')),
+      ...Array.from({ length: 10 }, (_, i) => send(`other${i}@x.com`)),
+    ]);
+    expect(rs.map((r) => r.status)).toEqual(Array(40).fill(200));
+    expect(rs.filter((r) => r.body.created)).toHaveLength(11);
+    await send('same@x.com');
+    const [org] = await t.sql<any>('select contact_count from organizations where id = ?', [orgId]);
+    const [stored] = await t.sql<any>('select count(*)::int as n from contacts where organization_id = ?', [orgId]);
+    expect(stored.n).toBe(11);
+    expect(org.contact_count).toBe(11);
+  });
 });

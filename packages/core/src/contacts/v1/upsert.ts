@@ -214,8 +214,8 @@ export async function upsertContactsInTx(
 
 /**
  * The common single upsert (an email, no company to resolve, no score adjustment to queue, far from the contact cap) in
- * two statements after authentication and no transaction: match-or-insert (a new contact and its event are written
- * there and then), then for a match one statement that writes the contact and its event only if nothing changed it in
+ * at most two statements after authentication and no transaction: match-or-insert (a new contact, its event and the
+ * counter bump are written there and then), then for a match one statement that writes the contact and its event only if nothing changed it in
  * between. Null when the row is not that case or a concurrent write won the race: the locked path then decides. Same
  * rules, same helpers, same event as the locked path.
  */
@@ -232,13 +232,11 @@ async function upsertOneOptimistic(db: Db, actor: Actor, input: UpsertRowInput, 
     input.email,
     JSON.stringify([fresh]),
     event(fresh, true),
+    actor.orgId,
   ]);
   if (!r) return null;
   const { version, inserted_id: insertedId, ...stored } = r;
   if (insertedId) {
-    // Committed already; a failed bump leaves the counter low until the daily reconcile (jobs/cleanup.ts) corrects it,
-    // which CAP_MARGIN allows for, so the caller still hears that the contact was created.
-    await db.execute(sql.BUMP_CONTACT_COUNT, [1, actor.orgId]).catch(() => undefined);
     return { ok: true as const, id: fresh.id, created: true, matchedBy: null, contact: fresh };
   }
   if (version === null) return null;
