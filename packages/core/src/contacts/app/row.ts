@@ -1,4 +1,4 @@
-import type { ContactRow } from '../shared/row.ts';
+import { type ContactRow, toContactView } from '../shared/row.ts';
 import type { AppContact } from './schemas.ts';
 
 /** A contacts row with its company when joined. */
@@ -19,19 +19,11 @@ export const purgeAfter = (deletedAt: Date | string) => new Date(new Date(delete
 
 export function toAppContact(r: AppContactRow): AppContact {
   return {
-    id: r.id,
-    email: r.email,
-    firstName: r.first_name,
-    lastName: r.last_name,
-    phone: r.phone,
-    jobTitle: r.job_title,
+    ...toContactView(r),
     website: r.website,
     linkedin: r.linkedin,
-    tags: r.tags,
     custom: r.custom,
     source: r.source,
-    stage: r.stage,
-    leadScore: r.lead_score,
     scoreOverride: r.score_override,
     company: r.company_id && r.company_domain ? { id: r.company_id, name: r.company_name ?? null, domain: r.company_domain } : null,
     emailConsent: r.email_consent,

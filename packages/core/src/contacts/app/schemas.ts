@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { text } from '../../validation/index.ts';
-import { CustomSchema, EmailSchema, SourceSchema } from '../v1/schemas.ts';
+import { ContactView, CustomSchema, EmailSchema, SourceSchema } from '../v1/schemas.ts';
 
 /** Contact list page size (spec "Limits"). */
 export const PAGE_DEFAULT = 25;
@@ -102,20 +102,12 @@ export const TrashListInput = z.object({
 
 const iso = z.string().meta({ description: 'ISO 8601 UTC.' });
 
-export const AppContact = z.object({
-  id: z.uuid(),
-  email: z.string().nullable(),
-  firstName: z.string().nullable(),
-  lastName: z.string().nullable(),
-  phone: z.string().nullable(),
-  jobTitle: z.string().nullable(),
+/** The public API's view of a contact, plus what the application shows beyond it. */
+export const AppContact = ContactView.extend({
   website: z.string().nullable(),
   linkedin: z.string().nullable(),
-  tags: z.array(z.string()),
   custom: z.record(z.string(), z.unknown()),
   source: z.string(),
-  stage: z.string(),
-  leadScore: z.number().int().min(0).max(100),
   scoreOverride: z.number().int().nullable(),
   company: z.object({ id: z.uuid(), name: z.string().nullable(), domain: z.string() }).nullable(),
   emailConsent: z.boolean(),
