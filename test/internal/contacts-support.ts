@@ -15,10 +15,15 @@ export function typedClient(t: TestApp, token: string) {
 
 /** REST under /api, JSON in and out. */
 export async function rest(t: TestApp, method: string, path: string, token: string, body?: unknown) {
+  return restRaw(t, method, path, token, body === undefined ? undefined : JSON.stringify(body));
+}
+
+/** REST under /api with the body sent as given (bytes, malformed JSON) and extra headers; the answer parsed as JSON. */
+export async function restRaw(t: TestApp, method: string, path: string, token: string, body?: BodyInit, headers: Record<string, string> = {}) {
   const res = await fetch(`${t.origin}/api${path}`, {
     method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+    ...(body === undefined ? {} : { body }),
   });
   const text = await res.text();
   let json: any = text;

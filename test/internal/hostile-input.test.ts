@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, initTestApp, type TestApp } from '../support/app.ts';
 import { internalClient, trpcFailure } from '../support/internal.ts';
+import { restRaw } from './contacts-support.ts';
 
 let t: TestApp;
 let key: string;
@@ -24,21 +25,8 @@ afterAll(async () => t?.close());
 const NUL = '\u0000';
 const LONE = '\ud800';
 
-async function send(method: string, path: string, body?: BodyInit, headers: Record<string, string> = {}) {
-  const res = await fetch(`${t.origin}/api${path}`, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
-    ...(body === undefined ? {} : { body }),
-  });
-  const text = await res.text();
-  let json: any = text;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    // left as text: the assertions then fail
-  }
-  return { status: res.status, body: json };
-}
+const send = (method: string, path: string, body?: BodyInit, headers: Record<string, string> = {}) =>
+  restRaw(t, method, path, key, body, headers);
 
 function expectRefused(r: { status: number; body: any }, path: string) {
   expect(r.status, JSON.stringify(r.body)).toBe(400);
