@@ -1,4 +1,10 @@
+import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
+
+// Webhook tests deliver to HTTPS receivers whose certificates come from the test CA. Node reads NODE_EXTRA_CA_CERTS
+// only when a process starts, so it is set here, before vitest forks its workers: the same way an operator trusts a
+// receiver's private CA.
+process.env.NODE_EXTRA_CA_CERTS = join(import.meta.dirname, 'test', 'support', 'fixtures', 'tls', 'ca.pem');
 
 export default defineConfig({
   test: {

@@ -8,6 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { buildApp } from '../../apps/server/src/app.ts';
 import { compose, type Runtime } from '../../apps/server/src/compose.ts';
+import type { Resolver } from '@leadwire/core/webhooks/transport/resolver.ts';
 import { createTestDatabase } from './db.ts';
 
 export interface TestApp {
@@ -29,7 +30,7 @@ export interface TestApp {
 let orgSeq = 0;
 
 /** Composes and listens on a random local port: the one way tests start a server in-process. */
-export async function serve(config: Config, opts: { clock: TestClock; migrate?: boolean }): Promise<{ runtime: Runtime; app: FastifyInstance; origin: string }> {
+export async function serve(config: Config, opts: { clock: TestClock; migrate?: boolean; resolver?: Resolver }): Promise<{ runtime: Runtime; app: FastifyInstance; origin: string }> {
   const runtime = await compose(config, pino({ level: 'silent' }), opts);
   const app = await buildApp(runtime.deps, { logger: false });
   await app.listen({ port: 0, host: '127.0.0.1' });
@@ -41,14 +42,14 @@ export async function serve(config: Config, opts: { clock: TestClock; migrate?: 
  * A real server on a random port over its own database, cloned from the run's migrated template: the server's own
  * migration step then finds nothing pending.
  */
-export async function initTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+export async function initTestApp(env: Record<string, string> = {}, opts: { resolver?: Resolver } = {}): Promise<TestApp> {
   const db = await createTestDatabase(undefined, { migrated: true });
   // Files a test stores (uploads, purges) live in a folder of its own, never in the checkout's .data.
   const dataDir = await mkdtemp(join(tmpdir(), 'leadwire-test-data-'));
   // A cheap scrypt cost: hashing is not what these tests are about (PASSWORD_HASH_COST has its own test).
   const config = loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', PASSWORD_HASH_COST: '12', PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, ...env });
   const clock = new TestClock();
-  const { runtime, app, origin } = await serve(config, { clock });
+  const { runtime, app, origin } = await serve(config, { clock, ...opts });
   return {
     origin,
     v1: `${origin}/api/v1`,

@@ -36,6 +36,11 @@ export const ConfigSchema = z
     HTTP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(100).default(5_000),
     /** Open connections per process; further ones are closed as they arrive. */
     HTTP_MAX_CONNECTIONS: z.coerce.number().int().min(1).default(1_000),
+    /**
+     * Lets webhooks reach HTTPS receivers on 127.0.0.0/8 and ::1 (local development, tests); every other private or
+     * internal address stays refused. Logged loudly at start.
+     */
+    WEBHOOKS_UNSAFE_ALLOW_LOOPBACK: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
     /** OpenAI-compatible chat-completions endpoint for the lead-score adjustment; unset means no adjustment. */
     SCORE_ADJUSTER_URL: optionalUrl,
     SCORE_ADJUSTER_API_KEY: z.string().min(1).optional(),

@@ -3,6 +3,7 @@ import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import type { Actor } from './auth/actor.ts';
 import type { Jobs } from './jobs/queue.ts';
+import type { Resolver } from './webhooks/transport/resolver.ts';
 
 /** Minimal structured logger: pino's shape, so Fastify's logger fits without this package depending on it. */
 export interface Logger {
@@ -22,6 +23,8 @@ export interface Deps {
   log: Logger;
   /** The one source of the current time; tests pass a TestClock. */
   clock: Clock;
+  /** Resolves webhook receivers' host names; tests replace it to answer differently each time. */
+  resolver: Resolver;
   /** True when a score adjuster is configured: changed score inputs then queue the adjustment job. */
   scoreAdjustment: boolean;
 }

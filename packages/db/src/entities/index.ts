@@ -10,6 +10,7 @@ export * from './idempotency-record.ts';
 export * from './rate-limit-counter.ts';
 export * from './session.ts';
 export * from './crm.ts';
+export * from './webhook.ts';
 
 import { ApiKeySchema } from './api-key.ts';
 import { CompanySchema } from './company.ts';
@@ -33,6 +34,7 @@ import {
   TaskSchema,
   WorkflowRunSchema,
 } from './crm.ts';
+import { WebhookAttemptSchema, WebhookDeliverySchema, WebhookEndpointSchema } from './webhook.ts';
 
 export const allEntities = [
   OrganizationSchema,
@@ -60,4 +62,7 @@ export const allEntities = [
   WorkflowRunSchema,
   NonprofitVerificationSchema,
   ContactFileSchema,
+  WebhookEndpointSchema,
+  WebhookDeliverySchema,
+  WebhookAttemptSchema,
 ];

@@ -1,0 +1,121 @@
+import { BlockList, isIP } from 'node:net';
+import type { Resolver } from './resolver.ts';
+
+/**
+ * Address ranges a webhook must never reach (IANA special-purpose registries, RFC 6890 and successors), each with the
+ * reason shown to the owner in `disabledReason`. Cloud metadata services live inside these ranges (169.254.169.254,
+ * fd00:ec2::254, 100.100.100.200, 192.0.0.192).
+ */
+const RANGES: ReadonlyArray<readonly [string, number, 'ipv4' | 'ipv6', string]> = [
+  ['0.0.0.0', 8, 'ipv4', 'unspecified ("this network")'],
+  ['10.0.0.0', 8, 'ipv4', 'private'],
+  ['100.64.0.0', 10, 'ipv4', 'carrier-grade NAT'],
+  ['127.0.0.0', 8, 'ipv4', 'loopback'],
+  ['169.254.0.0', 16, 'ipv4', 'link-local (cloud metadata)'],
+  ['172.16.0.0', 12, 'ipv4', 'private'],
+  ['192.0.0.0', 24, 'ipv4', 'IETF protocol assignments'],
+  ['192.0.2.0', 24, 'ipv4', 'documentation'],
+  ['192.88.99.0', 24, 'ipv4', 'reserved (6to4 relay)'],
+  ['192.168.0.0', 16, 'ipv4', 'private'],
+  ['198.18.0.0', 15, 'ipv4', 'benchmarking'],
+  ['198.51.100.0', 24, 'ipv4', 'documentation'],
+  ['203.0.113.0', 24, 'ipv4', 'documentation'],
+  ['224.0.0.0', 4, 'ipv4', 'multicast'],
+  ['240.0.0.0', 4, 'ipv4', 'reserved'],
+  ['::', 128, 'ipv6', 'unspecified'],
+  ['::1', 128, 'ipv6', 'loopback'],
+  // IPv4 inside IPv6 is judged as its IPv4 address first (below); forms that escape that parse are refused whole.
+  ['::ffff:0:0', 96, 'ipv6', 'IPv4-mapped'],
+  ['64:ff9b::', 96, 'ipv6', 'NAT64'],
+  ['64:ff9b:1::', 48, 'ipv6', 'local-use NAT64'],
+  ['100::', 64, 'ipv6', 'discard-only'],
+  ['2001::', 23, 'ipv6', 'IETF protocol assignments'],
+  ['2001:db8::', 32, 'ipv6', 'documentation'],
+  ['2002::', 16, 'ipv6', '6to4'],
+  ['3fff::', 20, 'ipv6', 'documentation'],
+  ['5f00::', 16, 'ipv6', 'segment routing'],
+  ['fc00::', 7, 'ipv6', 'unique-local'],
+  ['fe80::', 10, 'ipv6', 'link-local'],
+  ['fec0::', 10, 'ipv6', 'site-local (deprecated)'],
+  ['ff00::', 8, 'ipv6', 'multicast'],
+];
+
+const lists = RANGES.map(([net, prefix, family, reason]) => {
+  const list = new BlockList();
+  list.addSubnet(net, prefix, family);
+  return { list, family, reason, label: `${net}/${prefix}` };
+});
+
+/** The IPv4 address inside an IPv4-mapped (::ffff:a.b.c.d), IPv4-compatible (::a.b.c.d) or NAT64 (64:ff9b::/96) one. */
+function embeddedIpv4(ip: string): string | null {
+  const lower = ip.toLowerCase();
+  const dotted = /^(?:::ffff:|::|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
+  if (dotted?.[1]) return dotted[1];
+  const hex = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
+  if (!hex?.[1] || !hex[2]) return null;
+  const hi = parseInt(hex[1], 16);
+  const lo = parseInt(hex[2], 16);
+  return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+}
+
+const ipv6Loopback = new BlockList();
+ipv6Loopback.addAddress('::1', 'ipv6');
+
+/** True for 127.0.0.0/8 and ::1 (and ::ffff:127.x): the only private addresses WEBHOOKS_UNSAFE_ALLOW_LOOPBACK opens. */
+export function isLoopback(ip: string): boolean {
+  const v4 = isIP(ip) === 4 ? ip : embeddedIpv4(ip);
+  if (v4) return v4.startsWith('127.');
+  return isIP(ip) === 6 && ipv6Loopback.check(ip, 'ipv6');
+}
+
+/**
+ * Why `ip` is not a public unicast address, or null when it is. An IPv4 address embedded in IPv6 (mapped, NAT64) is
+ * judged as the IPv4 address it reaches.
+ */
+export function unsafeAddressReason(ip: string): string | null {
+  const family = isIP(ip);
+  if (family === 0) return 'not an IP address';
+  if (family === 6) {
+    const v4 = embeddedIpv4(ip);
+    if (v4) return unsafeAddressReason(v4);
+  }
+  const fam = family === 4 ? 'ipv4' : 'ipv6';
+  for (const r of lists) {
+    if (r.family === fam && r.list.check(ip, fam)) return `${ip} is in ${r.label} (${r.reason})`;
+  }
+  return null;
+}
+
+export type AddressCheck = { ok: true; address: string } | { ok: false; reason: string };
+
+/**
+ * Decides where a delivery may connect: resolves the URL's host once and refuses when ANY answer is unsafe (a host
+ * that resolves to a private address among public ones is an attack, not a misconfiguration). The caller connects to
+ * the returned address, never resolving again, so DNS rebinding between check and connect cannot happen.
+ */
+export async function checkUrlAddress(url: string, opts: { resolver: Resolver; allowLoopback: boolean }): Promise<AddressCheck> {
+  let host: string;
+  try {
+    host = new URL(url).hostname;
+  } catch {
+    return { ok: false, reason: 'the URL cannot be parsed' };
+  }
+  const literal = host.startsWith('[') ? host.slice(1, -1) : host;
+  let addresses: string[];
+  if (isIP(literal)) addresses = [literal];
+  else {
+    try {
+      addresses = await opts.resolver(literal);
+    } catch (err) {
+      return { ok: false, reason: `${literal} could not be resolved (${(err as { code?: string }).code ?? 'lookup failed'})` };
+    }
+    if (addresses.length === 0) return { ok: false, reason: `${literal} has no addresses` };
+  }
+  for (const address of addresses) {
+    const reason = unsafeAddressReason(address);
+    if (reason && !(opts.allowLoopback && isLoopback(address))) {
+      return { ok: false, reason: literal === address ? `${reason}; private and internal addresses are refused` : `${literal} resolves to ${reason}; private and internal addresses are refused` };
+    }
+  }
+  return { ok: true, address: addresses[0] as string };
+}
