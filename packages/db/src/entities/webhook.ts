@@ -72,6 +72,10 @@ export const WebhookDeliverySchema = defineEntity({
     /** When the next attempt is due (pending), or when an in-flight attempt's lease ends (in_flight). */
     nextAttemptAt: p.datetime().nullable(),
     firstAttemptAt: p.datetime().nullable(),
+    /** Set each time an attempt is handed to the queue: a job whose token no longer matches is stale and dropped. */
+    leaseToken: p.uuid().nullable(),
+    /** The worker process running the in-flight attempt (it holds an advisory lock on this key while alive). */
+    workerKey: p.bigint('number').nullable(),
     /** Why a skipped delivery was not sent (rate limit, endpoint disabled). */
     skipReason: p.text().nullable(),
   },

@@ -1,0 +1,37 @@
+/** Every event of the spec's catalogue ("Event names"), grouped as the spec groups them. */
+export const EVENT_GROUPS = {
+  Contacts: ['contact.created', 'contact.updated', 'contact.deleted', 'contact.stage_changed', 'contact.score_changed', 'contact.tag_added'],
+  Deals: ['deal.created', 'deal.updated', 'deal.won', 'deal.lost', 'deal.stage_changed'],
+  Messages: ['message.sent', 'message.received', 'conversation.created'],
+  Tasks: ['task.created', 'task.completed'],
+  Bookings: ['booking.created', 'booking.cancelled'],
+  Forms: ['form.submitted'],
+  'AI actions': ['ai_action.created', 'ai_action.approved', 'ai_action.rejected'],
+  Tracking: ['tracking.email_opened', 'tracking.link_clicked', 'tracking.page_visited'],
+  Nonprofit: ['nonprofit.verification_recorded', 'nonprofit.activated'],
+  Test: ['ping'],
+} as const;
+
+export type EventName = (typeof EVENT_GROUPS)[keyof typeof EVENT_GROUPS][number];
+
+export const EVENT_NAMES: readonly EventName[] = Object.values(EVENT_GROUPS).flat();
+
+/** The spec's automation-platform triggers ("Automation-platform hooks"): the events a REST hook may subscribe to. */
+export const AUTOMATION_TRIGGERS = [
+  'contact.created',
+  'contact.updated',
+  'contact.deleted',
+  'contact.stage_changed',
+  'contact.tag_added',
+  'deal.created',
+  'deal.updated',
+  'deal.won',
+  'deal.lost',
+  'deal.stage_changed',
+  'task.created',
+  'task.completed',
+  'message.received',
+  'form.submitted',
+  'booking.created',
+] as const satisfies readonly EventName[];
+export type AutomationTrigger = (typeof AUTOMATION_TRIGGERS)[number];
