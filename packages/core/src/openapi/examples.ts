@@ -99,6 +99,14 @@ export const INTERNAL_REQUEST_EXAMPLES: Record<string, Record<string, unknown>> 
   'tasks.create': { title: 'Call Ada about the demo', dueAt: '2026-12-01T09:00:00Z', contactId: CONTACT },
   'tasks.update': { id: RECORD, dueAt: '2026-12-02T09:00:00Z' },
   'tasks.complete': { id: RECORD },
+  'automation.subscribe': { hookUrl: 'https://hooks.zapier.com/hooks/standard/1234567/abcdef/', triggerEvent: 'contact.created' },
+  'automation.unsubscribe': { id: RECORD },
+  'automation.run.create_contact': { firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com', phone: '+14155550123', company: 'example.com', source: 'zapier', tags: ['vip', 'webinar'] },
+  'automation.run.update_contact': { email: 'ada@example.com', phone: '+14155550199' },
+  'automation.run.create_deal': { contactId: CONTACT, pipelineId: PIPELINE },
+  'automation.run.create_task': { title: 'Call Ada about the demo' },
+  'automation.run.send_sms': { to: '+14155550123', body: 'Hi Ada, thanks for signing up!' },
+  'automation.run.add_tag': { contactId: CONTACT, tags: ['webinar-2026'] },
 };
 
 /** The operations that take input: a path or query parameter, or a body. */
