@@ -12,7 +12,18 @@ import { AddTagAction, CreateContactAction, CreateDealAction, CreateTaskAction, 
 import { ACTION_DEFINITIONS } from './actions.ts';
 import { subscribe, unsubscribe, whoAmI } from './hooks.ts';
 import { runAddTag, runCreateContact, runCreateDeal, runCreateTask, runSendSms, runUpdateContact } from './run.ts';
-import { ActionList, MeOutput, SubscribeInput, Subscription, UnsubscribeInput, UnsubscribeOutput } from './schemas.ts';
+import {
+  ActionList,
+  MeOutput,
+  SampleList,
+  SamplesInput,
+  SubscribeInput,
+  Subscription,
+  TriggerList,
+  UnsubscribeInput,
+  UnsubscribeOutput,
+} from './schemas.ts';
+import { listTriggers, triggerSamples } from './triggers.ts';
 
 const tags = ['Automation platforms'];
 const BASE = '/integrations/automation';
@@ -78,6 +89,24 @@ export const automationRouter = router({
     .input(z.void())
     .output(MeOutput)
     .query(({ ctx }) => whoAmI(ctx.db, ctx.actor)),
+
+  triggers: internalProcedure
+    .meta({
+      openapi: { method: 'GET', path: `${BASE}/triggers`, tags, summary: 'The triggers a hook may subscribe to, with a sample payload each' },
+      errorCodes: AUTH_ERRORS,
+    })
+    .input(z.void())
+    .output(TriggerList)
+    .query(() => listTriggers()),
+
+  samples: internalProcedure
+    .meta({
+      openapi: { method: 'GET', path: `${BASE}/triggers/{event}/samples`, tags, summary: "Up to 3 of the organization's latest payloads of a trigger" },
+      errorCodes: [...INPUT_ERRORS, 'not_found'],
+    })
+    .input(SamplesInput)
+    .output(SampleList)
+    .query(({ ctx, input }) => triggerSamples(ctx.db, ctx.actor, input.event)),
 
   actions: internalProcedure
     .meta({

@@ -101,6 +101,7 @@ export const INTERNAL_REQUEST_EXAMPLES: Record<string, Record<string, unknown>> 
   'tasks.complete': { id: RECORD },
   'automation.subscribe': { hookUrl: 'https://hooks.zapier.com/hooks/standard/1234567/abcdef/', triggerEvent: 'contact.created' },
   'automation.unsubscribe': { id: RECORD },
+  'automation.samples': { event: 'contact.created' },
   'automation.run.create_contact': { firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com', phone: '+14155550123', company: 'example.com', source: 'zapier', tags: ['vip', 'webinar'] },
   'automation.run.update_contact': { email: 'ada@example.com', phone: '+14155550199' },
   'automation.run.create_deal': { contactId: CONTACT, pipelineId: PIPELINE },
