@@ -59,7 +59,7 @@ export const ACTIONS: readonly ActionSpec[] = [
 /** Required and optional inputs come from each action's own schema, so the list cannot drift from what is enforced. */
 function definition(spec: ActionSpec): ActionDefinition {
   const anyOf = spec.requiredAnyOf ?? [];
-  const fields = Object.entries(spec.schema.shape as Record<string, z.ZodType>);
+  const fields = Object.entries(spec.schema.shape);
   const isRequired = (field: z.ZodType) => !field.safeParse(undefined).success;
   return {
     key: spec.key,
