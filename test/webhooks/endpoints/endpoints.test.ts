@@ -208,3 +208,21 @@ describe('webhook endpoints: who may', () => {
     expect(await res.json()).toMatchObject({ code: 'unauthorized' });
   });
 });
+
+describe('webhook endpoints in the internal contract', () => {
+  it('documents every route with its success status, a 204 without a body, and the codes it answers with', async () => {
+    const doc = (await (await fetch(`${t.origin}/api/docs/json`)).json()) as { paths: Record<string, Record<string, any>> };
+    const ops = Object.entries(doc.paths)
+      .filter(([path]) => path.startsWith('/webhooks'))
+      .flatMap(([path, item]) => Object.entries(item).map(([method, op]) => [`${method.toUpperCase()} ${path}`, op] as const));
+    const byRoute = new Map<string, any>(ops);
+    for (const route of ['GET /webhooks', 'POST /webhooks', 'GET /webhooks/{id}', 'PATCH /webhooks/{id}', 'DELETE /webhooks/{id}', 'POST /webhooks/{id}/enable', 'POST /webhooks/{id}/disable', 'POST /webhooks/{id}/rotate-secret']) {
+      expect(byRoute.has(route), route).toBe(true);
+      expect(byRoute.get(route)['x-error-codes'], route).toContain('forbidden_role');
+    }
+    expect(Object.keys(byRoute.get('POST /webhooks').responses)).toContain('201');
+    expect(byRoute.get('DELETE /webhooks/{id}').responses['204']).toEqual({ description: 'No content.' });
+    expect(byRoute.get('POST /webhooks/{id}/enable')['x-error-codes']).toContain('webhook_url_refused');
+    expect(byRoute.get('POST /webhooks').requestBody.content['application/json'].example).toMatchObject({ url: expect.stringMatching(/^https:\/\//) });
+  });
+});
