@@ -24,7 +24,7 @@ const RANGES: ReadonlyArray<readonly [string, number, 'ipv4' | 'ipv6', string]> 
   ['240.0.0.0', 4, 'ipv4', 'reserved'],
   ['::', 128, 'ipv6', 'unspecified'],
   ['::1', 128, 'ipv6', 'loopback'],
-  // IPv4 inside IPv6 is judged as its IPv4 address first (below); forms that escape that parse are refused whole.
+  // IPv4 inside IPv6 is judged as its IPv4 address first (below); these two rows are the backstop if that ever misses.
   ['::ffff:0:0', 96, 'ipv6', 'IPv4-mapped'],
   ['64:ff9b::', 96, 'ipv6', 'NAT64'],
   ['64:ff9b:1::', 48, 'ipv6', 'local-use NAT64'],
@@ -74,12 +74,14 @@ function embeddedIpv4(canonical: string): string | null {
 const ipv6Loopback = new BlockList();
 ipv6Loopback.addAddress('::1', 'ipv6');
 
-/** True for 127.0.0.0/8 and ::1 (and ::ffff:127.x): the only private addresses WEBHOOKS_UNSAFE_ALLOW_LOOPBACK opens. */
+/** True for 127.0.0.0/8 and ::1 (and ::ffff:127.x.y.z): the only private addresses WEBHOOKS_UNSAFE_ALLOW_LOOPBACK opens. */
 export function isLoopback(ip: string): boolean {
   const family = isIP(ip);
   if (family === 4) return ip.startsWith('127.');
   if (family !== 6 || ip.includes('%')) return false;
-  const v4 = embeddedIpv4(canonicalIpv6(ip));
+  // A mapped address is the IPv4 one on this host's own stack; a NAT64 one leaves the host, so it is never loopback.
+  const canonical = canonicalIpv6(ip);
+  const v4 = canonical.startsWith('::ffff:') ? embeddedIpv4(canonical) : null;
   if (v4) return v4.startsWith('127.');
   return ipv6Loopback.check(ip, 'ipv6');
 }
@@ -95,10 +97,7 @@ export function unsafeAddressReason(ip: string): string | null {
     // A zone id (fe80::1%eth0) picks a local interface: nothing a public receiver needs.
     if (ip.includes('%')) return `${ip} is a scoped (zone id) address`;
     const v4 = embeddedIpv4(canonicalIpv6(ip));
-    if (v4) {
-      const inner = unsafeAddressReason(v4);
-      return inner === null ? null : `${ip} reaches ${inner}`;
-    }
+    if (v4) return unsafeAddressReason(v4);
   }
   const fam = family === 4 ? 'ipv4' : 'ipv6';
   for (const r of lists) {
