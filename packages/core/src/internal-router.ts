@@ -11,6 +11,7 @@ import { nonprofitRouter } from './nonprofit/router.ts';
 import { pipelinesRouter } from './pipelines/router.ts';
 import { tasksRouter } from './tasks/router.ts';
 import { router } from './trpc.ts';
+import { webhooksRouter } from './webhooks/router.ts';
 
 /**
  * The application surface: typed tRPC for internal frontends at /api/trpc, and the same procedures as REST under
@@ -29,6 +30,7 @@ export const internalRouter = router({
   nonprofit: nonprofitRouter,
   pipelines: pipelinesRouter,
   tasks: tasksRouter,
+  webhooks: webhooksRouter,
 });
 
 export type InternalRouter = typeof internalRouter;

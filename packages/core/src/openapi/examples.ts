@@ -99,6 +99,14 @@ export const INTERNAL_REQUEST_EXAMPLES: Record<string, Record<string, unknown>> 
   'tasks.create': { title: 'Call Ada about the demo', dueAt: '2026-12-01T09:00:00Z', contactId: CONTACT },
   'tasks.update': { id: RECORD, dueAt: '2026-12-02T09:00:00Z' },
   'tasks.complete': { id: RECORD },
+  'webhooks.list': page,
+  'webhooks.get': { id: RECORD },
+  'webhooks.create': { url: 'https://hooks.example.com/leadwire', events: ['contact.created', 'contact.updated', 'deal.won'], description: 'CRM sync' },
+  'webhooks.update': { id: RECORD, events: ['contact.created', 'contact.stage_changed'] },
+  'webhooks.delete': { id: RECORD },
+  'webhooks.enable': { id: RECORD },
+  'webhooks.disable': { id: RECORD },
+  'webhooks.rotateSecret': { id: RECORD },
 };
 
 /** The operations that take input: a path or query parameter, or a body. */
