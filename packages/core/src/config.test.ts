@@ -28,6 +28,7 @@ describe('loadConfig defaults', () => {
       HTTP_REQUEST_TIMEOUT_MS: 120_000,
       HTTP_KEEP_ALIVE_TIMEOUT_MS: 5_000,
       HTTP_MAX_CONNECTIONS: 1_000,
+      WEBHOOKS_UNSAFE_ALLOW_LOOPBACK: false,
       SCORE_ADJUSTER_MODEL: 'gpt-4o-mini',
       PASSWORD_HASH_COST: 17,
       CLAMAV_PORT: 3310,
@@ -154,6 +155,8 @@ describe('bad values', () => {
 
   it('refuses a headers time-out longer than the whole request time-out', () => {
     expect(problemsOf({ HTTP_HEADERS_TIMEOUT_MS: '5000', HTTP_REQUEST_TIMEOUT_MS: '4000' }).map((p) => p.split(':')[0])).toEqual(['HTTP_HEADERS_TIMEOUT_MS']);
+    expect(loadConfig({ WEBHOOKS_UNSAFE_ALLOW_LOOPBACK: 'true' }).WEBHOOKS_UNSAFE_ALLOW_LOOPBACK).toBe(true);
+    expect(problemsOf({ WEBHOOKS_UNSAFE_ALLOW_LOOPBACK: 'yes' }).map((p) => p.split(':')[0])).toEqual(['WEBHOOKS_UNSAFE_ALLOW_LOOPBACK']);
     expect(problemsOf({ HTTP_MAX_CONNECTIONS: '0' }).map((p) => p.split(':')[0])).toEqual(['HTTP_MAX_CONNECTIONS']);
   });
 

@@ -12,6 +12,7 @@ import { pipelinesRouter } from './pipelines/router.ts';
 import { tasksRouter } from './tasks/router.ts';
 import { automationRouter } from './automation/router.ts';
 import { router } from './trpc.ts';
+import { webhooksRouter } from './webhooks/router.ts';
 
 /**
  * The application surface: typed tRPC for internal frontends at /api/trpc, and the same procedures as REST under
@@ -30,6 +31,7 @@ export const internalRouter = router({
   nonprofit: nonprofitRouter,
   pipelines: pipelinesRouter,
   tasks: tasksRouter,
+  webhooks: webhooksRouter,
   automation: automationRouter,
 });
 

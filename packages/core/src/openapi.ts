@@ -172,7 +172,8 @@ export function buildInternalOpenApiDocument(baseUrl: string): oas31.OpenAPIObje
     Object.assign(op, { 'x-error-codes': [...codes].sort() });
     const { '200': success, ...errors } = op.responses ?? {};
     op.responses = {
-      [String(route.successStatus)]: success ?? { description: 'Success.' },
+      // A 204 has no body: the generator's empty-schema JSON content for a void output would promise one.
+      [String(route.successStatus)]: route.successStatus === 204 ? { description: 'No content.' } : (success ?? { description: 'Success.' }),
       ...Object.fromEntries(
         Object.entries(errors).map(([status, r]) => [status, { description: (r as oas31.ResponseObject).description, ...errorBody }]),
       ),

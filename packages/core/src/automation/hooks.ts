@@ -60,13 +60,12 @@ export async function subscribe(
  * Removes a REST hook of the caller's organization. The key that subscribed it may always remove it (a platform turning
  * a workflow off); anyone else needs the owner or admin role. A second call answers 404: the hook is gone.
  */
-export async function unsubscribe(db: Db, actor: InternalActor, id: string): Promise<{ id: string; deleted: true }> {
+export async function unsubscribe(db: Db, actor: InternalActor, id: string): Promise<void> {
   return db.transaction(async (tx) => {
     const [hook] = await tx.execute<q.HookRow[]>(q.GET_HOOK, [id, actor.orgId]);
     if (!hook) throw errors.notFound(`No automation subscription with id ${id}`);
     if (!(actor.apiKeyId !== null && hook.api_key_id === actor.apiKeyId)) requireRole(actor, 'owner', 'admin');
     await tx.execute(q.DELETE_HOOK, [id, actor.orgId]);
-    return { id, deleted: true as const };
   });
 }
 

@@ -21,7 +21,6 @@ import {
   Subscription,
   TriggerList,
   UnsubscribeInput,
-  UnsubscribeOutput,
 } from './schemas.ts';
 import { listTriggers, triggerSamples } from './triggers.ts';
 
@@ -75,10 +74,11 @@ export const automationRouter = router({
   unsubscribe: internalProcedure
     .meta({
       openapi: { method: 'DELETE', path: `${BASE}/subscribe/{id}`, tags, summary: 'Unsubscribe a REST hook (its own key, or an owner or admin)' },
+      successStatus: 204,
       errorCodes: [...INPUT_ERRORS, 'not_found', 'forbidden_role'],
     })
     .input(UnsubscribeInput)
-    .output(UnsubscribeOutput)
+    .output(z.void())
     .mutation(({ ctx, input }) => unsubscribe(ctx.db, ctx.actor, input.id)),
 
   me: internalProcedure

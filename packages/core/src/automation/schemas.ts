@@ -3,20 +3,18 @@ import { IsoDateTime } from '../deals/common.ts';
 import { AUTOMATION_TRIGGERS } from '../events/names.ts';
 import { EVENT_SOURCES } from '../events/outbox.ts';
 import { text } from '../validation/index.ts';
+import { WebhookUrl } from '../webhooks/endpoints/schemas.ts';
 
 /** Messages name the input, so a platform shows "hookUrl is required" rather than a type error. */
 export const required = (name: string, kind = 'text') => ({
   error: (iss: { input?: unknown }) => (iss.input === undefined || iss.input === null ? `${name} is required` : `${name} must be ${kind}`),
 });
 
+/** The webhook endpoints' URL rule (https only, no credentials, canonical form), so both kinds store URLs alike. */
 const HookUrl = z
   .string(required('hookUrl'))
-  .pipe(
-    text(2048)
-      .min(1, 'hookUrl is required')
-      .refine((s) => URL.canParse(s) && new URL(s).protocol === 'https:', 'hookUrl must be an https:// URL'),
-  )
-  .meta({ description: 'Where the platform receives the events: an HTTPS URL.', example: 'https://hooks.zapier.com/hooks/standard/1234567/abcdef/' });
+  .pipe(WebhookUrl)
+  .meta({ description: 'Where the platform receives the events: an https:// URL without credentials.', example: 'https://hooks.zapier.com/hooks/standard/1234567/abcdef/' });
 
 const TriggerEvent = z
   .enum(AUTOMATION_TRIGGERS, { error: () => `triggerEvent must be one of: ${AUTOMATION_TRIGGERS.join(', ')}` })
@@ -40,7 +38,6 @@ export const Subscription = z.object({
 export type Subscription = z.infer<typeof Subscription>;
 
 export const UnsubscribeInput = z.object({ id: z.uuid({ message: 'id must be a subscription id (UUID)' }) });
-export const UnsubscribeOutput = z.object({ id: z.uuid(), deleted: z.literal(true) });
 
 export const MeOutput = z.object({
   organization: z.object({ id: z.uuid(), name: z.string() }),

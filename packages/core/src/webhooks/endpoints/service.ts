@@ -1,0 +1,154 @@
+import { randomUUID } from 'node:crypto';
+import type { Db } from '@leadwire/db';
+import type { InternalActor } from '../../auth/actor.ts';
+import { requireRole } from '../../auth/internal.ts';
+import type { Deps } from '../../context.ts';
+import { iso, isoOrNull, toPage } from '../../deals/common.ts';
+import { AppError, errors } from '../../errors.ts';
+import { checkUrlAddress } from '../transport/address.ts';
+import { newSigningSecret } from '../transport/secret.ts';
+import type { WebhookEndpointCreateInput, WebhookEndpointListInput, WebhookEndpointUpdateInput, WebhookEndpointView } from './schemas.ts';
+import * as q from './sql.ts';
+
+/** What the endpoint service needs besides the database: the receivers' resolver, the loopback flag and the clock. */
+export type EndpointDeps = Pick<Deps, 'resolver' | 'config' | 'clock'>;
+
+/** How long a replaced secret is still signed with (second Standard Webhooks signature), so receivers can roll over. */
+export const SECRET_GRACE_MS = 24 * 60 * 60 * 1000;
+
+const toView = (r: q.EndpointRow): WebhookEndpointView => ({
+  id: r.id,
+  url: r.url,
+  events: r.events,
+  description: r.description,
+  enabled: r.enabled,
+  disabledReason: r.disabled_reason,
+  failureCount: r.failure_count,
+  secret: r.secret,
+  previousSecretExpiresAt: isoOrNull(r.previous_secret_expires_at),
+  createdAt: iso(r.created_at),
+  updatedAt: iso(r.updated_at),
+});
+
+/** Webhook endpoints carry signing secrets: owners and admins only (README "The application surface"). */
+const manage = (actor: InternalActor) => requireRole(actor, 'owner', 'admin');
+const notFound = (id: string) => errors.notFound(`No webhook endpoint with id ${id}`);
+
+/**
+ * Why `url` may not receive deliveries (a private or internal address, or a host that does not resolve), or null. Run
+ * outside any transaction: resolving a host can take a while and must not hold row locks.
+ */
+async function unsafeReason(deps: EndpointDeps, url: string): Promise<string | null> {
+  const check = await checkUrlAddress(url, { resolver: deps.resolver, allowLoopback: deps.config.WEBHOOKS_UNSAFE_ALLOW_LOOPBACK });
+  return check.ok ? null : check.reason;
+}
+
+async function find(db: Db, actor: InternalActor, id: string): Promise<q.EndpointRow> {
+  const [row] = await db.execute<q.EndpointRow[]>(q.GET, [id, actor.orgId]);
+  if (!row) throw notFound(id);
+  return row;
+}
+
+export async function listEndpoints(db: Db, actor: InternalActor, input: WebhookEndpointListInput) {
+  manage(actor);
+  const cursor = input.cursor ?? null;
+  const rows = await db.execute<q.EndpointRow[]>(q.LIST, [actor.orgId, cursor, cursor, actor.orgId, input.limit + 1]);
+  return toPage(rows, input.limit, toView);
+}
+
+export async function getEndpoint(db: Db, actor: InternalActor, id: string): Promise<WebhookEndpointView> {
+  manage(actor);
+  return toView(await find(db, actor, id));
+}
+
+/**
+ * Creates the endpoint with a new secret. A URL that points at a private or internal address, or whose host does not
+ * resolve, still creates it, disabled, with the reason: the owner sees why and enables it once the URL is fixed.
+ */
+export async function createEndpoint(db: Db, deps: EndpointDeps, actor: InternalActor, input: WebhookEndpointCreateInput): Promise<WebhookEndpointView> {
+  manage(actor);
+  const reason = await unsafeReason(deps, input.url);
+  const now = deps.clock.now();
+  const [row] = await db.execute<q.EndpointRow[]>(q.INSERT, [
+    randomUUID(),
+    actor.orgId,
+    input.url,
+    input.events,
+    input.description || null,
+    reason === null,
+    reason,
+    newSigningSecret(),
+    actor.userId,
+    now,
+    now,
+  ]);
+  return toView(row!);
+}
+
+/** URL, events and description. A changed URL is checked again; an unsafe one disables the endpoint with the reason. */
+export async function updateEndpoint(db: Db, deps: EndpointDeps, actor: InternalActor, input: WebhookEndpointUpdateInput): Promise<WebhookEndpointView> {
+  manage(actor);
+  const current = await find(db, actor, input.id);
+  const urlChanged = input.url !== undefined && input.url !== current.url;
+  const reason = urlChanged ? await unsafeReason(deps, input.url!) : null;
+  const [row] = await db.execute<q.EndpointRow[]>(q.UPDATE, [
+    urlChanged ? input.url : null,
+    urlChanged,
+    input.events ?? null,
+    input.description !== undefined,
+    input.description || null,
+    reason,
+    reason,
+    deps.clock.now(),
+    input.id,
+    actor.orgId,
+  ]);
+  if (!row) throw notFound(input.id);
+  return toView(row);
+}
+
+export async function deleteEndpoint(db: Db, actor: InternalActor, id: string): Promise<void> {
+  manage(actor);
+  const [row] = await db.execute<{ id: string }[]>(q.DELETE, [id, actor.orgId]);
+  if (!row) throw notFound(id);
+}
+
+/** Refused while the URL still points somewhere deliveries may not go; nothing changes then. */
+export const urlRefused = (reason: string) =>
+  new AppError(409, 'webhook_url_refused', `The endpoint stays disabled: ${reason}. Change its URL, then enable it again`, { reason });
+
+/**
+ * Turns the endpoint back on after checking its URL again, resetting the failure count and the reason. The update
+ * only applies to the URL that was checked; if a concurrent change replaced it, the new URL is checked in turn.
+ */
+export async function enableEndpoint(db: Db, deps: EndpointDeps, actor: InternalActor, id: string): Promise<WebhookEndpointView> {
+  manage(actor);
+  for (let tries = 0; tries < 3; tries++) {
+    const { url } = await find(db, actor, id);
+    const reason = await unsafeReason(deps, url);
+    if (reason) throw urlRefused(reason);
+    const [row] = await db.execute<q.EndpointRow[]>(q.ENABLE, [deps.clock.now(), id, actor.orgId, url]);
+    if (row) return toView(row);
+  }
+  throw new AppError(409, 'concurrent_update', 'The endpoint URL kept changing while it was being enabled; try again');
+}
+
+/** Stops deliveries; the reason names who did it. Disabling a disabled endpoint changes nothing (its reason stays). */
+export async function disableEndpoint(db: Db, deps: EndpointDeps, actor: InternalActor, id: string): Promise<WebhookEndpointView> {
+  manage(actor);
+  const [row] = await db.execute<q.EndpointRow[]>(q.DISABLE, [actor.userId, actor.orgId, deps.clock.now(), id, actor.orgId]);
+  return row ? toView(row) : getEndpoint(db, actor, id);
+}
+
+/**
+ * A new secret at once; the replaced one stays in `previous_secret` for 24 hours, during which every delivery carries a
+ * second Standard Webhooks signature made with it, so a receiver can switch without rejecting anything.
+ */
+export async function rotateSecret(db: Db, deps: EndpointDeps, actor: InternalActor, id: string) {
+  manage(actor);
+  const now = deps.clock.now();
+  const expires = new Date(now.getTime() + SECRET_GRACE_MS);
+  const [row] = await db.execute<q.EndpointRow[]>(q.ROTATE, [expires, newSigningSecret(), now, id, actor.orgId]);
+  if (!row) throw notFound(id);
+  return { secret: row.secret, previousSecretExpiresAt: iso(expires) };
+}
