@@ -268,7 +268,10 @@ describe('concurrency', () => {
     expect(rows[0].tags).toHaveLength(50);
     const events = await t.sql<any>(`select event from outbox_events where payload->'data'->'contact'->>'email' = ?`, [email]);
     expect(events.filter((e) => e.event === 'contact.created')).toHaveLength(1);
-    expect(events).toHaveLength(50);
+    expect(events.filter((e) => e.event === 'contact.created' || e.event === 'contact.updated')).toHaveLength(50);
+    // Every upsert but the creating one brought a tag the contact did not carry.
+    expect(events.filter((e) => e.event === 'contact.tag_added')).toHaveLength(49);
+    expect(events).toHaveLength(99);
   });
 
   it('simultaneous name-at-domain upserts create exactly one contact', async () => {

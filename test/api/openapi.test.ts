@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { restRoutes, v1Router } from '@leadwire/core';
+import { EVENT_CATALOGUE } from '@leadwire/core/events/catalogue.ts';
+import { EVENT_NAMES } from '@leadwire/core/events/names.ts';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -188,6 +190,50 @@ describe('the document', () => {
   });
 });
 
+describe('the webhooks', () => {
+  const DELIVERY_HEADERS = ['X-Webhook-Signature', 'X-Webhook-Event', 'X-Webhook-Timestamp', 'X-Webhook-Id', 'User-Agent', 'webhook-id', 'webhook-timestamp', 'webhook-signature'];
+
+  it('describe every event of the catalogue as a POST with its payload schema, an example it accepts, and the delivery headers', () => {
+    expect(Object.keys(raw.webhooks).sort()).toEqual([...EVENT_NAMES].sort());
+    for (const name of EVENT_NAMES) {
+      const post = doc.webhooks[name].post;
+      const media = post.requestBody.content['application/json'];
+      const schema = z.fromJSONSchema(media.schema);
+      expect(schema.safeParse(media.example).error?.issues ?? [], name).toEqual([]);
+      expect(media.example).toEqual(EVENT_CATALOGUE[name].example);
+      expect(post.summary).toContain(EVENT_CATALOGUE[name].label);
+      // The contract is the spec's payload shape: a wrong name, a timestamp without milliseconds or a foreign source fail.
+      expect(schema.safeParse({ ...media.example, event: 'nope' }).success, name).toBe(false);
+      expect(schema.safeParse({ ...media.example, timestamp: '2026-11-22T14:03:07Z' }).success, name).toBe(false);
+      expect(schema.safeParse({ ...media.example, source: name === 'ping' ? 'app' : 'elsewhere' }).success, name).toBe(false);
+      expect(post.parameters.filter((p: any) => p.in === 'header' && p.required).map((p: any) => p.name).sort()).toEqual([...DELIVERY_HEADERS].sort());
+      expect(Object.keys(post.responses).sort()).toEqual(['2XX', 'default']);
+      expect(post.description).toMatch(/10 seconds[\s\S]*5 attempts/);
+    }
+    expect(doc.webhooks['contact.created'].post.requestBody.content['application/json'].schema.properties.data.properties.contact.required).toEqual(
+      expect.arrayContaining(['id', 'firstName', 'email']),
+    );
+  });
+
+  it('explain signing and verification in the Webhooks tag', () => {
+    const tag = raw.tags.find((t: any) => t.name === 'Webhooks');
+    for (const s of ['X-Webhook-Signature', 'timingSafeEqual', 'createHmac', 'Standard Webhooks', '1,000', '30 days']) expect(tag.description).toContain(s);
+    expect(doc.components.parameters.StandardWebhookSignature.description).toMatch(/24 hours/);
+  });
+
+  it('accept what the service really writes for a /v1 upsert', async () => {
+    const { orgId, publicKey } = await t.newOrg();
+    await call(t, 'POST', '/contacts/upsert', { key: publicKey, body: { email: 'hook@example.com', firstName: 'Hook' } });
+    await call(t, 'POST', '/contacts/upsert', { key: publicKey, body: { email: 'hook@example.com', tags: ['new'] } });
+    const rows = await t.sql<{ event: string; payload: unknown }>('select event, payload from outbox_events where organization_id = ?', [orgId]);
+    expect(rows.map((r) => r.event).sort()).toEqual(['contact.created', 'contact.tag_added', 'contact.updated']);
+    for (const r of rows) {
+      const schema = z.fromJSONSchema(doc.webhooks[r.event].post.requestBody.content['application/json'].schema);
+      expect(schema.safeParse(r.payload).error?.issues ?? [], r.event).toEqual([]);
+    }
+  });
+});
+
 describe('the interactive reference', () => {
   it('is HTML whose every asset is local and served', async () => {
     const page = await fetch(`${t.v1}/docs`);
@@ -244,7 +290,12 @@ const CHROMIUM = '/usr/bin/chromium';
 
 describe('the interactive reference in a browser with no Internet', () => {
   // Debian's chromium (see stack notes); without it this check cannot run, the static one above still does.
-  it.skipIf(!existsSync(CHROMIUM))('renders the operations under its Content-Security-Policy and loads nothing from another host', async () => {
+  // The reference renders a tag's operations when it is opened: the first tag on arrival, the webhooks from their link.
+  const pages: [string, string[]][] = [
+    ['docs', ['Find a contact by email', 'x-ratelimit-reset']],
+    ['docs#tag/webhooks', ['Contact created (contact.created)', 'api-1/tag/webhooks/webhook/POST/contact.created.headers.X-Webhook-Signature']],
+  ];
+  it.skipIf(!existsSync(CHROMIUM)).each(pages)('renders %s under its Content-Security-Policy and loads nothing from another host', async (page, shown) => {
     const dir = mkdtempSync(join(tmpdir(), 'lw-docs-'));
     try {
       const { stdout: dom, stderr } = await promisify(execFile)(
@@ -256,14 +307,13 @@ describe('the interactive reference in a browser with no Internet', () => {
           '--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1', `--log-net-log=${join(dir, 'net.json')}`,
           // The page's console goes to stderr, where a CSP violation shows as "Refused to ... Content Security Policy".
           '--enable-logging=stderr', '--v=0',
-          '--virtual-time-budget=20000', '--dump-dom', `${t.v1}/docs`,
+          '--virtual-time-budget=20000', '--dump-dom', `${t.v1}/${page}`,
         ],
         { maxBuffer: 64 * 1024 * 1024, timeout: 60_000 },
       );
       const console = stderr.split('\n').filter((l) => l.includes('CONSOLE'));
       expect(console.filter((l) => /Content Security Policy|Refused to/i.test(l))).toEqual([]);
-      expect(dom).toContain('Find a contact by email');
-      expect(dom).toContain('x-ratelimit-reset');
+      for (const text of shown) expect(dom).toContain(text);
       // Requests the page made (the browser's own background traffic carries no page initiator).
       const log = JSON.parse(readFileSync(join(dir, 'net.json'), 'utf8')) as { events: { params?: { initiator?: string; url?: string } }[] };
       const fromPage = log.events.flatMap((e) => (e.params?.initiator === t.origin && e.params.url ? [e.params.url] : []));

@@ -2,7 +2,7 @@
  * Automation-platform triggers (spec "Automation-platform hooks"): the list of the spec's triggers with the event
  * catalogue's label, description and sample, and each trigger's samples: the organization's own latest payloads.
  */
-import { EVENT_CATALOGUE, exampleFor, parsePayload } from '@leadwire/core/events/catalogue.ts';
+import { EVENT_CATALOGUE, exampleFor } from '@leadwire/core/events/catalogue.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, initTestApp, type TestApp } from '../support/app.ts';
 import { automation } from './support.ts';
@@ -12,6 +12,9 @@ beforeAll(async () => {
   t = await initTestApp();
 });
 afterAll(async () => t?.close());
+
+/** True when the catalogue's schema of that event accepts the payload. */
+const valid = (payload: { event: string }) => EVENT_CATALOGUE[payload.event as keyof typeof EVENT_CATALOGUE].payload.safeParse(payload).success;
 
 /** Spelled out from the spec, not imported, so that a change to the code's list is caught here. */
 const SPEC_TRIGGERS = [
@@ -30,7 +33,7 @@ describe('trigger list', () => {
       const def = EVENT_CATALOGUE[trigger.key as keyof typeof EVENT_CATALOGUE];
       expect(trigger).toEqual({ key: trigger.key, label: def.label, description: def.description, sample: def.example });
       expect(trigger.sample.event).toBe(trigger.key);
-      expect(parsePayload(trigger.sample)?.success, trigger.key).toBe(true);
+      expect(valid(trigger.sample), trigger.key).toBe(true);
     }
     expect((await automation(t, 'GET', '/triggers', { apiKey: org.publicKey })).body.code).toBe('wrong_api_surface');
   });
@@ -52,7 +55,7 @@ describe('trigger samples', () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual(stored.map((r) => r.payload));
     expect(res.body.map((p: { data: { contact: { firstName: string } } }) => p.data.contact.firstName)).toEqual(['Hedy', 'Edith', 'Grace']);
-    expect(res.body.every((p: unknown) => parsePayload(p)?.success)).toBe(true);
+    expect(res.body.every(valid)).toBe(true);
   });
 
   it("falls back to the catalogue sample when the organization has no such event, never showing another organization's", async () => {

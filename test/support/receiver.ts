@@ -62,8 +62,9 @@ export async function startReceiver(opts: { host?: '127.0.0.1' | '::1'; untruste
       });
     },
   );
-  // Keep-alive sockets from the sender must not hold close() open.
-  server.keepAliveTimeout = 1_000;
+  // Long enough that the sender reuses its sockets (Node's client keeps a socket only while the hint is over 1 s away),
+  // as real receivers allow; close() ends them with closeAllConnections.
+  server.keepAliveTimeout = 30_000;
   const host = opts.host ?? '127.0.0.1';
   await new Promise<void>((resolve) => server.listen(0, host, resolve));
   const port = (server.address() as AddressInfo).port;

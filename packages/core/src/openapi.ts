@@ -6,6 +6,7 @@ import { apiDescription } from './openapi/description.ts';
 import { EDGE_ERRORS, edgeErrorResponses, errorResponses, errorSchemas, type ExampleContext } from './openapi/errors.ts';
 import { applyRequestExamples, INTERNAL_REQUEST_EXAMPLES, V1_REQUEST_EXAMPLES } from './openapi/examples.ts';
 import { headerComponents, parameter, parameterComponents, responseHeaders } from './openapi/headers.ts';
+import { addWebhooks } from './openapi/webhooks.ts';
 import { internalRouter } from './internal-router.ts';
 import { v1Router } from './v1-router.ts';
 
@@ -143,6 +144,7 @@ export function buildV1OpenApiDocument(baseUrl: string): oas31.OpenAPIObject {
   shareContactInput(doc, routes);
   for (const route of routes) finishOperation(doc, route);
   applyRequestExamples((r) => operationOf(doc, r), routes, V1_REQUEST_EXAMPLES);
+  addWebhooks(doc);
   return doc;
 }
 

@@ -20,6 +20,7 @@ describe('the system resolver', () => {
     expect(await checkUrlAddress('https://hangs.example.com/hook', { resolver: silent, allowLoopback: false })).toEqual({
       ok: false,
       reason: 'hangs.example.com could not be resolved (ETIMEOUT)',
+      kind: 'unresolved',
     });
   });
 

@@ -18,6 +18,6 @@ export async function rescoreForBookings(tx: Db, contact: ContactRow, now: Date)
   if (score === contact.lead_score) return;
   const [stored] = await tx.execute<ContactRow[]>(STORE_SCORE, [score, now, contact.id]);
   await emitEvents(tx, [
-    { orgId: contact.organization_id, event: 'contact.score_changed', source: 'app', data: { contact: toEventContact(stored!) }, at: now },
+    { orgId: contact.organization_id, event: 'contact.score_changed', source: 'app', data: { contact: toEventContact(stored!), previousScore: contact.lead_score }, at: now },
   ]);
 }

@@ -1,4 +1,3 @@
-import type { z } from 'zod';
 import { activityEvents } from './groups/activity.ts';
 import { captureEvents } from './groups/capture.ts';
 import { contactEvents } from './groups/contacts.ts';
@@ -31,11 +30,4 @@ export const EVENT_CATALOGUE: Readonly<Record<EventName, EventDefinition>> = byN
 /** A whole example payload of `name` (a fresh copy, safe to change). */
 export function exampleFor(name: EventName): EventPayload {
   return structuredClone(EVENT_CATALOGUE[name].example);
-}
-
-/** Parses a payload as the catalogue describes it (unknown event names fail); the zod result as is. */
-export function parsePayload(payload: unknown): z.ZodSafeParseResult<unknown> | null {
-  const name = (payload as { event?: unknown } | null)?.event;
-  const def = typeof name === 'string' ? EVENT_CATALOGUE[name as EventName] : undefined;
-  return def ? def.payload.safeParse(payload) : null;
 }

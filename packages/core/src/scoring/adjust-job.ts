@@ -81,7 +81,7 @@ export async function adjustContactScore(db: Db, adjuster: ScoreAdjuster, snapsh
     const [stored] = await tx.execute<ContactRow[]>(STORE_SCORE, [adjustment, score, score, now, locked.id]);
     if (!stored || score === locked.lead_score) return 'adjusted';
     await emitEvents(tx, [
-      { orgId: stored.organization_id, event: 'contact.score_changed', source: 'ai', data: { contact: toEventContact(stored) }, at: now },
+      { orgId: stored.organization_id, event: 'contact.score_changed', source: 'ai', data: { contact: toEventContact(stored), previousScore: locked.lead_score }, at: now },
     ]);
     return 'score_changed';
   });

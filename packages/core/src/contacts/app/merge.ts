@@ -126,8 +126,8 @@ async function moveRecords(tx: Db, orgId: string, primaryId: string, dupIds: str
  * Merges duplicates into a primary in one transaction, all or nothing (spec "Contact merge"; cannot be undone, so it
  * takes the owner or admin role, like restore). Every contact involved is locked in id order first, so two merges
  * over overlapping contacts queue instead of deadlocking; an unknown, foreign or trashed id refuses the whole merge.
- * Emits `contact.updated` for the primary (with `mergedIds`), `contact.score_changed` if its score moved, and one
- * `contact.deleted` per duplicate (with `mergedInto`).
+ * Emits `contact.updated` for the primary (with `mergedIds`), `contact.tag_added` per tag it gained from a duplicate,
+ * `contact.score_changed` if its score moved, and one `contact.deleted` per duplicate (with `mergedInto`).
  */
 export async function mergeContacts(
   db: Db,
@@ -154,7 +154,7 @@ export async function mergeContacts(
     const merged = mergeFields(primary, dups, now);
     await writeContact(tx, primary, merged);
 
-    const events: PendingEvent[] = changeEvents(primary, merged, now, { extra: { mergedIds: secondaryIds } });
+    const events: PendingEvent[] = changeEvents(primary, merged, now, { extra: { mergedIds: secondaryIds }, tagEvents: true });
     if (events.length === 0) {
       events.push({ orgId: actor.orgId, event: 'contact.updated', source: 'app', data: { contact: toEventContact(merged), mergedIds: secondaryIds }, at: now });
     }

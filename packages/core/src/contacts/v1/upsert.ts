@@ -124,6 +124,21 @@ async function admit(tx: Db, actor: Actor, wanted: number): Promise<{ room: numb
 }
 
 /**
+ * What an upsert of an existing contact changed beyond `contact.updated`, as the application emits it: one
+ * `contact.tag_added` per tag gained (with `tag`), and `contact.score_changed` (with `previousScore`) when the score moved.
+ */
+function followUpEvents(orgId: string, before: ContactRow, after: ContactRow, opts: UpsertOptions): PendingEvent[] {
+  const contact = toEventContact(after);
+  const base = { orgId, source: opts.eventSource, at: opts.now };
+  const had = new Set(before.tags.map((t) => t.toLowerCase()));
+  const out: PendingEvent[] = after.tags
+    .filter((t) => !had.has(t.toLowerCase()))
+    .map((tag) => ({ ...base, event: 'contact.tag_added', data: { contact, tag } }));
+  if (after.lead_score !== before.lead_score) out.push({ ...base, event: 'contact.score_changed', data: { contact, previousScore: before.lead_score } });
+  return out;
+}
+
+/**
  * Upserts many contacts inside the caller's transaction, set-based: a handful of statements whatever the batch size.
  * Rows naming the same identity are applied in order onto one contact. A row that breaks a rule gets its own error
  * outcome and the others go on.
@@ -193,6 +208,7 @@ export async function upsertContactsInTx(
     const matchedBy: MatchedBy = g.email ? 'email' : 'domain_name';
     g.rows.forEach(({ index, row }, n) => {
       const created = inserted !== undefined && n === 0;
+      const before = current!;
       if (!created) current = applyRow(current!, row, now);
       outcomes[index] = { ok: true, id: current!.id, created, matchedBy: created ? null : matchedBy, contact: current! };
       events.push({
@@ -202,6 +218,7 @@ export async function upsertContactsInTx(
         data: { contact: toEventContact(current!) },
         at: now,
       });
+      if (!created) events.push(...followUpEvents(actor.orgId, before, current!, opts));
     });
     if (!inserted || g.rows.length > 1) updates.push(current);
     if (inserted || scoreInputsChanged(original, current)) scoreChanged.push(current.id);
@@ -224,8 +241,11 @@ async function upsertOneOptimistic(db: Db, actor: Actor, input: UpsertRowInput, 
   if (actor.contactCount === undefined || actor.contactCount + 1 > contactCap(actor.plan, actor.contactBooster) - CAP_MARGIN) return null;
   const row: ResolvedRow = { input, companyId: undefined, source: input.source ?? opts.headerSource ?? 'api', scoreOverride: input.score };
   const { now } = opts;
-  const event = (c: ContactRow, created: boolean) =>
-    eventRowsParam([{ orgId: actor.orgId, event: created ? 'contact.created' : 'contact.updated', source: opts.eventSource, data: { contact: toEventContact(c) }, at: now }]);
+  const event = (c: ContactRow, created: boolean, before?: ContactRow) =>
+    eventRowsParam([
+      { orgId: actor.orgId, event: created ? 'contact.created' : 'contact.updated', source: opts.eventSource, data: { contact: toEventContact(c) }, at: now },
+      ...(before ? followUpEvents(actor.orgId, before, c, opts) : []),
+    ]);
   const fresh = newContact(actor.orgId, randomUUID(), row, now);
   const [r] = await db.execute<(ContactRow & { version: string | null; inserted_id: string | null })[]>(sql.MATCH_OR_INSERT_AND_EMIT, [
     actor.orgId,
@@ -241,7 +261,7 @@ async function upsertOneOptimistic(db: Db, actor: Actor, input: UpsertRowInput, 
   }
   if (version === null) return null;
   const next = applyRow(stored, row, now);
-  const written = await db.execute<unknown[]>(sql.UPDATE_ONE_IF_UNCHANGED_AND_EMIT, [JSON.stringify([next]), actor.orgId, version, event(next, false)]);
+  const written = await db.execute<unknown[]>(sql.UPDATE_ONE_IF_UNCHANGED_AND_EMIT, [JSON.stringify([next]), actor.orgId, version, event(next, false, stored)]);
   return written.length ? { ok: true as const, id: next.id, created: false, matchedBy: 'email' as const, contact: next } : null;
 }
 

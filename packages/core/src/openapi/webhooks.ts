@@ -1,0 +1,130 @@
+import { z } from 'zod';
+import type { oas31 } from 'zod-openapi';
+import { EVENT_CATALOGUE } from '../events/catalogue.ts';
+import { EVENT_NAMES, type EventName } from '../events/names.ts';
+import { EventContact, EventContactRef } from '../events/payload.ts';
+
+/*
+ * The v1 document's top-level `webhooks` (OpenAPI 3.1): one POST per event, as Leadwire sends it to an endpoint. The
+ * payload schemas come from the event catalogue (zod -> JSON Schema), so the contract and the emitters share one
+ * source; the contact shapes are components, the rest inline.
+ */
+
+const HEX64 = '^[0-9a-f]{64}$';
+const SECONDS = '^[0-9]{1,12}$';
+const UUID = '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$';
+
+const header = (name: string, description: string, schema: oas31.SchemaObject): oas31.ParameterObject => ({
+  name,
+  in: 'header',
+  required: true,
+  description,
+  schema,
+});
+
+/** Request headers of every delivery, as components/parameters (names prefixed so they never meet the API's own). */
+const HEADERS: Record<string, oas31.ParameterObject> = {
+  WebhookSignature: header(
+    'X-Webhook-Signature',
+    'Lowercase hex HMAC-SHA256 of the exact raw request body, keyed with the endpoint\'s whole signing secret (the `whsec_...` string as UTF-8), no `sha256=` prefix. Verify it over the raw bytes before parsing, with a constant-time comparison.',
+    { type: 'string', pattern: HEX64, example: '5d1c7c1f0b6a3f2e9e5f1b0c8a7d6e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b9c8d' },
+  ),
+  WebhookEvent: header('X-Webhook-Event', 'The event name, the same as the body\'s `event`.', {
+    type: 'string',
+    enum: [...EVENT_NAMES],
+    example: 'contact.created',
+  }),
+  WebhookTimestamp: header(
+    'X-Webhook-Timestamp',
+    'When this attempt was signed: Unix time in whole seconds, the same value as `webhook-timestamp`. Refuse deliveries whose timestamp is far from your clock (5 minutes is usual) to stop replays.',
+    { type: 'string', pattern: SECONDS, example: '1795356187' },
+  ),
+  WebhookId: header('X-Webhook-Id', 'The id of this attempt (a UUID): new on every attempt, so not a de-duplication key.', {
+    type: 'string',
+    pattern: UUID,
+    example: '0b7c2f3e-9a41-4d58-8e6f-2c1d3b4a5e60',
+  }),
+  WebhookUserAgent: header('User-Agent', 'Always `Leadwire-Webhooks/1.0`.', { type: 'string', const: 'Leadwire-Webhooks/1.0' }),
+  StandardWebhookId: header(
+    'webhook-id',
+    'Standard Webhooks: the id of the delivery (a UUID), the same on every attempt of it, including a manual redelivery\'s own attempt.',
+    { type: 'string', pattern: UUID, example: '7e3a9c41-2b5d-4f68-9a0e-1c2d3e4f5a6b' },
+  ),
+  StandardWebhookTimestamp: header('webhook-timestamp', 'Standard Webhooks: Unix time in whole seconds (same as `X-Webhook-Timestamp`).', {
+    type: 'string',
+    pattern: SECONDS,
+    example: '1795356187',
+  }),
+  StandardWebhookSignature: header(
+    'webhook-signature',
+    'Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. For 24 hours after a secret rotation a second `v1,...` (the previous secret) follows, space-separated; accept the delivery if any one matches.',
+    { type: 'string', pattern: '^v1,[A-Za-z0-9+/]+={0,2}( v1,[A-Za-z0-9+/]+={0,2})*$', example: 'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=' },
+  ),
+};
+
+/** What every webhook operation says about delivery; the Webhooks tag carries the long form. */
+const DELIVERY = [
+  'Sent as a POST with a JSON body (`content-type: application/json`) to the endpoint\'s HTTPS URL, signed as the headers below say.',
+  'Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first. Ten failed attempts in a row disable the endpoint.',
+  'Deliveries are at least once: de-duplicate on the event name, `timestamp` and the record id inside `data`.',
+].join('\n\n');
+
+export const WEBHOOKS_TAG: oas31.TagObject = {
+  name: 'Webhooks',
+  description: [
+    'Leadwire POSTs an event to each enabled endpoint subscribed to it (`POST /api/webhooks` in the application API).',
+    'Payload: `{ event, timestamp, source, data }`. `timestamp` is ISO 8601 UTC with milliseconds; `source` says who made the change (`app`, `api`, `zapier`, `import`, `sync`, `automation`, `ai`, `inbound`, `system`, `partner`) and is absent on `ping`; `data` depends on the event (contact events carry `data.contact`).',
+    'Verify `X-Webhook-Signature` in Node over the raw body: `crypto.timingSafeEqual(Buffer.from(createHmac(\'sha256\', secret).update(rawBody).digest(\'hex\')), Buffer.from(signatureHeader))` (compare lengths first). The `webhook-*` headers follow Standard Webhooks, so its libraries verify a delivery too: `new Webhook(secret).verify(rawBody, headers)`.',
+    DELIVERY,
+    'At most 1,000 deliveries per hour per workspace: events beyond it are not delivered and show in the delivery log as skipped, to be sent later with `recover`. Delivery logs are kept 30 days.',
+  ].join('\n\n'),
+};
+
+const SCHEMA_PREFIX = '#/components/schemas/';
+
+/** JSON Schemas of the payloads, with the contact shapes as shared components. */
+function payloadSchemas(): Record<string, oas31.SchemaObject> {
+  const registry = z.registry<{ id: string }>();
+  registry.add(EventContact, { id: 'WebhookEventContact' });
+  registry.add(EventContactRef, { id: 'WebhookEventContactRef' });
+  for (const name of EVENT_NAMES) registry.add(EVENT_CATALOGUE[name].payload, { id: payloadId(name) });
+  // `input`: objects inside `data` stay open, so a receiver that validates keeps working when a field is added later.
+  const { schemas } = z.toJSONSchema(registry, { uri: (id) => `${SCHEMA_PREFIX}${id}`, io: 'input', unrepresentable: 'any' });
+  return Object.fromEntries(
+    Object.entries(schemas).map(([id, { $schema: _schema, $id: _id, ...schema }]) => [id, schema as oas31.SchemaObject]),
+  );
+}
+
+const payloadId = (name: EventName) => `WebhookPayload.${name}`;
+
+function operation(name: EventName): oas31.PathItemObject {
+  const def = EVENT_CATALOGUE[name];
+  return {
+    post: {
+      operationId: `webhook.${name}`,
+      summary: `${def.label} (${name})`,
+      description: `${def.description}\n\n${DELIVERY}`,
+      tags: ['Webhooks'],
+      parameters: Object.keys(HEADERS).map((key) => ({ $ref: `#/components/parameters/${key}` })),
+      requestBody: {
+        required: true,
+        content: { 'application/json': { schema: { $ref: `${SCHEMA_PREFIX}${payloadId(name)}` }, example: def.example } },
+      },
+      responses: {
+        '2XX': { description: 'Received. Answer within 10 seconds; the body is ignored (the first 1,024 characters show in the delivery log).' },
+        default: { description: 'Not received: any other status, a redirect, a timeout or a connection error is retried as described above.' },
+      },
+    },
+  };
+}
+
+/** Adds `webhooks`, their schemas and header parameters, and the Webhooks tag to the v1 document. */
+export function addWebhooks(doc: oas31.OpenAPIObject): void {
+  doc.webhooks = Object.fromEntries(EVENT_NAMES.map((name) => [name, operation(name)]));
+  doc.components = {
+    ...doc.components,
+    schemas: { ...doc.components?.schemas, ...payloadSchemas() },
+    parameters: { ...doc.components?.parameters, ...HEADERS },
+  };
+  doc.tags = [...(doc.tags ?? []), WEBHOOKS_TAG];
+}
