@@ -10,6 +10,7 @@ import { dealsRouter } from './deals/router.ts';
 import { nonprofitRouter } from './nonprofit/router.ts';
 import { pipelinesRouter } from './pipelines/router.ts';
 import { tasksRouter } from './tasks/router.ts';
+import { webhooksRouter } from './webhooks/router.ts';
 import { router } from './trpc.ts';
 
 /**
@@ -29,6 +30,7 @@ export const internalRouter = router({
   nonprofit: nonprofitRouter,
   pipelines: pipelinesRouter,
   tasks: tasksRouter,
+  webhooks: webhooksRouter,
 });
 
 export type InternalRouter = typeof internalRouter;
