@@ -116,6 +116,34 @@ describe('bytes that are not UTF-8', () => {
   });
 });
 
+describe('charsets and query strings that are not UTF-8', () => {
+  it('refuses a body declared in another charset with 415 and saves nothing', async () => {
+    for (const charset of ['iso-8859-1', 'latin1', '"utf-16"', 'windows-1252']) {
+      const r = await send('/contacts/upsert', '{"email":"charset@example.com","firstName":"Zo\u00eb"}', { 'content-type': `application/json; charset=${charset}` });
+      expect(r.status, `${charset}: ${JSON.stringify(r.body)}`).toBe(415);
+      expect(r.body).toEqual({ error: expect.stringMatching(/UTF-8/), code: 'unsupported_media_type' });
+    }
+    expect(await contactCount('charset@example.com')).toBe(0);
+  });
+
+  it('takes utf-8 in any spelling', async () => {
+    for (const charset of ['utf-8', 'UTF-8', 'utf8', '"utf-8"']) {
+      const r = await send('/contacts/upsert', '{"email":"charset-ok@example.com"}', { 'content-type': `application/json; charset=${charset}` });
+      expect(r.status, charset).toBe(200);
+    }
+  });
+
+  it('refuses a query string whose escapes are not UTF-8 with 400 malformed_url instead of searching for U+FFFD', async () => {
+    for (const query of ['q=%FF', 'q=P%ffX', 'tag=%C0%AF', 'q=%E2%82', 'q=100%']) {
+      const res = await fetch(`${t.v1}/contacts/search?${query}`, { headers: { authorization: `Bearer ${key}` } });
+      expect(res.status, query).toBe(400);
+      expect(await res.json()).toEqual({ error: expect.stringMatching(/query string/), code: 'malformed_url' });
+    }
+    const ok = await fetch(`${t.v1}/contacts/search?email=${encodeURIComponent('existing@example.com')}`, { headers: { authorization: `Bearer ${key}` } });
+    expect(ok.status).toBe(200);
+  });
+});
+
 describe('Content-Encoding', () => {
   for (const encoding of ['gzip', 'br', 'deflate', 'x-made-up']) {
     it(`refuses ${encoding} with 415 unsupported_content_encoding`, async () => {

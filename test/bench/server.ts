@@ -52,11 +52,11 @@ async function waitReady(origin: string, child: ChildProcess): Promise<void> {
  * PostgreSQL under a fresh data dir. The data dir is 0755 because, as root, PostgreSQL runs as `postgres` and must
  * traverse it (mkdtemp makes 0700).
  */
-export async function startServer(): Promise<BenchServer> {
+export async function startServer(extraEnv: Record<string, string> = {}): Promise<BenchServer> {
   // The free port is found before the server binds it, so another process on a busy machine may take it in between.
   for (let attempt = 1; ; attempt++) {
     try {
-      return await startOnce();
+      return await startOnce(extraEnv);
     } catch (err) {
       if (attempt >= 3 || !(err instanceof Error && err.message.includes('EADDRINUSE'))) throw err;
       process.stderr.write('port taken before the server bound it; trying another\n');
@@ -64,12 +64,12 @@ export async function startServer(): Promise<BenchServer> {
   }
 }
 
-async function startOnce(): Promise<BenchServer> {
+async function startOnce(extraEnv: Record<string, string>): Promise<BenchServer> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'leadwire-bench-'));
   await fs.chmod(dataDir, 0o755);
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn', ROLE: 'all' };
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn', ROLE: 'all', ...extraEnv };
   // The benchmark is about the embedded set-up and the plain request path: no external database, no AI adjuster.
   delete env.DATABASE_URL;
   delete env.SCORE_ADJUSTER_URL;

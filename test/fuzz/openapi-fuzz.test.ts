@@ -2,9 +2,12 @@
  * Fuzzes both OpenAPI documents against a real server: for every operation, valid, boundary and hostile requests
  * generated from its own schemas, sent with real credentials so they get past authentication. Any 5xx fails, and so
  * does any error whose body is not `{ error: string, code: string }` with a code the document lists for that
- * operation (on /api/v1 also at the status it lists). The seed is fixed; set FUZZ_SEED to explore, and a failure
+ * operation (on /api/v1 also at the status it lists), and so does any success whose JSON body does not match the
+ * response schema the document gives for that status. The seed is fixed; set FUZZ_SEED to explore, and a failure
  * prints the seed that reproduces it.
  */
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, initTestApp, type TestApp } from '../support/app.ts';
 import { Generator, HOSTILE_STRINGS, rng, type Schema } from './generate.ts';
@@ -104,8 +107,29 @@ function documentedCodes(op: Schema): Map<string, number | null> {
   return out;
 }
 
+/**
+ * Validators of each operation's documented success bodies, compiled from the document itself: its `$ref`s point into
+ * its components, which are registered once under an id of their own.
+ */
+function responseValidators(doc: Schema): (op: Schema, status: number) => ValidateFunction | undefined {
+  const ajv = new Ajv2020({ strict: false });
+  addFormats.default(ajv);
+  const rebase = (schema: unknown) => JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', '"doc.json#/components/')) as Schema;
+  ajv.addSchema({ $id: 'doc.json', components: rebase(doc.components ?? {}) });
+  const cache = new Map<string, ValidateFunction | undefined>();
+  return (op, status) => {
+    const key = `${op.operationId} ${status}`;
+    if (!cache.has(key)) {
+      const schema = op.responses?.[String(status)]?.content?.['application/json']?.schema;
+      cache.set(key, schema ? ajv.compile(rebase(schema)) : undefined);
+    }
+    return cache.get(key);
+  };
+}
+
 async function fuzzSurface(docPath: string, base: string, auth: () => string) {
   const doc = (await (await fetch(`${t.origin}${docPath}`)).json()) as Schema;
+  const validatorFor = responseValidators(doc);
   const r = rng(SEED);
   const gen = new Generator(doc.components?.schemas ?? {}, r, ids);
   const operations: Operation[] = Object.entries<Schema>(doc.paths).flatMap(([path, item]) =>
@@ -131,7 +155,7 @@ async function fuzzSurface(docPath: string, base: string, auth: () => string) {
       const text = await res.text();
       if (process.env.FUZZ_SLOW && performance.now() - started > 500) console.log(Math.round(performance.now() - started), req.method, req.url, res.status, text.slice(0, 100));
       statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
-      const problem = check(res.status, text, o.op);
+      const problem = check(res.status, text, o.op, validatorFor);
       if (problem) problems.push(`${problem}\n  ${req.method} ${base}${req.url} (${req.mode})${req.body ? `\n  body: ${req.body.slice(0, 300)}` : ''}\n  answer: ${res.status} ${text.slice(0, 300)}`);
     }
   };
@@ -139,9 +163,20 @@ async function fuzzSurface(docPath: string, base: string, auth: () => string) {
   return { problems, statuses, sent: planned.length };
 }
 
-function check(status: number, text: string, op: Schema): string | undefined {
+function check(status: number, text: string, op: Schema, validatorFor: ReturnType<typeof responseValidators>): string | undefined {
   if (status >= 500) return `a ${status}`;
-  if (status < 400) return undefined;
+  if (status < 400) {
+    if (!op.responses?.[String(status)]) return `status ${status} is not documented for ${op.operationId}`;
+    const validate = validatorFor(op, status);
+    if (!validate) return undefined;
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      return 'a success body that is not JSON';
+    }
+    return validate(body) ? undefined : `a ${status} body outside its schema: ${JSON.stringify(validate.errors?.slice(0, 3))}`;
+  }
   let body: any;
   try {
     body = JSON.parse(text);
@@ -160,7 +195,7 @@ describe(`fuzzing both OpenAPI documents (seed ${SEED})`, () => {
   it.each([
     ['/api/v1/docs/json', '/api/v1', () => publicKey],
     ['/api/docs/json', '/api', () => session],
-  ] as const)('%s: no 5xx, every error in the shape with a documented code', async (docPath, base, auth) => {
+  ] as const)('%s: no 5xx, every error in the shape with a documented code, every success as documented', async (docPath, base, auth) => {
     const { problems, statuses, sent } = await fuzzSurface(docPath, base, auth);
     expect(sent).toBeGreaterThan(200);
     // The requests must get past authentication, or the fuzzing proves little.

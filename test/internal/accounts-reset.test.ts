@@ -130,6 +130,28 @@ describe('password reset', () => {
     expect(links.size).toBe(5);
   });
 
+  it('counts the 5 over the last hour by the clock: the sixth waits until the first is an hour old', async () => {
+    const owner = await signUp(t);
+    const request = async () => {
+      await client(t).accounts.requestPasswordReset.mutate({ email: owner.email });
+      await mail.resetHandled(owner.email);
+    };
+    for (let i = 0; i < 5; i++) await request();
+    try {
+      t.clock.advance(59 * MINUTE_MS);
+      await request();
+      expect(await mail.queuedTo(owner.email)).toBe(5);
+      t.clock.advance(2 * MINUTE_MS);
+      await request();
+      expect(await mail.queuedTo(owner.email)).toBe(6);
+      expect(await t.sql('select count(*)::int as n from password_reset_tokens where user_id = ?', [owner.userId])).toEqual([{ n: 6 }]);
+      for (let i = 0; i < 6; i++) await mail.next(owner.email);
+    } finally {
+      // Later tests compare against rows stamped by PostgreSQL's own now().
+      t.clock.advance(-61 * MINUTE_MS);
+    }
+  });
+
   it('sends no link to a deactivated user', async () => {
     const owner = await signUp(t);
     await t.sql('update users set active = false where id = ?', [owner.userId]);

@@ -63,7 +63,7 @@ export const errors = {
   serviceUnavailable: (message = 'The service is briefly unavailable; retry shortly', retryAfterSeconds = RETRY_AFTER_UNAVAILABLE_S, cause?: unknown) =>
     Object.assign(new AppError(503, 'service_unavailable', message, {}, cause), { headers: { 'retry-after': String(retryAfterSeconds) } }),
   // Errors of the HTTP edge, raised before a route runs: answered by the app's framework and client-error handlers.
-  malformedUrl: () => new AppError(400, 'malformed_url', 'The request path is not a valid URL (malformed percent-encoding?)'),
+  malformedUrl: (message = 'The request path is not a valid URL (malformed percent-encoding?)') => new AppError(400, 'malformed_url', message),
   badHttpRequest: () => new AppError(400, 'bad_request', 'The request is not valid HTTP'),
   requestTimeout: () => new AppError(408, 'request_timeout', 'The request was not received in time; the connection is closed'),
   headersTooLarge: () =>
@@ -100,6 +100,11 @@ const FRAMEWORK_ERRORS: Record<string, { status: number; code: string; message?:
   },
   JSON_TOO_DEEP: { status: 400, code: 'malformed_json', message: 'The request body is nested more than 64 levels deep' },
   INVALID_UTF8: { status: 400, code: 'malformed_json', message: 'The request body is not valid UTF-8; JSON must be sent as UTF-8' },
+  UNSUPPORTED_CHARSET: {
+    status: 415,
+    code: 'unsupported_media_type',
+    message: 'JSON must be sent as UTF-8: drop the charset parameter or use charset=utf-8',
+  },
   UNSUPPORTED_CONTENT_ENCODING: {
     status: 415,
     code: 'unsupported_content_encoding',

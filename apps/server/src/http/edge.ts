@@ -77,6 +77,21 @@ export function edgeOptions(config: Config): FastifyHttpOptions<Server> {
   };
 }
 
+/**
+ * True when the query string's percent-escapes do not decode to UTF-8 (`?q=%FF`). Parsers replace such bytes with
+ * U+FFFD and the search or filter would then run on text the client never sent; like a body, it is refused instead.
+ */
+function malformedQuery(url: string): boolean {
+  const at = url.indexOf('?');
+  if (at < 0 || !url.includes('%', at)) return false;
+  try {
+    decodeURIComponent(url.slice(at + 1).replace(/\+/g, ' '));
+    return false;
+  } catch {
+    return true;
+  }
+}
+
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 
 /** Root handlers: shutdown refusals, and errors and unknown paths outside the /api surfaces (which have their own). */
@@ -88,10 +103,14 @@ export function edgeHandlers(app: FastifyInstance, config: Config) {
     closing = true;
   });
   // Requests still arriving on open connections while in-flight work drains: refused so the client retries elsewhere.
-  app.addHook('onRequest', async (_req, reply) => {
-    if (!closing) return;
-    const pub = toPublicError(errors.serviceUnavailable('The server is shutting down; retry shortly', RETRY_AFTER_SHUTDOWN_S));
-    return sendError(reply, pub, { connection: 'close' });
+  app.addHook('onRequest', async (req, reply) => {
+    if (closing) {
+      const pub = toPublicError(errors.serviceUnavailable('The server is shutting down; retry shortly', RETRY_AFTER_SHUTDOWN_S));
+      return sendError(reply, pub, { connection: 'close' });
+    }
+    if (malformedQuery(req.url)) {
+      return sendError(reply, toPublicError(errors.malformedUrl('The query string is not valid percent-encoded UTF-8')));
+    }
   });
 
   app.setErrorHandler((err, req, reply) => {

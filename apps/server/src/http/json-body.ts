@@ -34,12 +34,22 @@ function unsupportedEncoding(req: FastifyRequest): boolean {
 }
 
 /**
+ * JSON is UTF-8 (RFC 8259 section 8.1). A declared charset other than UTF-8 would be read as something it is not, so it
+ * is refused rather than guessed at; no charset, or utf-8 in any spelling, is what clients send.
+ */
+function foreignCharset(req: FastifyRequest): boolean {
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(req.headers['content-type'] ?? '')?.[1]?.toLowerCase();
+  return charset !== undefined && charset !== 'utf-8' && charset !== 'utf8';
+}
+
+/**
  * Installs the parser for `application/json` in `app`'s scope. `empty` gives the value of an empty body for the
  * requests that may send none (a missing body is then a value, not an error); any other empty body is refused.
  */
 export function addJsonBodyParser(app: FastifyInstance, opts: { empty?: (req: FastifyRequest) => { value: unknown } | undefined } = {}) {
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, body, done) => {
     if (unsupportedEncoding(req)) return done(bodyError('UNSUPPORTED_CONTENT_ENCODING', 415));
+    if (foreignCharset(req)) return done(bodyError('UNSUPPORTED_CHARSET', 415));
     const bytes = body as Buffer;
     if (bytes.length === 0) {
       const empty = opts.empty?.(req);

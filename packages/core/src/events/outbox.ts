@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '@leadwire/db';
+import type { EventName } from './names.ts';
 
 /** Who made a change (spec "Payload shape"): lets receivers ignore changes their own integration made. */
 export const EVENT_SOURCES = ['app', 'api', 'zapier', 'import', 'sync', 'automation', 'ai', 'inbound', 'system', 'partner'] as const;
@@ -7,7 +8,8 @@ export type EventSource = (typeof EVENT_SOURCES)[number];
 
 export interface PendingEvent {
   orgId: string;
-  event: string;
+  /** A name of the catalogue (names.ts), so a misspelt event fails typecheck. */
+  event: EventName;
   source: EventSource | null;
   data: Record<string, unknown>;
   /** When the change happened, from `deps.clock` (the same instant the change's own rows were stamped with). */
@@ -15,7 +17,7 @@ export interface PendingEvent {
 }
 
 export interface EventPayload {
-  event: string;
+  event: EventName;
   /** ISO 8601 UTC with milliseconds. */
   timestamp: string;
   source?: EventSource;

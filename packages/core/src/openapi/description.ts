@@ -76,7 +76,8 @@ the same body) or a different \`X-Source\` gives **409 \`idempotency_key_reused\
 
 - \`error\` carries the human message and \`code\` the identifier.
 - Invalid bodies, queries, paths and headers are **400 \`validation_failed\`**; a body that is not JSON is
-  400 \`malformed_json\`, over 1 MB 413 \`payload_too_large\`, not JSON-typed 415 \`unsupported_media_type\`.
+  400 \`malformed_json\`, over 1 MB 413 \`payload_too_large\`, not JSON-typed (or declared in a charset other
+  than UTF-8) 415 \`unsupported_media_type\`; a query string whose escapes are not UTF-8 is 400 \`malformed_url\`.
 - An unknown \`companyDomain\` is 422 \`company_not_found\`; a full plan contact cap is 403 \`contact_limit_reached\`.
 - \`x-ratelimit-reset\` is in whole seconds until the window resets.
 - Adding a note answers **201** with the note; a company upsert answers \`{ id, created, domain }\`.

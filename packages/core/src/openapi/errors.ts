@@ -137,7 +137,7 @@ const CATALOGUE: Record<string, ErrorKind> = {
   // Refused at the HTTP edge, before the operation runs: by the server as a whole, never after authentication.
   malformed_url: {
     afterAuth: false,
-    when: 'the path is not valid percent-encoding (e.g. `%zz` in a path parameter)',
+    when: 'the path or query string is not valid percent-encoded UTF-8 (e.g. `%zz` in a path parameter, `?q=%FF`)',
     schema: 'Error',
     sample: () => errors.malformedUrl(),
   },

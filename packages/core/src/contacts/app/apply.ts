@@ -1,4 +1,5 @@
 import type { PendingEvent } from '../../events/outbox.ts';
+import type { EventName } from '../../events/names.ts';
 import { blankContact, mergeCustom, pick, scoreOf, unionTags } from '../shared/apply.ts';
 import type { AppContactRow } from './row.ts';
 import type { ContactCreateInput, ContactUpdateInput } from './schemas.ts';
@@ -84,7 +85,7 @@ export function changeEvents(
 ): PendingEvent[] {
   if (!hasChanged(before, after)) return [];
   const contact = toEventContact(after);
-  const ev = (event: string, data: Record<string, unknown> = {}): PendingEvent => ({
+  const ev = (event: EventName, data: Record<string, unknown> = {}): PendingEvent => ({
     orgId: after.organization_id,
     event,
     source: 'app',

@@ -1,0 +1,74 @@
+import { z } from 'zod';
+import { defineEvent, EventContactRef, EX, EXAMPLE_CONTACT_REF } from '../payload.ts';
+
+/*
+ * Form intake and tracking: the contract of events whose emitters arrive with the form and tracking features. The
+ * catalogue test checks every event the code emits against these schemas, so an emitter has to fit them.
+ */
+
+const contactOrNull = EventContactRef.nullable().meta({ description: 'The known contact, or null for an anonymous visitor.' });
+const email = z.object({ id: z.uuid(), subject: z.string().nullable() }).meta({ description: 'The email that was tracked.' });
+const EXAMPLE_EMAIL = { id: EX.message, subject: 'Your proposal from Leadwire' };
+
+export const captureEvents = [
+  defineEvent({
+    name: 'form.submitted',
+    label: 'Form submitted',
+    description:
+      'A form was submitted: a hosted form, an embedded one, or a form captured by the lead-capture script. `fields` are the submitted values as sent; `contact` is the contact the submission was matched to or created as.',
+    data: z.object({
+      form: z.object({ id: z.uuid(), name: z.string() }),
+      submission: z.object({
+        id: z.uuid(),
+        fields: z.record(z.string(), z.unknown()),
+        pageUrl: z.string().nullable().meta({ description: 'The page the form was on, when known.' }),
+      }),
+      contact: contactOrNull,
+    }),
+    source: 'inbound',
+    exampleData: {
+      form: { id: EX.form, name: 'Contact us' },
+      submission: {
+        id: EX.submission,
+        fields: { email: 'ada@example.com', firstName: 'Ada', message: 'Please call me back.' },
+        pageUrl: 'https://www.example.com/contact',
+      },
+      contact: EXAMPLE_CONTACT_REF,
+    },
+  }),
+  defineEvent({
+    name: 'tracking.email_opened',
+    label: 'Email opened',
+    description: 'A contact opened a tracked email (each open; mail clients that prefetch images open it too).',
+    data: z.object({ email, contact: EventContactRef }),
+    source: 'inbound',
+    exampleData: { email: EXAMPLE_EMAIL, contact: EXAMPLE_CONTACT_REF },
+  }),
+  defineEvent({
+    name: 'tracking.link_clicked',
+    label: 'Link clicked',
+    description: 'A contact clicked a tracked link in an email.',
+    data: z.object({ email, url: z.string().meta({ description: 'The link clicked.' }), contact: EventContactRef }),
+    source: 'inbound',
+    exampleData: { email: EXAMPLE_EMAIL, url: 'https://www.example.com/pricing', contact: EXAMPLE_CONTACT_REF },
+  }),
+  defineEvent({
+    name: 'tracking.page_visited',
+    label: 'Page visited',
+    description: 'The tracking snippet recorded a page view; `contact` is set when the visitor is a known contact.',
+    data: z.object({
+      visit: z.object({
+        url: z.string(),
+        title: z.string().nullable(),
+        referrer: z.string().nullable(),
+        visitorId: z.string().meta({ description: "The snippet's anonymous visitor id." }),
+      }),
+      contact: contactOrNull,
+    }),
+    source: 'inbound',
+    exampleData: {
+      visit: { url: 'https://www.example.com/pricing', title: 'Pricing', referrer: 'https://www.google.com/', visitorId: 'v_8f3a2c91d4' },
+      contact: EXAMPLE_CONTACT_REF,
+    },
+  }),
+] as const;
