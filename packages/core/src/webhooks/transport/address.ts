@@ -46,12 +46,25 @@ const lists = RANGES.map(([net, prefix, family, reason]) => {
   return { list, family, reason, label: `${net}/${prefix}` };
 });
 
-/** The IPv4 address inside an IPv4-mapped (::ffff:a.b.c.d), IPv4-compatible (::a.b.c.d) or NAT64 (64:ff9b::/96) one. */
-function embeddedIpv4(ip: string): string | null {
-  const lower = ip.toLowerCase();
-  const dotted = /^(?:::ffff:|::|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-  if (dotted?.[1]) return dotted[1];
-  const hex = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
+/** Only global unicast (2000::/3) is ever public in IPv6; everything outside it is reserved or local by definition. */
+const globalUnicast = new BlockList();
+globalUnicast.addSubnet('2000::', 3, 'ipv6');
+
+/**
+ * The canonical (WHATWG, RFC 5952) form of an IPv6 address: lower case, zeros compressed, an embedded dotted IPv4
+ * written as hex. Without it `0:0:0:0:0:ffff:10.0.0.1` and `::ffff:a00:1` would take different paths below.
+ */
+function canonicalIpv6(ip: string): string {
+  try {
+    return new URL(`http://[${ip}]/`).hostname.slice(1, -1);
+  } catch {
+    return ip.toLowerCase();
+  }
+}
+
+/** The IPv4 address inside an IPv4-mapped (::ffff:0:0/96) or NAT64 (64:ff9b::/96) one, given in canonical form. */
+function embeddedIpv4(canonical: string): string | null {
+  const hex = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(canonical);
   if (!hex?.[1] || !hex[2]) return null;
   const hi = parseInt(hex[1], 16);
   const lo = parseInt(hex[2], 16);
@@ -63,9 +76,12 @@ ipv6Loopback.addAddress('::1', 'ipv6');
 
 /** True for 127.0.0.0/8 and ::1 (and ::ffff:127.x): the only private addresses WEBHOOKS_UNSAFE_ALLOW_LOOPBACK opens. */
 export function isLoopback(ip: string): boolean {
-  const v4 = isIP(ip) === 4 ? ip : embeddedIpv4(ip);
+  const family = isIP(ip);
+  if (family === 4) return ip.startsWith('127.');
+  if (family !== 6 || ip.includes('%')) return false;
+  const v4 = embeddedIpv4(canonicalIpv6(ip));
   if (v4) return v4.startsWith('127.');
-  return isIP(ip) === 6 && ipv6Loopback.check(ip, 'ipv6');
+  return ipv6Loopback.check(ip, 'ipv6');
 }
 
 /**
@@ -76,17 +92,27 @@ export function unsafeAddressReason(ip: string): string | null {
   const family = isIP(ip);
   if (family === 0) return 'not an IP address';
   if (family === 6) {
-    const v4 = embeddedIpv4(ip);
-    if (v4) return unsafeAddressReason(v4);
+    // A zone id (fe80::1%eth0) picks a local interface: nothing a public receiver needs.
+    if (ip.includes('%')) return `${ip} is a scoped (zone id) address`;
+    const v4 = embeddedIpv4(canonicalIpv6(ip));
+    if (v4) {
+      const inner = unsafeAddressReason(v4);
+      return inner === null ? null : `${ip} reaches ${inner}`;
+    }
   }
   const fam = family === 4 ? 'ipv4' : 'ipv6';
   for (const r of lists) {
     if (r.family === fam && r.list.check(ip, fam)) return `${ip} is in ${r.label} (${r.reason})`;
   }
+  if (fam === 'ipv6' && !globalUnicast.check(ip, 'ipv6')) return `${ip} is outside 2000::/3 (reserved, not global unicast)`;
   return null;
 }
 
-export type AddressCheck = { ok: true; address: string } | { ok: false; reason: string };
+/**
+ * `kind` tells a refusal's cause: `unsafe` (a private or internal address: the endpoint is disabled at once),
+ * `unresolved` (no answer from DNS right now: a delivery attempt fails and is retried) or `invalid` (no usable host).
+ */
+export type AddressCheck = { ok: true; address: string } | { ok: false; reason: string; kind: 'unsafe' | 'unresolved' | 'invalid' };
 
 /**
  * Decides where a delivery may connect: resolves the URL's host once and refuses when ANY answer is unsafe (a host
@@ -98,8 +124,9 @@ export async function checkUrlAddress(url: string, opts: { resolver: Resolver; a
   try {
     host = new URL(url).hostname;
   } catch {
-    return { ok: false, reason: 'the URL cannot be parsed' };
+    return { ok: false, reason: 'the URL cannot be parsed', kind: 'invalid' };
   }
+  if (host === '') return { ok: false, reason: 'the URL has no host', kind: 'invalid' };
   const literal = host.startsWith('[') ? host.slice(1, -1) : host;
   let addresses: string[];
   if (isIP(literal)) addresses = [literal];
@@ -107,14 +134,15 @@ export async function checkUrlAddress(url: string, opts: { resolver: Resolver; a
     try {
       addresses = await opts.resolver(literal);
     } catch (err) {
-      return { ok: false, reason: `${literal} could not be resolved (${(err as { code?: string }).code ?? 'lookup failed'})` };
+      return { ok: false, reason: `${literal} could not be resolved (${(err as { code?: string }).code ?? 'lookup failed'})`, kind: 'unresolved' };
     }
-    if (addresses.length === 0) return { ok: false, reason: `${literal} has no addresses` };
+    if (addresses.length === 0) return { ok: false, reason: `${literal} has no addresses`, kind: 'unresolved' };
   }
   for (const address of addresses) {
     const reason = unsafeAddressReason(address);
     if (reason && !(opts.allowLoopback && isLoopback(address))) {
-      return { ok: false, reason: literal === address ? `${reason}; private and internal addresses are refused` : `${literal} resolves to ${reason}; private and internal addresses are refused` };
+      const why = literal === address ? reason : `${literal} resolves to ${isIP(address) ? reason : `${JSON.stringify(address)}, ${reason}`}`;
+      return { ok: false, reason: `${why}; private and internal addresses are refused`, kind: 'unsafe' };
     }
   }
   return { ok: true, address: addresses[0] as string };
