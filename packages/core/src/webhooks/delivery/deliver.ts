@@ -30,7 +30,7 @@ interface TakenRow extends TakenAttempt {
   enabled: boolean;
   secret: string;
   previous_secret: string | null;
-  previous_secret_expires_at: Date | null;
+  previous_secret_expires_at: Date | string | null;
 }
 
 /** Recording an outcome is retried while PostgreSQL is away (a restart), within the attempt's lease. */
@@ -73,7 +73,7 @@ async function attempt(deps: Deps, a: TakenRow): Promise<void> {
   if (!a.enabled && !a.manual) return persistently(() => recordSkipped(deps.db, a, deps.clock.now()));
   const attemptId = randomUUID();
   const startedAt = deps.clock.now();
-  const inGrace = a.previous_secret_expires_at !== null && a.previous_secret_expires_at.getTime() > startedAt.getTime();
+  const inGrace = a.previous_secret_expires_at !== null && new Date(a.previous_secret_expires_at).getTime() > startedAt.getTime();
   const headers = signDelivery({
     body: a.body,
     secret: a.secret,

@@ -18,6 +18,9 @@ export class DeliveryPump {
   private timer: NodeJS.Timeout | null = null;
   private round: Promise<void> | null = null;
   private running = false;
+  private rounds = 0;
+  private inRound = false;
+  private waiters: { after: number; wake: () => void }[] = [];
 
   constructor(deps: Deps) {
     this.deps = deps;
@@ -40,6 +43,7 @@ export class DeliveryPump {
 
   /** One round; a full batch goes again at once, otherwise the next round waits for the interval. */
   async tick(): Promise<void> {
+    this.inRound = true;
     let busy = false;
     try {
       const now = this.deps.clock.now();
@@ -49,7 +53,15 @@ export class DeliveryPump {
       // PostgreSQL away or restarting: nothing was committed; the next round tries again.
       this.deps.log.warn({ err }, 'webhook pump round failed');
     }
+    this.inRound = false;
+    this.rounds++;
+    this.waiters = this.waiters.filter((w) => (w.after <= this.rounds ? (w.wake(), false) : true));
     this.schedule(busy ? 0 : this.deps.config.WEBHOOK_PUMP_INTERVAL_MS);
+  }
+
+  /** Resolves when a whole round that started after this call has finished (tests wait on rounds, not on time). */
+  nextRound(): Promise<void> {
+    return new Promise((wake) => this.waiters.push({ after: this.rounds + (this.inRound ? 2 : 1), wake }));
   }
 
   /** Stops the loop (after the round under way). Attempts in flight go on; `release` waits for them. */

@@ -13,7 +13,8 @@ export interface TakenAttempt {
   event: string;
   attempts: number;
   manual: boolean;
-  first_attempt_at: Date;
+  /** A timestamp as the pool returns it (text); read through `new Date()`. */
+  first_attempt_at: Date | string;
   lease_token: string;
   kind: 'endpoint' | 'rest_hook';
   url: string;
@@ -64,7 +65,7 @@ export async function recordSkipped(db: Db, a: TakenAttempt, now: Date): Promise
 export async function recordAttempt(db: Db, deps: RecordDeps, a: TakenAttempt, attemptId: string, startedAt: Date, result: SendResult, now: Date): Promise<void> {
   const attempt = a.attempts + 1;
   const gone = a.kind === 'rest_hook' && result.statusCode === 410;
-  const retryAt = result.outcome === 'failed' && !a.manual && !gone && attempt < MAX_ATTEMPTS ? nextAttemptAt(a.first_attempt_at, attempt) : null;
+  const retryAt = result.outcome === 'failed' && !a.manual && !gone && attempt < MAX_ATTEMPTS ? nextAttemptAt(new Date(a.first_attempt_at), attempt) : null;
   const state = result.outcome === 'succeeded' ? 'succeeded' : retryAt ? 'pending' : 'failed';
   await db.transaction(async (tx) => {
     const [own] = await tx.execute<{ id: string }[]>(FINISH, [state, 1, retryAt, null, now, a.id, a.lease_token]);
