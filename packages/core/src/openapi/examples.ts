@@ -99,6 +99,10 @@ export const INTERNAL_REQUEST_EXAMPLES: Record<string, Record<string, unknown>> 
   'tasks.create': { title: 'Call Ada about the demo', dueAt: '2026-12-01T09:00:00Z', contactId: CONTACT },
   'tasks.update': { id: RECORD, dueAt: '2026-12-02T09:00:00Z' },
   'tasks.complete': { id: RECORD },
+  'webhooks.test': { id: RECORD },
+  'webhooks.deliveries': { id: RECORD, outcome: 'failed', event: 'contact.created', ...page },
+  'webhooks.redeliver': { id: RECORD, deliveryId: '9c8b7a6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d' },
+  'webhooks.recover': { id: RECORD, since: '2026-11-20T00:00:00Z' },
 };
 
 /** The operations that take input: a path or query parameter, or a body. */
