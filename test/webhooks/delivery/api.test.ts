@@ -23,7 +23,7 @@ const LIMIT_REASON = 'workspace over 1,000 deliveries per hour';
 describe('the 1,000 deliveries per hour per workspace', () => {
   it('skips deliveries beyond the limit with a log line, counts manual ones too, and opens again with the next UTC hour', async () => {
     const org = await t.newOrg();
-    rx.respond((_req, res) => res.writeHead(200).end());
+    rx.respond((_req, res) => void res.writeHead(200).end());
     const endpoint = await insertEndpoint(t, org.orgId, `${rx.origin}/limited`);
     const hourStart = hourWindow(t.clock.now());
     t.clock.freeze(new Date(hourStart.getTime() + 59 * 60_000 + 58_000));
@@ -74,7 +74,7 @@ describe('/api/webhooks/{id}: log, redeliver, recover', () => {
   it('lists every attempt newest first, filtered by outcome and event, in pages', async () => {
     const org = await t.newOrg();
     let n = 0;
-    rx.respond((req, res) => res.writeHead(req.url === '/log' && ++n === 1 ? 500 : 200).end(`answer ${n}`));
+    rx.respond((req, res) => void res.writeHead(req.url === '/log' && ++n === 1 ? 500 : 200).end(`answer ${n}`));
     const endpoint = await insertEndpoint(t, org.orgId, `${rx.origin}/log`);
     await upsertContact(t, org.publicKey);
     await waitForLog(t, endpoint.id, 1);
@@ -110,7 +110,7 @@ describe('/api/webhooks/{id}: log, redeliver, recover', () => {
 
   it('recovers every failed or skipped delivery since a time as manual replays, once', async () => {
     const org = await t.newOrg();
-    rx.respond((_req, res) => res.writeHead(200).end());
+    rx.respond((_req, res) => void res.writeHead(200).end());
     const endpoint = await insertEndpoint(t, org.orgId, `${rx.origin}/recover`, { enabled: false });
     const since = new Date(t.clock.now().getTime() - 1000).toISOString();
     await upsertContact(t, org.publicKey);

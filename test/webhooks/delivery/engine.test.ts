@@ -98,7 +98,7 @@ describe('two worker processes on one database', () => {
 
   it('deliver each event exactly once', async () => {
     const org = await t.newOrg();
-    rx.respond((_req, res) => res.writeHead(200).end());
+    rx.respond((_req, res) => void res.writeHead(200).end());
     const endpoint = await insertEndpoint(t, org.orgId, `${rx.origin}/pair`);
     for (let i = 0; i < 30; i++) await upsertContact(t, org.publicKey);
     await waitForLog(t, endpoint.id, 30);
@@ -110,7 +110,7 @@ describe('two worker processes on one database', () => {
 
   it('hands the attempts of a dead worker out again at once, and never those of a live one', async () => {
     const org = await t.newOrg();
-    rx.respond((_req, res) => res.writeHead(200).end());
+    rx.respond((_req, res) => void res.writeHead(200).end());
     const endpoint = await insertEndpoint(t, org.orgId, `${rx.origin}/orphans`);
     const live = pumpOf(second.runtime.deps).lock.key;
     const lease = new Date(t.clock.now().getTime() + 3_600_000);

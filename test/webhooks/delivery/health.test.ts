@@ -40,7 +40,7 @@ async function orgWithAdmin() {
 describe('endpoint health', () => {
   it('disables an endpoint at its 10th failure in a row, mails the owner and admins the reason, and delivers nothing more', async () => {
     const org = await orgWithAdmin();
-    rx.respond((req, res) => res.writeHead(req.url === '/down' ? 500 : 200).end('broken'));
+    rx.respond((req, res) => void res.writeHead(req.url === '/down' ? 500 : 200).end('broken'));
     const endpoint = await insertEndpoint(t, org.orgId, `${rx.origin}/down`, { failureCount: 8 });
     await upsertContact(t, org.publicKey);
     await waitForLog(t, endpoint.id, 1);
@@ -77,7 +77,7 @@ describe('endpoint health', () => {
 
   it('disables an endpoint at once when its host turns private at an attempt (blocked), and mails the reason', async () => {
     const org = await orgWithAdmin();
-    rx.respond((_req, res) => res.writeHead(200).end('ok'));
+    rx.respond((_req, res) => void res.writeHead(200).end('ok'));
     const endpoint = await insertEndpoint(t, org.orgId, `https://receiver.test:${rx.port}/turning`);
     await upsertContact(t, org.publicKey);
     expect((await waitForLog(t, endpoint.id, 1))[0]).toMatchObject({ outcome: 'succeeded', status_code: 200 });
@@ -102,7 +102,7 @@ describe('endpoint health', () => {
 
   it('unsubscribes a REST hook whose receiver answers 410 Gone', async () => {
     const org = await t.newOrg();
-    rx.respond((req, res) => res.writeHead(req.url === '/gone' ? 410 : 200).end());
+    rx.respond((req, res) => void res.writeHead(req.url === '/gone' ? 410 : 200).end());
     const hook = await insertEndpoint(t, org.orgId, `${rx.origin}/gone`, { kind: 'rest_hook', events: ['contact.created'] });
     const plain = await insertEndpoint(t, org.orgId, `${rx.origin}/gone`, { events: ['contact.created'] });
     await upsertContact(t, org.publicKey);
@@ -120,7 +120,7 @@ describe('endpoint health', () => {
 
   it('sends manual replays and test pings (even to a disabled endpoint) without counting them toward disabling', async () => {
     const org = await orgWithAdmin();
-    rx.respond((req, res) => res.writeHead(req.url === '/flaky' ? 500 : 200).end('nope'));
+    rx.respond((req, res) => void res.writeHead(req.url === '/flaky' ? 500 : 200).end('nope'));
     const endpoint = await insertEndpoint(t, org.orgId, `${rx.origin}/flaky`, { failureCount: 9 });
     await t.sql('update webhook_endpoints set enabled = false, failure_count = 9 where id = ?', [endpoint.id]);
 
