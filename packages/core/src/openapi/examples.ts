@@ -116,6 +116,10 @@ export const INTERNAL_REQUEST_EXAMPLES: Record<string, Record<string, unknown>> 
   'automation.run.create_task': { title: 'Call Ada about the demo' },
   'automation.run.send_sms': { to: '+14155550123', body: 'Hi Ada, thanks for signing up!' },
   'automation.run.add_tag': { contactId: CONTACT, tags: ['webinar-2026'] },
+  'webhooks.test': { id: RECORD },
+  'webhooks.deliveries': { id: RECORD, outcome: 'failed', event: 'contact.created', ...page },
+  'webhooks.redeliver': { id: RECORD, deliveryId: '9c8b7a6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d' },
+  'webhooks.recover': { id: RECORD, since: '2026-11-20T00:00:00Z' },
 };
 
 /** The operations that take input: a path or query parameter, or a body. */
