@@ -118,7 +118,7 @@ describe('OPTIONS', () => {
   });
 
   it('lets the hosted application (and only it) call the application surface with every method it uses', async () => {
-    const app = new URL(t.runtime.deps.config.APP_URL!).origin;
+    const app = new URL(t.runtime.deps.config.APP_URL).origin;
     for (const method of ['GET', 'POST', 'PATCH', 'DELETE']) {
       const res = await fetch(`${t.origin}/api/webhooks/00000000-0000-4000-8000-000000000000`, {
         method: 'OPTIONS',
