@@ -107,6 +107,23 @@ export const INTERNAL_REQUEST_EXAMPLES: Record<string, Record<string, unknown>> 
   'webhooks.enable': { id: RECORD },
   'webhooks.disable': { id: RECORD },
   'webhooks.rotateSecret': { id: RECORD },
+  'forms.list': page,
+  'forms.get': { id: RECORD },
+  'forms.create': {
+    name: 'Contact us',
+    fields: [
+      { id: 'email', label: 'Email', type: 'email', required: true },
+      { id: 'firstName', label: 'First name', type: 'text', required: false },
+      { id: 'topic', label: 'Topic', type: 'select', required: true, options: ['Demo', 'Pricing', 'Support'] },
+      { id: 'message', label: 'Message', type: 'textarea', required: false },
+    ],
+    published: true,
+    pipelineId: PIPELINE,
+    captcha: { provider: 'turnstile', siteKey: '0x4AAAAAAAB3cD5eF7gH9iJ', secret: '0x4AAAAAAAB3cD5eF7gH9iJ_secret' },
+    thankYou: { message: 'Thanks, we will reply within one working day.' },
+  },
+  'forms.update': { id: RECORD, published: false, thankYou: { redirectUrl: 'https://www.example.com/thanks' } },
+  'forms.delete': { id: RECORD },
 };
 
 /** The operations that take input: a path or query parameter, or a body. */

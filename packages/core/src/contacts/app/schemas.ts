@@ -183,7 +183,7 @@ export const ContactMergeInput = z
   });
 export type ContactMergeInput = z.infer<typeof ContactMergeInput>;
 
-export const MERGE_MOVED = ['notes', 'conversations', 'messages', 'deals', 'tasks', 'bookings', 'workflowRuns', 'pipelineItems', 'files', 'aiActions'] as const;
+export const MERGE_MOVED = ['notes', 'conversations', 'messages', 'deals', 'tasks', 'bookings', 'workflowRuns', 'pipelineItems', 'files', 'aiActions', 'formSubmissions'] as const;
 export const ContactMergeOutput = z.object({
   contact: AppContact,
   mergedIds: z.array(z.uuid()).meta({ description: 'The duplicates, now deleted for good.' }),
