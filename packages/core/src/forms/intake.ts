@@ -59,7 +59,7 @@ async function countAttempt(deps: IntakeDeps, form: FormRow, client: SubmitClien
       { window: { count: count(byAddress), resetAt }, limit: FORM_SUBMITS_PER_ADDRESS_PER_MINUTE },
       { window: { count: count(`form:${form.id}`), resetAt }, limit: FORM_SUBMITS_PER_FORM_PER_MINUTE },
     ],
-    client.setHeader,
+    (name, value) => client.setHeader(name, value),
     now,
   );
 }

@@ -151,6 +151,14 @@ export const TimelineItem = z.discriminatedUnion('kind', [
     body: z.string(),
     status: z.string(),
   }),
+  z.object({
+    kind: z.literal('form_submission'),
+    ...entry,
+    formId: z.uuid().nullable().meta({ description: 'null once the form is deleted; its name is kept.' }),
+    formName: z.string(),
+    answers: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).meta({ description: 'By field id.' }),
+    attribution: z.object({ utm: z.record(z.string(), z.string()), referrer: z.string().nullable(), landingPage: z.string().nullable() }),
+  }),
 ]);
 export type TimelineItem = z.infer<typeof TimelineItem>;
 
