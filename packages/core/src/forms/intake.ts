@@ -13,11 +13,11 @@ import { enforceRateLimits } from '../limits/rate-limit.ts';
 import { ADJUST_SCORE_QUEUE } from '../scoring/adjust-job.ts';
 import { type Answer, type Attribution, contactOf, parseSubmission } from './answers.ts';
 import { verifyCaptcha } from './captcha.ts';
-import { defaultLeadRouter, type LeadRouter } from './lead-router.ts';
+import { type LeadRouter, leadRouterFor } from './lead-router.ts';
 import type { FormRow } from './service.ts';
 import * as q from './sql.ts';
 
-export type IntakeDeps = Pick<Deps, 'db' | 'config' | 'clock' | 'jobs' | 'scoreAdjustment'> & { leadRouter?: LeadRouter };
+export type IntakeDeps = Pick<Deps, 'db' | 'config' | 'clock' | 'jobs' | 'scoreAdjustment' | 'log'> & { leadRouter?: LeadRouter };
 
 export interface PublishedForm extends FormRow {
   plan: Plan;
@@ -81,9 +81,9 @@ export async function submitToForm(deps: IntakeDeps, form: PublishedForm, body: 
   const parsed = parseSubmission(form.fields, body as Record<string, unknown> | URLSearchParams);
   if (parsed.honeypot) return thankYouOf(form);
 
-  const { person, fieldOf } = contactOf(form.fields, parsed.answers);
+  const { person: said, fieldOf } = contactOf(form.fields, parsed.answers);
   const issues = [...parsed.issues];
-  const contactInput = ContactUpsertInput.safeParse({ ...person, source: 'form' });
+  const contactInput = ContactUpsertInput.safeParse({ ...said, source: 'form' });
   if (!contactInput.success) {
     for (const i of contactInput.error.issues) {
       const key = String(i.path[0]) as keyof typeof fieldOf;
@@ -101,13 +101,25 @@ export async function submitToForm(deps: IntakeDeps, form: PublishedForm, body: 
       remoteIp: client.ip,
     });
   }
-  await keep(deps, form, parsed.answers, parsed.attribution, contactInput.data?.email ? contactInput.data : null);
+  const person = contactInput.data?.email ? contactInput.data : null;
+  // The form's own pipeline wins; without one the router picks (before the transaction: a model may be slow).
+  const router = deps.leadRouter ?? leadRouterFor(deps.config, deps.log);
+  const pipelineId = person
+    ? (form.pipeline_id ?? (await router(deps.db, { orgId: form.organization_id, formName: form.name, fields: form.fields, answers: parsed.answers })))
+    : null;
+  await keep(deps, form, parsed.answers, parsed.attribution, person, pipelineId);
   return thankYouOf(form);
 }
 
-async function keep(deps: IntakeDeps, form: PublishedForm, answers: Record<string, Answer>, attribution: Attribution, person: ContactUpsertInput | null) {
+async function keep(
+  deps: IntakeDeps,
+  form: PublishedForm,
+  answers: Record<string, Answer>,
+  attribution: Attribution,
+  person: ContactUpsertInput | null,
+  pipelineId: string | null,
+) {
   const now = deps.clock.now();
-  const router = deps.leadRouter ?? defaultLeadRouter;
   await transact(deps.db, async (tx) => {
     let contact: ContactRow | null = null;
     let pipelineItemId: string | null = null;
@@ -119,10 +131,11 @@ async function keep(deps: IntakeDeps, form: PublishedForm, answers: Record<strin
       });
       if (!outcome?.ok) throw outcome?.error ?? errors.saveFailed(new Error('no upsert outcome'));
       contact = outcome.contact;
-      const target = await router(tx, { orgId: form.organization_id, formPipelineId: form.pipeline_id, answers, attribution });
-      if (target?.stageId) {
+      // A pipeline deleted meanwhile falls back to the default; a pipeline without stages places nobody.
+      const [target] = await tx.execute<{ pipeline_id: string; stage_id: string | null }[]>(q.ROUTE_PIPELINE, [form.organization_id, pipelineId, pipelineId]);
+      if (target?.stage_id) {
         const [item] = await tx.execute<{ id: string }[]>(PLACE, [
-          randomUUID(), form.organization_id, target.pipelineId, target.stageId, contact.id, target.pipelineId, contact.id,
+          randomUUID(), form.organization_id, target.pipeline_id, target.stage_id, contact.id, target.pipeline_id, contact.id,
         ]);
         pipelineItemId = item?.id ?? null;
       }

@@ -43,12 +43,13 @@ export const PUBLISHED_FORM = `
 select ${F_COLS}, o.plan, o.contact_booster from forms f join organizations o on o.id = f.organization_id
 where f.id = ? and f.published`;
 
-/** The form's pipeline, else the organization's default: its id and first stage. */
+/** The chosen pipeline (the form's, or the router's pick), else the organization's default: its id and first stage. */
 export const ROUTE_PIPELINE = `
 select p.id as pipeline_id,
   (select s.id from pipeline_stages s where s.pipeline_id = p.id order by s.position, s.id limit 1) as stage_id
 from pipelines p
-where p.organization_id = ? and (case when ?::uuid is null then p.is_default else p.id = ? end)
+where p.organization_id = ? and (p.id = ?::uuid or p.is_default)
+order by (p.id = ?::uuid) desc nulls last
 limit 1`;
 
 export const INSERT_SUBMISSION = `
