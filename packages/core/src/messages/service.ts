@@ -75,7 +75,7 @@ export async function sendSms(
     const [message] = await tx.execute<q.MessageRow[]>(q.INSERT_MESSAGE, [
       randomUUID(), actor.orgId, conversation.id, contact.id, 'outbound', deps.from, to, input.body, 'queued', null, queuedAt,
     ]);
-    if (conversation.created) await emitEvents(tx, [conversationCreated(actor.orgId, 'app', conversation.id, contact, queuedAt)]);
+    if (conversation.created) await emitEvents(tx, [conversationCreated(actor.orgId, actor.eventSource ?? 'app', conversation.id, contact, queuedAt)]);
     return { message: message!, contact };
   });
 
@@ -93,7 +93,7 @@ export async function sendSms(
     const view = toMessageView(row!);
     if (status === 'sent') {
       const at = deps.clock.now();
-      await emitEvents(tx, [{ orgId: actor.orgId, event: 'message.sent', source: 'app', data: { message: view, contact: contactData(queued.contact) }, at }]);
+      await emitEvents(tx, [{ orgId: actor.orgId, event: 'message.sent', source: actor.eventSource ?? 'app', data: { message: view, contact: contactData(queued.contact) }, at }]);
     }
     return view;
   });
