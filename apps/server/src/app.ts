@@ -3,6 +3,7 @@ import type { Deps } from '@leadwire/core';
 import { pendingMigrations } from '@leadwire/db';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { edgeHandlers, edgeOptions } from './http/edge.ts';
+import { formsPlugin } from './http/forms.ts';
 import { internalRestPlugin, internalTrpcPlugin } from './http/internal.ts';
 import { pagesPlugin } from './http/pages.ts';
 import { uploadsPlugin } from './http/uploads.ts';
@@ -65,5 +66,6 @@ export async function buildApp(deps: Deps, opts: { logger?: boolean } = {}): Pro
   await app.register(internalRestPlugin, { prefix: '/api', deps });
   await app.register(uploadsPlugin, { prefix: '/api', deps });
   await app.register(pagesPlugin, { deps });
+  await app.register(formsPlugin, { deps });
   return app;
 }

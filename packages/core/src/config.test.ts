@@ -30,6 +30,11 @@ describe('loadConfig defaults', () => {
       HTTP_MAX_CONNECTIONS: 1_000,
       WEBHOOKS_UNSAFE_ALLOW_LOOPBACK: false,
       SCORE_ADJUSTER_MODEL: 'gpt-4o-mini',
+      LEAD_ROUTER: 'rules',
+      CAPTCHA_TURNSTILE_VERIFY_URL: 'https://challenges.cloudflare.com/turnstile/v0/siteverify',
+      CAPTCHA_HCAPTCHA_VERIFY_URL: 'https://api.hcaptcha.com/siteverify',
+      CAPTCHA_RECAPTCHA_VERIFY_URL: 'https://www.google.com/recaptcha/api/siteverify',
+      CAPTCHA_VERIFY_TIMEOUT_MS: 5_000,
       PASSWORD_HASH_COST: 17,
       CLAMAV_PORT: 3310,
       CLAMAV_TIMEOUT_MS: 30_000,
@@ -49,6 +54,18 @@ describe('loadConfig defaults', () => {
     expect(c.DATABASE_URL).toBeUndefined();
     expect(c.SCORE_ADJUSTER_API_KEY).toBeUndefined();
     expect(c.SCORE_ADJUSTER_URL).toBeUndefined();
+  });
+
+  it('needs the adjuster endpoint for the AI lead router', () => {
+    expect(() => loadConfig({ LEAD_ROUTER: 'ai' })).toThrow(/LEAD_ROUTER: ai needs SCORE_ADJUSTER_URL/);
+    expect(loadConfig({ LEAD_ROUTER: 'ai', SCORE_ADJUSTER_URL: 'http://127.0.0.1:9/v1' }).LEAD_ROUTER).toBe('ai');
+  });
+
+  it('takes CAPTCHA verify addresses as URLs only', () => {
+    expect(loadConfig({ CAPTCHA_HCAPTCHA_VERIFY_URL: 'http://127.0.0.1:9/verify' }).CAPTCHA_HCAPTCHA_VERIFY_URL).toBe('http://127.0.0.1:9/verify');
+    expect(() => loadConfig({ CAPTCHA_TURNSTILE_VERIFY_URL: 'not a url', CAPTCHA_VERIFY_TIMEOUT_MS: '5' })).toThrow(
+      /CAPTCHA_TURNSTILE_VERIFY_URL[\s\S]*CAPTCHA_VERIFY_TIMEOUT_MS/,
+    );
   });
 
   it('reads only the environment it is given, ignoring unrelated variables', () => {

@@ -47,6 +47,13 @@ export const ConfigSchema = z
     SCORE_ADJUSTER_URL: optionalUrl,
     SCORE_ADJUSTER_API_KEY: z.string().min(1).optional(),
     SCORE_ADJUSTER_MODEL: z.string().min(1).default('gpt-4o-mini'),
+    /** How form leads without a pipeline of their form are routed: `rules` (the default pipeline) or `ai` (the adjuster's endpoint picks). */
+    LEAD_ROUTER: z.enum(['rules', 'ai']).default('rules'),
+    /** Where form CAPTCHA tokens are verified, per provider (the providers' own addresses; tests point them at a fake). */
+    CAPTCHA_TURNSTILE_VERIFY_URL: z.url().default('https://challenges.cloudflare.com/turnstile/v0/siteverify'),
+    CAPTCHA_HCAPTCHA_VERIFY_URL: z.url().default('https://api.hcaptcha.com/siteverify'),
+    CAPTCHA_RECAPTCHA_VERIFY_URL: z.url().default('https://www.google.com/recaptcha/api/siteverify'),
+    CAPTCHA_VERIFY_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
     /** log2 of scrypt's N for new password hashes: 17 is OWASP's floor; lower values are for tests and development. */
     PASSWORD_HASH_COST: z.coerce.number().int().min(12).max(20).default(17),
     /**
@@ -87,6 +94,10 @@ export const ConfigSchema = z
   .refine((c) => c.SMS_PROVIDER !== 'http' || c.SMS_PROVIDER_URL, {
     path: ['SMS_PROVIDER_URL'],
     message: 'is required when SMS_PROVIDER is http',
+  })
+  .refine((c) => c.LEAD_ROUTER !== 'ai' || c.SCORE_ADJUSTER_URL, {
+    path: ['LEAD_ROUTER'],
+    message: 'ai needs SCORE_ADJUSTER_URL (the OpenAI-compatible endpoint it asks)',
   })
   .refine((c) => !c.SMTP_URL || c.MAIL_FROM, {
     path: ['MAIL_FROM'],

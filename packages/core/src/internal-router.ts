@@ -3,6 +3,7 @@ import { accountsRouter } from './accounts/router.ts';
 import { apiKeysRouter } from './api-keys/router.ts';
 import { appContactsRouter } from './contacts/app/router.ts';
 import { filesRouter } from './files/router.ts';
+import { formsRouter } from './forms/router.ts';
 import { messagesRouter } from './messages/router.ts';
 import { aiActionsRouter } from './ai-actions/router.ts';
 import { bookingsRouter } from './bookings/router.ts';
@@ -23,6 +24,7 @@ export const internalRouter = router({
   apiKeys: apiKeysRouter,
   contacts: appContactsRouter,
   files: filesRouter,
+  forms: formsRouter,
   messages: messagesRouter,
   me,
   aiActions: aiActionsRouter,

@@ -14,8 +14,8 @@ from pipelines p
 where p.organization_id = ? and (case when ?::text is null then p.is_default else lower(p.name) = lower(?) end)
 limit 1`;
 
-/** Lead rule 2: a contact already on the pipeline is skipped; the unique key makes that hold under concurrency. */
-const PLACE = `
+/** Lead rule 2: a contact already on the pipeline is skipped; the unique key makes that hold under concurrency. Form intake places with it too. */
+export const PLACE = `
 with ins as (
   insert into pipeline_items (id, organization_id, pipeline_id, stage_id, contact_id) values (?, ?, ?, ?, ?)
   on conflict (pipeline_id, contact_id) do nothing returning id

@@ -23,3 +23,11 @@ export const INTERNAL_KEY_LIMITS: Record<Plan, { perMinute: number; perDay: numb
   pro: { perMinute: 120, perDay: 50_000 },
   max: { perMinute: 300, perDay: 200_000 },
 };
+
+/**
+ * Form submissions (spec: left open). Per form and client address, 10 a minute: more than a person retyping, few
+ * enough that a script from one address gets nowhere. Per form, 300 a minute from everyone: a ceiling on what a
+ * distributed flood can write, well above a popular form's real traffic.
+ */
+export const FORM_SUBMITS_PER_ADDRESS_PER_MINUTE = 10;
+export const FORM_SUBMITS_PER_FORM_PER_MINUTE = 300;

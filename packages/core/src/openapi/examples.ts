@@ -120,6 +120,23 @@ export const INTERNAL_REQUEST_EXAMPLES: Record<string, Record<string, unknown>> 
   'webhooks.deliveries': { id: RECORD, outcome: 'failed', event: 'contact.created', ...page },
   'webhooks.redeliver': { id: RECORD, deliveryId: '9c8b7a6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d' },
   'webhooks.recover': { id: RECORD, since: '2026-11-20T00:00:00Z' },
+  'forms.list': page,
+  'forms.get': { id: RECORD },
+  'forms.create': {
+    name: 'Contact us',
+    fields: [
+      { id: 'email', label: 'Email', type: 'email', required: true },
+      { id: 'firstName', label: 'First name', type: 'text', required: false },
+      { id: 'topic', label: 'Topic', type: 'select', required: true, options: ['Demo', 'Pricing', 'Support'] },
+      { id: 'message', label: 'Message', type: 'textarea', required: false },
+    ],
+    published: true,
+    pipelineId: PIPELINE,
+    captcha: { provider: 'turnstile', siteKey: '0x4AAAAAAAB3cD5eF7gH9iJ', secret: '0x4AAAAAAAB3cD5eF7gH9iJ_secret' },
+    thankYou: { message: 'Thanks, we will reply within one working day.' },
+  },
+  'forms.update': { id: RECORD, published: false, thankYou: { redirectUrl: 'https://www.example.com/thanks' } },
+  'forms.delete': { id: RECORD },
 };
 
 /** The operations that take input: a path or query parameter, or a body. */

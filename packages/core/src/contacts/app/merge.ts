@@ -25,6 +25,7 @@ const SIMPLE_MOVES = {
   workflowRuns: 'workflow_runs',
   files: 'contact_files',
   aiActions: 'ai_actions',
+  formSubmissions: 'form_submissions',
 } as const;
 
 /**

@@ -151,6 +151,14 @@ export const TimelineItem = z.discriminatedUnion('kind', [
     body: z.string(),
     status: z.string(),
   }),
+  z.object({
+    kind: z.literal('form_submission'),
+    ...entry,
+    formId: z.uuid().nullable().meta({ description: 'null once the form is deleted; its name is kept.' }),
+    formName: z.string(),
+    answers: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).meta({ description: 'By field id.' }),
+    attribution: z.object({ utm: z.record(z.string(), z.string()), referrer: z.string().nullable(), landingPage: z.string().nullable() }),
+  }),
 ]);
 export type TimelineItem = z.infer<typeof TimelineItem>;
 
@@ -183,7 +191,7 @@ export const ContactMergeInput = z
   });
 export type ContactMergeInput = z.infer<typeof ContactMergeInput>;
 
-export const MERGE_MOVED = ['notes', 'conversations', 'messages', 'deals', 'tasks', 'bookings', 'workflowRuns', 'pipelineItems', 'files', 'aiActions'] as const;
+export const MERGE_MOVED = ['notes', 'conversations', 'messages', 'deals', 'tasks', 'bookings', 'workflowRuns', 'pipelineItems', 'files', 'aiActions', 'formSubmissions'] as const;
 export const ContactMergeOutput = z.object({
   contact: AppContact,
   mergedIds: z.array(z.uuid()).meta({ description: 'The duplicates, now deleted for good.' }),

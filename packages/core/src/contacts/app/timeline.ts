@@ -7,7 +7,8 @@ import type { AppContact, TimelineItem } from './schemas.ts';
 import { loadContact } from './write.ts';
 
 /**
- * What happened to a contact, newest first: its notes, the events emitted about it, its deals, tasks and messages.
+ * What happened to a contact, newest first: its notes, the events emitted about it, its deals, tasks, messages and form
+ * submissions.
  * Each source is a branch `(kind, id, at, data)`; every branch is cut to the page size on its own before the union is,
  * so a page reads at most `limit + 1` rows per source whatever the contact's history holds.
  */
@@ -25,6 +26,9 @@ const BRANCHES = [
   `select 'message', x.id, x.created_at, jsonb_build_object('direction', x.direction, 'channel', x.channel, 'body', x.body,
      'status', x.status)
    from messages x where x.contact_id = ? and x.organization_id = ?`,
+  `select 'form_submission', x.id, x.created_at, jsonb_build_object('formId', x.form_id, 'formName', x.form_name, 'answers', x.answers,
+     'attribution', x.attribution)
+   from form_submissions x where x.contact_id = ? and x.organization_id = ?`,
 ];
 
 const KEYS: SortKey[] = [
@@ -70,6 +74,15 @@ function toItem(r: Row): TimelineItem {
         channel: String(d.channel),
         body: String(d.body),
         status: String(d.status),
+      };
+    case 'form_submission':
+      return {
+        kind: 'form_submission',
+        ...base,
+        formId: (d.formId as string | null) ?? null,
+        formName: String(d.formName),
+        answers: d.answers as Record<string, string | number | boolean>,
+        attribution: d.attribution as { utm: Record<string, string>; referrer: string | null; landingPage: string | null },
       };
   }
 }

@@ -17,6 +17,9 @@ export type UpsertRowInput = ContactUpsertInput & { score?: number | undefined }
 
 export type MatchedBy = 'email' | 'domain_name' | null;
 
+/** What an upsert needs of its actor: the organization and its contact cap (form intake acts for an organization, not a key). */
+export type UpsertActor = Pick<Actor, 'orgId' | 'plan' | 'contactBooster' | 'contactCount'>;
+
 export type RowOutcome =
   | { ok: true; id: string; created: boolean; matchedBy: MatchedBy; contact: ContactRow }
   | { ok: false; error: AppError };
@@ -114,7 +117,7 @@ export const CAP_MARGIN = 5_000;
  * How many new contacts may be created now. Far from the cap: all of them, on an unlocked read of the counter. Near
  * it: the organization row is locked and the counter decides exactly, one transaction at a time.
  */
-async function admit(tx: Db, actor: Actor, wanted: number): Promise<{ room: number; locked: boolean }> {
+async function admit(tx: Db, actor: UpsertActor, wanted: number): Promise<{ room: number; locked: boolean }> {
   const cap = contactCap(actor.plan, actor.contactBooster);
   // Authentication read the counter moments ago, unlocked as this read would be.
   const seen = actor.contactCount ?? (await tx.execute<{ contact_count: number }[]>(sql.READ_CONTACT_COUNT, [actor.orgId]))[0]?.contact_count;
@@ -145,7 +148,7 @@ function followUpEvents(orgId: string, before: ContactRow, after: ContactRow, op
  */
 export async function upsertContactsInTx(
   tx: Db,
-  actor: Actor,
+  actor: UpsertActor,
   inputs: readonly UpsertRowInput[],
   opts: UpsertOptions,
 ): Promise<RowOutcome[]> {

@@ -22,6 +22,9 @@ export const captureEvents = [
         id: z.uuid(),
         fields: z.record(z.string(), z.unknown()),
         pageUrl: z.string().nullable().meta({ description: 'The page the form was on, when known.' }),
+        attribution: z
+          .object({ utm: z.record(z.string(), z.string()), referrer: z.string().nullable(), landingPage: z.string().nullable() })
+          .meta({ description: 'The `utm_*` parameters (without the prefix), `_referrer` and `_landingPage` the submission carried.' }),
       }),
       contact: contactOrNull,
     }),
@@ -32,6 +35,7 @@ export const captureEvents = [
         id: EX.submission,
         fields: { email: 'ada@example.com', firstName: 'Ada', message: 'Please call me back.' },
         pageUrl: 'https://www.example.com/contact',
+        attribution: { utm: { source: 'newsletter', campaign: 'spring' }, referrer: 'https://www.google.com/', landingPage: 'https://www.example.com/contact' },
       },
       contact: EXAMPLE_CONTACT_REF,
     },

@@ -1,0 +1,130 @@
+import { randomUUID } from 'node:crypto';
+import type { Db } from '@leadwire/db';
+import type { InternalActor } from '../auth/actor.ts';
+import { iso, toPage } from '../deals/common.ts';
+import { AppError, errors } from '../errors.ts';
+import type { CaptchaProvider, FormCreateInput, FormField, FormListInput, FormUpdateInput, FormView } from './schemas.ts';
+import * as q from './sql.ts';
+
+export interface FormRow {
+  id: string;
+  organization_id: string;
+  name: string;
+  fields: FormField[];
+  published: boolean;
+  pipeline_id: string | null;
+  captcha_provider: CaptchaProvider | null;
+  captcha_site_key: string | null;
+  captcha_secret: string | null;
+  thank_you_message: string | null;
+  redirect_url: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** Where a form can be reached: `{base_url}` (the API, with /api) and `{app_url}` (the hosted pages). */
+export interface FormUrls {
+  baseUrl: string;
+  appUrl: string;
+}
+
+export const formUrls = (urls: FormUrls, id: string) => ({
+  submitUrl: `${urls.baseUrl}/forms/${id}/submit`,
+  embedUrl: `${urls.baseUrl}/forms/${id}/embed`,
+  hostedUrl: `${urls.appUrl}/f/${id}`,
+  thanksUrl: `${urls.appUrl}/f/${id}/thanks`,
+});
+
+export function toFormView(r: FormRow, urls: FormUrls): FormView {
+  const { submitUrl, embedUrl, hostedUrl } = formUrls(urls, r.id);
+  return {
+    id: r.id,
+    name: r.name,
+    fields: r.fields,
+    published: r.published,
+    pipelineId: r.pipeline_id,
+    captcha: r.captcha_provider && r.captcha_site_key ? { provider: r.captcha_provider, siteKey: r.captcha_site_key, secretSet: true } : null,
+    thankYou: r.redirect_url ? { redirectUrl: r.redirect_url } : r.thank_you_message ? { message: r.thank_you_message } : null,
+    submitUrl,
+    embedUrl,
+    hostedUrl,
+    createdAt: iso(r.created_at),
+    updatedAt: iso(r.updated_at),
+  };
+}
+
+const notFound = (id: string) => errors.notFound(`No form with id ${id}`);
+
+async function checkPipeline(tx: Db, orgId: string, pipelineId: string | null | undefined) {
+  if (!pipelineId) return;
+  const [found] = await tx.execute(q.PIPELINE_OF_ORG, [pipelineId, orgId]);
+  if (!found) throw new AppError(422, 'pipeline_not_found', `No pipeline with id ${pipelineId} in your organization`, { pipelineId });
+}
+
+type Captcha = Pick<FormRow, 'captcha_provider' | 'captcha_site_key' | 'captcha_secret'>;
+
+/** A secret may be left out only to keep the one stored for the same provider. */
+function captchaColumns(input: FormCreateInput['captcha'], stored: Captcha | null): Captcha {
+  if (!input) return { captcha_provider: null, captcha_site_key: null, captcha_secret: null };
+  const secret = input.secret ?? (stored?.captcha_provider === input.provider ? stored.captcha_secret : null);
+  if (!secret) {
+    throw errors.validation([{ path: 'captcha.secret', message: `captcha.secret is required to connect ${input.provider}` }], 'Validation failed: captcha.secret is required');
+  }
+  return { captcha_provider: input.provider, captcha_site_key: input.siteKey, captcha_secret: secret };
+}
+
+const thankYouColumns = (t: FormCreateInput['thankYou']) => ({
+  thank_you_message: t && 'message' in t ? t.message : null,
+  redirect_url: t && 'redirectUrl' in t ? t.redirectUrl : null,
+});
+
+export async function listForms(db: Db, actor: InternalActor, input: FormListInput, urls: FormUrls) {
+  const rows = await db.execute<FormRow[]>(q.LIST_FORMS, [actor.orgId, input.cursor ?? null, input.cursor ?? null, actor.orgId, input.limit + 1]);
+  return toPage(rows, input.limit, (r) => toFormView(r, urls));
+}
+
+export async function getForm(db: Db, actor: InternalActor, id: string, urls: FormUrls): Promise<FormView> {
+  const [row] = await db.execute<FormRow[]>(q.GET_FORM, [id, actor.orgId]);
+  if (!row) throw notFound(id);
+  return toFormView(row, urls);
+}
+
+export async function createForm(db: Db, actor: InternalActor, input: FormCreateInput, urls: FormUrls, now: Date): Promise<FormView> {
+  return db.transaction(async (tx) => {
+    await checkPipeline(tx, actor.orgId, input.pipelineId);
+    const c = captchaColumns(input.captcha, null);
+    const t = thankYouColumns(input.thankYou);
+    const [row] = await tx.execute<FormRow[]>(q.INSERT_FORM, [
+      randomUUID(), actor.orgId, input.name, JSON.stringify(input.fields), input.published, input.pipelineId ?? null,
+      c.captcha_provider, c.captcha_site_key, c.captcha_secret, t.thank_you_message, t.redirect_url, now, now,
+    ]);
+    return toFormView(row!, urls);
+  });
+}
+
+/** Fields left out keep their stored values; null clears pipeline, CAPTCHA and thank-you. */
+export async function updateForm(db: Db, actor: InternalActor, input: FormUpdateInput, urls: FormUrls, now: Date): Promise<FormView> {
+  return db.transaction(async (tx) => {
+    const [cur] = await tx.execute<FormRow[]>(q.LOCK_FORM, [input.id, actor.orgId]);
+    if (!cur) throw notFound(input.id);
+    if (input.pipelineId !== undefined) await checkPipeline(tx, actor.orgId, input.pipelineId);
+    const c = input.captcha === undefined ? cur : captchaColumns(input.captcha, cur);
+    const t = input.thankYou === undefined ? cur : thankYouColumns(input.thankYou);
+    const [row] = await tx.execute<FormRow[]>(q.UPDATE_FORM, [
+      input.name ?? cur.name,
+      JSON.stringify(input.fields ?? cur.fields),
+      input.published ?? cur.published,
+      input.pipelineId === undefined ? cur.pipeline_id : input.pipelineId,
+      c.captcha_provider, c.captcha_site_key, c.captcha_secret, t.thank_you_message, t.redirect_url,
+      now,
+      cur.id,
+    ]);
+    return toFormView(row!, urls);
+  });
+}
+
+/** Submissions stay on their contacts' timelines (with the form's name); the form itself is gone. */
+export async function deleteForm(db: Db, actor: InternalActor, id: string): Promise<void> {
+  const [gone] = await db.execute(q.DELETE_FORM, [id, actor.orgId]);
+  if (!gone) throw notFound(id);
+}
