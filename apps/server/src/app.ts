@@ -5,6 +5,7 @@ import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { edgeHandlers, edgeOptions } from './http/edge.ts';
 import { internalRestPlugin, internalTrpcPlugin } from './http/internal.ts';
 import { pagesPlugin } from './http/pages.ts';
+import { trackingPlugin } from './http/tracking.ts';
 import { uploadsPlugin } from './http/uploads.ts';
 import { v1Plugin } from './http/v1.ts';
 import { loggerOptions } from './logger.ts';
@@ -64,6 +65,7 @@ export async function buildApp(deps: Deps, opts: { logger?: boolean } = {}): Pro
   await app.register(internalTrpcPlugin, { prefix: '/api/trpc', deps });
   await app.register(internalRestPlugin, { prefix: '/api', deps });
   await app.register(uploadsPlugin, { prefix: '/api', deps });
+  await app.register(trackingPlugin, { prefix: '/api', deps });
   await app.register(pagesPlugin, { deps });
   return app;
 }

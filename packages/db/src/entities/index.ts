@@ -11,6 +11,7 @@ export * from './rate-limit-counter.ts';
 export * from './session.ts';
 export * from './crm.ts';
 export * from './webhook.ts';
+export * from './tracking.ts';
 
 import { ApiKeySchema } from './api-key.ts';
 import { CompanySchema } from './company.ts';
@@ -35,6 +36,7 @@ import {
   WorkflowRunSchema,
 } from './crm.ts';
 import { WebhookAttemptSchema, WebhookDeliverySchema, WebhookEndpointSchema } from './webhook.ts';
+import { PageViewSchema, TrackingVisitorSchema } from './tracking.ts';
 
 export const allEntities = [
   OrganizationSchema,
@@ -65,4 +67,6 @@ export const allEntities = [
   WebhookEndpointSchema,
   WebhookDeliverySchema,
   WebhookAttemptSchema,
+  PageViewSchema,
+  TrackingVisitorSchema,
 ];

@@ -151,6 +151,7 @@ export const TimelineItem = z.discriminatedUnion('kind', [
     body: z.string(),
     status: z.string(),
   }),
+  z.object({ kind: z.literal('page_view'), ...entry, url: z.string(), title: z.string().nullable(), referrer: z.string().nullable() }),
 ]);
 export type TimelineItem = z.infer<typeof TimelineItem>;
 
