@@ -5,6 +5,8 @@
 export function onNavigation(w: Window, onChange: () => void): void {
   const h = w.history;
   for (const method of ['pushState', 'replaceState'] as const) {
+    // Taken off the object on purpose: it is called below with whatever `this` the host calls it with.
+    // eslint-disable-next-line @typescript-eslint/unbound-method
     const original = h[method];
     h[method] = function (this: History, ...args: Parameters<History['pushState']>) {
       original.apply(this, args);

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { runInNewContext } from 'node:vm';
 import { Window } from 'happy-dom';
 
 /**
@@ -99,7 +100,7 @@ export function openPage(url: string, opts: PageOptions = {}): Page {
       : (u: string, init: RequestInit) => {
           if (fetchMode === 'throws') throw new TypeError('fetch: blocked');
           if (fetchMode === 'rejects') return Promise.reject(new TypeError('Failed to fetch'));
-          sent.push({ via: 'fetch', url: u, body: JSON.parse(String(init.body)), init });
+          sent.push({ via: 'fetch', url: u, body: JSON.parse(init.body as string), init });
           return Promise.resolve(new win.Response('', { status: 202 }));
         },
   );
@@ -114,8 +115,9 @@ export function openPage(url: string, opts: PageOptions = {}): Page {
       for (const [k, v] of Object.entries(attrs)) script.setAttribute(k, v);
       define(win.document, 'currentScript', script);
       try {
-        // The bundle's only free name is `window`; here it is this page's window.
-        new Function('window', BUNDLE)(win);
+        // A context of its own holding only this page's window and the two URL classes: the bundle may rely on nothing
+        // else (JavaScript's own built-ins aside), as in a browser where `window` is all there is.
+        runInNewContext(BUNDLE, { window: win, URL: win.URL, URLSearchParams: win.URLSearchParams });
       } finally {
         define(win.document, 'currentScript', null);
       }
