@@ -8,7 +8,7 @@ export async function collect(t: TestApp, body: unknown, headers: Record<string,
   const res = await fetch(`${t.origin}/api/track/pageview`, {
     method: 'POST',
     headers: { 'content-type': 'text/plain;charset=UTF-8', origin: 'https://shop.example', ...headers },
-    body: typeof body === 'string' || body instanceof Uint8Array ? body : JSON.stringify(body),
+    body: typeof body === 'string' || body instanceof Uint8Array ? (body as BodyInit) : JSON.stringify(body),
   });
   const text = await res.text();
   let json: any = text;

@@ -1,4 +1,5 @@
-import { AppError, type Deps, toPublicError } from '@leadwire/core';
+import { AppError, type Deps, errors, toPublicError } from '@leadwire/core';
+import { followLink } from '@leadwire/core/tracking/links.ts';
 import { PAGE_VIEW_MAX_BYTES } from '@leadwire/core/tracking/schemas.ts';
 import { parsePageView, recordPageView, trackingErrors } from '@leadwire/core/tracking/service.ts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -22,13 +23,21 @@ function checkBodyHeaders(req: FastifyRequest) {
 }
 
 /**
- * The tracking snippet's two addresses under /api, for any website: the script (`GET /api/embed/tracking.js`) and its
- * collect endpoint (`POST /api/track/pageview`). No key; CORS for any origin without credentials. The body is read as
+ * The tracking snippet's addresses under /api, for any website: the script (`GET /api/embed/tracking.js`), its
+ * collect endpoint (`POST /api/track/pageview`), and the redirect of tracked links in texts (`GET /api/t/l/<token>`). No key; CORS for any origin without credentials. The body is read as
  * bytes whatever its type, so sendBeacon's text/plain (sent without a preflight) and application/json are one path.
  */
 export async function trackingPlugin(app: FastifyInstance, opts: { deps: Deps }) {
   const { deps } = opts;
   serveSnippet(app, '/embed/tracking.js', 'tracking', 'tracking.js', deps.log);
+
+  // A tracked link from a text: to the organization's own site, naming the contact (?c=) for the snippet there.
+  app.get<{ Params: { token: string } }>('/t/l/:token', async (req, reply) => {
+    const destination = await followLink(deps.db, deps.clock, req.params.token, { count: req.method === 'GET' });
+    if (!destination) throw errors.notFound('No such link');
+    // no-referrer: the site is not told the link's token.
+    return reply.status(302).headers({ location: destination, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' }).send();
+  });
 
   await app.register(async (collect) => {
     collect.removeAllContentTypeParsers();

@@ -107,6 +107,7 @@ export const INTERNAL_REQUEST_EXAMPLES: Record<string, Record<string, unknown>> 
   'webhooks.enable': { id: RECORD },
   'webhooks.disable': { id: RECORD },
   'webhooks.rotateSecret': { id: RECORD },
+  'tracking.updateSettings': { siteDomain: 'https://www.example.com' },
 };
 
 /** The operations that take input: a path or query parameter, or a body. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { normalizeDomain } from '../companies/domain.ts';
 import { text } from '../validation/index.ts';
 
 /** The largest page-view body accepted; the snippet's are a few hundred bytes (a 2 KB URL and a 2 KB referrer fit). */
@@ -29,3 +30,18 @@ export const PageViewInput = z.object({
   contactId: text(100).nullish().transform((s) => (s && UUID.test(s) ? s.toLowerCase() : null)),
 });
 export type PageViewInput = z.output<typeof PageViewInput>;
+
+export const TrackingSettings = z.object({
+  siteDomain: z.string().nullable().meta({
+    description: 'The organization\'s own website: links to it (or its subdomains) in texts Leadwire sends become tracked links.',
+  }),
+});
+export type TrackingSettings = z.infer<typeof TrackingSettings>;
+
+export const TrackingSettingsInput = z.object({
+  siteDomain: text(2048)
+    .refine((d) => normalizeDomain(d) !== null, 'must be a public domain such as example.com (a URL is reduced to its host)')
+    .nullable()
+    .meta({ description: 'A domain or URL (`https://www.example.com/` is stored as `example.com`); null turns link tracking off.' }),
+});
+export type TrackingSettingsInput = z.infer<typeof TrackingSettingsInput>;

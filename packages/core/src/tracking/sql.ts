@@ -47,3 +47,24 @@ export interface ContactRef {
   first_name: string | null;
   email: string | null;
 }
+
+export const SITE_DOMAIN = `select site_domain from organizations where id = ?`;
+export const SET_SITE_DOMAIN = `update organizations set site_domain = ? where id = ?`;
+
+export const INSERT_TRACKED_LINK = `
+insert into tracked_links (id, organization_id, contact_id, message_id, token, url, created_at) values (?, ?, ?, ?, ?, ?, ?)`;
+
+export const TRACKED_LINK = `
+select l.organization_id, l.contact_id, l.message_id, l.url, c.first_name, c.email, c.deleted_at
+from tracked_links l join contacts c on c.id = l.contact_id
+where l.token = ?`;
+
+export interface TrackedLinkRow {
+  organization_id: string;
+  contact_id: string;
+  message_id: string | null;
+  url: string;
+  first_name: string | null;
+  email: string | null;
+  deleted_at: Date | null;
+}

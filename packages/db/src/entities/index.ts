@@ -36,7 +36,7 @@ import {
   WorkflowRunSchema,
 } from './crm.ts';
 import { WebhookAttemptSchema, WebhookDeliverySchema, WebhookEndpointSchema } from './webhook.ts';
-import { PageViewSchema, TrackingVisitorSchema } from './tracking.ts';
+import { PageViewSchema, TrackedLinkSchema, TrackingVisitorSchema } from './tracking.ts';
 
 export const allEntities = [
   OrganizationSchema,
@@ -69,4 +69,5 @@ export const allEntities = [
   WebhookAttemptSchema,
   PageViewSchema,
   TrackingVisitorSchema,
+  TrackedLinkSchema,
 ];

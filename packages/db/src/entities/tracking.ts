@@ -1,6 +1,7 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { baseProperties } from './base.ts';
 import { Contact } from './contact.ts';
+import { Message } from './crm.ts';
 import { Organization } from './organization.ts';
 
 /**
@@ -50,3 +51,24 @@ export const TrackingVisitorSchema = defineEntity({
 });
 export class TrackingVisitor extends TrackingVisitorSchema.class {}
 TrackingVisitorSchema.setClass(TrackingVisitor);
+
+/**
+ * A link to the organization's own site in a text Leadwire sent, rewritten to `{base_url}/t/l/<token>`: the redirect
+ * names the contact and emits `tracking.link_clicked`. The token is random (128 bits), so links cannot be guessed.
+ */
+export const TrackedLinkSchema = defineEntity({
+  name: 'TrackedLink',
+  tableName: 'tracked_links',
+  uniques: [{ name: 'tracked_links_token_unique', properties: ['token'] }],
+  properties: {
+    ...baseProperties,
+    organization: () => p.manyToOne(Organization).deleteRule('cascade'),
+    contact: () => p.manyToOne(Contact).deleteRule('cascade').index(),
+    /** The text the link was sent in; null once that message is gone. */
+    message: () => p.manyToOne(Message).nullable().deleteRule('set null'),
+    token: p.text(),
+    url: p.text(),
+  },
+});
+export class TrackedLink extends TrackedLinkSchema.class {}
+TrackedLinkSchema.setClass(TrackedLink);

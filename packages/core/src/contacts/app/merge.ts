@@ -27,8 +27,8 @@ const SIMPLE_MOVES = {
   aiActions: 'ai_actions',
 } as const;
 
-/** Moved like the simple ones, but not reported in `moved`: the tracking snippet's page views and visitor ids. */
-const UNCOUNTED_MOVES = ['page_views', 'tracking_visitors'];
+/** Moved like the simple ones, but not reported in `moved`: the tracking snippet's page views and visitors, tracked links. */
+const UNCOUNTED_MOVES = ['page_views', 'tracking_visitors', 'tracked_links'];
 
 /**
  * Every table that references contacts, and so would lose rows when a duplicate is deleted. A test compares this with
