@@ -117,6 +117,22 @@ describe('OPTIONS', () => {
     }
   });
 
+  it('lets the hosted application (and only it) call the application surface with every method it uses', async () => {
+    const app = new URL(t.runtime.deps.config.APP_URL!).origin;
+    for (const method of ['GET', 'POST', 'PATCH', 'DELETE']) {
+      const res = await fetch(`${t.origin}/api/webhooks/00000000-0000-4000-8000-000000000000`, {
+        method: 'OPTIONS',
+        headers: { origin: app, 'access-control-request-method': method, 'access-control-request-headers': 'authorization,x-api-key,content-type' },
+      });
+      expect(res.status, method).toBe(204);
+      expect(res.headers.get('access-control-allow-origin')).toBe(app);
+      expect(res.headers.get('access-control-allow-methods')?.split(',').map((m) => m.trim())).toContain(method);
+      expect(res.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('x-api-key');
+    }
+    const stranger = await fetch(`${t.origin}/api/webhooks`, { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': 'DELETE' } });
+    expect(stranger.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
   it('a real preflight still gets its CORS answer', async () => {
     const res = await fetch(`${t.v1}/contacts/upsert`, { method: 'OPTIONS', headers: { origin: 'https://partner.example', 'access-control-request-method': 'POST' } });
     expect(res.status).toBe(204);

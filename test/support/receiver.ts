@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, createServer as createTcpServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 
 const TLS_DIR = join(import.meta.dirname, 'fixtures', 'tls');
@@ -98,6 +98,37 @@ export async function startReceiver(opts: { host?: '127.0.0.1' | '::1'; untruste
       new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
+      }),
+  };
+}
+
+export interface TcpListener {
+  port: number;
+  /** Connections accepted so far: how "no connection was made" is observed, not assumed. */
+  connections(): number;
+  close(): Promise<void>;
+}
+
+/**
+ * A TCP listener on 127.0.0.1 that accepts and never speaks: a TLS handshake against it hangs until the sender gives
+ * up, and its connection count shows whether a sender connected at all.
+ */
+export async function startSilentListener(): Promise<TcpListener> {
+  const sockets = new Set<Socket>();
+  let count = 0;
+  const server = createTcpServer((s) => {
+    count++;
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    port: (server.address() as AddressInfo).port,
+    connections: () => count,
+    close: () =>
+      new Promise<void>((r) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => r());
       }),
   };
 }

@@ -3,6 +3,7 @@ import { setPasswordHashCost } from '@leadwire/core/accounts/passwords.ts';
 import { type Clock, systemClock } from '@leadwire/core/clock.ts';
 import { BossRuntime } from '@leadwire/core/jobs/boss.ts';
 import { jobDefinitions } from '@leadwire/core/jobs/definitions.ts';
+import { pumpOf } from '@leadwire/core/webhooks/delivery/pump.ts';
 import { type Resolver, systemResolver } from '@leadwire/core/webhooks/transport/resolver.ts';
 import { migrateUp, openDatabase, openDb, openOrm } from '@leadwire/db';
 
@@ -37,7 +38,12 @@ export async function compose(config: Config, log: Logger, opts: { migrate?: boo
       deps,
       boss,
       close: async () => {
+        // The webhook pump stops handing out attempts first; its worker lock goes only after the queue drained, so no
+        // attempt of this process ever looks orphaned while it is still being sent.
+        const pump = pumpOf(deps);
+        await pump.stop();
         await boss.stop();
+        await pump.release();
         log.info({}, 'job queue stopped');
         await orm.close(true);
         await database.stop();

@@ -1,5 +1,6 @@
 import { ConfigError, loadConfig } from '@leadwire/core';
 import { jobDefinitions } from '@leadwire/core/jobs/definitions.ts';
+import { pumpOf } from '@leadwire/core/webhooks/delivery/pump.ts';
 import pino from 'pino';
 import { buildApp } from './app.ts';
 import { compose } from './compose.ts';
@@ -25,7 +26,11 @@ async function main() {
   const runtime = await compose(config, log);
   const serveHttp = config.ROLE !== 'worker';
   const app = serveHttp ? await buildApp(runtime.deps) : undefined;
-  if (config.ROLE !== 'api') await runtime.boss.work(jobDefinitions(runtime.deps));
+  if (config.ROLE !== 'api') {
+    // The pump takes its worker lock first: a delivery job may only run once this process's key is held.
+    await pumpOf(runtime.deps).start();
+    await runtime.boss.work(jobDefinitions(runtime.deps));
+  }
   if (app) await app.listen({ port: config.PORT, host: config.HOST });
   log.info(
     { role: config.ROLE, port: serveHttp ? config.PORT : undefined, baseUrl: config.BASE_URL, ms: Date.now() - started, embeddedDatabase: !config.DATABASE_URL },

@@ -36,7 +36,13 @@ describe('loadConfig defaults', () => {
       SMS_PROVIDER: 'log',
       SMS_FROM_NUMBER: '+15550000000',
       TRACKING_PAGE_VIEWS_PER_MINUTE: 1200,
+      WEBHOOK_PUMP_INTERVAL_MS: 100,
     });
+  });
+
+  it('refuses a webhook pump interval outside 10-60000 ms', () => {
+    for (const v of ['0', '9', '60001', 'soon']) expect(() => loadConfig({ WEBHOOK_PUMP_INTERVAL_MS: v })).toThrow(/WEBHOOK_PUMP_INTERVAL_MS/);
+    expect(loadConfig({ WEBHOOK_PUMP_INTERVAL_MS: '10' }).WEBHOOK_PUMP_INTERVAL_MS).toBe(10);
   });
 
   it('gives no secret a default', () => {

@@ -1,13 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { createServer as createHttpsServer } from 'node:https';
-import { createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Resolver } from '../../../packages/core/src/webhooks/transport/resolver.ts';
 import { sendWebhook } from '../../../packages/core/src/webhooks/transport/send.ts';
 import { signDelivery } from '../../../packages/core/src/webhooks/transport/signing.ts';
-import { type Receiver, startReceiver } from '../../support/receiver.ts';
+import { type Receiver, startReceiver, startSilentListener } from '../../support/receiver.ts';
 
 const TLS_DIR = join(import.meta.dirname, '..', '..', 'support', 'fixtures', 'tls');
 
@@ -27,27 +26,6 @@ function scripted(...answers: string[][]): Resolver & { calls: number } {
 function delivery(url: string) {
   const body = '{"event":"ping","data":{"message":"hello"}}';
   return { url, body, headers: signDelivery({ body, secret: 'whsec_c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0', deliveryId: 'd', attemptId: 'a', event: 'ping', at: new Date() }) };
-}
-
-/** Counts TCP connections on 127.0.0.1: how "no connection was made" is observed, not assumed. */
-async function connectionCounter(): Promise<{ port: number; connections: () => number; close: () => Promise<void> }> {
-  const sockets = new Set<Socket>();
-  let count = 0;
-  const server: Server = createServer((s) => {
-    count++;
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    port: (server.address() as AddressInfo).port,
-    connections: () => count,
-    close: () =>
-      new Promise<void>((r) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => r());
-      }),
-  };
 }
 
 describe('sendWebhook: where it may connect', () => {
@@ -82,7 +60,7 @@ describe('sendWebhook: where it may connect', () => {
   });
 
   it('a host name resolving to loopback AND a private address is blocked; the loopback receiver is never touched', async () => {
-    const counter = await connectionCounter();
+    const counter = await startSilentListener();
     try {
       const r = await sendWebhook(delivery(`https://receiver.test:${counter.port}/`), { resolver: scripted(['127.0.0.1', '10.0.0.1']), allowLoopback: true });
       expect(r.outcome).toBe('blocked');
@@ -93,7 +71,7 @@ describe('sendWebhook: where it may connect', () => {
   });
 
   it('loopback is blocked without allowLoopback (no connection) and reached with it', async () => {
-    const counter = await connectionCounter();
+    const counter = await startSilentListener();
     try {
       for (const url of [`https://127.0.0.1:${counter.port}/`, `https://receiver.test:${counter.port}/`, `https://[::ffff:127.0.0.1]:${counter.port}/`]) {
         const r = await sendWebhook(delivery(url), { resolver: scripted(['127.0.0.1']), allowLoopback: false });
@@ -120,7 +98,7 @@ describe('sendWebhook: where it may connect', () => {
   });
 
   it('DNS rebinding, reverse order: the first (private) answer blocks and the receiver it would rebind to is untouched', async () => {
-    const counter = await connectionCounter();
+    const counter = await startSilentListener();
     try {
       const resolver = scripted(['10.0.0.1'], ['127.0.0.1']);
       const r = await sendWebhook(delivery(`https://receiver.test:${counter.port}/`), { resolver, allowLoopback: true });

@@ -1,13 +1,11 @@
 import { createHmac } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import { createServer, type Server, type Socket } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Resolver } from '../../../packages/core/src/webhooks/transport/resolver.ts';
 import { sendWebhook } from '../../../packages/core/src/webhooks/transport/send.ts';
 import { newSigningSecret } from '../../../packages/core/src/webhooks/transport/secret.ts';
 import { signDelivery } from '../../../packages/core/src/webhooks/transport/signing.ts';
-import { type Receiver, startReceiver } from '../../support/receiver.ts';
+import { type Receiver, startReceiver, startSilentListener } from '../../support/receiver.ts';
 
 /** `receiver.test` is in the test certificate: resolving it to loopback proves verification uses the host name. */
 const toLoopback: Resolver = async (host) => (host === 'receiver.test' || host === 'other.test' ? ['127.0.0.1'] : Promise.reject(Object.assign(new Error('nx'), { code: 'ENOTFOUND' })));
@@ -16,27 +14,6 @@ const loopback = { resolver: toLoopback, allowLoopback: true };
 function delivery(url: string, body = '{"event":"ping","data":{"message":"hello"}}', secret = newSigningSecret()) {
   const headers = signDelivery({ body, secret, deliveryId: 'dlv_1', attemptId: 'att_1', event: 'ping', at: new Date() });
   return { url, body, headers, secret };
-}
-
-/** A TCP listener that accepts and never speaks: a TLS handshake against it hangs until the sender gives up. */
-async function silentServer(): Promise<{ port: number; connections: () => number; close: () => Promise<void> }> {
-  const sockets = new Set<Socket>();
-  let count = 0;
-  const server: Server = createServer((s) => {
-    count++;
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    port: (server.address() as AddressInfo).port,
-    connections: () => count,
-    close: () =>
-      new Promise<void>((r) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => r());
-      }),
-  };
 }
 
 describe('sendWebhook: the exchange with a receiver', () => {
@@ -117,7 +94,7 @@ describe('sendWebhook: the exchange with a receiver', () => {
   });
 
   it('times out when the TLS handshake never completes (the deadline covers connecting)', async () => {
-    const silent = await silentServer();
+    const silent = await startSilentListener();
     try {
       const r = await sendWebhook(delivery(`https://receiver.test:${silent.port}/`), { ...loopback, timeoutMs: 300 });
       expect(r).toMatchObject({ outcome: 'failed', statusCode: null, error: 'timed out after 0.3 s waiting for the response' });
@@ -182,7 +159,7 @@ describe('sendWebhook: the exchange with a receiver', () => {
   });
 
   it('reports a refused connection readably', async () => {
-    const gone = await silentServer();
+    const gone = await startSilentListener();
     const port = gone.port;
     await gone.close();
     const r = await sendWebhook(delivery(`https://receiver.test:${port}/`), loopback);

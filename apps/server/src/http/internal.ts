@@ -13,8 +13,8 @@ async function appCors(app: FastifyInstance, deps: Deps) {
   await app.register(cors, {
     origin: [deps.config.APP_URL],
     credentials: false,
-    methods: ['GET', 'POST', 'OPTIONS'],
-    allowedHeaders: ['authorization', 'content-type', 'x-request-id', 'trpc-accept'],
+    methods: ['GET', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],
+    allowedHeaders: ['authorization', 'x-api-key', 'content-type', 'x-request-id', 'trpc-accept'],
     exposedHeaders: EXPOSED_HEADERS,
     maxAge: 86_400,
     // An OPTIONS without Origin is not a preflight but a plain question about the resource: 204, not a text/plain 400.

@@ -1,4 +1,5 @@
 import type { ApiKeyType, Plan, Role } from '@leadwire/db';
+import type { EventSource } from '../events/outbox.ts';
 
 /** Who is acting: the key (and the user who created it) a request authenticated with. */
 export interface Actor {
@@ -25,4 +26,6 @@ export interface InternalActor {
   apiKeyId: string | null;
   plan: Plan;
   contactBooster: number;
+  /** The `source` of the events this actor's changes emit; `app` when unset (automation-platform actions: `zapier`). */
+  eventSource?: EventSource;
 }

@@ -22,7 +22,7 @@ export async function authenticateInternal(
   setHeader: (name: string, value: string | number) => void,
   address: string | undefined,
 ): Promise<InternalActor> {
-  const authorization = header('authorization');
+  const authorization = credentialHeader(header);
   const token = bearerToken(authorization);
   if (token?.startsWith(KEY_PREFIX)) {
     const now = deps.clock.now();
@@ -47,6 +47,22 @@ export async function authenticateInternal(
     return session;
   }
   throw errors.unauthorized('Missing credentials: send Authorization: Bearer <session token or Internal API key>');
+}
+
+/**
+ * The credential as an `Authorization` value. REST-hook platforms (Zapier and the like) send the Internal key in
+ * `X-Api-Key` instead (spec "Authentication" 9); it is read as `Bearer <key>` so that the very same checks, rate limits
+ * and key guard apply. Two headers naming different credentials are refused rather than one silently chosen.
+ */
+function credentialHeader(header: (name: string) => string | undefined): string | undefined {
+  const authorization = header('authorization');
+  const apiKey = header('x-api-key')?.trim();
+  if (apiKey === undefined || apiKey === '') return authorization;
+  if (!apiKey.startsWith(KEY_PREFIX)) throw errors.unauthorized(`X-Api-Key takes an Internal API key (${KEY_PREFIX}...)`);
+  if (authorization !== undefined && bearerToken(authorization) !== apiKey) {
+    throw errors.unauthorized('Authorization and X-Api-Key carry different credentials; send one of them');
+  }
+  return `Bearer ${apiKey}`;
 }
 
 /** Procedures of the internal surface, authenticated by `authenticateInternal`. */

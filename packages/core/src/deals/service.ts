@@ -130,7 +130,7 @@ export async function createDeal(db: Db, actor: InternalActor, input: DealCreate
       now,
     ]);
     const deal = toDealView(row!);
-    await emitEvents(tx, [{ orgId: actor.orgId, event: 'deal.created', source: 'app', data: { deal }, at: now }]);
+    await emitEvents(tx, [{ orgId: actor.orgId, event: 'deal.created', source: actor.eventSource ?? 'app', data: { deal }, at: now }]);
     return deal;
   });
 }

@@ -12,6 +12,8 @@ export interface JobDefinition<T extends object = object> {
   queueOptions?: Omit<Queue, 'name' | 'retryLimit' | 'retryDelay'>;
   /** Jobs fetched at once (default 1); give queues that can back up, such as mail, more. */
   batchSize?: number;
+  /** Run the jobs of a batch at the same time rather than one after another (jobs that mostly wait on the network). */
+  concurrent?: boolean;
   /** Cron in UTC for recurring jobs; pg-boss runs each tick once across all worker processes. */
   cron?: string;
   handle(data: T): Promise<void>;
@@ -45,21 +47,28 @@ export class BossRuntime implements Jobs {
     await this.boss.send(queue, data, { ...options, db: { executeSql: (text: string, values?: unknown[]) => db.raw(text, values) } });
   }
 
+  async sendMany(db: Db, queue: string, data: readonly object[]) {
+    if (data.length === 0) return;
+    await this.boss.insert(queue, data.map((d) => ({ data: d })), { db: { executeSql: (text: string, values?: unknown[]) => db.raw(text, values) } });
+  }
+
   /** Starts the handlers and the schedules: only in processes that run workers. */
   async work(definitions: readonly JobDefinition[]): Promise<void> {
     for (const d of definitions) {
       // Each job of a batch settles on its own, so one failure retries only itself. A full batch fetches again at once:
       // a NOTIFY wakes a worker only once, and without that a backlog would drain one job per polling interval.
       await this.boss.work(d.queue, { batchSize: d.batchSize ?? 1, burstWhenBatchFull: true, perJobResults: true }, async (jobs) => {
-        const results: JobResult[] = [];
-        for (const job of jobs) {
+        const settle = async (job: (typeof jobs)[number]): Promise<JobResult> => {
           try {
             await d.handle(d.parse(job.data));
-            results.push({ id: job.id, status: 'completed' });
+            return { id: job.id, status: 'completed' };
           } catch (err) {
-            results.push({ id: job.id, status: 'failed', output: { name: err instanceof Error ? err.name : 'Error', message: err instanceof Error ? err.message : String(err) } });
+            return { id: job.id, status: 'failed', output: { name: err instanceof Error ? err.name : 'Error', message: err instanceof Error ? err.message : String(err) } };
           }
-        }
+        };
+        if (d.concurrent) return Promise.all(jobs.map(settle));
+        const results: JobResult[] = [];
+        for (const job of jobs) results.push(await settle(job));
         return results;
       });
       if (d.cron) await this.boss.schedule(d.queue, d.cron, {}, { tz: 'UTC' });

@@ -30,7 +30,8 @@ select count(*)::int as n from gone`;
 const DELETE_RATE_LIMITS = `
 with doomed as (
   select bucket, window_start from rate_limit_counters
-  where window_start < ?::timestamptz - case when bucket like '%:day' then interval '2 days' else interval '2 minutes' end
+  where window_start < ?::timestamptz - case when bucket like '%:day' then interval '2 days'
+    when bucket like 'webhooks:%' then interval '2 hours' else interval '2 minutes' end
   limit ${SLICE}
 ), gone as (
   delete from rate_limit_counters c using doomed d where c.bucket = d.bucket and c.window_start = d.window_start
@@ -49,6 +50,12 @@ const DELETE_RESET_TOKENS = sliced('password_reset_tokens', `expires_at < ?::tim
 const DELETE_INVITES = sliced('invites', `expires_at < ?::timestamptz - interval '1 day' and accepted_at is null`);
 /** The brute-force throttle looks back 15 minutes; a day of attempts is plenty. */
 const DELETE_SIGN_IN_ATTEMPTS = sliced('sign_in_attempts', `created_at < ?::timestamptz - interval '1 day'`);
+
+/**
+ * The delivery log is kept 30 days (deliveries with their attempts, which cascade). Events themselves stay in
+ * outbox_events for timelines: this never touches them.
+ */
+const DELETE_WEBHOOK_DELIVERIES = sliced('webhook_deliveries', `created_at < ?::timestamptz - interval '30 days'`);
 
 /**
  * Contact counters are bumped after commit on the fast path, so a crash between the two can leave one behind; the
@@ -79,6 +86,7 @@ export interface CleanupResult {
   passwordResetTokens: number;
   invites: number;
   signInAttempts: number;
+  webhookDeliveries: number;
   /** Organizations whose contact counter had drifted and was corrected. */
   contactCountsFixed: number;
 }
@@ -91,6 +99,7 @@ export async function runCleanup(db: Db, now: Date): Promise<CleanupResult> {
     passwordResetTokens: await deleteInSlices(db, DELETE_RESET_TOKENS, now),
     invites: await deleteInSlices(db, DELETE_INVITES, now),
     signInAttempts: await deleteInSlices(db, DELETE_SIGN_IN_ATTEMPTS, now),
+    webhookDeliveries: await deleteInSlices(db, DELETE_WEBHOOK_DELIVERIES, now),
     contactCountsFixed: (await db.execute<unknown[]>(RECONCILE_CONTACT_COUNTS)).length,
   };
 }

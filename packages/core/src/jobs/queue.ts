@@ -6,4 +6,6 @@ import type { Db } from '@leadwire/db';
  */
 export interface Jobs {
   send(db: Db, queue: string, data: object, options?: { startAfter?: Date | number }): Promise<void>;
+  /** Many jobs of one queue in one statement, on the caller's handle like `send`. */
+  sendMany(db: Db, queue: string, data: readonly object[]): Promise<void>;
 }

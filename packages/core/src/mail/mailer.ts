@@ -8,7 +8,7 @@ export interface MailMessage {
   subject: string;
   text: string;
   /** Which kind of email this is, for templating and delivery metrics. */
-  template: 'password_reset' | 'invite';
+  template: 'password_reset' | 'invite' | 'webhook_disabled';
   /** The one-time link; it carries a secret token, so nothing but the mailer may log or store it. */
   link: string;
 }

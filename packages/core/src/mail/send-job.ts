@@ -11,7 +11,7 @@ export const MailPayload = z.object({
   to: z.string().min(1).max(254),
   subject: z.string().min(1).max(500),
   text: z.string().min(1).max(20_000),
-  template: z.enum(['password_reset', 'invite']),
+  template: z.enum(['password_reset', 'invite', 'webhook_disabled']),
   link: z.url(),
 });
 export type MailPayload = z.infer<typeof MailPayload>;

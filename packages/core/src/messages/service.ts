@@ -80,7 +80,7 @@ export async function sendSms(
       randomUUID(), actor.orgId, conversation.id, contact.id, 'outbound', deps.from, to, out.body, 'queued', null, queuedAt,
     ]);
     await saveTrackedLinks(tx, { orgId: actor.orgId, contactId: contact.id, messageId: message!.id, at: queuedAt }, out.links);
-    if (conversation.created) await emitEvents(tx, [conversationCreated(actor.orgId, 'app', conversation.id, contact, queuedAt)]);
+    if (conversation.created) await emitEvents(tx, [conversationCreated(actor.orgId, actor.eventSource ?? 'app', conversation.id, contact, queuedAt)]);
     return { message: message!, contact };
   });
 
@@ -98,7 +98,7 @@ export async function sendSms(
     const view = toMessageView(row!);
     if (status === 'sent') {
       const at = deps.clock.now();
-      await emitEvents(tx, [{ orgId: actor.orgId, event: 'message.sent', source: 'app', data: { message: view, contact: contactData(queued.contact) }, at }]);
+      await emitEvents(tx, [{ orgId: actor.orgId, event: 'message.sent', source: actor.eventSource ?? 'app', data: { message: view, contact: contactData(queued.contact) }, at }]);
     }
     return view;
   });

@@ -96,7 +96,7 @@ export async function createTask(db: Db, actor: InternalActor, input: TaskCreate
       now,
     ]);
     const task = toView(row!);
-    await emitEvents(tx, [{ orgId: actor.orgId, event: 'task.created', source: 'app', data: { task }, at: now }]);
+    await emitEvents(tx, [{ orgId: actor.orgId, event: 'task.created', source: actor.eventSource ?? 'app', data: { task }, at: now }]);
     return task;
   });
 }

@@ -1,7 +1,9 @@
 import { router } from '../trpc.ts';
+import { deliveryProcedures } from './delivery/procedures.ts';
 import { endpointProcedures } from './endpoints/procedures.ts';
 
-/** `/api/webhooks`: the endpoints owners and admins register, and (from the delivery engine) their delivery logs. */
+/** `/api/webhooks`: the endpoints owners and admins register, their delivery logs and manual deliveries. */
 export const webhooksRouter = router({
   ...endpointProcedures,
+  ...deliveryProcedures,
 });

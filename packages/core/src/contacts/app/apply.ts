@@ -1,4 +1,4 @@
-import type { PendingEvent } from '../../events/outbox.ts';
+import type { EventSource, PendingEvent } from '../../events/outbox.ts';
 import type { EventName } from '../../events/names.ts';
 import { blankContact, mergeCustom, pick, scoreOf, unionTags } from '../shared/apply.ts';
 import type { AppContactRow } from './row.ts';
@@ -81,14 +81,14 @@ export function changeEvents(
   before: AppContactRow,
   after: AppContactRow,
   now: Date,
-  opts: { tagEvents?: boolean; extra?: Record<string, unknown> } = {},
+  opts: { tagEvents?: boolean; extra?: Record<string, unknown>; source?: EventSource } = {},
 ): PendingEvent[] {
   if (!hasChanged(before, after)) return [];
   const contact = toEventContact(after);
   const ev = (event: EventName, data: Record<string, unknown> = {}): PendingEvent => ({
     orgId: after.organization_id,
     event,
-    source: 'app',
+    source: opts.source ?? 'app',
     data: { contact, ...data },
     at: now,
   });

@@ -34,7 +34,7 @@ const READ_ERRORS = ['unauthorized', 'wrong_api_surface', 'rate_limited', 'valid
 const WRITE_ERRORS = [...READ_ERRORS, 'not_found', 'save_failed'] as const;
 
 /** Writes that change score inputs queue the AI score adjustment, as /v1 upserts do. */
-function hooks(deps: Deps): WriteHooks {
+export function hooks(deps: Pick<Deps, 'jobs' | 'scoreAdjustment'>): WriteHooks {
   return {
     onScoreInputsChanged: deps.scoreAdjustment
       ? (tx, ids) => deps.jobs.send(tx, ADJUST_SCORE_QUEUE, { contactIds: ids })

@@ -73,7 +73,7 @@ export async function createContact(
     const inserted = await tx.execute<{ id: string }[]>(INSERT_CONTACTS, [JSON.stringify([row])]);
     if (inserted.length === 0) throw contactErrors.emailExists();
     await tx.execute(BUMP_CONTACT_COUNT, [1, actor.orgId]);
-    await emitEvents(tx, [{ orgId: actor.orgId, event: 'contact.created', source: 'app', data: { contact: toEventContact(row) }, at: now }]);
+    await emitEvents(tx, [{ orgId: actor.orgId, event: 'contact.created', source: actor.eventSource ?? 'app', data: { contact: toEventContact(row) }, at: now }]);
     await hooks.onScoreInputsChanged?.(tx, [row.id]);
     return loadContact(tx, actor.orgId, row.id);
   });
@@ -97,7 +97,7 @@ async function mutate(
     const next = change(row, now);
     if (hasChanged(row, next)) {
       await writeContact(tx, row, next);
-      await emitEvents(tx, changeEvents(row, next, now, { tagEvents: opts.tagEvents ?? false }));
+      await emitEvents(tx, changeEvents(row, next, now, { tagEvents: opts.tagEvents ?? false, source: actor.eventSource ?? 'app' }));
       if (scoreInputsChanged(row, next)) await opts.hooks?.onScoreInputsChanged?.(tx, [id]);
     }
     return loadContact(tx, actor.orgId, id);

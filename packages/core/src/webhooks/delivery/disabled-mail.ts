@@ -1,0 +1,35 @@
+import type { Db } from '@leadwire/db';
+import type { Jobs } from '../../jobs/queue.ts';
+import { queueMail } from '../../mail/send-job.ts';
+
+/** Active owners and admins of the organization: the people who can re-enable an endpoint. */
+const RECIPIENTS = `select email from users where organization_id = ? and active and role in ('owner', 'admin') order by email`;
+
+export interface DisabledEndpoint {
+  id: string;
+  orgId: string;
+  url: string;
+  reason: string;
+}
+
+/**
+ * Tells the owner and admins that the engine disabled an endpoint, and why; queued in the transaction that disabled
+ * it, so the mail exists exactly when the endpoint is disabled. The link is the endpoint's API address, where it is
+ * inspected and re-enabled.
+ */
+export async function queueDisabledMail(db: Db, jobs: Jobs, baseUrl: string, endpoint: DisabledEndpoint): Promise<void> {
+  const recipients = await db.execute<{ email: string }[]>(RECIPIENTS, [endpoint.orgId]);
+  const link = `${baseUrl}/webhooks/${endpoint.id}`;
+  for (const { email } of recipients) {
+    await queueMail(db, jobs, {
+      to: email,
+      subject: 'A Leadwire webhook endpoint was disabled',
+      template: 'webhook_disabled',
+      link,
+      text:
+        `Leadwire stopped delivering events to the webhook endpoint ${endpoint.url}.\n\nReason: ${endpoint.reason}\n\n` +
+        `New events for it are recorded as skipped. Once the receiver works again, enable the endpoint ` +
+        `(POST ${link}/enable) and replay what it missed (POST ${link}/recover).\n\n${link}`,
+    });
+  }
+}

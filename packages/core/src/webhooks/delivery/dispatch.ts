@@ -1,0 +1,73 @@
+import type { Db } from '@leadwire/db';
+import { createDeliveries, type NewDelivery } from './create.ts';
+import { SKIP_DISABLED } from './policy.ts';
+
+/** Events fanned out per transaction: big enough for throughput, small enough to keep the transaction short. */
+export const DISPATCH_BATCH = 500;
+
+/** Oldest undispatched events; other pumps skip the rows this one holds instead of waiting for them. */
+const CLAIM_EVENTS = `
+select id, organization_id, event, payload from outbox_events
+where dispatched_at is null
+order by created_at
+limit ?
+for update skip locked`;
+
+/** Every endpoint (webhook or REST hook) of the event's organization subscribed to it, enabled or not. */
+const TARGETS = `
+select o.id as event_id, w.id as endpoint_id, w.enabled
+from outbox_events o
+join webhook_endpoints w on w.organization_id = o.organization_id and o.event = any(w.events)
+where o.id = any(?::uuid[])
+order by o.created_at, o.id, w.id`;
+
+const MARK_DISPATCHED = `update outbox_events set dispatched_at = ? where id = any(?::uuid[])`;
+
+interface EventRow {
+  id: string;
+  organization_id: string;
+  event: string;
+  payload: Record<string, unknown>;
+}
+
+/**
+ * The bytes every attempt sends: the outbox payload with the spec's field order first (event, timestamp, source,
+ * data). Built once, stored on the delivery, signed as stored.
+ */
+export function bodyOf(payload: Record<string, unknown>): string {
+  const { event, timestamp, source, data, ...rest } = payload;
+  return JSON.stringify({ event, timestamp, ...(source === undefined ? {} : { source }), data, ...rest });
+}
+
+/**
+ * One dispatch round: claims a batch of events, creates one delivery per subscribed endpoint (skipped for disabled
+ * endpoints and beyond the hourly limit) and marks the events dispatched, all in one transaction. Returns the number
+ * of events handled (a full batch means more may be waiting).
+ */
+export async function dispatchEvents(db: Db, now: Date, batch = DISPATCH_BATCH): Promise<number> {
+  return db.transaction(async (tx) => {
+    const events = await tx.execute<EventRow[]>(CLAIM_EVENTS, [batch]);
+    if (events.length === 0) return 0;
+    const ids = events.map((e) => e.id);
+    const byId = new Map(events.map((e) => [e.id, e]));
+    const targets = await tx.execute<{ event_id: string; endpoint_id: string; enabled: boolean }[]>(TARGETS, [ids]);
+    const items: NewDelivery[] = [];
+    for (const t of targets) {
+      const e = byId.get(t.event_id);
+      if (!e) continue;
+      items.push({
+        orgId: e.organization_id,
+        endpointId: t.endpoint_id,
+        eventId: e.id,
+        event: e.event,
+        body: bodyOf(e.payload),
+        manual: false,
+        replayOf: null,
+        skipReason: t.enabled ? null : SKIP_DISABLED,
+      });
+    }
+    await createDeliveries(tx, items, now);
+    await tx.execute(MARK_DISPATCHED, [now, ids]);
+    return events.length;
+  });
+}

@@ -1,0 +1,114 @@
+import { z } from 'zod';
+import type { Deps } from '../../context.ts';
+import type { JobDefinition } from '../../jobs/boss.ts';
+import { deliverOne } from './deliver.ts';
+import { DISPATCH_BATCH, dispatchEvents } from './dispatch.ts';
+import { DELIVER_QUEUE, type DeliverJob, SWEEP_BATCH, sweepDeliveries } from './sweep.ts';
+import { WorkerLock } from './worker-lock.ts';
+
+/**
+ * The delivery engine of one worker process: a loop that fans new events out to deliveries and hands due attempts to
+ * the `webhook.deliver` queue, and the worker lock that marks this process's attempts as alive. Every process that
+ * runs workers has one; any number of them share the work through row locks (`skip locked`).
+ */
+export class DeliveryPump {
+  readonly lock: WorkerLock;
+  readonly active = new Set<Promise<void>>();
+  private readonly deps: Deps;
+  private timer: NodeJS.Timeout | null = null;
+  private round: Promise<void> | null = null;
+  private running = false;
+  private rounds = 0;
+  private inRound = false;
+  private waiters: { after: number; wake: () => void }[] = [];
+
+  constructor(deps: Deps) {
+    this.deps = deps;
+    this.lock = new WorkerLock(deps.db, deps.log);
+  }
+
+  async start(): Promise<void> {
+    if (this.running) return;
+    await this.lock.acquire();
+    this.running = true;
+    this.schedule(0);
+  }
+
+  private schedule(ms: number): void {
+    if (!this.running) return;
+    this.timer = setTimeout(() => {
+      this.round = this.tick().finally(() => (this.round = null));
+    }, ms);
+  }
+
+  /** One round; a full batch goes again at once, otherwise the next round waits for the interval. */
+  async tick(): Promise<void> {
+    this.inRound = true;
+    let busy = false;
+    try {
+      const now = this.deps.clock.now();
+      busy = (await dispatchEvents(this.deps.db, now)) === DISPATCH_BATCH;
+      busy = (await sweepDeliveries(this.deps.db, this.deps.jobs, now)) === SWEEP_BATCH || busy;
+    } catch (err) {
+      // PostgreSQL away or restarting: nothing was committed; the next round tries again.
+      this.deps.log.warn({ err }, 'webhook pump round failed');
+    }
+    this.inRound = false;
+    this.rounds++;
+    this.waiters = this.waiters.filter((w) => (w.after <= this.rounds ? (w.wake(), false) : true));
+    this.schedule(busy ? 0 : this.deps.config.WEBHOOK_PUMP_INTERVAL_MS);
+  }
+
+  /** Resolves when a whole round that started after this call has finished (tests wait on rounds, not on time). */
+  nextRound(): Promise<void> {
+    return new Promise((wake) => this.waiters.push({ after: this.rounds + (this.inRound ? 2 : 1), wake }));
+  }
+
+  /** Stops the loop (after the round under way). Attempts in flight go on; `release` waits for them. */
+  async stop(): Promise<void> {
+    this.running = false;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.round;
+  }
+
+  /** After the queue stopped: waits for this process's attempts to be recorded, then gives the worker key up. */
+  async release(): Promise<void> {
+    await this.stop();
+    await Promise.allSettled([...this.active]);
+    await this.lock.release();
+  }
+}
+
+const pumps = new WeakMap<Deps, DeliveryPump>();
+
+/** The one pump of a running app (keyed by its Deps, so two apps in one test process behave as two processes). */
+export function pumpOf(deps: Deps): DeliveryPump {
+  let pump = pumps.get(deps);
+  if (!pump) {
+    pump = new DeliveryPump(deps);
+    pumps.set(deps, pump);
+  }
+  return pump;
+}
+
+export const DeliverJobPayload = z.object({ deliveryId: z.uuid(), leaseToken: z.uuid() });
+
+/**
+ * `webhook.deliver`: one attempt per job, many at once. pg-boss never retries it (retryLimit 0): the schedule and the
+ * recovery of lost attempts are the sweeper's, on `deps.clock`. Finished jobs go after 15 minutes: they are many.
+ */
+export function deliverJob(deps: Deps): JobDefinition<DeliverJob> {
+  return {
+    queue: DELIVER_QUEUE,
+    retryLimit: 0,
+    batchSize: 50,
+    concurrent: true,
+    queueOptions: { notify: true, deleteAfterSeconds: 15 * 60, expireInSeconds: 5 * 60 },
+    parse: (data) => DeliverJobPayload.parse(data),
+    handle: (job) => {
+      const pump = pumpOf(deps);
+      return deliverOne(deps, pump.lock, pump.active, job);
+    },
+  };
+}

@@ -1,0 +1,59 @@
+import { z } from 'zod';
+import { IsoDateTime, PageFields, pageOf } from '../../deals/common.ts';
+import { text } from '../../validation/index.ts';
+
+const EndpointId = z.uuid({ message: 'id must be a webhook endpoint id (UUID)' });
+
+export const EndpointIdInput = z.object({ id: EndpointId });
+export type EndpointIdInput = z.infer<typeof EndpointIdInput>;
+
+export const AttemptOutcome = z.enum(['succeeded', 'failed', 'blocked', 'skipped']);
+
+export const DeliveryLogInput = z.object({
+  id: EndpointId,
+  outcome: AttemptOutcome.optional().meta({ description: 'Only attempts with this outcome.' }),
+  event: text(100).optional().meta({ description: 'Only attempts of this event, e.g. contact.created.' }),
+  ...PageFields,
+});
+export type DeliveryLogInput = z.infer<typeof DeliveryLogInput>;
+
+export const DeliveryAttemptView = z.object({
+  id: z.uuid().meta({ description: "The attempt's id, sent as its X-Webhook-Id." }),
+  at: IsoDateTime.meta({ description: 'When the attempt started (or the delivery was skipped).' }),
+  event: z.string(),
+  deliveryId: z.uuid().meta({ description: 'Stable across the attempts of one delivery (the Standard Webhooks webhook-id).' }),
+  attempt: z.number().int().meta({ description: '1-5; 0 for a delivery skipped before any attempt.' }),
+  outcome: AttemptOutcome,
+  statusCode: z.number().int().nullable(),
+  responseBody: z.string().nullable().meta({ description: "The first 1,024 characters of the receiver's answer." }),
+  durationMs: z.number().int().nullable(),
+  error: z.string().nullable().meta({ description: 'Why it failed or was skipped.' }),
+  nextAttemptAt: IsoDateTime.nullable().meta({ description: 'When the next attempt is due; null when none follows.' }),
+  manual: z.boolean().meta({ description: 'A replay or test ping: one attempt, not counted toward disabling.' }),
+});
+export type DeliveryAttemptView = z.infer<typeof DeliveryAttemptView>;
+
+export const DeliveryLogPage = pageOf(DeliveryAttemptView);
+
+export const QueuedDelivery = z.object({
+  deliveryId: z.uuid(),
+  event: z.string(),
+  state: z.enum(['pending', 'skipped']).meta({ description: 'pending: sent within moments; skipped: over the hourly limit.' }),
+  skipReason: z.string().nullable(),
+});
+export type QueuedDelivery = z.infer<typeof QueuedDelivery>;
+
+export const RedeliverInput = z.object({ id: EndpointId, deliveryId: z.uuid({ message: 'deliveryId must be a delivery id (UUID)' }) });
+export type RedeliverInput = z.infer<typeof RedeliverInput>;
+
+export const RecoverInput = z.object({
+  id: EndpointId,
+  since: z.iso.datetime({ offset: true, message: 'since must be an ISO 8601 date-time' }).meta({ example: '2026-11-20T00:00:00Z' }),
+});
+export type RecoverInput = z.infer<typeof RecoverInput>;
+
+export const RecoverResult = z.object({
+  replayed: z.number().int().meta({ description: 'Failed or skipped deliveries since then queued again as manual replays.' }),
+  remaining: z.number().int().meta({ description: "Left out because the workspace's hourly delivery limit is reached; call again later." }),
+});
+export type RecoverResult = z.infer<typeof RecoverResult>;

@@ -1,0 +1,133 @@
+import { jobDefinitions } from '@leadwire/core/jobs/definitions.ts';
+import { runCleanup } from '@leadwire/core/jobs/cleanup.ts';
+import { dispatchEvents } from '@leadwire/core/webhooks/delivery/dispatch.ts';
+import { pumpOf } from '@leadwire/core/webhooks/delivery/pump.ts';
+import { DELIVER_QUEUE, sweepDeliveries } from '@leadwire/core/webhooks/delivery/sweep.ts';
+import { newWorkerKey } from '@leadwire/core/webhooks/delivery/worker-lock.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { initTestApp, serve, type TestApp } from '../../support/app.ts';
+import { runQueuedJobs } from '../../support/jobs.ts';
+import { type Receiver, startReceiver } from '../../support/receiver.ts';
+import { deliveriesOf, insertEndpoint, startEngine, upsertContact, waitForLog } from './support.ts';
+
+let rx: Receiver;
+beforeAll(async () => {
+  rx = await startReceiver();
+});
+afterAll(async () => rx?.close());
+
+describe('a worker with no pump running (jobs run by hand)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await initTestApp({ WEBHOOKS_UNSAFE_ALLOW_LOOPBACK: 'true' });
+    await pumpOf(t.runtime.deps).lock.acquire();
+  });
+  afterAll(async () => t?.close());
+
+  it('drops a stale job: an attempt handed out again is sent once, by its current job only', async () => {
+    const org = await t.newOrg();
+    const endpoint = await insertEndpoint(t, org.orgId, `${rx.origin}/stale`);
+    await upsertContact(t, org.publicKey);
+    expect(await dispatchEvents(t.runtime.deps.db, t.clock.now())).toBe(1);
+    expect(await sweepDeliveries(t.runtime.deps.db, t.runtime.deps.jobs, t.clock.now())).toBe(1);
+    // Nobody took it within the queue lease (60 s): it is handed out again with a new lease token.
+    expect(await sweepDeliveries(t.runtime.deps.db, t.runtime.deps.jobs, t.clock.now())).toBe(0);
+    t.clock.advance(60_001);
+    expect(await sweepDeliveries(t.runtime.deps.db, t.runtime.deps.jobs, t.clock.now())).toBe(1);
+    const [d] = await deliveriesOf(t, endpoint.id);
+    const jobs = await t.sql<{ data: { leaseToken: string } }>(`select data from pgboss.job where name = ? and data->>'deliveryId' = ?`, [DELIVER_QUEUE, d!.id]);
+    expect(jobs).toHaveLength(2);
+
+    const deliver = jobDefinitions(t.runtime.deps).find((j) => j.queue === DELIVER_QUEUE)!;
+    expect(await runQueuedJobs(t, deliver)).toHaveLength(2);
+    expect(rx.requests.filter((r) => r.url === '/stale')).toHaveLength(1);
+    expect((await deliveriesOf(t, endpoint.id))[0]).toMatchObject({ state: 'succeeded', attempts: 1 });
+    // Running the current job a second time (a duplicate) sends nothing either.
+    const current = await t.sql<{ lease_token: string }>('select lease_token from webhook_deliveries where id = ?', [d!.id]);
+    await deliver.handle({ deliveryId: d!.id, leaseToken: current[0]!.lease_token });
+    expect(rx.requests.filter((r) => r.url === '/stale')).toHaveLength(1);
+  });
+
+  it('never dispatches an event twice, and marks it dispatched even with no endpoint to send to', async () => {
+    const org = await t.newOrg();
+    await upsertContact(t, org.publicKey);
+    expect(await dispatchEvents(t.runtime.deps.db, t.clock.now())).toBe(1);
+    expect(await dispatchEvents(t.runtime.deps.db, t.clock.now())).toBe(0);
+    expect(await t.sql('select id from outbox_events where organization_id = ? and dispatched_at is null', [org.orgId])).toEqual([]);
+  });
+
+  it('prunes deliveries and their log after 30 days, and keeps the events and the current hour\'s counter', async () => {
+    const org = await t.newOrg();
+    const endpoint = await insertEndpoint(t, org.orgId, `${rx.origin}/old`);
+    await upsertContact(t, org.publicKey);
+    await dispatchEvents(t.runtime.deps.db, t.clock.now());
+    const [d] = await deliveriesOf(t, endpoint.id);
+    await t.sql(`insert into webhook_attempts (organization_id, endpoint_id, delivery_id, event, attempt, outcome) values (?, ?, ?, 'contact.created', 1, 'failed')`, [org.orgId, endpoint.id, d!.id]);
+    const now = t.clock.now();
+    await t.sql('insert into rate_limit_counters (bucket, window_start, count) values (?, ?, 5) on conflict do nothing', [`webhooks:${org.orgId}`, new Date(Math.floor(now.getTime() / 3_600_000) * 3_600_000)]);
+    const day = 86_400_000;
+    await runCleanup(t.runtime.deps.db, new Date(now.getTime() + 30 * day - 60_000));
+    expect(await deliveriesOf(t, endpoint.id)).toHaveLength(1);
+    expect(await t.sql(`select bucket from rate_limit_counters where bucket = ?`, [`webhooks:${org.orgId}`])).toHaveLength(0);
+    await t.sql('insert into rate_limit_counters (bucket, window_start, count) values (?, ?, 5)', [`webhooks:${org.orgId}`, new Date(Math.floor(now.getTime() / 3_600_000) * 3_600_000)]);
+    await runCleanup(t.runtime.deps.db, new Date(now.getTime() + 59 * 60_000 - (now.getTime() % 3_600_000)));
+    expect(await t.sql(`select bucket from rate_limit_counters where bucket = ?`, [`webhooks:${org.orgId}`])).toHaveLength(1);
+    const result = await runCleanup(t.runtime.deps.db, new Date(now.getTime() + 30 * day + 60_000));
+    expect(result.webhookDeliveries).toBeGreaterThanOrEqual(1);
+    expect(await deliveriesOf(t, endpoint.id)).toEqual([]);
+    expect(await t.sql('select id from webhook_attempts where delivery_id = ?', [d!.id])).toEqual([]);
+    expect(await t.sql('select id from outbox_events where id = ?', [d!.event_id])).toHaveLength(1);
+  });
+});
+
+describe('two worker processes on one database', () => {
+  let t: TestApp;
+  let second: Awaited<ReturnType<typeof serve>>;
+  beforeAll(async () => {
+    t = await initTestApp({ WEBHOOKS_UNSAFE_ALLOW_LOOPBACK: 'true', WEBHOOK_PUMP_INTERVAL_MS: '20' });
+    second = await serve(t.runtime.deps.config, { clock: t.clock, migrate: false });
+    await startEngine(t);
+    await pumpOf(second.runtime.deps).start();
+    await second.runtime.boss.work(jobDefinitions(second.runtime.deps).filter((d) => d.queue === DELIVER_QUEUE));
+  });
+  afterAll(async () => {
+    await second?.app.close();
+    await second?.runtime.close();
+    await t?.close();
+  });
+
+  it('deliver each event exactly once', async () => {
+    const org = await t.newOrg();
+    rx.respond((_req, res) => void res.writeHead(200).end());
+    const endpoint = await insertEndpoint(t, org.orgId, `${rx.origin}/pair`);
+    for (let i = 0; i < 30; i++) await upsertContact(t, org.publicKey);
+    await waitForLog(t, endpoint.id, 30);
+    const requests = rx.requests.filter((r) => r.url === '/pair');
+    expect(requests).toHaveLength(30);
+    expect(new Set(requests.map((r) => r.headers['webhook-id'])).size).toBe(30);
+    expect((await deliveriesOf(t, endpoint.id)).every((d) => d.state === 'succeeded' && d.attempts === 1)).toBe(true);
+  });
+
+  it('hands the attempts of a dead worker out again at once, and never those of a live one', async () => {
+    const org = await t.newOrg();
+    rx.respond((_req, res) => void res.writeHead(200).end());
+    const endpoint = await insertEndpoint(t, org.orgId, `${rx.origin}/orphans`);
+    const live = pumpOf(second.runtime.deps).lock.key;
+    const lease = new Date(t.clock.now().getTime() + 3_600_000);
+    // Two attempts stamped as taken, their leases far away: one by a key nobody holds (a killed worker), one by a live worker.
+    for (const key of [newWorkerKey(), live]) {
+      await t.sql(
+        `insert into webhook_deliveries (organization_id, endpoint_id, event, body, state, attempts, next_attempt_at, first_attempt_at, lease_token, worker_key)
+         values (?, ?, 'contact.created', ?, 'in_flight', 0, ?, ?, gen_random_uuid(), ?)`,
+        [org.orgId, endpoint.id, JSON.stringify({ event: 'contact.created', key }), lease, t.clock.now(), key],
+      );
+    }
+    // (Within 15 s of the server's start a missing lock is not trusted yet; the test cluster is usually older.)
+    const [line] = await waitForLog(t, endpoint.id, 1, 30_000);
+    expect(line).toMatchObject({ attempt: 1, outcome: 'succeeded' });
+    for (let i = 0; i < 3; i++) await pumpOf(t.runtime.deps).nextRound();
+    const rows = await t.sql<{ state: string; worker_key: string | null }>('select state, worker_key from webhook_deliveries where endpoint_id = ? order by state', [endpoint.id]);
+    expect(rows).toEqual([{ state: 'in_flight', worker_key: live }, { state: 'succeeded', worker_key: null }]);
+    expect(rx.requests.filter((r) => r.url === '/orphans')).toHaveLength(1);
+  });
+});
