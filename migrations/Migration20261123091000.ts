@@ -1,8 +1,8 @@
 import { Migration } from '@mikro-orm/migrations';
 
-export class Migration20261123090000 extends Migration {
+export class Migration20261123091000 extends Migration {
 
-  override name = 'Migration20261123090000';
+  override name = 'Migration20261123091000';
 
   override up(): void | Promise<void> {
     this.addSql(`create table "page_views" ("id" uuid not null default gen_random_uuid(), "created_at" timestamptz not null default now(), "organization_id" uuid not null, "contact_id" uuid null, "visitor_id" text null, "url" text not null, "referrer" text null, "title" text null, primary key ("id"));`);
