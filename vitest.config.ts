@@ -8,9 +8,9 @@ process.env.NODE_EXTRA_CA_CERTS = join(import.meta.dirname, 'test', 'support', '
 
 export default defineConfig({
   test: {
-    include: ['apps/**/*.test.ts', 'packages/**/*.test.ts', 'test/**/*.test.ts'],
+    include: ['apps/**/*.test.ts', 'packages/**/*.test.ts', 'test/**/*.test.ts', 'snippets/**/*.test.ts'],
     exclude: ['**/node_modules/**'],
-    globalSetup: ['test/support/global-setup.ts'],
+    globalSetup: ['test/support/global-setup.ts', 'snippets/build.ts'],
     setupFiles: ['test/support/file-outcome.ts'],
     // Each file gets its own database, so files can run in parallel; 2 cores make 2 workers the sweet spot.
     maxWorkers: 2,

@@ -40,6 +40,7 @@ describe('loadConfig defaults', () => {
       CLAMAV_TIMEOUT_MS: 30_000,
       SMS_PROVIDER: 'log',
       SMS_FROM_NUMBER: '+15550000000',
+      TRACKING_PAGE_VIEWS_PER_MINUTE: 1200,
       WEBHOOK_PUMP_INTERVAL_MS: 100,
     });
   });

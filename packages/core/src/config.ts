@@ -71,6 +71,8 @@ export const ConfigSchema = z
     SMS_FROM_NUMBER: z.string().min(1).default('+15550000000'),
     /** Shared secret the provider sends in X-Provider-Secret on inbound messages; unset refuses every inbound call. */
     SMS_INBOUND_SECRET: z.string().min(16).optional(),
+    /** Tracking-snippet page views accepted per organization per minute; beyond it 429 rate_limited. */
+    TRACKING_PAGE_VIEWS_PER_MINUTE: z.coerce.number().int().min(1).default(1_200),
     /**
      * Outgoing mail: `smtp://user:pass@host:587` (STARTTLS when offered) or `smtps://user:pass@host:465`. Unset: emails
      * are written to the log instead. The messages below never echo the value: it holds the password.

@@ -11,6 +11,7 @@ import { dealsRouter } from './deals/router.ts';
 import { nonprofitRouter } from './nonprofit/router.ts';
 import { pipelinesRouter } from './pipelines/router.ts';
 import { tasksRouter } from './tasks/router.ts';
+import { trackingRouter } from './tracking/router.ts';
 import { automationRouter } from './automation/router.ts';
 import { router } from './trpc.ts';
 import { webhooksRouter } from './webhooks/router.ts';
@@ -33,6 +34,7 @@ export const internalRouter = router({
   nonprofit: nonprofitRouter,
   pipelines: pipelinesRouter,
   tasks: tasksRouter,
+  tracking: trackingRouter,
   webhooks: webhooksRouter,
   automation: automationRouter,
 });

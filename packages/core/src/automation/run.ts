@@ -130,7 +130,13 @@ export async function runSendSms(deps: ActionDeps, actor: InternalActor, input: 
     if (!contact) throw errors.notFound(`No contact has the phone number ${input.to}`);
     contactId = contact.id;
   }
-  const smsDeps = { provider: smsProviderFor(deps.config, deps.log), from: deps.config.SMS_FROM_NUMBER, log: deps.log, clock: deps.clock };
+  const smsDeps = {
+    provider: smsProviderFor(deps.config, deps.log),
+    from: deps.config.SMS_FROM_NUMBER,
+    log: deps.log,
+    clock: deps.clock,
+    linkBase: deps.config.BASE_URL,
+  };
   return sendSms(deps.db, viaPlatform(actor), smsDeps, { contactId, body: input.body });
 }
 

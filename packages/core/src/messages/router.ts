@@ -27,7 +27,13 @@ export const messagesRouter = router({
       sendSms(
         ctx.db,
         ctx.actor,
-        { provider: smsProviderFor(ctx.deps.config, ctx.deps.log), from: ctx.deps.config.SMS_FROM_NUMBER, log: ctx.log, clock: ctx.deps.clock },
+        {
+          provider: smsProviderFor(ctx.deps.config, ctx.deps.log),
+          from: ctx.deps.config.SMS_FROM_NUMBER,
+          log: ctx.log,
+          clock: ctx.deps.clock,
+          linkBase: ctx.deps.config.BASE_URL,
+        },
         input,
       ),
     ),

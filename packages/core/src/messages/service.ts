@@ -9,6 +9,7 @@ import { phoneDigits } from './phone.ts';
 import type { SmsProvider } from './provider.ts';
 import type { InboundSmsInput, InboundSmsOutput, ListMessagesInput, MessageView, SendSmsInput } from './schemas.ts';
 import * as q from './sql.ts';
+import { planOwnLinks, saveTrackedLinks } from '../tracking/links.ts';
 
 export const messageErrors = {
   consentRequired: () =>
@@ -53,12 +54,14 @@ async function openConversation(tx: Db, orgId: string, contactId: string, now: D
 /**
  * Texts a contact who consented and has a phone; otherwise refuses and stores nothing. The message is stored as
  * `queued` before the provider is called, so a text that left is never without its record; the provider's answer
- * then makes it `sent` (with message.sent) or `failed`. The provider is called outside any transaction.
+ * then makes it `sent` (with message.sent) or `failed`. The provider is called outside any transaction. With
+ * `linkBase` ({base_url}), links to the organization's own site become tracked links (tracking/links.ts), and the
+ * text is stored and sent rewritten.
  */
 export async function sendSms(
   db: Db,
   actor: InternalActor,
-  deps: { provider: SmsProvider; from: string; log: Logger; clock: Clock },
+  deps: { provider: SmsProvider; from: string; log: Logger; clock: Clock; linkBase?: string },
   input: SendSmsInput,
 ): Promise<MessageView> {
   const queuedAt = deps.clock.now();
@@ -72,9 +75,11 @@ export async function sendSms(
     const to = contact.phone?.trim();
     if (!to) throw messageErrors.noPhone();
     const conversation = await openConversation(tx, actor.orgId, contact.id, queuedAt);
+    const out = deps.linkBase ? await planOwnLinks(tx, actor.orgId, input.body, deps.linkBase) : { body: input.body, links: [] };
     const [message] = await tx.execute<q.MessageRow[]>(q.INSERT_MESSAGE, [
-      randomUUID(), actor.orgId, conversation.id, contact.id, 'outbound', deps.from, to, input.body, 'queued', null, queuedAt,
+      randomUUID(), actor.orgId, conversation.id, contact.id, 'outbound', deps.from, to, out.body, 'queued', null, queuedAt,
     ]);
+    await saveTrackedLinks(tx, { orgId: actor.orgId, contactId: contact.id, messageId: message!.id, at: queuedAt }, out.links);
     if (conversation.created) await emitEvents(tx, [conversationCreated(actor.orgId, actor.eventSource ?? 'app', conversation.id, contact, queuedAt)]);
     return { message: message!, contact };
   });
@@ -82,7 +87,7 @@ export async function sendSms(
   let status: 'sent' | 'failed' = 'sent';
   let providerMessageId: string | null = null;
   try {
-    ({ providerMessageId } = await deps.provider.send({ to: queued.message.to_address, from: deps.from, body: input.body }));
+    ({ providerMessageId } = await deps.provider.send({ to: queued.message.to_address, from: deps.from, body: queued.message.body }));
   } catch (err) {
     status = 'failed';
     deps.log.warn({ err, messageId: queued.message.id }, 'sms provider refused the message');

@@ -137,6 +137,7 @@ export const INTERNAL_REQUEST_EXAMPLES: Record<string, Record<string, unknown>> 
   },
   'forms.update': { id: RECORD, published: false, thankYou: { redirectUrl: 'https://www.example.com/thanks' } },
   'forms.delete': { id: RECORD },
+  'tracking.updateSettings': { siteDomain: 'https://www.example.com' },
 };
 
 /** The operations that take input: a path or query parameter, or a body. */

@@ -12,6 +12,7 @@ export * from './session.ts';
 export * from './crm.ts';
 export * from './webhook.ts';
 export * from './form.ts';
+export * from './tracking.ts';
 
 import { ApiKeySchema } from './api-key.ts';
 import { CompanySchema } from './company.ts';
@@ -37,6 +38,7 @@ import {
 } from './crm.ts';
 import { WebhookAttemptSchema, WebhookDeliverySchema, WebhookEndpointSchema } from './webhook.ts';
 import { FormSchema, FormSubmissionSchema } from './form.ts';
+import { PageViewSchema, TrackedLinkSchema, TrackingVisitorSchema } from './tracking.ts';
 
 export const allEntities = [
   OrganizationSchema,
@@ -69,4 +71,7 @@ export const allEntities = [
   WebhookAttemptSchema,
   FormSchema,
   FormSubmissionSchema,
+  PageViewSchema,
+  TrackingVisitorSchema,
+  TrackedLinkSchema,
 ];

@@ -20,6 +20,11 @@ export const OrganizationSchema = defineEntity({
     contactCount: p.integer().default(0),
     /** Set when a nonprofit verification was recorded and the nonprofit plan activated. */
     nonprofitActivatedAt: p.datetime().nullable(),
+    /**
+     * The organization's own website (a bare host such as `example.com`): links to it, or to its subdomains, in texts
+     * Leadwire sends are rewritten to tracked links. Null: no link is rewritten.
+     */
+    siteDomain: p.text().nullable(),
   },
 });
 export class Organization extends OrganizationSchema.class {}

@@ -28,11 +28,14 @@ const SIMPLE_MOVES = {
   formSubmissions: 'form_submissions',
 } as const;
 
+/** Moved like the simple ones, but not reported in `moved`: the tracking snippet's page views and visitors, tracked links. */
+const UNCOUNTED_MOVES = ['page_views', 'tracking_visitors', 'tracked_links'];
+
 /**
  * Every table that references contacts, and so would lose rows when a duplicate is deleted. A test compares this with
  * the database's foreign keys: a new table must be added here (moved, or knowingly left to cascade) before it ships.
  */
-export const MERGE_HANDLED_TABLES = [...Object.values(SIMPLE_MOVES), 'pipeline_items', 'conversations', 'messages'];
+export const MERGE_HANDLED_TABLES = [...Object.values(SIMPLE_MOVES), 'pipeline_items', 'conversations', 'messages', ...UNCOUNTED_MOVES];
 
 const LOCK = `
 select ${CONTACT_COLUMNS}, ${HAS_BOOKING} from contacts c
@@ -120,6 +123,7 @@ async function moveRecords(tx: Db, orgId: string, primaryId: string, dupIds: str
   moved.conversations = await count(tx, MOVE_CONVERSATIONS, [orgId, all, primaryId, primaryId, primaryId]);
   moved.messages += await count(tx, MOVE_STRAY_MESSAGES, [primaryId, orgId, dups]);
   await tx.execute(REFRESH_LAST_MESSAGE, [primaryId, orgId]);
+  for (const table of UNCOUNTED_MOVES) await tx.execute(move(table), [primaryId, orgId, dups]);
   return { moved, skippedPipelineItems: items - moved.pipelineItems };
 }
 

@@ -159,6 +159,7 @@ export const TimelineItem = z.discriminatedUnion('kind', [
     answers: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).meta({ description: 'By field id.' }),
     attribution: z.object({ utm: z.record(z.string(), z.string()), referrer: z.string().nullable(), landingPage: z.string().nullable() }),
   }),
+  z.object({ kind: z.literal('page_view'), ...entry, url: z.string(), title: z.string().nullable(), referrer: z.string().nullable() }),
 ]);
 export type TimelineItem = z.infer<typeof TimelineItem>;
 

@@ -7,8 +7,8 @@ import type { AppContact, TimelineItem } from './schemas.ts';
 import { loadContact } from './write.ts';
 
 /**
- * What happened to a contact, newest first: its notes, the events emitted about it, its deals, tasks, messages and form
- * submissions.
+ * What happened to a contact, newest first: its notes, the events emitted about it, its deals, tasks, messages, form
+ * submissions and page views.
  * Each source is a branch `(kind, id, at, data)`; every branch is cut to the page size on its own before the union is,
  * so a page reads at most `limit + 1` rows per source whatever the contact's history holds.
  */
@@ -17,7 +17,8 @@ const BRANCHES = [
    from notes x where x.contact_id = ? and x.organization_id = ?`,
   // Events name their contact inside the payload (spec: data.contact.id); the organization filter narrows the scan.
   `select 'event', x.id, x.created_at, jsonb_build_object('event', x.event, 'source', x.payload->>'source')
-   from outbox_events x where x.payload->'data'->'contact'->>'id' = ?::text and x.organization_id = ?`,
+   from outbox_events x where x.payload->'data'->'contact'->>'id' = ?::text and x.organization_id = ?
+     and x.event <> 'tracking.page_visited'`,
   `select 'deal', x.id, x.created_at, jsonb_build_object('title', x.title, 'status', x.status, 'valueCents', x.value_cents,
      'currency', x.currency, 'stage', s.name)
    from deals x left join pipeline_stages s on s.id = x.stage_id where x.contact_id = ? and x.organization_id = ?`,
@@ -29,6 +30,9 @@ const BRANCHES = [
   `select 'form_submission', x.id, x.created_at, jsonb_build_object('formId', x.form_id, 'formName', x.form_name, 'answers', x.answers,
      'attribution', x.attribution)
    from form_submissions x where x.contact_id = ? and x.organization_id = ?`,
+  // Page views stand for their tracking.page_visited events, and include the views made before the visitor was known.
+  `select 'page_view', x.id, x.created_at, jsonb_build_object('url', x.url, 'title', x.title, 'referrer', x.referrer)
+   from page_views x where x.contact_id = ? and x.organization_id = ?`,
 ];
 
 const KEYS: SortKey[] = [
@@ -84,6 +88,8 @@ function toItem(r: Row): TimelineItem {
         answers: d.answers as Record<string, string | number | boolean>,
         attribution: d.attribution as { utm: Record<string, string>; referrer: string | null; landingPage: string | null },
       };
+    case 'page_view':
+      return { kind: 'page_view', ...base, url: String(d.url), title: (d.title as string | null) ?? null, referrer: (d.referrer as string | null) ?? null };
   }
 }
 

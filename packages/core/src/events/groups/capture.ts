@@ -51,10 +51,16 @@ export const captureEvents = [
   defineEvent({
     name: 'tracking.link_clicked',
     label: 'Link clicked',
-    description: 'A contact clicked a tracked link in an email.',
-    data: z.object({ email, url: z.string().meta({ description: 'The link clicked.' }), contact: EventContactRef }),
+    description:
+      'A contact followed a tracked link to the organization\'s own site in an email or a text Leadwire sent (link previews that only ask for the headers do not count). `email` or `message` names what the link was in.',
+    data: z.object({
+      email: email.nullable(),
+      message: z.object({ id: z.uuid() }).nullable().meta({ description: 'The text message the link was in; null for an email (or a deleted message).' }),
+      url: z.string().meta({ description: 'The link clicked, as it was written.' }),
+      contact: EventContactRef,
+    }),
     source: 'inbound',
-    exampleData: { email: EXAMPLE_EMAIL, url: 'https://www.example.com/pricing', contact: EXAMPLE_CONTACT_REF },
+    exampleData: { email: null, message: { id: EX.message }, url: 'https://www.example.com/pricing', contact: EXAMPLE_CONTACT_REF },
   }),
   defineEvent({
     name: 'tracking.page_visited',

@@ -1,0 +1,133 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newTestOrg, type TestOrg } from '../internal/contacts-support.ts';
+import { initTestApp, type TestApp } from '../support/app.ts';
+import { hasChromium, launchChromium } from '../support/chromium.ts';
+import { pageViews, trackingEvents } from './support.ts';
+
+/**
+ * The snippet end to end: a website on one origin (a second local server) pastes the script served by the API on
+ * another, a real browser runs it, and the rows land in PostgreSQL.
+ */
+
+/** A website that pastes the snippet twice (as happens when a theme and a tag manager both add it). */
+function sitePage(api: string, orgId: string, title: string): string {
+  const snippet = `<script async src="${api}/api/embed/tracking.js" data-org="${orgId}"></script>`;
+  return `<!doctype html><html><head><title>${title}</title>${snippet}</head>
+<body><h1>${title}</h1><a id="spa" href="/app/settings">Settings</a>${snippet}
+<script>document.getElementById('spa').addEventListener('click', (e) => { e.preventDefault(); document.title = 'Settings'; history.pushState({}, '', '/app/settings'); });</script>
+</body></html>`;
+}
+
+async function startSite(api: string, orgId: string): Promise<{ origin: string; server: Server }> {
+  const server = createServer((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://site').pathname;
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    res.end(sitePage(api, orgId, path === '/' ? 'Home' : path.slice(1)));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
+}
+
+/** Waits (polling the database) until the organization has `n` page views; fails after a few seconds. */
+async function untilViews(t: TestApp, orgId: string, n: number) {
+  await expect.poll(async () => (await pageViews(t, orgId)).length, { timeout: 10_000, interval: 50 }).toBe(n);
+  return pageViews(t, orgId);
+}
+
+describe.skipIf(!hasChromium)('the tracking snippet in Chromium, on a site of another origin', () => {
+  let t: TestApp;
+  let org: TestOrg;
+  let site: { origin: string; server: Server };
+  let browser: Browser;
+
+  beforeAll(async () => {
+    t = await initTestApp();
+    org = await newTestOrg(t);
+    site = await startSite(t.origin, org.orgId);
+    // Chromium under automation sets navigator.webdriver, which the snippet obeys; this flag makes it a visitor's browser.
+    browser = await launchChromium(['--disable-blink-features=AutomationControlled']);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await new Promise((resolve) => site?.server.close(resolve));
+    await t?.close();
+  });
+
+  /** Requests the page sent to the collect endpoint, in the order it sent them. */
+  function collectRequests(page: Page): string[] {
+    const sent: string[] = [];
+    page.on('request', (r) => {
+      if (r.url() === `${t.origin}/api/track/pageview`) sent.push(r.postData() ?? '');
+    });
+    return sent;
+  }
+
+  it('records one view for a page pasting the snippet twice, then one per SPA navigation, and remembers the visitor', async () => {
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      const sent = collectRequests(page);
+      const errors: string[] = [];
+      page.on('pageerror', (e) => errors.push(e.message));
+      await page.goto(`${site.origin}/`);
+      await untilViews(t, org.orgId, 1);
+      await page.click('#spa');
+      // The navigation's view is sent after the load's: once it is stored, a duplicate load view would have been too.
+      const rows = await untilViews(t, org.orgId, 2);
+      expect(sent).toHaveLength(2);
+      expect(rows.map((r) => [r.url, r.referrer, r.title])).toEqual([
+        [`${site.origin}/`, null, 'Home'],
+        [`${site.origin}/app/settings`, `${site.origin}/`, 'Settings'],
+      ]);
+      const visitor = rows[0]!.visitor_id;
+      expect(visitor).toMatch(/^[0-9a-z]{28}$/);
+      expect(rows[1]!.visitor_id).toBe(visitor);
+      // The same path again is not a new page.
+      await page.evaluate(() => history.pushState({}, '', '/app/settings?tab=2'));
+      expect(await page.evaluate(() => Object.keys(window).filter((k) => k.startsWith('__leadwire')))).toEqual(['__leadwireTracking']);
+      expect(errors).toEqual([]);
+
+      const cookies = await context.cookies(site.origin);
+      expect(cookies.find((c) => c.name === 'lw_vid')).toMatchObject({ value: visitor, sameSite: 'Lax', httpOnly: false, path: '/' });
+
+      // Back over both entries to the home page: popstate counts (the entry in between has the same path, so it would not).
+      await page.evaluate(() => history.go(-2));
+      expect((await untilViews(t, org.orgId, 3))[2]!.url).toBe(`${site.origin}/`);
+      // A later page load in the same browser carries the same visitor, now identified by ?email=.
+      const contact = await org.owner.contacts.create.mutate({ email: 'browser@shop.example', firstName: 'Bea' });
+      await page.goto(`${site.origin}/welcome?email=browser%40shop.example`);
+      const all = await untilViews(t, org.orgId, 4);
+      expect(all.every((r) => r.visitor_id === visitor)).toBe(true);
+      // Identified: the earlier anonymous views of this browser are hers too.
+      expect(all.map((r) => r.contact_id)).toEqual([contact.id, contact.id, contact.id, contact.id]);
+      expect(all[3]!.url).toBe(`${site.origin}/welcome`);
+      expect((await trackingEvents(t, org.orgId)).map((e) => [e.data.visit.url, e.data.contact.id])).toEqual([[`${site.origin}/welcome`, contact.id]]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('sends nothing from a browser that says it is automated', async () => {
+    const quiet = await newTestOrg(t);
+    const quietSite = await startSite(t.origin, quiet.orgId);
+    const context = await browser.newContext();
+    try {
+      await context.addInitScript(() => Object.defineProperty(navigator, 'webdriver', { get: () => true }));
+      const page = await context.newPage();
+      const sent = collectRequests(page);
+      // The load event waits for async scripts: once goto returns, both copies of the snippet have run.
+      await page.goto(`${quietSite.origin}/`);
+      const loaded = await page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name));
+      expect(loaded).toContain(`${t.origin}/api/embed/tracking.js`);
+      expect(await page.evaluate(() => '__leadwireTracking' in window)).toBe(false);
+      expect(sent).toEqual([]);
+      expect(await pageViews(t, quiet.orgId)).toEqual([]);
+    } finally {
+      await context.close();
+      await new Promise((resolve) => quietSite.server.close(resolve));
+    }
+  });
+});
