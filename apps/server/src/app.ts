@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Deps } from '@leadwire/core';
 import { pendingMigrations } from '@leadwire/db';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
+import { capturePlugin } from './http/capture.ts';
 import { edgeHandlers, edgeOptions } from './http/edge.ts';
 import { formsPlugin } from './http/forms.ts';
 import { internalRestPlugin, internalTrpcPlugin } from './http/internal.ts';
@@ -69,5 +70,6 @@ export async function buildApp(deps: Deps, opts: { logger?: boolean } = {}): Pro
   await app.register(trackingPlugin, { prefix: '/api', deps });
   await app.register(pagesPlugin, { deps });
   await app.register(formsPlugin, { deps });
+  await app.register(capturePlugin, { deps });
   return app;
 }

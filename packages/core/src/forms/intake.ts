@@ -11,6 +11,7 @@ import { PLACE } from '../leads/service.ts';
 import { FORM_SUBMITS_PER_ADDRESS_PER_MINUTE, FORM_SUBMITS_PER_FORM_PER_MINUTE } from '../limits/plans.ts';
 import { enforceRateLimits } from '../limits/rate-limit.ts';
 import { ADJUST_SCORE_QUEUE } from '../scoring/adjust-job.ts';
+import { identifyVisitor } from '../tracking/service.ts';
 import { type Answer, type Attribution, contactOf, parseSubmission } from './answers.ts';
 import { verifyCaptcha } from './captcha.ts';
 import { type LeadRouter, leadRouterFor } from './lead-router.ts';
@@ -75,6 +76,29 @@ const invalid = (issues: Issue[]) =>
  */
 export async function submitToForm(deps: IntakeDeps, form: PublishedForm, body: unknown, client: SubmitClient): Promise<ThankYou> {
   await countAttempt(deps, form, client);
+  return acceptSubmission(deps, form, body, client);
+}
+
+/** How a caller other than the submit endpoint (the lead-capture script's) takes part in the same intake. */
+export interface IntakeOptions {
+  /** Runs once the submission is valid and not a bot's, before anything is kept: a limit on kept submissions. */
+  admit?: () => Promise<void>;
+  /** The form is no stored record (a lead capture): the submission keeps its name, without a form id. */
+  detached?: boolean;
+  /** Problems the caller found in the body, reported with the form's own (after the honeypot: a bot learns nothing). */
+  issues?: Issue[];
+  /** The submitter's tracking-snippet visitor id (`lw_vid`): their earlier anonymous page views become the contact's. */
+  visitorId?: string | null;
+}
+
+/** submitToForm past its rate limits: validation, CAPTCHA, honeypot, the contact, placement and `form.submitted`. */
+export async function acceptSubmission(
+  deps: IntakeDeps,
+  form: PublishedForm,
+  body: unknown,
+  client: Pick<SubmitClient, 'ip'>,
+  opts: IntakeOptions = {},
+): Promise<ThankYou> {
   if (!(body instanceof URLSearchParams) && (typeof body !== 'object' || body === null || Array.isArray(body))) {
     throw invalid([{ path: '', message: 'The body must be a JSON object of field ids (or labels) to values' }]);
   }
@@ -82,7 +106,7 @@ export async function submitToForm(deps: IntakeDeps, form: PublishedForm, body: 
   if (parsed.honeypot) return thankYouOf(form);
 
   const { person: said, fieldOf } = contactOf(form.fields, parsed.answers);
-  const issues = [...parsed.issues];
+  const issues = [...(opts.issues ?? []), ...parsed.issues];
   const contactInput = ContactUpsertInput.safeParse({ ...said, source: 'form' });
   if (!contactInput.success) {
     for (const i of contactInput.error.issues) {
@@ -101,13 +125,14 @@ export async function submitToForm(deps: IntakeDeps, form: PublishedForm, body: 
       remoteIp: client.ip,
     });
   }
+  await opts.admit?.();
   const person = contactInput.data?.email ? contactInput.data : null;
   // The form's own pipeline wins; without one the router picks (before the transaction: a model may be slow).
   const router = deps.leadRouter ?? leadRouterFor(deps.config, deps.log);
   const pipelineId = person
     ? (form.pipeline_id ?? (await router(deps.db, { orgId: form.organization_id, formName: form.name, fields: form.fields, answers: parsed.answers })))
     : null;
-  await keep(deps, form, parsed.answers, parsed.attribution, person, pipelineId);
+  await keep(deps, form, parsed.answers, parsed.attribution, person, pipelineId, opts);
   return thankYouOf(form);
 }
 
@@ -118,6 +143,7 @@ async function keep(
   attribution: Attribution,
   person: ContactUpsertInput | null,
   pipelineId: string | null,
+  opts: IntakeOptions,
 ) {
   const now = deps.clock.now();
   await transact(deps.db, async (tx) => {
@@ -131,6 +157,7 @@ async function keep(
       });
       if (!outcome?.ok) throw outcome?.error ?? errors.saveFailed(new Error('no upsert outcome'));
       contact = outcome.contact;
+      if (opts.visitorId) await identifyVisitor(tx, form.organization_id, opts.visitorId, contact.id);
       // A pipeline deleted meanwhile falls back to the default; a pipeline without stages places nobody.
       const [target] = await tx.execute<{ pipeline_id: string; stage_id: string | null }[]>(q.ROUTE_PIPELINE, [form.organization_id, pipelineId, pipelineId]);
       if (target?.stage_id) {
@@ -142,7 +169,7 @@ async function keep(
     }
     const id = randomUUID();
     await tx.execute(q.INSERT_SUBMISSION, [
-      id, form.organization_id, form.id, form.name, contact?.id ?? null, JSON.stringify(answers), JSON.stringify(attribution), pipelineItemId, now,
+      id, form.organization_id, opts.detached ? null : form.id, form.name, contact?.id ?? null, JSON.stringify(answers), JSON.stringify(attribution), pipelineItemId, now,
     ]);
     await emitEvents(tx, [
       {

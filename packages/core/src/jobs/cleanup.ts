@@ -24,14 +24,14 @@ with doomed as (
 select count(*)::int as n from gone`;
 
 /**
- * Windows are one minute long; a window that started more than two minutes ago has ended with a minute to spare
- * for requests still counting against it.
+ * Windows are one minute long (a day for `:day` buckets, an hour for webhook deliveries and lead captures); a window
+ * is deleted a whole window after it ended, leaving time for requests still counting against it.
  */
 const DELETE_RATE_LIMITS = `
 with doomed as (
   select bucket, window_start from rate_limit_counters
   where window_start < ?::timestamptz - case when bucket like '%:day' then interval '2 days'
-    when bucket like 'webhooks:%' then interval '2 hours' else interval '2 minutes' end
+    when bucket like 'webhooks:%' or bucket like 'capture:%' then interval '2 hours' else interval '2 minutes' end
   limit ${SLICE}
 ), gone as (
   delete from rate_limit_counters c using doomed d where c.bucket = d.bucket and c.window_start = d.window_start
