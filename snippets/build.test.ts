@@ -40,5 +40,6 @@ describe('the snippet build', () => {
       expect(size, `${p.name}: ${size} B gzipped`).toBeLessThanOrEqual(p.gzipBudget!);
     }
     expect(packages.find((p) => p.name === 'tracking')?.gzipBudget).toBe(1000);
+    expect(packages.find((p) => p.name === 'lead-capture')?.gzipBudget).toBe(5000);
   });
 });
