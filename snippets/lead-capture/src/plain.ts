@@ -20,7 +20,7 @@ const MAX_VALUE = 10_000;
 type Control = HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
 
 const emailField = (form: HTMLFormElement): Control | undefined =>
-  (form.querySelector('input[type=email]') as HTMLInputElement | null) ??
+  form.querySelector<HTMLInputElement>('input[type=email]') ??
   (Array.from(form.elements) as Control[]).find((e) => /e-?mail/i.test(e.name || '') && e.tagName === 'INPUT' && (e as HTMLInputElement).type === 'text');
 
 /** The form's answers by field name; the email under `email`, whatever the form calls it. */

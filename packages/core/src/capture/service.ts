@@ -59,7 +59,7 @@ export function captureFormId(orgId: string, name: string): string {
 
 export interface CaptureClient {
   ip: string | undefined;
-  setHeader(name: string, value: string | number): void;
+  setHeader: (name: string, value: string | number) => void;
 }
 
 /** Counts a submission about to be kept in the workspace's hourly window and refuses it past the limit. */
