@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Deps } from '../../context.ts';
 import type { JobDefinition } from '../../jobs/boss.ts';
-import { deliverOne } from './deliver.ts';
+import { type AttemptRounds, attemptRounds, deliverOne } from './deliver.ts';
 import { DISPATCH_BATCH, dispatchEvents } from './dispatch.ts';
 import { DELIVER_QUEUE, type DeliverJob, SWEEP_BATCH, sweepDeliveries } from './sweep.ts';
 import { WorkerLock } from './worker-lock.ts';
@@ -14,6 +14,7 @@ import { WorkerLock } from './worker-lock.ts';
 export class DeliveryPump {
   readonly lock: WorkerLock;
   readonly active = new Set<Promise<void>>();
+  readonly attempts: AttemptRounds;
   private readonly deps: Deps;
   private timer: NodeJS.Timeout | null = null;
   private round: Promise<void> | null = null;
@@ -25,6 +26,7 @@ export class DeliveryPump {
   constructor(deps: Deps) {
     this.deps = deps;
     this.lock = new WorkerLock(deps.db, deps.log);
+    this.attempts = attemptRounds(deps, this.lock);
   }
 
   async start(): Promise<void> {
@@ -107,8 +109,7 @@ export function deliverJob(deps: Deps): JobDefinition<DeliverJob> {
     queueOptions: { notify: true, deleteAfterSeconds: 15 * 60, expireInSeconds: 5 * 60 },
     parse: (data) => DeliverJobPayload.parse(data),
     handle: (job) => {
-      const pump = pumpOf(deps);
-      return deliverOne(deps, pump.lock, pump.active, job);
+      return deliverOne(deps, pumpOf(deps), job);
     },
   };
 }
