@@ -40,11 +40,14 @@ describe('a worker with no pump running (jobs run by hand)', () => {
 
     const deliver = jobDefinitions(t.runtime.deps).find((j) => j.queue === DELIVER_QUEUE)!;
     expect(await runQueuedJobs(t, deliver)).toHaveLength(2);
+    // A job ends once its attempt is taken; the attempt itself runs on in the worker.
+    await pumpOf(t.runtime.deps).active.settled();
     expect(rx.requests.filter((r) => r.url === '/stale')).toHaveLength(1);
     expect((await deliveriesOf(t, endpoint.id))[0]).toMatchObject({ state: 'succeeded', attempts: 1 });
     // Running the current job a second time (a duplicate) sends nothing either.
     const current = await t.sql<{ lease_token: string }>('select lease_token from webhook_deliveries where id = ?', [d!.id]);
     await deliver.handle({ deliveryId: d!.id, leaseToken: current[0]!.lease_token });
+    await pumpOf(t.runtime.deps).active.settled();
     expect(rx.requests.filter((r) => r.url === '/stale')).toHaveLength(1);
   });
 

@@ -7,6 +7,7 @@ import { Coalescer } from './coalesce.ts';
 import { ATTEMPT_LEASE_MS, RECEIVER_TIMEOUT_MS } from './policy.ts';
 import { type AttemptOutcome, recordAttempts, recordSkipped, type TakenAttempt } from './record.ts';
 import type { DeliverJob } from './sweep.ts';
+import type { InFlight } from './in-flight.ts';
 import type { WorkerLock } from './worker-lock.ts';
 
 /**
@@ -92,22 +93,29 @@ export function attemptRounds(deps: Deps, lock: WorkerLock): AttemptRounds {
 }
 
 /**
- * Runs one `webhook.deliver` job: one attempt of one delivery. A stale job (its attempt was handed out again, finished,
- * or deleted with its endpoint) is dropped. `active` holds the deliveries this process is sending, so shutdown can
- * wait for them before giving up the worker lock.
+ * Attempts one process sends at once. Each holds a socket (kept alive for the next) for at most the receiver time-out;
+ * the cap keeps a backlog from opening a connection per attempt.
  */
-export async function deliverOne(deps: Deps, worker: { lock: WorkerLock; active: Set<Promise<void>>; attempts: AttemptRounds }, job: DeliverJob): Promise<void> {
+export const MAX_IN_FLIGHT = 200;
+
+/**
+ * Runs one `webhook.deliver` job: takes the attempt it names and starts it. A stale job (its attempt was handed out
+ * again, finished, or deleted with its endpoint) is dropped. The job ends once the attempt is taken, so pg-boss fetches
+ * the next batch while this one is still being sent: from the take on, the attempt is this worker's (its key, its
+ * lease), and a worker that dies with it loses it to the sweeper, exactly as before.
+ */
+export async function deliverOne(deps: Deps, worker: { lock: WorkerLock; active: InFlight; attempts: AttemptRounds }, job: DeliverJob): Promise<void> {
   // Without the lock our key would look dead to every sweeper: leave the job; the attempt is queued again after its lease.
   if (!worker.lock.held) throw new Error('webhook worker lock not held; attempt left for the sweeper');
+  await worker.active.room();
   const a = await worker.attempts.take.push(job);
   if (!a) return;
-  const work = attempt(deps, worker.attempts, a);
-  worker.active.add(work);
-  try {
-    await work;
-  } finally {
-    worker.active.delete(work);
-  }
+  worker.active.add(
+    attempt(deps, worker.attempts, a).catch((err: unknown) => {
+      // Recording failed for the whole lease (PostgreSQL away): the attempt stays in flight and is queued again.
+      deps.log.error({ err, deliveryId: a.id }, 'webhook attempt not recorded; it is retried after its lease');
+    }),
+  );
 }
 
 async function attempt(deps: Deps, rounds: AttemptRounds, a: TakenRow): Promise<void> {

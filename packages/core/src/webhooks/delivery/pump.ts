@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import type { Deps } from '../../context.ts';
 import type { JobDefinition } from '../../jobs/boss.ts';
-import { type AttemptRounds, attemptRounds, deliverOne } from './deliver.ts';
+import { type AttemptRounds, attemptRounds, deliverOne, MAX_IN_FLIGHT } from './deliver.ts';
 import { DISPATCH_BATCH, dispatchEvents } from './dispatch.ts';
 import { DELIVER_QUEUE, type DeliverJob, SWEEP_BATCH, sweepDeliveries } from './sweep.ts';
+import { InFlight } from './in-flight.ts';
 import { WorkerLock } from './worker-lock.ts';
 
 /**
@@ -13,7 +14,7 @@ import { WorkerLock } from './worker-lock.ts';
  */
 export class DeliveryPump {
   readonly lock: WorkerLock;
-  readonly active = new Set<Promise<void>>();
+  readonly active = new InFlight(MAX_IN_FLIGHT);
   readonly attempts: AttemptRounds;
   private readonly deps: Deps;
   private timer: NodeJS.Timeout | null = null;
@@ -77,7 +78,7 @@ export class DeliveryPump {
   /** After the queue stopped: waits for this process's attempts to be recorded, then gives the worker key up. */
   async release(): Promise<void> {
     await this.stop();
-    await Promise.allSettled([...this.active]);
+    await this.active.settled();
     await this.lock.release();
   }
 }
