@@ -83,20 +83,35 @@ describe('rounds against the database (jobs run by hand)', () => {
     for (let i = 0; i < n; i++) await upsertContact(t, org.publicKey);
     await dispatchEvents(t.runtime.deps.db, t.clock.now());
     await sweepDeliveries(t.runtime.deps.db, t.runtime.deps.jobs, t.clock.now());
-    const jobs = await t.sql<{ data: DeliverJob }>(
-      `select j.data from pgboss.job j join webhook_deliveries d on d.id = (j.data->>'deliveryId')::uuid where j.name = ? and d.endpoint_id = ? order by d.created_at`,
-      [DELIVER_QUEUE, endpoint.id],
-    );
-    return { endpoint, jobs: jobs.map((j) => j.data) };
+    const queuedJobs = await t.sql<{ data: DeliverJob }>(`select data from pgboss.job where name = ? and state = 'created'`, [DELIVER_QUEUE]);
+    const refs = new Map(queuedJobs.flatMap((j) => j.data.attempts).map((r) => [r.deliveryId, r]));
+    const deliveries = await deliveriesOf(t, endpoint.id);
+    const ids = new Set(deliveries.map((d) => d.id));
+    const bundles = queuedJobs.map((j) => j.data).filter((b) => b.attempts.some((a) => ids.has(a.deliveryId)));
+    return { endpoint, jobs: deliveries.map((d) => refs.get(d.id)!), bundles };
   }
 
   it('sends an attempt once when two copies of its job land in the same take round', async () => {
     const { endpoint, jobs } = await queued('/twin', 1);
     const deliver = jobDefinitions(t.runtime.deps).find((j) => j.queue === DELIVER_QUEUE)!;
-    await Promise.all([deliver.handle(jobs[0]!), deliver.handle(jobs[0]!)]);
+    await Promise.all([deliver.handle({ attempts: [jobs[0]!] }), deliver.handle({ attempts: [jobs[0]!] })]);
     await pumpOf(t.runtime.deps).active.settled();
     expect(rx.requests.filter((r) => r.url === '/twin')).toHaveLength(1);
     expect((await deliveriesOf(t, endpoint.id))[0]).toMatchObject({ state: 'succeeded', attempts: 1 });
+  });
+
+  it('bundles a sweep into jobs of 25 attempts, and still runs a job of the one-attempt shape queued before', async () => {
+    const { endpoint, jobs, bundles } = await queued('/bundled', 30);
+    expect(bundles.map((b) => b.attempts.length).sort()).toEqual([25, 5]);
+    const deliver = jobDefinitions(t.runtime.deps).find((j) => j.queue === DELIVER_QUEUE)!;
+    expect(deliver.parse(jobs[0])).toEqual({ attempts: [jobs[0]] });
+    expect(() => deliver.parse({ attempts: [] })).toThrow();
+    await deliver.handle(deliver.parse(jobs[0]));
+    await Promise.all(bundles.map((b) => deliver.handle(deliver.parse(b))));
+    await pumpOf(t.runtime.deps).active.settled();
+    expect(new Set(rx.requests.filter((r) => r.url === '/bundled').map((r) => r.headers['webhook-id'])).size).toBe(30);
+    expect(rx.requests.filter((r) => r.url === '/bundled')).toHaveLength(30);
+    expect((await deliveriesOf(t, endpoint.id)).every((d) => d.state === 'succeeded' && d.attempts === 1)).toBe(true);
   });
 
   it('records a round of mixed outcomes: each delivery by its own lease, a failure beside a success still counts', async () => {

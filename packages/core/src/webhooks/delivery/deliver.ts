@@ -6,7 +6,7 @@ import { sendWebhook } from '../transport/send.ts';
 import { Coalescer } from './coalesce.ts';
 import { ATTEMPT_LEASE_MS, RECEIVER_TIMEOUT_MS } from './policy.ts';
 import { type AttemptOutcome, recordAttempts, recordSkipped, type TakenAttempt } from './record.ts';
-import type { DeliverJob } from './sweep.ts';
+import type { AttemptRef } from './sweep.ts';
 import type { InFlight } from './in-flight.ts';
 import type { WorkerLock } from './worker-lock.ts';
 
@@ -53,21 +53,21 @@ async function persistently<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
-async function takeAttempts(deps: Deps, lock: WorkerLock, jobs: DeliverJob[]): Promise<(TakenRow | null)[]> {
+async function takeAttempts(deps: Deps, lock: WorkerLock, refs: AttemptRef[]): Promise<(TakenRow | null)[]> {
   const now = deps.clock.now();
   const rows = await deps.db.execute<TakenRow[]>(TAKE, [
     lock.key,
     new Date(now.getTime() + ATTEMPT_LEASE_MS),
     now,
     now,
-    jobs.map((j) => j.deliveryId),
-    jobs.map((j) => j.leaseToken),
+    refs.map((j) => j.deliveryId),
+    refs.map((j) => j.leaseToken),
     lock.key,
   ]);
   // One row per taken attempt; a second job naming the same attempt and token in this round gets nothing, so two
   // copies of one job can never both send.
   const taken = new Map(rows.map((r) => [`${r.id}/${r.lease_token}`, r]));
-  return jobs.map((j) => {
+  return refs.map((j) => {
     const key = `${j.deliveryId}/${j.leaseToken}`;
     const row = taken.get(key) ?? null;
     taken.delete(key);
@@ -77,14 +77,14 @@ async function takeAttempts(deps: Deps, lock: WorkerLock, jobs: DeliverJob[]): P
 
 /** The statements a worker process shares among its attempts (see coalesce.ts). */
 export interface AttemptRounds {
-  take: Coalescer<DeliverJob, TakenRow | null>;
+  take: Coalescer<AttemptRef, TakenRow | null>;
   record: Coalescer<AttemptOutcome, undefined>;
 }
 
 export function attemptRounds(deps: Deps, lock: WorkerLock): AttemptRounds {
   const recordDeps = { jobs: deps.jobs, baseUrl: deps.config.BASE_URL };
   return {
-    take: new Coalescer((jobs) => takeAttempts(deps, lock, jobs), ROUND_MAX),
+    take: new Coalescer((refs) => takeAttempts(deps, lock, refs), ROUND_MAX),
     record: new Coalescer(async (outcomes) => {
       await persistently(() => recordAttempts(deps.db, recordDeps, outcomes, deps.clock.now()));
       return outcomes.map(() => undefined);
@@ -99,16 +99,16 @@ export function attemptRounds(deps: Deps, lock: WorkerLock): AttemptRounds {
 export const MAX_IN_FLIGHT = 200;
 
 /**
- * Runs one `webhook.deliver` job: takes the attempt it names and starts it. A stale job (its attempt was handed out
- * again, finished, or deleted with its endpoint) is dropped. The job ends once the attempt is taken, so pg-boss fetches
+ * Takes one attempt a `webhook.deliver` job names and starts it. A stale one (handed out again, finished, or deleted
+ * with its endpoint) is dropped. The job ends once its attempts are taken, so pg-boss fetches
  * the next batch while this one is still being sent: from the take on, the attempt is this worker's (its key, its
  * lease), and a worker that dies with it loses it to the sweeper, exactly as before.
  */
-export async function deliverOne(deps: Deps, worker: { lock: WorkerLock; active: InFlight; attempts: AttemptRounds }, job: DeliverJob): Promise<void> {
+export async function deliverOne(deps: Deps, worker: { lock: WorkerLock; active: InFlight; attempts: AttemptRounds }, ref: AttemptRef): Promise<void> {
   // Without the lock our key would look dead to every sweeper: leave the job; the attempt is queued again after its lease.
   if (!worker.lock.held) throw new Error('webhook worker lock not held; attempt left for the sweeper');
   await worker.active.room();
-  const a = await worker.attempts.take.push(job);
+  const a = await worker.attempts.take.push(ref);
   if (!a) return;
   worker.active.add(
     attempt(deps, worker.attempts, a).catch((err: unknown) => {

@@ -3,7 +3,7 @@ import type { Deps } from '../../context.ts';
 import type { JobDefinition } from '../../jobs/boss.ts';
 import { type AttemptRounds, attemptRounds, deliverOne, MAX_IN_FLIGHT } from './deliver.ts';
 import { DISPATCH_BATCH, dispatchEvents } from './dispatch.ts';
-import { DELIVER_QUEUE, type DeliverJob, SWEEP_BATCH, sweepDeliveries } from './sweep.ts';
+import { ATTEMPTS_PER_JOB, DELIVER_QUEUE, type DeliverJob, SWEEP_BATCH, sweepDeliveries } from './sweep.ts';
 import { InFlight } from './in-flight.ts';
 import { WorkerLock } from './worker-lock.ts';
 
@@ -95,22 +95,29 @@ export function pumpOf(deps: Deps): DeliveryPump {
   return pump;
 }
 
-export const DeliverJobPayload = z.object({ deliveryId: z.uuid(), leaseToken: z.uuid() });
+const AttemptRefPayload = z.object({ deliveryId: z.uuid(), leaseToken: z.uuid() });
+/** Jobs queued by a version that sent one attempt per job are still read, as a job of one. */
+export const DeliverJobPayload = z.union([
+  z.object({ attempts: z.array(AttemptRefPayload).min(1).max(ATTEMPTS_PER_JOB) }),
+  AttemptRefPayload.transform((a) => ({ attempts: [a] })),
+]);
 
 /**
- * `webhook.deliver`: one attempt per job, many at once. pg-boss never retries it (retryLimit 0): the schedule and the
- * recovery of lost attempts are the sweeper's, on `deps.clock`. Finished jobs go after 15 minutes: they are many.
+ * `webhook.deliver`: up to ATTEMPTS_PER_JOB attempts of one sweep per job, each taken and sent on its own. pg-boss never
+ * retries it (retryLimit 0): the schedule and the recovery of lost attempts are the sweeper's, on `deps.clock`.
+ * Finished jobs go after 15 minutes: they are many. A fetch brings as many attempts as a process sends at once.
  */
 export function deliverJob(deps: Deps): JobDefinition<DeliverJob> {
   return {
     queue: DELIVER_QUEUE,
     retryLimit: 0,
-    batchSize: 50,
+    batchSize: Math.max(1, Math.floor(MAX_IN_FLIGHT / ATTEMPTS_PER_JOB)),
     concurrent: true,
     queueOptions: { notify: true, deleteAfterSeconds: 15 * 60, expireInSeconds: 5 * 60 },
     parse: (data) => DeliverJobPayload.parse(data),
-    handle: (job) => {
-      return deliverOne(deps, pumpOf(deps), job);
+    handle: async (job) => {
+      const pump = pumpOf(deps);
+      await Promise.all(job.attempts.map((a) => deliverOne(deps, pump, a)));
     },
   };
 }
