@@ -105,13 +105,15 @@ export const DeliverJobPayload = z.union([
 /**
  * `webhook.deliver`: up to ATTEMPTS_PER_JOB attempts of one sweep per job, each taken and sent on its own. pg-boss never
  * retries it (retryLimit 0): the schedule and the recovery of lost attempts are the sweeper's, on `deps.clock`.
- * Finished jobs go after 15 minutes: they are many. A fetch brings as many attempts as a process sends at once.
+ * Finished jobs go after 15 minutes: they are many. A fetch brings 2 jobs (50 attempts), a quarter of what a process
+ * sends at once, so the next fetch comes while earlier attempts are still out: sends stream instead of running in waves
+ * (a fetch as big as MAX_IN_FLIGHT waited for nearly all of the last wave to end, and measured slower).
  */
 export function deliverJob(deps: Deps): JobDefinition<DeliverJob> {
   return {
     queue: DELIVER_QUEUE,
     retryLimit: 0,
-    batchSize: Math.max(1, Math.floor(MAX_IN_FLIGHT / ATTEMPTS_PER_JOB)),
+    batchSize: 2,
     concurrent: true,
     queueOptions: { notify: true, deleteAfterSeconds: 15 * 60, expireInSeconds: 5 * 60 },
     parse: (data) => DeliverJobPayload.parse(data),
