@@ -3,27 +3,32 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Deps } from '../../context.ts';
 import { signDelivery } from '../transport/signing.ts';
 import { sendWebhook } from '../transport/send.ts';
+import { Coalescer } from './coalesce.ts';
 import { ATTEMPT_LEASE_MS, RECEIVER_TIMEOUT_MS } from './policy.ts';
-import { recordAttempt, recordSkipped, type TakenAttempt } from './record.ts';
-import type { DeliverJob } from './sweep.ts';
+import { type AttemptOutcome, recordAttempts, recordSkipped, type TakenAttempt } from './record.ts';
+import type { AttemptRef } from './sweep.ts';
+import type { InFlight } from './in-flight.ts';
 import type { WorkerLock } from './worker-lock.ts';
 
 /**
- * Takes the attempt a job names, if that job is still the current one: same lease token, still in flight, not yet
- * taken. Stamps this worker's key, but only while the key's lock is held in PostgreSQL (checked in the same
- * statement), so a sweeper never sees an attempt of a live worker as orphaned.
+ * Takes the attempts some jobs name, each only if its job is still the current one: same lease token, still in flight,
+ * not yet taken. Stamps this worker's key, but only while the key's lock is held in PostgreSQL (checked once, in the
+ * same statement), so a sweeper never sees an attempt of a live worker as orphaned.
  */
 const TAKE = `
 update webhook_deliveries d
 set worker_key = ?::bigint, next_attempt_at = ?, first_attempt_at = coalesce(d.first_attempt_at, ?), updated_at = ?
-from webhook_endpoints w
-where d.id = ? and d.lease_token = ? and d.state = 'in_flight' and d.worker_key is null and w.id = d.endpoint_id
+from webhook_endpoints w, unnest(?::uuid[], ?::uuid[]) as j(id, lease_token)
+where d.id = j.id and d.lease_token = j.lease_token and d.state = 'in_flight' and d.worker_key is null and w.id = d.endpoint_id
   and exists (
     select 1 from pg_locks l
     where l.locktype = 'advisory' and l.granted and l.objsubid = 1 and ((l.classid::bigint << 32) | l.objid::bigint) = ?::bigint
       and l.database = (select oid from pg_database where datname = current_database()))
 returning d.id, d.organization_id, d.endpoint_id, d.event, d.body, d.attempts, d.manual, d.first_attempt_at, d.lease_token,
   w.kind, w.url, w.enabled, w.secret, w.previous_secret, w.previous_secret_expires_at`;
+
+/** Attempts taken, and outcomes recorded, per statement: a pg-boss batch of jobs and then some. */
+const ROUND_MAX = 200;
 
 interface TakenRow extends TakenAttempt {
   body: string;
@@ -37,7 +42,7 @@ interface TakenRow extends TakenAttempt {
 const RECORD_TRIES = 15;
 const RECORD_RETRY_MS = 1_000;
 
-async function persistently(fn: () => Promise<void>): Promise<void> {
+async function persistently<T>(fn: () => Promise<T>): Promise<T> {
   for (let i = 1; ; i++) {
     try {
       return await fn();
@@ -48,27 +53,72 @@ async function persistently(fn: () => Promise<void>): Promise<void> {
   }
 }
 
-/**
- * Runs one `webhook.deliver` job: one attempt of one delivery. A stale job (its attempt was handed out again, finished,
- * or deleted with its endpoint) is dropped. `active` holds the deliveries this process is sending, so shutdown can
- * wait for them before giving up the worker lock.
- */
-export async function deliverOne(deps: Deps, lock: WorkerLock, active: Set<Promise<void>>, job: DeliverJob): Promise<void> {
-  // Without the lock our key would look dead to every sweeper: leave the job; the attempt is queued again after its lease.
-  if (!lock.held) throw new Error('webhook worker lock not held; attempt left for the sweeper');
+async function takeAttempts(deps: Deps, lock: WorkerLock, refs: AttemptRef[]): Promise<(TakenRow | null)[]> {
   const now = deps.clock.now();
-  const [a] = await deps.db.execute<TakenRow[]>(TAKE, [lock.key, new Date(now.getTime() + ATTEMPT_LEASE_MS), now, now, job.deliveryId, job.leaseToken, lock.key]);
-  if (!a) return;
-  const work = attempt(deps, a);
-  active.add(work);
-  try {
-    await work;
-  } finally {
-    active.delete(work);
-  }
+  const rows = await deps.db.execute<TakenRow[]>(TAKE, [
+    lock.key,
+    new Date(now.getTime() + ATTEMPT_LEASE_MS),
+    now,
+    now,
+    refs.map((j) => j.deliveryId),
+    refs.map((j) => j.leaseToken),
+    lock.key,
+  ]);
+  // One row per taken attempt; a second job naming the same attempt and token in this round gets nothing, so two
+  // copies of one job can never both send.
+  const taken = new Map(rows.map((r) => [`${r.id}/${r.lease_token}`, r]));
+  return refs.map((j) => {
+    const key = `${j.deliveryId}/${j.leaseToken}`;
+    const row = taken.get(key) ?? null;
+    taken.delete(key);
+    return row;
+  });
 }
 
-async function attempt(deps: Deps, a: TakenRow): Promise<void> {
+/** The statements a worker process shares among its attempts (see coalesce.ts). */
+export interface AttemptRounds {
+  take: Coalescer<AttemptRef, TakenRow | null>;
+  record: Coalescer<AttemptOutcome, undefined>;
+}
+
+export function attemptRounds(deps: Deps, lock: WorkerLock): AttemptRounds {
+  const recordDeps = { jobs: deps.jobs, baseUrl: deps.config.BASE_URL };
+  return {
+    take: new Coalescer((refs) => takeAttempts(deps, lock, refs), ROUND_MAX),
+    record: new Coalescer(async (outcomes) => {
+      await persistently(() => recordAttempts(deps.db, recordDeps, outcomes, deps.clock.now()));
+      return outcomes.map(() => undefined);
+    }, ROUND_MAX),
+  };
+}
+
+/**
+ * Attempts one process sends at once. Each holds a socket (kept alive for the next) for at most the receiver time-out;
+ * the cap keeps a backlog from opening a connection per attempt.
+ */
+export const MAX_IN_FLIGHT = 200;
+
+/**
+ * Takes one attempt a `webhook.deliver` job names and starts it. A stale one (handed out again, finished, or deleted
+ * with its endpoint) is dropped. The job ends once its attempts are taken, so pg-boss fetches
+ * the next batch while this one is still being sent: from the take on, the attempt is this worker's (its key, its
+ * lease), and a worker that dies with it loses it to the sweeper, exactly as before.
+ */
+export async function deliverOne(deps: Deps, worker: { lock: WorkerLock; active: InFlight; attempts: AttemptRounds }, ref: AttemptRef): Promise<void> {
+  // Without the lock our key would look dead to every sweeper: leave the job; the attempt is queued again after its lease.
+  if (!worker.lock.held) throw new Error('webhook worker lock not held; attempt left for the sweeper');
+  await worker.active.room();
+  const a = await worker.attempts.take.push(ref);
+  if (!a) return;
+  worker.active.add(
+    attempt(deps, worker.attempts, a).catch((err: unknown) => {
+      // Recording failed for the whole lease (PostgreSQL away): the attempt stays in flight and is queued again.
+      deps.log.error({ err, deliveryId: a.id }, 'webhook attempt not recorded; it is retried after its lease');
+    }),
+  );
+}
+
+async function attempt(deps: Deps, rounds: AttemptRounds, a: TakenRow): Promise<void> {
   // A manual replay or test ping still goes to a disabled endpoint: that is how an owner checks a fixed receiver.
   if (!a.enabled && !a.manual) return persistently(() => recordSkipped(deps.db, a, deps.clock.now()));
   const attemptId = randomUUID();
@@ -87,5 +137,5 @@ async function attempt(deps: Deps, a: TakenRow): Promise<void> {
     { url: a.url, body: a.body, headers },
     { resolver: deps.resolver, allowLoopback: deps.config.WEBHOOKS_UNSAFE_ALLOW_LOOPBACK, timeoutMs: RECEIVER_TIMEOUT_MS },
   );
-  await persistently(() => recordAttempt(deps.db, { jobs: deps.jobs, baseUrl: deps.config.BASE_URL }, a, attemptId, startedAt, result, deps.clock.now()));
+  await rounds.record.push({ a, attemptId, startedAt, result });
 }

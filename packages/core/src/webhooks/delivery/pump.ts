@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import type { Deps } from '../../context.ts';
 import type { JobDefinition } from '../../jobs/boss.ts';
-import { deliverOne } from './deliver.ts';
+import { type AttemptRounds, attemptRounds, deliverOne, MAX_IN_FLIGHT } from './deliver.ts';
 import { DISPATCH_BATCH, dispatchEvents } from './dispatch.ts';
-import { DELIVER_QUEUE, type DeliverJob, SWEEP_BATCH, sweepDeliveries } from './sweep.ts';
+import { ATTEMPTS_PER_JOB, DELIVER_QUEUE, type DeliverJob, SWEEP_BATCH, sweepDeliveries } from './sweep.ts';
+import { InFlight } from './in-flight.ts';
 import { WorkerLock } from './worker-lock.ts';
 
 /**
@@ -13,7 +14,8 @@ import { WorkerLock } from './worker-lock.ts';
  */
 export class DeliveryPump {
   readonly lock: WorkerLock;
-  readonly active = new Set<Promise<void>>();
+  readonly active = new InFlight(MAX_IN_FLIGHT);
+  readonly attempts: AttemptRounds;
   private readonly deps: Deps;
   private timer: NodeJS.Timeout | null = null;
   private round: Promise<void> | null = null;
@@ -25,6 +27,7 @@ export class DeliveryPump {
   constructor(deps: Deps) {
     this.deps = deps;
     this.lock = new WorkerLock(deps.db, deps.log);
+    this.attempts = attemptRounds(deps, this.lock);
   }
 
   async start(): Promise<void> {
@@ -75,7 +78,7 @@ export class DeliveryPump {
   /** After the queue stopped: waits for this process's attempts to be recorded, then gives the worker key up. */
   async release(): Promise<void> {
     await this.stop();
-    await Promise.allSettled([...this.active]);
+    await this.active.settled();
     await this.lock.release();
   }
 }
@@ -92,23 +95,31 @@ export function pumpOf(deps: Deps): DeliveryPump {
   return pump;
 }
 
-export const DeliverJobPayload = z.object({ deliveryId: z.uuid(), leaseToken: z.uuid() });
+const AttemptRefPayload = z.object({ deliveryId: z.uuid(), leaseToken: z.uuid() });
+/** Jobs queued by a version that sent one attempt per job are still read, as a job of one. */
+export const DeliverJobPayload = z.union([
+  z.object({ attempts: z.array(AttemptRefPayload).min(1).max(ATTEMPTS_PER_JOB) }),
+  AttemptRefPayload.transform((a) => ({ attempts: [a] })),
+]);
 
 /**
- * `webhook.deliver`: one attempt per job, many at once. pg-boss never retries it (retryLimit 0): the schedule and the
- * recovery of lost attempts are the sweeper's, on `deps.clock`. Finished jobs go after 15 minutes: they are many.
+ * `webhook.deliver`: up to ATTEMPTS_PER_JOB attempts of one sweep per job, each taken and sent on its own. pg-boss never
+ * retries it (retryLimit 0): the schedule and the recovery of lost attempts are the sweeper's, on `deps.clock`.
+ * Finished jobs go after 15 minutes: they are many. A fetch brings 2 jobs (50 attempts), a quarter of what a process
+ * sends at once, so the next fetch comes while earlier attempts are still out: sends stream instead of running in waves
+ * (a fetch as big as MAX_IN_FLIGHT waited for nearly all of the last wave to end, and measured slower).
  */
 export function deliverJob(deps: Deps): JobDefinition<DeliverJob> {
   return {
     queue: DELIVER_QUEUE,
     retryLimit: 0,
-    batchSize: 50,
+    batchSize: 2,
     concurrent: true,
     queueOptions: { notify: true, deleteAfterSeconds: 15 * 60, expireInSeconds: 5 * 60 },
     parse: (data) => DeliverJobPayload.parse(data),
-    handle: (job) => {
+    handle: async (job) => {
       const pump = pumpOf(deps);
-      return deliverOne(deps, pump.lock, pump.active, job);
+      await Promise.all(job.attempts.map((a) => deliverOne(deps, pump, a)));
     },
   };
 }

@@ -26,12 +26,32 @@ update webhook_deliveries set state = ?, attempts = attempts + ?, next_attempt_a
 where id = ? and lease_token = ? and state = 'in_flight'
 returning id`;
 
-/** The log line; written even for a reclaimed attempt (it did reach the receiver), unless the delivery is gone. */
+/** FINISH for a round of attempts (coalesce.ts): one row per attempt, each guarded by its own lease token. */
+const FINISH_MANY = `
+update webhook_deliveries d
+set state = v.state, attempts = d.attempts + 1, next_attempt_at = v.next_attempt_at, skip_reason = null, worker_key = null, updated_at = ?
+from jsonb_to_recordset(?::jsonb) as v(id uuid, lease_token uuid, state text, next_attempt_at timestamptz)
+where d.id = v.id and d.lease_token = v.lease_token and d.state = 'in_flight'
+returning d.id`;
+
+/**
+ * The log line; written even for a reclaimed attempt (it did reach the receiver), unless the delivery is gone. An
+ * attempt id already logged is a retry of a round whose commit was lost with the connection: it stays as logged.
+ */
 const LOG = `
 insert into webhook_attempts (id, organization_id, endpoint_id, delivery_id, event, attempt, outcome, status_code, response_body, duration_ms, error, next_attempt_at, created_at)
 select ?, d.organization_id, d.endpoint_id, d.id, d.event, ?, ?, ?, ?, ?, ?, ?, ? from webhook_deliveries d where d.id = ?`;
 
-const RESET_FAILURES = `update webhook_endpoints set failure_count = 0 where id = ? and failure_count <> 0`;
+const LOG_MANY = `
+insert into webhook_attempts (id, organization_id, endpoint_id, delivery_id, event, attempt, outcome, status_code, response_body, duration_ms, error, next_attempt_at, created_at)
+select v.id, d.organization_id, d.endpoint_id, d.id, d.event, v.attempt, v.outcome, v.status_code, v.response_body, v.duration_ms, v.error, v.next_attempt_at, v.created_at
+from jsonb_to_recordset(?::jsonb) as v(id uuid, delivery_id uuid, attempt int, outcome text, status_code int, response_body text, duration_ms int,
+  error text, next_attempt_at timestamptz, created_at timestamptz)
+join webhook_deliveries d on d.id = v.delivery_id
+on conflict (id) do nothing`;
+
+/** Only endpoints with failures are written (and locked): a healthy endpoint's row is left alone. */
+const RESET_FAILURES = `update webhook_endpoints set failure_count = 0 where id = any(?::uuid[]) and failure_count <> 0`;
 const COUNT_FAILURE = `update webhook_endpoints set failure_count = failure_count + 1 where id = ? returning failure_count`;
 /** Only an enabled endpoint is disabled (and mailed about): concurrent attempts cannot disable it twice. */
 const DISABLE = `update webhook_endpoints set enabled = false, disabled_reason = ?, updated_at = ? where id = ? and enabled returning id`;
@@ -58,47 +78,70 @@ export async function recordSkipped(db: Db, a: TakenAttempt, now: Date): Promise
   });
 }
 
+/** One attempt's outcome, as the worker hands it to be recorded. */
+export interface AttemptOutcome {
+  a: TakenAttempt;
+  attemptId: string;
+  startedAt: Date;
+  result: SendResult;
+}
+
+/** jsonb cannot hold NUL; the log shows it as U+FFFD (send.ts already does so for the body it keeps). */
+const text = (s: string | null) => (s === null ? null : s.replaceAll('\0', '\uFFFD'));
+
+/** What an outcome does to its delivery: the next attempt's time (a failure with attempts left) and the new state. */
+function plan(o: AttemptOutcome) {
+  const attempt = o.a.attempts + 1;
+  const gone = o.a.kind === 'rest_hook' && o.result.statusCode === 410;
+  const retryAt =
+    o.result.outcome === 'failed' && !o.a.manual && !gone && attempt < MAX_ATTEMPTS ? nextAttemptAt(new Date(o.a.first_attempt_at), attempt) : null;
+  const state = o.result.outcome === 'succeeded' ? 'succeeded' : retryAt ? 'pending' : 'failed';
+  return { ...o, attempt, gone, retryAt, state };
+}
+
 /**
- * Writes one attempt's outcome in one transaction: the log line, the delivery's new state (done, failed, or pending
- * until its next slot), and the endpoint's consequences (failure count, disabling with a mail, 410 unsubscribing).
+ * Writes a round of attempts' outcomes in one transaction: the log lines, each delivery's new state (done, failed, or
+ * pending until its next slot), and the endpoints' consequences (failure count, disabling with a mail, 410
+ * unsubscribing) for the attempts whose lease was still theirs. Successes reset failure counts first, so a failure in
+ * the same round still counts.
  */
-export async function recordAttempt(db: Db, deps: RecordDeps, a: TakenAttempt, attemptId: string, startedAt: Date, result: SendResult, now: Date): Promise<void> {
-  const attempt = a.attempts + 1;
-  const gone = a.kind === 'rest_hook' && result.statusCode === 410;
-  const retryAt = result.outcome === 'failed' && !a.manual && !gone && attempt < MAX_ATTEMPTS ? nextAttemptAt(new Date(a.first_attempt_at), attempt) : null;
-  const state = result.outcome === 'succeeded' ? 'succeeded' : retryAt ? 'pending' : 'failed';
+export async function recordAttempts(db: Db, deps: RecordDeps, outcomes: readonly AttemptOutcome[], now: Date): Promise<void> {
+  const planned = outcomes.map(plan);
   await db.transaction(async (tx) => {
-    const [own] = await tx.execute<{ id: string }[]>(FINISH, [state, 1, retryAt, null, now, a.id, a.lease_token]);
-    await tx.execute(LOG, [
-      attemptId,
-      attempt,
-      result.outcome,
-      result.statusCode,
-      result.responseBody?.slice(0, RESPONSE_BODY_CHARS) ?? null,
-      Math.round(result.durationMs),
-      result.error,
-      retryAt,
-      startedAt,
-      a.id,
+    const finished = await tx.execute<{ id: string }[]>(FINISH_MANY, [
+      now,
+      JSON.stringify(planned.map((p) => ({ id: p.a.id, lease_token: p.a.lease_token, state: p.state, next_attempt_at: p.retryAt }))),
     ]);
-    if (!own) return;
-    if (gone) {
-      await tx.execute(UNSUBSCRIBE, [a.endpoint_id]);
-      return;
-    }
-    if (result.outcome === 'blocked') {
-      await disable(tx, deps, a, result.error ?? 'The URL points at a private or internal address', now);
-      return;
-    }
+    await tx.execute(LOG_MANY, [
+      JSON.stringify(
+        planned.map((p) => ({
+          id: p.attemptId,
+          delivery_id: p.a.id,
+          attempt: p.attempt,
+          outcome: p.result.outcome,
+          status_code: p.result.statusCode,
+          response_body: text(p.result.responseBody?.slice(0, RESPONSE_BODY_CHARS) ?? null),
+          duration_ms: Math.round(p.result.durationMs),
+          error: text(p.result.error),
+          next_attempt_at: p.retryAt,
+          created_at: p.startedAt,
+        })),
+      ),
+    ]);
+    const own = new Set(finished.map((f) => f.id));
     // Manual replays and test pings say nothing about the endpoint's health.
-    if (a.manual) return;
-    if (result.outcome === 'succeeded') {
-      await tx.execute(RESET_FAILURES, [a.endpoint_id]);
-      return;
-    }
-    const [count] = await tx.execute<{ failure_count: number }[]>(COUNT_FAILURE, [a.endpoint_id]);
-    if ((count?.failure_count ?? 0) >= DISABLE_AFTER_FAILURES) {
-      await disable(tx, deps, a, `${DISABLE_AFTER_FAILURES} deliveries failed in a row; the last one: ${describe(result)}`, now);
+    const mine = planned.filter((p) => own.has(p.a.id));
+    const healthy = [...new Set(mine.filter((p) => p.result.outcome === 'succeeded' && !p.a.manual).map((p) => p.a.endpoint_id))];
+    if (healthy.length) await tx.execute(RESET_FAILURES, [healthy.sort()]);
+    for (const p of mine) {
+      if (p.gone) await tx.execute(UNSUBSCRIBE, [p.a.endpoint_id]);
+      else if (p.result.outcome === 'blocked') await disable(tx, deps, p.a, p.result.error ?? 'The URL points at a private or internal address', now);
+      else if (p.result.outcome === 'failed' && !p.a.manual) {
+        const [count] = await tx.execute<{ failure_count: number }[]>(COUNT_FAILURE, [p.a.endpoint_id]);
+        if ((count?.failure_count ?? 0) >= DISABLE_AFTER_FAILURES) {
+          await disable(tx, deps, p.a, `${DISABLE_AFTER_FAILURES} deliveries failed in a row; the last one: ${describe(p.result)}`, now);
+        }
+      }
     }
   });
 }

@@ -48,10 +48,22 @@ set state = 'in_flight', lease_token = gen_random_uuid(), worker_key = null, nex
 where d.id in (select id from due union select id from orphaned)
 returning d.id, d.lease_token`;
 
-export interface DeliverJob {
+/** One attempt as a job names it: the delivery and the lease token the sweep gave it. */
+export interface AttemptRef {
   deliveryId: string;
   leaseToken: string;
 }
+
+export interface DeliverJob {
+  attempts: AttemptRef[];
+}
+
+/**
+ * Attempts per `webhook.deliver` job. A queue job costs about as much as the attempt itself (insert, fetch, complete);
+ * bundling a sweep's attempts keeps that cost off each one, while jobs stay small enough to spread over processes.
+ * Each attempt keeps its own lease token, so bundling changes nothing about who may send it.
+ */
+export const ATTEMPTS_PER_JOB = 25;
 
 /**
  * One sweep round, in one transaction: the claimed attempts and their jobs commit together, so an attempt is never
@@ -68,11 +80,11 @@ export async function sweepDeliveries(db: Db, jobs: Jobs, now: Date, batch = SWE
       now,
     ]);
     if (claimed.length === 0) return 0;
-    await jobs.sendMany(
-      tx,
-      DELIVER_QUEUE,
-      claimed.map((c): DeliverJob => ({ deliveryId: c.id, leaseToken: c.lease_token })),
-    );
+    const bundles: DeliverJob[] = [];
+    for (let i = 0; i < claimed.length; i += ATTEMPTS_PER_JOB) {
+      bundles.push({ attempts: claimed.slice(i, i + ATTEMPTS_PER_JOB).map((c) => ({ deliveryId: c.id, leaseToken: c.lease_token })) });
+    }
+    await jobs.sendMany(tx, DELIVER_QUEUE, bundles);
     return claimed.length;
   });
 }
