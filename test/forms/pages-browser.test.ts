@@ -106,6 +106,8 @@ describe.skipIf(!existsSync(CHROMIUM))('forms in a browser', () => {
     const scripts: string[] = [];
     page.on('request', (r) => void (r.resourceType() === 'script' && scripts.push(r.url())));
     try {
+      // The tracking snippet's visitor cookie on the customer's site: the loader hands it on with the answers.
+      await context.addCookies([{ name: 'lw_vid', value: 'vis_loader_browser_01', url: CUSTOMER }]);
       await page.goto(`${CUSTOMER}/landing?utm_source=partner&utm_medium=embed`);
       const embedded = page.locator(`form[data-leadwire-form="${form.id}"]`);
       await embedded.waitFor();
@@ -114,6 +116,7 @@ describe.skipIf(!existsSync(CHROMIUM))('forms in a browser', () => {
       await expect.poll(() => scripts).toContain('https://challenges.cloudflare.com/turnstile/v0/api.js');
       expect(await embedded.locator('input[name="utm_source"]').getAttribute('value')).toBe('partner');
       expect(await embedded.locator('input[name="_landingPage"]').getAttribute('value')).toBe(`${CUSTOMER}/landing?utm_source=partner&utm_medium=embed`);
+      expect(await embedded.locator('input[name="_visitor"]').getAttribute('value')).toBe('vis_loader_browser_01');
 
       await embedded.getByLabel('Email address (required)').fill('embed@example.com');
       await embedded.getByLabel('Topic (required)').selectOption('Pricing');
@@ -126,5 +129,10 @@ describe.skipIf(!existsSync(CHROMIUM))('forms in a browser', () => {
     expect(await submissions(t, form.id)).toMatchObject([
       { answers: { email: 'embed@example.com', topic: 'Pricing', consent: true }, attribution: { utm: { source: 'partner', medium: 'embed' }, landingPage: `${CUSTOMER}/landing?utm_source=partner&utm_medium=embed` } },
     ]);
+    const [visitor] = await t.sql<{ email: string }>(
+      'select c.email from tracking_visitors v join contacts c on c.id = v.contact_id where v.organization_id = ? and v.visitor_id = ?',
+      [a.orgId, 'vis_loader_browser_01'],
+    );
+    expect(visitor).toEqual({ email: 'embed@example.com' });
   }, 60_000);
 });

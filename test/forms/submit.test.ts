@@ -81,6 +81,23 @@ describe('POST /api/forms/<id>/submit with JSON', () => {
     expect(await t.sql(`select 1 from pipeline_items where contact_id = ?`, [existing.body.id])).toHaveLength(1);
   });
 
+  it('attaches the browser\'s earlier anonymous page views when the submission carries its visitor id (_visitor)', async () => {
+    const form = await newForm(a.member);
+    const visitor = 'vis_form_attach_0001';
+    const view = await fetch(`${t.origin}/api/track/pageview`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: JSON.stringify({ org: a.orgId, url: 'https://www.example.com/pricing', visitor }),
+    });
+    expect(view.status).toBe(202);
+    const r = await submitJson(t, form.id, { ...good, email: 'visitor@example.com', _visitor: visitor });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    const [contact] = await contactsWith('visitor@example.com');
+    expect(await t.sql('select url from page_views where organization_id = ? and contact_id = ?', [a.orgId, contact!.id])).toEqual([{ url: 'https://www.example.com/pricing' }]);
+    // A value that is not a visitor id is ignored, never a reason to lose the lead.
+    expect((await submitJson(t, form.id, { ...good, email: 'visitor2@example.com', _visitor: 'x' })).status).toBe(200);
+  });
+
   it('accepts labels as keys, in any case, and ids in any case', async () => {
     const form = await newForm(a.member);
     const r = await submitJson(t, form.id, { 'EMAIL ADDRESS': 'label@example.com', 'first name': 'Lab', TOPIC: 'Pricing', 'I agree to be contacted': 'on' });

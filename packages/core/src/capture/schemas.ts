@@ -22,7 +22,6 @@ export const UNIVERSAL_FIELDS: readonly FormField[] = [
 
 /** The capture's own reserved keys, beside the forms' (`_hp_field`, `utm_*`, `_referrer`, `_landingPage`). */
 export const FORM_KEY = '_form';
-export const VISITOR_KEY = '_visitor';
 
 /**
  * Keys that are the page's own bookkeeping rather than answers: a leading `_` (CSRF tokens such as Laravel's `_token`,

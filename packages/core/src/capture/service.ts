@@ -3,7 +3,7 @@ import type { Plan } from '@leadwire/db';
 import { AppError, errors, type Issue } from '../errors.ts';
 import { acceptSubmission, type IntakeDeps, type PublishedForm, type ThankYou } from '../forms/intake.ts';
 import { enforceRateLimit } from '../limits/rate-limit.ts';
-import { VISITOR_ID } from '../tracking/schemas.ts';
+import { visitorIdOf } from '../tracking/schemas.ts';
 import { unstorableReason } from '../validation/index.ts';
 import {
   CAPTURE_MAX_BYTES,
@@ -13,7 +13,6 @@ import {
   pageFormFields,
   UNIVERSAL_FIELDS,
   UNIVERSAL_FORM_NAME,
-  VISITOR_KEY,
 } from './schemas.ts';
 import * as q from './sql.ts';
 
@@ -111,8 +110,5 @@ export async function captureLead(deps: IntakeDeps, orgId: string, body: Record<
     plan: org.plan,
     contact_booster: org.contact_booster,
   };
-  const visitor = body[VISITOR_KEY];
-  // A visitor id that is not the snippet's leaves the lead unlinked from page views rather than losing the lead.
-  const visitorId = typeof visitor === 'string' && VISITOR_ID.test(visitor) ? visitor : null;
-  return acceptSubmission(deps, form, body, client, { detached: true, visitorId, issues, admit: () => admitCapture(deps, org.id, client) });
+  return acceptSubmission(deps, form, body, client, { detached: true, visitorId: visitorIdOf(body), issues, admit: () => admitCapture(deps, org.id, client) });
 }

@@ -11,6 +11,7 @@ import { PLACE } from '../leads/service.ts';
 import { FORM_SUBMITS_PER_ADDRESS_PER_MINUTE, FORM_SUBMITS_PER_FORM_PER_MINUTE } from '../limits/plans.ts';
 import { enforceRateLimits } from '../limits/rate-limit.ts';
 import { ADJUST_SCORE_QUEUE } from '../scoring/adjust-job.ts';
+import { visitorIdOf } from '../tracking/schemas.ts';
 import { identifyVisitor } from '../tracking/service.ts';
 import { type Answer, type Attribution, contactOf, parseSubmission } from './answers.ts';
 import { verifyCaptcha } from './captcha.ts';
@@ -76,7 +77,7 @@ const invalid = (issues: Issue[]) =>
  */
 export async function submitToForm(deps: IntakeDeps, form: PublishedForm, body: unknown, client: SubmitClient): Promise<ThankYou> {
   await countAttempt(deps, form, client);
-  return acceptSubmission(deps, form, body, client);
+  return acceptSubmission(deps, form, body, client, { visitorId: visitorIdOf(body) });
 }
 
 /** How a caller other than the submit endpoint (the lead-capture script's) takes part in the same intake. */

@@ -9,6 +9,20 @@ export const TITLE_MAX = 300;
 
 /** The snippet's visitor id: 28 base-36 characters; other clients may send any 8-64 of [A-Za-z0-9_-]. */
 export const VISITOR_ID = /^[\w-]{8,64}$/;
+
+/** The reserved key under which form submissions and captures carry the browser's visitor id (the `lw_vid` cookie). */
+export const VISITOR_KEY = '_visitor';
+
+/**
+ * The visitor id a submission carries, or null. One that is not a visitor id leaves the lead unlinked from its page
+ * views rather than refusing (and losing) the lead.
+ */
+export function visitorIdOf(body: unknown): string | null {
+  // A JSON object, or the URLSearchParams of a page's urlencoded post.
+  const visitor =
+    body instanceof URLSearchParams ? body.get(VISITOR_KEY) : body && typeof body === 'object' ? (body as Record<string, unknown>)[VISITOR_KEY] : undefined;
+  return typeof visitor === 'string' && VISITOR_ID.test(visitor) ? visitor : null;
+}
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 

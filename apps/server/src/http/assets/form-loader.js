@@ -1,10 +1,11 @@
-/* global window, document, location, fetch, console, URLSearchParams */
+/* global window, document, location, navigator, fetch, console, URLSearchParams */
 /*
  * Leadwire form loader. Paste once per page:
  *   <div data-leadwire-form="FORM_ID"></div><script src="https://YOUR_HOST/api/embed/form-loader.js" async></script>
  * It fetches each form's embed, inserts it, re-creates its <script> elements (scripts inserted through innerHTML never
- * run) and adds the page's utm_* parameters, referrer and address as hidden attribution fields. It never throws into
- * the host page.
+ * run) and adds the page's utm_* parameters, referrer and address as hidden attribution fields, and the tracking
+ * snippet's visitor id (the lw_vid cookie, unless the visitor asked not to be tracked) so that the page views made
+ * before the visitor was known join the contact. It never throws into the host page.
  */
 (function () {
   var me = document.currentScript;
@@ -23,6 +24,9 @@
     });
     hidden(form, '_referrer', document.referrer);
     hidden(form, '_landingPage', location.href);
+    var optedOut = navigator.globalPrivacyControl === true || navigator.doNotTrack === '1';
+    var visitor = /(?:^|;\s*)lw_vid=([\w-]{8,64})/.exec(document.cookie);
+    if (visitor && !optedOut) hidden(form, '_visitor', visitor[1]);
   }
   function revive(old) {
     var script = document.createElement('script');
