@@ -18,10 +18,10 @@ afterAll(async () => t?.close());
 
 const TAG_AND_TASK = {
   name: 'Webinar sign-ups',
-  trigger: 'webhook_received',
+  trigger: 'webhook_received' as const,
   steps: [
-    { action: 'add_tag', input: { tags: ' webinar, vip ,' } },
-    { action: 'create_task', input: { title: '  Call after the webinar ' } },
+    { action: 'add_tag' as const, input: { tags: ' webinar, vip ,' } },
+    { action: 'create_task' as const, input: { title: '  Call after the webinar ' } },
   ],
 };
 
