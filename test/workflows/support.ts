@@ -28,7 +28,7 @@ export interface StoredRun {
   workflow_id: string | null;
   steps: { action: string; input: Record<string, unknown>; outcome: null | { status: string; code?: string; message?: string; recordId?: string } }[];
   payload: Record<string, unknown>;
-  finished_at: Date | null;
+  finished_at: string | null;
 }
 
 /**
