@@ -4,7 +4,7 @@
  * emitted with source `automation`. Refusals are clear and save nothing.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { workflowRunJob } from '@leadwire/core/workflows/job.ts';
+import { runWorkflow, workflowRunJob } from '@leadwire/core/workflows/job.ts';
 import { initTestApp, type TestApp } from '../support/app.ts';
 import { eventsOf, newTestOrg, type TestOrg } from '../internal/contacts-support.ts';
 import { BASE_URL, finishedRun, footprint, postIntake } from './support.ts';
@@ -190,5 +190,29 @@ describe('the intake', () => {
     await org.owner.workflows.delete.mutate({ id: wf.id });
     const timeline = await org.owner.contacts.timeline.query({ id: res.body.contactId, limit: 50 });
     expect(timeline.items.find((i) => i.kind === 'workflow_run')).toMatchObject({ workflowId: null, workflowName: 'Short-lived', status: 'completed' });
+  });
+
+  it('a retried job goes on from the first step without an outcome, never running a recorded step again', async () => {
+    const org = await newTestOrg(t);
+    const contactId = await contactWithConsent(org, 'grace@example.com');
+    const steps = [
+      { action: 'add_tag', input: { tags: ['done-before'] }, outcome: { status: 'ok', recordId: contactId, at: '2026-11-22T10:00:00.000Z' } },
+      { action: 'create_task', input: { title: 'Still to do' }, outcome: null },
+    ];
+    // As a job that died after its first step left it.
+    const [run] = await t.sql<{ id: string }>(
+      `insert into workflow_runs (organization_id, contact_id, workflow, status, steps) values (?, ?, 'Half done', 'running', ?::jsonb) returning id`,
+      [org.orgId, contactId, JSON.stringify(steps)],
+    );
+    await runWorkflow(t.runtime.deps, run!.id);
+    const done = await finishedRun(t, run!.id);
+    expect(done.status).toBe('completed');
+    expect(done.steps[0]!.outcome).toEqual(steps[0]!.outcome);
+    expect(done.steps[1]!.outcome).toMatchObject({ status: 'ok' });
+    expect(await t.sql(`select tags from contacts where id = ?`, [contactId])).toEqual([{ tags: [] }]);
+    expect(await t.sql(`select title from tasks where contact_id = ?`, [contactId])).toEqual([{ title: 'Still to do' }]);
+    // A finished run is left alone.
+    await runWorkflow(t.runtime.deps, run!.id);
+    expect(await t.sql(`select count(*)::int as n from tasks where contact_id = ?`, [contactId])).toEqual([{ n: 1 }]);
   });
 });
