@@ -10,7 +10,7 @@ import { pagesPlugin } from './http/pages.ts';
 import { trackingPlugin } from './http/tracking.ts';
 import { uploadsPlugin } from './http/uploads.ts';
 import { v1Plugin } from './http/v1.ts';
-import { loggerOptions } from './logger.ts';
+import { loggablePath, loggerOptions } from './logger.ts';
 
 const REQUEST_ID = /^[\w.-]{1,64}$/;
 
@@ -44,7 +44,7 @@ export async function buildApp(deps: Deps, opts: { logger?: boolean } = {}): Pro
   });
   app.addHook('onResponse', async (req, reply) => {
     req.log.info(
-      { method: req.method, path: req.originalUrl.split('?')[0], status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
+      { method: req.method, path: loggablePath(req.originalUrl), status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
       'request',
     );
   });

@@ -15,6 +15,7 @@ import { trackingRouter } from './tracking/router.ts';
 import { automationRouter } from './automation/router.ts';
 import { router } from './trpc.ts';
 import { webhooksRouter } from './webhooks/router.ts';
+import { workflowsRouter } from './workflows/router.ts';
 
 /**
  * The application surface: typed tRPC for internal frontends at /api/trpc, and the same procedures as REST under
@@ -37,6 +38,7 @@ export const internalRouter = router({
   tracking: trackingRouter,
   webhooks: webhooksRouter,
   automation: automationRouter,
+  workflows: workflowsRouter,
 });
 
 export type InternalRouter = typeof internalRouter;

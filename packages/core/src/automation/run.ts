@@ -31,12 +31,13 @@ import * as q from './sql.ts';
 /*
  * The actions run through the application's own services, so every rule (uniqueness, caps, consent, locks, events)
  * is theirs; only the platform-shaped inputs are translated here. Every change they make emits its events with
- * source `zapier` (spec "Payload shape"), so receivers can ignore what their own automation did.
+ * source `zapier` (spec "Payload shape"), so receivers can ignore what their own automation did; workflow steps
+ * (workflows/steps.ts) run these same functions with an actor whose source is `automation`.
  */
 
-type ActionDeps = Pick<Deps, 'clock' | 'config' | 'jobs' | 'scoreAdjustment'> & { db: Db; log: Logger };
+export type ActionDeps = Pick<Deps, 'clock' | 'config' | 'jobs' | 'scoreAdjustment'> & { db: Db; log: Logger };
 
-const viaPlatform = (actor: InternalActor): InternalActor => ({ ...actor, eventSource: 'zapier' });
+const viaPlatform = (actor: InternalActor): InternalActor => ({ ...actor, eventSource: actor.eventSource ?? 'zapier' });
 
 /** A company of the organization by domain (normalised as everywhere); unknown domains are refused, never created. */
 async function companyId(tx: Db, orgId: string, company: string): Promise<string> {
@@ -109,8 +110,9 @@ export function runCreateDeal(deps: ActionDeps, actor: InternalActor, input: Cre
   });
 }
 
-export function runCreateTask(deps: ActionDeps, actor: InternalActor, input: CreateTaskAction): Promise<TaskView> {
-  return createTask(deps.db, viaPlatform(actor), { title: input.title }, deps.clock.now());
+/** `contactId`: a workflow step's task is about the run's contact (the platform action takes none). */
+export function runCreateTask(deps: ActionDeps, actor: InternalActor, input: CreateTaskAction, contactId?: string): Promise<TaskView> {
+  return createTask(deps.db, viaPlatform(actor), { title: input.title, contactId }, deps.clock.now());
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

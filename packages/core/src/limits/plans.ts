@@ -31,3 +31,10 @@ export const INTERNAL_KEY_LIMITS: Record<Plan, { perMinute: number; perDay: numb
  */
 export const FORM_SUBMITS_PER_ADDRESS_PER_MINUTE = 10;
 export const FORM_SUBMITS_PER_FORM_PER_MINUTE = 300;
+
+/**
+ * Workflow intake (spec: left open): 60 runs a minute per workflow, one a second. Each run may text a contact and
+ * write several records, so a leaked or looping intake URL is held to a pace a person can notice and stop (rotate the
+ * token, disable the workflow); a real event source (sign-ups, a platform's batch) rarely needs more.
+ */
+export const WORKFLOW_RUNS_PER_WORKFLOW_PER_MINUTE = 60;

@@ -138,6 +138,26 @@ export const INTERNAL_REQUEST_EXAMPLES: Record<string, Record<string, unknown>> 
   'forms.update': { id: RECORD, published: false, thankYou: { redirectUrl: 'https://www.example.com/thanks' } },
   'forms.delete': { id: RECORD },
   'tracking.updateSettings': { siteDomain: 'https://www.example.com' },
+  'workflows.list': page,
+  'workflows.get': { id: RECORD },
+  'workflows.create': {
+    name: 'Webinar sign-ups',
+    trigger: 'webhook_received',
+    steps: [
+      { action: 'add_tag', input: { tags: ['webinar-2026'] } },
+      { action: 'create_task', input: { title: 'Call after the webinar' } },
+      { action: 'create_deal', input: { pipelineId: PIPELINE } },
+      { action: 'update_contact', input: { phone: '+14155550123' } },
+      { action: 'send_sms', input: { body: 'Thanks for signing up! The link follows on the day.' } },
+    ],
+    enabled: true,
+  },
+  'workflows.update': { id: RECORD, enabled: false },
+  'workflows.rotateToken': { id: RECORD },
+  'workflows.delete': { id: RECORD },
+  'workflows.runs': { id: RECORD, ...page },
+  'workflows.run': { runId: RECORD },
+  'workflows.intake': { token: 'wfh_3kQ9xZ7pL2mN8vR4tY6wB1cD5fG0hJ9kA2sE4uI7oP1', email: 'ada@example.com', firstName: 'Ada', webinar: 'Pipelines 101' },
 };
 
 /** The operations that take input: a path or query parameter, or a body. */

@@ -4,6 +4,7 @@ import { Contact } from './contact.ts';
 import { Organization } from './organization.ts';
 import { Pipeline, PipelineStage } from './pipeline.ts';
 import { User } from './user.ts';
+import { Workflow } from './workflow.ts';
 
 export const DealSchema = defineEntity({
   name: 'Deal',
@@ -127,8 +128,16 @@ export const WorkflowRunSchema = defineEntity({
     ...baseProperties,
     organization: () => p.manyToOne(Organization).deleteRule('cascade'),
     contact: () => p.manyToOne(Contact).nullable().deleteRule('cascade').index(),
+    /** The workflow's name when the run was recorded: runs outlive their workflow. */
     workflow: p.text(),
     status: p.text().default('running'),
+    /** Null once the workflow is deleted; the run stays on its contact's timeline. */
+    definition: () => p.manyToOne(Workflow).fieldName('workflow_id').nullable().deleteRule('set null').index(),
+    /** The steps as they were when the run was recorded, each with its outcome once it ran. */
+    steps: p.json<unknown[]>().default('[]'),
+    /** The JSON body that triggered the run. */
+    payload: p.json<Record<string, unknown>>().default('{}'),
+    finishedAt: p.datetime().nullable(),
   },
 });
 export class WorkflowRun extends WorkflowRunSchema.class {}

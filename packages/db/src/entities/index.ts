@@ -13,6 +13,7 @@ export * from './crm.ts';
 export * from './webhook.ts';
 export * from './form.ts';
 export * from './tracking.ts';
+export * from './workflow.ts';
 
 import { ApiKeySchema } from './api-key.ts';
 import { CompanySchema } from './company.ts';
@@ -39,6 +40,7 @@ import {
 import { WebhookAttemptSchema, WebhookDeliverySchema, WebhookEndpointSchema } from './webhook.ts';
 import { FormSchema, FormSubmissionSchema } from './form.ts';
 import { PageViewSchema, TrackedLinkSchema, TrackingVisitorSchema } from './tracking.ts';
+import { WorkflowSchema } from './workflow.ts';
 
 export const allEntities = [
   OrganizationSchema,
@@ -74,4 +76,5 @@ export const allEntities = [
   PageViewSchema,
   TrackingVisitorSchema,
   TrackedLinkSchema,
+  WorkflowSchema,
 ];

@@ -160,6 +160,15 @@ export const TimelineItem = z.discriminatedUnion('kind', [
     attribution: z.object({ utm: z.record(z.string(), z.string()), referrer: z.string().nullable(), landingPage: z.string().nullable() }),
   }),
   z.object({ kind: z.literal('page_view'), ...entry, url: z.string(), title: z.string().nullable(), referrer: z.string().nullable() }),
+  z.object({
+    kind: z.literal('workflow_run'),
+    ...entry,
+    workflowId: z.uuid().nullable().meta({ description: 'null once the workflow is deleted; its name is kept.' }),
+    workflowName: z.string(),
+    status: z.string().meta({ description: 'queued, running, completed or completed_with_errors.' }),
+    steps: z.array(z.object({ action: z.string(), outcome: z.enum(['ok', 'error']).nullable() })).meta({ description: 'Details: GET /workflow-runs/{runId}.' }),
+    finishedAt: iso.nullable(),
+  }),
 ]);
 export type TimelineItem = z.infer<typeof TimelineItem>;
 

@@ -8,7 +8,7 @@ import { loadContact } from './write.ts';
 
 /**
  * What happened to a contact, newest first: its notes, the events emitted about it, its deals, tasks, messages, form
- * submissions and page views.
+ * submissions, page views and workflow runs.
  * Each source is a branch `(kind, id, at, data)`; every branch is cut to the page size on its own before the union is,
  * so a page reads at most `limit + 1` rows per source whatever the contact's history holds.
  */
@@ -33,6 +33,9 @@ const BRANCHES = [
   // Page views stand for their tracking.page_visited events, and include the views made before the visitor was known.
   `select 'page_view', x.id, x.created_at, jsonb_build_object('url', x.url, 'title', x.title, 'referrer', x.referrer)
    from page_views x where x.contact_id = ? and x.organization_id = ?`,
+  `select 'workflow_run', x.id, x.created_at, jsonb_build_object('workflowId', x.workflow_id, 'workflowName', x.workflow,
+     'status', x.status, 'steps', x.steps, 'finishedAt', x.finished_at)
+   from workflow_runs x where x.contact_id = ? and x.organization_id = ?`,
 ];
 
 const KEYS: SortKey[] = [
@@ -90,6 +93,19 @@ function toItem(r: Row): TimelineItem {
       };
     case 'page_view':
       return { kind: 'page_view', ...base, url: String(d.url), title: (d.title as string | null) ?? null, referrer: (d.referrer as string | null) ?? null };
+    case 'workflow_run':
+      return {
+        kind: 'workflow_run',
+        ...base,
+        workflowId: (d.workflowId as string | null) ?? null,
+        workflowName: String(d.workflowName),
+        status: String(d.status),
+        steps: ((d.steps as { action: string; outcome?: { status: 'ok' | 'error' } | null }[] | null) ?? []).map((st) => ({
+          action: st.action,
+          outcome: st.outcome?.status ?? null,
+        })),
+        finishedAt: isoOrNull(d.finishedAt),
+      };
   }
 }
 

@@ -1,0 +1,12 @@
+import { describe, expect, it } from 'vitest';
+import { loggablePath } from './logger.ts';
+
+describe('loggablePath', () => {
+  it("drops the query string and masks a workflow intake URL's token, the only credential of that route", () => {
+    const token = `wfh_${'a1B2'.repeat(10)}xyz`;
+    expect(loggablePath(`/api/workflows/hooks/${token}`)).toBe('/api/workflows/hooks/[redacted]');
+    expect(loggablePath(`/api/workflows/hooks/${token}?x=1`)).toBe('/api/workflows/hooks/[redacted]');
+    expect(loggablePath('/api/contacts/search?email=ada@example.com')).toBe('/api/contacts/search');
+    expect(loggablePath('/api/workflows/3f2c6a0e-8b1d-4c47-9d2a-5e7f1b3c9a10/runs')).toBe('/api/workflows/3f2c6a0e-8b1d-4c47-9d2a-5e7f1b3c9a10/runs');
+  });
+});

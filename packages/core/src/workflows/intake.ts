@@ -1,0 +1,81 @@
+import { randomUUID } from 'node:crypto';
+import type { Db, Plan } from '@leadwire/db';
+import { given } from '../automation/action-inputs.ts';
+import { hashKey } from '../auth/key-material.ts';
+import type { Deps } from '../context.ts';
+import { upsertContactsInTx } from '../contacts/v1/upsert.ts';
+import { transact } from '../contacts/shared/transact.ts';
+import { requireLiveContact } from '../deals/common.ts';
+import { AppError, errors, issuesFromZod } from '../errors.ts';
+import { WORKFLOW_RUNS_PER_WORKFLOW_PER_MINUTE } from '../limits/plans.ts';
+import { enforceRateLimit } from '../limits/rate-limit.ts';
+import { ADJUST_SCORE_QUEUE } from '../scoring/adjust-job.ts';
+import { WORKFLOW_RUN_QUEUE } from './job.ts';
+import { type IntakeAnswer, type IntakeInput, IntakePayload } from './schemas.ts';
+import { TOKEN_PREFIX, type WorkflowRow } from './service.ts';
+import * as q from './sql.ts';
+
+export type IntakeDeps = Pick<Deps, 'clock' | 'jobs' | 'scoreAdjustment'> & { db: Db };
+
+const MINUTE_MS = 60_000;
+/** The token's shape (`wfh_` and 43 base62 characters): anything else is unknown without a database round trip. */
+const TOKEN = new RegExp(`^${TOKEN_PREFIX}[0-9A-Za-z]{43}$`);
+
+const unknownUrl = () => errors.notFound('No enabled workflow has this intake URL');
+
+/** Counts the attempt in the workflow's window (committed whatever happens next) and refuses past the limit. */
+async function countAttempt(deps: IntakeDeps, workflowId: string, setHeader: (name: string, value: string | number) => void) {
+  const now = deps.clock.now();
+  const start = new Date(now.getTime() - (now.getTime() % MINUTE_MS));
+  const [row] = await deps.db.execute<{ count: number }[]>(q.COUNT_RUN, [`workflow:${workflowId}`, start]);
+  enforceRateLimit({ count: row?.count ?? 1, resetAt: new Date(start.getTime() + MINUTE_MS) }, WORKFLOW_RUNS_PER_WORKFLOW_PER_MINUTE, setHeader, now);
+}
+
+/**
+ * A POST to a workflow's intake URL (spec "Other intake rules" 2): the token finds an enabled workflow; the attempt
+ * counts against its rate limit; the body names the contact by contactId (a live contact) or email (matched, or
+ * created with source `automation`). Then, in one transaction, the run is recorded with the workflow's steps as they
+ * are now and its job is queued. A refusal saves nothing (the attempt's count aside).
+ */
+export async function receiveWebhook(
+  deps: IntakeDeps,
+  input: IntakeInput,
+  setHeader: (name: string, value: string | number) => void,
+): Promise<IntakeAnswer> {
+  const { token, ...body } = input;
+  const [wf] = TOKEN.test(token) ? await deps.db.execute<(WorkflowRow & { plan: Plan; contact_booster: number })[]>(q.WORKFLOW_BY_TOKEN, [hashKey(token)]) : [];
+  if (!wf || !wf.enabled) throw unknownUrl();
+  await countAttempt(deps, wf.id, setHeader);
+
+  const contactId = given(body.contactId);
+  const email = given(body.email);
+  if (contactId === undefined && email === undefined) {
+    throw new AppError(400, 'missing_identity', 'The body needs an email or a contactId: the contact this workflow run is for');
+  }
+  const payload = IntakePayload.safeParse(body);
+  if (!payload.success) {
+    const issues = issuesFromZod(payload.error.issues);
+    throw errors.validation(issues, `Validation failed: ${issues[0]?.path ? `${issues[0].path}: ` : ''}${issues[0]?.message ?? ''}`);
+  }
+
+  const now = deps.clock.now();
+  return transact(deps.db, async (tx) => {
+    let contact: { id: string; created: boolean };
+    if (contactId !== undefined) {
+      contact = { id: (await requireLiveContact(tx, wf.organization_id, contactId, 'share')).id, created: false };
+    } else {
+      const [outcome] = await upsertContactsInTx(tx, { orgId: wf.organization_id, plan: wf.plan, contactBooster: wf.contact_booster }, [{ email, source: 'automation' }], {
+        eventSource: 'automation',
+        now,
+        onScoreInputsChanged: deps.scoreAdjustment ? (t, ids) => deps.jobs.send(t, ADJUST_SCORE_QUEUE, { contactIds: ids }) : undefined,
+      });
+      if (!outcome?.ok) throw outcome?.error ?? errors.saveFailed(new Error('no upsert outcome'));
+      contact = { id: outcome.id, created: outcome.created };
+    }
+    const runId = randomUUID();
+    const steps = wf.steps.map((s) => ({ action: s.action, input: s.input, outcome: null }));
+    await tx.execute(q.INSERT_RUN, [runId, wf.organization_id, contact.id, wf.name, wf.id, JSON.stringify(steps), JSON.stringify(payload.data), now]);
+    await deps.jobs.send(tx, WORKFLOW_RUN_QUEUE, { runId });
+    return { runId, status: 'queued' as const, contactId: contact.id, contactCreated: contact.created };
+  });
+}

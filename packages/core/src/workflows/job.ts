@@ -1,0 +1,85 @@
+import type { Plan } from '@leadwire/db';
+import { z } from 'zod';
+import type { InternalActor } from '../auth/actor.ts';
+import type { Deps } from '../context.ts';
+import { AppError, isDatabaseUnreachable } from '../errors.ts';
+import type { JobDefinition } from '../jobs/boss.ts';
+import type { RunRow } from './service.ts';
+import * as q from './sql.ts';
+import { STEPS } from './steps.ts';
+
+export const WORKFLOW_RUN_QUEUE = 'workflows.run';
+const Payload = z.object({ runId: z.uuid() });
+type Payload = z.infer<typeof Payload>;
+
+type Outcome = { status: 'ok'; recordId: string; at: string } | { status: 'error'; code: string; message: string; at: string };
+
+/**
+ * One step through its action's own code. A refusal of the action (no SMS consent, a deleted pipeline, a trashed
+ * contact) is the step's outcome; an unreachable database is not: it fails the job, which pg-boss retries from the
+ * first step without an outcome.
+ */
+async function runStep(deps: Deps, actor: InternalActor, step: RunRow['steps'][number], contactId: string): Promise<Outcome> {
+  try {
+    const record = await STEPS[step.action].run({ ...deps, db: deps.db, log: deps.log }, actor, step.input, contactId);
+    return { status: 'ok', recordId: record.id, at: deps.clock.now().toISOString() };
+  } catch (err) {
+    if (isDatabaseUnreachable(err)) throw err;
+    const at = deps.clock.now().toISOString();
+    if (err instanceof AppError && err.status < 500) return { status: 'error', code: err.code, message: err.message, at };
+    deps.log.error({ err, action: step.action }, 'workflow step failed');
+    return { status: 'error', code: 'internal_error', message: 'The step failed unexpectedly', at };
+  }
+}
+
+/**
+ * Runs a recorded run's steps in order, each whatever the outcome of those before (they are independent actions: a
+ * text refused for want of consent should not keep a task from being created), recording each outcome as it lands.
+ * Steps act as the workflow's creator with source `automation`. A step already holding an outcome is skipped, so a
+ * retried job goes on where the last one stopped; only a crash between a step's commit and its outcome's can run a
+ * step twice.
+ */
+export async function runWorkflow(deps: Deps, runId: string): Promise<void> {
+  const [run] = await deps.db.execute<(RunRow & { plan: Plan; contact_booster: number; acting_user_id: string | null })[]>(q.LOAD_RUN, [runId]);
+  // Gone with its contact or organization, or already finished: nothing to do.
+  if (!run || run.status === 'completed' || run.status === 'completed_with_errors') return;
+  await deps.db.execute(q.MARK_RUNNING, [runId]);
+  const actor: InternalActor = {
+    orgId: run.organization_id,
+    userId: run.acting_user_id ?? '',
+    role: 'admin',
+    // No session: a workflow acts as a key would, for its creator.
+    via: 'internal_key',
+    sessionId: null,
+    apiKeyId: null,
+    plan: run.plan,
+    contactBooster: run.contact_booster,
+    eventSource: 'automation',
+  };
+  let failed = run.steps.some((s) => s.outcome?.status === 'error');
+  for (const [index, step] of run.steps.entries()) {
+    if (step.outcome) continue;
+    const outcome = run.contact_id
+      ? await runStep(deps, actor, step, run.contact_id)
+      : ({ status: 'error', code: 'not_found', message: 'The run has no contact', at: deps.clock.now().toISOString() } as const);
+    failed ||= outcome.status === 'error';
+    await deps.db.execute(q.SET_STEP_OUTCOME, [[String(index), 'outcome'], JSON.stringify(outcome), runId]);
+  }
+  await deps.db.execute(q.FINISH_RUN, [failed ? 'completed_with_errors' : 'completed', deps.clock.now(), runId]);
+}
+
+/**
+ * `workflows.run`: one job per recorded run, queued in the intake's transaction. Retried 5 times with a growing delay
+ * (30 s doubling, at most 10 min) when the database could not be reached; a step's own refusal never fails the job.
+ */
+export function workflowRunJob(deps: Deps): JobDefinition<Payload> {
+  return {
+    queue: WORKFLOW_RUN_QUEUE,
+    batchSize: 5,
+    retryLimit: 5,
+    retryDelay: 30,
+    queueOptions: { retryBackoff: true, retryDelayMax: 600, notify: true, deleteAfterSeconds: 24 * 60 * 60 },
+    parse: (data) => Payload.parse(data),
+    handle: ({ runId }) => runWorkflow(deps, runId),
+  };
+}

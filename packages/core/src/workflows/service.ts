@@ -1,0 +1,152 @@
+import { randomUUID } from 'node:crypto';
+import type { Db } from '@leadwire/db';
+import type { InternalActor } from '../auth/actor.ts';
+import { requireRole } from '../auth/internal.ts';
+import { generateToken, hashKey } from '../auth/key-material.ts';
+import { iso, toPage } from '../deals/common.ts';
+import { errors } from '../errors.ts';
+import type {
+  WorkflowCreateInput,
+  WorkflowListInput,
+  WorkflowRunView,
+  WorkflowUpdateInput,
+  WorkflowView,
+  WorkflowWithUrl,
+} from './schemas.ts';
+import type { StepDefinition } from './steps.ts';
+import * as q from './sql.ts';
+
+export interface WorkflowRow {
+  id: string;
+  organization_id: string;
+  name: string;
+  trigger: 'webhook_received';
+  steps: StepDefinition[];
+  enabled: boolean;
+  token_hash: string;
+  token_prefix: string;
+  created_by_id: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface RunRow {
+  id: string;
+  organization_id: string;
+  contact_id: string | null;
+  workflow: string;
+  workflow_id: string | null;
+  status: string;
+  steps: (StepDefinition & { outcome?: WorkflowRunView['steps'][number]['outcome'] })[];
+  payload: Record<string, unknown>;
+  created_at: Date;
+  finished_at: Date | null;
+}
+
+/** `wfh_` and 256 random bits: the intake URL's only credential. */
+export const TOKEN_PREFIX = 'wfh_';
+/** Characters of the token kept to recognise it: the prefix and 6 of its 43 random ones (about 36 bits, no help to a guesser). */
+const HINT_LENGTH = TOKEN_PREFIX.length + 6;
+
+export const intakeUrl = (baseUrl: string, token: string) => `${baseUrl}/workflows/hooks/${token}`;
+
+export function toWorkflowView(r: WorkflowRow, baseUrl: string): WorkflowView {
+  return {
+    id: r.id,
+    name: r.name,
+    trigger: r.trigger,
+    steps: r.steps.map((s) => ({ action: s.action, input: s.input })),
+    enabled: r.enabled,
+    intakeUrlHint: `${intakeUrl(baseUrl, r.token_prefix)}…`,
+    createdAt: iso(r.created_at),
+    updatedAt: iso(r.updated_at),
+  };
+}
+
+export function toRunView(r: RunRow): WorkflowRunView {
+  return {
+    id: r.id,
+    workflowId: r.workflow_id,
+    workflowName: r.workflow,
+    contactId: r.contact_id,
+    status: r.status,
+    steps: r.steps.map((s) => ({ action: s.action, input: s.input, outcome: s.outcome ?? null })),
+    payload: r.payload,
+    createdAt: iso(r.created_at),
+    finishedAt: r.finished_at ? iso(r.finished_at) : null,
+  };
+}
+
+const notFound = (id: string) => errors.notFound(`No workflow with id ${id}`);
+const newToken = () => {
+  const token = generateToken(TOKEN_PREFIX);
+  return { token, hash: hashKey(token), prefix: token.slice(0, HINT_LENGTH) };
+};
+
+/*
+ * Every member reads workflows and their runs: no answer but creation's and rotation's holds the token. Creating,
+ * changing, rotating and deleting need the owner or admin role, because a workflow is a credential handed to another
+ * system: whoever holds its URL creates contacts and sends texts in the organization's name.
+ */
+
+export async function listWorkflows(db: Db, actor: InternalActor, input: WorkflowListInput, baseUrl: string) {
+  const rows = await db.execute<WorkflowRow[]>(q.LIST_WORKFLOWS, [actor.orgId, input.cursor ?? null, input.cursor ?? null, actor.orgId, input.limit + 1]);
+  return toPage(rows, input.limit, (r) => toWorkflowView(r, baseUrl));
+}
+
+export async function getWorkflow(db: Db, actor: InternalActor, id: string, baseUrl: string): Promise<WorkflowView> {
+  const [row] = await db.execute<WorkflowRow[]>(q.GET_WORKFLOW, [id, actor.orgId]);
+  if (!row) throw notFound(id);
+  return toWorkflowView(row, baseUrl);
+}
+
+export async function createWorkflow(db: Db, actor: InternalActor, input: WorkflowCreateInput, baseUrl: string, now: Date): Promise<WorkflowWithUrl> {
+  requireRole(actor, 'owner', 'admin');
+  const { token, hash, prefix } = newToken();
+  const [row] = await db.execute<WorkflowRow[]>(q.INSERT_WORKFLOW, [
+    randomUUID(), actor.orgId, input.name, input.trigger, JSON.stringify(input.steps), input.enabled, hash, prefix, actor.userId, now, now,
+  ]);
+  return { ...toWorkflowView(row!, baseUrl), intakeUrl: intakeUrl(baseUrl, token) };
+}
+
+/** Fields left out keep their values; new steps apply to runs recorded from then on (a run keeps the steps it got). */
+export async function updateWorkflow(db: Db, actor: InternalActor, input: WorkflowUpdateInput, baseUrl: string, now: Date): Promise<WorkflowView> {
+  requireRole(actor, 'owner', 'admin');
+  return db.transaction(async (tx) => {
+    const [cur] = await tx.execute<WorkflowRow[]>(q.LOCK_WORKFLOW, [input.id, actor.orgId]);
+    if (!cur) throw notFound(input.id);
+    const [row] = await tx.execute<WorkflowRow[]>(q.UPDATE_WORKFLOW, [
+      input.name ?? cur.name, JSON.stringify(input.steps ?? cur.steps), input.enabled ?? cur.enabled, now, cur.id,
+    ]);
+    return toWorkflowView(row!, baseUrl);
+  });
+}
+
+/** A new token at once; the old URL answers 404 from the next request. */
+export async function rotateToken(db: Db, actor: InternalActor, id: string, baseUrl: string, now: Date): Promise<WorkflowWithUrl> {
+  requireRole(actor, 'owner', 'admin');
+  const { token, hash, prefix } = newToken();
+  const [row] = await db.execute<WorkflowRow[]>(q.ROTATE_TOKEN, [hash, prefix, now, id, actor.orgId]);
+  if (!row) throw notFound(id);
+  return { ...toWorkflowView(row, baseUrl), intakeUrl: intakeUrl(baseUrl, token) };
+}
+
+/** Its runs stay on their contacts' timelines (with the workflow's name). */
+export async function deleteWorkflow(db: Db, actor: InternalActor, id: string): Promise<void> {
+  requireRole(actor, 'owner', 'admin');
+  const [gone] = await db.execute(q.DELETE_WORKFLOW, [id, actor.orgId]);
+  if (!gone) throw notFound(id);
+}
+
+export async function listRuns(db: Db, actor: InternalActor, input: { id: string; limit: number; cursor?: string | undefined }) {
+  const [wf] = await db.execute(q.GET_WORKFLOW, [input.id, actor.orgId]);
+  if (!wf) throw notFound(input.id);
+  const rows = await db.execute<RunRow[]>(q.LIST_RUNS, [input.id, actor.orgId, input.cursor ?? null, input.cursor ?? null, actor.orgId, input.limit + 1]);
+  return toPage(rows, input.limit, toRunView);
+}
+
+export async function getRun(db: Db, actor: InternalActor, runId: string): Promise<WorkflowRunView> {
+  const [row] = await db.execute<RunRow[]>(q.GET_RUN, [runId, actor.orgId]);
+  if (!row) throw errors.notFound(`No workflow run with id ${runId}`);
+  return toRunView(row);
+}
