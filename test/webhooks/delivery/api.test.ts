@@ -1,3 +1,4 @@
+import { pumpOf } from '@leadwire/core/webhooks/delivery/pump.ts';
 import { hourWindow } from '@leadwire/core/webhooks/delivery/policy.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initTestApp, type TestApp } from '../../support/app.ts';
@@ -40,6 +41,8 @@ describe('the 1,000 deliveries per hour per workspace', () => {
 
       // Two seconds later a new hour starts, with a fresh allowance.
       t.clock.set(new Date(hourStart.getTime() + 60 * 60_000));
+      // A round that read the clock before it moved would count the next event in the old hour.
+      await pumpOf(t.runtime.deps).nextRound();
       await upsertContact(t, org.publicKey);
       const after = await waitForLog(t, endpoint.id, 4);
       expect(after.at(-1)).toMatchObject({ attempt: 1, outcome: 'succeeded' });
