@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Script } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initTestApp, type TestApp } from '../support/app.ts';
@@ -93,6 +94,50 @@ describe('the hosted page GET /f/<id>', () => {
   });
 });
 
+describe('invisible hCaptcha and reCAPTCHA on the hosted page', () => {
+  const inlineScripts = (text: string) => [...text.matchAll(/<script>([^]*?)<\/script>/g)].map((m) => m[1]!);
+  const sha256 = (s: string) => createHash('sha256').update(s).digest('base64');
+
+  it('hCaptcha: an invisible widget, explicit rendering, and a starter script allowed by its hash alone', async () => {
+    const form = await newForm(a.member, { captcha: { provider: 'hcaptcha', siteKey: 'hc-site', secret: 's' } });
+    const r = await get(`/f/${form.id}`);
+    expect(r.text).toContain('<div data-lw-captcha="hcaptcha" data-sitekey="hc-site" class="h-captcha" data-size="invisible"></div><input type="hidden" name="_captchaToken" value="">');
+    expect(r.text).toContain('<noscript><p>This form\'s spam check needs JavaScript.</p></noscript>');
+    expect(r.text).toContain('<script src="https://js.hcaptcha.com/1/api.js?render=explicit&amp;onload=leadwireHcaptchaReady" async defer></script>');
+    const scripts = inlineScripts(r.text);
+    expect(scripts).toHaveLength(1);
+    expect(scripts[0]).toContain('window.hcaptcha.execute(');
+    expect(scripts[0]).toContain("size:'invisible'");
+    const csp = r.headers.get('content-security-policy')!;
+    expect(csp).toContain(`script-src 'sha256-${sha256(scripts[0]!)}' https://hcaptcha.com https://*.hcaptcha.com;`);
+    expect(csp).not.toContain('unsafe-inline');
+    expect(csp).not.toContain('unsafe-eval');
+    // Compiled, not run: a syntax error in the script fails here.
+    expect(() => new Script(scripts[0]!)).not.toThrow();
+  });
+
+  it('reCAPTCHA v3: no checkbox, the site key in the script address, the same hashed starter script; hostile keys escaped', async () => {
+    const form = await newForm(a.member, { captcha: { provider: 'recaptcha', siteKey: `key ${HOSTILE}`, secret: 's' } });
+    const r = await get(`/f/${form.id}`);
+    expect(r.text).not.toContain('g-recaptcha');
+    expect(r.text).not.toContain('<script>alert');
+    expect(r.text).not.toContain('<img');
+    expect(r.text).toContain('<div data-lw-captcha="recaptcha" data-sitekey="key &quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror=alert(2)&gt;" data-action="submit"></div>');
+    expect(r.text).toContain(`<script src="https://www.google.com/recaptcha/api.js?render=${encodeURIComponent(`key ${HOSTILE}`)}" async defer></script>`);
+    const scripts = inlineScripts(r.text);
+    expect(scripts).toHaveLength(1);
+    expect(scripts[0]).toContain("window.grecaptcha.execute(k,{action:'submit'})");
+    const csp = r.headers.get('content-security-policy')!;
+    expect(csp).toContain(`script-src 'sha256-${sha256(scripts[0]!)}' https://www.google.com/recaptcha/ https://www.gstatic.com/recaptcha/ https://recaptcha.google.com/recaptcha/;`);
+    expect(csp).not.toContain('unsafe-inline');
+    // Turnstile needs no starter: its page carries no inline script and its CSP no hash.
+    const turnstile = await newForm(a.member, { captcha: { provider: 'turnstile', siteKey: 'ts', secret: 's' } });
+    const tr = await get(`/f/${turnstile.id}`);
+    expect(inlineScripts(tr.text)).toEqual([]);
+    expect(tr.headers.get('content-security-policy')).toContain('script-src https://challenges.cloudflare.com;');
+  });
+});
+
 describe('the embed and its loader', () => {
   it('GET /api/forms/<id>/embed returns { html } for any origin: the same form, posting to the submit endpoint', async () => {
     const form = await newForm(a.member, { captcha: { provider: 'hcaptcha', siteKey: 'hc-site', secret: 's' } });
@@ -101,8 +146,10 @@ describe('the embed and its loader', () => {
     expect(r.headers.get('access-control-allow-origin')).toBe('*');
     const { html } = JSON.parse(r.text);
     expect(html).toContain(`action="https://api.leadwire.test/api/forms/${form.id}/submit"`);
-    expect(html).toContain('<div class="h-captcha" data-sitekey="hc-site"></div>');
-    expect(html).toContain('<script src="https://js.hcaptcha.com/1/api.js" async defer></script>');
+    expect(html).toContain('<div data-lw-captcha="hcaptcha" data-sitekey="hc-site" class="h-captcha" data-size="invisible"></div>');
+    expect(html).toContain('<script src="https://js.hcaptcha.com/1/api.js?render=explicit&amp;onload=leadwireHcaptchaReady" async defer></script>');
+    // The starter script travels with the embed (the loader re-creates it); the host page's CSP must allow its hash.
+    expect(html).toMatch(/<script>\(function\(\)\{if\(window\.leadwireCaptcha\)return;[^<]+<\/script>/);
     expect(html).toContain('.lw-hp{position:absolute;left:-10000px');
     const draft = await newForm(a.member, { published: false });
     const missing = await get(`/api/forms/${draft.id}/embed`);

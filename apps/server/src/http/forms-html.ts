@@ -20,23 +20,56 @@ input,select,textarea{box-sizing:border-box;width:100%;min-height:2.75rem;paddin
 .lw-hp{position:absolute;left:-10000px;width:1px;height:1px;overflow:hidden}`;
 const STYLE_HASH = createHash('sha256').update(STYLE).digest('base64');
 
+/*
+ * hCaptcha and reCAPTCHA run in their invisible modes, started on submit by this script (allowed by its hash): when the
+ * form's token field is still empty it holds the submit back, asks the provider for a token, puts it in `_captchaToken`
+ * and submits. hCaptcha: an explicitly rendered `size: invisible` widget and `hcaptcha.execute(id)` (a challenge only
+ * for traffic hCaptcha doubts); reCAPTCHA: v3 (`api.js?render=<siteKey>`, `grecaptcha.execute(siteKey, {action})`),
+ * never a challenge, scored by the server (captcha.ts). Without the provider's script the post goes out tokenless and
+ * the server answers `captcha_failed`. One listener on the document serves every form of a page (the embed).
+ */
+// A field may be named like a form property (`submit`, `matches`), which shadows it: the script calls the prototypes.
+const SCRIPT = `(function(){if(window.leadwireCaptcha)return;window.leadwireCaptcha=1;
+var E=Element.prototype,busy=new WeakSet(),ids=new WeakMap();
+function q(f,s){return E.querySelector.call(f,s)}
+function box(f){return q(f,'[data-lw-captcha]')}
+function done(f,t){busy.delete(f);if(!t)return;q(f,'input[name="_captchaToken"]').value=t;HTMLFormElement.prototype.submit.call(f)}
+function hc(f,b){if(!ids.has(f))ids.set(f,window.hcaptcha.render(b,{sitekey:b.getAttribute('data-sitekey'),size:'invisible',
+callback:function(t){done(f,t)},'error-callback':function(){busy.delete(f)},'close-callback':function(){busy.delete(f)}}));return ids.get(f)}
+window.leadwireHcaptchaReady=function(){document.querySelectorAll('form[data-leadwire-form]').forEach(function(f){var b=box(f);
+if(b&&b.getAttribute('data-lw-captcha')==='hcaptcha')hc(f,b)})};
+document.addEventListener('submit',function(e){var f=e.target;if(!(f instanceof HTMLFormElement)||!E.matches.call(f,'form[data-leadwire-form]'))return;
+var b=box(f),k=b&&b.getAttribute('data-sitekey'),p=b&&b.getAttribute('data-lw-captcha');
+if(!b||q(f,'input[name="_captchaToken"]').value)return;
+if(p==='hcaptcha'&&window.hcaptcha){e.preventDefault();if(busy.has(f))return;busy.add(f);window.hcaptcha.execute(hc(f,b))}
+else if(p==='recaptcha'&&window.grecaptcha){e.preventDefault();if(busy.has(f))return;busy.add(f);window.grecaptcha.ready(function(){
+window.grecaptcha.execute(k,{action:'submit'}).then(function(t){done(f,t)},function(){busy.delete(f)})})}},true)})();`;
+export const CAPTCHA_SCRIPT_HASH = createHash('sha256').update(SCRIPT).digest('base64');
+
+/** The marker the script finds, the provider's key, and the field it fills (empty until the provider answers). */
+const invisible = (provider: 'hcaptcha' | 'recaptcha', siteKey: string, attrs: Html) =>
+  html`<div data-lw-captcha="${provider}" data-sitekey="${siteKey}"${attrs}></div><input type="hidden" name="_captchaToken" value="">`;
+
 /** Each provider's widget: the script it loads, where that script and its frames come from, and the markup. */
 const CAPTCHA = {
   // Turnstile's managed mode in "interaction-only" appearance: invisible unless Cloudflare wants a click, never a puzzle.
   turnstile: {
-    script: 'https://challenges.cloudflare.com/turnstile/v0/api.js',
+    script: () => 'https://challenges.cloudflare.com/turnstile/v0/api.js',
     origins: ['https://challenges.cloudflare.com'],
+    starter: false,
     widget: (siteKey: string) => html`<div class="cf-turnstile" data-sitekey="${siteKey}" data-appearance="interaction-only"></div>`,
   },
   hcaptcha: {
-    script: 'https://js.hcaptcha.com/1/api.js',
+    script: () => 'https://js.hcaptcha.com/1/api.js?render=explicit&onload=leadwireHcaptchaReady',
     origins: ['https://hcaptcha.com', 'https://*.hcaptcha.com'],
-    widget: (siteKey: string) => html`<div class="h-captcha" data-sitekey="${siteKey}"></div>`,
+    starter: true,
+    widget: (siteKey: string) => invisible('hcaptcha', siteKey, html` class="h-captcha" data-size="invisible"`),
   },
   recaptcha: {
-    script: 'https://www.google.com/recaptcha/api.js',
+    script: (siteKey: string) => `https://www.google.com/recaptcha/api.js?render=${encodeURIComponent(siteKey)}`,
     origins: ['https://www.google.com/recaptcha/', 'https://www.gstatic.com/recaptcha/', 'https://recaptcha.google.com/recaptcha/'],
-    widget: (siteKey: string) => html`<div class="g-recaptcha" data-sitekey="${siteKey}"></div>`,
+    starter: true,
+    widget: (siteKey: string) => invisible('recaptcha', siteKey, html` data-action="submit"`),
   },
 } as const;
 
@@ -49,11 +82,12 @@ const originOf = (url: string) => new URL(url).origin;
  */
 export function hostedPageHeaders(form: FormRow, urls: { baseUrl: string; appUrl: string }): Record<string, string> {
   const captcha = form.captcha_provider ? CAPTCHA[form.captcha_provider].origins.join(' ') : '';
+  const starter = form.captcha_provider && CAPTCHA[form.captcha_provider].starter ? `'sha256-${CAPTCHA_SCRIPT_HASH}' ` : '';
   const targets = new Set(["'self'", originOf(urls.baseUrl), originOf(urls.appUrl), ...(form.redirect_url ? [originOf(form.redirect_url)] : [])]);
   const csp = [
     "default-src 'none'",
     `style-src 'sha256-${STYLE_HASH}'${captcha ? ` ${captcha}` : ''}`,
-    ...(captcha ? [`script-src ${captcha}`, `frame-src ${captcha}`, `connect-src ${captcha}`] : []),
+    ...(captcha ? [`script-src ${starter}${captcha}`, `frame-src ${captcha}`, `connect-src ${captcha}`] : []),
     `form-action ${[...targets].join(' ')}`,
     "frame-ancestors 'none'",
     "base-uri 'none'",
@@ -125,7 +159,7 @@ ${Object.entries(state.hidden ?? {}).map(([k, v]) => html`<input type="hidden" n
 ${captcha ? html`${captcha.widget(form.captcha_site_key!)}<noscript><p>This form's spam check needs JavaScript.</p></noscript>` : ''}
 <button type="submit">Send</button>
 </form>
-${captcha ? html`<script src="${captcha.script}" async defer></script>` : ''}`;
+${captcha?.starter ? html`<script>${{ __html: SCRIPT }}</script>` : ''}${captcha ? html`<script src="${captcha.script(form.captcha_site_key!)}" async defer></script>` : ''}`;
 }
 
 /** A whole hosted page around `body`. */
