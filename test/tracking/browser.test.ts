@@ -5,11 +5,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newTestOrg, type TestOrg } from '../internal/contacts-support.ts';
 import { initTestApp, type TestApp } from '../support/app.ts';
 import { hasChromium, launchChromium } from '../support/chromium.ts';
+import { type Receiver, startReceiver } from '../support/receiver.ts';
+import { expectSigned, insertEndpoint, startEngine } from '../webhooks/delivery/support.ts';
 import { pageViews, trackingEvents } from './support.ts';
 
 /**
  * The snippet end to end: a website on one origin (a second local server) pastes the script served by the API on
- * another, a real browser runs it, and the rows land in PostgreSQL.
+ * another, a real browser runs it, the rows land in PostgreSQL and the known contact's page view reaches a webhook
+ * receiver, signed.
  */
 
 /** A website that pastes the snippet twice (as happens when a theme and a tag manager both add it). */
@@ -42,9 +45,12 @@ describe.skipIf(!hasChromium)('the tracking snippet in Chromium, on a site of an
   let org: TestOrg;
   let site: { origin: string; server: Server };
   let browser: Browser;
+  let rx: Receiver;
 
   beforeAll(async () => {
-    t = await initTestApp();
+    rx = await startReceiver();
+    t = await initTestApp({ WEBHOOKS_UNSAFE_ALLOW_LOOPBACK: 'true', WEBHOOK_PUMP_INTERVAL_MS: '20' });
+    await startEngine(t);
     org = await newTestOrg(t);
     site = await startSite(t.origin, org.orgId);
     // Chromium under automation sets navigator.webdriver, which the snippet obeys; this flag makes it a visitor's browser.
@@ -54,6 +60,7 @@ describe.skipIf(!hasChromium)('the tracking snippet in Chromium, on a site of an
     await browser?.close();
     await new Promise((resolve) => site?.server.close(resolve));
     await t?.close();
+    await rx?.close();
   });
 
   /** Requests the page sent to the collect endpoint, in the order it sent them. */
@@ -66,6 +73,7 @@ describe.skipIf(!hasChromium)('the tracking snippet in Chromium, on a site of an
   }
 
   it('records one view for a page pasting the snippet twice, then one per SPA navigation, and remembers the visitor', async () => {
+    const endpoint = await insertEndpoint(t, org.orgId, `${rx.origin}/tracking`, { events: ['tracking.page_visited'] });
     const context = await browser.newContext();
     try {
       const page = await context.newPage();
@@ -105,6 +113,11 @@ describe.skipIf(!hasChromium)('the tracking snippet in Chromium, on a site of an
       expect(all.map((r) => r.contact_id)).toEqual([contact.id, contact.id, contact.id, contact.id]);
       expect(all[3]!.url).toBe(`${site.origin}/welcome`);
       expect((await trackingEvents(t, org.orgId)).map((e) => [e.data.visit.url, e.data.contact.id])).toEqual([[`${site.origin}/welcome`, contact.id]]);
+      // ...and is delivered, signed, to the endpoint subscribed to it.
+      const [delivered] = await rx.waitFor(1);
+      expectSigned(delivered!, endpoint.secret);
+      expect(delivered!.headers['x-webhook-event']).toBe('tracking.page_visited');
+      expect(JSON.parse(delivered!.rawBody.toString())).toMatchObject({ event: 'tracking.page_visited', data: { visit: { url: `${site.origin}/welcome` }, contact: { id: contact.id } } });
     } finally {
       await context.close();
     }
