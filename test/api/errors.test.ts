@@ -3,7 +3,7 @@
  * `issues` for validation, `required` for scope), never HTML, never a stack trace or tRPC internals.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, initTestApp, type TestApp } from '../support/app.ts';
+import { answerOf, call, initTestApp, type TestApp } from '../support/app.ts';
 
 let t: TestApp;
 let key: string;
@@ -51,14 +51,7 @@ function expectValidation(r: Res, paths: string[]) {
 async function raw(method: string, path: string, init: { body?: BodyInit; headers?: Record<string, string>; auth?: boolean } = {}): Promise<Res> {
   const headers = { ...(init.auth === false ? {} : { authorization: `Bearer ${key}` }), ...init.headers };
   const res = await fetch(`${t.v1}${path}`, { method, headers, ...(init.body !== undefined ? { body: init.body } : {}) });
-  const text = await res.text();
-  let body: any = text;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    // left as text: the shape assertions then fail, as they should
-  }
-  return { status: res.status, body, headers: res.headers };
+  return answerOf(res);
 }
 
 const contactsWithEmail = async (email: string) => t.sql('select 1 from contacts where organization_id = ? and email = ?', [orgId, email]);

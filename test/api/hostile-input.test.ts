@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, initTestApp, type TestApp } from '../support/app.ts';
+import { answerOf, call, initTestApp, type TestApp } from '../support/app.ts';
 
 let t: TestApp;
 let key: string;
@@ -33,14 +33,7 @@ function expectRefused(r: Res, path: string) {
 /** A body sent byte for byte, with the key. */
 async function send(path: string, body: BodyInit, headers: Record<string, string> = {}): Promise<Res> {
   const res = await fetch(`${t.v1}${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers }, body });
-  const text = await res.text();
-  let json: any = text;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    // left as text: the assertions then fail
-  }
-  return { status: res.status, body: json, headers: res.headers };
+  return answerOf(res);
 }
 
 const contactCount = async (email: string) =>

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { TestApp } from '../support/app.ts';
+import { answerOf, type TestApp } from '../support/app.ts';
 
 export type Credential = { apiKey: string } | { bearer: string } | { headers: Record<string, string> } | null;
 
@@ -15,14 +15,7 @@ export async function automation(t: TestApp, method: string, path: string, cred:
     headers,
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
-  const text = await res.text();
-  let json: any = text;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    // left as text: a non-JSON answer is itself a failure the assertions show
-  }
-  return { status: res.status, body: json, headers: res.headers };
+  return answerOf(res);
 }
 
 /** An organization with an Internal key for each role (the owner's comes with the organization). */

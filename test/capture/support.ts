@@ -1,4 +1,4 @@
-import type { TestApp } from '../support/app.ts';
+import { answerOf, type TestApp } from '../support/app.ts';
 
 export interface Answer {
   status: number;
@@ -13,14 +13,7 @@ export async function capture(t: TestApp, orgId: string, body: unknown, headers:
     headers: { 'content-type': 'text/plain;charset=UTF-8', origin: 'https://shop.example', ...headers },
     body: typeof body === 'string' || body instanceof Uint8Array ? (body as BodyInit) : JSON.stringify(body),
   });
-  const text = await res.text();
-  let json: any = text;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    // empty or not JSON: kept as text
-  }
-  return { status: res.status, body: json, headers: res.headers };
+  return answerOf(res);
 }
 
 /** Everything a capture may leave behind in an organization: contacts, submissions, events, placements. */

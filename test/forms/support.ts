@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { TestApp } from '../support/app.ts';
+import { answerOf, type TestApp } from '../support/app.ts';
 import type { Client } from '../internal/contacts-support.ts';
 
 /** A form definition most tests use: an email, names, a choice, a consent box and a message. */
@@ -26,16 +26,7 @@ export interface Answer {
   headers: Headers;
 }
 
-async function answer(res: Response): Promise<Answer> {
-  const text = await res.text();
-  let body: any = text;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    // HTML and empty bodies stay text
-  }
-  return { status: res.status, body, headers: res.headers };
-}
+const answer = (res: Response): Promise<Answer> => answerOf(res);
 
 /** POST JSON to the public submit endpoint, no key, optionally from a foreign origin. */
 export const submitJson = async (t: TestApp, formId: string, body: unknown, headers: Record<string, string> = {}) =>

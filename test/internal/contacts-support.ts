@@ -3,7 +3,7 @@ import type { InternalRouter } from '@leadwire/core';
 import { generateToken, hashKey } from '@leadwire/core/auth/key-material.ts';
 import { createTRPCClient, httpLink, TRPCClientError } from '@trpc/client';
 import { expect } from 'vitest';
-import type { TestApp } from '../support/app.ts';
+import { answerOf, type TestApp } from '../support/app.ts';
 
 export type Client = ReturnType<typeof typedClient>;
 
@@ -25,14 +25,8 @@ export async function restRaw(t: TestApp, method: string, path: string, token: s
     headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
     ...(body === undefined ? {} : { body }),
   });
-  const text = await res.text();
-  let json: any = text;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    // non-JSON answers stay text, so a test can see them
-  }
-  return { status: res.status, body: json };
+  const { status, body: answer } = await answerOf(res);
+  return { status, body: answer };
 }
 
 /** What a typed call was refused with: HTTP status and our `{ error, code }` body. */

@@ -93,12 +93,17 @@ export async function call(
     headers,
     ...(opts.body !== undefined ? { body: typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body) } : {}),
   });
+  return answerOf(res);
+}
+
+/** A response as tests read it: the body parsed as JSON, or left as text (HTML, empty, or a failure the test shows). */
+export async function answerOf(res: Response): Promise<{ status: number; body: any; headers: Headers }> {
   const text = await res.text();
   let body: any = text;
   try {
     body = JSON.parse(text);
   } catch {
-    // non-JSON bodies are returned as text so tests can assert they never happen
+    // not JSON: kept as text, so an assertion can show it
   }
   return { status: res.status, body, headers: res.headers };
 }

@@ -1,4 +1,4 @@
-import type { TestApp } from '../support/app.ts';
+import { answerOf, type TestApp } from '../support/app.ts';
 
 export const VISITOR_A = 'visitoraaaaaaaaaaaaaaaaaaaa1';
 export const VISITOR_B = 'visitorbbbbbbbbbbbbbbbbbbbb2';
@@ -10,14 +10,7 @@ export async function collect(t: TestApp, body: unknown, headers: Record<string,
     headers: { 'content-type': 'text/plain;charset=UTF-8', origin: 'https://shop.example', ...headers },
     body: typeof body === 'string' || body instanceof Uint8Array ? (body as BodyInit) : JSON.stringify(body),
   });
-  const text = await res.text();
-  let json: any = text;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    // empty or not JSON: kept as text
-  }
-  return { status: res.status, body: json, headers: res.headers };
+  return answerOf(res);
 }
 
 export interface PageViewRow {

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { TestApp } from '../support/app.ts';
+import { answerOf, type TestApp } from '../support/app.ts';
 
 export const BASE_URL = 'https://api.leadwire.test/api';
 
@@ -11,14 +11,7 @@ export async function postIntake(t: TestApp, url: string, body: unknown, headers
     headers: { 'content-type': 'application/json', ...headers },
     body: typeof body === 'string' ? body : JSON.stringify(body),
   });
-  const text = await res.text();
-  let json: any = text;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    // non-JSON answers stay text, so a test can see them
-  }
-  return { status: res.status, body: json, headers: res.headers };
+  return answerOf(res);
 }
 
 export interface StoredRun {
