@@ -3,19 +3,8 @@
  * preflighted. Neither function throws into the host page.
  */
 
-/** For a page that is about to navigate away (a plain form submitting): sendBeacon, else fetch with keepalive. */
-export function beacon(w: Window, url: string, body: string): void {
-  try {
-    if (w.navigator.sendBeacon(url, body)) return;
-  } catch {
-    // fall through to fetch
-  }
-  try {
-    w.fetch(url, { method: 'POST', body, keepalive: true, credentials: 'omit' }).catch(() => undefined);
-  } catch {
-    // no transport left: the capture is lost, the page's own submission goes on
-  }
-}
+/** For a page that is about to navigate away (a plain form submitting). */
+export { beacon } from '../../shared/beacon.ts';
 
 export interface Answer {
   status: number;

@@ -1,7 +1,7 @@
 import { forgetVisitor, identityIn, visitorId } from './identity.ts';
 import { onNavigation } from './navigation.ts';
 import { automated, optedOut } from './privacy.ts';
-import { send } from './transport.ts';
+import { beacon } from '../../shared/beacon.ts';
 
 /** The one global the snippet adds: a second copy of the snippet on the page sees it and stays silent. */
 const GLOBAL = '__leadwireTracking';
@@ -31,7 +31,7 @@ function start(w: Host) {
       lastPath = loc.pathname;
       const url = anonymous ? loc.origin + loc.pathname : loc.href.split('#')[0]!;
       const identity = anonymous ? {} : identityIn(loc.search);
-      send(w, endpoint, JSON.stringify({ org, url, referrer, title: d.title.slice(0, TITLE_MAX) || null, visitor, ...identity }));
+      beacon(w, endpoint, JSON.stringify({ org, url, referrer, title: d.title.slice(0, TITLE_MAX) || null, visitor, ...identity }));
       // In a single-page app the previous page is the referrer of the next one.
       if (!anonymous) referrer = url;
     } catch {
