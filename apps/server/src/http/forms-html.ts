@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FormField } from '@leadwire/core/forms/schemas.ts';
 import type { FormRow } from '@leadwire/core/forms/service.ts';
-import { type Html, html } from './pages-html.ts';
+import { documentOf, type Html, html } from './pages-html.ts';
 
 /*
  * The markup of a form, shared by the hosted page (/f/<id>) and the embed (`{ html }`): a real <form method=post> to
@@ -164,22 +164,7 @@ ${captcha?.starter ? html`<script>${{ __html: SCRIPT }}</script>` : ''}${captcha
 
 /** A whole hosted page around `body`. */
 export function hostedPage(title: string, body: Html): string {
-  return html`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title}</title>
-<style>${{ __html: STYLE }}</style>
-</head>
-<body>
-<main>
-<h1>${title}</h1>
-${body}
-</main>
-</body>
-</html>
-`.__html;
+  return documentOf({ title, heading: title, style: STYLE, noindex: false }, body);
 }
 
 /**

@@ -41,24 +41,32 @@ export const SECURITY_HEADERS = {
   'x-content-type-options': 'nosniff',
 } as const;
 
-export function layout(title: string, body: Html): string {
+/**
+ * A whole server-rendered page: one stylesheet (allowed by its hash in the page's CSP), a heading and `body`. The
+ * account pages (`layout`) and the hosted forms share it.
+ */
+export function documentOf(opts: { title: string; heading: string; style: string; noindex: boolean }, body: Html): string {
   return html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex">
-<title>${title} · Leadwire</title>
-<style>${{ __html: STYLE }}</style>
+${opts.noindex ? html`<meta name="robots" content="noindex">
+` : ''}<title>${opts.title}</title>
+<style>${{ __html: opts.style }}</style>
 </head>
 <body>
 <main>
-<h1>${title}</h1>
+<h1>${opts.heading}</h1>
 ${body}
 </main>
 </body>
 </html>
 `.__html;
+}
+
+export function layout(title: string, body: Html): string {
+  return documentOf({ title: `${title} · Leadwire`, heading: title, style: STYLE, noindex: true }, body);
 }
 
 export interface Field {
