@@ -8,7 +8,7 @@ process.env.NODE_EXTRA_CA_CERTS = join(import.meta.dirname, 'test', 'support', '
 
 export default defineConfig({
   test: {
-    include: ['apps/**/*.test.ts', 'packages/**/*.test.ts', 'test/**/*.test.ts', 'snippets/**/*.test.ts'],
+    include: ['apps/**/*.test.ts', 'packages/**/*.test.ts', 'test/**/*.test.ts', 'snippets/**/*.test.ts', 'sdk/**/*.test.ts'],
     exclude: ['**/node_modules/**'],
     globalSetup: ['test/support/global-setup.ts', 'snippets/build.ts'],
     setupFiles: ['test/support/file-outcome.ts'],

@@ -10,7 +10,10 @@ import type { EventDefinition } from './payload.ts';
 export { EventContact, EventContactRef, EventTimestamp, type EventDefinition, type EventGroup } from './payload.ts';
 export { PING_MESSAGE } from './groups/workspace.ts';
 
-const ALL: readonly EventDefinition[] = [...contactEvents, ...dealEvents, ...activityEvents, ...captureEvents, ...workspaceEvents];
+const DEFINITIONS = [...contactEvents, ...dealEvents, ...activityEvents, ...captureEvents, ...workspaceEvents] as const;
+/** The definition of every event with its own name and `data` schema: `@leadwire/sdk` derives its event types from it. */
+export type AnyEventDefinition = (typeof DEFINITIONS)[number];
+const ALL: readonly EventDefinition[] = DEFINITIONS;
 
 function byName(): Record<EventName, EventDefinition> {
   const out = Object.fromEntries(ALL.map((d) => [d.name, d])) as Record<EventName, EventDefinition>;

@@ -34,14 +34,14 @@ const GROUP_OF = new Map<EventName, EventGroup>(
 export const groupOf = (name: EventName): EventGroup => GROUP_OF.get(name)!;
 
 /** One event of the catalogue: what it means, the shape of its `data`, and a whole payload as a receiver gets it. */
-export interface EventDefinition<N extends EventName = EventName> {
+export interface EventDefinition<N extends EventName = EventName, D extends z.ZodObject = z.ZodObject> {
   name: N;
   group: EventGroup;
   /** Human name, e.g. "Contact created" (automation platforms show it). */
   label: string;
   description: string;
-  /** Shape of the payload's `data`. */
-  data: z.ZodObject;
+  /** Shape of the payload's `data` (typed per event, so the SDK's `WebhookEvent` derives from it). */
+  data: D;
   /** The whole payload: `{ event, timestamp, source, data }` (`ping`: no `source`). */
   payload: z.ZodObject;
   example: EventPayload;
@@ -61,7 +61,7 @@ export function defineEvent<N extends EventName, D extends z.ZodObject>(def: {
   data: D;
   source: EventSource | null;
   exampleData: z.input<D>;
-}): EventDefinition<N> {
+}): EventDefinition<N, D> {
   const payload = z.strictObject({
     event: z.literal(def.name).meta({ description: 'The event name.' }),
     timestamp: EventTimestamp,
