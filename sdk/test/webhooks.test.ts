@@ -1,9 +1,9 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
-import { initTestApp, type TestApp } from '../../test/support/app.ts';
+import type { TestApp } from '../../test/support/app.ts';
 import { type ReceivedRequest, type Receiver, startReceiver } from '../../test/support/receiver.ts';
 import { rest } from '../../test/internal/contacts-support.ts';
-import { type Endpoint, insertEndpoint, startEngine, upsertContact } from '../../test/webhooks/delivery/support.ts';
+import { type Endpoint, insertEndpoint, startDeliveringApp, upsertContact } from '../../test/webhooks/delivery/support.ts';
 import { dedupeKey, verifyWebhook, type WebhookEvent, type WebhookEventOf, WebhookVerificationError } from '../src/webhooks.ts';
 
 let t: TestApp;
@@ -11,8 +11,7 @@ let rx: Receiver;
 
 beforeAll(async () => {
   rx = await startReceiver();
-  t = await initTestApp({ WEBHOOKS_UNSAFE_ALLOW_LOOPBACK: 'true', WEBHOOK_PUMP_INTERVAL_MS: '20' });
-  await startEngine(t);
+  t = await startDeliveringApp();
 });
 afterAll(async () => {
   await t?.close();

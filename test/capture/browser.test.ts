@@ -4,11 +4,11 @@ import { EVENT_CATALOGUE } from '@leadwire/core/events/catalogue.ts';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newTestOrg, type TestOrg } from '../internal/contacts-support.ts';
-import { initTestApp, type TestApp } from '../support/app.ts';
+import type { TestApp } from '../support/app.ts';
 import { hasChromium, launchChromium } from '../support/chromium.ts';
 import { type Receiver, startReceiver } from '../support/receiver.ts';
 import { pageViews } from '../tracking/support.ts';
-import { expectSigned, insertEndpoint, startEngine, waitForLog } from '../webhooks/delivery/support.ts';
+import { expectSigned, insertEndpoint, startDeliveringApp, waitForLog } from '../webhooks/delivery/support.ts';
 import { captureSubmissions, formSubmittedEvents } from './support.ts';
 
 /**
@@ -61,8 +61,7 @@ describe.skipIf(!hasChromium)('the lead-capture script in Chromium, on a site of
 
   beforeAll(async () => {
     rx = await startReceiver();
-    t = await initTestApp({ WEBHOOKS_UNSAFE_ALLOW_LOOPBACK: 'true', WEBHOOK_PUMP_INTERVAL_MS: '20' });
-    await startEngine(t);
+    t = await startDeliveringApp();
     org = await newTestOrg(t);
     site = await startSite(t.origin, org.orgId);
     // Chromium under automation sets navigator.webdriver, which the tracking snippet obeys; this makes it a visitor's.

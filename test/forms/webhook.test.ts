@@ -1,17 +1,16 @@
 import { EVENT_CATALOGUE } from '@leadwire/core/events/catalogue.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { initTestApp, type TestApp } from '../support/app.ts';
+import type { TestApp } from '../support/app.ts';
 import { type Receiver, startReceiver } from '../support/receiver.ts';
 import { newTestOrg } from '../internal/contacts-support.ts';
-import { expectSigned, insertEndpoint, startEngine, waitForLog } from '../webhooks/delivery/support.ts';
+import { expectSigned, insertEndpoint, startDeliveringApp, waitForLog } from '../webhooks/delivery/support.ts';
 import { newForm, submitJson } from './support.ts';
 
 let t: TestApp;
 let rx: Receiver;
 beforeAll(async () => {
   rx = await startReceiver();
-  t = await initTestApp({ WEBHOOKS_UNSAFE_ALLOW_LOOPBACK: 'true', WEBHOOK_PUMP_INTERVAL_MS: '20' });
-  await startEngine(t);
+  t = await startDeliveringApp();
 });
 afterAll(async () => {
   await t?.close();

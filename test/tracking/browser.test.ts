@@ -3,10 +3,10 @@ import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newTestOrg, type TestOrg } from '../internal/contacts-support.ts';
-import { initTestApp, type TestApp } from '../support/app.ts';
+import type { TestApp } from '../support/app.ts';
 import { hasChromium, launchChromium } from '../support/chromium.ts';
 import { type Receiver, startReceiver } from '../support/receiver.ts';
-import { expectSigned, insertEndpoint, startEngine } from '../webhooks/delivery/support.ts';
+import { expectSigned, insertEndpoint, startDeliveringApp } from '../webhooks/delivery/support.ts';
 import { pageViews, trackingEvents } from './support.ts';
 
 /**
@@ -49,8 +49,7 @@ describe.skipIf(!hasChromium)('the tracking snippet in Chromium, on a site of an
 
   beforeAll(async () => {
     rx = await startReceiver();
-    t = await initTestApp({ WEBHOOKS_UNSAFE_ALLOW_LOOPBACK: 'true', WEBHOOK_PUMP_INTERVAL_MS: '20' });
-    await startEngine(t);
+    t = await startDeliveringApp();
     org = await newTestOrg(t);
     site = await startSite(t.origin, org.orgId);
     // Chromium under automation sets navigator.webdriver, which the snippet obeys; this flag makes it a visitor's browser.

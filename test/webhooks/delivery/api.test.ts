@@ -1,18 +1,17 @@
 import { pumpOf } from '@leadwire/core/webhooks/delivery/pump.ts';
 import { hourWindow } from '@leadwire/core/webhooks/delivery/policy.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { initTestApp, type TestApp } from '../../support/app.ts';
+import type { TestApp } from '../../support/app.ts';
 import { internalRest } from '../../support/internal.ts';
 import { type Receiver, startReceiver } from '../../support/receiver.ts';
-import { deliveriesOf, insertEndpoint, startEngine, upsertContact, waitForLog } from './support.ts';
+import { deliveriesOf, insertEndpoint, upsertContact, waitForLog, startDeliveringApp } from './support.ts';
 
 let t: TestApp;
 let rx: Receiver;
 
 beforeAll(async () => {
   rx = await startReceiver();
-  t = await initTestApp({ WEBHOOKS_UNSAFE_ALLOW_LOOPBACK: 'true', WEBHOOK_PUMP_INTERVAL_MS: '20' });
-  await startEngine(t);
+  t = await startDeliveringApp();
 });
 afterAll(async () => {
   await t?.close();

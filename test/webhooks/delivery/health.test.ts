@@ -108,11 +108,7 @@ describe('endpoint health', () => {
     await upsertContact(t, org.publicKey);
     // The plain endpoint's 410 is an ordinary failure (retried); the hook is gone with its deliveries.
     await waitForLog(t, plain.id, 1);
-    for (;;) {
-      const left = await t.sql('select id from webhook_endpoints where id = ?', [hook.id]);
-      if (left.length === 0) break;
-      await new Promise((r) => setTimeout(r, 25));
-    }
+    await expect.poll(async () => (await t.sql('select id from webhook_endpoints where id = ?', [hook.id])).length, { timeout: 15_000, interval: 25 }).toBe(0);
     expect(await deliveriesOf(t, hook.id)).toEqual([]);
     expect((await deliveriesOf(t, plain.id))[0]).toMatchObject({ state: 'pending', attempts: 1 });
     expect(await endpointRow(t, plain.id)).toMatchObject({ enabled: true, failure_count: 1 });

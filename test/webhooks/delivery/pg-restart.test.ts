@@ -80,7 +80,8 @@ const ROWS = `
 select d.id, d.state, d.body::jsonb->'data'->'contact'->>'email' as email,
   d.state = 'in_flight' and d.worker_key is null and not exists (
     select 1 from pgboss.job j
-    where j.name = '${DELIVER_QUEUE}' and j.data->>'deliveryId' = d.id::text and j.state in ('created', 'retry', 'active')) as lost
+    where j.name = '${DELIVER_QUEUE}' and j.data->'attempts' @> jsonb_build_array(jsonb_build_object('deliveryId', d.id::text))
+      and j.state in ('created', 'retry', 'active')) as lost
 from webhook_deliveries d where d.endpoint_id = ?`;
 
 /** Polls the endpoint's deliveries until `done` holds (a positive signal), for at most 30 s. */

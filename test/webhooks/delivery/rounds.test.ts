@@ -8,7 +8,7 @@ import { DELIVER_QUEUE, type DeliverJob, sweepDeliveries } from '@leadwire/core/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initTestApp, type TestApp } from '../../support/app.ts';
 import { type Receiver, startReceiver } from '../../support/receiver.ts';
-import { deliveriesOf, endpointRow, insertEndpoint, startEngine, upsertContact, waitForLog } from './support.ts';
+import { deliveriesOf, endpointRow, insertEndpoint, upsertContact, waitForLog, startDeliveringApp } from './support.ts';
 
 describe('Coalescer (group commit of per-attempt statements)', () => {
   it('runs the items pushed in one turn as one round, and those pushed meanwhile as the next', async () => {
@@ -149,8 +149,7 @@ describe('rounds against the database (jobs run by hand)', () => {
 describe('a running engine', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await initTestApp({ WEBHOOKS_UNSAFE_ALLOW_LOOPBACK: 'true', WEBHOOK_PUMP_INTERVAL_MS: '20' });
-    await startEngine(t);
+    t = await startDeliveringApp();
   });
   afterAll(async () => t?.close());
 

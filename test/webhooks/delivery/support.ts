@@ -6,7 +6,7 @@ import { pumpOf } from '@leadwire/core/webhooks/delivery/pump.ts';
 import { DELIVER_QUEUE } from '@leadwire/core/webhooks/delivery/sweep.ts';
 import { newSigningSecret } from '@leadwire/core/webhooks/transport/secret.ts';
 import { expect } from 'vitest';
-import { call, type TestApp } from '../../support/app.ts';
+import { call, initTestApp, type TestApp } from '../../support/app.ts';
 import type { ReceivedRequest } from '../../support/receiver.ts';
 
 /** Starts what a worker process runs for webhooks: the pump (with its worker lock) and the deliver (and mail) workers. */
@@ -14,6 +14,16 @@ export async function startEngine(t: TestApp, opts: { mail?: boolean } = {}): Pr
   await pumpOf(t.runtime.deps).start();
   const queues = opts.mail ? [DELIVER_QUEUE, MAIL_QUEUE] : [DELIVER_QUEUE];
   await t.runtime.boss.work(jobDefinitions(t.runtime.deps).filter((d) => queues.includes(d.queue)));
+}
+
+/**
+ * A test app that delivers: receivers on loopback allowed, a fast pump, and the engine started. The one way webhook
+ * tests (and the capture, tracking, forms and SDK tests that check deliveries) start a server.
+ */
+export async function startDeliveringApp(): Promise<TestApp> {
+  const t = await initTestApp({ WEBHOOKS_UNSAFE_ALLOW_LOOPBACK: 'true', WEBHOOK_PUMP_INTERVAL_MS: '20' });
+  await startEngine(t);
+  return t;
 }
 
 export interface Endpoint {
