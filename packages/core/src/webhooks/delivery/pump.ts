@@ -96,11 +96,7 @@ export function pumpOf(deps: Deps): DeliveryPump {
 }
 
 const AttemptRefPayload = z.object({ deliveryId: z.uuid(), leaseToken: z.uuid() });
-/** Jobs queued by a version that sent one attempt per job are still read, as a job of one. */
-export const DeliverJobPayload = z.union([
-  z.object({ attempts: z.array(AttemptRefPayload).min(1).max(ATTEMPTS_PER_JOB) }),
-  AttemptRefPayload.transform((a) => ({ attempts: [a] })),
-]);
+export const DeliverJobPayload = z.object({ attempts: z.array(AttemptRefPayload).min(1).max(ATTEMPTS_PER_JOB) });
 
 /**
  * `webhook.deliver`: up to ATTEMPTS_PER_JOB attempts of one sweep per job, each taken and sent on its own. pg-boss never
