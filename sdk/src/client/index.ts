@@ -1,5 +1,5 @@
 import { batchUpsert, type BatchUpsertOptions } from './batch.ts';
-import { type CallOptions, DEFAULTS, send, type Transport } from './http.ts';
+import { type CallOptions, DEFAULTS, send, type Transport, wait } from './http.ts';
 import type {
   BatchRowResult,
   CompanyUpsertInput,
@@ -27,10 +27,11 @@ export interface ClientOptions {
   /** Time-out of each attempt, until the whole answer is read, in milliseconds. Default 30,000. */
   timeoutMs?: number;
   /**
-   * Advanced: how the client waits before a retry (it passes the delay in milliseconds). Default: a timer. Tests pass
-   * their own to observe the delays or to move a fake clock instead of waiting; a scheduler can use it to log waits.
+   * Advanced: how the client waits before a retry. It gets the delay in milliseconds and the call's `signal`, if any.
+   * Default: a timer that the signal cancels. Tests pass their own to observe the delays or to move a fake clock
+   * instead of waiting; an application can pass one that logs each wait.
    */
-  sleep?: (ms: number) => Promise<void>;
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
 
 /** The typed client of the public API v1, made by {@link createClient}. Every method rejects with a `LeadwireError`. */
@@ -71,7 +72,7 @@ export function createClient(options: ClientOptions): LeadwireClient {
     fetch: options.fetch ?? ((input, init) => fetch(input, init)),
     maxRetries: options.maxRetries ?? DEFAULTS.maxRetries,
     timeoutMs: options.timeoutMs ?? DEFAULTS.timeoutMs,
-    sleep: options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
+    sleep: options.sleep ?? wait,
   };
   return {
     contacts: {
