@@ -36,6 +36,7 @@ export interface ClientOptions {
 
 /** The typed client of the public API v1, made by {@link createClient}. Every method rejects with a `LeadwireError`. */
 export interface LeadwireClient {
+  /** Contacts: look up, upsert one or many, add notes. */
   contacts: {
     /** Looks a contact up by email (GET /v1/contacts/search; `contacts:read`). A contact not found is a 404 `not_found`. */
     search(query: ContactSearchQuery, opts?: CallOptions): Promise<Contact>;
@@ -50,10 +51,12 @@ export interface LeadwireClient {
     /** Adds a note to a contact (POST /v1/contacts/{id}/notes; `notes:write`). */
     addNote(contactId: string, body: NoteInput, opts?: CallOptions): Promise<Note>;
   };
+  /** Companies, matched on their domain. */
   companies: {
     /** Creates or updates a company, matched on its normalised domain (POST /v1/companies/upsert; `companies:write`). */
     upsert(body: CompanyUpsertInput, opts?: CallOptions): Promise<CompanyUpsertResult>;
   };
+  /** Leads: contacts placed on a pipeline. */
   leads: {
     /** Upserts a contact and places it on a pipeline (POST /v1/leads; `leads:write`). */
     create(body: LeadInput, opts?: CallOptions): Promise<LeadResult>;
