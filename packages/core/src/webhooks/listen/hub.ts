@@ -34,6 +34,16 @@ const REFRESH_MS = 60_000;
 /** What a reconnecting client can get back (Last-Event-ID) from the process it was streaming from. */
 const RESUME_KEEP = 500;
 const RESUME_WINDOW_MS = 10 * 60_000;
+/**
+ * After its last stream ends an organization stays listened to (row, channel, kept events) this long, so a client
+ * whose connection dropped can reconnect and resume without a gap.
+ */
+const LINGER_MS = 30_000;
+
+interface Org {
+  sessions: Set<Session>;
+  linger: NodeJS.Timeout | null;
+}
 
 /** The person's listen secret (created on first use), the same for every key and session of theirs. */
 export async function listenSecret(deps: Pick<Deps, 'db'>, actor: Pick<InternalActor, 'orgId' | 'userId'>): Promise<string> {
@@ -52,7 +62,7 @@ export async function listenSecret(deps: Pick<Deps, 'db'>, actor: Pick<InternalA
 export class ListenHub {
   private readonly deps: Deps;
   private readonly processKey = randomUUID();
-  private readonly byOrg = new Map<string, Set<Session>>();
+  private readonly byOrg = new Map<string, Org>();
   private readonly recent = new Map<string, { e: ListenEvent; at: number }[]>();
   private readonly channel: NotifyChannel;
   private notifications: Promise<void> = Promise.resolve();
@@ -79,12 +89,12 @@ export class ListenHub {
 
   get sessionCount(): number {
     let n = 0;
-    for (const set of this.byOrg.values()) n += set.size;
+    for (const org of this.byOrg.values()) n += org.sessions.size;
     return n;
   }
 
   private all(): Session[] {
-    return [...this.byOrg.values()].flatMap((set) => [...set]);
+    return [...this.byOrg.values()].flatMap((org) => [...org.sessions]);
   }
 
   private serial<T>(fn: () => Promise<T>): Promise<T> {
@@ -101,9 +111,11 @@ export class ListenHub {
     if (this.closed) throw errors.serviceUnavailable('The server is shutting down; retry shortly', 1);
     const secret = await listenSecret(this.deps, actor);
     const session: Session = { orgId: actor.orgId, events: opts.events ? new Set(opts.events) : null, secret, sink, pending: [] };
-    let set = this.byOrg.get(actor.orgId);
-    if (!set) this.byOrg.set(actor.orgId, (set = new Set()));
-    set.add(session);
+    let org = this.byOrg.get(actor.orgId);
+    if (!org) this.byOrg.set(actor.orgId, (org = { sessions: new Set(), linger: null }));
+    if (org.linger) clearTimeout(org.linger);
+    org.linger = null;
+    org.sessions.add(session);
     try {
       await this.serial(async () => {
         await this.channel.open();
@@ -153,17 +165,27 @@ export class ListenHub {
     this.heartbeat = this.refresh = null;
   }
 
-  /** Ends a stream's bookkeeping (the client left, or the hub ended it); the last one of its organization drops the row. */
+  /**
+   * Ends a stream's bookkeeping (the client left, or the hub ended it). The last one of its organization leaves the
+   * organization lingering, then drops its row, its kept events and, with nothing else listened to, the channel.
+   */
   private close(session: Session): void {
-    const set = this.byOrg.get(session.orgId);
-    if (!set?.delete(session)) return;
-    if (set.size > 0) return;
-    this.byOrg.delete(session.orgId);
-    this.recent.delete(session.orgId);
+    const org = this.byOrg.get(session.orgId);
+    if (!org?.sessions.delete(session) || org.sessions.size > 0) return;
+    if (this.closed) return this.forget(session.orgId);
+    org.linger = setTimeout(() => this.forget(session.orgId), LINGER_MS).unref();
+  }
+
+  private forget(orgId: string): void {
+    const org = this.byOrg.get(orgId);
+    if (!org || org.sessions.size > 0) return;
+    if (org.linger) clearTimeout(org.linger);
+    this.byOrg.delete(orgId);
+    this.recent.delete(orgId);
     if (this.byOrg.size === 0) this.stopTimers();
     this.serial(async () => {
-      if (this.byOrg.has(session.orgId)) return;
-      await this.deps.db.execute(SQL.DELETE_LISTENER, [session.orgId, this.processKey]);
+      if (this.byOrg.has(orgId)) return;
+      await this.deps.db.execute(SQL.DELETE_LISTENER, [orgId, this.processKey]);
       if (this.byOrg.size === 0) await this.channel.close();
     }).catch((err: unknown) => this.deps.log.warn({ err }, 'listen: listener row not removed'));
   }
@@ -195,14 +217,14 @@ export class ListenHub {
   /** `{ o, ids }` from the outbox trigger, or `{ o, x }` (an example from the trigger route, carried whole). */
   private async handle(payload: string): Promise<void> {
     const msg = JSON.parse(payload) as { o: string; ids?: string[]; x?: ListenEvent };
-    if (!this.byOrg.get(msg.o)?.size) return;
+    if (!this.byOrg.has(msg.o)) return;
     const events = msg.x
       ? [msg.x]
       : (await this.deps.db.execute<{ id: string; event: string; payload: Record<string, unknown> }[]>(SQL.EVENTS_BY_ID, [msg.ids ?? [], msg.o]));
     for (const e of events) {
       const item: ListenEvent = { id: e.id, event: e.event, payload: e.payload };
       this.remember(msg.o, item);
-      for (const s of this.byOrg.get(msg.o) ?? []) this.send(s, item);
+      for (const s of this.byOrg.get(msg.o)?.sessions ?? []) this.send(s, item);
     }
   }
 
@@ -210,6 +232,8 @@ export class ListenHub {
   async shutdown(): Promise<void> {
     this.closed = true;
     for (const s of this.all()) this.end(s, 'server_shutdown');
+    for (const org of this.byOrg.values()) if (org.linger) clearTimeout(org.linger);
+    this.byOrg.clear();
     this.stopTimers();
     await this.serial(async () => {
       await this.deps.db.execute(SQL.DELETE_PROCESS_LISTENERS, [this.processKey]);
