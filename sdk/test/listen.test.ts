@@ -72,7 +72,7 @@ describe('leadwire listen', () => {
     await expect(verifyWebhook({ rawBody: got!.rawBody, headers: got!.headers, secret: endpoint.secret })).rejects.toThrow();
     const [line] = await cli.stdoutLines(1);
     expect(line).toEqual({ at: expect.any(String), id: row!.id, event: 'contact.created', recordId: event.event === 'contact.created' ? event.data.contact.id : '', status: 200, durationMs: expect.any(Number), error: null });
-    expect(cli.stderr()).toMatch(new RegExp(`contact\\.created\\s+${line.recordId}\\s+-> 200 \\(\\d+ ms\\)`));
+    expect(cli.stderr()).toMatch(new RegExp(`contact\\.created\\s+${String(line!.recordId)}\\s+-> 200 \\(\\d+ ms\\)`));
     // Ctrl-C: exit 0, and the server's session ends.
     expect(await cli.stop()).toBe(0);
     await expect.poll(() => listenHubOf(t.runtime.deps).sessionCount).toBe(0);

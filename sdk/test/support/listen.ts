@@ -36,7 +36,7 @@ export interface RunningCommand {
   /** Resolves with the first match of `re` in stderr, waiting for it. */
   stderrMatch(re: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
   /** The JSON lines on stdout, once there are at least `n`. */
-  stdoutLines(n: number, timeoutMs?: number): Promise<any[]>;
+  stdoutLines(n: number, timeoutMs?: number): Promise<Record<string, unknown>[]>;
   /** Aborts (Ctrl-C) and returns the exit code. */
   stop(): Promise<number>;
   done: Promise<number>;
@@ -61,12 +61,12 @@ export async function startCommand(command: Command, argv: string[], env: Record
   };
   const done = command.run(ctx, argv).finally(() => rm(configDir, { recursive: true, force: true }));
   // A command that fails early must fail the wait too, not leave it hanging until its time-out.
-  let failed: unknown;
+  let failed: Error | undefined;
   done.catch((e: unknown) => {
-    failed = e;
+    failed = e instanceof Error ? e : new Error(String(e));
     w.wake();
   });
-  const lines = () => out.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l));
+  const lines = () => out.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Record<string, unknown>);
   return {
     stdout: () => out,
     stderr: () => err,

@@ -1,4 +1,5 @@
 import { createHmac, randomUUID } from 'node:crypto';
+import { runCleanup } from '@leadwire/core/jobs/cleanup.ts';
 import { listenHubOf } from '@leadwire/core/webhooks/listen/hub.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initTestApp, type TestApp } from '../../support/app.ts';
@@ -141,6 +142,40 @@ describe('GET /api/webhooks/listen: the stream', () => {
     expect(unknown.ready.resumed).toBe(false);
     again.close();
     unknown.close();
+  });
+});
+
+describe('the notification connection', () => {
+  it('ends every stream with reason interrupted when it is lost, and a new stream listens again', async () => {
+    const s = await open(t, org.internalKey);
+    await upsertContact(t, org.publicKey);
+    const before = await s.nextDelivery();
+    const killed = await t.sql<{ ok: boolean }>(
+      `select pg_terminate_backend(pid) as ok from pg_stat_activity where datname = current_database() and query ilike 'listen leadwire_listen%'`,
+    );
+    expect(killed).toEqual([{ ok: true }]);
+    await s.ended;
+    expect(s.events.at(-1)).toMatchObject({ event: 'end', data: JSON.stringify({ reason: 'interrupted' }) });
+    // Events notified while the connection was down never reached the process: a resume must say so.
+    const again = await open(t, org.internalKey, { lastEventId: before.id });
+    expect(again.ready.resumed).toBe(false);
+    const email = await upsertContact(t, org.publicKey);
+    expect(JSON.parse((await again.nextDelivery()).body).data.contact.email).toBe(email);
+    again.close();
+  });
+});
+
+describe('listener rows', () => {
+  it('are removed by the hourly cleanup once expired (a process that died while streaming), live ones kept', async () => {
+    const other = await t.newOrg();
+    const now = t.clock.now();
+    await t.sql(`insert into webhook_listeners (organization_id, process_key, expires_at) values (?, ?, ?), (?, ?, ?)`, [
+      other.orgId, randomUUID(), new Date(now.getTime() - 1_000),
+      other.orgId, randomUUID(), new Date(now.getTime() + 60_000),
+    ]);
+    expect((await runCleanup(t.runtime.deps.db, now)).webhookListeners).toBe(1);
+    expect(await t.sql(`select organization_id from webhook_listeners where organization_id = ?`, [other.orgId])).toHaveLength(1);
+    await t.sql(`delete from webhook_listeners where organization_id = ?`, [other.orgId]);
   });
 });
 
