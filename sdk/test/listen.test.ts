@@ -75,7 +75,7 @@ describe('leadwire listen', () => {
     expect(cli.stderr()).toMatch(new RegExp(`contact\\.created\\s+${String(line!.recordId)}\\s+-> 200 \\(\\d+ ms\\)`));
     // Ctrl-C: exit 0, and the server's session ends.
     expect(await cli.stop()).toBe(0);
-    await expect.poll(() => listenHubOf(t.runtime.deps).sessionCount).toBe(0);
+    await expect.poll(() => listenHubOf(t.runtime.deps).sessionCount, { timeout: 10_000 }).toBe(0);
     await local.close();
   });
 
@@ -131,7 +131,7 @@ describe('leadwire listen', () => {
     expect((await cli.stdoutLines(1))[0]).toMatchObject({ status: 500 });
     const hub = listenHubOf(t.runtime.deps);
     t.app.server.closeAllConnections();
-    await expect.poll(() => hub.sessionCount).toBe(0);
+    await expect.poll(() => hub.sessionCount, { timeout: 10_000 }).toBe(0);
     const missed = await upsertContact(t, org.publicKey);
     await cli.stderrMatch(/Reconnected\./);
     const lines = await cli.stdoutLines(2);

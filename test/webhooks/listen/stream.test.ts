@@ -1,4 +1,5 @@
 import { createHmac, randomUUID } from 'node:crypto';
+import { generateToken, hashKey } from '@leadwire/core';
 import { runCleanup } from '@leadwire/core/jobs/cleanup.ts';
 import { listenHubOf } from '@leadwire/core/webhooks/listen/hub.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -71,7 +72,15 @@ describe('GET /api/webhooks/listen: the stream', () => {
     expect(b.ready).toEqual({ secret: a.ready.secret, events: ['contact.updated'], resumed: null });
     const admin = await open(t, await userKey(org.orgId, 'admin'));
     expect(admin.ready.secret).not.toBe(a.ready.secret);
-    for (const s of [a, b, admin]) s.close();
+    // A signed-in session of the same person listens with the same secret.
+    const token = generateToken('lws_');
+    await t.sql(
+      `insert into sessions (organization_id, user_id, token_hash, user_epoch, expires_at) values (?, ?, ?, 0, ?)`,
+      [org.orgId, org.userId, hashKey(token), new Date(t.clock.now().getTime() + 86_400_000)],
+    );
+    const session = await open(t, token);
+    expect(session.ready.secret).toBe(a.ready.secret);
+    for (const s of [a, b, admin, session]) s.close();
   });
 
   it('streams an upsert with the exact bytes a real endpoint receives, signed with the listen secret', async () => {

@@ -53,9 +53,12 @@ export async function listenPlugin(app: FastifyInstance, opts: { deps: Deps }) {
     reply.hijack();
     let gone = false;
     let stream: { close(): void } | undefined;
+    const opened = performance.now();
     raw.on('close', () => {
       gone = true;
       stream?.close();
+      // Fastify's own request line is not written for a hijacked reply: one line when the stream ends instead.
+      req.log.info({ path: '/api/webhooks/listen', status: raw.statusCode, ms: Math.round(performance.now() - opened), org: actor.orgId }, 'listen stream closed');
     });
     const sink = {
       write: (chunk: string) => {
