@@ -60,13 +60,17 @@ export async function listenPlugin(app: FastifyInstance, opts: { deps: Deps }) {
       // Fastify's own request line is not written for a hijacked reply: one line when the stream ends instead.
       req.log.info({ path: '/api/webhooks/listen', status: raw.statusCode, ms: Math.round(performance.now() - opened), org: actor.orgId }, 'listen stream closed');
     });
+    // Once the client is gone nothing more is written: a write to a destroyed response would only raise an error.
     const sink = {
       write: (chunk: string) => {
+        if (gone || raw.writableEnded) return;
         if (!raw.headersSent) raw.writeHead(200, headersOf(reply, STREAM_HEADERS));
         raw.write(chunk);
       },
       buffered: () => raw.writableLength,
-      end: () => raw.end(),
+      end: () => {
+        if (!raw.writableEnded) raw.end();
+      },
     };
     try {
       stream = await listenHubOf(deps).open(actor, { events, ...(lastEventId && UUID.test(lastEventId) ? { lastEventId } : {}) }, sink);

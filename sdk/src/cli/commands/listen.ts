@@ -136,7 +136,9 @@ async function listen(ctx: CliContext, opts: { url: string; apiKey: string; targ
       },
       onDelivery: async (d) => {
         lastEventId = d.id;
+        if (ctx.signal.aborted) return;
         const result = await forward(ctx.fetch, opts.target, d, ctx.signal);
+        if (ctx.signal.aborted) return;
         const at = new Date().toISOString();
         const recordId = recordIdOf(d.body);
         const outcome = result.status === null ? `failed: ${result.error}` : `${result.status}`;
