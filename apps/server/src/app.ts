@@ -6,6 +6,7 @@ import { capturePlugin } from './http/capture.ts';
 import { edgeHandlers, edgeOptions } from './http/edge.ts';
 import { formsPlugin } from './http/forms.ts';
 import { internalRestPlugin, internalTrpcPlugin } from './http/internal.ts';
+import { listenPlugin } from './http/listen.ts';
 import { pagesPlugin } from './http/pages.ts';
 import { trackingPlugin } from './http/tracking.ts';
 import { uploadsPlugin } from './http/uploads.ts';
@@ -67,6 +68,7 @@ export async function buildApp(deps: Deps, opts: { logger?: boolean } = {}): Pro
   await app.register(internalTrpcPlugin, { prefix: '/api/trpc', deps });
   await app.register(internalRestPlugin, { prefix: '/api', deps });
   await app.register(uploadsPlugin, { prefix: '/api', deps });
+  await app.register(listenPlugin, { prefix: '/api', deps });
   await app.register(trackingPlugin, { prefix: '/api', deps });
   await app.register(pagesPlugin, { deps });
   await app.register(formsPlugin, { deps });

@@ -42,12 +42,18 @@ describe('loadConfig defaults', () => {
       SMS_FROM_NUMBER: '+15550000000',
       TRACKING_PAGE_VIEWS_PER_MINUTE: 1200,
       WEBHOOK_PUMP_INTERVAL_MS: 100,
+      WEBHOOK_LISTEN_HEARTBEAT_MS: 15_000,
     });
   });
 
   it('refuses a webhook pump interval outside 10-60000 ms', () => {
     for (const v of ['0', '9', '60001', 'soon']) expect(() => loadConfig({ WEBHOOK_PUMP_INTERVAL_MS: v })).toThrow(/WEBHOOK_PUMP_INTERVAL_MS/);
     expect(loadConfig({ WEBHOOK_PUMP_INTERVAL_MS: '10' }).WEBHOOK_PUMP_INTERVAL_MS).toBe(10);
+  });
+
+  it('refuses a listen heartbeat outside 10-300000 ms', () => {
+    for (const v of ['9', '300001', 'often']) expect(() => loadConfig({ WEBHOOK_LISTEN_HEARTBEAT_MS: v })).toThrow(/WEBHOOK_LISTEN_HEARTBEAT_MS/);
+    expect(loadConfig({ WEBHOOK_LISTEN_HEARTBEAT_MS: '10' }).WEBHOOK_LISTEN_HEARTBEAT_MS).toBe(10);
   });
 
   it('gives no secret a default', () => {

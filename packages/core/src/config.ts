@@ -43,6 +43,11 @@ export const ConfigSchema = z
     WEBHOOKS_UNSAFE_ALLOW_LOOPBACK: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
     /** How often a worker's delivery pump looks for new events and due attempts when it found none last time. */
     WEBHOOK_PUMP_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(100),
+    /**
+     * A comment line on every `leadwire listen` stream this often, so proxies and clients never see it idle (common
+     * proxy idle time-outs are 60 s).
+     */
+    WEBHOOK_LISTEN_HEARTBEAT_MS: z.coerce.number().int().min(10).max(300_000).default(15_000),
     /** OpenAI-compatible chat-completions endpoint for the lead-score adjustment; unset means no adjustment. */
     SCORE_ADJUSTER_URL: optionalUrl,
     SCORE_ADJUSTER_API_KEY: z.string().min(1).optional(),

@@ -57,6 +57,9 @@ const DELETE_SIGN_IN_ATTEMPTS = sliced('sign_in_attempts', `created_at < ?::time
  */
 const DELETE_WEBHOOK_DELIVERIES = sliced('webhook_deliveries', `created_at < ?::timestamptz - interval '30 days'`);
 
+/** Listen rows of server processes that died while streaming: they would keep the outbox trigger notifying for nobody. */
+const DELETE_WEBHOOK_LISTENERS = sliced('webhook_listeners', `expires_at < ?::timestamptz`);
+
 /**
  * Contact counters are bumped after commit on the fast path, so a crash between the two can leave one behind; the
  * hourly run sets every drifted counter back to the live count.
@@ -87,6 +90,7 @@ export interface CleanupResult {
   invites: number;
   signInAttempts: number;
   webhookDeliveries: number;
+  webhookListeners: number;
   /** Organizations whose contact counter had drifted and was corrected. */
   contactCountsFixed: number;
 }
@@ -100,6 +104,7 @@ export async function runCleanup(db: Db, now: Date): Promise<CleanupResult> {
     invites: await deleteInSlices(db, DELETE_INVITES, now),
     signInAttempts: await deleteInSlices(db, DELETE_SIGN_IN_ATTEMPTS, now),
     webhookDeliveries: await deleteInSlices(db, DELETE_WEBHOOK_DELIVERIES, now),
+    webhookListeners: await deleteInSlices(db, DELETE_WEBHOOK_LISTENERS, now),
     contactCountsFixed: (await db.execute<unknown[]>(RECONCILE_CONTACT_COUNTS)).length,
   };
 }

@@ -120,6 +120,7 @@ export const INTERNAL_REQUEST_EXAMPLES: Record<string, Record<string, unknown>> 
   'webhooks.deliveries': { id: RECORD, outcome: 'failed', event: 'contact.created', ...page },
   'webhooks.redeliver': { id: RECORD, deliveryId: '9c8b7a6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d' },
   'webhooks.recover': { id: RECORD, since: '2026-11-20T00:00:00Z' },
+  'webhooks.trigger': { event: 'contact.created', endpointId: RECORD },
   'forms.list': page,
   'forms.get': { id: RECORD },
   'forms.create': {

@@ -14,6 +14,7 @@ export * from './webhook.ts';
 export * from './form.ts';
 export * from './tracking.ts';
 export * from './workflow.ts';
+export * from './listen.ts';
 
 import { ApiKeySchema } from './api-key.ts';
 import { CompanySchema } from './company.ts';
@@ -41,6 +42,7 @@ import { WebhookAttemptSchema, WebhookDeliverySchema, WebhookEndpointSchema } fr
 import { FormSchema, FormSubmissionSchema } from './form.ts';
 import { PageViewSchema, TrackedLinkSchema, TrackingVisitorSchema } from './tracking.ts';
 import { WorkflowSchema } from './workflow.ts';
+import { WebhookListenerSchema, WebhookListenSecretSchema } from './listen.ts';
 
 export const allEntities = [
   OrganizationSchema,
@@ -77,4 +79,6 @@ export const allEntities = [
   TrackingVisitorSchema,
   TrackedLinkSchema,
   WorkflowSchema,
+  WebhookListenSecretSchema,
+  WebhookListenerSchema,
 ];

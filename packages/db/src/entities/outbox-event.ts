@@ -2,6 +2,12 @@ import { defineEntity, p } from '@mikro-orm/core';
 import { baseProperties } from './base.ts';
 import { Organization } from './organization.ts';
 
+/** The channel the outbox trigger notifies on; the payload is `{"o": organization id, "ids": [event ids]}`. */
+export const LISTEN_CHANNEL = 'leadwire_listen';
+
+const LISTEN_TRIGGER_DDL = `create trigger "outbox_events_listen" after insert on "outbox_events" referencing new table as "inserted"
+for each statement execute function "outbox_events_outbox_events_listen_fn"()`;
+
 /**
  * Events written in the same transaction as the change they describe (transactional outbox): a rolled-back write
  * emits nothing, a committed one is never lost. The webhook dispatcher reads undispatched rows in order.
@@ -22,6 +28,9 @@ export const OutboxEventSchema = defineEntity({
         'create index "outbox_events_pending_idx" on "outbox_events" ("created_at") where "dispatched_at" is null',
     },
   ],
+  // `leadwire listen`: new events of organizations someone listens to are announced by NOTIFY (their ids, in chunks);
+  // the DDL lives in the migration Migration20261122221000_webhook_listen.
+  triggers: [{ name: 'outbox_events_listen', timing: 'after', events: ['insert'], forEach: 'statement', expression: LISTEN_TRIGGER_DDL }],
   properties: {
     ...baseProperties,
     organization: () => p.manyToOne(Organization).deleteRule('cascade').index(),

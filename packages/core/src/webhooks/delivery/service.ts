@@ -70,7 +70,7 @@ const toView = (r: AttemptRow): DeliveryAttemptView => ({
 });
 
 /** Owners and admins manage endpoints; another organization's endpoint looks unknown. */
-async function requireEndpoint(db: Db, actor: InternalActor, id: string): Promise<void> {
+export async function requireEndpoint(db: Db, actor: InternalActor, id: string): Promise<void> {
   requireRole(actor, 'owner', 'admin');
   const [row] = await db.execute<{ id: string }[]>(ENDPOINT, [id, actor.orgId]);
   if (!row) throw errors.notFound(`No webhook endpoint with id ${id}`);
@@ -87,7 +87,7 @@ const replayOf = (actor: InternalActor, endpointId: string, d: OriginalRow): New
   skipReason: null,
 });
 
-async function queueOne(tx: Db, item: NewDelivery, now: Date): Promise<QueuedDelivery> {
+export async function queueOne(tx: Db, item: NewDelivery, now: Date): Promise<QueuedDelivery> {
   const [created] = await createDeliveries(tx, [item], now);
   if (!created) throw new Error('delivery not created');
   return { deliveryId: created.id, event: item.event, state: created.state, skipReason: created.skipReason };

@@ -1,0 +1,120 @@
+import { parseArgs } from 'node:util';
+import { positionals, usageErrors } from '../args.ts';
+import { configPathOf, DEFAULT_BASE_URL, normalizeBaseUrl, readConfig, writeConfig } from '../config.ts';
+import type { CliContext, Command } from '../context.ts';
+import { CliError, ExitCode, type KeyKind, UsageError } from '../exit-codes.ts';
+import { maskKey, messages } from '../output.ts';
+
+const USAGE = `Usage: leadwire login [--api-key <key>] [--base-url <url>]
+
+Checks an API key against the server and saves it for the other commands, under its type:
+a Public API key (used by \`leadwire import\`) or an Internal key (used by \`leadwire listen\` and
+\`leadwire trigger\`). Log in once with each to use every command.
+
+Options:
+  --api-key <key>   the key (ck_live_…); without it, the key is asked for on a terminal (typing
+                    is not shown) or read from standard input: \`leadwire login < key.txt\`
+  --base-url <url>  the server's API root, default LEADWIRE_BASE_URL or ${DEFAULT_BASE_URL}
+  -h, --help        show this help
+
+The key is saved in config.json in $LEADWIRE_CONFIG_DIR, $XDG_CONFIG_HOME/leadwire or
+~/.config/leadwire (file mode 0600). \`leadwire logout\` removes it.
+`;
+
+// Keys are printable ASCII; anything else (a pasted newline, a smart quote) would only fail later, less clearly.
+const KEY_SHAPE = /^[\x21-\x7e]{8,255}$/;
+// A pasted key is a few dozen bytes: refuse to buffer a whole file piped in by mistake.
+const MAX_STDIN_BYTES = 4096;
+const CHECK_TIMEOUT_MS = 15_000;
+
+export const loginCommand: Command = {
+  name: 'login',
+  summary: 'check an API key and save it for the other commands',
+  usage: USAGE,
+  async run(ctx, argv) {
+    const { values, positionals: rest } = usageErrors(() =>
+      parseArgs({ args: argv, options: { 'api-key': { type: 'string' }, 'base-url': { type: 'string' } }, allowPositionals: true }),
+    );
+    positionals(rest, []);
+    const baseUrl = normalizeBaseUrl(values['base-url'] || ctx.env.LEADWIRE_BASE_URL || DEFAULT_BASE_URL);
+    const apiKey = (values['api-key'] ?? (await readKey(ctx))).trim();
+    if (!KEY_SHAPE.test(apiKey)) throw new UsageError('that does not look like an API key (expected something like ck_live_…, printable characters, no spaces)');
+    const kind = await kindOfKey(ctx, baseUrl, apiKey);
+    const config = await readConfig(ctx.configDir);
+    config.keys[kind] = { apiKey, baseUrl };
+    await writeConfig(ctx.configDir, config);
+    const name = kind === 'public' ? 'Public API key' : 'Internal key';
+    messages(ctx).info(`Logged in to ${baseUrl} with the ${name} ${maskKey(apiKey)}; saved in ${configPathOf(ctx.configDir)}.`);
+    ctx.stdout.write(`${JSON.stringify({ kind, baseUrl, key: maskKey(apiKey) })}\n`);
+    return ExitCode.ok;
+  },
+};
+
+/**
+ * Which kind of key this is, asked of the server: contact search is a /v1 route, so a Public key gets 200 or 404
+ * (or 403 insufficient_scope without contacts:read), an Internal key 403 wrong_api_surface, a bad key 401.
+ */
+export async function kindOfKey(ctx: Pick<CliContext, 'fetch' | 'signal'>, baseUrl: string, apiKey: string): Promise<KeyKind> {
+  let res: Response;
+  try {
+    res = await ctx.fetch(`${baseUrl}/v1/contacts/search?email=${encodeURIComponent('leadwire-cli-login@example.com')}`, {
+      headers: { authorization: `Bearer ${apiKey}`, accept: 'application/json' },
+      signal: AbortSignal.any([ctx.signal, AbortSignal.timeout(CHECK_TIMEOUT_MS)]),
+    });
+  } catch (err) {
+    if (ctx.signal.aborted) throw new CliError(ExitCode.interrupted, 'interrupted');
+    throw new CliError(ExitCode.server, `could not reach ${baseUrl}: ${(err as Error).message}`, { cause: err });
+  }
+  const body = (await res.json().catch(() => ({}))) as { code?: string };
+  if (res.status === 200 || res.status === 404) return 'public';
+  if (res.status === 403 && body.code === 'insufficient_scope') return 'public';
+  if (res.status === 403 && body.code === 'wrong_api_surface') return 'internal';
+  if (res.status === 401) throw new CliError(ExitCode.auth, `${baseUrl} refused the key ${maskKey(apiKey)} (401): it is unknown, revoked or expired`);
+  throw new CliError(ExitCode.server, `${baseUrl} answered ${res.status} ${body.code ?? ''} while checking the key: is it a Leadwire server?`);
+}
+
+async function readKey(ctx: CliContext): Promise<string> {
+  const stdin = ctx.stdin;
+  if (!stdin) throw new UsageError('no key: pass --api-key, or give it on standard input');
+  if (stdin.isTTY && stdin.setRawMode) return promptHidden(ctx, stdin as Required<NonNullable<CliContext['stdin']>>);
+  let text = '';
+  for await (const chunk of stdin) {
+    text += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
+    if (text.length > MAX_STDIN_BYTES) throw new UsageError('standard input is too long for an API key');
+  }
+  return text;
+}
+
+/** Asks for the key on the terminal with echo off (raw mode), so it never appears on screen or in a recording. */
+function promptHidden(ctx: CliContext, stdin: Required<NonNullable<CliContext['stdin']>>): Promise<string> {
+  ctx.stderr.write('API key (input hidden): ');
+  stdin.setRawMode(true);
+  stdin.setEncoding('utf8');
+  stdin.resume();
+  return new Promise((resolve, reject) => {
+    let value = '';
+    const finish = () => {
+      stdin.off('data', onData);
+      stdin.setRawMode(false);
+      stdin.pause();
+      ctx.stderr.write('\n');
+    };
+    const onData = (chunk: string | Buffer) => {
+      for (const ch of String(chunk)) {
+        if (ch === '\r' || ch === '\n') {
+          finish();
+          resolve(value);
+          return;
+        }
+        if (ch === '\u0003' || ch === '\u0004') {
+          finish();
+          reject(new CliError(ExitCode.interrupted, 'interrupted'));
+          return;
+        }
+        if (ch === '\u007f' || ch === '\b') value = value.slice(0, -1);
+        else if (ch >= ' ') value += ch;
+      }
+    };
+    stdin.on('data', onData);
+  });
+}
