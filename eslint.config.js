@@ -29,5 +29,25 @@ export default tseslint.config(
     files: ['**/*.test.ts', 'test/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
+  {
+    // Imports point one way: the SDK takes only types from the server, the browser snippets nothing at all.
+    files: ['sdk/src/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['@leadwire/*', '**/packages/**', '**/apps/**'], allowTypeImports: true, message: 'sdk/ takes only types from the server.' }] },
+      ],
+    },
+  },
+  {
+    files: ['snippets/**/*.ts'],
+    ignores: ['snippets/build.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['@leadwire/*', '**/packages/**', '**/apps/**', '**/sdk/**'], message: 'The snippets import nothing from the server.' }] },
+      ],
+    },
+  },
   { files: ['**/*.js'], ...tseslint.configs.disableTypeChecked },
 );

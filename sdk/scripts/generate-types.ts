@@ -6,11 +6,15 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { EVENT_GROUPS } from '@leadwire/core/events/names.ts';
 import { buildV1OpenApiDocument } from '@leadwire/core/openapi.ts';
 import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
 
 /** Where the generated types live, committed so that the package needs no generation step to build or type-check. */
 export const GENERATED_V1 = join(import.meta.dirname, '..', 'src', 'generated', 'v1.ts');
+
+/** The event catalogue's names as data, for the command line's help and checks (the SDK imports nothing of the server). */
+export const GENERATED_EVENTS = join(import.meta.dirname, '..', 'src', 'generated', 'events.ts');
 
 // The document names its server; the types do not depend on it, and a fixed value keeps the output reproducible.
 const DOCUMENT_BASE_URL = 'https://crm.example.com/api';
@@ -28,7 +32,21 @@ export async function generateV1Types(): Promise<string> {
   return HEADER + astToString(ast);
 }
 
+/** The event names module's text: the catalogue's groups as they are in the server now. */
+export function generateEventNames(): string {
+  return `/**
+ * The webhook event catalogue's names by group, generated from the server's catalogue. Do not edit: run
+ * \`npm run sdk:generate\` after changing the catalogue.
+ */
+export const EVENT_GROUPS = ${JSON.stringify(EVENT_GROUPS, null, 2)} as const;
+
+/** Every event name of the catalogue. */
+export const EVENT_NAMES: readonly string[] = Object.values(EVENT_GROUPS).flat();
+`;
+}
+
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   await writeFile(GENERATED_V1, await generateV1Types());
-  console.log(`wrote ${GENERATED_V1}`);
+  await writeFile(GENERATED_EVENTS, generateEventNames());
+  console.log(`wrote ${GENERATED_V1} and ${GENERATED_EVENTS}`);
 }

@@ -5,7 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { GENERATED_V1, generateV1Types } from '../scripts/generate-types.ts';
+import { GENERATED_EVENTS, GENERATED_V1, generateEventNames, generateV1Types } from '../scripts/generate-types.ts';
 import { DEFAULTS } from '../src/index.ts';
 
 describe('the /v1 contract', () => {
@@ -19,6 +19,12 @@ describe('the /v1 contract', () => {
     for (const path of ['/contacts/search', '/contacts/upsert', '/contacts/batch-upsert', '/contacts/{id}/notes', '/companies/upsert', '/leads']) {
       expect(fresh).toContain(`"${path}": {`);
     }
+  });
+
+  it('sdk/src/generated/events.ts lists the event catalogue as it is now', async () => {
+    const committed = await readFile(GENERATED_EVENTS, 'utf8');
+    expect(committed === generateEventNames(), 'sdk/src/generated/events.ts is out of date with the catalogue: run npm run sdk:generate').toBe(true);
+    expect(committed).toContain('"contact.created"');
   });
 });
 

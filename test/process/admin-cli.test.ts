@@ -163,11 +163,11 @@ describe('migrate CLI', { timeout: 60_000 }, () => {
     try {
       const dry = await run(MIGRATE, ['--dry-run'], { DATABASE_URL: fresh.url });
       expect(dry).toMatchObject({ code: 0, stderr: '' });
-      expect(dry.stdout).toMatch(/^Pending on DATABASE_URL:\n {2}Migration\d+(?:_[a-z0-9_]+)?\n/);
+      expect(dry.stdout).toMatch(/^Pending on DATABASE_URL:\n {2}Migration\d+\n/);
 
       const applied = await run(MIGRATE, [], { DATABASE_URL: fresh.url });
       expect(applied).toMatchObject({ code: 0, stderr: '' });
-      expect(applied.stdout).toMatch(/^Applied \d+ migrations? to DATABASE_URL:\n( {2}Migration\d+(?:_[a-z0-9_]+)?\n)+$/);
+      expect(applied.stdout).toMatch(/^Applied \d+ migrations? to DATABASE_URL:\n( {2}Migration\d+\n)+$/);
       expect(applied.stdout).toContain(dry.stdout.split('\n')[1]!.trim());
 
       const client = new pg.Client({ connectionString: fresh.url });

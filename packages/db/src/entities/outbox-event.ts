@@ -29,7 +29,7 @@ export const OutboxEventSchema = defineEntity({
     },
   ],
   // `leadwire listen`: new events of organizations someone listens to are announced by NOTIFY (their ids, in chunks);
-  // the DDL lives in the migration Migration20261122221000_webhook_listen.
+  // the DDL lives in the migration Migration20261123100000.
   triggers: [{ name: 'outbox_events_listen', timing: 'after', events: ['insert'], forEach: 'statement', expression: LISTEN_TRIGGER_DDL }],
   properties: {
     ...baseProperties,

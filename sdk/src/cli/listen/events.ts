@@ -1,5 +1,5 @@
-/** The event catalogue's names for the CLI's help and checks: the server's own list (pure data), bundled at build time. */
-import { EVENT_GROUPS, EVENT_NAMES } from '@leadwire/core/events/names.ts';
+/** The event catalogue's names for the CLI's help and checks, generated from the server's catalogue. */
+import { EVENT_GROUPS, EVENT_NAMES } from '../../generated/events.ts';
 import { suggest } from '../args.ts';
 import { UsageError } from '../exit-codes.ts';
 

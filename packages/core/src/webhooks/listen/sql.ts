@@ -1,5 +1,5 @@
 /**
- * Statements of `leadwire listen`. The outbox trigger (migration Migration20261122221000_webhook_listen) notifies only
+ * Statements of `leadwire listen`. The outbox trigger (migration Migration20261123100000) notifies only
  * for organizations that have a row in webhook_listeners, so these rows are what turns the stream on and off.
  */
 

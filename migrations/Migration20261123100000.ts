@@ -6,9 +6,9 @@ import { Migration } from '@mikro-orm/migrations';
  * NOTIFY's 8,000-byte payload limit). With nobody listening the trigger costs one probe of an empty table per insert
  * statement and takes no notify lock.
  */
-export class Migration20261122221000_webhook_listen extends Migration {
+export class Migration20261123100000 extends Migration {
 
-  override name = 'Migration20261122221000_webhook_listen';
+  override name = 'Migration20261123100000';
 
   override up(): void | Promise<void> {
     this.addSql(`create table "webhook_listeners" ("id" uuid not null default gen_random_uuid(), "created_at" timestamptz not null default now(), "organization_id" uuid not null, "process_key" uuid not null, "expires_at" timestamptz not null, primary key ("id"));`);
