@@ -4,6 +4,7 @@
  * of the API, time-outs, and one Idempotency-Key across all the attempts of a write.
  */
 import { randomUUID } from 'node:crypto';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashKey } from '@leadwire/core';
 import { burst, freshMinute, windowStart } from '../../test/support/bursts.ts';
@@ -238,6 +239,39 @@ describe('5xx, dropped connections and time-outs', () => {
         expect(await t.sql('select id from notes where contact_id = ?', [id])).toEqual([{ id: note.id }]);
       },
     );
+  });
+
+  it('retries 409 idempotency_in_progress while an earlier attempt of the write holds its key, then gets the write done once', async () => {
+    const key = `held-${randomUUID()}`;
+    const [apiKey] = await t.sql<{ id: string }>('select id from api_keys where key_hash = ?', [hashKey(org.publicKey)]);
+    // The lock the server holds while a request runs under a key: held here as if an earlier attempt were still running.
+    const holder = new pg.Client({ connectionString: t.runtime.deps.config.DATABASE_URL! });
+    await holder.connect();
+    try {
+      const lockKey = [`idempotency:${apiKey!.id}:${key}`];
+      await holder.query(`select pg_advisory_lock(hashtextextended($1, 0))`, lockKey);
+      const delays: number[] = [];
+      // The earlier attempt ends during the wait: the lock is released before the retry goes out.
+      const sleep = async (ms: number) => {
+        delays.push(ms);
+        await holder.query(`select pg_advisory_unlock(hashtextextended($1, 0))`, lockKey);
+      };
+      const rec = recordingFetch();
+      const address = email();
+      const result = await createClient({ baseUrl: `${t.origin}/api`, apiKey: org.publicKey, fetch: rec.fetch, sleep }).contacts.upsert(
+        { email: address },
+        { idempotencyKey: key },
+      );
+      expect(result).toMatchObject({ created: true });
+      expect(rec.exchanges.map((e) => [e.status, e.idempotencyKey])).toEqual([
+        [409, key],
+        [200, key],
+      ]);
+      expect(delays).toHaveLength(1);
+      expect(await contactsWith(address)).toHaveLength(1);
+    } finally {
+      await holder.end();
+    }
   });
 
   it('stops at once when the caller aborts: no retry, the signal’s reason is thrown', async () => {

@@ -73,7 +73,15 @@ function retryAfterSeconds(value: string | null): number | undefined {
 }
 
 /**
- * Sends one request, retrying answers that may succeed later (429, 5xx, no answer, time-out) up to `maxRetries` times.
+ * Whether the same request may succeed later: no answer, 429, 5xx, or 409 `idempotency_in_progress` (an earlier
+ * attempt of this very call, e.g. one that timed out here, is still running there; once it commits its answer is
+ * replayed). Other 4xx would fail the same way again.
+ */
+const retryable = (err: LeadwireError): boolean =>
+  err.status === 0 || err.status === 429 || err.status >= 500 || err.code === 'idempotency_in_progress';
+
+/**
+ * Sends one request, retrying answers that may succeed later (see `retryable`) up to `maxRetries` times.
  * Only POST writes, and every one of them carries an Idempotency-Key set once here, so a retry never applies a write
  * twice. Other 4xx are never retried: the same request would fail the same way.
  */
@@ -88,7 +96,7 @@ export async function send<T>(t: Transport, method: 'GET' | 'POST', path: string
     try {
       return await attemptOnce<T>(t, t.baseUrl + path, init, opts.signal);
     } catch (err) {
-      if (!(err instanceof LeadwireError) || (err.status > 0 && err.status < 500 && err.status !== 429) || attempt >= t.maxRetries) throw err;
+      if (!(err instanceof LeadwireError) || !retryable(err) || attempt >= t.maxRetries) throw err;
       await t.sleep(err.retryAfter !== undefined ? err.retryAfter * 1000 : backoffMs(attempt), opts.signal);
     }
   }
