@@ -1,7 +1,6 @@
 import { access, constants } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createClient } from '../../index.ts';
 import { positionals, usageErrors } from '../args.ts';
 import { resolveCredentials } from '../config.ts';
 import type { Command } from '../context.ts';
@@ -115,6 +114,8 @@ export const importCommand: Command = {
     await saveCheckpoint(cpPath, state);
     const failed = await FailedFile.open(failedPath, format, state.failedBytes);
 
+    // Loaded here, not at the top: the other commands (help, login) start without the /v1 client.
+    const { createClient } = await import('../../index.ts');
     const lw = createClient({ baseUrl, apiKey, fetch: ctx.fetch });
     const send: SendChunk = async (rows, idempotencyKey) =>
       lw.contacts.batchUpsert(rows as Parameters<typeof lw.contacts.batchUpsert>[0], { concurrency: 1, idempotencyKeyOf: () => idempotencyKey });
