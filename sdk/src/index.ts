@@ -1,0 +1,25 @@
+/**
+ * `@leadwire/sdk`: the typed client of the Leadwire public API v1. Webhook verification is its own entry point,
+ * `@leadwire/sdk/webhooks`, so that each is bundled only where it is used.
+ */
+export { createClient, DEFAULTS } from './client/index.ts';
+export type { BatchProgress, BatchUpsertOptions, CallOptions, ClientOptions, LeadwireClient } from './client/index.ts';
+export { LeadwireError } from './client/errors.ts';
+export type { LeadwireErrorInit } from './client/errors.ts';
+export type {
+  BatchRowFailure,
+  BatchRowResult,
+  BatchRowSuccess,
+  CompanyUpsertInput,
+  CompanyUpsertResult,
+  Contact,
+  ContactSearchQuery,
+  ContactUpsertInput,
+  ContactUpsertResult,
+  Issue,
+  LeadInput,
+  LeadResult,
+  Note,
+  NoteInput,
+  Permission,
+} from './client/types.ts';
