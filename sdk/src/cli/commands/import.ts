@@ -117,8 +117,8 @@ export const importCommand: Command = {
     // Loaded here, not at the top: the other commands (help, login) start without the /v1 client.
     const { createClient } = await import('../../index.ts');
     const lw = createClient({ baseUrl, apiKey, fetch: ctx.fetch });
-    const send: SendChunk = async (rows, idempotencyKey) =>
-      lw.contacts.batchUpsert(rows as Parameters<typeof lw.contacts.batchUpsert>[0], { concurrency: 1, idempotencyKeyOf: () => idempotencyKey });
+    // The server validates every field; the rows are passed on as read, so its messages are the ones users see.
+    const send: SendChunk = async (rows, idempotencyKey) => lw.contacts.batchUpsert(rows, { concurrency: 1, idempotencyKeyOf: () => idempotencyKey });
     let result;
     try {
       result = await runImport({ ctx, items, overrides, source: values.source, estimate, send, failed, checkpoint: { path: cpPath, state } });
