@@ -1,9 +1,11 @@
+import { spawn } from 'node:child_process';
 import { access, readFile, writeFile } from 'node:fs/promises';
+import { createServer, type IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initTestApp, type TestApp } from '../../test/support/app.ts';
-import { cli, spawnCli, tempDir } from './support/cli.ts';
+import { cli, MAIN, REPO_ROOT, spawnCli, tempDir } from './support/cli.ts';
 
 let t: TestApp;
 let tmp: Awaited<ReturnType<typeof tempDir>>;
@@ -256,5 +258,67 @@ describe('as a real process', () => {
     expect(r2.code).toBe(0);
     const r3 = await spawnCli(['import', ok.path, '--base-url', `${t.origin}/api`], { configDir: join(tmp.dir, 'proc-config'), env: { LEADWIRE_API_KEY: 'ck_live_unknownKey000000000000000000' } });
     expect(r3.code).toBe(3);
+  });
+});
+
+describe('Ctrl-C in a real process', () => {
+  it('SIGINT lets the chunks in flight finish, saves the checkpoint and exits 130; a re-run completes the import', async () => {
+    const s = await setup('sigint.csv', `email\n${Array.from({ length: 1000 }, (_, i) => `s${i}@sigint.com`).join('\n')}\n`);
+    // A proxy in front of the server holds the batch requests until the test has sent SIGINT, so the signal always
+    // arrives while chunks are in flight, however fast the machine.
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    let firstHeld!: () => void;
+    const held = new Promise<void>((r) => (firstHeld = r));
+    const bodyOf = async (req: IncomingMessage) => {
+      const chunks: Buffer[] = [];
+      for await (const c of req) chunks.push(c as Buffer);
+      return Buffer.concat(chunks);
+    };
+    const proxy = createServer((req, res) => {
+      void (async () => {
+        const body = await bodyOf(req);
+        firstHeld();
+        await released;
+        const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !['host', 'connection', 'content-length'].includes(k))) as Record<string, string>;
+        const upstream = await fetch(`${t.origin}${req.url ?? ''}`, { method: req.method ?? 'GET', headers, ...(body.length ? { body } : {}) });
+        res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/json' });
+        res.end(Buffer.from(await upstream.arrayBuffer()));
+      })();
+    });
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+    const base = `http://127.0.0.1:${(proxy.address() as { port: number }).port}/api`;
+    try {
+      const child = spawn(process.execPath, [MAIN, 'import', s.path, '--base-url', base], {
+        cwd: REPO_ROOT,
+        env: { PATH: process.env.PATH ?? '', HOME: tmp.dir, LEADWIRE_CONFIG_DIR: tmp.dir, LEADWIRE_API_KEY: s.publicKey },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+      child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+      const exited = new Promise<number | null>((r) => child.on('close', r));
+      await held;
+      child.kill('SIGINT');
+      // The process prints its notice when the signal is handled: only then let the held chunks through.
+      while (!stderr.includes('Interrupted: finishing what is in flight')) await new Promise((r) => child.stderr.once('data', r));
+      release();
+      expect(await exited).toBe(130);
+      const partial = JSON.parse(stdout);
+      expect(partial).toMatchObject({ interrupted: true, failed: 0 });
+      expect(partial.created).toBeGreaterThanOrEqual(100);
+      expect(partial.created).toBeLessThan(1000);
+      const state = JSON.parse(await readFile(`${s.path}.leadwire-import.json`, 'utf8'));
+      expect(state.doneChunks * 100).toBe(partial.created);
+
+      const rest = await cli(['import', s.path, ...s.base], { configDir: s.configDir });
+      expect(rest.code).toBe(0);
+      expect(JSON.parse(rest.stdout)).toMatchObject({ created: 1000 - partial.created, skipped: partial.created });
+      expect((await s.contacts()).length).toBe(1000);
+    } finally {
+      release();
+      await new Promise((r) => proxy.close(r));
+    }
   });
 });

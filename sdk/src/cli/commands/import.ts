@@ -82,7 +82,7 @@ export const importCommand: Command = {
       throw new UsageError(`cannot read ${file!}`);
     }
     const say = messages(ctx);
-    const fingerprint = await fingerprintOf(path);
+    const fingerprint = await fingerprintOf(path, ctx.signal);
     const items = format === 'csv' ? readCsv(path) : readJsonl(path);
     const estimate = Math.max(fingerprint.lines - (format === 'csv' ? 1 : 0), 0);
 
