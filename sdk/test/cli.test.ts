@@ -1,4 +1,4 @@
-import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
@@ -71,6 +71,8 @@ describe('help, version and usage errors', () => {
       [['import', 'a.csv', 'b.csv'], /unexpected argument: b\.csv/],
       [['import', 'contacts.txt'], /must end in \.csv or \.jsonl/],
       [['import', 'missing.csv'], /cannot read missing\.csv/],
+      [['import', '.', '--dry-run'], /must end in \.csv/],
+      [['import', 'folder.csv'], /cannot read folder\.csv/],
       [['import', 'missing.csv', '--source', 'no spaces!'], /--source takes/],
       [['import', 'missing.csv', '--map', 'Header'], /--map takes "Header=field"/],
       [['import', 'missing.csv', '--map', 'Header=nickname'], /unknown field "nickname"/],
@@ -79,6 +81,7 @@ describe('help, version and usage errors', () => {
       [['login', '--base-url', 'not a url'], /must be an http\(s\) URL/],
       [['logout', '--kind', 'both'], /--kind must be public or internal/],
     ];
+    await mkdir(join(dir, 'folder.csv'), { recursive: true });
     for (const [argv, message] of cases) {
       const r = await cli(argv, { configDir: dir, cwd: dir });
       expect(r.code, argv.join(' ')).toBe(2);

@@ -1,4 +1,4 @@
-import { access, constants } from 'node:fs/promises';
+import { access, constants, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { positionals, usageErrors } from '../args.ts';
@@ -78,9 +78,12 @@ export const importCommand: Command = {
     if (values.source !== undefined && !SOURCE.test(values.source)) throw new UsageError('--source takes letters, digits, dot, dash and underscore, at most 40 characters');
     try {
       await access(path, constants.R_OK);
+      if (!(await stat(path)).isFile()) throw new Error('not a file');
     } catch {
       throw new UsageError(`cannot read ${file!}`);
     }
+    // Before the hashing pass, which takes seconds on a large file: a missing key should not wait for it.
+    const credentials = values['dry-run'] ? undefined : await resolveCredentials(ctx, { apiKey: values['api-key'], baseUrl: values['base-url'] }, 'public');
     const say = messages(ctx);
     const fingerprint = await fingerprintOf(path, ctx.signal);
     const items = format === 'csv' ? readCsv(path) : readJsonl(path);
@@ -98,7 +101,7 @@ export const importCommand: Command = {
       return totals.failed > 0 ? ExitCode.partial : ExitCode.ok;
     }
 
-    const { apiKey, baseUrl } = await resolveCredentials(ctx, { apiKey: values['api-key'], baseUrl: values['base-url'] }, 'public');
+    const { apiKey, baseUrl } = credentials!;
     const failedPath = values.failed ? resolve(ctx.cwd, values.failed) : `${path}.failed.${format}`;
     const cpPath = checkpointPathOf(path);
     const optionsHash = optionsHashOf({ format, map: [...overrides], source: values.source ?? null });
