@@ -1,36 +1,22 @@
-import { spawn } from 'node:child_process';
-import { access, readFile, writeFile } from 'node:fs/promises';
-import { createServer, type IncomingMessage } from 'node:http';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initTestApp, type TestApp } from '../../test/support/app.ts';
-import { cli, MAIN, REPO_ROOT, spawnCli, tempDir } from './support/cli.ts';
+import { cli, exists, importSetup, spawnCli, tempDir } from './support/cli.ts';
 
 let t: TestApp;
 let tmp: Awaited<ReturnType<typeof tempDir>>;
-let n = 0;
+let setup: ReturnType<typeof importSetup>;
 beforeAll(async () => {
   tmp = await tempDir('leadwire-import-');
   t = await initTestApp();
+  setup = importSetup(t, tmp.dir);
 });
 afterAll(async () => {
   await t?.close();
   await tmp?.cleanup();
 });
-
-const exists = (path: string) => access(path).then(() => true, () => false);
-
-/** A new organization, its key, and a file written with `content` in the temp folder. */
-async function setup(name: string, content: string | Buffer) {
-  const org = await t.newOrg();
-  const path = join(tmp.dir, `${++n}-${name}`);
-  await writeFile(path, content);
-  const base = ['--api-key', org.publicKey, '--base-url', `${t.origin}/api`];
-  const contacts = () =>
-    t.sql<any>('select email, first_name, last_name, job_title, tags, custom, source from contacts where organization_id = ? order by email', [org.orgId]);
-  return { ...org, path, base, contacts, configDir: tmp.dir };
-}
 
 describe('leadwire import (CSV)', () => {
   it('imports the good rows, writes the bad ones with their values, line and error to the failed file, exits 1', async () => {
@@ -172,78 +158,6 @@ describe('leadwire import (JSONL)', () => {
   });
 });
 
-describe('resuming an interrupted import', () => {
-  const ROWS = 1000;
-  const file = () => {
-    const rows = Array.from({ length: ROWS }, (_, i) => (i === 50 || i === 900 ? `bad-${i},Bad` : `r${i}@resume.com,R${i}`));
-    return `email,first name\n${rows.join('\n')}\n`;
-  };
-  /** A fetch that lets the first batch answer through, then interrupts the import as Ctrl-C would. */
-  const interruptAfterFirstChunk = () => {
-    const controller = new AbortController();
-    const f: typeof fetch = async (input, init) => {
-      const res = await fetch(input, init);
-      controller.abort();
-      return res;
-    };
-    return { signal: controller.signal, fetch: f };
-  };
-
-  it('Ctrl-C finishes the chunks in flight and exits 130; the next run skips what was done: every row once, checkpoint gone', async () => {
-    const s = await setup('big.csv', file());
-    const cp = `${s.path}.leadwire-import.json`;
-    const first = await cli(['import', s.path, ...s.base], { configDir: s.configDir, ...interruptAfterFirstChunk() });
-    expect(first.code).toBe(130);
-    expect(first.stderr).toContain('Run the same command again to resume');
-    const partial = JSON.parse(first.stdout);
-    const state = JSON.parse(await readFile(cp, 'utf8'));
-    expect(state.doneChunks).toBeGreaterThanOrEqual(1);
-    expect(state.doneChunks).toBeLessThan(ROWS / 100);
-    expect((await s.contacts()).length).toBe(partial.created);
-    expect(partial.created).toBe(state.doneChunks * 100 - 1); // row 50 (chunk 0) failed
-
-    const second = await cli(['import', s.path, ...s.base], { configDir: s.configDir });
-    expect(second.code).toBe(1);
-    expect(second.stderr).toContain(`Resuming: ${state.doneChunks * 100} rows done by an earlier run are skipped.`);
-    const rest = JSON.parse(second.stdout);
-    expect(rest).toMatchObject({ skipped: state.doneChunks * 100, updated: 0 });
-    expect(partial.created + rest.created).toBe(ROWS - 2);
-    const emails = (await s.contacts()).map((c: any) => c.email);
-    expect(emails).toHaveLength(ROWS - 2);
-    expect(new Set(emails).size).toBe(ROWS - 2);
-    const failed = parse<Record<string, string>>(await readFile(`${s.path}.failed.csv`, 'utf8'), { columns: true });
-    expect(failed.map((f) => f.import_line)).toEqual(['52', '902']);
-    expect(await exists(cp)).toBe(false);
-  });
-
-  it('chunks sent again after a crash reuse their Idempotency-Keys: the server replays its answers', async () => {
-    const s = await setup('crash.csv', file());
-    const cp = `${s.path}.leadwire-import.json`;
-    expect((await cli(['import', s.path, ...s.base], { configDir: s.configDir, ...interruptAfterFirstChunk() })).code).toBe(130);
-    // A crash before the checkpoint was first saved after a chunk: the server has rows the checkpoint does not count.
-    const state = JSON.parse(await readFile(cp, 'utf8'));
-    await writeFile(cp, JSON.stringify({ ...state, doneChunks: 0, failedBytes: 0, failed: 0 }));
-    const r = await cli(['import', s.path, ...s.base], { configDir: s.configDir });
-    // Replayed answers say "created", as they did the first time; without the same keys these rows would be "updated".
-    expect(JSON.parse(r.stdout)).toMatchObject({ created: ROWS - 2, updated: 0, failed: 2, skipped: 0 });
-    expect((await s.contacts()).length).toBe(ROWS - 2);
-    const failed = parse<Record<string, string>>(await readFile(`${s.path}.failed.csv`, 'utf8'), { columns: true });
-    expect(failed.map((f) => f.import_line)).toEqual(['52', '902']);
-  });
-
-  it('a changed file or other options start over, with a warning', async () => {
-    const s = await setup('changed.csv', file());
-    expect((await cli(['import', s.path, ...s.base], { configDir: s.configDir, ...interruptAfterFirstChunk() })).code).toBe(130);
-    const other = await cli(['import', s.path, ...s.base, '--source', 'other'], { configDir: s.configDir, ...interruptAfterFirstChunk() });
-    expect(other.stderr).toContain('not resuming the earlier import: the options (--map, --source) differ');
-    await writeFile(s.path, `${file()}extra@resume.com,Extra\n`);
-    const r = await cli(['import', s.path, ...s.base], { configDir: s.configDir });
-    expect(r.stderr).toContain('not resuming the earlier import: the file changed');
-    expect(JSON.parse(r.stdout)).toMatchObject({ skipped: 0, failed: 2 });
-    expect((await s.contacts()).length).toBe(ROWS - 1);
-  });
-});
-
 describe('as a real process', () => {
   it('node sdk/src/cli/main.ts import: exit 1 with failures, the summary as JSON on stdout and progress on stderr', async () => {
     const s = await setup('proc.csv', 'email,first_name\np1@example.com,P\nnope,N\n');
@@ -258,67 +172,5 @@ describe('as a real process', () => {
     expect(r2.code).toBe(0);
     const r3 = await spawnCli(['import', ok.path, '--base-url', `${t.origin}/api`], { configDir: join(tmp.dir, 'proc-config'), env: { LEADWIRE_API_KEY: 'ck_live_unknownKey000000000000000000' } });
     expect(r3.code).toBe(3);
-  });
-});
-
-describe('Ctrl-C in a real process', () => {
-  it('SIGINT lets the chunks in flight finish, saves the checkpoint and exits 130; a re-run completes the import', async () => {
-    const s = await setup('sigint.csv', `email\n${Array.from({ length: 1000 }, (_, i) => `s${i}@sigint.com`).join('\n')}\n`);
-    // A proxy in front of the server holds the batch requests until the test has sent SIGINT, so the signal always
-    // arrives while chunks are in flight, however fast the machine.
-    let release!: () => void;
-    const released = new Promise<void>((r) => (release = r));
-    let firstHeld!: () => void;
-    const held = new Promise<void>((r) => (firstHeld = r));
-    const bodyOf = async (req: IncomingMessage) => {
-      const chunks: Buffer[] = [];
-      for await (const c of req) chunks.push(c as Buffer);
-      return Buffer.concat(chunks);
-    };
-    const proxy = createServer((req, res) => {
-      void (async () => {
-        const body = await bodyOf(req);
-        firstHeld();
-        await released;
-        const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !['host', 'connection', 'content-length'].includes(k))) as Record<string, string>;
-        const upstream = await fetch(`${t.origin}${req.url ?? ''}`, { method: req.method ?? 'GET', headers, ...(body.length ? { body } : {}) });
-        res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/json' });
-        res.end(Buffer.from(await upstream.arrayBuffer()));
-      })();
-    });
-    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
-    const base = `http://127.0.0.1:${(proxy.address() as { port: number }).port}/api`;
-    try {
-      const child = spawn(process.execPath, [MAIN, 'import', s.path, '--base-url', base], {
-        cwd: REPO_ROOT,
-        env: { PATH: process.env.PATH ?? '', HOME: tmp.dir, LEADWIRE_CONFIG_DIR: tmp.dir, LEADWIRE_API_KEY: s.publicKey },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-      child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-      const exited = new Promise<number | null>((r) => child.on('close', r));
-      await held;
-      child.kill('SIGINT');
-      // The process prints its notice when the signal is handled: only then let the held chunks through.
-      while (!stderr.includes('Interrupted: finishing what is in flight')) await new Promise((r) => child.stderr.once('data', r));
-      release();
-      expect(await exited).toBe(130);
-      const partial = JSON.parse(stdout);
-      expect(partial).toMatchObject({ interrupted: true, failed: 0 });
-      expect(partial.created).toBeGreaterThanOrEqual(100);
-      expect(partial.created).toBeLessThan(1000);
-      const state = JSON.parse(await readFile(`${s.path}.leadwire-import.json`, 'utf8'));
-      expect(state.doneChunks * 100).toBe(partial.created);
-
-      const rest = await cli(['import', s.path, ...s.base], { configDir: s.configDir });
-      expect(rest.code).toBe(0);
-      expect(JSON.parse(rest.stdout)).toMatchObject({ created: 1000 - partial.created, skipped: partial.created });
-      expect((await s.contacts()).length).toBe(1000);
-    } finally {
-      release();
-      await new Promise((r) => proxy.close(r));
-    }
   });
 });

@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { access, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { TestApp } from '../../../test/support/app.ts';
 import type { CliContext } from '../../src/cli/context.ts';
 import { run } from '../../src/cli/main.ts';
 
@@ -48,4 +49,34 @@ export function spawnCli(argv: string[], opts: { configDir: string; env?: Record
     child.on('close', (code) => resolve({ code, stdout, stderr }));
     child.stdin.end(opts.input ?? '');
   });
+}
+
+export const exists = (path: string): Promise<boolean> => access(path).then(() => true, () => false);
+
+/**
+ * For import tests: each call makes a new organization and writes `content` to a new file in `dir`; it returns the
+ * keys, the file's path, the arguments that point the CLI at the server with the Public key, and the org's contacts.
+ */
+/** A contact as the import tests read it back from the database. */
+export interface ContactRow {
+  email: string | null;
+  first_name: string | null;
+  last_name: string | null;
+  job_title: string | null;
+  tags: string[];
+  custom: Record<string, unknown>;
+  source: string;
+}
+
+export function importSetup(t: TestApp, dir: string) {
+  let n = 0;
+  return async (name: string, content: string | Buffer) => {
+    const org = await t.newOrg();
+    const path = join(dir, `${++n}-${name}`);
+    await writeFile(path, content);
+    const base = ['--api-key', org.publicKey, '--base-url', `${t.origin}/api`];
+    const contacts = () =>
+      t.sql<ContactRow>('select email, first_name, last_name, job_title, tags, custom, source from contacts where organization_id = ? order by email', [org.orgId]);
+    return { ...org, path, base, contacts, configDir: dir };
+  };
 }
