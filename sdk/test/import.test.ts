@@ -158,6 +158,36 @@ describe('leadwire import (JSONL)', () => {
   });
 });
 
+describe('hostile files', () => {
+  it('a JSONL line over 1 MB is reported, not buffered, and the lines after it are imported', async () => {
+    const s = await setup('long.jsonl', `{"email":"l1@example.com"}\n{"email":"${'x'.repeat(1_200_000)}@example.com"}\n{"email":"l2@example.com"}`);
+    const r = await cli(['import', s.path, ...s.base], { configDir: s.configDir });
+    expect(r.code).toBe(1);
+    expect((await s.contacts()).map((c) => c.email)).toEqual(['l1@example.com', 'l2@example.com']);
+    const [failed] = (await readFile(`${s.path}.failed.jsonl`, 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+    expect(failed).toMatchObject({ line: 2, error: { code: 'json_line_too_long' } });
+    expect(failed.raw.length).toBeLessThan(1100);
+  });
+
+  it('a CSV quote never closed stops at that record (over 1 MB) instead of swallowing the file into memory', async () => {
+    const s = await setup('unclosed.csv', `email,first_name\nu1@example.com,U\nu2@example.com,"never closed\n${'u3@example.com,x\n'.repeat(80_000)}`);
+    const r = await cli(['import', s.path, ...s.base], { configDir: s.configDir });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('line 3: a record longer than 1048576 bytes');
+    expect((await s.contacts()).map((c) => c.email)).toEqual(['u1@example.com']);
+    const failed = parse<Record<string, string>>(await readFile(`${s.path}.failed.csv`, 'utf8'), { columns: true });
+    expect(failed).toMatchObject([{ import_line: '3', import_error_code: 'csv_record_too_large' }]);
+  });
+
+  it('a failed file that cannot be written is a usage error before anything is sent', async () => {
+    const s = await setup('nowhere.csv', 'email\nn1@example.com\n');
+    const r = await cli(['import', s.path, ...s.base, '--failed', join(tmp.dir, 'no-such-dir', 'failed.csv')], { configDir: s.configDir });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('cannot write');
+    expect(await s.contacts()).toEqual([]);
+  });
+});
+
 describe('as a real process', () => {
   it('node sdk/src/cli/main.ts import: exit 1 with failures, the summary as JSON on stdout and progress on stderr', async () => {
     const s = await setup('proc.csv', 'email,first_name\np1@example.com,P\nnope,N\n');

@@ -1,5 +1,5 @@
 import { access, constants, stat } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { positionals, usageErrors } from '../args.ts';
 import { resolveCredentials } from '../config.ts';
@@ -114,7 +114,13 @@ export const importCommand: Command = {
     }
     if (state) say.info(`Resuming: ${state.doneChunks * CHUNK_ROWS} rows done by an earlier run are skipped.`);
     state ??= newCheckpoint(fingerprint.id, optionsHash, failedPath);
-    await saveCheckpoint(cpPath, state);
+    try {
+      await access(dirname(failedPath), constants.W_OK);
+      await saveCheckpoint(cpPath, state);
+    } catch (err) {
+      // Both files are written as chunks finish: find out now, before anything is sent, that they cannot be.
+      throw new UsageError(`cannot write ${(err as NodeJS.ErrnoException).path ?? dirname(failedPath)} (the checkpoint goes next to the input, failed rows to ${failedPath}): ${(err as Error).message}`);
+    }
     const failed = await FailedFile.open(failedPath, format, state.failedBytes);
 
     // Loaded here, not at the top: the other commands (help, login) start without the /v1 client.
