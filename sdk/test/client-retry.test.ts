@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashKey } from '@leadwire/core';
 import { burst, freshMinute, windowStart } from '../../test/support/bursts.ts';
 import { initTestApp, type TestApp } from '../../test/support/app.ts';
+import { wait } from '../src/client/http.ts';
 import { createClient, DEFAULTS, LeadwireError } from '../src/index.ts';
 import { type Behaviour, closedPort, recordingFetch, startFlakyServer } from './client-support.ts';
 
@@ -50,6 +51,17 @@ const rejection = (p: Promise<unknown>) =>
     (e: unknown) => e as LeadwireError,
   );
 
+/** A key whose 600 requests of a fresh minute are spent, set in the counters (the first test spends one for real). */
+async function spentKey(): Promise<string> {
+  const key = await t.newKey({ orgId: org.orgId, userId: org.userId, name: 'spent', type: 'public', permissions: ['contacts:read'] });
+  freshMinute(t.clock);
+  await t.sql(`insert into rate_limit_counters (bucket, window_start, count) select 'key:' || id, ?, 600 from api_keys where key_hash = ?`, [
+    windowStart(t.clock, 'minute'),
+    hashKey(key),
+  ]);
+  return key;
+}
+
 describe('429: a real rate limit', () => {
   it('waits the retry-after of a spent key (moving the server clock past the window) and then succeeds; a write keeps its Idempotency-Key', async () => {
     const key = await t.newKey({ orgId: org.orgId, userId: org.userId, name: 'burst', type: 'public', permissions: ['contacts:read', 'contacts:write'] });
@@ -84,13 +96,7 @@ describe('429: a real rate limit', () => {
   }, 120_000);
 
   it('gives up after maxRetries and throws the 429 with retryAfter', async () => {
-    const key = await t.newKey({ orgId: org.orgId, userId: org.userId, name: 'spent', type: 'public', permissions: ['contacts:read'] });
-    freshMinute(t.clock);
-    // Spent directly in the counters (the first test spends a key with 600 real requests).
-    await t.sql(`insert into rate_limit_counters (bucket, window_start, count) select 'key:' || id, ?, 600 from api_keys where key_hash = ?`, [
-      windowStart(t.clock, 'minute'),
-      hashKey(key),
-    ]);
+    const key = await spentKey();
     const rec = recordingFetch();
     // The clock is left alone: every attempt is refused, and the waits are each the server's retry-after.
     const { delays, sleep } = recordingSleep();
@@ -103,6 +109,26 @@ describe('429: a real rate limit', () => {
     expect(delays).toEqual(rec.exchanges.slice(0, 3).map((x) => Number(x.retryAfter) * 1000));
     expect(err.retryAfter).toBe(Number(rec.exchanges[3]!.retryAfter));
     expect(delays.every((ms) => ms >= 1000 && ms <= 60_000)).toBe(true);
+  });
+
+  it('cancels the wait for retry-after as soon as the caller aborts', async () => {
+    const key = await spentKey();
+    const rec = recordingFetch();
+    const ctrl = new AbortController();
+    let waiting: number | undefined;
+    // The client's own timer (wait), observed: it is handed the call's signal.
+    const sleep = (ms: number, signal?: AbortSignal) => {
+      waiting = ms;
+      expect(signal).toBe(ctrl.signal);
+      const pending = wait(ms, signal);
+      ctrl.abort(new Error('interrupted'));
+      return pending;
+    };
+    const lw = createClient({ baseUrl: `${t.origin}/api`, apiKey: key, fetch: rec.fetch, sleep });
+    const err = await lw.contacts.search({ email: email() }, { signal: ctrl.signal }).catch((e: unknown) => e);
+    expect((err as Error).message).toBe('interrupted');
+    expect(waiting).toBeGreaterThanOrEqual(1000);
+    expect(rec.exchanges.map((x) => x.status)).toEqual([429]);
   });
 });
 

@@ -1,6 +1,6 @@
 import type { Issue, Permission } from './types.ts';
 
-/** What a {@link LeadwireError} is made of. */
+/** What a {@link LeadwireError} is made of: its fields, and `cause`, the lower error (fetch's, on `network_error`). */
 export interface LeadwireErrorInit {
   status: number;
   code: string;

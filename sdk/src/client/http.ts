@@ -31,7 +31,7 @@ export interface Transport {
   fetch: typeof fetch;
   maxRetries: number;
   timeoutMs: number;
-  sleep: (ms: number) => Promise<void>;
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
 
 /** Options of one call. */
@@ -45,6 +45,20 @@ export interface CallOptions {
   /** Aborts the call, its retries included; the call then rejects with the signal's reason. */
   signal?: AbortSignal;
 }
+
+/** Waits `ms`, or rejects with the signal's reason as soon as it aborts: a minute's retry-after must not hold up Ctrl-C. */
+export const wait = (ms: number, signal?: AbortSignal): Promise<void> =>
+  new Promise((resolve, reject) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        reject(signal.reason as Error);
+      },
+      { once: true },
+    );
+  });
 
 /** The delay before retry `attempt` (0 for the first retry): exponential backoff with full jitter. */
 export const backoffMs = (attempt: number): number =>
@@ -75,7 +89,7 @@ export async function send<T>(t: Transport, method: 'GET' | 'POST', path: string
       return await attemptOnce<T>(t, t.baseUrl + path, init, opts.signal);
     } catch (err) {
       if (!(err instanceof LeadwireError) || (err.status > 0 && err.status < 500 && err.status !== 429) || attempt >= t.maxRetries) throw err;
-      await t.sleep(err.retryAfter !== undefined ? err.retryAfter * 1000 : backoffMs(attempt));
+      await t.sleep(err.retryAfter !== undefined ? err.retryAfter * 1000 : backoffMs(attempt), opts.signal);
     }
   }
 }

@@ -1,5 +1,5 @@
 import { batchUpsert, type BatchUpsertOptions } from './batch.ts';
-import { type CallOptions, DEFAULTS, send, type Transport } from './http.ts';
+import { type CallOptions, DEFAULTS, send, type Transport, wait } from './http.ts';
 import type {
   BatchRowResult,
   CompanyUpsertInput,
@@ -27,14 +27,16 @@ export interface ClientOptions {
   /** Time-out of each attempt, until the whole answer is read, in milliseconds. Default 30,000. */
   timeoutMs?: number;
   /**
-   * Advanced: how the client waits before a retry (it passes the delay in milliseconds). Default: a timer. Tests pass
-   * their own to observe the delays or to move a fake clock instead of waiting; a scheduler can use it to log waits.
+   * Advanced: how the client waits before a retry. It gets the delay in milliseconds and the call's `signal`, if any.
+   * Default: a timer that the signal cancels. Tests pass their own to observe the delays or to move a fake clock
+   * instead of waiting; an application can pass one that logs each wait.
    */
-  sleep?: (ms: number) => Promise<void>;
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
 
 /** The typed client of the public API v1, made by {@link createClient}. Every method rejects with a `LeadwireError`. */
 export interface LeadwireClient {
+  /** Contacts: look up, upsert one or many, add notes. */
   contacts: {
     /** Looks a contact up by email (GET /v1/contacts/search; `contacts:read`). A contact not found is a 404 `not_found`. */
     search(query: ContactSearchQuery, opts?: CallOptions): Promise<Contact>;
@@ -49,10 +51,12 @@ export interface LeadwireClient {
     /** Adds a note to a contact (POST /v1/contacts/{id}/notes; `notes:write`). */
     addNote(contactId: string, body: NoteInput, opts?: CallOptions): Promise<Note>;
   };
+  /** Companies, matched on their domain. */
   companies: {
     /** Creates or updates a company, matched on its normalised domain (POST /v1/companies/upsert; `companies:write`). */
     upsert(body: CompanyUpsertInput, opts?: CallOptions): Promise<CompanyUpsertResult>;
   };
+  /** Leads: contacts placed on a pipeline. */
   leads: {
     /** Upserts a contact and places it on a pipeline (POST /v1/leads; `leads:write`). */
     create(body: LeadInput, opts?: CallOptions): Promise<LeadResult>;
@@ -71,7 +75,7 @@ export function createClient(options: ClientOptions): LeadwireClient {
     fetch: options.fetch ?? ((input, init) => fetch(input, init)),
     maxRetries: options.maxRetries ?? DEFAULTS.maxRetries,
     timeoutMs: options.timeoutMs ?? DEFAULTS.timeoutMs,
-    sleep: options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
+    sleep: options.sleep ?? wait,
   };
   return {
     contacts: {
