@@ -92,6 +92,60 @@ describe('resuming an interrupted import', () => {
   });
 });
 
+/**
+ * A proxy in front of the test server: `intercept` runs for each request and may answer it itself (a status and
+ * JSON body) or return undefined to let it through (after whatever it awaited).
+ */
+async function proxyTo(origin: string, intercept: (req: IncomingMessage, body: Buffer) => Promise<{ status: number; body: unknown } | undefined>) {
+  const proxy = createServer((req, res) => {
+    void (async () => {
+      const chunks: Buffer[] = [];
+      for await (const c of req) chunks.push(c as Buffer);
+      const body = Buffer.concat(chunks);
+      const answer = await intercept(req, body);
+      if (answer) {
+        res.writeHead(answer.status, { 'content-type': 'application/json' }).end(JSON.stringify(answer.body));
+        return;
+      }
+      const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !['host', 'connection', 'content-length'].includes(k))) as Record<string, string>;
+      const upstream = await fetch(`${origin}${req.url ?? ''}`, { method: req.method ?? 'GET', headers, ...(body.length ? { body } : {}) });
+      res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/json' });
+      res.end(Buffer.from(await upstream.arrayBuffer()));
+    })();
+  });
+  await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+  return { proxy, base: `http://127.0.0.1:${(proxy.address() as { port: number }).port}/api` };
+}
+
+describe('a server that keeps failing', () => {
+  it('a chunk refused with 503 after the retries stops the import with exit 4, its rows not marked failed; a re-run finishes', async () => {
+    const s = await setup('flaky.csv', `email\n${Array.from({ length: 500 }, (_, i) => `f${i}@flaky.com`).join('\n')}\n`);
+    let failing = true;
+    const { proxy, base } = await proxyTo(t.origin, async (req, body) => {
+      const second = body.includes('"f100@flaky.com"');
+      return failing && second ? { status: 503, body: { error: 'Down for maintenance', code: 'service_unavailable' } } : undefined;
+    });
+    try {
+      const r = await cli(['import', s.path, '--api-key', s.publicKey, '--base-url', base], { configDir: s.configDir });
+      expect(r.code).toBe(4);
+      expect(r.stderr).toContain('did not take the rows from line 102 on, after retries (service_unavailable');
+      expect(r.stderr).toContain('Progress is saved: run the same command again to resume.');
+      expect(await exists(`${s.path}.failed.csv`)).toBe(false);
+      const state = JSON.parse(await readFile(`${s.path}.leadwire-import.json`, 'utf8'));
+      expect(state).toMatchObject({ doneChunks: 1, failed: 0 });
+
+      failing = false;
+      const again = await cli(['import', s.path, '--api-key', s.publicKey, '--base-url', base], { configDir: s.configDir });
+      expect(again.code).toBe(0);
+      // Chunks 2 to 4 may have been saved by the first run; sent again with their keys, they are replayed as created.
+      expect(JSON.parse(again.stdout)).toMatchObject({ created: 400, updated: 0, failed: 0, skipped: 100 });
+      expect((await s.contacts()).length).toBe(500);
+    } finally {
+      await new Promise((r) => proxy.close(r));
+    }
+  });
+});
+
 describe('Ctrl-C in a real process', () => {
   it('SIGINT lets the chunks in flight finish, saves the checkpoint and exits 130; a re-run completes the import', async () => {
     const s = await setup('sigint.csv', `email\n${Array.from({ length: 1000 }, (_, i) => `s${i}@sigint.com`).join('\n')}\n`);
@@ -101,24 +155,11 @@ describe('Ctrl-C in a real process', () => {
     const released = new Promise<void>((r) => (release = r));
     let firstHeld!: () => void;
     const held = new Promise<void>((r) => (firstHeld = r));
-    const bodyOf = async (req: IncomingMessage) => {
-      const chunks: Buffer[] = [];
-      for await (const c of req) chunks.push(c as Buffer);
-      return Buffer.concat(chunks);
-    };
-    const proxy = createServer((req, res) => {
-      void (async () => {
-        const body = await bodyOf(req);
-        firstHeld();
-        await released;
-        const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !['host', 'connection', 'content-length'].includes(k))) as Record<string, string>;
-        const upstream = await fetch(`${t.origin}${req.url ?? ''}`, { method: req.method ?? 'GET', headers, ...(body.length ? { body } : {}) });
-        res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/json' });
-        res.end(Buffer.from(await upstream.arrayBuffer()));
-      })();
+    const { proxy, base } = await proxyTo(t.origin, async () => {
+      firstHeld();
+      await released;
+      return undefined;
     });
-    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
-    const base = `http://127.0.0.1:${(proxy.address() as { port: number }).port}/api`;
     try {
       const child = spawn(process.execPath, [MAIN, 'import', s.path, '--base-url', base], {
         cwd: REPO_ROOT,
