@@ -160,21 +160,24 @@ describe('Ctrl-C in a real process', () => {
       await released;
       return undefined;
     });
+    let child: ReturnType<typeof spawn> | undefined;
     try {
-      const child = spawn(process.execPath, [MAIN, 'import', s.path, '--base-url', base], {
+      child = spawn(process.execPath, [MAIN, 'import', s.path, '--base-url', base], {
         cwd: REPO_ROOT,
         env: { PATH: process.env.PATH ?? '', HOME: tmp.dir, LEADWIRE_CONFIG_DIR: tmp.dir, LEADWIRE_API_KEY: s.publicKey },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       let stdout = '';
       let stderr = '';
-      child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-      child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-      const exited = new Promise<number | null>((r) => child.on('close', r));
-      await held;
-      child.kill('SIGINT');
+      const proc = child as ReturnType<typeof spawn> & { stdout: NodeJS.ReadableStream; stderr: NodeJS.ReadableStream };
+      proc.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+      proc.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+      const exited = new Promise<number | null>((r) => proc.on('close', r));
+      // A process that dies before its first request fails the test here, with its output, instead of timing out.
+      await Promise.race([held, exited.then((code) => expect.fail(`exited ${code} before sending: ${stderr}`))]);
+      proc.kill('SIGINT');
       // The process prints its notice when the signal is handled: only then let the held chunks through.
-      while (!stderr.includes('Interrupted: finishing what is in flight')) await new Promise((r) => child.stderr.once('data', r));
+      while (!stderr.includes('Interrupted: finishing what is in flight')) await new Promise((r) => proc.stderr.once('data', r));
       release();
       expect(await exited).toBe(130);
       const partial = JSON.parse(stdout);
@@ -189,6 +192,7 @@ describe('Ctrl-C in a real process', () => {
       expect(JSON.parse(rest.stdout)).toMatchObject({ created: 1000 - partial.created, skipped: partial.created });
       expect((await s.contacts()).length).toBe(1000);
     } finally {
+      if (child && child.exitCode === null) child.kill('SIGKILL');
       release();
       await new Promise((r) => proxy.close(r));
     }
