@@ -8,9 +8,11 @@ import { fileURLToPath } from 'node:url';
 import pkg from '../../package.json' with { type: 'json' };
 import { suggest, wantsHelp } from './args.ts';
 import { importCommand } from './commands/import.ts';
+import { listenCommand } from './commands/listen.ts';
 import { helpCommand, topLevelUsage } from './commands/help.ts';
 import { loginCommand } from './commands/login.ts';
 import { logoutCommand } from './commands/logout.ts';
+import { triggerCommand } from './commands/trigger.ts';
 import { configDirOf } from './config.ts';
 import type { CliContext, Command } from './context.ts';
 import { CliError, ExitCode, UsageError } from './exit-codes.ts';
@@ -18,10 +20,7 @@ import { messages } from './output.ts';
 
 export type { CliContext, Command } from './context.ts';
 
-// LEAD: at merge, register helper "listen"'s commands here:
-//   import { listenCommand } from './commands/listen.ts'; import { triggerCommand } from './commands/trigger.ts';
-//   and add listenCommand, triggerCommand to COMMANDS below (their export names as listen.ts/trigger.ts define them).
-const COMMANDS: Command[] = [loginCommand, logoutCommand, importCommand];
+const COMMANDS: Command[] = [loginCommand, logoutCommand, importCommand, listenCommand, triggerCommand];
 const ALL: Command[] = [...COMMANDS, helpCommand(() => ALL)];
 
 /** Runs `leadwire <argv>` and returns the exit code; never throws. */

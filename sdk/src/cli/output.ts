@@ -51,6 +51,7 @@ export function progressBar(ctx: Pick<CliContext, 'stderr' | 'isTTY'>, opts: { l
   const started = now();
   let lastDraw = -Infinity;
   let lastStep = 0;
+  let lastPrinted = -1;
   const fmt = (n: number) => n.toLocaleString('en-US');
   const line = (s: ProgressState, final: boolean) => {
     const seconds = Math.max((now() - started) / 1000, 0.001);
@@ -75,10 +76,13 @@ export function progressBar(ctx: Pick<CliContext, 'stderr' | 'isTTY'>, opts: { l
       const step = opts.total > 0 ? Math.floor((s.done / opts.total) * 10) : Math.floor(s.done / PLAIN_EVERY_ROWS);
       if (step <= lastStep) return;
       lastStep = step;
+      lastPrinted = s.done;
       ctx.stderr.write(`${line(s, false)}\n`);
     },
     finish(s) {
-      ctx.stderr.write(ctx.isTTY ? `\r\u001b[2K${line(s, true)}\n` : `${line(s, true)}\n`);
+      if (ctx.isTTY) ctx.stderr.write(`\r\u001b[2K${line(s, true)}\n`);
+      // Off a terminal the last tenth already printed this state: a log needs it once.
+      else if (lastPrinted !== s.done) ctx.stderr.write(`${line(s, true)}\n`);
     },
   };
 }

@@ -1,7 +1,6 @@
-import { access, constants } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { access, constants, stat } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createClient } from '../../index.ts';
 import { positionals, usageErrors } from '../args.ts';
 import { resolveCredentials } from '../config.ts';
 import type { Command } from '../context.ts';
@@ -79,11 +78,14 @@ export const importCommand: Command = {
     if (values.source !== undefined && !SOURCE.test(values.source)) throw new UsageError('--source takes letters, digits, dot, dash and underscore, at most 40 characters');
     try {
       await access(path, constants.R_OK);
+      if (!(await stat(path)).isFile()) throw new Error('not a file');
     } catch {
       throw new UsageError(`cannot read ${file!}`);
     }
+    // Before the hashing pass, which takes seconds on a large file: a missing key should not wait for it.
+    const credentials = values['dry-run'] ? undefined : await resolveCredentials(ctx, { apiKey: values['api-key'], baseUrl: values['base-url'] }, 'public');
     const say = messages(ctx);
-    const fingerprint = await fingerprintOf(path);
+    const fingerprint = await fingerprintOf(path, ctx.signal);
     const items = format === 'csv' ? readCsv(path) : readJsonl(path);
     const estimate = Math.max(fingerprint.lines - (format === 'csv' ? 1 : 0), 0);
 
@@ -99,7 +101,7 @@ export const importCommand: Command = {
       return totals.failed > 0 ? ExitCode.partial : ExitCode.ok;
     }
 
-    const { apiKey, baseUrl } = await resolveCredentials(ctx, { apiKey: values['api-key'], baseUrl: values['base-url'] }, 'public');
+    const { apiKey, baseUrl } = credentials!;
     const failedPath = values.failed ? resolve(ctx.cwd, values.failed) : `${path}.failed.${format}`;
     const cpPath = checkpointPathOf(path);
     const optionsHash = optionsHashOf({ format, map: [...overrides], source: values.source ?? null });
@@ -112,12 +114,20 @@ export const importCommand: Command = {
     }
     if (state) say.info(`Resuming: ${state.doneChunks * CHUNK_ROWS} rows done by an earlier run are skipped.`);
     state ??= newCheckpoint(fingerprint.id, optionsHash, failedPath);
-    await saveCheckpoint(cpPath, state);
+    try {
+      await access(dirname(failedPath), constants.W_OK);
+      await saveCheckpoint(cpPath, state);
+    } catch (err) {
+      // Both files are written as chunks finish: find out now, before anything is sent, that they cannot be.
+      throw new UsageError(`cannot write ${(err as NodeJS.ErrnoException).path ?? dirname(failedPath)} (the checkpoint goes next to the input, failed rows to ${failedPath}): ${(err as Error).message}`);
+    }
     const failed = await FailedFile.open(failedPath, format, state.failedBytes);
 
+    // Loaded here, not at the top: the other commands (help, login) start without the /v1 client.
+    const { createClient } = await import('../../index.ts');
     const lw = createClient({ baseUrl, apiKey, fetch: ctx.fetch });
-    const send: SendChunk = async (rows, idempotencyKey) =>
-      lw.contacts.batchUpsert(rows as Parameters<typeof lw.contacts.batchUpsert>[0], { concurrency: 1, idempotencyKeyOf: () => idempotencyKey });
+    // The server validates every field; the rows are passed on as read, so its messages are the ones users see.
+    const send: SendChunk = async (rows, idempotencyKey) => lw.contacts.batchUpsert(rows, { concurrency: 1, idempotencyKeyOf: () => idempotencyKey });
     let result;
     try {
       result = await runImport({ ctx, items, overrides, source: values.source, estimate, send, failed, checkpoint: { path: cpPath, state } });

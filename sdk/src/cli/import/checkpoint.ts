@@ -40,13 +40,15 @@ export interface Fingerprint {
  * Size, SHA-256 and line count in one streaming pass, which also checks the file is UTF-8: a Latin-1 file read as
  * UTF-8 would turn every accent into U+FFFD and store that silently.
  */
-export async function fingerprintOf(path: string): Promise<Fingerprint> {
+export async function fingerprintOf(path: string, signal?: AbortSignal): Promise<Fingerprint> {
   const hash = createHash('sha256');
   const decoder = new TextDecoder('utf-8', { fatal: true });
   let size = 0;
   let lines = 0;
   let last = 10;
   for await (const chunk of createReadStream(path) as AsyncIterable<Buffer>) {
+    // Hashing a large file takes seconds: Ctrl-C should not have to wait for it.
+    if (signal?.aborted) throw new CliError(ExitCode.interrupted, 'interrupted before the import started');
     hash.update(chunk);
     try {
       decoder.decode(chunk, { stream: true });

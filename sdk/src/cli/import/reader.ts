@@ -3,7 +3,7 @@
  * file (malformed quoting, a wrong number of fields, bad JSON) are items too, so the caller reports them and goes on.
  */
 import { createReadStream } from 'node:fs';
-import { createInterface } from 'node:readline';
+import { StringDecoder } from 'node:string_decoder';
 import { type CsvError, type Options, parse } from 'csv-parse';
 import { parse as parseStrict } from 'csv-parse/sync';
 
@@ -113,23 +113,37 @@ function startLine(endLine: number, raw: string): number {
   return endLine - (body.match(/\r\n|\r|\n/g)?.length ?? 0);
 }
 
-/** Reads a JSONL file: one object per non-blank line. */
+/** Reads a JSONL file: one object per non-blank line; a line over MAX_RECORD_BYTES is reported, not buffered. */
 export async function* readJsonl(path: string): AsyncGenerator<Item> {
-  const input = createReadStream(path, { encoding: 'utf8' });
-  const lines = createInterface({ input, crlfDelay: Infinity });
+  const input = createReadStream(path);
+  const decoder = new StringDecoder('utf8');
+  let rest = '';
   let line = 0;
-  try {
-    for await (const text of lines) {
-      line++;
-      if (line === 1 && text.startsWith('\uFEFF')) {
-        // A byte-order mark is not JSON; editors on Windows add one.
-        yield* jsonItem(text.slice(1), line);
-        continue;
-      }
-      yield* jsonItem(text, line);
+  // Set while skipping the remainder of an over-long line: the start of it, for the failed file.
+  let tooLong: string | undefined;
+  const lineItems = function* (text: string): Generator<Item> {
+    line++;
+    if (tooLong !== undefined) {
+      yield { kind: 'error', line, code: 'json_line_too_long', message: `a line longer than ${MAX_RECORD_BYTES} bytes`, raw: `${tooLong}…` };
+      tooLong = undefined;
+      return;
     }
+    // A byte-order mark is not JSON, but editors on Windows add one.
+    yield* jsonItem(line === 1 ? text.replace(/^\uFEFF/, '') : text, line);
+  };
+  try {
+    for await (const chunk of input as AsyncIterable<Buffer>) {
+      const parts = (rest + decoder.write(chunk)).split('\n');
+      rest = parts.pop()!;
+      for (const text of parts) yield* lineItems(text.replace(/\r$/, ''));
+      if (rest.length > MAX_RECORD_BYTES) {
+        tooLong ??= rest.slice(0, 1000);
+        rest = '';
+      }
+    }
+    rest += decoder.end();
+    if (rest || tooLong !== undefined) yield* lineItems(rest.replace(/\r$/, ''));
   } finally {
-    lines.close();
     input.destroy();
   }
 }

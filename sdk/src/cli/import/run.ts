@@ -4,7 +4,7 @@
  * failed file is in line order. Reading waits while the queue is full: a file of any size streams in bounded memory.
  */
 import type { CliContext } from '../context.ts';
-import { cliErrorOf } from '../exit-codes.ts';
+import { CliError, cliErrorOf, ExitCode } from '../exit-codes.ts';
 import { messages, progressBar } from '../output.ts';
 import { type Checkpoint, saveCheckpoint } from './checkpoint.ts';
 import type { FailedFile, FailedRow } from './failed.ts';
@@ -18,7 +18,12 @@ export const CHUNK_ROWS = 100;
 const CONCURRENCY = 4;
 
 /** One row's outcome, as the /v1 client's batchUpsert reports it. */
-export type RowResult = { ok: true; created: boolean } | { ok: false; error: { code: string; message: string; issues?: { path?: unknown; message?: string }[] } };
+export type RowResult = { ok: true; created: boolean } | { ok: false; error: { code: string; message: string } };
+
+// Codes the client gives every row of a chunk whose request failed as a whole after its retries. Such a chunk is not
+// a set of bad rows: the import stops there (exit 4) and a re-run resumes with it, rather than writing good rows to
+// the failed file. (A whole-chunk 413 payload_too_large is not here: sending it again would fail again.)
+const CHUNK_FAILURES = new Set(['network_error', 'timeout', 'rate_limited', 'internal_error', 'service_unavailable', 'idempotency_in_progress', 'unexpected_response']);
 
 /** Sends one chunk; the key is the chunk's Idempotency-Key. */
 export type SendChunk = (rows: Record<string, unknown>[], idempotencyKey: string) => Promise<RowResult[]>;
@@ -84,8 +89,8 @@ export async function runImport(opts: {
         if (r.created) totals.created++;
         else totals.updated++;
       } else {
-        const issues = (r.error.issues ?? []).map((x) => `${Array.isArray(x.path) ? x.path.join('.') : typeof x.path === 'string' ? x.path : ''}: ${x.message ?? ''}`);
-        rows.push({ line: row.line, code: r.error.code, message: issues.length ? `${r.error.message} (${issues.join('; ')})` : r.error.message, values: row.values });
+        // The server's message already names each invalid field ("Validation failed: email: ...").
+        rows.push({ line: row.line, code: r.error.code, message: r.error.message, values: row.values });
       }
     });
     rows.sort((a, b) => a.line - b.line);
@@ -107,6 +112,11 @@ export async function runImport(opts: {
   const settleOldest = async () => {
     const { chunk: c, result } = queue.shift()!;
     const r = await result;
+    const first = Array.isArray(r) ? r[0] : undefined;
+    if (first && !first.ok && CHUNK_FAILURES.has(first.error.code) && (r as RowResult[]).every((x) => !x.ok && x.error.code === first.error.code)) {
+      await Promise.allSettled(queue.splice(0).map((q) => q.result));
+      throw new CliError(ExitCode.server, `the server did not take the rows from line ${c.rows[0]!.line} on, after retries (${first.error.code}: ${first.error.message})`);
+    }
     if (!Array.isArray(r)) {
       // Later chunks may have succeeded, but the checkpoint only moves past contiguous chunks: a resume sends them
       // again with the same Idempotency-Keys and gets the stored answers.
