@@ -1,0 +1,136 @@
+/**
+ * The declarations of `@leadwire/sdk/internal` for an installed package. In the repository `sdk/src/internal.ts` takes
+ * the application router's type from `@leadwire/core` (zod-inferred, so never copied by hand and never stale); an
+ * installed package has neither the server's sources nor zod. So the build asks the TypeScript checker for every
+ * procedure's input and output as plain structural types and writes them out as one `TRPCBuiltRouter` of
+ * `@trpc/server`, which `@trpc/client` needs anyway (it is its peer dependency). The result names nothing of the server.
+ */
+import { dirname, join } from 'node:path';
+import ts from 'typescript';
+
+const REPO = join(import.meta.dirname, '..', '..');
+const CORE_IMPORT = /^import type \{ InternalRouter \} from '@leadwire\/core';\n/m;
+const PRINT = ts.TypeFormatFlags.NoTruncation | ts.TypeFormatFlags.InTypeAlias | ts.TypeFormatFlags.UseStructuralFallback;
+const KINDS = { query: 'TRPCQueryProcedure', mutation: 'TRPCMutationProcedure', subscription: 'TRPCSubscriptionProcedure' } as const;
+
+const PROBE = `import type { InternalRouter } from '@leadwire/core';
+export type Record_ = InternalRouter['_def']['record'];
+export type Root_ = InternalRouter['_def']['_config']['$types'];
+`;
+
+/** One procedure as the build found it: its dotted path, kind, and input and output printed as types. */
+export interface ProcedureType {
+  path: string;
+  kind: keyof typeof KINDS;
+  input: string;
+  output: string;
+}
+
+/** The checker's view of one program holding `entry` and a probe of the router's types. */
+function load(entry: string) {
+  const configPath = join(REPO, 'tsconfig.json');
+  const parsed = ts.getParsedCommandLineOfConfigFile(configPath, {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: (d) => { throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n')); } });
+  if (!parsed) throw new Error(`cannot read ${configPath}`);
+  const options: ts.CompilerOptions = { ...parsed.options, noEmit: false, declaration: true, emitDeclarationOnly: true };
+  const probe = join(dirname(entry), '__internal-router-probe.ts');
+  const host = ts.createCompilerHost(options);
+  const getSourceFile = host.getSourceFile.bind(host);
+  const fileExists = host.fileExists.bind(host);
+  host.getSourceFile = (file, lang, ...rest) => (file === probe ? ts.createSourceFile(file, PROBE, lang) : getSourceFile(file, lang, ...rest));
+  host.fileExists = (file) => file === probe || fileExists(file);
+  const program = ts.createProgram([entry, probe], options, host);
+  // Only the two files at hand: the repository's typecheck covers the server, and checking it all here costs seconds.
+  const files = [program.getSourceFile(entry), program.getSourceFile(probe)];
+  const errors = [...program.getOptionsDiagnostics(), ...files.flatMap((f) => [...program.getSyntacticDiagnostics(f), ...program.getSemanticDiagnostics(f)])];
+  if (errors.length > 0) throw new Error(ts.formatDiagnostics(errors, host));
+  return { program, checker: program.getTypeChecker(), probe: program.getSourceFile(probe)! };
+}
+
+function exported(checker: ts.TypeChecker, file: ts.SourceFile, name: string): ts.Type {
+  const symbol = checker.getExportsOfModule(checker.getSymbolAtLocation(file)!).find((s) => s.name === name);
+  if (!symbol) throw new Error(`probe lost ${name}`);
+  return checker.getDeclaredTypeOfSymbol(symbol);
+}
+
+const prop = (checker: ts.TypeChecker, type: ts.Type, name: string): ts.Type | undefined => {
+  const symbol = type.getProperty(name);
+  return symbol && checker.getTypeOfSymbol(symbol);
+};
+
+/** Every procedure of the router, depth first in declaration order. */
+export function proceduresOf(checker: ts.TypeChecker, record: ts.Type, prefix = ''): ProcedureType[] {
+  return checker.getPropertiesOfType(record).flatMap((symbol): ProcedureType[] => {
+    const type = checker.getTypeOfSymbol(symbol);
+    const path = `${prefix}${symbol.name}`;
+    const def = prop(checker, type, '_def');
+    if (!def) return proceduresOf(checker, type, `${path}.`);
+    const types = prop(checker, def, '$types')!;
+    const kind = JSON.parse(checker.typeToString(prop(checker, def, 'type')!)) as ProcedureType['kind'];
+    const print = (name: string) => checker.typeToString(prop(checker, types, name)!, undefined, PRINT);
+    return [{ path, kind, input: print('input'), output: print('output') }];
+  });
+}
+
+/** A key as TypeScript accepts it in a type literal. */
+const key = (name: string) => (/^[A-Za-z_$][\w$]*$/.test(name) ? name : JSON.stringify(name));
+
+/** The router type as a declaration: shapes used more than once become aliases, so the file stays readable. */
+export function renderRouter(procedures: ProcedureType[], errorShape: string, summaries: Map<string, string>): string {
+  const counts = new Map<string, number>();
+  for (const p of procedures) for (const t of [p.input, p.output]) counts.set(t, (counts.get(t) ?? 0) + 1);
+  const aliases = new Map<string, string>();
+  const aliasOf = (t: string) => {
+    if ((counts.get(t) ?? 0) < 2 || t.length < 80) return t;
+    if (!aliases.has(t)) aliases.set(t, `Shape${aliases.size + 1}`);
+    return aliases.get(t)!;
+  };
+  type Tree = { [name: string]: Tree | ProcedureType };
+  const tree: Tree = {};
+  for (const p of procedures) {
+    const parts = p.path.split('.');
+    let node = tree;
+    for (const part of parts.slice(0, -1)) node = (node[part] ??= {}) as Tree;
+    node[parts.at(-1)!] = p;
+  }
+  const render = (node: Tree, indent: string): string =>
+    Object.entries(node)
+      .map(([name, value]) => {
+        if (!('kind' in value) || typeof value.kind !== 'string') return `${indent}${key(name)}: {\n${render(value as Tree, `${indent}  `)}${indent}};\n`;
+        const p = value as ProcedureType;
+        const doc = summaries.get(p.path);
+        const comment = doc ? `${indent}/** ${doc.replace(/\*\//g, '*\\/')} */\n` : '';
+        return `${comment}${indent}${key(name)}: ${KINDS[p.kind]}<{ input: ${aliasOf(p.input)}; output: ${aliasOf(p.output)}; meta: object }>;\n`;
+      })
+      .join('');
+  const body = render(tree, '    ');
+  const shapes = [...aliases].map(([type, name]) => `type ${name} = ${type};\n`).join('');
+  const used = [...new Set(procedures.map((p) => KINDS[p.kind]))].sort();
+  return (
+    `import type { TRPCBuiltRouter, ${used.join(', ')} } from '@trpc/server';\n` +
+    shapes +
+    `/** The error shape of the application surface: \`data.code\`, \`data.httpStatus\` and \`data.body\` (\`{ error, code }\`). */\n` +
+    `type InternalErrorShape = ${errorShape};\n` +
+    `/** Every procedure of Leadwire's application surface, with its input and output (generated from the server's router). */\n` +
+    `type InternalRouter = TRPCBuiltRouter<\n  { ctx: object; meta: object; errorShape: InternalErrorShape; transformer: false },\n  {\n${body}  }\n>;\n`
+  );
+}
+
+/**
+ * The bundled `internal.d.ts`: TypeScript's declaration emit of `entry` (one module whose only local import is the
+ * router's type), with that import swapped for the router's structural type. `summaries` adds each procedure's summary
+ * from the server's OpenAPI metadata as its JSDoc.
+ */
+export function internalDeclarations(entry: string, summaries: Map<string, string> = new Map()): { dts: string; procedures: number } {
+  const { program, checker, probe } = load(entry);
+  const root = exported(checker, probe, 'Root_');
+  const transformer = checker.typeToString(prop(checker, root, 'transformer')!);
+  if (transformer !== 'false') throw new Error(`the router uses a transformer (${transformer}): the generated router type must declare it`);
+  const procedures = proceduresOf(checker, exported(checker, probe, 'Record_'));
+  const errorShape = checker.typeToString(prop(checker, root, 'errorShape')!, undefined, PRINT);
+  let emitted = '';
+  const result = program.emit(program.getSourceFile(entry), (_file, text) => (emitted = text), undefined, true);
+  if (result.emitSkipped || emitted === '') throw new Error(`no declarations emitted for ${entry}`);
+  if (!CORE_IMPORT.test(emitted)) throw new Error(`${entry} must import the router as \`import type { InternalRouter } from '@leadwire/core'\``);
+  const dts = emitted.replace(CORE_IMPORT, renderRouter(procedures, errorShape, summaries));
+  return { dts, procedures: procedures.length };
+}
