@@ -1,29 +1,17 @@
 /**
  * Verifying Leadwire webhook deliveries with Web Crypto only, so one file runs in Node 20+, Deno, Bun, edge runtimes and
- * browsers. Event types come from the server's catalogue as TYPES only: nothing of the server ends up in a bundle.
+ * browsers. Event types come from the v1 OpenAPI document's `webhooks` (generated, see ./generated/v1.ts) as TYPES only:
+ * nothing of the server ends up in a bundle or in the published declarations.
  */
-import type { AnyEventDefinition } from '@leadwire/core/events/catalogue.ts';
-import type { EventName } from '@leadwire/core/events/names.ts';
-import type { EventSource } from '@leadwire/core/events/outbox.ts';
-import type { z } from 'zod';
-
-type EventOf<D> = D extends { name: infer N; data: infer S extends z.ZodType }
-  ? {
-      /** The event name. */
-      event: N;
-      /** When the change happened: ISO 8601 UTC with milliseconds. */
-      timestamp: string;
-      /** Who made the change (`api` is /v1, `app` the application); absent on `ping`. */
-      source?: EventSource;
-      data: z.output<S>;
-    }
-  : never;
-
-/** One delivered event of the catalogue; narrow it with `switch (event.event)`. */
-export type WebhookEvent = EventOf<AnyEventDefinition>;
+import type { webhooks } from './generated/v1.ts';
 
 /** The names of every event of the catalogue. */
-export type WebhookEventName = EventName;
+export type WebhookEventName = keyof webhooks;
+
+type BodyOf<N extends WebhookEventName> = webhooks[N]['post'] extends { requestBody: { content: { 'application/json': infer B } } } ? B : never;
+
+/** One delivered event of the catalogue; narrow it with `switch (event.event)`. */
+export type WebhookEvent = { [N in WebhookEventName]: BodyOf<N> }[WebhookEventName];
 
 /** The event of one name, e.g. `WebhookEventOf<'contact.created'>`. */
 export type WebhookEventOf<N extends WebhookEventName> = Extract<WebhookEvent, { event: N }>;

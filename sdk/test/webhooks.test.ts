@@ -4,7 +4,10 @@ import type { TestApp } from '../../test/support/app.ts';
 import { type ReceivedRequest, type Receiver, startReceiver } from '../../test/support/receiver.ts';
 import { rest } from '../../test/internal/contacts-support.ts';
 import { type Endpoint, insertEndpoint, startDeliveringApp, upsertContact } from '../../test/webhooks/delivery/support.ts';
-import { dedupeKey, verifyWebhook, type WebhookEvent, type WebhookEventOf, WebhookVerificationError } from '../src/webhooks.ts';
+import type { AnyEventDefinition } from '@leadwire/core/events/catalogue.ts';
+import type { EventName } from '@leadwire/core/events/names.ts';
+import type { z } from 'zod';
+import { dedupeKey, verifyWebhook, type WebhookEvent, type WebhookEventName, type WebhookEventOf, WebhookVerificationError } from '../src/webhooks.ts';
 
 let t: TestApp;
 let rx: Receiver;
@@ -139,5 +142,14 @@ describe('dedupeKey', () => {
     const two: WebhookEvent = { ...base, data: { contact, tag: 'newsletter' } };
     expect(dedupeKey(one)).not.toBe(dedupeKey(two));
     expect(dedupeKey({ event: 'ping', timestamp: base.timestamp, data: { message: 'hi' } })).toBe(`ping|${base.timestamp}|`);
+  });
+});
+
+describe('types', () => {
+  it("its event types (from the v1 document's webhooks) are the catalogue's: every name, and every event's data", () => {
+    expectTypeOf<WebhookEventName>().toEqualTypeOf<EventName>();
+    type CatalogueData = { [N in EventName]: z.output<Extract<AnyEventDefinition, { name: N }>['data']> };
+    type DocumentData = { [N in EventName]: WebhookEventOf<N>['data'] };
+    expectTypeOf<DocumentData>().toEqualTypeOf<CatalogueData>();
   });
 });
