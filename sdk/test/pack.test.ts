@@ -1,0 +1,195 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestApp } from '../../test/support/app.ts';
+import { insertEndpoint, startDeliveringApp, upsertContact } from '../../test/webhooks/delivery/support.ts';
+import { ENTRIES, type Entry, manifestOf, SDK_DIR } from '../scripts/build.ts';
+import { type Example, type Installed, markerCount, node, packAndInstall, readmeExamples, REPO, run, start, stopAll, tlsFront } from './support/package.ts';
+
+// Packing builds everything (esbuild, then the declarations: several seconds), so this file packs once.
+let pkg: Installed;
+let installed: string;
+let t: TestApp;
+
+beforeAll(async () => {
+  [pkg, t] = await Promise.all([packAndInstall(), startDeliveringApp()]);
+  installed = join(pkg.dir, 'node_modules', '@leadwire', 'sdk');
+}, 120_000);
+afterAll(async () => {
+  stopAll();
+  await t?.close();
+  await pkg?.remove();
+});
+
+const exists = (e: Entry) => existsSync(join(SDK_DIR, e.source));
+const sdkManifest = JSON.parse(readFileSync(join(SDK_DIR, 'package.json'), 'utf8')) as Record<string, unknown>;
+
+/** What each library entry must export at run time. */
+const RUNTIME_EXPORTS: Record<string, string[]> = {
+  '.': ['createClient', 'LeadwireError'],
+  './webhooks': ['WebhookVerificationError', 'dedupeKey', 'verifyWebhook'],
+  './internal': ['TRPCClientError', 'createInternalClient'],
+};
+
+/** A consumer file per entry, type-checked against the installed declarations (`@ts-expect-error` lines must error). */
+const CONSUMERS: Record<string, string> = {
+  '.': `import { createClient, LeadwireError } from '@leadwire/sdk';
+const lw = createClient({ baseUrl: 'http://localhost:3000/api', apiKey: 'ck_live_x' });
+export const calls = [lw.contacts.search, lw.contacts.upsert, lw.contacts.batchUpsert, lw.contacts.addNote, lw.companies.upsert, lw.leads.create];
+export const status = (e: LeadwireError): number => e.status;
+export const code = (e: LeadwireError): string => e.code;
+`,
+  './webhooks': `import { dedupeKey, verifyWebhook, WebhookVerificationError, type WebhookEventOf, type WebhookEventName } from '@leadwire/sdk/webhooks';
+export async function receive(body: Uint8Array, headers: Headers): Promise<string> {
+  try {
+    const event = await verifyWebhook({ rawBody: body, headers, secret: 'whsec_x' });
+    if (event.event === 'contact.created') {
+      const email: string | null = event.data.contact.email;
+      return email ?? dedupeKey(event);
+    }
+    // @ts-expect-error not an event of the catalogue
+    const bogus: WebhookEventName = 'contact.exploded';
+    return bogus;
+  } catch (err) {
+    if (err instanceof WebhookVerificationError) return err.reason;
+    throw err;
+  }
+}
+export const won = (e: WebhookEventOf<'deal.won'>): string => e.data.deal.id;
+`,
+  './internal': `import { createInternalClient, TRPCClientError, type InternalClient, type InternalRouter } from '@leadwire/sdk/internal';
+export async function use(client: InternalClient): Promise<string> {
+  const me = await client.me.query();
+  const via: 'session' | 'internal_key' = me.via;
+  const page = await client.contacts.list.query({ limit: 25, stage: 'lead' });
+  // @ts-expect-error an input the router does not take
+  await client.contacts.get.query({ nope: 1 });
+  try {
+    await createInternalClient({ baseUrl: 'http://localhost:3000/api', sessionToken: 'lws_x' }).me.query();
+  } catch (err) {
+    if (err instanceof TRPCClientError) return String((err as TRPCClientError<InternalRouter>).data?.httpStatus);
+  }
+  return via + (page.items[0]?.email ?? '');
+}
+`,
+};
+
+describe('the packed package', () => {
+  it("declares in sdk/package.json exactly the entries build.ts builds, with no runtime dependencies", () => {
+    const { exports, bin } = manifestOf();
+    expect(sdkManifest.exports).toEqual(exports);
+    expect(sdkManifest.bin).toEqual(bin);
+    expect(sdkManifest.files).toEqual(['dist', 'README.md']);
+    expect(sdkManifest.engines).toEqual({ node: '>=20' });
+    expect(sdkManifest.type).toBe('module');
+    expect(sdkManifest.dependencies).toBeUndefined();
+    expect(Object.keys(sdkManifest.peerDependencies as object).sort()).toEqual(['@trpc/client', '@trpc/server']);
+    expect(sdkManifest.peerDependenciesMeta).toEqual({ '@trpc/client': { optional: true }, '@trpc/server': { optional: true } });
+  });
+
+  it('holds the README, package.json and, under dist, one bundle per built entry and declarations per library entry', async () => {
+    const top = (await readdir(installed)).sort();
+    expect(top).toEqual(['README.md', 'dist', 'package.json']);
+    const dist = (await readdir(join(installed, 'dist'))).sort();
+    const expected = ENTRIES.filter(exists).flatMap((e) => (e.types === 'none' ? [`${e.out}.js`] : [`${e.out}.d.ts`, `${e.out}.js`]));
+    expect(dist).toEqual(expected.sort());
+  });
+
+  for (const entry of ENTRIES.filter((e) => e.name !== 'bin')) {
+    const specifier = entry.name === '.' ? '@leadwire/sdk' : `@leadwire/sdk/${entry.name.slice(2)}`;
+    it.skipIf(!exists(entry))(`${specifier} imports in Node from the install folder, with only its own imports`, async () => {
+      const ran = await node(['--input-type=module', '-e', `const m = await import('${specifier}'); console.log(JSON.stringify(Object.keys(m).sort()))`], pkg.dir);
+      expect(ran.stderr).toBe('');
+      expect(JSON.parse(ran.stdout)).toEqual(RUNTIME_EXPORTS[entry.name]);
+      const code = await readFile(join(installed, 'dist', `${entry.out}.js`), 'utf8');
+      const imports = [...code.matchAll(/(?:^|\n)\s*(?:import|export)\b[^'"]*?\bfrom\s*["']([^"']+)["']|\bimport\(\s*["']([^"']+)["']/g)].map((m) => m[1] ?? m[2]);
+      expect(imports.filter((s) => s !== undefined)).toEqual(entry.external?.length ? expect.arrayContaining(entry.external) : []);
+      for (const s of imports) expect(entry.external ?? []).toContain(s);
+      expect(code).not.toMatch(/\brequire\(|process\.env|node:/);
+    });
+  }
+
+  it.skipIf(!exists(ENTRIES.find((e) => e.name === 'bin')!))('`npx leadwire --help` runs the installed command line', async () => {
+    const ran = await run('npx', ['--offline', '--no-install', 'leadwire', '--help'], { cwd: pkg.dir });
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(ran.stdout + ran.stderr).toMatch(/leadwire/);
+    const head = (await readFile(join(installed, 'dist', 'cli.js'), 'utf8')).split('\n', 1)[0];
+    expect(head).toBe('#!/usr/bin/env node');
+  });
+
+  it("type-checks a consumer against the installed declarations, which name nothing of the server", async () => {
+    const libs = ENTRIES.filter((e) => e.types !== 'none' && exists(e));
+    for (const e of libs) {
+      const dts = await readFile(join(installed, 'dist', `${e.out}.d.ts`), 'utf8');
+      expect(dts, e.name).not.toMatch(/@leadwire\/(core|db)|['"]zod['"]|packages\/core/);
+      await writeFile(join(pkg.dir, `consumer-${e.out}.ts`), CONSUMERS[e.name]!);
+    }
+    // tRPC's own declarations use `Disposable`, so the consumer's lib includes esnext.disposable (as tRPC asks).
+    const tsconfig = {
+      compilerOptions: {
+        target: 'es2022', lib: ['es2022', 'dom', 'esnext.disposable'], module: 'nodenext', moduleResolution: 'nodenext',
+        strict: true, noEmit: true, types: [], skipLibCheck: false,
+      },
+      include: ['consumer-*.ts'],
+    };
+    await writeFile(join(pkg.dir, 'tsconfig.json'), JSON.stringify(tsconfig));
+    const tsc = await node([join(REPO, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], pkg.dir);
+    expect(tsc.stdout + tsc.stderr).toBe('');
+    expect(tsc.code).toBe(0);
+  });
+});
+
+/** The environment an example gets: nothing of the test runner's but PATH and HOME, plus the Leadwire variables. */
+const exampleEnv = (vars: Record<string, string>): NodeJS.ProcessEnv => ({ PATH: process.env.PATH, HOME: process.env.HOME, LEADWIRE_BASE_URL: `${t.origin}/api`, ...vars });
+
+/** Waits until the process printed something matching `pattern` (or ended, or 15 s passed: then the test fails). */
+async function printed(p: ReturnType<typeof start>, pattern: RegExp): Promise<RegExpMatchArray> {
+  let ended = false;
+  void p.exited.finally(() => (ended = true));
+  for (const deadline = Date.now() + 15_000; Date.now() < deadline && !ended; await new Promise((r) => setTimeout(r, 20))) {
+    const m = p.out.stdout.match(pattern);
+    if (m) return m;
+  }
+  throw new Error(`expected output matching ${pattern}; stdout:\n${p.out.stdout}\nstderr:\n${p.out.stderr}`);
+}
+
+async function runExample(example: Example): Promise<void> {
+  const file = join(pkg.dir, `readme-${example.line}.${example.lang === 'ts' ? 'mts' : 'mjs'}`);
+  await writeFile(file, `${example.code}\n`);
+  const org = await t.newOrg();
+  if (example.kind !== 'receiver') {
+    const ran = await node([file], pkg.dir, exampleEnv({ LEADWIRE_API_KEY: example.kind === 'run internal' ? org.internalKey : org.publicKey }));
+    expect(ran.code, `README line ${example.line}:\n${ran.stdout}\n${ran.stderr}`).toBe(0);
+    return;
+  }
+  // A receiver: started with the secret of an endpoint that learns the receiver's port once it listens, sent a real
+  // delivery by the server's delivery worker through a TLS front, then stopped as a service manager does.
+  const endpoint = await insertEndpoint(t, org.orgId, 'http://127.0.0.1:9/not-yet', { events: ['contact.created'] });
+  const p = start(process.execPath, [file], { cwd: pkg.dir, env: exampleEnv({ PORT: '0', LEADWIRE_WEBHOOK_SECRET: endpoint.secret }) });
+  const port = (await printed(p, /listening on port (\d+)/))[1]!;
+  const front = await tlsFront(Number(port));
+  try {
+    await t.sql('update webhook_endpoints set url = ? where id = ?', [`${front.origin}/hook`, endpoint.id]);
+    const email = await upsertContact(t, org.publicKey);
+    await printed(p, new RegExp(`new contact ${email.replace(/[.+]/g, '\\$&')}`));
+  } finally {
+    await front.close();
+  }
+  p.child.kill('SIGTERM');
+  const ended = await p.exited;
+  expect({ code: ended.code, signal: ended.signal }, `README line ${example.line}:\n${ended.stderr}`).toEqual({ code: 0, signal: null });
+}
+
+describe("sdk/README.md's runnable examples, installed from the tarball, against a real server", () => {
+  const examples = readmeExamples();
+
+  it('finds every marked block, a receiver and an internal-client example among them', () => {
+    expect(examples).toHaveLength(markerCount());
+    expect(examples.map((e) => e.kind)).toEqual(expect.arrayContaining(['receiver', 'run internal']));
+  });
+
+  for (const example of examples) {
+    it(`README line ${example.line} (${example.kind}) runs unchanged and exits 0`, () => runExample(example));
+  }
+});
