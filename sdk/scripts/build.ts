@@ -5,12 +5,13 @@
  * sdk/package.json's exports and bin must match it (the pack test checks), and an entry whose source does not exist
  * yet is reported as missing, never skipped in silence.
  */
+import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
+import { promisify } from 'node:util';
 import { generateDtsBundle } from 'dts-bundle-generator';
 import { build, type BuildOptions } from 'esbuild';
-import { internalDeclarations } from './internal-types.ts';
 
 export const SDK_DIR = join(import.meta.dirname, '..');
 const REPO = join(SDK_DIR, '..');
@@ -80,32 +81,22 @@ export async function buildBundles(outDir: string, entries: readonly Entry[] = E
   return { built, missing };
 }
 
-/** Each procedure's OpenAPI summary, for the generated router's JSDoc. */
-async function summaries(): Promise<Map<string, string>> {
-  const { internalRouter } = await import('@leadwire/core');
-  const map = new Map<string, string>();
-  for (const [path, procedure] of Object.entries(internalRouter._def.procedures)) {
-    const summary = (procedure as { _def: { meta?: { openapi?: { summary?: string } } } })._def.meta?.openapi?.summary;
-    if (summary) map.set(path, summary);
-  }
-  return map;
-}
-
 /** The whole package: bundles and declarations into sdk/dist (emptied first). */
 export async function buildSdk(outDir = join(SDK_DIR, 'dist')): Promise<BuildResult> {
   await rm(outDir, { recursive: true, force: true });
   await mkdir(outDir, { recursive: true });
   const result = await buildBundles(outDir);
+  // The internal router's declarations come from a child process, so that both declaration jobs use a core each.
+  const internal = result.built
+    .filter((e) => e.types === 'internal')
+    .map((e) => promisify(execFile)(process.execPath, [join(import.meta.dirname, 'internal-types.ts'), join(SDK_DIR, e.source), join(outDir, `${e.out}.d.ts`)]));
   const bundled = result.built.filter((e) => e.types === 'bundle');
   const dts = generateDtsBundle(
     bundled.map((e) => ({ filePath: join(SDK_DIR, e.source), output: { noBanner: true, exportReferencedTypes: false } })),
     { preferredConfigPath: join(REPO, 'tsconfig.json') },
   );
   await Promise.all(bundled.map((e, i) => writeFile(join(outDir, `${e.out}.d.ts`), dts[i]!)));
-  for (const e of result.built.filter((b) => b.types === 'internal')) {
-    const { dts: text } = internalDeclarations(join(SDK_DIR, e.source), await summaries());
-    await writeFile(join(outDir, `${e.out}.d.ts`), text);
-  }
+  await Promise.all(internal);
   return result;
 }
 

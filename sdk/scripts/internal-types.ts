@@ -5,6 +5,7 @@
  * procedure's input and output as plain structural types and writes them out as one `TRPCBuiltRouter` of
  * `@trpc/server`, which `@trpc/client` needs anyway (it is its peer dependency). The result names nothing of the server.
  */
+import { writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import ts from 'typescript';
 
@@ -133,4 +134,23 @@ export function internalDeclarations(entry: string, summaries: Map<string, strin
   if (!CORE_IMPORT.test(emitted)) throw new Error(`${entry} must import the router as \`import type { InternalRouter } from '@leadwire/core'\``);
   const dts = emitted.replace(CORE_IMPORT, renderRouter(procedures, errorShape, summaries));
   return { dts, procedures: procedures.length };
+}
+
+/** Each procedure's OpenAPI summary, for the generated router's JSDoc. */
+async function summaries(): Promise<Map<string, string>> {
+  const { internalRouter } = await import('@leadwire/core');
+  const map = new Map<string, string>();
+  for (const [path, procedure] of Object.entries(internalRouter._def.procedures)) {
+    const summary = (procedure as { _def: { meta?: { openapi?: { summary?: string } } } })._def.meta?.openapi?.summary;
+    if (summary) map.set(path, summary);
+  }
+  return map;
+}
+
+// Run as `node internal-types.ts <entry> <out.d.ts>`: build.ts starts it beside its other declaration work, as each
+// takes seconds of one core.
+if (import.meta.main) {
+  const [entry, out] = process.argv.slice(2);
+  if (!entry || !out) throw new Error('usage: node internal-types.ts <entry.ts> <out.d.ts>');
+  await writeFile(out, internalDeclarations(entry, await summaries()).dts);
 }

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -21,6 +22,10 @@ afterAll(async () => {
   await t?.close();
   await pkg?.remove();
 });
+
+// The oldest Node the package supports (engines >=20), where the machine has it as its system Node (Debian's is 20).
+const SYSTEM_NODE = '/usr/bin/node';
+const systemNode20 = existsSync(SYSTEM_NODE) && spawnSync(SYSTEM_NODE, ['-v'], { encoding: 'utf8' }).stdout.startsWith('v20.');
 
 const exists = (e: Entry) => existsSync(join(SDK_DIR, e.source));
 const sdkManifest = JSON.parse(readFileSync(join(SDK_DIR, 'package.json'), 'utf8')) as Record<string, unknown>;
@@ -116,6 +121,19 @@ describe('the packed package', () => {
     expect(ran.stdout + ran.stderr).toMatch(/leadwire/);
     const head = (await readFile(join(installed, 'dist', 'cli.js'), 'utf8')).split('\n', 1)[0];
     expect(head).toBe('#!/usr/bin/env node');
+  });
+
+  it.skipIf(!systemNode20)('every built entry loads under Node 20', async () => {
+    for (const entry of ENTRIES.filter((e) => e.name !== 'bin' && exists(e))) {
+      const specifier = entry.name === '.' ? '@leadwire/sdk' : `@leadwire/sdk/${entry.name.slice(2)}`;
+      const ran = await run(SYSTEM_NODE, ['--input-type=module', '-e', `const m = await import('${specifier}'); console.log(Object.keys(m).length)`], { cwd: pkg.dir });
+      expect(ran.code, `${specifier}: ${ran.stderr}`).toBe(0);
+    }
+    const cli = ENTRIES.find((e) => e.name === 'bin')!;
+    if (exists(cli)) {
+      const ran = await run(SYSTEM_NODE, [join(installed, 'dist', `${cli.out}.js`), '--help'], { cwd: pkg.dir });
+      expect(ran.code, ran.stderr).toBe(0);
+    }
   });
 
   it("type-checks a consumer against the installed declarations, which name nothing of the server", async () => {
