@@ -202,9 +202,9 @@ async function runExample(example: Example): Promise<void> {
 describe("sdk/README.md's runnable examples, installed from the tarball, against a real server", () => {
   const examples = readmeExamples();
 
-  it('finds every marked block, a receiver and an internal-client example among them', () => {
+  it('finds every marked block: /v1 client, receiver and internal-client examples among them', () => {
     expect(examples).toHaveLength(markerCount());
-    expect(examples.map((e) => e.kind)).toEqual(expect.arrayContaining(['receiver', 'run internal']));
+    expect(examples.map((e) => e.kind)).toEqual(expect.arrayContaining(['run', 'receiver', 'run internal']));
   });
 
   for (const example of examples) {
