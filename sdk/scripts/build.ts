@@ -6,7 +6,7 @@
  * yet is reported as missing, never skipped in silence.
  */
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
@@ -49,6 +49,8 @@ export function manifestOf(entries: readonly Entry[] = ENTRIES) {
   return { exports: { ...exports, './package.json': './package.json' }, bin };
 }
 
+const hasHashbang = (entry: Entry) => existsSync(join(SDK_DIR, entry.source)) && readFileSync(join(SDK_DIR, entry.source), 'utf8').startsWith('#!');
+
 /** esbuild's options for one entry: ESM for Node 20 and browsers of the same age, readable (not minified). */
 export function esbuildOptions(entry: Entry, outDir: string): BuildOptions {
   return {
@@ -63,7 +65,8 @@ export function esbuildOptions(entry: Entry, outDir: string): BuildOptions {
     external: entry.external ?? [],
     legalComments: 'none',
     logLevel: 'silent',
-    ...(entry.platform === 'node' ? { banner: { js: '#!/usr/bin/env node' } } : {}),
+    // esbuild keeps an entry's own hashbang; the banner adds one only where the source has none (never two).
+    ...(entry.platform === 'node' && !hasHashbang(entry) ? { banner: { js: '#!/usr/bin/env node' } } : {}),
   };
 }
 
