@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -119,8 +120,12 @@ describe('the packed package', () => {
     const ran = await run('npx', ['--offline', '--no-install', 'leadwire', '--help'], { cwd: pkg.dir });
     expect(ran.code, ran.stderr).toBe(0);
     expect(ran.stdout + ran.stderr).toMatch(/leadwire/);
-    const head = (await readFile(join(installed, 'dist', 'cli.js'), 'utf8')).split('\n', 1)[0];
-    expect(head).toBe('#!/usr/bin/env node');
+    const code = await readFile(join(installed, 'dist', 'cli.js'), 'utf8');
+    expect(code.split('\n', 1)[0]).toBe('#!/usr/bin/env node');
+    // Everything it uses is bundled: it imports Node's built-ins only, so installing the package installs nothing else.
+    const imports = [...code.matchAll(/^\s*import\b[^'"]*?\bfrom\s*["']([^"']+)["']/gm)].map((m) => m[1]!);
+    expect(imports.length).toBeGreaterThan(0);
+    for (const s of imports) expect(builtinModules.includes(s.replace(/^node:/, '')), s).toBe(true);
   });
 
   it.skipIf(!systemNode20)('every built entry loads under Node 20', async () => {
