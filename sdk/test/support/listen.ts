@@ -3,32 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { waiter } from '../../../test/support/waiter.ts';
 import type { CliContext, Command } from '../../src/cli/context.ts';
-
-/** Resolves once `ok()` holds, checking whenever `wake` is called; rejects after `timeoutMs` with `what`. */
-function waiter() {
-  const wakers = new Set<() => void>();
-  return {
-    wake: () => {
-      for (const w of [...wakers]) w();
-    },
-    until: (ok: () => boolean, what: () => string, timeoutMs: number) =>
-      new Promise<void>((resolve, reject) => {
-        const check = () => {
-          if (!ok()) return;
-          wakers.delete(check);
-          clearTimeout(timer);
-          resolve();
-        };
-        const timer = setTimeout(() => {
-          wakers.delete(check);
-          reject(new Error(what()));
-        }, timeoutMs);
-        wakers.add(check);
-        check();
-      }),
-  };
-}
 
 export interface RunningCommand {
   stdout: () => string;

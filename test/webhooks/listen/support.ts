@@ -1,5 +1,6 @@
 import { type SseEvent, SseParser } from '../../../sdk/src/cli/sse.ts';
 import type { TestApp } from '../../support/app.ts';
+import { waiter } from '../../support/waiter.ts';
 
 export interface Delivery {
   id: string;
@@ -36,25 +37,9 @@ export async function openStream(t: TestApp, key: string, opts: { events?: strin
   const events: SseEvent[] = [];
   let heartbeats = 0;
   let taken = 0;
-  const wakers = new Set<() => void>();
-  const wake = () => {
-    for (const w of wakers) w();
-  };
+  const { wake, until: waitFor } = waiter();
   const until = (ok: () => boolean, what: string, timeoutMs: number) =>
-    new Promise<void>((resolve, reject) => {
-      const check = () => {
-        if (!ok()) return;
-        wakers.delete(check);
-        clearTimeout(timer);
-        resolve();
-      };
-      const timer = setTimeout(() => {
-        wakers.delete(check);
-        reject(new Error(`${what} did not happen within ${timeoutMs} ms; got ${JSON.stringify(events.map((e) => e.event))}`));
-      }, timeoutMs);
-      wakers.add(check);
-      check();
-    });
+    waitFor(ok, () => `${what} did not happen within ${timeoutMs} ms; got ${JSON.stringify(events.map((e) => e.event))}`, timeoutMs);
   const base = { status: res.status, headers: res.headers, events, close: () => abort.abort() };
   if (res.status !== 200) {
     const error = (await res.json()) as { error: string; code: string };
