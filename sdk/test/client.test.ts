@@ -177,4 +177,9 @@ describe('errors', () => {
     expect(err).toMatchObject({ status: 200, code: 'unexpected_response' });
     expect((err as Error).message).toMatch(/baseUrl/);
   });
+
+  it('says which option is missing when baseUrl or apiKey is unset (an environment variable that was not exported)', () => {
+    expect(() => createClient({ baseUrl: undefined as never, apiKey: org.publicKey })).toThrow(/needs baseUrl/);
+    expect(() => createClient({ baseUrl: `${t.origin}/api`, apiKey: '' })).toThrow(/needs apiKey/);
+  });
 });

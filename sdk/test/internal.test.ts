@@ -92,8 +92,9 @@ describe('createInternalClient', () => {
     expect(err).toBeInstanceOf(TRPCClientError);
   });
 
-  it('needs a credential', () => {
+  it('needs a credential and a base URL, and says so', () => {
     expect(() => createInternalClient({ baseUrl, apiKey: '' })).toThrow(/apiKey .* or a sessionToken/);
     expect(() => createInternalClient({ baseUrl } as never)).toThrow(TypeError);
+    expect(() => createInternalClient({ baseUrl: undefined as never, apiKey: org.internalKey })).toThrow(/needs baseUrl/);
   });
 });
