@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { listenHubOf } from '@leadwire/core/webhooks/listen/hub.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,6 +8,7 @@ import { insertEndpoint, startDeliveringApp, upsertContact } from '../../test/we
 import { listenCommand } from '../src/cli/commands/listen.ts';
 import { CliError, UsageError } from '../src/cli/exit-codes.ts';
 import { verifyWebhook } from '../src/webhooks.ts';
+import { MAIN, REPO_ROOT, tempDir } from './support/cli.ts';
 import { localReceiver, type RunningCommand, startCommand } from './support/listen.ts';
 
 let t: TestApp;
@@ -154,5 +156,41 @@ describe('leadwire listen', () => {
     const err = await publicKey.done.catch((e: unknown) => e);
     expect(err).toBeInstanceOf(CliError);
     expect(err).toMatchObject({ exitCode: 3, message: expect.stringMatching(/needs an Internal key.*wrong_api_surface/) });
+  });
+});
+
+describe('leadwire listen as a real process', () => {
+  it('forwards a delivery, then on Ctrl-C (SIGINT) closes its stream, which ends the session on the server, and exits 0', async () => {
+    const local = await localReceiver();
+    const tmp = await tempDir('leadwire-listen-');
+    const hub = listenHubOf(t.runtime.deps);
+    const child = spawn(process.execPath, [MAIN, 'listen', '--forward-to', local.url, '--base-url', base], {
+      cwd: REPO_ROOT,
+      env: { PATH: process.env.PATH ?? '', HOME: tmp.dir, LEADWIRE_CONFIG_DIR: tmp.dir, LEADWIRE_API_KEY: org.internalKey },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    try {
+      let stderr = '';
+      child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+      const exited = new Promise<number | null>((r) => child.on('close', r));
+      const ready = new Promise<void>((resolve) => {
+        const check = () => stderr.includes('Ready.') && resolve();
+        child.stderr.on('data', check);
+      });
+      await Promise.race([ready, exited.then((code) => expect.fail(`exited ${code} before it was ready: ${stderr}`))]);
+      const sessions = hub.sessionCount;
+      expect(sessions).toBeGreaterThan(0);
+      const email = await upsertContact(t, org.publicKey);
+      const [got] = await local.waitFor(1);
+      expect(JSON.parse(got!.rawBody.toString('utf8')).data.contact.email).toBe(email);
+
+      child.kill('SIGINT');
+      expect(await exited).toBe(0);
+      await expect.poll(() => hub.sessionCount, { timeout: 10_000 }).toBe(sessions - 1);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      await local.close();
+      await tmp.cleanup();
+    }
   });
 });
