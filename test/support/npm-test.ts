@@ -31,7 +31,7 @@ void checks.then(async ({ ok, output }) => {
   await vitest.cancelCurrentRun('keyboard-input');
 });
 try {
-  await vitest.start(filter);
+  if (!cancelled) await vitest.start(filter);
 } finally {
   await vitest.close();
 }
