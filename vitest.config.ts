@@ -5,6 +5,9 @@ import { defineConfig } from 'vitest/config';
 // only when a process starts, so it is set here, before vitest forks its workers: the same way an operator trusts a
 // receiver's private CA.
 process.env.NODE_EXTRA_CA_CERTS = join(import.meta.dirname, 'test', 'support', 'fixtures', 'tls', 'ca.pem');
+// The tests spawn the server and the CLIs many times; with Node's compile cache each start after the first
+// skips stripping and compiling the same modules again (a server start 1.0 s -> 0.6 s). Entries are keyed by content.
+process.env.NODE_COMPILE_CACHE ??= join(import.meta.dirname, 'node_modules', '.cache', 'node-compile');
 
 export default defineConfig({
   test: {

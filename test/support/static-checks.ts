@@ -1,43 +1,63 @@
 /**
- * The first step of `npm test`: the type check and the linter run side by side (each is mostly one process on one
- * core, so on two cores this halves their wall time), each one's output printed in one piece when it ends, so the two
- * never interleave. Exits 1 when either fails, naming which; vitest runs only after both passed.
+ * The first step of `npm test`: the type check and the linter, in one process over one TypeScript program. The linter's
+ * type-aware rules need the same program `tsc` builds; given ours through `parserOptions.programs`, they reuse its
+ * parsed, bound and already checked types instead of building their own (about 24 s for both, against about 36 s for
+ * `tsc` and `eslint` side by side on two cores, which also kept both cores busy). `npm run typecheck` and
+ * `npm run lint` stay the plain commands and report the same problems. Exits 1 when either fails, naming which;
+ * npm-test.ts runs it beside vitest and cancels the tests then.
  */
-import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ESLint } from 'eslint';
+import ts from 'typescript';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const bin = (name: string): string => path.join(ROOT, 'node_modules/.bin', name);
+let lap = performance.now();
+const report = (name: string, ok: boolean, output: string) => {
+  const seconds = ((performance.now() - lap) / 1000).toFixed(1);
+  lap = performance.now();
+  process.stdout.write(`${ok ? '✓' : '✗'} ${name} ${ok ? 'passed' : 'FAILED'} in ${seconds} s\n`);
+  if (output.trim()) process.stdout.write(`${output.trimEnd()}\n`);
+};
 
-const CHECKS = [
-  { name: 'typecheck', command: bin('tsc'), args: ['-p', 'tsconfig.json'] },
-  { name: 'lint', command: bin('eslint'), args: ['.'] },
-];
-
-function check({ name, command, args }: (typeof CHECKS)[number]): Promise<boolean> {
-  const started = performance.now();
-  return new Promise((resolve) => {
-    const child = spawn(command, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (output += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (output += d));
-    child.once('error', (err) => {
-      output += `${err.message}\n`;
-    });
-    child.once('close', (code) => {
-      const seconds = ((performance.now() - started) / 1000).toFixed(1);
-      const ok = code === 0;
-      process.stdout.write(`${ok ? '✓' : '✗'} ${name} ${ok ? 'passed' : `FAILED (exit ${code})`} in ${seconds} s\n`);
-      if (output.trim()) process.stdout.write(`${output.trimEnd()}\n`);
-      resolve(ok);
-    });
+/** `tsc -p tsconfig.json`: the config's own errors, then every file's syntactic, global and semantic diagnostics. */
+function typecheck(): { program: ts.Program; ok: boolean; output: string } {
+  const configErrors: ts.Diagnostic[] = [];
+  const parsed = ts.getParsedCommandLineOfConfigFile(path.join(ROOT, 'tsconfig.json'), undefined, {
+    ...ts.sys,
+    onUnRecoverableConfigFileDiagnostic: (d) => configErrors.push(d),
   });
+  const program = ts.createProgram({
+    rootNames: parsed?.fileNames ?? [],
+    options: parsed?.options ?? {},
+    projectReferences: parsed?.projectReferences,
+    configFileParsingDiagnostics: [...configErrors, ...(parsed?.errors ?? [])],
+  });
+  const diagnostics = [...configErrors, ...ts.getPreEmitDiagnostics(program)];
+  const host: ts.FormatDiagnosticsHost = { getCanonicalFileName: (f) => f, getCurrentDirectory: () => ROOT, getNewLine: () => '\n' };
+  const output = process.stdout.isTTY ? ts.formatDiagnosticsWithColorAndContext(diagnostics, host) : ts.formatDiagnostics(diagnostics, host);
+  return { program, ok: parsed !== undefined && diagnostics.length === 0, output };
 }
 
-const results = await Promise.all(CHECKS.map(check));
-const failed = CHECKS.filter((_, i) => !results[i]).map((c) => c.name);
+/** `eslint .` with eslint.config.js, its TypeScript files given the type check's program instead of the project service. */
+async function lint(program: ts.Program): Promise<{ ok: boolean; output: string }> {
+  const eslint = new ESLint({
+    cwd: ROOT,
+    overrideConfig: [{ files: ['**/*.ts'], languageOptions: { parserOptions: { programs: [program], projectService: false } } }],
+  });
+  const results = await eslint.lintFiles(['.']);
+  const formatter = await eslint.loadFormatter('stylish');
+  const output = await formatter.format(results);
+  return { ok: results.every((r) => r.errorCount === 0 && r.fatalErrorCount === 0), output };
+}
+
+const checked = typecheck();
+report('typecheck', checked.ok, checked.output);
+const linted = await lint(checked.program).catch((err: unknown) => ({ ok: false, output: err instanceof Error ? (err.stack ?? err.message) : String(err) }));
+report('lint', linted.ok, linted.output);
+
+const failed = [checked.ok ? [] : ['typecheck'], linted.ok ? [] : ['lint']].flat();
 if (failed.length) {
-  process.stdout.write(`\nnpm test stops here: ${failed.join(' and ')} failed; the tests did not run.\n`);
+  process.stdout.write(`\nnpm test fails: ${failed.join(' and ')} failed.\n`);
   process.exit(1);
 }

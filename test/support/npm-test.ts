@@ -1,0 +1,40 @@
+/**
+ * `npm test`: the static checks (static-checks.ts: type check and lint, one process) and vitest start together. The
+ * static checks keep about 1.4 cores busy for half a minute and the test run leaves part of two cores idle while it
+ * waits on PostgreSQL and spawned servers, so overlapping them costs the tests a few seconds and saves the checks'
+ * whole wall time. If a check fails, the test run is cancelled (its global teardown still stops the database) and the
+ * command fails naming the check; the checks' report is printed after the tests' own. Arguments are vitest run's.
+ */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { createVitest, parseCLI } from 'vitest/node';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+const checks = new Promise<{ ok: boolean; output: string }>((resolve) => {
+  const child = spawn(process.execPath, ['test/support/static-checks.ts'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (output += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (output += d));
+  child.once('error', (err) => resolve({ ok: false, output: `${output}${err.message}\n` }));
+  child.once('close', (code) => resolve({ ok: code === 0, output }));
+});
+
+// What `vitest run <args>` would take: file filters and options such as --reporter.
+const { filter, options } = parseCLI(['vitest', 'run', ...process.argv.slice(2)]);
+const vitest = await createVitest('test', { ...options, watch: false, root: ROOT });
+let cancelled = false;
+void checks.then(async ({ ok, output }) => {
+  if (ok) return;
+  cancelled = true;
+  process.stdout.write(`\n${output}`);
+  await vitest.cancelCurrentRun('keyboard-input');
+});
+try {
+  if (!cancelled) await vitest.start(filter);
+} finally {
+  await vitest.close();
+}
+const result = await checks;
+process.stdout.write(cancelled ? '\nThe tests were cancelled: the static checks failed (above).\n' : `\n${result.output}`);
+process.exit(result.ok ? (process.exitCode ?? 0) : 1);
