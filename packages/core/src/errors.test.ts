@@ -185,3 +185,13 @@ describe('toPublicError: everything else', () => {
     }
   });
 });
+
+describe('stack traces', () => {
+  it('a client error (4xx) captures none, a server error keeps its own, and errors made afterwards still get theirs', () => {
+    const frames = (e: Error) => (e.stack ?? '').split('\n').filter((line) => line.trimStart().startsWith('at ')).length;
+    expect(frames(errors.rateLimited(5))).toBe(0);
+    expect(frames(errors.notFound('x'))).toBe(0);
+    expect(frames(errors.saveFailed(new Error('db')))).toBeGreaterThan(0);
+    expect(frames(new Error('after'))).toBeGreaterThan(0);
+  });
+});
