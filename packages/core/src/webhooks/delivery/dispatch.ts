@@ -5,15 +5,16 @@ import { SKIP_DISABLED } from './policy.ts';
 /** Events fanned out per transaction: big enough for throughput, small enough to keep the transaction short. */
 export const DISPATCH_BATCH = 500;
 
-/** Oldest undispatched events; other pumps skip the rows this one holds instead of waiting for them. */
+/**
+ * Claims and marks the oldest undispatched events in one statement; other pumps skip the rows this one holds instead
+ * of waiting for them. Only ids come back: most events have no subscribed endpoint, and their payloads are never read.
+ */
 const CLAIM_EVENTS = `
-select id, organization_id, event, payload from outbox_events
-where dispatched_at is null
-order by created_at
-limit ?
-for update skip locked`;
+update outbox_events set dispatched_at = ?
+where id in (select id from outbox_events where dispatched_at is null order by created_at limit ? for update skip locked)
+returning id`;
 
-/** Every endpoint (webhook or REST hook) of the event's organization subscribed to it, enabled or not. */
+/** Every endpoint (webhook or REST hook) of a claimed event's organization subscribed to it, enabled or not. */
 const TARGETS = `
 select o.id as event_id, w.id as endpoint_id, w.enabled
 from outbox_events o
@@ -21,7 +22,8 @@ join webhook_endpoints w on w.organization_id = o.organization_id and o.event = 
 where o.id = any(?::uuid[])
 order by o.created_at, o.id, w.id`;
 
-const MARK_DISPATCHED = `update outbox_events set dispatched_at = ? where id = any(?::uuid[])`;
+/** The events that have somewhere to go, read once each however many endpoints they go to. */
+const TARGETED_EVENTS = `select id, organization_id, event, payload from outbox_events where id = any(?::uuid[])`;
 
 interface EventRow {
   id: string;
@@ -40,34 +42,35 @@ export function bodyOf(payload: Record<string, unknown>): string {
 }
 
 /**
- * One dispatch round: claims a batch of events, creates one delivery per subscribed endpoint (skipped for disabled
- * endpoints and beyond the hourly limit) and marks the events dispatched, all in one transaction. Returns the number
+ * One dispatch round: claims a batch of events (marking them dispatched) and creates one delivery per subscribed
+ * endpoint (skipped for disabled endpoints and beyond the hourly limit), all in one transaction. Returns the number
  * of events handled (a full batch means more may be waiting).
  */
 export async function dispatchEvents(db: Db, now: Date, batch = DISPATCH_BATCH): Promise<number> {
   return db.transaction(async (tx) => {
-    const events = await tx.execute<EventRow[]>(CLAIM_EVENTS, [batch]);
-    if (events.length === 0) return 0;
-    const ids = events.map((e) => e.id);
-    const byId = new Map(events.map((e) => [e.id, e]));
-    const targets = await tx.execute<{ event_id: string; endpoint_id: string; enabled: boolean }[]>(TARGETS, [ids]);
-    const items: NewDelivery[] = [];
-    for (const t of targets) {
-      const e = byId.get(t.event_id);
-      if (!e) continue;
-      items.push({
-        orgId: e.organization_id,
-        endpointId: t.endpoint_id,
-        eventId: e.id,
-        event: e.event,
-        body: bodyOf(e.payload),
-        manual: false,
-        replayOf: null,
-        skipReason: t.enabled ? null : SKIP_DISABLED,
-      });
+    const claimed = await tx.execute<{ id: string }[]>(CLAIM_EVENTS, [now, batch]);
+    if (claimed.length === 0) return 0;
+    const targets = await tx.execute<{ event_id: string; endpoint_id: string; enabled: boolean }[]>(TARGETS, [claimed.map((e) => e.id)]);
+    if (targets.length) {
+      const targeted = [...new Set(targets.map((t) => t.event_id))];
+      const byId = new Map((await tx.execute<EventRow[]>(TARGETED_EVENTS, [targeted])).map((e) => [e.id, e]));
+      const items: NewDelivery[] = [];
+      for (const t of targets) {
+        const e = byId.get(t.event_id);
+        if (!e) continue;
+        items.push({
+          orgId: e.organization_id,
+          endpointId: t.endpoint_id,
+          eventId: e.id,
+          event: e.event,
+          body: bodyOf(e.payload),
+          manual: false,
+          replayOf: null,
+          skipReason: t.enabled ? null : SKIP_DISABLED,
+        });
+      }
+      await createDeliveries(tx, items, now);
     }
-    await createDeliveries(tx, items, now);
-    await tx.execute(MARK_DISPATCHED, [now, ids]);
-    return events.length;
+    return claimed.length;
   });
 }
