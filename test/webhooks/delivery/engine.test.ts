@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { jobDefinitions } from '@leadwire/core/jobs/definitions.ts';
 import { runCleanup } from '@leadwire/core/jobs/cleanup.ts';
 import { dispatchEvents } from '@leadwire/core/webhooks/delivery/dispatch.ts';
@@ -51,12 +52,27 @@ describe('a worker with no pump running (jobs run by hand)', () => {
     expect(rx.requests.filter((r) => r.url === '/stale')).toHaveLength(1);
   });
 
-  it('never dispatches an event twice, and marks it dispatched even with no endpoint to send to', async () => {
+  it('never dispatches an event twice, and takes it off the queue even with no endpoint to send to', async () => {
     const org = await t.newOrg();
     await upsertContact(t, org.publicKey);
+    const queued = 'select q.event_id from outbox_pending q join outbox_events o on o.id = q.event_id where o.organization_id = ?';
+    expect(await t.sql(queued, [org.orgId])).toHaveLength(1);
     expect(await dispatchEvents(t.runtime.deps.db, t.clock.now())).toBe(1);
     expect(await dispatchEvents(t.runtime.deps.db, t.clock.now())).toBe(0);
-    expect(await t.sql('select id from outbox_events where organization_id = ? and dispatched_at is null', [org.orgId])).toEqual([]);
+    expect(await t.sql(queued, [org.orgId])).toEqual([]);
+    // The event itself stays, as written.
+    expect(await t.sql('select event from outbox_events where organization_id = ?', [org.orgId])).toEqual([{ event: 'contact.created' }]);
+  });
+
+  it('queues every event an insert writes, whatever the statement, and nothing of a rolled-back one', async () => {
+    const org = await t.newOrg();
+    const ids = [randomUUID(), randomUUID()];
+    const insert = `insert into outbox_events (id, organization_id, event, payload, created_at) select unnest(?::uuid[]), ?, 'contact.created', '{}', now()`;
+    await t.sql(insert, [ids, org.orgId]);
+    const rolledBack = `do $$ begin insert into outbox_events (organization_id, event, payload) values ('${org.orgId}', 'contact.created', '{}'); raise exception 'rolled back'; end $$`;
+    await expect(t.sql(rolledBack)).rejects.toThrow(/rolled back/);
+    const queued = await t.sql<{ event_id: string }>('select q.event_id from outbox_pending q join outbox_events o on o.id = q.event_id where o.organization_id = ?', [org.orgId]);
+    expect(queued.map((r) => r.event_id).sort()).toEqual([...ids].sort());
   });
 
   it('prunes deliveries and their log after 30 days, and keeps the events and the current hour\'s counter', async () => {

@@ -22,7 +22,7 @@ import { ContactSchema } from './contact.ts';
 import { IdempotencyRecordSchema } from './idempotency-record.ts';
 import { NoteSchema } from './note.ts';
 import { OrganizationSchema } from './organization.ts';
-import { OutboxEventSchema } from './outbox-event.ts';
+import { OutboxEventSchema, OutboxPendingSchema } from './outbox-event.ts';
 import { PipelineItemSchema, PipelineSchema, PipelineStageSchema } from './pipeline.ts';
 import { RateLimitCounterSchema } from './rate-limit-counter.ts';
 import { UserSchema } from './user.ts';
@@ -55,6 +55,7 @@ export const allEntities = [
   PipelineStageSchema,
   PipelineItemSchema,
   OutboxEventSchema,
+  OutboxPendingSchema,
   IdempotencyRecordSchema,
   RateLimitCounterSchema,
   SessionSchema,

@@ -8,9 +8,13 @@ export const LISTEN_CHANNEL = 'leadwire_listen';
 const LISTEN_TRIGGER_DDL = `create trigger "outbox_events_listen" after insert on "outbox_events" referencing new table as "inserted"
 for each statement execute function "outbox_events_outbox_events_listen_fn"()`;
 
+const PENDING_TRIGGER_DDL = `create trigger "outbox_events_pending" after insert on "outbox_events" referencing new table as "inserted"
+for each statement execute function "outbox_events_outbox_events_pending_fn"()`;
+
 /**
  * Events written in the same transaction as the change they describe (transactional outbox): a rolled-back write
- * emits nothing, a committed one is never lost. The webhook dispatcher reads undispatched rows in order.
+ * emits nothing, a committed one is never lost. Rows are written once and never updated: what is still to dispatch is
+ * listed in `outbox_pending` (below), so dispatching rewrites no payload and adds no index entries here.
  */
 export const OutboxEventSchema = defineEntity({
   name: 'OutboxEvent',
@@ -22,23 +26,40 @@ export const OutboxEventSchema = defineEntity({
       expression:
         `create index "outbox_events_contact_idx" on "outbox_events" ("organization_id", (("payload"->'data'->'contact'->>'id')))`,
     },
-    {
-      name: 'outbox_events_pending_idx',
-      expression:
-        'create index "outbox_events_pending_idx" on "outbox_events" ("created_at") where "dispatched_at" is null',
-    },
   ],
   // `leadwire listen`: new events of organizations someone listens to are announced by NOTIFY (their ids, in chunks);
   // the DDL lives in the migration Migration20261123100000.
-  triggers: [{ name: 'outbox_events_listen', timing: 'after', events: ['insert'], forEach: 'statement', expression: LISTEN_TRIGGER_DDL }],
+  // Every event inserted, by whichever statement, is queued for dispatch in the same transaction (Migration20261123110000).
+  triggers: [
+    { name: 'outbox_events_listen', timing: 'after', events: ['insert'], forEach: 'statement', expression: LISTEN_TRIGGER_DDL },
+    { name: 'outbox_events_pending', timing: 'after', events: ['insert'], forEach: 'statement', expression: PENDING_TRIGGER_DDL },
+  ],
   properties: {
     ...baseProperties,
-    organization: () => p.manyToOne(Organization).deleteRule('cascade').index(),
+    // No index of its own: outbox_events_contact_idx leads with the organization.
+    organization: () => p.manyToOne(Organization).deleteRule('cascade'),
     event: p.text(),
     /** The payload exactly as it will be delivered: { event, timestamp, source?, data }. */
     payload: p.json<Record<string, unknown>>(),
-    dispatchedAt: p.datetime().nullable(),
   },
 });
 export class OutboxEvent extends OutboxEventSchema.class {}
 OutboxEventSchema.setClass(OutboxEvent);
+
+/**
+ * The events not yet dispatched, oldest first: a row per event, added by the outbox's insert trigger and deleted by
+ * the dispatch round that claims it. Small rows in a small table; no foreign key, so queueing an event costs no lookup
+ * of its outbox row (a row whose event is gone, e.g. with its organization, is claimed and dropped).
+ */
+export const OutboxPendingSchema = defineEntity({
+  name: 'OutboxPending',
+  tableName: 'outbox_pending',
+  indexes: [{ name: 'outbox_pending_created_at_index', properties: ['createdAt'] }],
+  properties: {
+    eventId: p.uuid().primary(),
+    /** The event's own created_at: dispatch order. */
+    createdAt: p.datetime(),
+  },
+});
+export class OutboxPending extends OutboxPendingSchema.class {}
+OutboxPendingSchema.setClass(OutboxPending);

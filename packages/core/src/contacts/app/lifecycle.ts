@@ -61,12 +61,15 @@ const IDS = `(select jsonb_array_elements_text(?::jsonb)::uuid)`;
 const FILE_KEYS = `select storage_key from contact_files where contact_id in ${IDS}`;
 /**
  * Undelivered events about a purged contact are dropped (nobody should be told about a record that no longer exists);
- * dispatched ones stay as the record of what receivers were sent. Only pending rows are scanned (partial index).
+ * dispatched ones stay as the record of what receivers were sent. Only queued events are looked at.
  */
 const DROP_PENDING_EVENTS = `
 with gone as (
-  delete from outbox_events where dispatched_at is null and (payload->'data'->'contact'->>'id')::text in (select jsonb_array_elements_text(?::jsonb))
-  returning 1
+  delete from outbox_events o using outbox_pending q
+  where o.id = q.event_id and (o.payload->'data'->'contact'->>'id')::text in (select jsonb_array_elements_text(?::jsonb))
+  returning o.id
+), unqueued as (
+  delete from outbox_pending where event_id in (select id from gone)
 ) select count(*)::int as n from gone`;
 /** Notes, deals, tasks, conversations and messages, bookings, files, placements, AI actions and runs go by cascade. */
 const DELETE_CONTACTS = `with gone as (delete from contacts where id in ${IDS} returning 1) select count(*)::int as n from gone`;

@@ -6,13 +6,14 @@ import { SKIP_DISABLED } from './policy.ts';
 export const DISPATCH_BATCH = 500;
 
 /**
- * Claims and marks the oldest undispatched events in one statement; other pumps skip the rows this one holds instead
- * of waiting for them. Only ids come back: most events have no subscribed endpoint, and their payloads are never read.
+ * Claims the oldest pending events by taking them off the queue in one statement; other pumps skip the rows this one
+ * holds instead of waiting for them, and a rolled-back round leaves them queued. Only ids come back: most events have
+ * no subscribed endpoint, and their payloads are never read.
  */
 const CLAIM_EVENTS = `
-update outbox_events set dispatched_at = ?
-where id in (select id from outbox_events where dispatched_at is null order by created_at limit ? for update skip locked)
-returning id`;
+delete from outbox_pending
+where event_id in (select event_id from outbox_pending order by created_at limit ? for update skip locked)
+returning event_id as id`;
 
 /** Every endpoint (webhook or REST hook) of a claimed event's organization subscribed to it, enabled or not. */
 const TARGETS = `
@@ -42,13 +43,13 @@ export function bodyOf(payload: Record<string, unknown>): string {
 }
 
 /**
- * One dispatch round: claims a batch of events (marking them dispatched) and creates one delivery per subscribed
+ * One dispatch round: claims a batch of events (off the pending queue) and creates one delivery per subscribed
  * endpoint (skipped for disabled endpoints and beyond the hourly limit), all in one transaction. Returns the number
  * of events handled (a full batch means more may be waiting).
  */
 export async function dispatchEvents(db: Db, now: Date, batch = DISPATCH_BATCH): Promise<number> {
   return db.transaction(async (tx) => {
-    const claimed = await tx.execute<{ id: string }[]>(CLAIM_EVENTS, [now, batch]);
+    const claimed = await tx.execute<{ id: string }[]>(CLAIM_EVENTS, [batch]);
     if (claimed.length === 0) return 0;
     const targets = await tx.execute<{ event_id: string; endpoint_id: string; enabled: boolean }[]>(TARGETS, [claimed.map((e) => e.id)]);
     if (targets.length) {
