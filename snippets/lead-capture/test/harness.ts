@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { runInNewContext } from 'node:vm';
 import { Window } from 'happy-dom';
+import { define, runBundle, type Sent, stubTransports, type Transport } from '../../shared/test/page.ts';
 
 /**
  * Runs the BUILT script (dist/lead-capture.js, the bytes the server serves) in a fresh happy-dom window per page, with
@@ -11,15 +11,6 @@ const BUNDLE = readFileSync(new URL('../dist/lead-capture.js', import.meta.url),
 export const SCRIPT_SRC = 'https://api.leadwire.test/api/embed/lead-capture.js';
 export const ORG = '0b7e6f5e-5f43-4c1e-9a55-2b1f6a3c9d10';
 export const CAPTURE = `https://api.leadwire.test/api/capture/${ORG}`;
-
-export interface Sent {
-  via: 'beacon' | 'fetch';
-  url: string;
-  body: Record<string, unknown>;
-  init?: RequestInit;
-}
-
-export type Transport = 'ok' | 'missing' | 'throws' | 'refuses' | 'rejects';
 
 export interface PageOptions {
   html?: string;
@@ -46,64 +37,24 @@ const pages: Page[] = [];
 
 export function openPage(url: string, opts: PageOptions = {}): Page {
   const win = new Window({ url });
-  const define = (target: object, key: string, value: unknown) => Object.defineProperty(target, key, { value, configurable: true, writable: true });
   win.document.write(opts.html ?? '<!doctype html><html><head><title>Site</title></head><body></body></html>');
   define(win.document, 'referrer', opts.referrer ?? '');
   for (const c of opts.cookies ?? []) win.document.cookie = c;
   if (opts.gpc !== undefined) define(win.navigator, 'globalPrivacyControl', opts.gpc);
   if (opts.readyState) define(win.document, 'readyState', opts.readyState);
 
-  const sent: Sent[] = [];
-  const pending: Promise<unknown>[] = [];
-  const beacon = opts.beacon ?? 'ok';
-  define(
-    win.navigator,
-    'sendBeacon',
-    beacon === 'missing'
-      ? undefined
-      : (u: string, body: unknown) => {
-          if (beacon === 'throws') throw new TypeError('sendBeacon: blocked');
-          if (beacon === 'refuses') return false;
-          if (typeof body !== 'string') throw new Error(`expected a string body (text/plain), got ${typeof body}`);
-          sent.push({ via: 'beacon', url: u, body: JSON.parse(body) });
-          return true;
-        },
-  );
-  const fetchMode = opts.fetch ?? 'ok';
   const answer = opts.answer ?? { status: 200, body: { ok: true, message: 'Thanks, we will be in touch.' } };
-  define(
+  const { sent, pending } = stubTransports(
     win,
-    'fetch',
-    fetchMode === 'missing'
-      ? undefined
-      : (u: string, init: RequestInit) => {
-          if (fetchMode === 'throws') throw new TypeError('fetch: blocked');
-          if (fetchMode === 'rejects') {
-            const p = Promise.reject(new TypeError('Failed to fetch'));
-            pending.push(p.catch(() => undefined));
-            return p;
-          }
-          sent.push({ via: 'fetch', url: u, body: JSON.parse(init.body as string), init });
-          const p = Promise.resolve(new win.Response(JSON.stringify(answer.body), { status: answer.status, headers: { 'content-type': 'application/json' } }));
-          pending.push(p);
-          return p;
-        },
+    opts,
+    () => new win.Response(JSON.stringify(answer.body), { status: answer.status, headers: { 'content-type': 'application/json' } }),
   );
 
   const page: Page = {
     win,
     sent,
     paste(attrs = { 'data-org': ORG }, src = SCRIPT_SRC) {
-      const script = win.document.createElement('script');
-      script.src = src;
-      for (const [k, v] of Object.entries(attrs)) script.setAttribute(k, v);
-      define(win.document, 'currentScript', script);
-      try {
-        // Only this page's window and the URL classes: the bundle may rely on nothing else, as in a browser.
-        runInNewContext(BUNDLE, { window: win, URL: win.URL, URLSearchParams: win.URLSearchParams });
-      } finally {
-        define(win.document, 'currentScript', null);
-      }
+      runBundle(win, BUNDLE, attrs, src);
     },
     async settle() {
       while (pending.length) await Promise.all(pending.splice(0));

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { runInNewContext } from 'node:vm';
 import { Window } from 'happy-dom';
+import { define, runBundle, type Sent, stubTransports, type Transport } from '../../shared/test/page.ts';
 
 /**
  * Runs the BUILT snippet (dist/tracking.js, the bytes the server serves) in a fresh happy-dom window per page, with
@@ -11,15 +11,6 @@ const BUNDLE = readFileSync(new URL('../dist/tracking.js', import.meta.url), 'ut
 export const SCRIPT_SRC = 'https://api.leadwire.test/api/embed/tracking.js';
 export const COLLECT = 'https://api.leadwire.test/api/track/pageview';
 export const ORG = '0b7e6f5e-5f43-4c1e-9a55-2b1f6a3c9d10';
-
-export interface Sent {
-  via: 'beacon' | 'fetch';
-  url: string;
-  body: Record<string, unknown>;
-  init?: RequestInit;
-}
-
-export type Transport = 'ok' | 'missing' | 'throws' | 'refuses' | 'rejects';
 
 export interface PageOptions {
   webdriver?: boolean;
@@ -50,7 +41,6 @@ const pages: Page[] = [];
 export function openPage(url: string, opts: PageOptions = {}): Page {
   const win = new Window({ url });
   const nav = win.navigator;
-  const define = (target: object, key: string, value: unknown) => Object.defineProperty(target, key, { value, configurable: true, writable: true });
   // happy-dom calls itself automated; a real visitor's browser does not.
   define(nav, 'webdriver', opts.webdriver ?? false);
   if (opts.gpc !== undefined) define(nav, 'globalPrivacyControl', opts.gpc);
@@ -58,7 +48,6 @@ export function openPage(url: string, opts: PageOptions = {}): Page {
   define(win.document, 'referrer', opts.referrer ?? '');
   win.document.title = opts.title ?? 'Home';
 
-  const sent: Sent[] = [];
   const cookieWrites: string[] = [];
   let proto = Object.getPrototypeOf(win.document) as object;
   while (!Object.getOwnPropertyDescriptor(proto, 'cookie')) proto = Object.getPrototypeOf(proto) as object;
@@ -77,50 +66,14 @@ export function openPage(url: string, opts: PageOptions = {}): Page {
   });
   for (const c of opts.cookies ?? []) cookie.set!.call(win.document, c);
 
-  const beacon = opts.beacon ?? 'ok';
-  define(
-    nav,
-    'sendBeacon',
-    beacon === 'missing'
-      ? undefined
-      : (u: string, body: unknown) => {
-          if (beacon === 'throws') throw new TypeError('sendBeacon: blocked');
-          if (beacon === 'refuses') return false;
-          if (typeof body !== 'string') throw new Error(`expected a string body (text/plain), got ${typeof body}`);
-          sent.push({ via: 'beacon', url: u, body: JSON.parse(body) });
-          return true;
-        },
-  );
-  const fetchMode = opts.fetch ?? 'ok';
-  define(
-    win,
-    'fetch',
-    fetchMode === 'missing'
-      ? undefined
-      : (u: string, init: RequestInit) => {
-          if (fetchMode === 'throws') throw new TypeError('fetch: blocked');
-          if (fetchMode === 'rejects') return Promise.reject(new TypeError('Failed to fetch'));
-          sent.push({ via: 'fetch', url: u, body: JSON.parse(init.body as string), init });
-          return Promise.resolve(new win.Response('', { status: 202 }));
-        },
-  );
+  const { sent } = stubTransports(win, opts, () => new win.Response('', { status: 202 }));
 
   const page: Page = {
     win,
     sent,
     cookieWrites,
     paste(attrs = { 'data-org': ORG }, src = SCRIPT_SRC) {
-      const script = win.document.createElement('script');
-      script.src = src;
-      for (const [k, v] of Object.entries(attrs)) script.setAttribute(k, v);
-      define(win.document, 'currentScript', script);
-      try {
-        // A context of its own holding only this page's window and the two URL classes: the bundle may rely on nothing
-        // else (JavaScript's own built-ins aside), as in a browser where `window` is all there is.
-        runInNewContext(BUNDLE, { window: win, URL: win.URL, URLSearchParams: win.URLSearchParams });
-      } finally {
-        define(win.document, 'currentScript', null);
-      }
+      runBundle(win, BUNDLE, attrs, src);
     },
     close: () => win.happyDOM.close(),
   };
