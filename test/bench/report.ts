@@ -17,6 +17,8 @@ export const AIMS = { upsertReqPerSec: 3000, upsertP99Ms: 50, batchContactsPerSe
 
 export interface Report {
   reference: PgbenchResult | null;
+  /** The same statement behind a bare node:http server: the most any API on this runtime could do here. */
+  ceiling: HttpPhaseResult | null;
   upsert: HttpPhaseResult | null;
   batch: HttpPhaseResult | null;
   limits: LimitsResult | null;
@@ -111,10 +113,15 @@ export function formatReport(r: Report): string {
     const p = r.reference;
     rows.push(['pgbench upsert (reference)', String(p.clients), f0(p.tps), f0(p.tps), '100%', '-', '-', '-', '-', String(p.failed)]);
   }
-  for (const p of [r.upsert, r.batch]) {
+  const phases = [
+    ['bare node:http + pg (ceiling)', r.ceiling],
+    ['API upsert', r.upsert],
+    ['API batch-upsert', r.batch],
+  ] as const;
+  for (const [name, p] of phases) {
     if (!p) continue;
     rows.push([
-      `API ${p.name}`,
+      name,
       String(p.connections),
       f0(p.reqPerSec),
       f0(p.contactsPerSec),
@@ -128,6 +135,9 @@ export function formatReport(r: Report): string {
   }
   const lines = [table(rows), ''];
   if (r.reference?.latencyAvgMs != null) lines.push(`pgbench latency average: ${f1(r.reference.latencyAvgMs)} ms`);
+  if (r.ceiling && r.upsert) {
+    lines.push(`API upsert against the bare server's ceiling: ${pct(r.upsert.reqPerSec / (r.ceiling.reqPerSec || 1))} of its rate`);
+  }
   if (r.upsert) lines.push(`upsert rows: ${f0(r.upsert.rows.created)} created / ${f0(r.upsert.rows.updated)} updated / ${r.upsert.rows.failed} failed; status codes ${JSON.stringify(r.upsert.statusCodes)}`);
   if (r.batch) lines.push(`batch rows: ${f0(r.batch.rows.created)} created / ${f0(r.batch.rows.updated)} updated / ${r.batch.rows.failed} failed; status codes ${JSON.stringify(r.batch.statusCodes)}`);
 
@@ -155,6 +165,7 @@ export function formatReport(r: Report): string {
     'are low; the CPU cost per operation is the steadier number):',
   );
   if (r.reference) lines.push(...cpuLines('pgbench', 'upsert', r.reference.cpu, r.reference.tps));
+  if (r.ceiling) lines.push(...cpuLines('bare server', 'request', r.ceiling.cpu, r.ceiling.reqPerSec));
   if (r.upsert) lines.push(...cpuLines('upsert', 'request', r.upsert.cpu, r.upsert.reqPerSec));
   if (r.batch) lines.push(...cpuLines('batch-upsert', 'contact', r.batch.cpu, r.batch.contactsPerSec));
   if (r.limits) {
