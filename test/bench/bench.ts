@@ -4,8 +4,9 @@
  * Starts the real server (`node apps/server/src/main.ts`) on a fresh embedded PostgreSQL, creates an organization and
  * Public API keys with the admin service, seeds contacts, then measures:
  *   1. the reference: a one-statement `insert ... on conflict do update` driven by pgbench at the same concurrency;
- *      and the runtime's ceiling: the same statement behind a bare node:http server with the same pg driver, driven by
+ *      the runtime's ceiling: the same statement behind a bare node:http server with the same pg driver, driven by
  *      the same load generator as the API (what no application code on this runtime and these cores can beat);
+ *      and Leadwire's services (authenticate, upsertContact) behind the same bare server: the API without its framework;
  *   2. POST /api/v1/contacts/upsert, one contact per request;
  *   3. POST /api/v1/contacts/batch-upsert, 100 contacts per request;
  *   4. the rate limits: /healthz, a well-behaved tenant idle, beside a key over its limit, beside a flood of unknown keys.
@@ -15,7 +16,7 @@
  * Settings (environment): BENCH_CONNECTIONS (50), BENCH_BATCH_CONNECTIONS (10), BENCH_SECONDS (12),
  * BENCH_WARMUP_SECONDS (3), BENCH_LIMIT_SECONDS (8), BENCH_EXISTING_RATIO (0.5), BENCH_SEED_CONTACTS (50000),
  * BENCH_BATCH_SIZE (100), BENCH_SERVER_NODE_ARGS (extra node flags for the server, e.g.
- * `--cpu-prof --cpu-prof-dir=/tmp/prof`), BENCH_ONLY (comma list of phases to run: pgbench,ceiling,upsert,batch,limits).
+ * `--cpu-prof --cpu-prof-dir=/tmp/prof`), BENCH_ONLY (comma list of phases to run: pgbench,ceiling,services,upsert,batch,limits).
  */
 import os from 'node:os';
 import { loadConfig } from '@leadwire/core';
@@ -26,7 +27,7 @@ import { findPgbench, runPgbench } from './pgbench.ts';
 import { cpuCost, formatReport, goals } from './report.ts';
 import { cpuMeter, machineBusyCores, postmasterPid } from './cpu.ts';
 import { startServer } from './server.ts';
-import { startCeiling } from './ceiling.ts';
+import { type BareServer, startBare } from './bare.ts';
 import { clusterUrl, createBenchOrg, seedContacts } from './setup.ts';
 import { workload } from './workload.ts';
 
@@ -49,7 +50,7 @@ const S = {
   batchSize: Math.min(100, Math.max(1, setting('BENCH_BATCH_SIZE', 100))),
 };
 
-const PHASES = ['pgbench', 'ceiling', 'upsert', 'batch', 'limits'] as const;
+const PHASES = ['pgbench', 'ceiling', 'services', 'upsert', 'batch', 'limits'] as const;
 type Phase = (typeof PHASES)[number];
 const only = (process.env.BENCH_ONLY ?? '').split(',').map((p) => p.trim()).filter(Boolean);
 for (const p of only) if (!PHASES.includes(p as Phase)) throw new Error(`BENCH_ONLY: unknown phase ${p} (phases: ${PHASES.join(', ')})`);
@@ -115,20 +116,20 @@ async function main() {
         meter,
       });
     }
-    let ceiling = null;
-    if (runs('ceiling')) {
-      const poolSize = loadConfig(server.env).DB_POOL_MAX;
-      log(`ceiling: bare node:http + pg (pool ${poolSize}), ${S.connections} connections, ${S.warmupSeconds}s warm-up + ${S.seconds}s ...`);
-      const bare = await startCeiling(url, poolSize, S.seedContacts);
+    // The single upsert's request mix against a bare node:http server of the same pool size, measured like the API.
+    const poolSize = String(loadConfig(server.env).DB_POOL_MAX);
+    const bareUpserts = async (name: 'ceiling' | 'services', start: () => Promise<BareServer>) => {
+      log(`${name}: bare node:http server, ${S.connections} connections, ${S.warmupSeconds}s warm-up + ${S.seconds}s ...`);
+      const bare = await start();
       try {
-        ceiling = await runSingleUpserts(
-          { ...phase(keys.upsert, S.connections), origin: bare.origin, meter: () => cpuMeter(bare.pid, postmaster) },
-          workload({ phase: 'ceiling', ...mix }),
-        );
+        const o = { ...phase(keys.upsert, S.connections), origin: bare.origin, meter: () => cpuMeter(bare.pid, postmaster) };
+        return await runSingleUpserts(o, workload({ phase: name, ...mix }));
       } finally {
         await bare.stop();
       }
-    }
+    };
+    const ceiling = runs('ceiling') ? await bareUpserts('ceiling', () => startBare('ceiling-server.ts', [url, poolSize, String(S.seedContacts)])) : null;
+    const services = runs('services') ? await bareUpserts('services', () => startBare('services-server.ts', [url, poolSize])) : null;
     let upsert = null;
     if (runs('upsert')) {
       log(`upsert: ${S.connections} connections, ${S.warmupSeconds}s warm-up + ${S.seconds}s ...`);
@@ -177,13 +178,18 @@ async function main() {
       'note: the load generator (autocannon, pgbench) runs on the same cores as the server and PostgreSQL, ' +
         'so every figure here is lower than a dedicated load machine would see; the ratios are what compare across machines.\n\n',
     );
-    const r = { reference, ceiling, upsert, batch, limits, batchSize: S.batchSize };
+    const r = { reference, ceiling, services, upsert, batch, limits, batchSize: S.batchSize };
     out.write(`${formatReport(r)}\n\n`);
     const result = {
       settings: S,
       busyCoresBeforeStart: busyBefore,
       reference: reference && { tps: reference.tps, latencyAvgMs: reference.latencyAvgMs, failed: reference.failed, cpu: reference.cpu },
-      ceiling: ceiling && { reqPerSec: ceiling.reqPerSec, ...ceiling.latencyMs, non2xx: ceiling.non2xx, cpuCostPerRequest: cpuCost(ceiling.cpu, ceiling.reqPerSec) },
+      ...Object.fromEntries(
+        Object.entries({ ceiling, services }).map(([name, p]) => [
+          name,
+          p && { reqPerSec: p.reqPerSec, ...p.latencyMs, non2xx: p.non2xx, cpuCostPerRequest: cpuCost(p.cpu, p.reqPerSec) },
+        ]),
+      ),
       upsert: upsert && {
         reqPerSec: upsert.reqPerSec,
         ...upsert.latencyMs,

@@ -1,5 +1,5 @@
 /**
- * The runtime's ceiling, a reference for the single-upsert phase: the least any Node HTTP API can do for the same
+ * The runtime's ceiling, a reference for the single-upsert phase: the most any Node HTTP API could do for the same
  * request. A bare `node:http` server with the same pg driver and pool size as Leadwire reads each request's JSON body
  * and runs pgbench's one-statement upsert with its email and names; no framework, no authentication, no validation,
  * no event. Driven by the same load generator over the same connections, it measures what the load generator, Node's
@@ -8,8 +8,8 @@
  * Run by the bench as its own process: `node test/bench/ceiling-server.ts <database url> <pool size> <seed count>`.
  * It creates and seeds its table, prints `listening <port>` and runs until SIGTERM, when it drops the table.
  */
-import http from 'node:http';
 import pg from 'pg';
+import { serve } from './bare-http.ts';
 import { seedEmail } from './workload.ts';
 
 const TABLE = 'bench_ceiling_upsert';
@@ -37,44 +37,17 @@ async function setUp(seeds: number): Promise<void> {
   await pool.query(`analyze ${TABLE}`);
 }
 
-function answer(res: http.ServerResponse, status: number, body: string): void {
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
-  res.end(body);
-}
-
-const server = http.createServer((req, res) => {
-  const chunks: Buffer[] = [];
-  req.on('data', (c: Buffer) => chunks.push(c));
-  req.on('end', () => {
-    let row: { email?: unknown; firstName?: unknown; lastName?: unknown };
-    try {
-      row = JSON.parse(Buffer.concat(chunks).toString('utf8')) as typeof row;
-    } catch {
-      answer(res, 400, '{"error":"malformed JSON","code":"malformed_json"}');
-      return;
-    }
-    pool.query<{ created: boolean }>({ ...UPSERT, values: [row.email, row.firstName, row.lastName] }).then(
-      (r) => answer(res, 200, JSON.stringify({ created: r.rows[0]?.created ?? false })),
-      (err: unknown) => answer(res, 500, JSON.stringify({ error: String(err), code: 'internal_error' })),
-    );
-  });
-});
-
 async function main(): Promise<void> {
   await setUp(Number(seedsArg));
-  server.keepAliveTimeout = 60_000;
-  server.listen(0, '127.0.0.1', () => {
-    const addr = server.address();
-    process.stdout.write(`listening ${addr && typeof addr === 'object' ? addr.port : 0}\n`);
-  });
-  process.once('SIGTERM', () => {
-    server.close();
-    server.closeAllConnections();
-    void pool
-      .query(`drop table if exists ${TABLE}`)
-      .finally(() => pool.end())
-      .finally(() => process.exit(0));
-  });
+  serve(
+    async (_req, body) => {
+      const row = JSON.parse(body) as { email?: unknown; firstName?: unknown; lastName?: unknown };
+      const r = await pool.query<{ created: boolean }>({ ...UPSERT, values: [row.email, row.firstName, row.lastName] });
+      return { created: r.rows[0]?.created ?? false };
+    },
+    () => 'internal_error',
+    () => pool.query(`drop table if exists ${TABLE}`).finally(() => pool.end()),
+  );
 }
 
 main().catch((err: unknown) => {

@@ -19,6 +19,8 @@ export interface Report {
   reference: PgbenchResult | null;
   /** The same statement behind a bare node:http server: the most any API on this runtime could do here. */
   ceiling: HttpPhaseResult | null;
+  /** Leadwire's services (authenticate, upsertContact) behind the same bare server: the API without its framework. */
+  services: HttpPhaseResult | null;
   upsert: HttpPhaseResult | null;
   batch: HttpPhaseResult | null;
   limits: LimitsResult | null;
@@ -115,6 +117,7 @@ export function formatReport(r: Report): string {
   }
   const phases = [
     ['bare node:http + pg (ceiling)', r.ceiling],
+    ['bare node:http + services', r.services],
     ['API upsert', r.upsert],
     ['API batch-upsert', r.batch],
   ] as const;
@@ -135,9 +138,13 @@ export function formatReport(r: Report): string {
   }
   const lines = [table(rows), ''];
   if (r.reference?.latencyAvgMs != null) lines.push(`pgbench latency average: ${f1(r.reference.latencyAvgMs)} ms`);
-  if (r.ceiling && r.upsert) {
-    lines.push(`API upsert against the bare server's ceiling: ${pct(r.upsert.reqPerSec / (r.ceiling.reqPerSec || 1))} of its rate`);
-  }
+  const share = (a: HttpPhaseResult | null, b: HttpPhaseResult | null) => (a && b ? pct(a.reqPerSec / (b.reqPerSec || 1)) : null);
+  const shares = [
+    ['services against the ceiling (the data work)', share(r.services, r.ceiling)],
+    ['API upsert against the services (the framework)', share(r.upsert, r.services)],
+    ['API upsert against the ceiling', share(r.upsert, r.ceiling)],
+  ] as const;
+  for (const [what, value] of shares) if (value) lines.push(`${what}: ${value} of its rate`);
   if (r.upsert) lines.push(`upsert rows: ${f0(r.upsert.rows.created)} created / ${f0(r.upsert.rows.updated)} updated / ${r.upsert.rows.failed} failed; status codes ${JSON.stringify(r.upsert.statusCodes)}`);
   if (r.batch) lines.push(`batch rows: ${f0(r.batch.rows.created)} created / ${f0(r.batch.rows.updated)} updated / ${r.batch.rows.failed} failed; status codes ${JSON.stringify(r.batch.statusCodes)}`);
 
@@ -165,7 +172,8 @@ export function formatReport(r: Report): string {
     'are low; the CPU cost per operation is the steadier number):',
   );
   if (r.reference) lines.push(...cpuLines('pgbench', 'upsert', r.reference.cpu, r.reference.tps));
-  if (r.ceiling) lines.push(...cpuLines('bare server', 'request', r.ceiling.cpu, r.ceiling.reqPerSec));
+  if (r.ceiling) lines.push(...cpuLines('ceiling', 'request', r.ceiling.cpu, r.ceiling.reqPerSec));
+  if (r.services) lines.push(...cpuLines('services', 'request', r.services.cpu, r.services.reqPerSec));
   if (r.upsert) lines.push(...cpuLines('upsert', 'request', r.upsert.cpu, r.upsert.reqPerSec));
   if (r.batch) lines.push(...cpuLines('batch-upsert', 'contact', r.batch.cpu, r.batch.contactsPerSec));
   if (r.limits) {

@@ -2,18 +2,18 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 
-const SCRIPT = fileURLToPath(new URL('./ceiling-server.ts', import.meta.url));
 const READY_TIMEOUT_MS = 60_000;
 
-export interface CeilingServer {
+export interface BareServer {
   origin: string;
   pid: number;
   stop(): Promise<void>;
 }
 
-/** Starts ceiling-server.ts as its own process (as the real server runs) and waits for its port. */
-export async function startCeiling(url: string, poolSize: number, seeds: number): Promise<CeilingServer> {
-  const child = spawn(process.execPath, [SCRIPT, url, String(poolSize), String(seeds)], { stdio: ['ignore', 'pipe', 'pipe'] });
+/** Starts one of the bare servers (a script beside this file) as its own process, as the real server runs, and waits for its port. */
+export async function startBare(script: 'ceiling-server.ts' | 'services-server.ts', args: readonly string[]): Promise<BareServer> {
+  const file = fileURLToPath(new URL(`./${script}`, import.meta.url));
+  const child = spawn(process.execPath, [file, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let errText = '';
   child.stderr.on('data', (d: Buffer) => (errText += d.toString()));
   const stop = async () => {
@@ -26,7 +26,7 @@ export async function startCeiling(url: string, poolSize: number, seeds: number)
   };
   try {
     const port = await new Promise<number>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`ceiling server not ready within ${READY_TIMEOUT_MS} ms`)), READY_TIMEOUT_MS);
+      const timer = setTimeout(() => reject(new Error(`${script} not ready within ${READY_TIMEOUT_MS} ms`)), READY_TIMEOUT_MS);
       let out = '';
       child.stdout.on('data', (d: Buffer) => {
         out += d.toString();
@@ -38,7 +38,7 @@ export async function startCeiling(url: string, poolSize: number, seeds: number)
       });
       child.once('exit', (code) => {
         clearTimeout(timer);
-        reject(new Error(`ceiling server exited with ${code}: ${errText.slice(-1000)}`));
+        reject(new Error(`${script} exited with ${code}: ${errText.slice(-1000)}`));
       });
     });
     return { origin: `http://127.0.0.1:${port}`, pid: child.pid ?? 0, stop };
