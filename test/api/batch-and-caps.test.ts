@@ -73,7 +73,7 @@ describe('plan contact caps', () => {
     const { publicKey: key, orgId } = await t.newOrg({ plan });
     await call(t, 'POST', '/contacts/upsert', { key, body: { email: 'existing@cap.com' } });
     // Pretend the organization is one short of its cap rather than inserting thousands of rows.
-    await t.sql('update organizations set contact_count = ? where id = ?', [cap - 1, orgId]);
+    await t.sql('update contact_counters set contact_count = ? where organization_id = ?', [cap - 1, orgId]);
     expect((await call(t, 'POST', '/contacts/upsert', { key, body: { email: 'last@cap.com' } })).status).toBe(200);
     const refused = await call(t, 'POST', '/contacts/upsert', { key, body: { email: 'over@cap.com' } });
     expect(refused.status).toBe(403);
@@ -89,11 +89,11 @@ describe('plan contact caps', () => {
 
   it('a batch admits rows up to the cap and reports the rest', async () => {
     const { publicKey: key, orgId } = await t.newOrg();
-    await t.sql('update organizations set contact_count = 9998 where id = ?', [orgId]);
+    await t.sql('update contact_counters set contact_count = 9998 where organization_id = ?', [orgId]);
     const r = await call(t, 'POST', '/contacts/batch-upsert', { key, body: { contacts: [{ email: 'c1@x.com' }, { email: 'c2@x.com' }, { email: 'c3@x.com' }] } });
     expect(r.body.results.map((x: any) => x.ok)).toEqual([true, true, false]);
     expect(r.body.results[2].error).toEqual({ code: 'contact_limit_reached', error: 'Contact limit reached' });
-    const [org] = await t.sql<any>('select contact_count from organizations where id = ?', [orgId]);
+    const [org] = await t.sql<any>('select contact_count from contact_counters where organization_id = ?', [orgId]);
     expect(org.contact_count).toBe(10_000);
   });
 });
@@ -107,7 +107,7 @@ describe('the counter bump after commit', () => {
         Array.from({ length: 20 }, (_, i) => call(small, 'POST', '/contacts/upsert', { key, body: { email: `pool${i}@x.com` } })),
       );
       expect(rs.map((r) => r.status)).toEqual(Array(20).fill(200));
-      const [org] = await small.sql<any>('select contact_count from organizations where id = ?', [orgId]);
+      const [org] = await small.sql<any>('select contact_count from contact_counters where organization_id = ?', [orgId]);
       expect(org.contact_count).toBe(20);
     } finally {
       await small.close();
@@ -124,9 +124,22 @@ describe('the counter bump after commit', () => {
     expect(rs.map((r) => r.status)).toEqual(Array(40).fill(200));
     expect(rs.filter((r) => r.body.created)).toHaveLength(11);
     await send('same@x.com');
-    const [org] = await t.sql<any>('select contact_count from organizations where id = ?', [orgId]);
+    const [org] = await t.sql<any>('select contact_count from contact_counters where organization_id = ?', [orgId]);
     const [stored] = await t.sql<any>('select count(*)::int as n from contacts where organization_id = ?', [orgId]);
     expect(stored.n).toBe(11);
     expect(org.contact_count).toBe(11);
+  });
+
+  it("leaves the organization's row as it was: new contacts bump a counter row of its own", async () => {
+    // On the organization row, each bump beside the foreign-key checks (for key share) of other inserts became a
+    // MultiXact under load; the row's version (xmin) shows whether anything wrote it.
+    const { publicKey: key, orgId } = await t.newOrg({ plan: 'max' });
+    const version = async () => (await t.sql<{ v: string }>('select xmin::text as v from organizations where id = ?', [orgId]))[0]!.v;
+    const before = await version();
+    await call(t, 'POST', '/contacts/upsert', { key, body: { email: 'row1@x.com' } });
+    await call(t, 'POST', '/contacts/batch-upsert', { key, body: { contacts: [{ email: 'row2@x.com' }, { email: 'row3@x.com' }] } });
+    expect(await version()).toBe(before);
+    const [org] = await t.sql<any>('select contact_count from contact_counters where organization_id = ?', [orgId]);
+    expect(org.contact_count).toBe(3);
   });
 });

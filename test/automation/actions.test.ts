@@ -26,7 +26,7 @@ const footprint = async (orgId: string) =>
     await t.sql<Record<string, string>>(
       `select (select count(*) from contacts where organization_id = $1) as contacts, (select count(*) from deals where organization_id = $1) as deals,
         (select count(*) from tasks where organization_id = $1) as tasks, (select count(*) from messages where organization_id = $1) as messages,
-        (select count(*) from outbox_events where organization_id = $1) as events, (select contact_count from organizations where id = $1) as counter,
+        (select count(*) from outbox_events where organization_id = $1) as events, (select contact_count from contact_counters where organization_id = $1) as counter,
         (select string_agg(tags::text || coalesce(phone, ''), ',' order by id) from contacts where organization_id = $1) as contact_data`.replaceAll('$1', '?'),
       [orgId, orgId, orgId, orgId, orgId, orgId, orgId],
     )

@@ -62,6 +62,6 @@ export async function seedContacts(pool: pg.Pool, orgId: string, count: number):
      select $1, $2 || g || $3, 'Seed', 'Contact ' || g, '{seed}', 'bench', 15 from generate_series(0, $4::int - 1) g`,
     [orgId, SEED_PREFIX, `@${EMAIL_DOMAIN}`, count],
   );
-  await pool.query(`update organizations set contact_count = contact_count + $2 where id = $1`, [orgId, count]);
+  await pool.query(`update contact_counters set contact_count = contact_count + $2 where organization_id = $1`, [orgId, count]);
   await pool.query('analyze contacts');
 }

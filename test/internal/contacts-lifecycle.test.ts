@@ -109,7 +109,7 @@ describe('restore', () => {
     });
     const other = await org.owner.contacts.create.mutate({ firstName: 'Capped' });
     await org.owner.contacts.delete.mutate({ id: other.id });
-    await t.sql('update organizations set contact_count = 10000 where id = ?', [org.orgId]);
+    await t.sql('update contact_counters set contact_count = 10000 where organization_id = ?', [org.orgId]);
     expect(await refusal(org.owner.contacts.restore.mutate({ id: other.id }))).toMatchObject({ status: 403, error: 'Contact limit reached' });
     expect((await org.owner.contacts.trash.query({})).items.map((c) => c.id)).toContain(other.id);
   });

@@ -111,6 +111,6 @@ export async function eventsOf(t: TestApp, orgId: string, contactId?: string): P
 }
 
 export async function contactCount(t: TestApp, orgId: string): Promise<number> {
-  const [row] = await t.sql<{ n: number }>('select contact_count as n from organizations where id = ?', [orgId]);
+  const [row] = await t.sql<{ n: number }>('select contact_count as n from contact_counters where organization_id = ?', [orgId]);
   return row!.n;
 }

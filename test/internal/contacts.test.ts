@@ -50,7 +50,7 @@ describe('creating contacts', () => {
 
   it('refuses past the plan contact cap with `Contact limit reached`, counting only admitted contacts', async () => {
     const org = await newTestOrg(t);
-    await t.sql('update organizations set contact_count = 9999 where id = ?', [org.orgId]);
+    await t.sql('update contact_counters set contact_count = 9999 where organization_id = ?', [org.orgId]);
     await org.owner.contacts.create.mutate({ firstName: 'Last one' });
     expect(await refusal(org.owner.contacts.create.mutate({ firstName: 'One too many' }))).toMatchObject({
       status: 403,

@@ -176,10 +176,19 @@ it('sets drifted contact counters back to the live count', async () => {
   const { orgId, publicKey } = await t.newOrg();
   await call(t, 'POST', '/contacts/batch-upsert', { key: publicKey, body: { contacts: [{ email: 'a@drift.example' }, { email: 'b@drift.example' }] } });
   await call(t, 'POST', '/contacts/upsert', { key: publicKey, body: { email: 'c@drift.example' } });
-  const count = async () => (await t.sql<{ n: number }>('select contact_count as n from organizations where id = ?', [orgId]))[0]!.n;
+  const count = async () => (await t.sql<{ n: number }>('select contact_count as n from contact_counters where organization_id = ?', [orgId]))[0]!.n;
   expect(await count()).toBe(3);
-  await t.sql('update organizations set contact_count = 42 where id = ?', [orgId]);
+  await t.sql('update contact_counters set contact_count = 42 where organization_id = ?', [orgId]);
   const job = cleanupJob(t.runtime.deps);
   await job.handle(job.parse({}));
   expect(await count()).toBe(3);
+});
+
+it('gives an organization whose contact counter row is missing one with the live count', async () => {
+  const { orgId, publicKey } = await t.newOrg();
+  await call(t, 'POST', '/contacts/upsert', { key: publicKey, body: { email: 'a@lost-counter.example' } });
+  await t.sql('delete from contact_counters where organization_id = ?', [orgId]);
+  const job = cleanupJob(t.runtime.deps);
+  await job.handle(job.parse({}));
+  expect(await t.sql('select contact_count from contact_counters where organization_id = ?', [orgId])).toEqual([{ contact_count: 1 }]);
 });

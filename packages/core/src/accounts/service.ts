@@ -12,7 +12,11 @@ export interface NewOrganization {
   plan?: Plan;
 }
 
-const INSERT_ORGANIZATION = `insert into organizations (name, plan) values (?, ?) returning id`;
+/** An organization and its contact counter, which lives in a row of its own (see ContactCounter). */
+const INSERT_ORGANIZATION = `
+with o as (insert into organizations (name, plan) values (?, ?) returning id),
+counter as (insert into contact_counters (organization_id) select id from o)
+select id from o`;
 const INSERT_OWNER = `insert into users (organization_id, email, password_hash, role) values (?, ?, ?, 'owner')
 on conflict (email) do nothing returning id`;
 const INSERT_DEFAULT_PIPELINE = `

@@ -37,10 +37,12 @@ const DAY_MS = 86_400_000;
  */
 export const AUTHENTICATE_SQL = `
 with k as (
-  select k.id, k.organization_id, k.created_by_id, k.type, k.permissions, u.role, o.plan, o.contact_booster, o.contact_count
+  select k.id, k.organization_id, k.created_by_id, k.type, k.permissions, u.role, o.plan, o.contact_booster,
+    coalesce(n.contact_count, 0) as contact_count
   from api_keys k
   join users u on u.id = k.created_by_id
   join organizations o on o.id = k.organization_id
+  left join contact_counters n on n.organization_id = k.organization_id
   where k.key_hash = ? and k.revoked_at is null and (k.expires_at is null or k.expires_at > ?::timestamptz)
     and u.active and u.credential_epoch = k.owner_epoch
 ), hit as (

@@ -62,15 +62,15 @@ const DELETE_WEBHOOK_LISTENERS = sliced('webhook_listeners', `expires_at < ?::ti
 
 /**
  * Contact counters are bumped after commit on the fast path, so a crash between the two can leave one behind; the
- * hourly run sets every drifted counter back to the live count.
+ * hourly run sets every drifted counter back to the live count (and gives an organization without one its counter).
  */
 const RECONCILE_CONTACT_COUNTS = `
-with actual as (
-  select o.id, (select count(*)::int from contacts c where c.organization_id = o.id and c.deleted_at is null) as n
-  from organizations o
-)
-update organizations o set contact_count = a.n from actual a where o.id = a.id and o.contact_count <> a.n
-returning o.id`;
+insert into contact_counters (organization_id, contact_count)
+select o.id, (select count(*)::int from contacts c where c.organization_id = o.id and c.deleted_at is null)
+from organizations o
+on conflict (organization_id) do update set contact_count = excluded.contact_count
+  where contact_counters.contact_count <> excluded.contact_count
+returning organization_id`;
 
 async function deleteInSlices(db: Db, statement: string, now: Date): Promise<number> {
   let total = 0;

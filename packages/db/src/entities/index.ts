@@ -21,7 +21,7 @@ import { CompanySchema } from './company.ts';
 import { ContactSchema } from './contact.ts';
 import { IdempotencyRecordSchema } from './idempotency-record.ts';
 import { NoteSchema } from './note.ts';
-import { OrganizationSchema } from './organization.ts';
+import { ContactCounterSchema, OrganizationSchema } from './organization.ts';
 import { OutboxEventSchema, OutboxPendingSchema } from './outbox-event.ts';
 import { PipelineItemSchema, PipelineSchema, PipelineStageSchema } from './pipeline.ts';
 import { RateLimitCounterSchema } from './rate-limit-counter.ts';
@@ -46,6 +46,7 @@ import { WebhookListenerSchema, WebhookListenSecretSchema } from './listen.ts';
 
 export const allEntities = [
   OrganizationSchema,
+  ContactCounterSchema,
   UserSchema,
   ApiKeySchema,
   CompanySchema,

@@ -7,15 +7,12 @@ import { CONTACT_INSERT, CONTACT_RECORD, CONTACT_UPDATE_SET } from './columns.ts
 export const HAS_BOOKING = `exists (select 1 from bookings b where b.contact_id = c.id and b.status = 'confirmed') as has_booking`;
 
 /** The organization's contact counter, read without a lock: far from the cap that is all admission needs. */
-export const READ_CONTACT_COUNT = `select contact_count from organizations where id = ?`;
+export const READ_CONTACT_COUNT = `select contact_count from contact_counters where organization_id = ?`;
 
-/**
- * Near the cap, the organization row is locked: new contacts are then admitted one transaction at a time against the
- * counter. NO KEY UPDATE, because only a non-key column changes: foreign-key checks of other inserts are not blocked.
- */
-export const LOCK_CONTACT_COUNT = `select contact_count from organizations where id = ? for no key update`;
+/** Near the cap, the counter row is locked: new contacts are then admitted one transaction at a time against it. */
+export const LOCK_CONTACT_COUNT = `select contact_count from contact_counters where organization_id = ? for update`;
 
-export const BUMP_CONTACT_COUNT = `update organizations set contact_count = contact_count + ? where id = ?`;
+export const BUMP_CONTACT_COUNT = `update contact_counters set contact_count = contact_count + ? where organization_id = ?`;
 
 /** The partial unique index decides a race between two creates of one email: the loser inserts nothing. */
 export const INSERT_CONTACTS = `

@@ -39,7 +39,7 @@ export const UPDATE_CONTACTS_AND_EMIT = `with updated as (${UPDATE_CONTACTS}) ${
  * version, xmin) and, when nothing matches, inserts the new contact and its event in the same statement: one row back,
  * the match's columns or, for a new contact, only `inserted_id` (null when another request created the email first).
  * A new contact also bumps the organization's counter there: the bump reads `written`, so it runs after the insert and
- * the organization row is locked only from then until this statement commits, never while the insert waits on a
+ * the counter row is locked only from then until this statement commits, never while the insert waits on a
  * concurrent create of the same email (no lock cycle).
  * The second, for a match, writes the contact and its event only if the row is still the version read, and returns
  * the event's id when it wrote.
@@ -53,7 +53,7 @@ with m as (
 ), emitted as (
   ${INSERT_EVENTS_SQL} where exists (select 1 from written)
 ), counted as (
-  update organizations set contact_count = contact_count + 1 where id = ? and exists (select 1 from written)
+  update contact_counters set contact_count = contact_count + 1 where organization_id = ? and exists (select 1 from written)
 )
 select ${CONTACT_COLUMNS}, c.has_booking, c.version, (select id from written) as inserted_id from (select 1) one left join m c on true`;
 export const UPDATE_ONE_IF_UNCHANGED_AND_EMIT = `with written as (${UPDATE_CONTACTS} and c.xmin = ?::text::xid returning c.id) ${INSERT_EVENTS_SQL} where exists (select 1 from written) returning id`;
