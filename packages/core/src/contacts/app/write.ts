@@ -7,7 +7,7 @@ import { contactCap } from '../../limits/plans.ts';
 import { scoreInputsChanged } from '../shared/apply.ts';
 import { applyPatch, changeEvents, hasChanged, newAppContact, rescored, withoutTags } from './apply.ts';
 import { unionTags } from '../shared/apply.ts';
-import { INSERT_CONTACTS, UPDATE_CONTACTS } from '../shared/sql.ts';
+import { INSERT_CONTACTS, UPDATE_CONTACTS, updateContactsParams } from '../shared/sql.ts';
 import { contactErrors, isEmailConflict } from './errors.ts';
 import { type AppContactRow, toAppContact } from './row.ts';
 import type { AppContact, ContactCreateInput, ContactUpdateInput } from './schemas.ts';
@@ -53,7 +53,7 @@ export async function guardEmail<T>(run: () => Promise<T>): Promise<T> {
 export async function writeContact(tx: Db, before: AppContactRow, after: AppContactRow): Promise<void> {
   if (after.email && after.email !== before.email) await assertEmailFree(tx, after.organization_id, after.email, after.id);
   if (after.company_id && after.company_id !== before.company_id) await assertCompany(tx, after.organization_id, after.company_id);
-  await guardEmail(() => tx.execute(UPDATE_CONTACTS, [JSON.stringify([after]), after.organization_id]));
+  await guardEmail(() => tx.execute(UPDATE_CONTACTS, updateContactsParams([after], after.organization_id)));
 }
 
 export async function createContact(

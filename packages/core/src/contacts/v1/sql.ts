@@ -9,7 +9,12 @@ export { BUMP_CONTACT_COUNT, INSERT_CONTACTS, LOCK_CONTACT_COUNT, READ_CONTACT_C
  * (one statement text and one parameter type whatever the batch size, so each is prepared once).
  */
 
-export const FIND_COMPANIES = `select id, domain from companies where organization_id = ? and domain in (select jsonb_array_elements_text(?::jsonb))`;
+/**
+ * Lists travel as JSON and are matched with `= any(array(...))`: an index condition on the organization's unique key,
+ * never a scan of all its rows (a generic plan takes a set-returning function for 100 rows and the organization for an
+ * average one, and with `in (select ...)` could choose to filter every row of a large organization).
+ */
+export const FIND_COMPANIES = `select id, domain from companies where organization_id = ? and domain = any(array(select jsonb_array_elements_text(?::jsonb)))`;
 
 /**
  * Name matching has no unique index to lean on, so concurrent upserts of one name at one company serialise on an
@@ -18,7 +23,7 @@ export const FIND_COMPANIES = `select id, domain from companies where organizati
 export const LOCK_IDENTITIES = `select pg_advisory_xact_lock(hashtextextended(k, 0)) from (select k from jsonb_array_elements_text(?::jsonb) as k order by k) s`;
 
 /** Rows are locked in id order so concurrent batches touching the same contacts cannot deadlock. */
-export const MATCH_BY_EMAIL = `select ${CONTACT_COLUMNS}, ${HAS_BOOKING} from contacts c where organization_id = ? and email in (select jsonb_array_elements_text(?::jsonb)) and deleted_at is null order by id for update`;
+export const MATCH_BY_EMAIL = `select ${CONTACT_COLUMNS}, ${HAS_BOOKING} from contacts c where organization_id = ? and email = any(array(select jsonb_array_elements_text(?::jsonb))) and deleted_at is null order by id for update`;
 
 /** Upsert rule 3: when several contacts share the name at the company, the oldest wins. */
 export const MATCH_BY_NAME = `

@@ -8,6 +8,7 @@ import { contactCap } from '../../limits/plans.ts';
 import { applyRow, newContact, type ResolvedRow, scoreInputsChanged } from '../shared/apply.ts';
 import type { ContactRow } from '../shared/row.ts';
 import { toEventContact } from '../shared/row.ts';
+import { updateContactsParams } from '../shared/sql.ts';
 import type { ContactUpsertInput } from './schemas.ts';
 import { transact } from '../shared/transact.ts';
 import * as sql from './sql.ts';
@@ -226,7 +227,7 @@ export async function upsertContactsInTx(
     if (!inserted || g.rows.length > 1) updates.push(current);
     if (inserted || scoreInputsChanged(original, current)) scoreChanged.push(current.id);
   }
-  if (updates.length) await tx.execute(sql.UPDATE_CONTACTS_AND_EMIT, [JSON.stringify(updates), actor.orgId, eventRowsParam(events)]);
+  if (updates.length) await tx.execute(sql.UPDATE_CONTACTS_AND_EMIT, [...updateContactsParams(updates, actor.orgId), eventRowsParam(events)]);
   else await emitEvents(tx, events);
   if (scoreChanged.length && opts.onScoreInputsChanged) await opts.onScoreInputsChanged(tx, scoreChanged);
   return outcomes.map((o) => o ?? { ok: false, error: errors.saveFailed(new Error('row was not processed')) });
@@ -264,7 +265,7 @@ async function upsertOneOptimistic(db: Db, actor: Actor, input: UpsertRowInput, 
   }
   if (version === null) return null;
   const next = applyRow(stored, row, now);
-  const written = await db.execute<unknown[]>(sql.UPDATE_ONE_IF_UNCHANGED_AND_EMIT, [JSON.stringify([next]), actor.orgId, version, event(next, false, stored)]);
+  const written = await db.execute<unknown[]>(sql.UPDATE_ONE_IF_UNCHANGED_AND_EMIT, [...updateContactsParams([next], actor.orgId), version, event(next, false, stored)]);
   return written.length ? { ok: true as const, id: next.id, created: false, matchedBy: 'email' as const, contact: next } : null;
 }
 
