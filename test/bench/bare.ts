@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
+import { stopChild } from './server.ts';
 
 const READY_TIMEOUT_MS = 60_000;
+const STOP_TIMEOUT_MS = 10_000;
 
 export interface BareServer {
   origin: string;
@@ -16,14 +17,7 @@ export async function startBare(script: 'ceiling-server.ts' | 'services-server.t
   const child = spawn(process.execPath, [file, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let errText = '';
   child.stderr.on('data', (d: Buffer) => (errText += d.toString()));
-  const stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    const exited = once(child, 'exit');
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-    await exited;
-    clearTimeout(timer);
-  };
+  const stop = () => stopChild(child, STOP_TIMEOUT_MS);
   try {
     const port = await new Promise<number>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`${script} not ready within ${READY_TIMEOUT_MS} ms`)), READY_TIMEOUT_MS);

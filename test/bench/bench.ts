@@ -74,6 +74,7 @@ async function main() {
   process.once('SIGTERM', onSignal);
   let pool: pg.Pool | undefined;
   try {
+    const serverConfig = loadConfig(server.env);
     const url = await clusterUrl(server.dataDir);
     pool = new pg.Pool({ connectionString: url, max: 2 });
     const { rows: [info] } = await pool.query<{ version: string; sync: string; fsync: string; max_conn: string }>(
@@ -117,7 +118,7 @@ async function main() {
       });
     }
     // The single upsert's request mix against a bare node:http server of the same pool size, measured like the API.
-    const poolSize = String(loadConfig(server.env).DB_POOL_MAX);
+    const poolSize = String(serverConfig.DB_POOL_MAX);
     const bareUpserts = async (name: 'ceiling' | 'services', start: () => Promise<BareServer>) => {
       log(`${name}: bare node:http server, ${S.connections} connections, ${S.warmupSeconds}s warm-up + ${S.seconds}s ...`);
       const bare = await start();
@@ -155,7 +156,6 @@ async function main() {
         })
       : null;
 
-    const serverConfig = loadConfig(server.env);
     const cpus = os.cpus();
     const out = process.stdout;
     out.write(`\nLeadwire benchmark (${new Date().toISOString()})\n`);

@@ -21,6 +21,16 @@ export interface BenchServer {
   stop(): Promise<void>;
 }
 
+/** SIGTERM, and SIGKILL if the process has not exited within `timeoutMs`; resolves once it has exited. */
+export async function stopChild(child: ChildProcess, timeoutMs: number): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, 'exit');
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  await exited;
+  clearTimeout(timer);
+}
+
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = net.createServer();
@@ -90,13 +100,7 @@ async function startOnce(extraEnv: Record<string, string>): Promise<BenchServer>
   let stopped: Promise<void> | undefined;
   const stop = () =>
     (stopped ??= (async () => {
-      if (child.exitCode === null && child.signalCode === null) {
-        const exited = once(child, 'exit');
-        child.kill('SIGTERM');
-        const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
-        await exited;
-        clearTimeout(timer);
-      }
+      await stopChild(child, STOP_TIMEOUT_MS);
       await fs.rm(dataDir, { recursive: true, force: true });
     })());
 

@@ -20,7 +20,7 @@ const TOUCH_LIMIT = 1_000;
 
 type Client = Pick<PoolClient, 'query' | 'escapeLiteral'>;
 
-/** The contacts each statement touched, by statement, measured by running it under EXPLAIN ANALYZE first (undone). */
+/** The rows of large tables each statement went through, by statement, measured by running it under EXPLAIN ANALYZE first (undone). */
 type Touched = Map<string, number>;
 
 /**
@@ -44,7 +44,7 @@ async function explainOn(client: Client, inTx: boolean, sql: string, params: unk
     // Named by its start and its end: the column lists in between say little about the statement.
     const flat = sql.replace(/\s+/g, ' ').trim();
     const key = flat.length > 200 ? `${flat.slice(0, 60)} ... ${flat.slice(-140)}` : flat;
-    touched.set(key, Math.max(touched.get(key) ?? 0, contactsTouched(rows[0]!['QUERY PLAN'][0].Plan)));
+    touched.set(key, Math.max(touched.get(key) ?? 0, rowsTouched(rows[0]!['QUERY PLAN'][0].Plan)));
   } finally {
     await client.query(inTx ? 'rollback to savepoint explained' : 'rollback');
     await client.query('deallocate explained');
@@ -90,12 +90,12 @@ interface PlanNode {
 const LARGE = ['contacts', 'companies'];
 
 /** The most rows (or index entries) of a large table that any one node of the plan went through. */
-function contactsTouched(node: PlanNode): number {
-  const onContacts = LARGE.includes(node['Relation Name'] ?? '') || LARGE.some((t) => node['Index Name']?.startsWith(`${t}_`));
-  const own = onContacts
+function rowsTouched(node: PlanNode): number {
+  const onLarge = LARGE.includes(node['Relation Name'] ?? '') || LARGE.some((t) => node['Index Name']?.startsWith(`${t}_`));
+  const own = onLarge
     ? (node['Actual Rows'] ?? 0) * (node['Actual Loops'] ?? 1) + (node['Rows Removed by Filter'] ?? 0) + (node['Rows Removed by Index Recheck'] ?? 0)
     : 0;
-  return Math.max(own, ...(node.Plans ?? []).map(contactsTouched));
+  return Math.max(own, ...(node.Plans ?? []).map(rowsTouched));
 }
 
 describe('upsert statements in a database with one large organization among many small ones', () => {
