@@ -192,6 +192,8 @@ describe('refusals', () => {
     ['no org', () => ({ body: { url: 'https://shop.example/' } }), 400, 'validation_failed', 'org'],
     ['an org that is not a UUID', () => ({ body: { org: "1' or '1'='1", url: 'https://shop.example/' } }), 400, 'validation_failed', 'org'],
     ['a javascript: URL', () => ({ body: { org: a.orgId, url: 'javascript:alert(1)' } }), 400, 'validation_failed', 'url'],
+    ['a line break in the URL', () => ({ body: { org: a.orgId, url: 'https://shop.example/a\r\nb' } }), 400, 'validation_failed', 'url'],
+    ['a C1 control in the URL', () => ({ body: { org: a.orgId, url: 'https://shop.example/a\u0085b' } }), 400, 'validation_failed', 'url'],
     ['a URL over 2,048 characters', () => ({ body: { org: a.orgId, url: `https://shop.example/${'a'.repeat(2048)}` } }), 400, 'validation_failed', 'url'],
     ['a visitor id with odd characters', () => ({ body: { org: a.orgId, url: 'https://shop.example/', visitor: '<script>alert(1)</script>' } }), 400, 'validation_failed', 'visitor'],
     ['a NUL in the title', () => ({ body: { org: a.orgId, url: 'https://shop.example/', title: 'a\u0000b' } }), 400, 'validation_failed', 'title'],

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { redirectTarget } from '@leadwire/core/forms/intake.ts';
 import type { FormField } from '@leadwire/core/forms/schemas.ts';
 import type { FormRow } from '@leadwire/core/forms/service.ts';
 import { documentOf, type Html, html } from './pages-html.ts';
@@ -83,7 +84,8 @@ const originOf = (url: string) => new URL(url).origin;
 export function hostedPageHeaders(form: FormRow, urls: { baseUrl: string; appUrl: string }): Record<string, string> {
   const captcha = form.captcha_provider ? CAPTCHA[form.captcha_provider].origins.join(' ') : '';
   const starter = form.captcha_provider && CAPTCHA[form.captcha_provider].starter ? `'sha256-${CAPTCHA_SCRIPT_HASH}' ` : '';
-  const targets = new Set(["'self'", originOf(urls.baseUrl), originOf(urls.appUrl), ...(form.redirect_url ? [originOf(form.redirect_url)] : [])]);
+  const redirect = redirectTarget(form.redirect_url);
+  const targets = new Set(["'self'", originOf(urls.baseUrl), originOf(urls.appUrl), ...(redirect ? [originOf(redirect)] : [])]);
   const csp = [
     "default-src 'none'",
     `style-src 'sha256-${STYLE_HASH}'${captcha ? ` ${captcha}` : ''}`,

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { validateHeaderValue } from 'node:http';
 import { type Deps, toPublicError } from '@leadwire/core';
 import { AppError, type Issue } from '@leadwire/core/errors.ts';
 import { loadPublishedForm, type PublishedForm, submitToForm, thankYouOf } from '@leadwire/core/forms/intake.ts';
@@ -79,9 +80,12 @@ export async function formsPlugin(app: FastifyInstance, opts: { deps: Deps }) {
       return reply.status(200).send({ ok: true, ...thankYou });
     }
     const fields = req.body as URLSearchParams;
+    // The answer is settled before anything is kept: after the commit nothing may fail, or a visitor who retries a
+    // 500 would submit twice.
+    const location = locationAfterSubmit(form, formUrls(urls, form.id).thanksUrl);
     try {
-      const thankYou = await submitToForm(deps, form, fields, client);
-      return reply.redirect('redirectUrl' in thankYou ? thankYou.redirectUrl : formUrls(urls, form.id).thanksUrl, 303);
+      await submitToForm(deps, form, fields, client);
+      return reply.redirect(location, 303);
     } catch (err) {
       // The 303 cannot carry errors, so a refused page post gets the form again, its answers kept, errors by their fields.
       if (!(err instanceof AppError) || (err.status !== 400 && err.status !== 429)) throw err;
@@ -118,6 +122,18 @@ export async function formsPlugin(app: FastifyInstance, opts: { deps: Deps }) {
     return reply.status(200).headers(hostedPageHeaders(form, urls)).type('text/html; charset=utf-8')
       .send(hostedPage(form.name, html`${message(text)}<p><a href="${formUrls(urls, form.id).hostedUrl}">Back to the form</a></p>`));
   });
+}
+
+/** The form's redirect, or its thank-you page when the redirect could not go in a Location header. */
+function locationAfterSubmit(form: PublishedForm, thanksUrl: string): string {
+  const thankYou = thankYouOf(form);
+  if (!('redirectUrl' in thankYou)) return thanksUrl;
+  try {
+    validateHeaderValue('location', thankYou.redirectUrl);
+    return thankYou.redirectUrl;
+  } catch {
+    return thanksUrl;
+  }
 }
 
 /** The attribution keys of a query string or posted form, carried into the page's hidden fields. */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Issue } from '../errors.ts';
-import { unstorableReason } from '../validation/index.ts';
+import { isHttpUrl, unstorableReason } from '../validation/index.ts';
 import type { FormField } from './schemas.ts';
 
 /*
@@ -76,7 +76,7 @@ function coerce(f: FormField, raw: unknown): { value?: Answer; problem?: string 
       return Number.isFinite(n) ? { value: n } : { problem: `${f.label} must be a number` };
     }
     case 'url':
-      return URL.canParse(s) && ['http:', 'https:'].includes(new URL(s).protocol) ? { value: s } : { problem: `${f.label} must be a web address (https://…)` };
+      return isHttpUrl(s) ? { value: s } : { problem: `${f.label} must be a web address (https://…)` };
     case 'select': {
       const option = f.options?.find((o) => o.toLowerCase() === s.toLowerCase());
       return option ? { value: option } : { problem: `${f.label} must be one of: ${f.options?.join(', ')}` };

@@ -13,6 +13,7 @@ import { enforceRateLimits } from '../limits/rate-limit.ts';
 import { ADJUST_SCORE_QUEUE } from '../scoring/adjust-job.ts';
 import { visitorIdOf } from '../tracking/schemas.ts';
 import { identifyVisitor } from '../tracking/service.ts';
+import { isHttpUrl } from '../validation/index.ts';
 import { type Answer, type Attribution, contactOf, parseSubmission } from './answers.ts';
 import { verifyCaptcha } from './captcha.ts';
 import { type LeadRouter, leadRouterFor } from './lead-router.ts';
@@ -34,8 +35,19 @@ export interface SubmitClient {
 export type ThankYou = { message: string } | { redirectUrl: string };
 export const DEFAULT_THANK_YOU = 'Thank you! Your answers have been received.';
 
-export const thankYouOf = (f: FormRow): ThankYou =>
-  f.redirect_url ? { redirectUrl: f.redirect_url } : { message: f.thank_you_message ?? DEFAULT_THANK_YOU };
+/**
+ * Where a form's stored redirect leads, as a Location header can carry it (the canonical form: ASCII, percent-encoded),
+ * or null when it is unusable: a value an older release let in (a line break, another scheme, no URL at all).
+ */
+export function redirectTarget(stored: string | null): string | null {
+  return stored && isHttpUrl(stored) ? new URL(stored).href : null;
+}
+
+/** An unusable stored redirect falls back to the message: the submitter is thanked either way. */
+export function thankYouOf(f: FormRow): ThankYou {
+  const redirectUrl = redirectTarget(f.redirect_url);
+  return redirectUrl ? { redirectUrl } : { message: f.thank_you_message ?? DEFAULT_THANK_YOU };
+}
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { IsoDateTime, PageFields, pageOf } from '../deals/common.ts';
-import { text } from '../validation/index.ts';
+import { httpUrl, text } from '../validation/index.ts';
 
 export const FIELD_TYPES = ['text', 'email', 'tel', 'url', 'number', 'textarea', 'select', 'checkbox'] as const;
 export const CAPTCHA_PROVIDERS = ['turnstile', 'hcaptcha', 'recaptcha'] as const;
@@ -62,7 +62,7 @@ const CaptchaInput = z
   })
   .meta({ description: 'Connects a CAPTCHA provider: submissions must then carry a token it accepts.' });
 
-const HttpUrl = text(2048).refine((v) => URL.canParse(v) && ['http:', 'https:'].includes(new URL(v).protocol), 'redirectUrl must be an http(s) URL');
+const HttpUrl = httpUrl('redirectUrl');
 
 const ThankYou = z
   .union([

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { normalizeDomain } from '../companies/domain.ts';
-import { text } from '../validation/index.ts';
+import { httpUrl, text } from '../validation/index.ts';
 
 /** The largest page-view body accepted; the snippet's are a few hundred bytes (a 2 KB URL and a 2 KB referrer fit). */
 export const PAGE_VIEW_MAX_BYTES = 8 * 1024;
@@ -26,8 +26,6 @@ export function visitorIdOf(body: unknown): string | null {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
-const httpUrl = text(URL_MAX).refine((u) => URL.canParse(u) && /^https?:$/.test(new URL(u).protocol), 'must be an http(s) URL');
-
 /**
  * The body of `POST /api/track/pageview` (JSON, sent as text/plain by sendBeacon). Unknown keys are ignored.
  * `email` and `contactId` come from the page's own query string (`?email=`, `?c=`), where other meanings of those names
@@ -36,7 +34,7 @@ const httpUrl = text(URL_MAX).refine((u) => URL.canParse(u) && /^https?:$/.test(
  */
 export const PageViewInput = z.object({
   org: z.string().regex(UUID, 'must be an organization id (UUID)').transform((s) => s.toLowerCase()),
-  url: httpUrl,
+  url: httpUrl('url', URL_MAX),
   referrer: text(URL_MAX).nullish().transform((s) => s || null),
   title: text(1000).nullish().transform((s) => (s ? s.slice(0, TITLE_MAX) : null)),
   visitor: z.string().regex(VISITOR_ID, 'must be 8-64 characters of A-Z, a-z, 0-9, _ and -').nullish(),

@@ -40,6 +40,35 @@ export function text(max: number, opts: { trim?: boolean } = {}) {
     .refine((s) => s.isWellFormed(), 'must not contain an unpaired UTF-16 surrogate');
 }
 
+/**
+ * C0 controls (tab, line feed and carriage return among them), DEL and the C1 controls. None is ever part of a URL: the
+ * WHATWG parser silently drops tabs and line breaks and escapes the rest, so the URL requested is not the one written,
+ * and a stored URL holding one breaks whatever copies it into a header (a redirect's Location) or a log line.
+ */
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
+export const hasControlCharacter = (s: string): boolean => CONTROL_CHARACTER.test(s);
+
+const isHttpScheme = (s: string) => URL.canParse(s) && /^https?:$/.test(new URL(s).protocol);
+
+/** An absolute http:// or https:// URL without control characters: what a redirect, a link or a request can use. */
+export const isHttpUrl = (s: string): boolean => !hasControlCharacter(s) && isHttpScheme(s);
+
+/**
+ * A URL as a user writes it (a redirect, a receiver, a website): `text` of at most `max` characters with no control
+ * character anywhere, refused as a 400 naming the field. Chain the field's own rules (scheme, canonical form) after it.
+ */
+export function urlText(name: string, max = 2048) {
+  // NUL has text()'s own message.
+  return text(max).refine((s) => !hasControlCharacter(s.replaceAll('\u0000', '')), `${name} must not contain control characters (line breaks, tabs and the like)`);
+}
+
+/** An absolute http:// or https:// URL as written (stored as written; see urlText). */
+export function httpUrl(name: string, max = 2048) {
+  // A control character has its message already: one problem, one message.
+  return urlText(name, max).refine((s) => hasControlCharacter(s) || isHttpScheme(s), `${name} must be an http(s) URL`);
+}
+
 /** A whole number in [min, max]; the default range is what a PostgreSQL int column holds. */
 export function int(opts: { min?: number; max?: number; message?: string } = {}) {
   const { min = -INT4_MAX - 1, max = INT4_MAX, message } = opts;

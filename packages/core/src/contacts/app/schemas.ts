@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { text } from '../../validation/index.ts';
+import { text, urlText } from '../../validation/index.ts';
 import { ContactView, CustomSchema, EmailSchema, SourceSchema } from '../v1/schemas.ts';
 
 /** Contact list page size (spec "Limits"). */
@@ -14,9 +14,12 @@ export const PAGE_MAX = 100;
 export const CONTACT_STAGES = ['lead', 'qualified', 'opportunity', 'customer', 'inactive'] as const;
 export const StageSchema = z.enum(CONTACT_STAGES).meta({ description: 'Any stage may follow any other.', example: 'qualified' });
 
-/** Trimmed text where an empty string means "blank" and is stored as null, so merge sees it as fillable. */
-const blankable = (max: number) =>
-  text(max)
+/**
+ * Trimmed text where an empty string means "blank" and is stored as null, so merge sees it as fillable. `url` names a
+ * field holding an address (any text, but no control characters: see urlText).
+ */
+const blankable = (max: number, url?: string) =>
+  (url ? urlText(url, max) : text(max))
     .transform((s) => (s === '' ? null : s))
     .nullish();
 
@@ -34,8 +37,8 @@ const ContactFields = {
   lastName: blankable(200),
   phone: blankable(50),
   jobTitle: blankable(200),
-  website: blankable(2048),
-  linkedin: blankable(2048),
+  website: blankable(2048, 'website'),
+  linkedin: blankable(2048, 'linkedin'),
   companyId: z.uuid().nullish().meta({ description: 'A company of your organization; null unlinks.' }),
   custom: CustomSchema.optional(),
   emailConsent: uncoerced(z.boolean()).optional(),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { IsoDateTime, PageFields, pageOf } from '../../deals/common.ts';
 import { EVENT_NAMES, type EventName } from '../../events/names.ts';
-import { text } from '../../validation/index.ts';
+import { text, urlText } from '../../validation/index.ts';
 
 /** Longer URLs are refused: browsers and proxies commonly cap near 2 KB, and a receiver URL has no reason to be longer. */
 export const WEBHOOK_URL_MAX = 2048;
@@ -17,7 +17,7 @@ export const ALL_EVENTS = '*';
  * An HTTPS receiver URL, stored in its canonical form (what `new URL(url).href` gives, i.e. what is requested). No
  * credentials: they would sit in the endpoint list and logs in the clear; receivers authenticate us by signature.
  */
-export const WebhookUrl = text(WEBHOOK_URL_MAX)
+export const WebhookUrl = urlText('url', WEBHOOK_URL_MAX)
   .min(1, 'url must not be empty')
   .transform((raw, ctx) => {
     let u: URL;
