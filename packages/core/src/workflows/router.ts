@@ -59,7 +59,7 @@ export const workflowsRouter = router({
         tags,
         summary: 'Create a workflow (owner or admin); the answer holds its intake URL, shown this once',
         description:
-          "Each step's input is checked with its automation action's schema; the contact-naming input (contactId, update_contact's id, send_sms's to) is the run's contact and must be left out.",
+          "Each step's input is checked with its automation action's schema; the contact-naming input (contactId, update_contact's id, send_sms's to) is the run's contact and must be left out. A pipeline (create_deal) or company (update_contact) a step names must be one of the organization's, here and when the steps are changed.",
       },
       successStatus: 201,
       errorCodes: ADMIN,

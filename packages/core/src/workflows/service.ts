@@ -14,6 +14,7 @@ import type {
   WorkflowWithUrl,
 } from './schemas.ts';
 import type { StepDefinition } from './steps.ts';
+import { checkReferences } from './references.ts';
 import * as q from './sql.ts';
 
 export interface WorkflowRow {
@@ -103,10 +104,14 @@ export async function getWorkflow(db: Db, actor: InternalActor, id: string, base
 export async function createWorkflow(db: Db, actor: InternalActor, input: WorkflowCreateInput, baseUrl: string, now: Date): Promise<WorkflowWithUrl> {
   requireRole(actor, 'owner', 'admin');
   const { token, hash, prefix } = newToken();
-  const [row] = await db.execute<WorkflowRow[]>(q.INSERT_WORKFLOW, [
-    randomUUID(), actor.orgId, input.name, input.trigger, JSON.stringify(input.steps), input.enabled, hash, prefix, actor.userId, now, now,
-  ]);
-  return { ...toWorkflowView(row!, baseUrl), intakeUrl: intakeUrl(baseUrl, token) };
+  const row = await db.transaction(async (tx) => {
+    await checkReferences(tx, actor.orgId, input.steps);
+    const [inserted] = await tx.execute<WorkflowRow[]>(q.INSERT_WORKFLOW, [
+      randomUUID(), actor.orgId, input.name, input.trigger, JSON.stringify(input.steps), input.enabled, hash, prefix, actor.userId, now, now,
+    ]);
+    return inserted!;
+  });
+  return { ...toWorkflowView(row, baseUrl), intakeUrl: intakeUrl(baseUrl, token) };
 }
 
 /** Fields left out keep their values; new steps apply to runs recorded from then on (a run keeps the steps it got). */
@@ -115,6 +120,8 @@ export async function updateWorkflow(db: Db, actor: InternalActor, input: Workfl
   return db.transaction(async (tx) => {
     const [cur] = await tx.execute<WorkflowRow[]>(q.LOCK_WORKFLOW, [input.id, actor.orgId]);
     if (!cur) throw notFound(input.id);
+    // Steps left as they are stay unchecked: a record deleted since is the runs' to report.
+    if (input.steps) await checkReferences(tx, actor.orgId, input.steps);
     const [row] = await tx.execute<WorkflowRow[]>(q.UPDATE_WORKFLOW, [
       input.name ?? cur.name, JSON.stringify(input.steps ?? cur.steps), input.enabled ?? cur.enabled, now, cur.id,
     ]);

@@ -13,10 +13,15 @@ import type { InternalActor } from '../auth/actor.ts';
 export const STEP_ACTIONS = ['add_tag', 'create_task', 'create_deal', 'update_contact', 'send_sms'] as const;
 export type StepAction = (typeof STEP_ACTIONS)[number];
 
+/** A kind of the organization's records a step input can name (references.ts checks them when a workflow is written). */
+export type ReferenceKind = 'pipeline' | 'company';
+
 interface StepSpec {
   schema: z.ZodType<object>;
   /** The action's input that names the contact; the run supplies it. */
   contactInput?: string;
+  /** Every other input naming a record of the organization, with its kind. */
+  references?: Record<string, ReferenceKind>;
   /** Runs the action for the run's contact; answers the id of the record it created or changed. */
   run(deps: ActionDeps, actor: InternalActor, input: Record<string, unknown>, contactId: string): Promise<{ id: string }>;
 }
@@ -35,12 +40,14 @@ export const STEPS: Record<StepAction, StepSpec> = {
   create_deal: {
     schema: CreateDealAction,
     contactInput: 'contactId',
+    references: { pipelineId: 'pipeline' },
     run: (deps, actor, input, contactId) => runCreateDeal(deps, actor, CreateDealAction.parse({ ...input, contactId })),
   },
   // With the contact given as `id`, update_contact's `email` is the contact's new address.
   update_contact: {
     schema: UpdateContactAction,
     contactInput: 'id',
+    references: { company: 'company' },
     run: (deps, actor, input, contactId) => runUpdateContact(deps, actor, UpdateContactAction.parse({ ...input, id: contactId })),
   },
   send_sms: {
