@@ -5,7 +5,7 @@ import { type Config, loadConfig } from '@leadwire/core';
 import { TestClock } from '@leadwire/core/clock.ts';
 import { bootstrap, createApiKey, type NewApiKey } from '@leadwire/core/accounts/service.ts';
 import type { FastifyInstance } from 'fastify';
-import pino from 'pino';
+import pino, { type DestinationStream } from 'pino';
 import { buildApp } from '../../apps/server/src/app.ts';
 import { compose, type Runtime } from '../../apps/server/src/compose.ts';
 import type { Resolver } from '@leadwire/core/webhooks/transport/resolver.ts';
@@ -30,9 +30,13 @@ export interface TestApp {
 let orgSeq = 0;
 
 /** Composes and listens on a random local port: the one way tests start a server in-process. */
-export async function serve(config: Config, opts: { clock: TestClock; migrate?: boolean; resolver?: Resolver }): Promise<{ runtime: Runtime; app: FastifyInstance; origin: string }> {
+export async function serve(
+  config: Config,
+  opts: { clock: TestClock; migrate?: boolean; resolver?: Resolver; logStream?: DestinationStream },
+): Promise<{ runtime: Runtime; app: FastifyInstance; origin: string }> {
   const runtime = await compose(config, pino({ level: 'silent' }), opts);
-  const app = await buildApp(runtime.deps, { logger: false });
+  // Silent unless a test reads the server's log lines (LOG_LEVEL decides what it gets).
+  const app = await buildApp(runtime.deps, opts.logStream ? { logStream: opts.logStream } : { logger: false });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   return { runtime, app, origin: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}` };
@@ -42,7 +46,7 @@ export async function serve(config: Config, opts: { clock: TestClock; migrate?: 
  * A real server on a random port over its own database, cloned from the run's migrated template: the server's own
  * migration step then finds nothing pending.
  */
-export async function initTestApp(env: Record<string, string> = {}, opts: { resolver?: Resolver } = {}): Promise<TestApp> {
+export async function initTestApp(env: Record<string, string> = {}, opts: { resolver?: Resolver; logStream?: DestinationStream } = {}): Promise<TestApp> {
   const db = await createTestDatabase(undefined, { migrated: true });
   // Files a test stores (uploads, purges) live in a folder of its own, never in the checkout's .data.
   const dataDir = await mkdtemp(join(tmpdir(), 'leadwire-test-data-'));

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Deps } from '@leadwire/core';
 import { pendingMigrations } from '@leadwire/db';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
+import type { DestinationStream } from 'pino';
 import { capturePlugin } from './http/capture.ts';
 import { edgeHandlers, edgeOptions } from './http/edge.ts';
 import { formsPlugin } from './http/forms.ts';
@@ -21,9 +22,9 @@ function trustProxy(setting: boolean | number | string[] | undefined) {
 }
 
 /** Builds the HTTP app without listening; the entry point (or a test) decides where it listens. */
-export async function buildApp(deps: Deps, opts: { logger?: boolean } = {}): Promise<FastifyInstance> {
+export async function buildApp(deps: Deps, opts: { logger?: boolean; logStream?: DestinationStream } = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: opts.logger === false ? false : loggerOptions(deps.config.LOG_LEVEL),
+    logger: opts.logger === false ? false : loggerOptions(deps.config.LOG_LEVEL, opts.logStream),
     // One line per request from our onResponse hook instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 1_048_576,
@@ -39,13 +40,16 @@ export async function buildApp(deps: Deps, opts: { logger?: boolean } = {}): Pro
   });
   edgeHandlers(app, deps.config);
 
-  // trpc-to-openapi rewrites req.url, so the path is logged from the original.
+  // trpc-to-openapi strips its prefix from the raw URL, and originalUrl is only read from it when first asked for: the
+  // path is taken on arrival, or the REST routes would be logged without /api (/api/v1).
+  const arrivedAs = new WeakMap<object, string>();
   app.addHook('onRequest', async (req, reply) => {
+    arrivedAs.set(req, loggablePath(req.originalUrl));
     void reply.header('x-request-id', req.id);
   });
   app.addHook('onResponse', async (req, reply) => {
     req.log.info(
-      { method: req.method, path: loggablePath(req.originalUrl), status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
+      { method: req.method, path: arrivedAs.get(req) ?? loggablePath(req.originalUrl), status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
       'request',
     );
   });

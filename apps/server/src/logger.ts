@@ -1,4 +1,5 @@
 import type { FastifyServerOptions } from 'fastify';
+import type { DestinationStream } from 'pino';
 
 /**
  * Structured JSON logs. Headers are never logged by our serializers, and the paths below are redacted in case an
@@ -19,20 +20,27 @@ export const REDACT_PATHS = [
   'internalKey',
 ];
 
-/** A workflow's intake URL carries its only credential in the path: logged as `/api/workflows/hooks/[redacted]`. */
-const CREDENTIAL_IN_PATH = /(\/workflows\/hooks\/)[^/?]+/;
+/**
+ * Routes whose path carries a credential, logged with it as `[redacted]`: a workflow's intake URL (its only
+ * credential: whoever holds it creates contacts and sends texts) and a tracked link in a text (`/api/t/l/<token>`:
+ * following it names the contact to the site and counts as their click). Every other token travels in a query string
+ * (password reset, invitation), which logs never show.
+ */
+const CREDENTIALS_IN_PATH = [/(\/workflows\/hooks\/)[^/?#]+/, /(\/t\/l\/)[^/?#]+/];
 
 /** The path of a request URL as logs show it: no query string, no credential. */
 export function loggablePath(url: string): string {
-  return (url.split('?')[0] ?? '').replace(CREDENTIAL_IN_PATH, '$1[redacted]');
+  return CREDENTIALS_IN_PATH.reduce((path, pattern) => path.replace(pattern, '$1[redacted]'), url.split('?')[0] ?? '');
 }
 
-export function loggerOptions(level: string): NonNullable<FastifyServerOptions['logger']> {
+/** `stream`: where the lines go (standard output unless given; tests read them). */
+export function loggerOptions(level: string, stream?: DestinationStream): NonNullable<FastifyServerOptions['logger']> {
   return {
     level,
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
     serializers: {
       req: (req: { method: string; url: string; id: string }) => ({ method: req.method, path: loggablePath(req.url), id: req.id }),
     },
+    ...(stream ? { stream } : {}),
   };
 }
