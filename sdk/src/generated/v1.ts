@@ -2006,7 +2006,7 @@ export interface components {
     parameters: {
         /** @description Makes a retry safe. The first successful response is stored for 24 hours and replayed (with `idempotent-replayed: true`) to retries with the same key and the same request; the same key with a different body or `X-Source` gives 409 `idempotency_key_reused`, and while the first request still runs 409 `idempotency_in_progress`. Errors are not stored, so a corrected retry runs. Keys are scoped to the API key; use a fresh UUID per logical request. */
         IdempotencyKey: string;
-        /** @description Standard Webhooks: the id of the delivery (a UUID), the same on every attempt of it, including a manual redelivery's own attempt. */
+        /** @description Standard Webhooks: the message id (a UUID), the same on every attempt of one event to this endpoint, on a manual redelivery and on a recovery, so a receiver can de-duplicate on it. The signature signs it. */
         StandardWebhookId: string;
         /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. For 24 hours after a secret rotation a second `v1,...` (the previous secret) follows, space-separated; accept the delivery if any one matches. */
         StandardWebhookSignature: string;
@@ -3751,7 +3751,7 @@ export interface operations {
             header: {
                 /** @description Always `Leadwire-Webhooks/1.0`. */
                 "User-Agent": components["parameters"]["WebhookUserAgent"];
-                /** @description Standard Webhooks: the id of the delivery (a UUID), the same on every attempt of it, including a manual redelivery's own attempt. */
+                /** @description Standard Webhooks: the message id (a UUID), the same on every attempt of one event to this endpoint, on a manual redelivery and on a recovery, so a receiver can de-duplicate on it. The signature signs it. */
                 "webhook-id": components["parameters"]["StandardWebhookId"];
                 /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. For 24 hours after a secret rotation a second `v1,...` (the previous secret) follows, space-separated; accept the delivery if any one matches. */
                 "webhook-signature": components["parameters"]["StandardWebhookSignature"];
@@ -3820,7 +3820,7 @@ export interface operations {
             header: {
                 /** @description Always `Leadwire-Webhooks/1.0`. */
                 "User-Agent": components["parameters"]["WebhookUserAgent"];
-                /** @description Standard Webhooks: the id of the delivery (a UUID), the same on every attempt of it, including a manual redelivery's own attempt. */
+                /** @description Standard Webhooks: the message id (a UUID), the same on every attempt of one event to this endpoint, on a manual redelivery and on a recovery, so a receiver can de-duplicate on it. The signature signs it. */
                 "webhook-id": components["parameters"]["StandardWebhookId"];
                 /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. For 24 hours after a secret rotation a second `v1,...` (the previous secret) follows, space-separated; accept the delivery if any one matches. */
                 "webhook-signature": components["parameters"]["StandardWebhookSignature"];
@@ -3889,7 +3889,7 @@ export interface operations {
             header: {
                 /** @description Always `Leadwire-Webhooks/1.0`. */
                 "User-Agent": components["parameters"]["WebhookUserAgent"];
-                /** @description Standard Webhooks: the id of the delivery (a UUID), the same on every attempt of it, including a manual redelivery's own attempt. */
+                /** @description Standard Webhooks: the message id (a UUID), the same on every attempt of one event to this endpoint, on a manual redelivery and on a recovery, so a receiver can de-duplicate on it. The signature signs it. */
                 "webhook-id": components["parameters"]["StandardWebhookId"];
                 /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. For 24 hours after a secret rotation a second `v1,...` (the previous secret) follows, space-separated; accept the delivery if any one matches. */
                 "webhook-signature": components["parameters"]["StandardWebhookSignature"];
@@ -3958,7 +3958,7 @@ export interface operations {
             header: {
                 /** @description Always `Leadwire-Webhooks/1.0`. */
                 "User-Agent": components["parameters"]["WebhookUserAgent"];
-                /** @description Standard Webhooks: the id of the delivery (a UUID), the same on every attempt of it, including a manual redelivery's own attempt. */
+                /** @description Standard Webhooks: the message id (a UUID), the same on every attempt of one event to this endpoint, on a manual redelivery and on a recovery, so a receiver can de-duplicate on it. The signature signs it. */
                 "webhook-id": components["parameters"]["StandardWebhookId"];
                 /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. For 24 hours after a secret rotation a second `v1,...` (the previous secret) follows, space-separated; accept the delivery if any one matches. */
                 "webhook-signature": components["parameters"]["StandardWebhookSignature"];
@@ -4023,7 +4023,7 @@ export interface operations {
             header: {
                 /** @description Always `Leadwire-Webhooks/1.0`. */
                 "User-Agent": components["parameters"]["WebhookUserAgent"];
-                /** @description Standard Webhooks: the id of the delivery (a UUID), the same on every attempt of it, including a manual redelivery's own attempt. */
+                /** @description Standard Webhooks: the message id (a UUID), the same on every attempt of one event to this endpoint, on a manual redelivery and on a recovery, so a receiver can de-duplicate on it. The signature signs it. */
                 "webhook-id": components["parameters"]["StandardWebhookId"];
                 /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. For 24 hours after a secret rotation a second `v1,...` (the previous secret) follows, space-separated; accept the delivery if any one matches. */
                 "webhook-signature": components["parameters"]["StandardWebhookSignature"];
@@ -4088,7 +4088,7 @@ export interface operations {
             header: {
                 /** @description Always `Leadwire-Webhooks/1.0`. */
                 "User-Agent": components["parameters"]["WebhookUserAgent"];
-                /** @description Standard Webhooks: the id of the delivery (a UUID), the same on every attempt of it, including a manual redelivery's own attempt. */
+                /** @description Standard Webhooks: the message id (a UUID), the same on every attempt of one event to this endpoint, on a manual redelivery and on a recovery, so a receiver can de-duplicate on it. The signature signs it. */
                 "webhook-id": components["parameters"]["StandardWebhookId"];
                 /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. For 24 hours after a secret rotation a second `v1,...` (the previous secret) follows, space-separated; accept the delivery if any one matches. */
                 "webhook-signature": components["parameters"]["StandardWebhookSignature"];
@@ -4161,7 +4161,7 @@ export interface operations {
             header: {
                 /** @description Always `Leadwire-Webhooks/1.0`. */
                 "User-Agent": components["parameters"]["WebhookUserAgent"];
-                /** @description Standard Webhooks: the id of the delivery (a UUID), the same on every attempt of it, including a manual redelivery's own attempt. */
+                /** @description Standard Webhooks: the message id (a UUID), the same on every attempt of one event to this endpoint, on a manual redelivery and on a recovery, so a receiver can de-duplicate on it. The signature signs it. */
                 "webhook-id": components["parameters"]["StandardWebhookId"];
                 /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. For 24 hours after a secret rotation a second `v1,...` (the previous secret) follows, space-separated; accept the delivery if any one matches. */
                 "webhook-signature": components["parameters"]["StandardWebhookSignature"];
@@ -4234,7 +4234,7 @@ export interface operations {
             header: {
                 /** @description Always `Leadwire-Webhooks/1.0`. */
                 "User-Agent": components["parameters"]["WebhookUserAgent"];
-                /** @description Standard Webhooks: the id of the delivery (a UUID), the same on every attempt of it, including a manual redelivery's own attempt. */
+                /** @description Standard Webhooks: the message id (a UUID), the same on every attempt of one event to this endpoint, on a manual redelivery and on a recovery, so a receiver can de-duplicate on it. The signature signs it. */
                 "webhook-id": components["parameters"]["StandardWebhookId"];
                 /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. For 24 hours after a secret rotation a second `v1,...` (the previous secret) follows, space-separated; accept the delivery if any one matches. */
                 "webhook-signature": components["parameters"]["StandardWebhookSignature"];
@@ -4308,7 +4308,7 @@ export interface operations {
             header: {
                 /** @description Always `Leadwire-Webhooks/1.0`. */
                 "User-Agent": components["parameters"]["WebhookUserAgent"];
-                /** @description Standard Webhooks: the id of the delivery (a UUID), the same on every attempt of it, including a manual redelivery's own attempt. */
+                /** @description Standard Webhooks: the message id (a UUID), the same on every attempt of one event to this endpoint, on a manual redelivery and on a recovery, so a receiver can de-duplicate on it. The signature signs it. */
                 "webhook-id": components["parameters"]["StandardWebhookId"];
                 /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. For 24 hours after a secret rotation a second `v1,...` (the previous secret) follows, space-separated; accept the delivery if any one matches. */
                 "webhook-signature": components["parameters"]["StandardWebhookSignature"];
@@ -4382,7 +4382,7 @@ export interface operations {
             header: {
                 /** @description Always `Leadwire-Webhooks/1.0`. */
                 "User-Agent": components["parameters"]["WebhookUserAgent"];
-                /** @description Standard Webhooks: the id of the delivery (a UUID), the same on every attempt of it, including a manual redelivery's own attempt. */
+                /** @description Standard Webhooks: the message id (a UUID), the same on every attempt of one event to this endpoint, on a manual redelivery and on a recovery, so a receiver can de-duplicate on it. The signature signs it. */
                 "webhook-id": components["parameters"]["StandardWebhookId"];
                 /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. For 24 hours after a secret rotation a second `v1,...` (the previous secret) follows, space-separated; accept the delivery if any one matches. */
                 "webhook-signature": components["parameters"]["StandardWebhookSignature"];
@@ -4456,7 +4456,7 @@ export interface operations {
             header: {
                 /** @description Always `Leadwire-Webhooks/1.0`. */
                 "User-Agent": components["parameters"]["WebhookUserAgent"];
-                /** @description Standard Webhooks: the id of the delivery (a UUID), the same on every attempt of it, including a manual redelivery's own attempt. */
+                /** @description Standard Webhooks: the message id (a UUID), the same on every attempt of one event to this endpoint, on a manual redelivery and on a recovery, so a receiver can de-duplicate on it. The signature signs it. */
                 "webhook-id": components["parameters"]["StandardWebhookId"];
                 /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. For 24 hours after a secret rotation a second `v1,...` (the previous secret) follows, space-separated; accept the delivery if any one matches. */
                 "webhook-signature": components["parameters"]["StandardWebhookSignature"];
@@ -4529,7 +4529,7 @@ export interface operations {
             header: {
                 /** @description Always `Leadwire-Webhooks/1.0`. */
                 "User-Agent": components["parameters"]["WebhookUserAgent"];
-                /** @description Standard Webhooks: the id of the delivery (a UUID), the same on every attempt of it, including a manual redelivery's own attempt. */
+                /** @description Standard Webhooks: the message id (a UUID), the same on every attempt of one event to this endpoint, on a manual redelivery and on a recovery, so a receiver can de-duplicate on it. The signature signs it. */
                 "webhook-id": components["parameters"]["StandardWebhookId"];
                 /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. For 24 hours after a secret rotation a second `v1,...` (the previous secret) follows, space-separated; accept the delivery if any one matches. */
                 "webhook-signature": components["parameters"]["StandardWebhookSignature"];
@@ -4594,7 +4594,7 @@ export interface operations {
             header: {
                 /** @description Always `Leadwire-Webhooks/1.0`. */
                 "User-Agent": components["parameters"]["WebhookUserAgent"];
-                /** @description Standard Webhooks: the id of the delivery (a UUID), the same on every attempt of it, including a manual redelivery's own attempt. */
+                /** @description Standard Webhooks: the message id (a UUID), the same on every attempt of one event to this endpoint, on a manual redelivery and on a recovery, so a receiver can de-duplicate on it. The signature signs it. */
                 "webhook-id": components["parameters"]["StandardWebhookId"];
                 /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. For 24 hours after a secret rotation a second `v1,...` (the previous secret) follows, space-separated; accept the delivery if any one matches. */
                 "webhook-signature": components["parameters"]["StandardWebhookSignature"];
@@ -4662,7 +4662,7 @@ export interface operations {
             header: {
                 /** @description Always `Leadwire-Webhooks/1.0`. */
                 "User-Agent": components["parameters"]["WebhookUserAgent"];
-                /** @description Standard Webhooks: the id of the delivery (a UUID), the same on every attempt of it, including a manual redelivery's own attempt. */
+                /** @description Standard Webhooks: the message id (a UUID), the same on every attempt of one event to this endpoint, on a manual redelivery and on a recovery, so a receiver can de-duplicate on it. The signature signs it. */
                 "webhook-id": components["parameters"]["StandardWebhookId"];
                 /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. For 24 hours after a secret rotation a second `v1,...` (the previous secret) follows, space-separated; accept the delivery if any one matches. */
                 "webhook-signature": components["parameters"]["StandardWebhookSignature"];
@@ -4730,7 +4730,7 @@ export interface operations {
             header: {
                 /** @description Always `Leadwire-Webhooks/1.0`. */
                 "User-Agent": components["parameters"]["WebhookUserAgent"];
-                /** @description Standard Webhooks: the id of the delivery (a UUID), the same on every attempt of it, including a manual redelivery's own attempt. */
+                /** @description Standard Webhooks: the message id (a UUID), the same on every attempt of one event to this endpoint, on a manual redelivery and on a recovery, so a receiver can de-duplicate on it. The signature signs it. */
                 "webhook-id": components["parameters"]["StandardWebhookId"];
                 /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. For 24 hours after a secret rotation a second `v1,...` (the previous secret) follows, space-separated; accept the delivery if any one matches. */
                 "webhook-signature": components["parameters"]["StandardWebhookSignature"];
@@ -4808,7 +4808,7 @@ export interface operations {
             header: {
                 /** @description Always `Leadwire-Webhooks/1.0`. */
                 "User-Agent": components["parameters"]["WebhookUserAgent"];
-                /** @description Standard Webhooks: the id of the delivery (a UUID), the same on every attempt of it, including a manual redelivery's own attempt. */
+                /** @description Standard Webhooks: the message id (a UUID), the same on every attempt of one event to this endpoint, on a manual redelivery and on a recovery, so a receiver can de-duplicate on it. The signature signs it. */
                 "webhook-id": components["parameters"]["StandardWebhookId"];
                 /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. For 24 hours after a secret rotation a second `v1,...` (the previous secret) follows, space-separated; accept the delivery if any one matches. */
                 "webhook-signature": components["parameters"]["StandardWebhookSignature"];
@@ -4879,7 +4879,7 @@ export interface operations {
             header: {
                 /** @description Always `Leadwire-Webhooks/1.0`. */
                 "User-Agent": components["parameters"]["WebhookUserAgent"];
-                /** @description Standard Webhooks: the id of the delivery (a UUID), the same on every attempt of it, including a manual redelivery's own attempt. */
+                /** @description Standard Webhooks: the message id (a UUID), the same on every attempt of one event to this endpoint, on a manual redelivery and on a recovery, so a receiver can de-duplicate on it. The signature signs it. */
                 "webhook-id": components["parameters"]["StandardWebhookId"];
                 /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. For 24 hours after a secret rotation a second `v1,...` (the previous secret) follows, space-separated; accept the delivery if any one matches. */
                 "webhook-signature": components["parameters"]["StandardWebhookSignature"];
@@ -4947,7 +4947,7 @@ export interface operations {
             header: {
                 /** @description Always `Leadwire-Webhooks/1.0`. */
                 "User-Agent": components["parameters"]["WebhookUserAgent"];
-                /** @description Standard Webhooks: the id of the delivery (a UUID), the same on every attempt of it, including a manual redelivery's own attempt. */
+                /** @description Standard Webhooks: the message id (a UUID), the same on every attempt of one event to this endpoint, on a manual redelivery and on a recovery, so a receiver can de-duplicate on it. The signature signs it. */
                 "webhook-id": components["parameters"]["StandardWebhookId"];
                 /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. For 24 hours after a secret rotation a second `v1,...` (the previous secret) follows, space-separated; accept the delivery if any one matches. */
                 "webhook-signature": components["parameters"]["StandardWebhookSignature"];
@@ -5028,7 +5028,7 @@ export interface operations {
             header: {
                 /** @description Always `Leadwire-Webhooks/1.0`. */
                 "User-Agent": components["parameters"]["WebhookUserAgent"];
-                /** @description Standard Webhooks: the id of the delivery (a UUID), the same on every attempt of it, including a manual redelivery's own attempt. */
+                /** @description Standard Webhooks: the message id (a UUID), the same on every attempt of one event to this endpoint, on a manual redelivery and on a recovery, so a receiver can de-duplicate on it. The signature signs it. */
                 "webhook-id": components["parameters"]["StandardWebhookId"];
                 /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. For 24 hours after a secret rotation a second `v1,...` (the previous secret) follows, space-separated; accept the delivery if any one matches. */
                 "webhook-signature": components["parameters"]["StandardWebhookSignature"];
@@ -5101,7 +5101,7 @@ export interface operations {
             header: {
                 /** @description Always `Leadwire-Webhooks/1.0`. */
                 "User-Agent": components["parameters"]["WebhookUserAgent"];
-                /** @description Standard Webhooks: the id of the delivery (a UUID), the same on every attempt of it, including a manual redelivery's own attempt. */
+                /** @description Standard Webhooks: the message id (a UUID), the same on every attempt of one event to this endpoint, on a manual redelivery and on a recovery, so a receiver can de-duplicate on it. The signature signs it. */
                 "webhook-id": components["parameters"]["StandardWebhookId"];
                 /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. For 24 hours after a secret rotation a second `v1,...` (the previous secret) follows, space-separated; accept the delivery if any one matches. */
                 "webhook-signature": components["parameters"]["StandardWebhookSignature"];
@@ -5174,7 +5174,7 @@ export interface operations {
             header: {
                 /** @description Always `Leadwire-Webhooks/1.0`. */
                 "User-Agent": components["parameters"]["WebhookUserAgent"];
-                /** @description Standard Webhooks: the id of the delivery (a UUID), the same on every attempt of it, including a manual redelivery's own attempt. */
+                /** @description Standard Webhooks: the message id (a UUID), the same on every attempt of one event to this endpoint, on a manual redelivery and on a recovery, so a receiver can de-duplicate on it. The signature signs it. */
                 "webhook-id": components["parameters"]["StandardWebhookId"];
                 /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. For 24 hours after a secret rotation a second `v1,...` (the previous secret) follows, space-separated; accept the delivery if any one matches. */
                 "webhook-signature": components["parameters"]["StandardWebhookSignature"];
@@ -5243,7 +5243,7 @@ export interface operations {
             header: {
                 /** @description Always `Leadwire-Webhooks/1.0`. */
                 "User-Agent": components["parameters"]["WebhookUserAgent"];
-                /** @description Standard Webhooks: the id of the delivery (a UUID), the same on every attempt of it, including a manual redelivery's own attempt. */
+                /** @description Standard Webhooks: the message id (a UUID), the same on every attempt of one event to this endpoint, on a manual redelivery and on a recovery, so a receiver can de-duplicate on it. The signature signs it. */
                 "webhook-id": components["parameters"]["StandardWebhookId"];
                 /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. For 24 hours after a secret rotation a second `v1,...` (the previous secret) follows, space-separated; accept the delivery if any one matches. */
                 "webhook-signature": components["parameters"]["StandardWebhookSignature"];
@@ -5308,7 +5308,7 @@ export interface operations {
             header: {
                 /** @description Always `Leadwire-Webhooks/1.0`. */
                 "User-Agent": components["parameters"]["WebhookUserAgent"];
-                /** @description Standard Webhooks: the id of the delivery (a UUID), the same on every attempt of it, including a manual redelivery's own attempt. */
+                /** @description Standard Webhooks: the message id (a UUID), the same on every attempt of one event to this endpoint, on a manual redelivery and on a recovery, so a receiver can de-duplicate on it. The signature signs it. */
                 "webhook-id": components["parameters"]["StandardWebhookId"];
                 /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. For 24 hours after a secret rotation a second `v1,...` (the previous secret) follows, space-separated; accept the delivery if any one matches. */
                 "webhook-signature": components["parameters"]["StandardWebhookSignature"];
@@ -5363,7 +5363,7 @@ export interface operations {
             header: {
                 /** @description Always `Leadwire-Webhooks/1.0`. */
                 "User-Agent": components["parameters"]["WebhookUserAgent"];
-                /** @description Standard Webhooks: the id of the delivery (a UUID), the same on every attempt of it, including a manual redelivery's own attempt. */
+                /** @description Standard Webhooks: the message id (a UUID), the same on every attempt of one event to this endpoint, on a manual redelivery and on a recovery, so a receiver can de-duplicate on it. The signature signs it. */
                 "webhook-id": components["parameters"]["StandardWebhookId"];
                 /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. For 24 hours after a secret rotation a second `v1,...` (the previous secret) follows, space-separated; accept the delivery if any one matches. */
                 "webhook-signature": components["parameters"]["StandardWebhookSignature"];
@@ -5428,7 +5428,7 @@ export interface operations {
             header: {
                 /** @description Always `Leadwire-Webhooks/1.0`. */
                 "User-Agent": components["parameters"]["WebhookUserAgent"];
-                /** @description Standard Webhooks: the id of the delivery (a UUID), the same on every attempt of it, including a manual redelivery's own attempt. */
+                /** @description Standard Webhooks: the message id (a UUID), the same on every attempt of one event to this endpoint, on a manual redelivery and on a recovery, so a receiver can de-duplicate on it. The signature signs it. */
                 "webhook-id": components["parameters"]["StandardWebhookId"];
                 /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. For 24 hours after a secret rotation a second `v1,...` (the previous secret) follows, space-separated; accept the delivery if any one matches. */
                 "webhook-signature": components["parameters"]["StandardWebhookSignature"];
@@ -5493,7 +5493,7 @@ export interface operations {
             header: {
                 /** @description Always `Leadwire-Webhooks/1.0`. */
                 "User-Agent": components["parameters"]["WebhookUserAgent"];
-                /** @description Standard Webhooks: the id of the delivery (a UUID), the same on every attempt of it, including a manual redelivery's own attempt. */
+                /** @description Standard Webhooks: the message id (a UUID), the same on every attempt of one event to this endpoint, on a manual redelivery and on a recovery, so a receiver can de-duplicate on it. The signature signs it. */
                 "webhook-id": components["parameters"]["StandardWebhookId"];
                 /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. For 24 hours after a secret rotation a second `v1,...` (the previous secret) follows, space-separated; accept the delivery if any one matches. */
                 "webhook-signature": components["parameters"]["StandardWebhookSignature"];
@@ -5557,7 +5557,7 @@ export interface operations {
             header: {
                 /** @description Always `Leadwire-Webhooks/1.0`. */
                 "User-Agent": components["parameters"]["WebhookUserAgent"];
-                /** @description Standard Webhooks: the id of the delivery (a UUID), the same on every attempt of it, including a manual redelivery's own attempt. */
+                /** @description Standard Webhooks: the message id (a UUID), the same on every attempt of one event to this endpoint, on a manual redelivery and on a recovery, so a receiver can de-duplicate on it. The signature signs it. */
                 "webhook-id": components["parameters"]["StandardWebhookId"];
                 /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. For 24 hours after a secret rotation a second `v1,...` (the previous secret) follows, space-separated; accept the delivery if any one matches. */
                 "webhook-signature": components["parameters"]["StandardWebhookSignature"];
@@ -5622,7 +5622,7 @@ export interface operations {
             header: {
                 /** @description Always `Leadwire-Webhooks/1.0`. */
                 "User-Agent": components["parameters"]["WebhookUserAgent"];
-                /** @description Standard Webhooks: the id of the delivery (a UUID), the same on every attempt of it, including a manual redelivery's own attempt. */
+                /** @description Standard Webhooks: the message id (a UUID), the same on every attempt of one event to this endpoint, on a manual redelivery and on a recovery, so a receiver can de-duplicate on it. The signature signs it. */
                 "webhook-id": components["parameters"]["StandardWebhookId"];
                 /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. For 24 hours after a secret rotation a second `v1,...` (the previous secret) follows, space-separated; accept the delivery if any one matches. */
                 "webhook-signature": components["parameters"]["StandardWebhookSignature"];

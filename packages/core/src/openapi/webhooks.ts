@@ -47,7 +47,7 @@ const HEADERS: Record<string, oas31.ParameterObject> = {
   WebhookUserAgent: header('User-Agent', 'Always `Leadwire-Webhooks/1.0`.', { type: 'string', const: 'Leadwire-Webhooks/1.0' }),
   StandardWebhookId: header(
     'webhook-id',
-    'Standard Webhooks: the id of the delivery (a UUID), the same on every attempt of it, including a manual redelivery\'s own attempt.',
+    'Standard Webhooks: the message id (a UUID), the same on every attempt of one event to this endpoint, on a manual redelivery and on a recovery, so a receiver can de-duplicate on it. The signature signs it.',
     { type: 'string', pattern: UUID, example: '7e3a9c41-2b5d-4f68-9a0e-1c2d3e4f5a6b' },
   ),
   StandardWebhookTimestamp: header('webhook-timestamp', 'Standard Webhooks: Unix time in whole seconds (same as `X-Webhook-Timestamp`).', {
