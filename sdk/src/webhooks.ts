@@ -19,13 +19,13 @@ export type WebhookEventOf<N extends WebhookEventName> = Extract<WebhookEvent, {
 /** Why a delivery was refused. */
 export type WebhookVerificationReason =
   | 'missing_secret'
-  | 'missing_signature'
+  | 'missing_headers'
   | 'malformed_header'
   | 'timestamp_out_of_tolerance'
   | 'invalid_signature'
   | 'invalid_payload';
 
-/** The one error `verifyWebhook` throws; answer the delivery with a 4xx (400 or 401) when you catch it. */
+/** The one error `verifyWebhook` and `verifyWebhookBodySignature` throw; answer the delivery with a 400 when you catch it. */
 export class WebhookVerificationError extends Error {
   /** A stable reason for logs and metrics. */
   readonly reason: WebhookVerificationReason;
@@ -40,21 +40,32 @@ export class WebhookVerificationError extends Error {
 /** Request headers: a `Headers` (fetch, Deno, Bun, edge) or a plain object in any case (node:http, Express, Fastify). */
 export type WebhookHeaders = Headers | Readonly<Record<string, string | readonly string[] | undefined>>;
 
-/** Options shared by both ways of passing secrets. */
-export interface VerifyOptions {
+/** A delivery as received. */
+export interface DeliveryInput {
   /** The request body exactly as received, before any JSON parsing: bytes (a Node `Buffer` is fine) or text. */
   rawBody: Uint8Array | ArrayBuffer | string;
   headers: WebhookHeaders;
-  /** How far `webhook-timestamp` may be from now, in seconds (Standard Webhooks only). Default 300. */
+}
+
+/** The endpoint's signing secret (`whsec_...`), or several while rotating (the old and the new). */
+export type WebhookSecrets = { secret: string } | { secrets: readonly string[] };
+
+/** Options of `verifyWebhook` beside the secrets. */
+export interface VerifyOptions extends DeliveryInput {
+  /** How far `webhook-timestamp` may be from now, in seconds. Default 300. */
   toleranceSeconds?: number;
   /** The current time; for tests. Default: the system clock. */
   now?: Date;
 }
 
-/** What `verifyWebhook` takes: the endpoint's signing secret, or several while rotating (the old and the new). */
-export type VerifyWebhookInput = VerifyOptions & ({ secret: string } | { secrets: readonly string[] });
+/** What `verifyWebhook` takes. */
+export type VerifyWebhookInput = VerifyOptions & WebhookSecrets;
+
+/** What `verifyWebhookBodySignature` takes: no tolerance, as that scheme signs no time. */
+export type BodySignatureInput = DeliveryInput & WebhookSecrets;
 
 const PREFIX = 'whsec_';
+const STANDARD = ['webhook-id', 'webhook-timestamp', 'webhook-signature'] as const;
 const enc = new TextEncoder();
 
 const fail = (reason: WebhookVerificationReason, message: string): never => {
@@ -73,6 +84,11 @@ function bytesOf(body: unknown): Uint8Array<ArrayBuffer> {
   if (typeof body === 'string') return enc.encode(body);
   if (body instanceof Uint8Array || body instanceof ArrayBuffer) return new Uint8Array(body);
   return fail('invalid_payload', 'rawBody must be the bytes or text received, not a parsed object');
+}
+
+function secretsOf(input: BodySignatureInput): string[] {
+  const secrets = ('secrets' in input ? input.secrets : [input.secret]).filter((s) => typeof s === 'string' && s !== '');
+  return secrets.length ? secrets : fail('missing_secret', 'no signing secret given');
 }
 
 async function hmac(key: Uint8Array<ArrayBuffer>, data: Uint8Array<ArrayBuffer>): Promise<Uint8Array> {
@@ -101,53 +117,7 @@ function hex(text: string): Uint8Array | null {
   return Uint8Array.from(text.match(/../g)!, (h) => parseInt(h, 16));
 }
 
-/** Standard Webhooks: `v1,<base64>` signatures (space separated) of `id.timestamp.body`, keyed with the decoded secret. */
-async function standard(body: Uint8Array<ArrayBuffer>, secrets: readonly string[], input: VerifyWebhookInput, signature: string): Promise<boolean> {
-  const id = header(input.headers, 'webhook-id');
-  const timestamp = header(input.headers, 'webhook-timestamp');
-  if (!id || !timestamp) return fail('missing_signature', 'webhook-signature needs webhook-id and webhook-timestamp');
-  if (!/^\d{1,12}$/.test(timestamp)) return fail('malformed_header', 'webhook-timestamp is not Unix seconds');
-  const now = (input.now ?? new Date()).getTime() / 1000;
-  if (Math.abs(now - Number(timestamp)) > (input.toleranceSeconds ?? 300)) {
-    fail('timestamp_out_of_tolerance', 'webhook-timestamp is too far from now (a replay, or a clock out of step)');
-  }
-  const prefix = enc.encode(`${id}.${timestamp}.`);
-  const signed = new Uint8Array(prefix.length + body.length);
-  signed.set(prefix);
-  signed.set(body, prefix.length);
-  const given = signature.split(' ').flatMap((s) => (s.startsWith('v1,') ? [base64(s.slice(3))] : []));
-  for (const secret of secrets) {
-    const key = base64(secret.startsWith(PREFIX) ? secret.slice(PREFIX.length) : secret);
-    if (!key) continue;
-    const mac = await hmac(key, signed);
-    if (given.some((g) => g && same(g, mac))) return true;
-  }
-  return false;
-}
-
-/**
- * Checks that a delivery comes from Leadwire and returns its event, typed. Pass the raw body (never re-serialised JSON)
- * and the request headers. When the Standard Webhooks headers (`webhook-id`, `webhook-timestamp`, `webhook-signature`)
- * are present they are checked, timestamp included (replays older than `toleranceSeconds` are refused); otherwise
- * `X-Webhook-Signature` (hex HMAC-SHA256 of the body keyed with the whole `whsec_...` secret), which carries no
- * timestamp: de-duplicate with {@link dedupeKey}. With `secrets`, any one of them may have signed (secret rotation).
- *
- * @throws {WebhookVerificationError} on any failure; its `reason` says which.
- */
-export async function verifyWebhook(input: VerifyWebhookInput): Promise<WebhookEvent> {
-  const secrets = ('secrets' in input ? input.secrets : [input.secret]).filter((s) => typeof s === 'string' && s !== '');
-  if (secrets.length === 0) fail('missing_secret', 'no signing secret given');
-  const body = bytesOf(input.rawBody);
-  const std = header(input.headers, 'webhook-signature');
-  const plain = header(input.headers, 'x-webhook-signature');
-  let ok: boolean;
-  if (std) ok = await standard(body, secrets, input, std);
-  else if (plain) {
-    const given = hex(plain);
-    ok = false;
-    for (const secret of secrets) if (given && same(given, await hmac(enc.encode(secret), body))) ok = true;
-  } else return fail('missing_signature', 'neither webhook-signature nor X-Webhook-Signature is present');
-  if (!ok) fail('invalid_signature', 'no signature matches the body and secret');
+function eventOf(body: Uint8Array): WebhookEvent {
   let event: unknown;
   try {
     event = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(body));
@@ -159,6 +129,69 @@ export async function verifyWebhook(input: VerifyWebhookInput): Promise<WebhookE
     fail('invalid_payload', 'the body is not an event');
   }
   return event as WebhookEvent;
+}
+
+/**
+ * Checks that a delivery comes from Leadwire, signed moments ago, and returns its event, typed. Pass the raw body (never
+ * re-serialised JSON) and the request headers. It checks the Standard Webhooks headers: `webhook-signature` (`v1,`
+ * base64 HMAC-SHA256 of `webhook-id.webhook-timestamp.body`, keyed with the decoded secret) and `webhook-timestamp`,
+ * which must be within `toleranceSeconds` of now, so a captured delivery cannot be replayed later. A delivery without
+ * all three `webhook-*` headers is refused (`missing_headers`): it never falls back to the body-only
+ * `X-Webhook-Signature`, which signs no time (see {@link verifyWebhookBodySignature}). With `secrets`, any one of them
+ * may have signed (secret rotation). `webhook-id` is the same for every attempt and resend of one event to your
+ * endpoint: de-duplicate on it, or with {@link dedupeKey}.
+ *
+ * @throws {WebhookVerificationError} on any failure; its `reason` says which.
+ */
+export async function verifyWebhook(input: VerifyWebhookInput): Promise<WebhookEvent> {
+  const secrets = secretsOf(input);
+  const body = bytesOf(input.rawBody);
+  const [id, timestamp, signature] = STANDARD.map((name) => header(input.headers, name));
+  if (!id || !timestamp || !signature) {
+    const missing = STANDARD.filter((name) => !header(input.headers, name)).join(', ');
+    return fail('missing_headers', `${missing} missing; X-Webhook-Signature alone signs no timestamp and is checked only by verifyWebhookBodySignature`);
+  }
+  if (!/^\d{1,12}$/.test(timestamp)) return fail('malformed_header', 'webhook-timestamp is not Unix seconds');
+  const now = (input.now ?? new Date()).getTime() / 1000;
+  if (Math.abs(now - Number(timestamp)) > (input.toleranceSeconds ?? 300)) {
+    fail('timestamp_out_of_tolerance', 'webhook-timestamp is too far from now (a replay, or a clock out of step)');
+  }
+  const prefix = enc.encode(`${id}.${timestamp}.`);
+  const signed = new Uint8Array(prefix.length + body.length);
+  signed.set(prefix);
+  signed.set(body, prefix.length);
+  const given = signature.split(' ').flatMap((s) => (s.startsWith('v1,') ? [base64(s.slice(3))] : []));
+  let ok = false;
+  for (const secret of secrets) {
+    const key = base64(secret.startsWith(PREFIX) ? secret.slice(PREFIX.length) : secret);
+    if (!key) continue;
+    const mac = await hmac(key, signed);
+    if (given.some((g) => g && same(g, mac))) ok = true;
+  }
+  if (!ok) fail('invalid_signature', 'no signature matches the body and secret');
+  return eventOf(body);
+}
+
+/**
+ * The weaker check, only for receivers that cannot see the `webhook-*` headers: `X-Webhook-Signature`, the lowercase hex
+ * HMAC-SHA256 of the body keyed with the whole `whsec_...` secret. It proves the body came from Leadwire and was not
+ * changed, and nothing more: it signs no time and no id, so it does NOT protect against replay (a delivery captured
+ * once verifies forever, whatever `X-Webhook-Timestamp` says, which is not signed either) and does not bind the
+ * `X-Webhook-*` headers. Record {@link dedupeKey} of every event you accept and refuse one seen before. During a
+ * secret rotation only the new secret signs this header.
+ *
+ * @throws {WebhookVerificationError} on any failure; its `reason` says which.
+ */
+export async function verifyWebhookBodySignature(input: BodySignatureInput): Promise<WebhookEvent> {
+  const secrets = secretsOf(input);
+  const body = bytesOf(input.rawBody);
+  const plain = header(input.headers, 'x-webhook-signature');
+  if (!plain) return fail('missing_headers', 'X-Webhook-Signature missing');
+  const given = hex(plain);
+  let ok = false;
+  for (const secret of secrets) if (given && same(given, await hmac(enc.encode(secret), body))) ok = true;
+  if (!ok) fail('invalid_signature', 'no signature matches the body and secret');
+  return eventOf(body);
 }
 
 type DataOf<N extends WebhookEventName> = WebhookEventOf<N>['data'];

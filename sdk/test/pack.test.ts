@@ -34,7 +34,7 @@ const sdkManifest = JSON.parse(readFileSync(join(SDK_DIR, 'package.json'), 'utf8
 /** What each library entry must export at run time. */
 const RUNTIME_EXPORTS: Record<string, string[]> = {
   '.': ['DEFAULTS', 'LeadwireError', 'createClient'],
-  './webhooks': ['WebhookVerificationError', 'dedupeKey', 'verifyWebhook'],
+  './webhooks': ['WebhookVerificationError', 'dedupeKey', 'verifyWebhook', 'verifyWebhookBodySignature'],
   './internal': ['TRPCClientError', 'createInternalClient'],
 };
 

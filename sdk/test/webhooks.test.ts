@@ -7,7 +7,7 @@ import { type Endpoint, insertEndpoint, startDeliveringApp, upsertContact } from
 import type { AnyEventDefinition } from '@leadwire/core/events/catalogue.ts';
 import type { EventName } from '@leadwire/core/events/names.ts';
 import type { z } from 'zod';
-import { dedupeKey, verifyWebhook, type WebhookEvent, type WebhookEventName, type WebhookEventOf, WebhookVerificationError } from '../src/webhooks.ts';
+import { dedupeKey, verifyWebhook, verifyWebhookBodySignature, type WebhookEvent, type WebhookEventName, type WebhookEventOf, WebhookVerificationError, type VerifyWebhookInput } from '../src/webhooks.ts';
 
 let t: TestApp;
 let rx: Receiver;
@@ -51,17 +51,17 @@ async function refusal(p: Promise<unknown>): Promise<string> {
 }
 
 describe('verifyWebhook against deliveries of the real delivery worker', () => {
-  it('accepts X-Webhook-Signature alone and the Standard Webhooks headers alone, returning the typed event', async () => {
+  it('accepts the Standard Webhooks headers alone, and X-Webhook-Signature alone only through verifyWebhookBodySignature', async () => {
     const { req, endpoint } = await delivered('both');
     const now = t.clock.now();
-    const plain = await verifyWebhook({ rawBody: req.rawBody, headers: without(req.headers, STANDARD), secret: endpoint.secret });
+    const plain = await verifyWebhookBodySignature({ rawBody: req.rawBody, headers: without(req.headers, STANDARD), secret: endpoint.secret });
     const std = await verifyWebhook({ rawBody: req.rawBody, headers: without(req.headers, PLAIN), secret: endpoint.secret, now });
     expect(plain).toEqual(JSON.parse(req.rawBody.toString('utf8')));
     expect(std).toEqual(plain);
-    expect(plain).toMatchObject({ event: 'contact.created', source: 'api' });
-    if (plain.event !== 'contact.created') throw new Error('narrowing');
-    expectTypeOf(plain.data.contact.email).toEqualTypeOf<string | null>();
-    expect(plain.data.contact.firstName).toBe('Ada');
+    expect(std).toMatchObject({ event: 'contact.created', source: 'api' });
+    if (std.event !== 'contact.created') throw new Error('narrowing');
+    expectTypeOf(std.data.contact.email).toEqualTypeOf<string | null>();
+    expect(std.data.contact.firstName).toBe('Ada');
     // A fetch-style Headers and a body given as text verify too.
     const headers = new Headers(without(req.headers, PLAIN) as Record<string, string>);
     expect(await verifyWebhook({ rawBody: req.rawBody.toString('utf8'), headers, secret: endpoint.secret, now })).toEqual(plain);
@@ -72,15 +72,21 @@ describe('verifyWebhook against deliveries of the real delivery worker', () => {
     const now = t.clock.now();
     const tampered = Buffer.from(req.rawBody.toString('utf8').replace('"Ada"', '"Eve"'));
     const other = (await insertEndpoint(t, (await t.newOrg()).orgId, `${rx.origin}/unused`)).secret;
-    for (const headers of [without(req.headers, STANDARD), without(req.headers, PLAIN)]) {
-      expect(await refusal(verifyWebhook({ rawBody: tampered, headers, secret: endpoint.secret, now }))).toBe('invalid_signature');
-      expect(await refusal(verifyWebhook({ rawBody: req.rawBody, headers, secret: other, now }))).toBe('invalid_signature');
-      expect(await refusal(verifyWebhook({ rawBody: req.rawBody, headers, secrets: [], now }))).toBe('missing_secret');
-      expect(await refusal(verifyWebhook({ rawBody: JSON.parse(req.rawBody.toString()), headers, secret: endpoint.secret, now }))).toBe('invalid_payload');
+    // Each scheme over its own headers (whatever headers the call names): the body-only one, then verifyWebhook.
+    const checks = [
+      (input: VerifyWebhookInput) => verifyWebhookBodySignature({ ...input, headers: without(req.headers, STANDARD) }),
+      (input: VerifyWebhookInput) => verifyWebhook({ ...input, headers: without(req.headers, PLAIN) }),
+    ];
+    for (const check of checks) {
+      const headers = {}; // replaced by the check's own
+      expect(await refusal(check({ rawBody: tampered, headers, secret: endpoint.secret, now }))).toBe('invalid_signature');
+      expect(await refusal(check({ rawBody: req.rawBody, headers, secret: other, now }))).toBe('invalid_signature');
+      expect(await refusal(check({ rawBody: req.rawBody, headers, secrets: [], now }))).toBe('missing_secret');
+      expect(await refusal(check({ rawBody: JSON.parse(req.rawBody.toString()), headers, secret: endpoint.secret, now }))).toBe('invalid_payload');
     }
     const std = without(req.headers, PLAIN);
-    expect(await refusal(verifyWebhook({ rawBody: req.rawBody, headers: without(req.headers, [...STANDARD, ...PLAIN]), secret: endpoint.secret }))).toBe('missing_signature');
-    expect(await refusal(verifyWebhook({ rawBody: req.rawBody, headers: without(std, ['webhook-id']), secret: endpoint.secret, now }))).toBe('missing_signature');
+    expect(await refusal(verifyWebhook({ rawBody: req.rawBody, headers: without(req.headers, [...STANDARD, ...PLAIN]), secret: endpoint.secret }))).toBe('missing_headers');
+    expect(await refusal(verifyWebhook({ rawBody: req.rawBody, headers: without(std, ['webhook-id']), secret: endpoint.secret, now }))).toBe('missing_headers');
     expect(await refusal(verifyWebhook({ rawBody: req.rawBody, headers: { ...std, 'webhook-timestamp': 'soon' }, secret: endpoint.secret, now }))).toBe('malformed_header');
     // Another delivery's id with this one's signature: the id is signed too.
     expect(await refusal(verifyWebhook({ rawBody: req.rawBody, headers: { ...std, 'webhook-id': 'msg_other' }, secret: endpoint.secret, now }))).toBe('invalid_signature');
@@ -95,7 +101,7 @@ describe('verifyWebhook against deliveries of the real delivery worker', () => {
     const hex = String(req.headers['x-webhook-signature']);
     const plain = without(req.headers, STANDARD);
     for (const bad of [hex.toUpperCase(), `sha256=${hex}`, hex.slice(0, 63), '']) {
-      expect(await refusal(verifyWebhook({ rawBody: req.rawBody, headers: { ...plain, 'x-webhook-signature': bad }, secret: endpoint.secret }))).toMatch(/invalid_signature|missing_signature/);
+      expect(await refusal(verifyWebhookBodySignature({ rawBody: req.rawBody, headers: { ...plain, 'x-webhook-signature': bad }, secret: endpoint.secret }))).toMatch(/invalid_signature|missing_headers/);
     }
   });
 
@@ -108,11 +114,50 @@ describe('verifyWebhook against deliveries of the real delivery worker', () => {
     const req = await arrival('rotation', 2);
     const now = t.clock.now();
     expect(String(req.headers['webhook-signature']).split(' ')).toHaveLength(2);
-    for (const headers of [without(req.headers, STANDARD), without(req.headers, PLAIN)]) {
-      expect(await verifyWebhook({ rawBody: req.rawBody, headers, secrets: [endpoint.secret, fresh], now })).toMatchObject({ event: 'contact.created' });
-    }
+    const secrets = [endpoint.secret, fresh];
+    expect(await verifyWebhookBodySignature({ rawBody: req.rawBody, headers: without(req.headers, STANDARD), secrets })).toMatchObject({ event: 'contact.created' });
+    expect(await verifyWebhook({ rawBody: req.rawBody, headers: without(req.headers, PLAIN), secrets, now })).toMatchObject({ event: 'contact.created' });
     expect(await verifyWebhook({ rawBody: req.rawBody, headers: without(req.headers, PLAIN), secrets: [endpoint.secret], now })).toBeDefined();
-    expect(await refusal(verifyWebhook({ rawBody: req.rawBody, headers: without(req.headers, STANDARD), secrets: [endpoint.secret], now }))).toBe('invalid_signature');
+    expect(await refusal(verifyWebhookBodySignature({ rawBody: req.rawBody, headers: without(req.headers, STANDARD), secrets: [endpoint.secret] }))).toBe('invalid_signature');
+  });
+});
+
+describe('verifyWebhook cannot be downgraded to the body-only signature', () => {
+  it('refuses a captured delivery with webhook-signature, or all three webhook-* headers, stripped', async () => {
+    const { req, endpoint } = await delivered('downgrade');
+    const secret = endpoint.secret;
+    // The issue's replay: the same delivery 777 seconds after it was signed.
+    const late = new Date((Number(req.headers['webhook-timestamp']) + 777) * 1000);
+    expect(await refusal(verifyWebhook({ rawBody: req.rawBody, headers: req.headers, secret, now: late }))).toBe('timestamp_out_of_tolerance');
+    for (const stripped of [['webhook-signature'], STANDARD, ['webhook-id'], ['webhook-timestamp']]) {
+      const headers = without(req.headers, stripped);
+      expect(headers['x-webhook-signature']).toBeDefined();
+      const err = await verifyWebhook({ rawBody: req.rawBody, headers, secret, now: late }).then(() => undefined, (e: unknown) => e);
+      expect(err).toBeInstanceOf(WebhookVerificationError);
+      expect((err as WebhookVerificationError).reason).toBe('missing_headers');
+      // The message names what is missing and where the weaker check lives, so the refusal is not a mystery.
+      for (const name of stripped) expect((err as Error).message).toContain(name);
+      expect((err as Error).message).toContain('verifyWebhookBodySignature');
+      // Fresh, the same stripped delivery is refused too: the default never falls back, whatever the time.
+      expect(await refusal(verifyWebhook({ rawBody: req.rawBody, headers, secret, now: t.clock.now() }))).toBe('missing_headers');
+    }
+    // Nothing at all, or only the legacy trio: refused.
+    expect(await refusal(verifyWebhook({ rawBody: req.rawBody, headers: {}, secret }))).toBe('missing_headers');
+    const legacy = without(req.headers, STANDARD);
+    expect(await refusal(verifyWebhook({ rawBody: req.rawBody, headers: new Headers(legacy as Record<string, string>), secret }))).toBe('missing_headers');
+  });
+
+  it('checks the body-only X-Webhook-Signature only when asked by name, and then accepts an old delivery (no replay protection)', async () => {
+    const { req, endpoint } = await delivered('legacy');
+    const legacy = without(req.headers, STANDARD);
+    const event = await verifyWebhookBodySignature({ rawBody: req.rawBody, headers: legacy, secret: endpoint.secret });
+    expect(event).toEqual(JSON.parse(req.rawBody.toString('utf8')));
+    // What the name warns about: this scheme signs no time, so a delivery captured long ago still verifies.
+    expect(await verifyWebhookBodySignature({ rawBody: req.rawBody, headers: { ...legacy, 'x-webhook-timestamp': '1' }, secret: endpoint.secret })).toEqual(event);
+    expect(await refusal(verifyWebhookBodySignature({ rawBody: req.rawBody, headers: without(req.headers, PLAIN), secret: endpoint.secret }))).toBe('missing_headers');
+    const tampered = Buffer.from(req.rawBody.toString('utf8').replace('"Ada"', '"Eve"'));
+    expect(await refusal(verifyWebhookBodySignature({ rawBody: tampered, headers: legacy, secret: endpoint.secret }))).toBe('invalid_signature');
+    expect(await refusal(verifyWebhookBodySignature({ rawBody: req.rawBody, headers: legacy, secrets: [] }))).toBe('missing_secret');
   });
 });
 

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Config, loadConfig } from '@leadwire/core';
 import { TestClock } from '@leadwire/core/clock.ts';
+import { TestRandom } from '@leadwire/core/random.ts';
 import { bootstrap, createApiKey, type NewApiKey } from '@leadwire/core/accounts/service.ts';
 import type { FastifyInstance } from 'fastify';
 import pino, { type DestinationStream } from 'pino';
@@ -20,6 +21,8 @@ export interface TestApp {
   runtime: Runtime;
   /** The server's clock: tests move it instead of waiting for time to pass. */
   clock: TestClock;
+  /** The server's source of chance (retry jitter): tests fix or queue its draws. */
+  random: TestRandom;
   newOrg(opts?: { plan?: 'starter' | 'pro' | 'max' }): Promise<{ orgId: string; userId: string; publicKey: string; internalKey: string }>;
   newKey(input: NewApiKey): Promise<string>;
   /** Raw SQL on the test database (assertions and set-up). */
@@ -32,7 +35,7 @@ let orgSeq = 0;
 /** Composes and listens on a random local port: the one way tests start a server in-process. */
 export async function serve(
   config: Config,
-  opts: { clock: TestClock; migrate?: boolean; resolver?: Resolver; logStream?: DestinationStream },
+  opts: { clock: TestClock; random?: TestRandom; migrate?: boolean; resolver?: Resolver; logStream?: DestinationStream },
 ): Promise<{ runtime: Runtime; app: FastifyInstance; origin: string }> {
   const runtime = await compose(config, pino({ level: 'silent' }), opts);
   // Silent unless a test reads the server's log lines (LOG_LEVEL decides what it gets).
@@ -53,13 +56,15 @@ export async function initTestApp(env: Record<string, string> = {}, opts: { reso
   // A cheap scrypt cost: hashing is not what these tests are about (PASSWORD_HASH_COST has its own test).
   const config = loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', PASSWORD_HASH_COST: '12', PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, ...env });
   const clock = new TestClock();
-  const { runtime, app, origin } = await serve(config, { clock, ...opts });
+  const random = new TestRandom();
+  const { runtime, app, origin } = await serve(config, { clock, random, ...opts });
   return {
     origin,
     v1: `${origin}/api/v1`,
     app,
     runtime,
     clock,
+    random,
     newOrg: async (opts = {}) =>
       bootstrap(runtime.deps.db, {
         name: `Org ${++orgSeq}`,

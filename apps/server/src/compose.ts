@@ -2,6 +2,7 @@ import type { Config, Deps, Logger } from '@leadwire/core';
 import { setPasswordHashCost } from '@leadwire/core/accounts/passwords.ts';
 import { type Clock, systemClock } from '@leadwire/core/clock.ts';
 import { BossRuntime } from '@leadwire/core/jobs/boss.ts';
+import { type Random, systemRandom } from '@leadwire/core/random.ts';
 import { jobDefinitions } from '@leadwire/core/jobs/definitions.ts';
 import { pumpOf } from '@leadwire/core/webhooks/delivery/pump.ts';
 import { type Resolver, systemResolver } from '@leadwire/core/webhooks/transport/resolver.ts';
@@ -18,7 +19,7 @@ export interface Runtime {
  * Everything a process needs, built once: the database (embedded or DATABASE_URL), the ORM with migrations applied,
  * and the job queue. Both roles and the tests compose through here.
  */
-export async function compose(config: Config, log: Logger, opts: { migrate?: boolean; clock?: Clock; resolver?: Resolver } = {}): Promise<Runtime> {
+export async function compose(config: Config, log: Logger, opts: { migrate?: boolean; clock?: Clock; random?: Random; resolver?: Resolver } = {}): Promise<Runtime> {
   setPasswordHashCost(config.PASSWORD_HASH_COST);
   const database = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
   try {
@@ -29,7 +30,7 @@ export async function compose(config: Config, log: Logger, opts: { migrate?: boo
     }
     const boss = new BossRuntime(database.url, log);
     const db = await openDb(orm, { onAfterCommitError: (err) => log.error({ err }, 'after-commit work failed') });
-    const deps: Deps = { orm, db, config, jobs: boss, log, clock: opts.clock ?? systemClock, resolver: opts.resolver ?? systemResolver, scoreAdjustment: Boolean(config.SCORE_ADJUSTER_URL) };
+    const deps: Deps = { orm, db, config, jobs: boss, log, clock: opts.clock ?? systemClock, random: opts.random ?? systemRandom, resolver: opts.resolver ?? systemResolver, scoreAdjustment: Boolean(config.SCORE_ADJUSTER_URL) };
     if (config.WEBHOOKS_UNSAFE_ALLOW_LOOPBACK) {
       log.warn({}, 'WEBHOOKS_UNSAFE_ALLOW_LOOPBACK=true: webhooks may be delivered to 127.0.0.0/8 and ::1. Never set this in production.');
     }

@@ -1,5 +1,6 @@
 import type { Db, MikroORM, PgDb } from '@leadwire/db';
 import type { Clock } from './clock.ts';
+import type { Random } from './random.ts';
 import type { Config } from './config.ts';
 import type { Actor } from './auth/actor.ts';
 import type { Jobs } from './jobs/queue.ts';
@@ -23,6 +24,8 @@ export interface Deps {
   log: Logger;
   /** The one source of the current time; tests pass a TestClock. */
   clock: Clock;
+  /** The one source of chance (retry jitter); tests pass a TestRandom. */
+  random: Random;
   /** Resolves webhook receivers' host names; tests replace it to answer differently each time. */
   resolver: Resolver;
   /** True when a score adjuster is configured: changed score inputs then queue the adjustment job. */

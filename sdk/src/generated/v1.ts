@@ -140,9 +140,9 @@ export interface webhooks {
          *
          *     Sent as a POST with a JSON body (`content-type: application/json`) to the endpoint's HTTPS URL, signed as the headers below say.
          *
-         *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first. Ten failed attempts in a row disable the endpoint.
+         *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first, each spread at random by up to 10% either way (27-33 s, 108-132 s, 432-528 s, 1,728-2,112 s) so that deliveries that failed together are not retried together. Ten failed attempts in a row disable the endpoint.
          *
-         *     Deliveries are at least once: de-duplicate on the event name, `timestamp` and the record id inside `data`.
+         *     Deliveries are at least once: de-duplicate on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint), or on the event name, `timestamp` and the record id inside `data`.
          */
         post: operations["webhook.ai_action.approved"];
         delete?: never;
@@ -166,9 +166,9 @@ export interface webhooks {
          *
          *     Sent as a POST with a JSON body (`content-type: application/json`) to the endpoint's HTTPS URL, signed as the headers below say.
          *
-         *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first. Ten failed attempts in a row disable the endpoint.
+         *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first, each spread at random by up to 10% either way (27-33 s, 108-132 s, 432-528 s, 1,728-2,112 s) so that deliveries that failed together are not retried together. Ten failed attempts in a row disable the endpoint.
          *
-         *     Deliveries are at least once: de-duplicate on the event name, `timestamp` and the record id inside `data`.
+         *     Deliveries are at least once: de-duplicate on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint), or on the event name, `timestamp` and the record id inside `data`.
          */
         post: operations["webhook.ai_action.created"];
         delete?: never;
@@ -192,9 +192,9 @@ export interface webhooks {
          *
          *     Sent as a POST with a JSON body (`content-type: application/json`) to the endpoint's HTTPS URL, signed as the headers below say.
          *
-         *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first. Ten failed attempts in a row disable the endpoint.
+         *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first, each spread at random by up to 10% either way (27-33 s, 108-132 s, 432-528 s, 1,728-2,112 s) so that deliveries that failed together are not retried together. Ten failed attempts in a row disable the endpoint.
          *
-         *     Deliveries are at least once: de-duplicate on the event name, `timestamp` and the record id inside `data`.
+         *     Deliveries are at least once: de-duplicate on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint), or on the event name, `timestamp` and the record id inside `data`.
          */
         post: operations["webhook.ai_action.rejected"];
         delete?: never;
@@ -218,9 +218,9 @@ export interface webhooks {
          *
          *     Sent as a POST with a JSON body (`content-type: application/json`) to the endpoint's HTTPS URL, signed as the headers below say.
          *
-         *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first. Ten failed attempts in a row disable the endpoint.
+         *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first, each spread at random by up to 10% either way (27-33 s, 108-132 s, 432-528 s, 1,728-2,112 s) so that deliveries that failed together are not retried together. Ten failed attempts in a row disable the endpoint.
          *
-         *     Deliveries are at least once: de-duplicate on the event name, `timestamp` and the record id inside `data`.
+         *     Deliveries are at least once: de-duplicate on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint), or on the event name, `timestamp` and the record id inside `data`.
          */
         post: operations["webhook.booking.cancelled"];
         delete?: never;
@@ -244,9 +244,9 @@ export interface webhooks {
          *
          *     Sent as a POST with a JSON body (`content-type: application/json`) to the endpoint's HTTPS URL, signed as the headers below say.
          *
-         *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first. Ten failed attempts in a row disable the endpoint.
+         *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first, each spread at random by up to 10% either way (27-33 s, 108-132 s, 432-528 s, 1,728-2,112 s) so that deliveries that failed together are not retried together. Ten failed attempts in a row disable the endpoint.
          *
-         *     Deliveries are at least once: de-duplicate on the event name, `timestamp` and the record id inside `data`.
+         *     Deliveries are at least once: de-duplicate on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint), or on the event name, `timestamp` and the record id inside `data`.
          */
         post: operations["webhook.booking.created"];
         delete?: never;
@@ -270,9 +270,9 @@ export interface webhooks {
          *
          *     Sent as a POST with a JSON body (`content-type: application/json`) to the endpoint's HTTPS URL, signed as the headers below say.
          *
-         *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first. Ten failed attempts in a row disable the endpoint.
+         *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first, each spread at random by up to 10% either way (27-33 s, 108-132 s, 432-528 s, 1,728-2,112 s) so that deliveries that failed together are not retried together. Ten failed attempts in a row disable the endpoint.
          *
-         *     Deliveries are at least once: de-duplicate on the event name, `timestamp` and the record id inside `data`.
+         *     Deliveries are at least once: de-duplicate on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint), or on the event name, `timestamp` and the record id inside `data`.
          */
         post: operations["webhook.contact.created"];
         delete?: never;
@@ -296,9 +296,9 @@ export interface webhooks {
          *
          *     Sent as a POST with a JSON body (`content-type: application/json`) to the endpoint's HTTPS URL, signed as the headers below say.
          *
-         *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first. Ten failed attempts in a row disable the endpoint.
+         *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first, each spread at random by up to 10% either way (27-33 s, 108-132 s, 432-528 s, 1,728-2,112 s) so that deliveries that failed together are not retried together. Ten failed attempts in a row disable the endpoint.
          *
-         *     Deliveries are at least once: de-duplicate on the event name, `timestamp` and the record id inside `data`.
+         *     Deliveries are at least once: de-duplicate on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint), or on the event name, `timestamp` and the record id inside `data`.
          */
         post: operations["webhook.contact.deleted"];
         delete?: never;
@@ -322,9 +322,9 @@ export interface webhooks {
          *
          *     Sent as a POST with a JSON body (`content-type: application/json`) to the endpoint's HTTPS URL, signed as the headers below say.
          *
-         *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first. Ten failed attempts in a row disable the endpoint.
+         *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first, each spread at random by up to 10% either way (27-33 s, 108-132 s, 432-528 s, 1,728-2,112 s) so that deliveries that failed together are not retried together. Ten failed attempts in a row disable the endpoint.
          *
-         *     Deliveries are at least once: de-duplicate on the event name, `timestamp` and the record id inside `data`.
+         *     Deliveries are at least once: de-duplicate on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint), or on the event name, `timestamp` and the record id inside `data`.
          */
         post: operations["webhook.contact.score_changed"];
         delete?: never;
@@ -348,9 +348,9 @@ export interface webhooks {
          *
          *     Sent as a POST with a JSON body (`content-type: application/json`) to the endpoint's HTTPS URL, signed as the headers below say.
          *
-         *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first. Ten failed attempts in a row disable the endpoint.
+         *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first, each spread at random by up to 10% either way (27-33 s, 108-132 s, 432-528 s, 1,728-2,112 s) so that deliveries that failed together are not retried together. Ten failed attempts in a row disable the endpoint.
          *
-         *     Deliveries are at least once: de-duplicate on the event name, `timestamp` and the record id inside `data`.
+         *     Deliveries are at least once: de-duplicate on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint), or on the event name, `timestamp` and the record id inside `data`.
          */
         post: operations["webhook.contact.stage_changed"];
         delete?: never;
@@ -374,9 +374,9 @@ export interface webhooks {
          *
          *     Sent as a POST with a JSON body (`content-type: application/json`) to the endpoint's HTTPS URL, signed as the headers below say.
          *
-         *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first. Ten failed attempts in a row disable the endpoint.
+         *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first, each spread at random by up to 10% either way (27-33 s, 108-132 s, 432-528 s, 1,728-2,112 s) so that deliveries that failed together are not retried together. Ten failed attempts in a row disable the endpoint.
          *
-         *     Deliveries are at least once: de-duplicate on the event name, `timestamp` and the record id inside `data`.
+         *     Deliveries are at least once: de-duplicate on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint), or on the event name, `timestamp` and the record id inside `data`.
          */
         post: operations["webhook.contact.tag_added"];
         delete?: never;
@@ -400,9 +400,9 @@ export interface webhooks {
          *
          *     Sent as a POST with a JSON body (`content-type: application/json`) to the endpoint's HTTPS URL, signed as the headers below say.
          *
-         *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first. Ten failed attempts in a row disable the endpoint.
+         *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first, each spread at random by up to 10% either way (27-33 s, 108-132 s, 432-528 s, 1,728-2,112 s) so that deliveries that failed together are not retried together. Ten failed attempts in a row disable the endpoint.
          *
-         *     Deliveries are at least once: de-duplicate on the event name, `timestamp` and the record id inside `data`.
+         *     Deliveries are at least once: de-duplicate on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint), or on the event name, `timestamp` and the record id inside `data`.
          */
         post: operations["webhook.contact.updated"];
         delete?: never;
@@ -426,9 +426,9 @@ export interface webhooks {
          *
          *     Sent as a POST with a JSON body (`content-type: application/json`) to the endpoint's HTTPS URL, signed as the headers below say.
          *
-         *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first. Ten failed attempts in a row disable the endpoint.
+         *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first, each spread at random by up to 10% either way (27-33 s, 108-132 s, 432-528 s, 1,728-2,112 s) so that deliveries that failed together are not retried together. Ten failed attempts in a row disable the endpoint.
          *
-         *     Deliveries are at least once: de-duplicate on the event name, `timestamp` and the record id inside `data`.
+         *     Deliveries are at least once: de-duplicate on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint), or on the event name, `timestamp` and the record id inside `data`.
          */
         post: operations["webhook.conversation.created"];
         delete?: never;
@@ -452,9 +452,9 @@ export interface webhooks {
          *
          *     Sent as a POST with a JSON body (`content-type: application/json`) to the endpoint's HTTPS URL, signed as the headers below say.
          *
-         *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first. Ten failed attempts in a row disable the endpoint.
+         *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first, each spread at random by up to 10% either way (27-33 s, 108-132 s, 432-528 s, 1,728-2,112 s) so that deliveries that failed together are not retried together. Ten failed attempts in a row disable the endpoint.
          *
-         *     Deliveries are at least once: de-duplicate on the event name, `timestamp` and the record id inside `data`.
+         *     Deliveries are at least once: de-duplicate on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint), or on the event name, `timestamp` and the record id inside `data`.
          */
         post: operations["webhook.deal.created"];
         delete?: never;
@@ -478,9 +478,9 @@ export interface webhooks {
          *
          *     Sent as a POST with a JSON body (`content-type: application/json`) to the endpoint's HTTPS URL, signed as the headers below say.
          *
-         *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first. Ten failed attempts in a row disable the endpoint.
+         *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first, each spread at random by up to 10% either way (27-33 s, 108-132 s, 432-528 s, 1,728-2,112 s) so that deliveries that failed together are not retried together. Ten failed attempts in a row disable the endpoint.
          *
-         *     Deliveries are at least once: de-duplicate on the event name, `timestamp` and the record id inside `data`.
+         *     Deliveries are at least once: de-duplicate on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint), or on the event name, `timestamp` and the record id inside `data`.
          */
         post: operations["webhook.deal.lost"];
         delete?: never;
@@ -504,9 +504,9 @@ export interface webhooks {
          *
          *     Sent as a POST with a JSON body (`content-type: application/json`) to the endpoint's HTTPS URL, signed as the headers below say.
          *
-         *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first. Ten failed attempts in a row disable the endpoint.
+         *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first, each spread at random by up to 10% either way (27-33 s, 108-132 s, 432-528 s, 1,728-2,112 s) so that deliveries that failed together are not retried together. Ten failed attempts in a row disable the endpoint.
          *
-         *     Deliveries are at least once: de-duplicate on the event name, `timestamp` and the record id inside `data`.
+         *     Deliveries are at least once: de-duplicate on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint), or on the event name, `timestamp` and the record id inside `data`.
          */
         post: operations["webhook.deal.stage_changed"];
         delete?: never;
@@ -530,9 +530,9 @@ export interface webhooks {
          *
          *     Sent as a POST with a JSON body (`content-type: application/json`) to the endpoint's HTTPS URL, signed as the headers below say.
          *
-         *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first. Ten failed attempts in a row disable the endpoint.
+         *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first, each spread at random by up to 10% either way (27-33 s, 108-132 s, 432-528 s, 1,728-2,112 s) so that deliveries that failed together are not retried together. Ten failed attempts in a row disable the endpoint.
          *
-         *     Deliveries are at least once: de-duplicate on the event name, `timestamp` and the record id inside `data`.
+         *     Deliveries are at least once: de-duplicate on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint), or on the event name, `timestamp` and the record id inside `data`.
          */
         post: operations["webhook.deal.updated"];
         delete?: never;
@@ -556,9 +556,9 @@ export interface webhooks {
          *
          *     Sent as a POST with a JSON body (`content-type: application/json`) to the endpoint's HTTPS URL, signed as the headers below say.
          *
-         *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first. Ten failed attempts in a row disable the endpoint.
+         *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first, each spread at random by up to 10% either way (27-33 s, 108-132 s, 432-528 s, 1,728-2,112 s) so that deliveries that failed together are not retried together. Ten failed attempts in a row disable the endpoint.
          *
-         *     Deliveries are at least once: de-duplicate on the event name, `timestamp` and the record id inside `data`.
+         *     Deliveries are at least once: de-duplicate on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint), or on the event name, `timestamp` and the record id inside `data`.
          */
         post: operations["webhook.deal.won"];
         delete?: never;
@@ -582,9 +582,9 @@ export interface webhooks {
          *
          *     Sent as a POST with a JSON body (`content-type: application/json`) to the endpoint's HTTPS URL, signed as the headers below say.
          *
-         *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first. Ten failed attempts in a row disable the endpoint.
+         *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first, each spread at random by up to 10% either way (27-33 s, 108-132 s, 432-528 s, 1,728-2,112 s) so that deliveries that failed together are not retried together. Ten failed attempts in a row disable the endpoint.
          *
-         *     Deliveries are at least once: de-duplicate on the event name, `timestamp` and the record id inside `data`.
+         *     Deliveries are at least once: de-duplicate on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint), or on the event name, `timestamp` and the record id inside `data`.
          */
         post: operations["webhook.form.submitted"];
         delete?: never;
@@ -608,9 +608,9 @@ export interface webhooks {
          *
          *     Sent as a POST with a JSON body (`content-type: application/json`) to the endpoint's HTTPS URL, signed as the headers below say.
          *
-         *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first. Ten failed attempts in a row disable the endpoint.
+         *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first, each spread at random by up to 10% either way (27-33 s, 108-132 s, 432-528 s, 1,728-2,112 s) so that deliveries that failed together are not retried together. Ten failed attempts in a row disable the endpoint.
          *
-         *     Deliveries are at least once: de-duplicate on the event name, `timestamp` and the record id inside `data`.
+         *     Deliveries are at least once: de-duplicate on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint), or on the event name, `timestamp` and the record id inside `data`.
          */
         post: operations["webhook.message.received"];
         delete?: never;
@@ -634,9 +634,9 @@ export interface webhooks {
          *
          *     Sent as a POST with a JSON body (`content-type: application/json`) to the endpoint's HTTPS URL, signed as the headers below say.
          *
-         *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first. Ten failed attempts in a row disable the endpoint.
+         *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first, each spread at random by up to 10% either way (27-33 s, 108-132 s, 432-528 s, 1,728-2,112 s) so that deliveries that failed together are not retried together. Ten failed attempts in a row disable the endpoint.
          *
-         *     Deliveries are at least once: de-duplicate on the event name, `timestamp` and the record id inside `data`.
+         *     Deliveries are at least once: de-duplicate on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint), or on the event name, `timestamp` and the record id inside `data`.
          */
         post: operations["webhook.message.sent"];
         delete?: never;
@@ -660,9 +660,9 @@ export interface webhooks {
          *
          *     Sent as a POST with a JSON body (`content-type: application/json`) to the endpoint's HTTPS URL, signed as the headers below say.
          *
-         *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first. Ten failed attempts in a row disable the endpoint.
+         *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first, each spread at random by up to 10% either way (27-33 s, 108-132 s, 432-528 s, 1,728-2,112 s) so that deliveries that failed together are not retried together. Ten failed attempts in a row disable the endpoint.
          *
-         *     Deliveries are at least once: de-duplicate on the event name, `timestamp` and the record id inside `data`.
+         *     Deliveries are at least once: de-duplicate on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint), or on the event name, `timestamp` and the record id inside `data`.
          */
         post: operations["webhook.nonprofit.activated"];
         delete?: never;
@@ -686,9 +686,9 @@ export interface webhooks {
          *
          *     Sent as a POST with a JSON body (`content-type: application/json`) to the endpoint's HTTPS URL, signed as the headers below say.
          *
-         *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first. Ten failed attempts in a row disable the endpoint.
+         *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first, each spread at random by up to 10% either way (27-33 s, 108-132 s, 432-528 s, 1,728-2,112 s) so that deliveries that failed together are not retried together. Ten failed attempts in a row disable the endpoint.
          *
-         *     Deliveries are at least once: de-duplicate on the event name, `timestamp` and the record id inside `data`.
+         *     Deliveries are at least once: de-duplicate on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint), or on the event name, `timestamp` and the record id inside `data`.
          */
         post: operations["webhook.nonprofit.verification_recorded"];
         delete?: never;
@@ -712,9 +712,9 @@ export interface webhooks {
          *
          *     Sent as a POST with a JSON body (`content-type: application/json`) to the endpoint's HTTPS URL, signed as the headers below say.
          *
-         *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first. Ten failed attempts in a row disable the endpoint.
+         *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first, each spread at random by up to 10% either way (27-33 s, 108-132 s, 432-528 s, 1,728-2,112 s) so that deliveries that failed together are not retried together. Ten failed attempts in a row disable the endpoint.
          *
-         *     Deliveries are at least once: de-duplicate on the event name, `timestamp` and the record id inside `data`.
+         *     Deliveries are at least once: de-duplicate on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint), or on the event name, `timestamp` and the record id inside `data`.
          */
         post: operations["webhook.ping"];
         delete?: never;
@@ -738,9 +738,9 @@ export interface webhooks {
          *
          *     Sent as a POST with a JSON body (`content-type: application/json`) to the endpoint's HTTPS URL, signed as the headers below say.
          *
-         *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first. Ten failed attempts in a row disable the endpoint.
+         *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first, each spread at random by up to 10% either way (27-33 s, 108-132 s, 432-528 s, 1,728-2,112 s) so that deliveries that failed together are not retried together. Ten failed attempts in a row disable the endpoint.
          *
-         *     Deliveries are at least once: de-duplicate on the event name, `timestamp` and the record id inside `data`.
+         *     Deliveries are at least once: de-duplicate on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint), or on the event name, `timestamp` and the record id inside `data`.
          */
         post: operations["webhook.task.completed"];
         delete?: never;
@@ -764,9 +764,9 @@ export interface webhooks {
          *
          *     Sent as a POST with a JSON body (`content-type: application/json`) to the endpoint's HTTPS URL, signed as the headers below say.
          *
-         *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first. Ten failed attempts in a row disable the endpoint.
+         *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first, each spread at random by up to 10% either way (27-33 s, 108-132 s, 432-528 s, 1,728-2,112 s) so that deliveries that failed together are not retried together. Ten failed attempts in a row disable the endpoint.
          *
-         *     Deliveries are at least once: de-duplicate on the event name, `timestamp` and the record id inside `data`.
+         *     Deliveries are at least once: de-duplicate on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint), or on the event name, `timestamp` and the record id inside `data`.
          */
         post: operations["webhook.task.created"];
         delete?: never;
@@ -790,9 +790,9 @@ export interface webhooks {
          *
          *     Sent as a POST with a JSON body (`content-type: application/json`) to the endpoint's HTTPS URL, signed as the headers below say.
          *
-         *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first. Ten failed attempts in a row disable the endpoint.
+         *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first, each spread at random by up to 10% either way (27-33 s, 108-132 s, 432-528 s, 1,728-2,112 s) so that deliveries that failed together are not retried together. Ten failed attempts in a row disable the endpoint.
          *
-         *     Deliveries are at least once: de-duplicate on the event name, `timestamp` and the record id inside `data`.
+         *     Deliveries are at least once: de-duplicate on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint), or on the event name, `timestamp` and the record id inside `data`.
          */
         post: operations["webhook.tracking.email_opened"];
         delete?: never;
@@ -816,9 +816,9 @@ export interface webhooks {
          *
          *     Sent as a POST with a JSON body (`content-type: application/json`) to the endpoint's HTTPS URL, signed as the headers below say.
          *
-         *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first. Ten failed attempts in a row disable the endpoint.
+         *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first, each spread at random by up to 10% either way (27-33 s, 108-132 s, 432-528 s, 1,728-2,112 s) so that deliveries that failed together are not retried together. Ten failed attempts in a row disable the endpoint.
          *
-         *     Deliveries are at least once: de-duplicate on the event name, `timestamp` and the record id inside `data`.
+         *     Deliveries are at least once: de-duplicate on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint), or on the event name, `timestamp` and the record id inside `data`.
          */
         post: operations["webhook.tracking.link_clicked"];
         delete?: never;
@@ -842,9 +842,9 @@ export interface webhooks {
          *
          *     Sent as a POST with a JSON body (`content-type: application/json`) to the endpoint's HTTPS URL, signed as the headers below say.
          *
-         *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first. Ten failed attempts in a row disable the endpoint.
+         *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first, each spread at random by up to 10% either way (27-33 s, 108-132 s, 432-528 s, 1,728-2,112 s) so that deliveries that failed together are not retried together. Ten failed attempts in a row disable the endpoint.
          *
-         *     Deliveries are at least once: de-duplicate on the event name, `timestamp` and the record id inside `data`.
+         *     Deliveries are at least once: de-duplicate on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint), or on the event name, `timestamp` and the record id inside `data`.
          */
         post: operations["webhook.tracking.page_visited"];
         delete?: never;
@@ -2006,7 +2006,7 @@ export interface components {
     parameters: {
         /** @description Makes a retry safe. The first successful response is stored for 24 hours and replayed (with `idempotent-replayed: true`) to retries with the same key and the same request; the same key with a different body or `X-Source` gives 409 `idempotency_key_reused`, and while the first request still runs 409 `idempotency_in_progress`. Errors are not stored, so a corrected retry runs. Keys are scoped to the API key; use a fresh UUID per logical request. */
         IdempotencyKey: string;
-        /** @description Standard Webhooks: the id of the delivery (a UUID), the same on every attempt of it, including a manual redelivery's own attempt. */
+        /** @description Standard Webhooks: the message id (a UUID), the same on every attempt of one event to this endpoint, on a manual redelivery and on a recovery, so a receiver can de-duplicate on it. The signature signs it. */
         StandardWebhookId: string;
         /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. For 24 hours after a secret rotation a second `v1,...` (the previous secret) follows, space-separated; accept the delivery if any one matches. */
         StandardWebhookSignature: string;
@@ -2016,9 +2016,9 @@ export interface components {
         WebhookEvent: "contact.created" | "contact.updated" | "contact.deleted" | "contact.stage_changed" | "contact.score_changed" | "contact.tag_added" | "deal.created" | "deal.updated" | "deal.won" | "deal.lost" | "deal.stage_changed" | "message.sent" | "message.received" | "conversation.created" | "task.created" | "task.completed" | "booking.created" | "booking.cancelled" | "form.submitted" | "ai_action.created" | "ai_action.approved" | "ai_action.rejected" | "tracking.email_opened" | "tracking.link_clicked" | "tracking.page_visited" | "nonprofit.verification_recorded" | "nonprofit.activated" | "ping";
         /** @description The id of this attempt (a UUID): new on every attempt, so not a de-duplication key. */
         WebhookId: string;
-        /** @description Lowercase hex HMAC-SHA256 of the exact raw request body, keyed with the endpoint's whole signing secret (the `whsec_...` string as UTF-8), no `sha256=` prefix. Verify it over the raw bytes before parsing, with a constant-time comparison. */
+        /** @description Lowercase hex HMAC-SHA256 of the exact raw request body, keyed with the endpoint's whole signing secret (the `whsec_...` string as UTF-8), no `sha256=` prefix. Verify it over the raw bytes before parsing, with a constant-time comparison. It signs the body only, no time and no id: it does not protect against replay (a captured delivery verifies forever), so prefer `webhook-signature`, and never fall back to this one when the `webhook-*` headers are missing. */
         WebhookSignature: string;
-        /** @description When this attempt was signed: Unix time in whole seconds, the same value as `webhook-timestamp`. Refuse deliveries whose timestamp is far from your clock (5 minutes is usual) to stop replays. */
+        /** @description When this attempt was signed: Unix time in whole seconds, the same value as `webhook-timestamp`. `X-Webhook-Signature` does not cover it, so it proves nothing on its own: refuse replays with `webhook-timestamp`, which `webhook-signature` signs. */
         WebhookTimestamp: string;
         /** @description Always `Leadwire-Webhooks/1.0`. */
         WebhookUserAgent: "Leadwire-Webhooks/1.0";
@@ -3751,7 +3751,7 @@ export interface operations {
             header: {
                 /** @description Always `Leadwire-Webhooks/1.0`. */
                 "User-Agent": components["parameters"]["WebhookUserAgent"];
-                /** @description Standard Webhooks: the id of the delivery (a UUID), the same on every attempt of it, including a manual redelivery's own attempt. */
+                /** @description Standard Webhooks: the message id (a UUID), the same on every attempt of one event to this endpoint, on a manual redelivery and on a recovery, so a receiver can de-duplicate on it. The signature signs it. */
                 "webhook-id": components["parameters"]["StandardWebhookId"];
                 /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. For 24 hours after a secret rotation a second `v1,...` (the previous secret) follows, space-separated; accept the delivery if any one matches. */
                 "webhook-signature": components["parameters"]["StandardWebhookSignature"];
@@ -3761,9 +3761,9 @@ export interface operations {
                 "X-Webhook-Event": components["parameters"]["WebhookEvent"];
                 /** @description The id of this attempt (a UUID): new on every attempt, so not a de-duplication key. */
                 "X-Webhook-Id": components["parameters"]["WebhookId"];
-                /** @description Lowercase hex HMAC-SHA256 of the exact raw request body, keyed with the endpoint's whole signing secret (the `whsec_...` string as UTF-8), no `sha256=` prefix. Verify it over the raw bytes before parsing, with a constant-time comparison. */
+                /** @description Lowercase hex HMAC-SHA256 of the exact raw request body, keyed with the endpoint's whole signing secret (the `whsec_...` string as UTF-8), no `sha256=` prefix. Verify it over the raw bytes before parsing, with a constant-time comparison. It signs the body only, no time and no id: it does not protect against replay (a captured delivery verifies forever), so prefer `webhook-signature`, and never fall back to this one when the `webhook-*` headers are missing. */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
-                /** @description When this attempt was signed: Unix time in whole seconds, the same value as `webhook-timestamp`. Refuse deliveries whose timestamp is far from your clock (5 minutes is usual) to stop replays. */
+                /** @description When this attempt was signed: Unix time in whole seconds, the same value as `webhook-timestamp`. `X-Webhook-Signature` does not cover it, so it proves nothing on its own: refuse replays with `webhook-timestamp`, which `webhook-signature` signs. */
                 "X-Webhook-Timestamp": components["parameters"]["WebhookTimestamp"];
             };
             path?: never;
@@ -3820,7 +3820,7 @@ export interface operations {
             header: {
                 /** @description Always `Leadwire-Webhooks/1.0`. */
                 "User-Agent": components["parameters"]["WebhookUserAgent"];
-                /** @description Standard Webhooks: the id of the delivery (a UUID), the same on every attempt of it, including a manual redelivery's own attempt. */
+                /** @description Standard Webhooks: the message id (a UUID), the same on every attempt of one event to this endpoint, on a manual redelivery and on a recovery, so a receiver can de-duplicate on it. The signature signs it. */
                 "webhook-id": components["parameters"]["StandardWebhookId"];
                 /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. For 24 hours after a secret rotation a second `v1,...` (the previous secret) follows, space-separated; accept the delivery if any one matches. */
                 "webhook-signature": components["parameters"]["StandardWebhookSignature"];
@@ -3830,9 +3830,9 @@ export interface operations {
                 "X-Webhook-Event": components["parameters"]["WebhookEvent"];
                 /** @description The id of this attempt (a UUID): new on every attempt, so not a de-duplication key. */
                 "X-Webhook-Id": components["parameters"]["WebhookId"];
-                /** @description Lowercase hex HMAC-SHA256 of the exact raw request body, keyed with the endpoint's whole signing secret (the `whsec_...` string as UTF-8), no `sha256=` prefix. Verify it over the raw bytes before parsing, with a constant-time comparison. */
+                /** @description Lowercase hex HMAC-SHA256 of the exact raw request body, keyed with the endpoint's whole signing secret (the `whsec_...` string as UTF-8), no `sha256=` prefix. Verify it over the raw bytes before parsing, with a constant-time comparison. It signs the body only, no time and no id: it does not protect against replay (a captured delivery verifies forever), so prefer `webhook-signature`, and never fall back to this one when the `webhook-*` headers are missing. */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
-                /** @description When this attempt was signed: Unix time in whole seconds, the same value as `webhook-timestamp`. Refuse deliveries whose timestamp is far from your clock (5 minutes is usual) to stop replays. */
+                /** @description When this attempt was signed: Unix time in whole seconds, the same value as `webhook-timestamp`. `X-Webhook-Signature` does not cover it, so it proves nothing on its own: refuse replays with `webhook-timestamp`, which `webhook-signature` signs. */
                 "X-Webhook-Timestamp": components["parameters"]["WebhookTimestamp"];
             };
             path?: never;
@@ -3889,7 +3889,7 @@ export interface operations {
             header: {
                 /** @description Always `Leadwire-Webhooks/1.0`. */
                 "User-Agent": components["parameters"]["WebhookUserAgent"];
-                /** @description Standard Webhooks: the id of the delivery (a UUID), the same on every attempt of it, including a manual redelivery's own attempt. */
+                /** @description Standard Webhooks: the message id (a UUID), the same on every attempt of one event to this endpoint, on a manual redelivery and on a recovery, so a receiver can de-duplicate on it. The signature signs it. */
                 "webhook-id": components["parameters"]["StandardWebhookId"];
                 /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. For 24 hours after a secret rotation a second `v1,...` (the previous secret) follows, space-separated; accept the delivery if any one matches. */
                 "webhook-signature": components["parameters"]["StandardWebhookSignature"];
@@ -3899,9 +3899,9 @@ export interface operations {
                 "X-Webhook-Event": components["parameters"]["WebhookEvent"];
                 /** @description The id of this attempt (a UUID): new on every attempt, so not a de-duplication key. */
                 "X-Webhook-Id": components["parameters"]["WebhookId"];
-                /** @description Lowercase hex HMAC-SHA256 of the exact raw request body, keyed with the endpoint's whole signing secret (the `whsec_...` string as UTF-8), no `sha256=` prefix. Verify it over the raw bytes before parsing, with a constant-time comparison. */
+                /** @description Lowercase hex HMAC-SHA256 of the exact raw request body, keyed with the endpoint's whole signing secret (the `whsec_...` string as UTF-8), no `sha256=` prefix. Verify it over the raw bytes before parsing, with a constant-time comparison. It signs the body only, no time and no id: it does not protect against replay (a captured delivery verifies forever), so prefer `webhook-signature`, and never fall back to this one when the `webhook-*` headers are missing. */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
-                /** @description When this attempt was signed: Unix time in whole seconds, the same value as `webhook-timestamp`. Refuse deliveries whose timestamp is far from your clock (5 minutes is usual) to stop replays. */
+                /** @description When this attempt was signed: Unix time in whole seconds, the same value as `webhook-timestamp`. `X-Webhook-Signature` does not cover it, so it proves nothing on its own: refuse replays with `webhook-timestamp`, which `webhook-signature` signs. */
                 "X-Webhook-Timestamp": components["parameters"]["WebhookTimestamp"];
             };
             path?: never;
@@ -3958,7 +3958,7 @@ export interface operations {
             header: {
                 /** @description Always `Leadwire-Webhooks/1.0`. */
                 "User-Agent": components["parameters"]["WebhookUserAgent"];
-                /** @description Standard Webhooks: the id of the delivery (a UUID), the same on every attempt of it, including a manual redelivery's own attempt. */
+                /** @description Standard Webhooks: the message id (a UUID), the same on every attempt of one event to this endpoint, on a manual redelivery and on a recovery, so a receiver can de-duplicate on it. The signature signs it. */
                 "webhook-id": components["parameters"]["StandardWebhookId"];
                 /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. For 24 hours after a secret rotation a second `v1,...` (the previous secret) follows, space-separated; accept the delivery if any one matches. */
                 "webhook-signature": components["parameters"]["StandardWebhookSignature"];
@@ -3968,9 +3968,9 @@ export interface operations {
                 "X-Webhook-Event": components["parameters"]["WebhookEvent"];
                 /** @description The id of this attempt (a UUID): new on every attempt, so not a de-duplication key. */
                 "X-Webhook-Id": components["parameters"]["WebhookId"];
-                /** @description Lowercase hex HMAC-SHA256 of the exact raw request body, keyed with the endpoint's whole signing secret (the `whsec_...` string as UTF-8), no `sha256=` prefix. Verify it over the raw bytes before parsing, with a constant-time comparison. */
+                /** @description Lowercase hex HMAC-SHA256 of the exact raw request body, keyed with the endpoint's whole signing secret (the `whsec_...` string as UTF-8), no `sha256=` prefix. Verify it over the raw bytes before parsing, with a constant-time comparison. It signs the body only, no time and no id: it does not protect against replay (a captured delivery verifies forever), so prefer `webhook-signature`, and never fall back to this one when the `webhook-*` headers are missing. */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
-                /** @description When this attempt was signed: Unix time in whole seconds, the same value as `webhook-timestamp`. Refuse deliveries whose timestamp is far from your clock (5 minutes is usual) to stop replays. */
+                /** @description When this attempt was signed: Unix time in whole seconds, the same value as `webhook-timestamp`. `X-Webhook-Signature` does not cover it, so it proves nothing on its own: refuse replays with `webhook-timestamp`, which `webhook-signature` signs. */
                 "X-Webhook-Timestamp": components["parameters"]["WebhookTimestamp"];
             };
             path?: never;
@@ -4023,7 +4023,7 @@ export interface operations {
             header: {
                 /** @description Always `Leadwire-Webhooks/1.0`. */
                 "User-Agent": components["parameters"]["WebhookUserAgent"];
-                /** @description Standard Webhooks: the id of the delivery (a UUID), the same on every attempt of it, including a manual redelivery's own attempt. */
+                /** @description Standard Webhooks: the message id (a UUID), the same on every attempt of one event to this endpoint, on a manual redelivery and on a recovery, so a receiver can de-duplicate on it. The signature signs it. */
                 "webhook-id": components["parameters"]["StandardWebhookId"];
                 /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. For 24 hours after a secret rotation a second `v1,...` (the previous secret) follows, space-separated; accept the delivery if any one matches. */
                 "webhook-signature": components["parameters"]["StandardWebhookSignature"];
@@ -4033,9 +4033,9 @@ export interface operations {
                 "X-Webhook-Event": components["parameters"]["WebhookEvent"];
                 /** @description The id of this attempt (a UUID): new on every attempt, so not a de-duplication key. */
                 "X-Webhook-Id": components["parameters"]["WebhookId"];
-                /** @description Lowercase hex HMAC-SHA256 of the exact raw request body, keyed with the endpoint's whole signing secret (the `whsec_...` string as UTF-8), no `sha256=` prefix. Verify it over the raw bytes before parsing, with a constant-time comparison. */
+                /** @description Lowercase hex HMAC-SHA256 of the exact raw request body, keyed with the endpoint's whole signing secret (the `whsec_...` string as UTF-8), no `sha256=` prefix. Verify it over the raw bytes before parsing, with a constant-time comparison. It signs the body only, no time and no id: it does not protect against replay (a captured delivery verifies forever), so prefer `webhook-signature`, and never fall back to this one when the `webhook-*` headers are missing. */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
-                /** @description When this attempt was signed: Unix time in whole seconds, the same value as `webhook-timestamp`. Refuse deliveries whose timestamp is far from your clock (5 minutes is usual) to stop replays. */
+                /** @description When this attempt was signed: Unix time in whole seconds, the same value as `webhook-timestamp`. `X-Webhook-Signature` does not cover it, so it proves nothing on its own: refuse replays with `webhook-timestamp`, which `webhook-signature` signs. */
                 "X-Webhook-Timestamp": components["parameters"]["WebhookTimestamp"];
             };
             path?: never;
@@ -4088,7 +4088,7 @@ export interface operations {
             header: {
                 /** @description Always `Leadwire-Webhooks/1.0`. */
                 "User-Agent": components["parameters"]["WebhookUserAgent"];
-                /** @description Standard Webhooks: the id of the delivery (a UUID), the same on every attempt of it, including a manual redelivery's own attempt. */
+                /** @description Standard Webhooks: the message id (a UUID), the same on every attempt of one event to this endpoint, on a manual redelivery and on a recovery, so a receiver can de-duplicate on it. The signature signs it. */
                 "webhook-id": components["parameters"]["StandardWebhookId"];
                 /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. For 24 hours after a secret rotation a second `v1,...` (the previous secret) follows, space-separated; accept the delivery if any one matches. */
                 "webhook-signature": components["parameters"]["StandardWebhookSignature"];
@@ -4098,9 +4098,9 @@ export interface operations {
                 "X-Webhook-Event": components["parameters"]["WebhookEvent"];
                 /** @description The id of this attempt (a UUID): new on every attempt, so not a de-duplication key. */
                 "X-Webhook-Id": components["parameters"]["WebhookId"];
-                /** @description Lowercase hex HMAC-SHA256 of the exact raw request body, keyed with the endpoint's whole signing secret (the `whsec_...` string as UTF-8), no `sha256=` prefix. Verify it over the raw bytes before parsing, with a constant-time comparison. */
+                /** @description Lowercase hex HMAC-SHA256 of the exact raw request body, keyed with the endpoint's whole signing secret (the `whsec_...` string as UTF-8), no `sha256=` prefix. Verify it over the raw bytes before parsing, with a constant-time comparison. It signs the body only, no time and no id: it does not protect against replay (a captured delivery verifies forever), so prefer `webhook-signature`, and never fall back to this one when the `webhook-*` headers are missing. */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
-                /** @description When this attempt was signed: Unix time in whole seconds, the same value as `webhook-timestamp`. Refuse deliveries whose timestamp is far from your clock (5 minutes is usual) to stop replays. */
+                /** @description When this attempt was signed: Unix time in whole seconds, the same value as `webhook-timestamp`. `X-Webhook-Signature` does not cover it, so it proves nothing on its own: refuse replays with `webhook-timestamp`, which `webhook-signature` signs. */
                 "X-Webhook-Timestamp": components["parameters"]["WebhookTimestamp"];
             };
             path?: never;
@@ -4161,7 +4161,7 @@ export interface operations {
             header: {
                 /** @description Always `Leadwire-Webhooks/1.0`. */
                 "User-Agent": components["parameters"]["WebhookUserAgent"];
-                /** @description Standard Webhooks: the id of the delivery (a UUID), the same on every attempt of it, including a manual redelivery's own attempt. */
+                /** @description Standard Webhooks: the message id (a UUID), the same on every attempt of one event to this endpoint, on a manual redelivery and on a recovery, so a receiver can de-duplicate on it. The signature signs it. */
                 "webhook-id": components["parameters"]["StandardWebhookId"];
                 /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. For 24 hours after a secret rotation a second `v1,...` (the previous secret) follows, space-separated; accept the delivery if any one matches. */
                 "webhook-signature": components["parameters"]["StandardWebhookSignature"];
@@ -4171,9 +4171,9 @@ export interface operations {
                 "X-Webhook-Event": components["parameters"]["WebhookEvent"];
                 /** @description The id of this attempt (a UUID): new on every attempt, so not a de-duplication key. */
                 "X-Webhook-Id": components["parameters"]["WebhookId"];
-                /** @description Lowercase hex HMAC-SHA256 of the exact raw request body, keyed with the endpoint's whole signing secret (the `whsec_...` string as UTF-8), no `sha256=` prefix. Verify it over the raw bytes before parsing, with a constant-time comparison. */
+                /** @description Lowercase hex HMAC-SHA256 of the exact raw request body, keyed with the endpoint's whole signing secret (the `whsec_...` string as UTF-8), no `sha256=` prefix. Verify it over the raw bytes before parsing, with a constant-time comparison. It signs the body only, no time and no id: it does not protect against replay (a captured delivery verifies forever), so prefer `webhook-signature`, and never fall back to this one when the `webhook-*` headers are missing. */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
-                /** @description When this attempt was signed: Unix time in whole seconds, the same value as `webhook-timestamp`. Refuse deliveries whose timestamp is far from your clock (5 minutes is usual) to stop replays. */
+                /** @description When this attempt was signed: Unix time in whole seconds, the same value as `webhook-timestamp`. `X-Webhook-Signature` does not cover it, so it proves nothing on its own: refuse replays with `webhook-timestamp`, which `webhook-signature` signs. */
                 "X-Webhook-Timestamp": components["parameters"]["WebhookTimestamp"];
             };
             path?: never;
@@ -4234,7 +4234,7 @@ export interface operations {
             header: {
                 /** @description Always `Leadwire-Webhooks/1.0`. */
                 "User-Agent": components["parameters"]["WebhookUserAgent"];
-                /** @description Standard Webhooks: the id of the delivery (a UUID), the same on every attempt of it, including a manual redelivery's own attempt. */
+                /** @description Standard Webhooks: the message id (a UUID), the same on every attempt of one event to this endpoint, on a manual redelivery and on a recovery, so a receiver can de-duplicate on it. The signature signs it. */
                 "webhook-id": components["parameters"]["StandardWebhookId"];
                 /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. For 24 hours after a secret rotation a second `v1,...` (the previous secret) follows, space-separated; accept the delivery if any one matches. */
                 "webhook-signature": components["parameters"]["StandardWebhookSignature"];
@@ -4244,9 +4244,9 @@ export interface operations {
                 "X-Webhook-Event": components["parameters"]["WebhookEvent"];
                 /** @description The id of this attempt (a UUID): new on every attempt, so not a de-duplication key. */
                 "X-Webhook-Id": components["parameters"]["WebhookId"];
-                /** @description Lowercase hex HMAC-SHA256 of the exact raw request body, keyed with the endpoint's whole signing secret (the `whsec_...` string as UTF-8), no `sha256=` prefix. Verify it over the raw bytes before parsing, with a constant-time comparison. */
+                /** @description Lowercase hex HMAC-SHA256 of the exact raw request body, keyed with the endpoint's whole signing secret (the `whsec_...` string as UTF-8), no `sha256=` prefix. Verify it over the raw bytes before parsing, with a constant-time comparison. It signs the body only, no time and no id: it does not protect against replay (a captured delivery verifies forever), so prefer `webhook-signature`, and never fall back to this one when the `webhook-*` headers are missing. */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
-                /** @description When this attempt was signed: Unix time in whole seconds, the same value as `webhook-timestamp`. Refuse deliveries whose timestamp is far from your clock (5 minutes is usual) to stop replays. */
+                /** @description When this attempt was signed: Unix time in whole seconds, the same value as `webhook-timestamp`. `X-Webhook-Signature` does not cover it, so it proves nothing on its own: refuse replays with `webhook-timestamp`, which `webhook-signature` signs. */
                 "X-Webhook-Timestamp": components["parameters"]["WebhookTimestamp"];
             };
             path?: never;
@@ -4308,7 +4308,7 @@ export interface operations {
             header: {
                 /** @description Always `Leadwire-Webhooks/1.0`. */
                 "User-Agent": components["parameters"]["WebhookUserAgent"];
-                /** @description Standard Webhooks: the id of the delivery (a UUID), the same on every attempt of it, including a manual redelivery's own attempt. */
+                /** @description Standard Webhooks: the message id (a UUID), the same on every attempt of one event to this endpoint, on a manual redelivery and on a recovery, so a receiver can de-duplicate on it. The signature signs it. */
                 "webhook-id": components["parameters"]["StandardWebhookId"];
                 /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. For 24 hours after a secret rotation a second `v1,...` (the previous secret) follows, space-separated; accept the delivery if any one matches. */
                 "webhook-signature": components["parameters"]["StandardWebhookSignature"];
@@ -4318,9 +4318,9 @@ export interface operations {
                 "X-Webhook-Event": components["parameters"]["WebhookEvent"];
                 /** @description The id of this attempt (a UUID): new on every attempt, so not a de-duplication key. */
                 "X-Webhook-Id": components["parameters"]["WebhookId"];
-                /** @description Lowercase hex HMAC-SHA256 of the exact raw request body, keyed with the endpoint's whole signing secret (the `whsec_...` string as UTF-8), no `sha256=` prefix. Verify it over the raw bytes before parsing, with a constant-time comparison. */
+                /** @description Lowercase hex HMAC-SHA256 of the exact raw request body, keyed with the endpoint's whole signing secret (the `whsec_...` string as UTF-8), no `sha256=` prefix. Verify it over the raw bytes before parsing, with a constant-time comparison. It signs the body only, no time and no id: it does not protect against replay (a captured delivery verifies forever), so prefer `webhook-signature`, and never fall back to this one when the `webhook-*` headers are missing. */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
-                /** @description When this attempt was signed: Unix time in whole seconds, the same value as `webhook-timestamp`. Refuse deliveries whose timestamp is far from your clock (5 minutes is usual) to stop replays. */
+                /** @description When this attempt was signed: Unix time in whole seconds, the same value as `webhook-timestamp`. `X-Webhook-Signature` does not cover it, so it proves nothing on its own: refuse replays with `webhook-timestamp`, which `webhook-signature` signs. */
                 "X-Webhook-Timestamp": components["parameters"]["WebhookTimestamp"];
             };
             path?: never;
@@ -4382,7 +4382,7 @@ export interface operations {
             header: {
                 /** @description Always `Leadwire-Webhooks/1.0`. */
                 "User-Agent": components["parameters"]["WebhookUserAgent"];
-                /** @description Standard Webhooks: the id of the delivery (a UUID), the same on every attempt of it, including a manual redelivery's own attempt. */
+                /** @description Standard Webhooks: the message id (a UUID), the same on every attempt of one event to this endpoint, on a manual redelivery and on a recovery, so a receiver can de-duplicate on it. The signature signs it. */
                 "webhook-id": components["parameters"]["StandardWebhookId"];
                 /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. For 24 hours after a secret rotation a second `v1,...` (the previous secret) follows, space-separated; accept the delivery if any one matches. */
                 "webhook-signature": components["parameters"]["StandardWebhookSignature"];
@@ -4392,9 +4392,9 @@ export interface operations {
                 "X-Webhook-Event": components["parameters"]["WebhookEvent"];
                 /** @description The id of this attempt (a UUID): new on every attempt, so not a de-duplication key. */
                 "X-Webhook-Id": components["parameters"]["WebhookId"];
-                /** @description Lowercase hex HMAC-SHA256 of the exact raw request body, keyed with the endpoint's whole signing secret (the `whsec_...` string as UTF-8), no `sha256=` prefix. Verify it over the raw bytes before parsing, with a constant-time comparison. */
+                /** @description Lowercase hex HMAC-SHA256 of the exact raw request body, keyed with the endpoint's whole signing secret (the `whsec_...` string as UTF-8), no `sha256=` prefix. Verify it over the raw bytes before parsing, with a constant-time comparison. It signs the body only, no time and no id: it does not protect against replay (a captured delivery verifies forever), so prefer `webhook-signature`, and never fall back to this one when the `webhook-*` headers are missing. */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
-                /** @description When this attempt was signed: Unix time in whole seconds, the same value as `webhook-timestamp`. Refuse deliveries whose timestamp is far from your clock (5 minutes is usual) to stop replays. */
+                /** @description When this attempt was signed: Unix time in whole seconds, the same value as `webhook-timestamp`. `X-Webhook-Signature` does not cover it, so it proves nothing on its own: refuse replays with `webhook-timestamp`, which `webhook-signature` signs. */
                 "X-Webhook-Timestamp": components["parameters"]["WebhookTimestamp"];
             };
             path?: never;
@@ -4456,7 +4456,7 @@ export interface operations {
             header: {
                 /** @description Always `Leadwire-Webhooks/1.0`. */
                 "User-Agent": components["parameters"]["WebhookUserAgent"];
-                /** @description Standard Webhooks: the id of the delivery (a UUID), the same on every attempt of it, including a manual redelivery's own attempt. */
+                /** @description Standard Webhooks: the message id (a UUID), the same on every attempt of one event to this endpoint, on a manual redelivery and on a recovery, so a receiver can de-duplicate on it. The signature signs it. */
                 "webhook-id": components["parameters"]["StandardWebhookId"];
                 /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. For 24 hours after a secret rotation a second `v1,...` (the previous secret) follows, space-separated; accept the delivery if any one matches. */
                 "webhook-signature": components["parameters"]["StandardWebhookSignature"];
@@ -4466,9 +4466,9 @@ export interface operations {
                 "X-Webhook-Event": components["parameters"]["WebhookEvent"];
                 /** @description The id of this attempt (a UUID): new on every attempt, so not a de-duplication key. */
                 "X-Webhook-Id": components["parameters"]["WebhookId"];
-                /** @description Lowercase hex HMAC-SHA256 of the exact raw request body, keyed with the endpoint's whole signing secret (the `whsec_...` string as UTF-8), no `sha256=` prefix. Verify it over the raw bytes before parsing, with a constant-time comparison. */
+                /** @description Lowercase hex HMAC-SHA256 of the exact raw request body, keyed with the endpoint's whole signing secret (the `whsec_...` string as UTF-8), no `sha256=` prefix. Verify it over the raw bytes before parsing, with a constant-time comparison. It signs the body only, no time and no id: it does not protect against replay (a captured delivery verifies forever), so prefer `webhook-signature`, and never fall back to this one when the `webhook-*` headers are missing. */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
-                /** @description When this attempt was signed: Unix time in whole seconds, the same value as `webhook-timestamp`. Refuse deliveries whose timestamp is far from your clock (5 minutes is usual) to stop replays. */
+                /** @description When this attempt was signed: Unix time in whole seconds, the same value as `webhook-timestamp`. `X-Webhook-Signature` does not cover it, so it proves nothing on its own: refuse replays with `webhook-timestamp`, which `webhook-signature` signs. */
                 "X-Webhook-Timestamp": components["parameters"]["WebhookTimestamp"];
             };
             path?: never;
@@ -4529,7 +4529,7 @@ export interface operations {
             header: {
                 /** @description Always `Leadwire-Webhooks/1.0`. */
                 "User-Agent": components["parameters"]["WebhookUserAgent"];
-                /** @description Standard Webhooks: the id of the delivery (a UUID), the same on every attempt of it, including a manual redelivery's own attempt. */
+                /** @description Standard Webhooks: the message id (a UUID), the same on every attempt of one event to this endpoint, on a manual redelivery and on a recovery, so a receiver can de-duplicate on it. The signature signs it. */
                 "webhook-id": components["parameters"]["StandardWebhookId"];
                 /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. For 24 hours after a secret rotation a second `v1,...` (the previous secret) follows, space-separated; accept the delivery if any one matches. */
                 "webhook-signature": components["parameters"]["StandardWebhookSignature"];
@@ -4539,9 +4539,9 @@ export interface operations {
                 "X-Webhook-Event": components["parameters"]["WebhookEvent"];
                 /** @description The id of this attempt (a UUID): new on every attempt, so not a de-duplication key. */
                 "X-Webhook-Id": components["parameters"]["WebhookId"];
-                /** @description Lowercase hex HMAC-SHA256 of the exact raw request body, keyed with the endpoint's whole signing secret (the `whsec_...` string as UTF-8), no `sha256=` prefix. Verify it over the raw bytes before parsing, with a constant-time comparison. */
+                /** @description Lowercase hex HMAC-SHA256 of the exact raw request body, keyed with the endpoint's whole signing secret (the `whsec_...` string as UTF-8), no `sha256=` prefix. Verify it over the raw bytes before parsing, with a constant-time comparison. It signs the body only, no time and no id: it does not protect against replay (a captured delivery verifies forever), so prefer `webhook-signature`, and never fall back to this one when the `webhook-*` headers are missing. */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
-                /** @description When this attempt was signed: Unix time in whole seconds, the same value as `webhook-timestamp`. Refuse deliveries whose timestamp is far from your clock (5 minutes is usual) to stop replays. */
+                /** @description When this attempt was signed: Unix time in whole seconds, the same value as `webhook-timestamp`. `X-Webhook-Signature` does not cover it, so it proves nothing on its own: refuse replays with `webhook-timestamp`, which `webhook-signature` signs. */
                 "X-Webhook-Timestamp": components["parameters"]["WebhookTimestamp"];
             };
             path?: never;
@@ -4594,7 +4594,7 @@ export interface operations {
             header: {
                 /** @description Always `Leadwire-Webhooks/1.0`. */
                 "User-Agent": components["parameters"]["WebhookUserAgent"];
-                /** @description Standard Webhooks: the id of the delivery (a UUID), the same on every attempt of it, including a manual redelivery's own attempt. */
+                /** @description Standard Webhooks: the message id (a UUID), the same on every attempt of one event to this endpoint, on a manual redelivery and on a recovery, so a receiver can de-duplicate on it. The signature signs it. */
                 "webhook-id": components["parameters"]["StandardWebhookId"];
                 /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. For 24 hours after a secret rotation a second `v1,...` (the previous secret) follows, space-separated; accept the delivery if any one matches. */
                 "webhook-signature": components["parameters"]["StandardWebhookSignature"];
@@ -4604,9 +4604,9 @@ export interface operations {
                 "X-Webhook-Event": components["parameters"]["WebhookEvent"];
                 /** @description The id of this attempt (a UUID): new on every attempt, so not a de-duplication key. */
                 "X-Webhook-Id": components["parameters"]["WebhookId"];
-                /** @description Lowercase hex HMAC-SHA256 of the exact raw request body, keyed with the endpoint's whole signing secret (the `whsec_...` string as UTF-8), no `sha256=` prefix. Verify it over the raw bytes before parsing, with a constant-time comparison. */
+                /** @description Lowercase hex HMAC-SHA256 of the exact raw request body, keyed with the endpoint's whole signing secret (the `whsec_...` string as UTF-8), no `sha256=` prefix. Verify it over the raw bytes before parsing, with a constant-time comparison. It signs the body only, no time and no id: it does not protect against replay (a captured delivery verifies forever), so prefer `webhook-signature`, and never fall back to this one when the `webhook-*` headers are missing. */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
-                /** @description When this attempt was signed: Unix time in whole seconds, the same value as `webhook-timestamp`. Refuse deliveries whose timestamp is far from your clock (5 minutes is usual) to stop replays. */
+                /** @description When this attempt was signed: Unix time in whole seconds, the same value as `webhook-timestamp`. `X-Webhook-Signature` does not cover it, so it proves nothing on its own: refuse replays with `webhook-timestamp`, which `webhook-signature` signs. */
                 "X-Webhook-Timestamp": components["parameters"]["WebhookTimestamp"];
             };
             path?: never;
@@ -4662,7 +4662,7 @@ export interface operations {
             header: {
                 /** @description Always `Leadwire-Webhooks/1.0`. */
                 "User-Agent": components["parameters"]["WebhookUserAgent"];
-                /** @description Standard Webhooks: the id of the delivery (a UUID), the same on every attempt of it, including a manual redelivery's own attempt. */
+                /** @description Standard Webhooks: the message id (a UUID), the same on every attempt of one event to this endpoint, on a manual redelivery and on a recovery, so a receiver can de-duplicate on it. The signature signs it. */
                 "webhook-id": components["parameters"]["StandardWebhookId"];
                 /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. For 24 hours after a secret rotation a second `v1,...` (the previous secret) follows, space-separated; accept the delivery if any one matches. */
                 "webhook-signature": components["parameters"]["StandardWebhookSignature"];
@@ -4672,9 +4672,9 @@ export interface operations {
                 "X-Webhook-Event": components["parameters"]["WebhookEvent"];
                 /** @description The id of this attempt (a UUID): new on every attempt, so not a de-duplication key. */
                 "X-Webhook-Id": components["parameters"]["WebhookId"];
-                /** @description Lowercase hex HMAC-SHA256 of the exact raw request body, keyed with the endpoint's whole signing secret (the `whsec_...` string as UTF-8), no `sha256=` prefix. Verify it over the raw bytes before parsing, with a constant-time comparison. */
+                /** @description Lowercase hex HMAC-SHA256 of the exact raw request body, keyed with the endpoint's whole signing secret (the `whsec_...` string as UTF-8), no `sha256=` prefix. Verify it over the raw bytes before parsing, with a constant-time comparison. It signs the body only, no time and no id: it does not protect against replay (a captured delivery verifies forever), so prefer `webhook-signature`, and never fall back to this one when the `webhook-*` headers are missing. */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
-                /** @description When this attempt was signed: Unix time in whole seconds, the same value as `webhook-timestamp`. Refuse deliveries whose timestamp is far from your clock (5 minutes is usual) to stop replays. */
+                /** @description When this attempt was signed: Unix time in whole seconds, the same value as `webhook-timestamp`. `X-Webhook-Signature` does not cover it, so it proves nothing on its own: refuse replays with `webhook-timestamp`, which `webhook-signature` signs. */
                 "X-Webhook-Timestamp": components["parameters"]["WebhookTimestamp"];
             };
             path?: never;
@@ -4730,7 +4730,7 @@ export interface operations {
             header: {
                 /** @description Always `Leadwire-Webhooks/1.0`. */
                 "User-Agent": components["parameters"]["WebhookUserAgent"];
-                /** @description Standard Webhooks: the id of the delivery (a UUID), the same on every attempt of it, including a manual redelivery's own attempt. */
+                /** @description Standard Webhooks: the message id (a UUID), the same on every attempt of one event to this endpoint, on a manual redelivery and on a recovery, so a receiver can de-duplicate on it. The signature signs it. */
                 "webhook-id": components["parameters"]["StandardWebhookId"];
                 /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. For 24 hours after a secret rotation a second `v1,...` (the previous secret) follows, space-separated; accept the delivery if any one matches. */
                 "webhook-signature": components["parameters"]["StandardWebhookSignature"];
@@ -4740,9 +4740,9 @@ export interface operations {
                 "X-Webhook-Event": components["parameters"]["WebhookEvent"];
                 /** @description The id of this attempt (a UUID): new on every attempt, so not a de-duplication key. */
                 "X-Webhook-Id": components["parameters"]["WebhookId"];
-                /** @description Lowercase hex HMAC-SHA256 of the exact raw request body, keyed with the endpoint's whole signing secret (the `whsec_...` string as UTF-8), no `sha256=` prefix. Verify it over the raw bytes before parsing, with a constant-time comparison. */
+                /** @description Lowercase hex HMAC-SHA256 of the exact raw request body, keyed with the endpoint's whole signing secret (the `whsec_...` string as UTF-8), no `sha256=` prefix. Verify it over the raw bytes before parsing, with a constant-time comparison. It signs the body only, no time and no id: it does not protect against replay (a captured delivery verifies forever), so prefer `webhook-signature`, and never fall back to this one when the `webhook-*` headers are missing. */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
-                /** @description When this attempt was signed: Unix time in whole seconds, the same value as `webhook-timestamp`. Refuse deliveries whose timestamp is far from your clock (5 minutes is usual) to stop replays. */
+                /** @description When this attempt was signed: Unix time in whole seconds, the same value as `webhook-timestamp`. `X-Webhook-Signature` does not cover it, so it proves nothing on its own: refuse replays with `webhook-timestamp`, which `webhook-signature` signs. */
                 "X-Webhook-Timestamp": components["parameters"]["WebhookTimestamp"];
             };
             path?: never;
@@ -4808,7 +4808,7 @@ export interface operations {
             header: {
                 /** @description Always `Leadwire-Webhooks/1.0`. */
                 "User-Agent": components["parameters"]["WebhookUserAgent"];
-                /** @description Standard Webhooks: the id of the delivery (a UUID), the same on every attempt of it, including a manual redelivery's own attempt. */
+                /** @description Standard Webhooks: the message id (a UUID), the same on every attempt of one event to this endpoint, on a manual redelivery and on a recovery, so a receiver can de-duplicate on it. The signature signs it. */
                 "webhook-id": components["parameters"]["StandardWebhookId"];
                 /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. For 24 hours after a secret rotation a second `v1,...` (the previous secret) follows, space-separated; accept the delivery if any one matches. */
                 "webhook-signature": components["parameters"]["StandardWebhookSignature"];
@@ -4818,9 +4818,9 @@ export interface operations {
                 "X-Webhook-Event": components["parameters"]["WebhookEvent"];
                 /** @description The id of this attempt (a UUID): new on every attempt, so not a de-duplication key. */
                 "X-Webhook-Id": components["parameters"]["WebhookId"];
-                /** @description Lowercase hex HMAC-SHA256 of the exact raw request body, keyed with the endpoint's whole signing secret (the `whsec_...` string as UTF-8), no `sha256=` prefix. Verify it over the raw bytes before parsing, with a constant-time comparison. */
+                /** @description Lowercase hex HMAC-SHA256 of the exact raw request body, keyed with the endpoint's whole signing secret (the `whsec_...` string as UTF-8), no `sha256=` prefix. Verify it over the raw bytes before parsing, with a constant-time comparison. It signs the body only, no time and no id: it does not protect against replay (a captured delivery verifies forever), so prefer `webhook-signature`, and never fall back to this one when the `webhook-*` headers are missing. */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
-                /** @description When this attempt was signed: Unix time in whole seconds, the same value as `webhook-timestamp`. Refuse deliveries whose timestamp is far from your clock (5 minutes is usual) to stop replays. */
+                /** @description When this attempt was signed: Unix time in whole seconds, the same value as `webhook-timestamp`. `X-Webhook-Signature` does not cover it, so it proves nothing on its own: refuse replays with `webhook-timestamp`, which `webhook-signature` signs. */
                 "X-Webhook-Timestamp": components["parameters"]["WebhookTimestamp"];
             };
             path?: never;
@@ -4879,7 +4879,7 @@ export interface operations {
             header: {
                 /** @description Always `Leadwire-Webhooks/1.0`. */
                 "User-Agent": components["parameters"]["WebhookUserAgent"];
-                /** @description Standard Webhooks: the id of the delivery (a UUID), the same on every attempt of it, including a manual redelivery's own attempt. */
+                /** @description Standard Webhooks: the message id (a UUID), the same on every attempt of one event to this endpoint, on a manual redelivery and on a recovery, so a receiver can de-duplicate on it. The signature signs it. */
                 "webhook-id": components["parameters"]["StandardWebhookId"];
                 /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. For 24 hours after a secret rotation a second `v1,...` (the previous secret) follows, space-separated; accept the delivery if any one matches. */
                 "webhook-signature": components["parameters"]["StandardWebhookSignature"];
@@ -4889,9 +4889,9 @@ export interface operations {
                 "X-Webhook-Event": components["parameters"]["WebhookEvent"];
                 /** @description The id of this attempt (a UUID): new on every attempt, so not a de-duplication key. */
                 "X-Webhook-Id": components["parameters"]["WebhookId"];
-                /** @description Lowercase hex HMAC-SHA256 of the exact raw request body, keyed with the endpoint's whole signing secret (the `whsec_...` string as UTF-8), no `sha256=` prefix. Verify it over the raw bytes before parsing, with a constant-time comparison. */
+                /** @description Lowercase hex HMAC-SHA256 of the exact raw request body, keyed with the endpoint's whole signing secret (the `whsec_...` string as UTF-8), no `sha256=` prefix. Verify it over the raw bytes before parsing, with a constant-time comparison. It signs the body only, no time and no id: it does not protect against replay (a captured delivery verifies forever), so prefer `webhook-signature`, and never fall back to this one when the `webhook-*` headers are missing. */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
-                /** @description When this attempt was signed: Unix time in whole seconds, the same value as `webhook-timestamp`. Refuse deliveries whose timestamp is far from your clock (5 minutes is usual) to stop replays. */
+                /** @description When this attempt was signed: Unix time in whole seconds, the same value as `webhook-timestamp`. `X-Webhook-Signature` does not cover it, so it proves nothing on its own: refuse replays with `webhook-timestamp`, which `webhook-signature` signs. */
                 "X-Webhook-Timestamp": components["parameters"]["WebhookTimestamp"];
             };
             path?: never;
@@ -4947,7 +4947,7 @@ export interface operations {
             header: {
                 /** @description Always `Leadwire-Webhooks/1.0`. */
                 "User-Agent": components["parameters"]["WebhookUserAgent"];
-                /** @description Standard Webhooks: the id of the delivery (a UUID), the same on every attempt of it, including a manual redelivery's own attempt. */
+                /** @description Standard Webhooks: the message id (a UUID), the same on every attempt of one event to this endpoint, on a manual redelivery and on a recovery, so a receiver can de-duplicate on it. The signature signs it. */
                 "webhook-id": components["parameters"]["StandardWebhookId"];
                 /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. For 24 hours after a secret rotation a second `v1,...` (the previous secret) follows, space-separated; accept the delivery if any one matches. */
                 "webhook-signature": components["parameters"]["StandardWebhookSignature"];
@@ -4957,9 +4957,9 @@ export interface operations {
                 "X-Webhook-Event": components["parameters"]["WebhookEvent"];
                 /** @description The id of this attempt (a UUID): new on every attempt, so not a de-duplication key. */
                 "X-Webhook-Id": components["parameters"]["WebhookId"];
-                /** @description Lowercase hex HMAC-SHA256 of the exact raw request body, keyed with the endpoint's whole signing secret (the `whsec_...` string as UTF-8), no `sha256=` prefix. Verify it over the raw bytes before parsing, with a constant-time comparison. */
+                /** @description Lowercase hex HMAC-SHA256 of the exact raw request body, keyed with the endpoint's whole signing secret (the `whsec_...` string as UTF-8), no `sha256=` prefix. Verify it over the raw bytes before parsing, with a constant-time comparison. It signs the body only, no time and no id: it does not protect against replay (a captured delivery verifies forever), so prefer `webhook-signature`, and never fall back to this one when the `webhook-*` headers are missing. */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
-                /** @description When this attempt was signed: Unix time in whole seconds, the same value as `webhook-timestamp`. Refuse deliveries whose timestamp is far from your clock (5 minutes is usual) to stop replays. */
+                /** @description When this attempt was signed: Unix time in whole seconds, the same value as `webhook-timestamp`. `X-Webhook-Signature` does not cover it, so it proves nothing on its own: refuse replays with `webhook-timestamp`, which `webhook-signature` signs. */
                 "X-Webhook-Timestamp": components["parameters"]["WebhookTimestamp"];
             };
             path?: never;
@@ -5028,7 +5028,7 @@ export interface operations {
             header: {
                 /** @description Always `Leadwire-Webhooks/1.0`. */
                 "User-Agent": components["parameters"]["WebhookUserAgent"];
-                /** @description Standard Webhooks: the id of the delivery (a UUID), the same on every attempt of it, including a manual redelivery's own attempt. */
+                /** @description Standard Webhooks: the message id (a UUID), the same on every attempt of one event to this endpoint, on a manual redelivery and on a recovery, so a receiver can de-duplicate on it. The signature signs it. */
                 "webhook-id": components["parameters"]["StandardWebhookId"];
                 /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. For 24 hours after a secret rotation a second `v1,...` (the previous secret) follows, space-separated; accept the delivery if any one matches. */
                 "webhook-signature": components["parameters"]["StandardWebhookSignature"];
@@ -5038,9 +5038,9 @@ export interface operations {
                 "X-Webhook-Event": components["parameters"]["WebhookEvent"];
                 /** @description The id of this attempt (a UUID): new on every attempt, so not a de-duplication key. */
                 "X-Webhook-Id": components["parameters"]["WebhookId"];
-                /** @description Lowercase hex HMAC-SHA256 of the exact raw request body, keyed with the endpoint's whole signing secret (the `whsec_...` string as UTF-8), no `sha256=` prefix. Verify it over the raw bytes before parsing, with a constant-time comparison. */
+                /** @description Lowercase hex HMAC-SHA256 of the exact raw request body, keyed with the endpoint's whole signing secret (the `whsec_...` string as UTF-8), no `sha256=` prefix. Verify it over the raw bytes before parsing, with a constant-time comparison. It signs the body only, no time and no id: it does not protect against replay (a captured delivery verifies forever), so prefer `webhook-signature`, and never fall back to this one when the `webhook-*` headers are missing. */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
-                /** @description When this attempt was signed: Unix time in whole seconds, the same value as `webhook-timestamp`. Refuse deliveries whose timestamp is far from your clock (5 minutes is usual) to stop replays. */
+                /** @description When this attempt was signed: Unix time in whole seconds, the same value as `webhook-timestamp`. `X-Webhook-Signature` does not cover it, so it proves nothing on its own: refuse replays with `webhook-timestamp`, which `webhook-signature` signs. */
                 "X-Webhook-Timestamp": components["parameters"]["WebhookTimestamp"];
             };
             path?: never;
@@ -5101,7 +5101,7 @@ export interface operations {
             header: {
                 /** @description Always `Leadwire-Webhooks/1.0`. */
                 "User-Agent": components["parameters"]["WebhookUserAgent"];
-                /** @description Standard Webhooks: the id of the delivery (a UUID), the same on every attempt of it, including a manual redelivery's own attempt. */
+                /** @description Standard Webhooks: the message id (a UUID), the same on every attempt of one event to this endpoint, on a manual redelivery and on a recovery, so a receiver can de-duplicate on it. The signature signs it. */
                 "webhook-id": components["parameters"]["StandardWebhookId"];
                 /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. For 24 hours after a secret rotation a second `v1,...` (the previous secret) follows, space-separated; accept the delivery if any one matches. */
                 "webhook-signature": components["parameters"]["StandardWebhookSignature"];
@@ -5111,9 +5111,9 @@ export interface operations {
                 "X-Webhook-Event": components["parameters"]["WebhookEvent"];
                 /** @description The id of this attempt (a UUID): new on every attempt, so not a de-duplication key. */
                 "X-Webhook-Id": components["parameters"]["WebhookId"];
-                /** @description Lowercase hex HMAC-SHA256 of the exact raw request body, keyed with the endpoint's whole signing secret (the `whsec_...` string as UTF-8), no `sha256=` prefix. Verify it over the raw bytes before parsing, with a constant-time comparison. */
+                /** @description Lowercase hex HMAC-SHA256 of the exact raw request body, keyed with the endpoint's whole signing secret (the `whsec_...` string as UTF-8), no `sha256=` prefix. Verify it over the raw bytes before parsing, with a constant-time comparison. It signs the body only, no time and no id: it does not protect against replay (a captured delivery verifies forever), so prefer `webhook-signature`, and never fall back to this one when the `webhook-*` headers are missing. */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
-                /** @description When this attempt was signed: Unix time in whole seconds, the same value as `webhook-timestamp`. Refuse deliveries whose timestamp is far from your clock (5 minutes is usual) to stop replays. */
+                /** @description When this attempt was signed: Unix time in whole seconds, the same value as `webhook-timestamp`. `X-Webhook-Signature` does not cover it, so it proves nothing on its own: refuse replays with `webhook-timestamp`, which `webhook-signature` signs. */
                 "X-Webhook-Timestamp": components["parameters"]["WebhookTimestamp"];
             };
             path?: never;
@@ -5174,7 +5174,7 @@ export interface operations {
             header: {
                 /** @description Always `Leadwire-Webhooks/1.0`. */
                 "User-Agent": components["parameters"]["WebhookUserAgent"];
-                /** @description Standard Webhooks: the id of the delivery (a UUID), the same on every attempt of it, including a manual redelivery's own attempt. */
+                /** @description Standard Webhooks: the message id (a UUID), the same on every attempt of one event to this endpoint, on a manual redelivery and on a recovery, so a receiver can de-duplicate on it. The signature signs it. */
                 "webhook-id": components["parameters"]["StandardWebhookId"];
                 /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. For 24 hours after a secret rotation a second `v1,...` (the previous secret) follows, space-separated; accept the delivery if any one matches. */
                 "webhook-signature": components["parameters"]["StandardWebhookSignature"];
@@ -5184,9 +5184,9 @@ export interface operations {
                 "X-Webhook-Event": components["parameters"]["WebhookEvent"];
                 /** @description The id of this attempt (a UUID): new on every attempt, so not a de-duplication key. */
                 "X-Webhook-Id": components["parameters"]["WebhookId"];
-                /** @description Lowercase hex HMAC-SHA256 of the exact raw request body, keyed with the endpoint's whole signing secret (the `whsec_...` string as UTF-8), no `sha256=` prefix. Verify it over the raw bytes before parsing, with a constant-time comparison. */
+                /** @description Lowercase hex HMAC-SHA256 of the exact raw request body, keyed with the endpoint's whole signing secret (the `whsec_...` string as UTF-8), no `sha256=` prefix. Verify it over the raw bytes before parsing, with a constant-time comparison. It signs the body only, no time and no id: it does not protect against replay (a captured delivery verifies forever), so prefer `webhook-signature`, and never fall back to this one when the `webhook-*` headers are missing. */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
-                /** @description When this attempt was signed: Unix time in whole seconds, the same value as `webhook-timestamp`. Refuse deliveries whose timestamp is far from your clock (5 minutes is usual) to stop replays. */
+                /** @description When this attempt was signed: Unix time in whole seconds, the same value as `webhook-timestamp`. `X-Webhook-Signature` does not cover it, so it proves nothing on its own: refuse replays with `webhook-timestamp`, which `webhook-signature` signs. */
                 "X-Webhook-Timestamp": components["parameters"]["WebhookTimestamp"];
             };
             path?: never;
@@ -5243,7 +5243,7 @@ export interface operations {
             header: {
                 /** @description Always `Leadwire-Webhooks/1.0`. */
                 "User-Agent": components["parameters"]["WebhookUserAgent"];
-                /** @description Standard Webhooks: the id of the delivery (a UUID), the same on every attempt of it, including a manual redelivery's own attempt. */
+                /** @description Standard Webhooks: the message id (a UUID), the same on every attempt of one event to this endpoint, on a manual redelivery and on a recovery, so a receiver can de-duplicate on it. The signature signs it. */
                 "webhook-id": components["parameters"]["StandardWebhookId"];
                 /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. For 24 hours after a secret rotation a second `v1,...` (the previous secret) follows, space-separated; accept the delivery if any one matches. */
                 "webhook-signature": components["parameters"]["StandardWebhookSignature"];
@@ -5253,9 +5253,9 @@ export interface operations {
                 "X-Webhook-Event": components["parameters"]["WebhookEvent"];
                 /** @description The id of this attempt (a UUID): new on every attempt, so not a de-duplication key. */
                 "X-Webhook-Id": components["parameters"]["WebhookId"];
-                /** @description Lowercase hex HMAC-SHA256 of the exact raw request body, keyed with the endpoint's whole signing secret (the `whsec_...` string as UTF-8), no `sha256=` prefix. Verify it over the raw bytes before parsing, with a constant-time comparison. */
+                /** @description Lowercase hex HMAC-SHA256 of the exact raw request body, keyed with the endpoint's whole signing secret (the `whsec_...` string as UTF-8), no `sha256=` prefix. Verify it over the raw bytes before parsing, with a constant-time comparison. It signs the body only, no time and no id: it does not protect against replay (a captured delivery verifies forever), so prefer `webhook-signature`, and never fall back to this one when the `webhook-*` headers are missing. */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
-                /** @description When this attempt was signed: Unix time in whole seconds, the same value as `webhook-timestamp`. Refuse deliveries whose timestamp is far from your clock (5 minutes is usual) to stop replays. */
+                /** @description When this attempt was signed: Unix time in whole seconds, the same value as `webhook-timestamp`. `X-Webhook-Signature` does not cover it, so it proves nothing on its own: refuse replays with `webhook-timestamp`, which `webhook-signature` signs. */
                 "X-Webhook-Timestamp": components["parameters"]["WebhookTimestamp"];
             };
             path?: never;
@@ -5308,7 +5308,7 @@ export interface operations {
             header: {
                 /** @description Always `Leadwire-Webhooks/1.0`. */
                 "User-Agent": components["parameters"]["WebhookUserAgent"];
-                /** @description Standard Webhooks: the id of the delivery (a UUID), the same on every attempt of it, including a manual redelivery's own attempt. */
+                /** @description Standard Webhooks: the message id (a UUID), the same on every attempt of one event to this endpoint, on a manual redelivery and on a recovery, so a receiver can de-duplicate on it. The signature signs it. */
                 "webhook-id": components["parameters"]["StandardWebhookId"];
                 /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. For 24 hours after a secret rotation a second `v1,...` (the previous secret) follows, space-separated; accept the delivery if any one matches. */
                 "webhook-signature": components["parameters"]["StandardWebhookSignature"];
@@ -5318,9 +5318,9 @@ export interface operations {
                 "X-Webhook-Event": components["parameters"]["WebhookEvent"];
                 /** @description The id of this attempt (a UUID): new on every attempt, so not a de-duplication key. */
                 "X-Webhook-Id": components["parameters"]["WebhookId"];
-                /** @description Lowercase hex HMAC-SHA256 of the exact raw request body, keyed with the endpoint's whole signing secret (the `whsec_...` string as UTF-8), no `sha256=` prefix. Verify it over the raw bytes before parsing, with a constant-time comparison. */
+                /** @description Lowercase hex HMAC-SHA256 of the exact raw request body, keyed with the endpoint's whole signing secret (the `whsec_...` string as UTF-8), no `sha256=` prefix. Verify it over the raw bytes before parsing, with a constant-time comparison. It signs the body only, no time and no id: it does not protect against replay (a captured delivery verifies forever), so prefer `webhook-signature`, and never fall back to this one when the `webhook-*` headers are missing. */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
-                /** @description When this attempt was signed: Unix time in whole seconds, the same value as `webhook-timestamp`. Refuse deliveries whose timestamp is far from your clock (5 minutes is usual) to stop replays. */
+                /** @description When this attempt was signed: Unix time in whole seconds, the same value as `webhook-timestamp`. `X-Webhook-Signature` does not cover it, so it proves nothing on its own: refuse replays with `webhook-timestamp`, which `webhook-signature` signs. */
                 "X-Webhook-Timestamp": components["parameters"]["WebhookTimestamp"];
             };
             path?: never;
@@ -5363,7 +5363,7 @@ export interface operations {
             header: {
                 /** @description Always `Leadwire-Webhooks/1.0`. */
                 "User-Agent": components["parameters"]["WebhookUserAgent"];
-                /** @description Standard Webhooks: the id of the delivery (a UUID), the same on every attempt of it, including a manual redelivery's own attempt. */
+                /** @description Standard Webhooks: the message id (a UUID), the same on every attempt of one event to this endpoint, on a manual redelivery and on a recovery, so a receiver can de-duplicate on it. The signature signs it. */
                 "webhook-id": components["parameters"]["StandardWebhookId"];
                 /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. For 24 hours after a secret rotation a second `v1,...` (the previous secret) follows, space-separated; accept the delivery if any one matches. */
                 "webhook-signature": components["parameters"]["StandardWebhookSignature"];
@@ -5373,9 +5373,9 @@ export interface operations {
                 "X-Webhook-Event": components["parameters"]["WebhookEvent"];
                 /** @description The id of this attempt (a UUID): new on every attempt, so not a de-duplication key. */
                 "X-Webhook-Id": components["parameters"]["WebhookId"];
-                /** @description Lowercase hex HMAC-SHA256 of the exact raw request body, keyed with the endpoint's whole signing secret (the `whsec_...` string as UTF-8), no `sha256=` prefix. Verify it over the raw bytes before parsing, with a constant-time comparison. */
+                /** @description Lowercase hex HMAC-SHA256 of the exact raw request body, keyed with the endpoint's whole signing secret (the `whsec_...` string as UTF-8), no `sha256=` prefix. Verify it over the raw bytes before parsing, with a constant-time comparison. It signs the body only, no time and no id: it does not protect against replay (a captured delivery verifies forever), so prefer `webhook-signature`, and never fall back to this one when the `webhook-*` headers are missing. */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
-                /** @description When this attempt was signed: Unix time in whole seconds, the same value as `webhook-timestamp`. Refuse deliveries whose timestamp is far from your clock (5 minutes is usual) to stop replays. */
+                /** @description When this attempt was signed: Unix time in whole seconds, the same value as `webhook-timestamp`. `X-Webhook-Signature` does not cover it, so it proves nothing on its own: refuse replays with `webhook-timestamp`, which `webhook-signature` signs. */
                 "X-Webhook-Timestamp": components["parameters"]["WebhookTimestamp"];
             };
             path?: never;
@@ -5428,7 +5428,7 @@ export interface operations {
             header: {
                 /** @description Always `Leadwire-Webhooks/1.0`. */
                 "User-Agent": components["parameters"]["WebhookUserAgent"];
-                /** @description Standard Webhooks: the id of the delivery (a UUID), the same on every attempt of it, including a manual redelivery's own attempt. */
+                /** @description Standard Webhooks: the message id (a UUID), the same on every attempt of one event to this endpoint, on a manual redelivery and on a recovery, so a receiver can de-duplicate on it. The signature signs it. */
                 "webhook-id": components["parameters"]["StandardWebhookId"];
                 /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. For 24 hours after a secret rotation a second `v1,...` (the previous secret) follows, space-separated; accept the delivery if any one matches. */
                 "webhook-signature": components["parameters"]["StandardWebhookSignature"];
@@ -5438,9 +5438,9 @@ export interface operations {
                 "X-Webhook-Event": components["parameters"]["WebhookEvent"];
                 /** @description The id of this attempt (a UUID): new on every attempt, so not a de-duplication key. */
                 "X-Webhook-Id": components["parameters"]["WebhookId"];
-                /** @description Lowercase hex HMAC-SHA256 of the exact raw request body, keyed with the endpoint's whole signing secret (the `whsec_...` string as UTF-8), no `sha256=` prefix. Verify it over the raw bytes before parsing, with a constant-time comparison. */
+                /** @description Lowercase hex HMAC-SHA256 of the exact raw request body, keyed with the endpoint's whole signing secret (the `whsec_...` string as UTF-8), no `sha256=` prefix. Verify it over the raw bytes before parsing, with a constant-time comparison. It signs the body only, no time and no id: it does not protect against replay (a captured delivery verifies forever), so prefer `webhook-signature`, and never fall back to this one when the `webhook-*` headers are missing. */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
-                /** @description When this attempt was signed: Unix time in whole seconds, the same value as `webhook-timestamp`. Refuse deliveries whose timestamp is far from your clock (5 minutes is usual) to stop replays. */
+                /** @description When this attempt was signed: Unix time in whole seconds, the same value as `webhook-timestamp`. `X-Webhook-Signature` does not cover it, so it proves nothing on its own: refuse replays with `webhook-timestamp`, which `webhook-signature` signs. */
                 "X-Webhook-Timestamp": components["parameters"]["WebhookTimestamp"];
             };
             path?: never;
@@ -5493,7 +5493,7 @@ export interface operations {
             header: {
                 /** @description Always `Leadwire-Webhooks/1.0`. */
                 "User-Agent": components["parameters"]["WebhookUserAgent"];
-                /** @description Standard Webhooks: the id of the delivery (a UUID), the same on every attempt of it, including a manual redelivery's own attempt. */
+                /** @description Standard Webhooks: the message id (a UUID), the same on every attempt of one event to this endpoint, on a manual redelivery and on a recovery, so a receiver can de-duplicate on it. The signature signs it. */
                 "webhook-id": components["parameters"]["StandardWebhookId"];
                 /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. For 24 hours after a secret rotation a second `v1,...` (the previous secret) follows, space-separated; accept the delivery if any one matches. */
                 "webhook-signature": components["parameters"]["StandardWebhookSignature"];
@@ -5503,9 +5503,9 @@ export interface operations {
                 "X-Webhook-Event": components["parameters"]["WebhookEvent"];
                 /** @description The id of this attempt (a UUID): new on every attempt, so not a de-duplication key. */
                 "X-Webhook-Id": components["parameters"]["WebhookId"];
-                /** @description Lowercase hex HMAC-SHA256 of the exact raw request body, keyed with the endpoint's whole signing secret (the `whsec_...` string as UTF-8), no `sha256=` prefix. Verify it over the raw bytes before parsing, with a constant-time comparison. */
+                /** @description Lowercase hex HMAC-SHA256 of the exact raw request body, keyed with the endpoint's whole signing secret (the `whsec_...` string as UTF-8), no `sha256=` prefix. Verify it over the raw bytes before parsing, with a constant-time comparison. It signs the body only, no time and no id: it does not protect against replay (a captured delivery verifies forever), so prefer `webhook-signature`, and never fall back to this one when the `webhook-*` headers are missing. */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
-                /** @description When this attempt was signed: Unix time in whole seconds, the same value as `webhook-timestamp`. Refuse deliveries whose timestamp is far from your clock (5 minutes is usual) to stop replays. */
+                /** @description When this attempt was signed: Unix time in whole seconds, the same value as `webhook-timestamp`. `X-Webhook-Signature` does not cover it, so it proves nothing on its own: refuse replays with `webhook-timestamp`, which `webhook-signature` signs. */
                 "X-Webhook-Timestamp": components["parameters"]["WebhookTimestamp"];
             };
             path?: never;
@@ -5557,7 +5557,7 @@ export interface operations {
             header: {
                 /** @description Always `Leadwire-Webhooks/1.0`. */
                 "User-Agent": components["parameters"]["WebhookUserAgent"];
-                /** @description Standard Webhooks: the id of the delivery (a UUID), the same on every attempt of it, including a manual redelivery's own attempt. */
+                /** @description Standard Webhooks: the message id (a UUID), the same on every attempt of one event to this endpoint, on a manual redelivery and on a recovery, so a receiver can de-duplicate on it. The signature signs it. */
                 "webhook-id": components["parameters"]["StandardWebhookId"];
                 /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. For 24 hours after a secret rotation a second `v1,...` (the previous secret) follows, space-separated; accept the delivery if any one matches. */
                 "webhook-signature": components["parameters"]["StandardWebhookSignature"];
@@ -5567,9 +5567,9 @@ export interface operations {
                 "X-Webhook-Event": components["parameters"]["WebhookEvent"];
                 /** @description The id of this attempt (a UUID): new on every attempt, so not a de-duplication key. */
                 "X-Webhook-Id": components["parameters"]["WebhookId"];
-                /** @description Lowercase hex HMAC-SHA256 of the exact raw request body, keyed with the endpoint's whole signing secret (the `whsec_...` string as UTF-8), no `sha256=` prefix. Verify it over the raw bytes before parsing, with a constant-time comparison. */
+                /** @description Lowercase hex HMAC-SHA256 of the exact raw request body, keyed with the endpoint's whole signing secret (the `whsec_...` string as UTF-8), no `sha256=` prefix. Verify it over the raw bytes before parsing, with a constant-time comparison. It signs the body only, no time and no id: it does not protect against replay (a captured delivery verifies forever), so prefer `webhook-signature`, and never fall back to this one when the `webhook-*` headers are missing. */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
-                /** @description When this attempt was signed: Unix time in whole seconds, the same value as `webhook-timestamp`. Refuse deliveries whose timestamp is far from your clock (5 minutes is usual) to stop replays. */
+                /** @description When this attempt was signed: Unix time in whole seconds, the same value as `webhook-timestamp`. `X-Webhook-Signature` does not cover it, so it proves nothing on its own: refuse replays with `webhook-timestamp`, which `webhook-signature` signs. */
                 "X-Webhook-Timestamp": components["parameters"]["WebhookTimestamp"];
             };
             path?: never;
@@ -5622,7 +5622,7 @@ export interface operations {
             header: {
                 /** @description Always `Leadwire-Webhooks/1.0`. */
                 "User-Agent": components["parameters"]["WebhookUserAgent"];
-                /** @description Standard Webhooks: the id of the delivery (a UUID), the same on every attempt of it, including a manual redelivery's own attempt. */
+                /** @description Standard Webhooks: the message id (a UUID), the same on every attempt of one event to this endpoint, on a manual redelivery and on a recovery, so a receiver can de-duplicate on it. The signature signs it. */
                 "webhook-id": components["parameters"]["StandardWebhookId"];
                 /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. For 24 hours after a secret rotation a second `v1,...` (the previous secret) follows, space-separated; accept the delivery if any one matches. */
                 "webhook-signature": components["parameters"]["StandardWebhookSignature"];
@@ -5632,9 +5632,9 @@ export interface operations {
                 "X-Webhook-Event": components["parameters"]["WebhookEvent"];
                 /** @description The id of this attempt (a UUID): new on every attempt, so not a de-duplication key. */
                 "X-Webhook-Id": components["parameters"]["WebhookId"];
-                /** @description Lowercase hex HMAC-SHA256 of the exact raw request body, keyed with the endpoint's whole signing secret (the `whsec_...` string as UTF-8), no `sha256=` prefix. Verify it over the raw bytes before parsing, with a constant-time comparison. */
+                /** @description Lowercase hex HMAC-SHA256 of the exact raw request body, keyed with the endpoint's whole signing secret (the `whsec_...` string as UTF-8), no `sha256=` prefix. Verify it over the raw bytes before parsing, with a constant-time comparison. It signs the body only, no time and no id: it does not protect against replay (a captured delivery verifies forever), so prefer `webhook-signature`, and never fall back to this one when the `webhook-*` headers are missing. */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
-                /** @description When this attempt was signed: Unix time in whole seconds, the same value as `webhook-timestamp`. Refuse deliveries whose timestamp is far from your clock (5 minutes is usual) to stop replays. */
+                /** @description When this attempt was signed: Unix time in whole seconds, the same value as `webhook-timestamp`. `X-Webhook-Signature` does not cover it, so it proves nothing on its own: refuse replays with `webhook-timestamp`, which `webhook-signature` signs. */
                 "X-Webhook-Timestamp": components["parameters"]["WebhookTimestamp"];
             };
             path?: never;

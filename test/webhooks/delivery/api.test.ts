@@ -91,6 +91,7 @@ describe('/api/webhooks/{id}: log, redeliver, recover', () => {
       at: expect.any(String),
       event: 'contact.created',
       deliveryId: all.body.items[0].deliveryId,
+      messageId: all.body.items[0].deliveryId,
       attempt: 1,
       outcome: 'failed',
       statusCode: 500,

@@ -119,7 +119,8 @@ describe('rounds against the database (jobs run by hand)', () => {
     const [ok, bad, stale] = await Promise.all(jobs.map((j) => take.push(j)));
     const startedAt = t.clock.now();
     const result = (outcome: 'succeeded' | 'failed', statusCode: number) => ({ outcome, statusCode, responseBody: 'x\0y', durationMs: 12.4, error: outcome === 'failed' ? 'the receiver answered 500' : null });
-    const deps = { jobs: t.runtime.deps.jobs, baseUrl: t.runtime.deps.config.BASE_URL };
+    // The middle draw: no jitter, the nominal 30 s.
+    const deps = { jobs: t.runtime.deps.jobs, baseUrl: t.runtime.deps.config.BASE_URL, random: { next: () => 0.5 } };
     await recordAttempts(
       t.runtime.deps.db,
       deps,

@@ -25,7 +25,7 @@ function scripted(...answers: string[][]): Resolver & { calls: number } {
 
 function delivery(url: string) {
   const body = '{"event":"ping","data":{"message":"hello"}}';
-  return { url, body, headers: signDelivery({ body, secret: 'whsec_c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0', deliveryId: 'd', attemptId: 'a', event: 'ping', at: new Date() }) };
+  return { url, body, headers: signDelivery({ body, secret: 'whsec_c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0', messageId: 'd', attemptId: 'a', event: 'ping', at: new Date() }) };
 }
 
 describe('sendWebhook: where it may connect', () => {

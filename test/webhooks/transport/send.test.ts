@@ -12,7 +12,7 @@ const toLoopback: Resolver = async (host) => (host === 'receiver.test' || host =
 const loopback = { resolver: toLoopback, allowLoopback: true };
 
 function delivery(url: string, body = '{"event":"ping","data":{"message":"hello"}}', secret = newSigningSecret()) {
-  const headers = signDelivery({ body, secret, deliveryId: 'dlv_1', attemptId: 'att_1', event: 'ping', at: new Date() });
+  const headers = signDelivery({ body, secret, messageId: 'dlv_1', attemptId: 'att_1', event: 'ping', at: new Date() });
   return { url, body, headers, secret };
 }
 

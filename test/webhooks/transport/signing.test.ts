@@ -22,7 +22,7 @@ function specVerifies(secret: string, headers: Record<string, string>, rawBody: 
   });
 }
 
-const base = { deliveryId: 'dlv_1', attemptId: 'att_1', event: 'contact.created', at: new Date('2026-11-22T10:00:00.123Z') };
+const base = { messageId: 'dlv_1', attemptId: 'att_1', event: 'contact.created', at: new Date('2026-11-22T10:00:00.123Z') };
 
 describe('signDelivery', () => {
   it('builds every header of a delivery', () => {
@@ -60,7 +60,7 @@ describe('signDelivery', () => {
     const h = signDelivery({
       body: '{"test": 2432232314}',
       secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
-      deliveryId: 'msg_p5jXN8AQM9LWM0D4loKWxJek',
+      messageId: 'msg_p5jXN8AQM9LWM0D4loKWxJek',
       attemptId: 'att',
       event: 'ping',
       at: new Date(1614265330_000),

@@ -26,7 +26,7 @@ const header = (name: string, description: string, schema: oas31.SchemaObject): 
 const HEADERS: Record<string, oas31.ParameterObject> = {
   WebhookSignature: header(
     'X-Webhook-Signature',
-    'Lowercase hex HMAC-SHA256 of the exact raw request body, keyed with the endpoint\'s whole signing secret (the `whsec_...` string as UTF-8), no `sha256=` prefix. Verify it over the raw bytes before parsing, with a constant-time comparison.',
+    'Lowercase hex HMAC-SHA256 of the exact raw request body, keyed with the endpoint\'s whole signing secret (the `whsec_...` string as UTF-8), no `sha256=` prefix. Verify it over the raw bytes before parsing, with a constant-time comparison. It signs the body only, no time and no id: it does not protect against replay (a captured delivery verifies forever), so prefer `webhook-signature`, and never fall back to this one when the `webhook-*` headers are missing.',
     { type: 'string', pattern: HEX64, example: '5d1c7c1f0b6a3f2e9e5f1b0c8a7d6e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b9c8d' },
   ),
   WebhookEvent: header('X-Webhook-Event', 'The event name, the same as the body\'s `event`.', {
@@ -36,7 +36,7 @@ const HEADERS: Record<string, oas31.ParameterObject> = {
   }),
   WebhookTimestamp: header(
     'X-Webhook-Timestamp',
-    'When this attempt was signed: Unix time in whole seconds, the same value as `webhook-timestamp`. Refuse deliveries whose timestamp is far from your clock (5 minutes is usual) to stop replays.',
+    'When this attempt was signed: Unix time in whole seconds, the same value as `webhook-timestamp`. `X-Webhook-Signature` does not cover it, so it proves nothing on its own: refuse replays with `webhook-timestamp`, which `webhook-signature` signs.',
     { type: 'string', pattern: SECONDS, example: '1795356187' },
   ),
   WebhookId: header('X-Webhook-Id', 'The id of this attempt (a UUID): new on every attempt, so not a de-duplication key.', {
@@ -47,7 +47,7 @@ const HEADERS: Record<string, oas31.ParameterObject> = {
   WebhookUserAgent: header('User-Agent', 'Always `Leadwire-Webhooks/1.0`.', { type: 'string', const: 'Leadwire-Webhooks/1.0' }),
   StandardWebhookId: header(
     'webhook-id',
-    'Standard Webhooks: the id of the delivery (a UUID), the same on every attempt of it, including a manual redelivery\'s own attempt.',
+    'Standard Webhooks: the message id (a UUID), the same on every attempt of one event to this endpoint, on a manual redelivery and on a recovery, so a receiver can de-duplicate on it. The signature signs it.',
     { type: 'string', pattern: UUID, example: '7e3a9c41-2b5d-4f68-9a0e-1c2d3e4f5a6b' },
   ),
   StandardWebhookTimestamp: header('webhook-timestamp', 'Standard Webhooks: Unix time in whole seconds (same as `X-Webhook-Timestamp`).', {
@@ -65,8 +65,8 @@ const HEADERS: Record<string, oas31.ParameterObject> = {
 /** What every webhook operation says about delivery; the Webhooks tag carries the long form. */
 const DELIVERY = [
   'Sent as a POST with a JSON body (`content-type: application/json`) to the endpoint\'s HTTPS URL, signed as the headers below say.',
-  'Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first. Ten failed attempts in a row disable the endpoint.',
-  'Deliveries are at least once: de-duplicate on the event name, `timestamp` and the record id inside `data`.',
+  'Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first, each spread at random by up to 10% either way (27-33 s, 108-132 s, 432-528 s, 1,728-2,112 s) so that deliveries that failed together are not retried together. Ten failed attempts in a row disable the endpoint.',
+  'Deliveries are at least once: de-duplicate on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint), or on the event name, `timestamp` and the record id inside `data`.',
 ].join('\n\n');
 
 export const WEBHOOKS_TAG: oas31.TagObject = {
@@ -74,7 +74,7 @@ export const WEBHOOKS_TAG: oas31.TagObject = {
   description: [
     'Leadwire POSTs an event to each enabled endpoint subscribed to it (`POST /api/webhooks` in the application API).',
     'Payload: `{ event, timestamp, source, data }`. `timestamp` is ISO 8601 UTC with milliseconds; `source` says who made the change (`app`, `api`, `zapier`, `import`, `sync`, `automation`, `ai`, `inbound`, `system`, `partner`) and is absent on `ping`; `data` depends on the event (contact events carry `data.contact`).',
-    'Verify `X-Webhook-Signature` in Node over the raw body: `crypto.timingSafeEqual(Buffer.from(createHmac(\'sha256\', secret).update(rawBody).digest(\'hex\')), Buffer.from(signatureHeader))` (compare lengths first). The `webhook-*` headers follow Standard Webhooks, so its libraries verify a delivery too: `new Webhook(secret).verify(rawBody, headers)`.',
+    'Verify the `webhook-*` headers, which follow Standard Webhooks: its libraries check the signature and refuse a timestamp more than 5 minutes off, so a captured delivery cannot be replayed: `new Webhook(secret).verify(rawBody, headers)` (or `verifyWebhook` of `@leadwire/sdk/webhooks`). Refuse a delivery that lacks them. `X-Webhook-Signature` (hex HMAC-SHA256 of the raw body: `crypto.timingSafeEqual(Buffer.from(createHmac(\'sha256\', secret).update(rawBody).digest(\'hex\')), Buffer.from(signatureHeader))`, lengths compared first) signs no time: it does not protect against replay, so a receiver that checks only it must de-duplicate.',
     DELIVERY,
     'At most 1,000 deliveries per hour per workspace: events beyond it are not delivered and show in the delivery log as skipped, to be sent later with `recover`. Delivery logs are kept 30 days.',
   ].join('\n\n'),

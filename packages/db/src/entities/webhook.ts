@@ -69,6 +69,11 @@ export const WebhookDeliverySchema = defineEntity({
     /** A manual replay (redeliver, recover): one attempt, not counted toward disabling. */
     manual: p.boolean().default(false),
     replayOf: p.uuid().nullable(),
+    /**
+     * The Standard Webhooks `webhook-id` when it is not this delivery's own id: a replay (redeliver, recover) keeps the
+     * one its original was sent with, so a receiver de-duplicating on it sees one message.
+     */
+    messageId: p.uuid().nullable(),
     /** When the next attempt is due (pending), or when an in-flight attempt's lease ends (in_flight). */
     nextAttemptAt: p.datetime().nullable(),
     firstAttemptAt: p.datetime().nullable(),

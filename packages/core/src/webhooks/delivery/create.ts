@@ -38,11 +38,16 @@ async function reserve(db: Db, orgId: string, wanted: number, now: Date): Promis
   return Math.max(0, Math.min(wanted, HOURLY_DELIVERY_LIMIT - before));
 }
 
+/**
+ * A replay (redeliver, recover) takes its original's message id (the Standard Webhooks `webhook-id`), so a receiver that
+ * de-duplicates on it sees the same message again; a new delivery's message id is its own id (message_id null).
+ */
 const INSERT_DELIVERIES = `
-insert into webhook_deliveries (id, organization_id, endpoint_id, event_id, event, body, state, manual, replay_of, next_attempt_at, skip_reason, created_at, updated_at)
-select v.id, v.organization_id, v.endpoint_id, v.event_id, v.event, v.body, v.state, v.manual, v.replay_of,
+insert into webhook_deliveries (id, organization_id, endpoint_id, event_id, event, body, state, manual, replay_of, message_id, next_attempt_at, skip_reason, created_at, updated_at)
+select v.id, v.organization_id, v.endpoint_id, v.event_id, v.event, v.body, v.state, v.manual, v.replay_of, coalesce(o.message_id, o.id),
   case when v.state = 'pending' then ?::timestamptz end, v.skip_reason, ?::timestamptz, ?::timestamptz
-from jsonb_to_recordset(?::jsonb) as v(id uuid, organization_id uuid, endpoint_id uuid, event_id uuid, event text, body text, state text, manual boolean, replay_of uuid, skip_reason text)`;
+from jsonb_to_recordset(?::jsonb) as v(id uuid, organization_id uuid, endpoint_id uuid, event_id uuid, event text, body text, state text, manual boolean, replay_of uuid, skip_reason text)
+left join webhook_deliveries o on o.id = v.replay_of`;
 
 /** A skipped delivery still gets a line in the log (attempt 0), so the owner sees why nothing was sent. */
 const INSERT_SKIPPED_ATTEMPTS = `

@@ -24,13 +24,15 @@ where d.id = j.id and d.lease_token = j.lease_token and d.state = 'in_flight' an
     select 1 from pg_locks l
     where l.locktype = 'advisory' and l.granted and l.objsubid = 1 and ((l.classid::bigint << 32) | l.objid::bigint) = ?::bigint
       and l.database = (select oid from pg_database where datname = current_database()))
-returning d.id, d.organization_id, d.endpoint_id, d.event, d.body, d.attempts, d.manual, d.first_attempt_at, d.lease_token,
+returning d.id, coalesce(d.message_id, d.id) as message_id, d.organization_id, d.endpoint_id, d.event, d.body, d.attempts, d.manual, d.first_attempt_at, d.lease_token,
   w.kind, w.url, w.enabled, w.secret, w.previous_secret, w.previous_secret_expires_at`;
 
 /** Attempts taken, and outcomes recorded, per statement: a pg-boss batch of jobs and then some. */
 const ROUND_MAX = 200;
 
 interface TakenRow extends TakenAttempt {
+  /** The Standard Webhooks message id: the same for every attempt and replay of one event to one endpoint. */
+  message_id: string;
   body: string;
   enabled: boolean;
   secret: string;
@@ -82,7 +84,7 @@ export interface AttemptRounds {
 }
 
 export function attemptRounds(deps: Deps, lock: WorkerLock): AttemptRounds {
-  const recordDeps = { jobs: deps.jobs, baseUrl: deps.config.BASE_URL };
+  const recordDeps = { jobs: deps.jobs, baseUrl: deps.config.BASE_URL, random: deps.random };
   return {
     take: new Coalescer((refs) => takeAttempts(deps, lock, refs), ROUND_MAX),
     record: new Coalescer(async (outcomes) => {
@@ -128,7 +130,7 @@ async function attempt(deps: Deps, rounds: AttemptRounds, a: TakenRow): Promise<
     body: a.body,
     secret: a.secret,
     previousSecret: inGrace ? a.previous_secret : null,
-    deliveryId: a.id,
+    messageId: a.message_id,
     attemptId,
     event: a.event,
     at: startedAt,

@@ -3,9 +3,16 @@
  * always measured on `deps.clock`.
  */
 
-/** 5 attempts in total: attempt n+1 is due this long after the FIRST attempt started (about 30 s, 2, 8 and 32 min). */
+/** 5 attempts in total: attempt n+1 is due about this long after the FIRST attempt started (30 s, 2, 8 and 32 min). */
 export const RETRY_OFFSETS_MS = [30_000, 2 * 60_000, 8 * 60_000, 32 * 60_000] as const;
 export const MAX_ATTEMPTS = RETRY_OFFSETS_MS.length + 1;
+
+/**
+ * Each retry's offset is spread at random by up to this fraction either way (27-33 s, 108-132 s, 432-528 s,
+ * 1728-2112 s), so deliveries that failed together (a receiver's outage) come back spread out rather than in the same
+ * millisecond. 10% keeps the spec's "about" and the retries in order: no two ranges overlap.
+ */
+export const RETRY_JITTER = 0.1;
 
 /** Failed automatic attempts in a row that disable an endpoint. */
 export const DISABLE_AFTER_FAILURES = 10;
@@ -35,10 +42,14 @@ export const RESPONSE_BODY_CHARS = 1_024;
 export const SKIP_DISABLED = 'endpoint disabled';
 export const SKIP_LIMIT = `workspace over ${HOURLY_DELIVERY_LIMIT.toLocaleString('en-US')} deliveries per hour`;
 
-/** When the attempt after `attemptsMade` attempts is due, or null when none is left. */
-export function nextAttemptAt(firstAttemptAt: Date, attemptsMade: number): Date | null {
+/**
+ * When the attempt after `attemptsMade` attempts is due, or null when none is left. `draw` is in [0, 1) (deps.random):
+ * 0 is the earliest, 0.5 the nominal offset.
+ */
+export function nextAttemptAt(firstAttemptAt: Date, attemptsMade: number, draw: number): Date | null {
   const offset = RETRY_OFFSETS_MS[attemptsMade - 1];
-  return offset === undefined ? null : new Date(firstAttemptAt.getTime() + offset);
+  if (offset === undefined) return null;
+  return new Date(firstAttemptAt.getTime() + Math.round(offset * (1 + RETRY_JITTER * (2 * draw - 1))));
 }
 
 /** The fixed UTC hour a delivery created at `now` counts in. */

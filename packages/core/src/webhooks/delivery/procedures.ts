@@ -49,7 +49,7 @@ export const deliveryProcedures = {
         path: '/webhooks/{id}/deliveries/{deliveryId}/redeliver',
         tags,
         summary: 'Send a delivery again (owner or admin)',
-        description: 'A new manual delivery of the same bytes (new delivery id): one attempt, not counted toward disabling.',
+        description: 'A new manual delivery of the same bytes (new delivery id, same `webhook-id`): one attempt, not counted toward disabling.',
       },
       successStatus: 202,
       errorCodes: ON_ENDPOINT,
@@ -66,7 +66,7 @@ export const deliveryProcedures = {
         tags,
         summary: 'Replay every delivery that failed or was skipped since a time (owner or admin)',
         description:
-          'Each becomes a manual replay (one attempt, not counted toward disabling), oldest first, as many as the hourly limit leaves; call again later for the rest. Deliveries already replayed successfully (or on their way) are not replayed twice.',
+          'Each becomes a manual replay (one attempt, not counted toward disabling, with its original\'s `webhook-id`), oldest first, as many as the hourly limit leaves; call again later for the rest. Deliveries already replayed successfully (or on their way) are not replayed twice.',
       },
       errorCodes: ON_ENDPOINT,
     })

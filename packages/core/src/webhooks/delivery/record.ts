@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '@leadwire/db';
 import type { Jobs } from '../../jobs/queue.ts';
+import type { Random } from '../../random.ts';
 import type { SendResult } from '../transport/send.ts';
 import { queueDisabledMail } from './disabled-mail.ts';
 import { DISABLE_AFTER_FAILURES, MAX_ATTEMPTS, nextAttemptAt, RESPONSE_BODY_CHARS, SKIP_DISABLED } from './policy.ts';
@@ -61,6 +62,8 @@ const UNSUBSCRIBE = `delete from webhook_endpoints where id = ? and kind = 'rest
 export interface RecordDeps {
   jobs: Jobs;
   baseUrl: string;
+  /** Spreads each retry (policy.ts, RETRY_JITTER). */
+  random: Random;
 }
 
 async function disable(tx: Db, deps: RecordDeps, a: TakenAttempt, reason: string, now: Date): Promise<void> {
@@ -90,11 +93,13 @@ export interface AttemptOutcome {
 const text = (s: string | null) => (s === null ? null : s.replaceAll('\0', '\uFFFD'));
 
 /** What an outcome does to its delivery: the next attempt's time (a failure with attempts left) and the new state. */
-function plan(o: AttemptOutcome) {
+function plan(o: AttemptOutcome, random: Random) {
   const attempt = o.a.attempts + 1;
   const gone = o.a.kind === 'rest_hook' && o.result.statusCode === 410;
   const retryAt =
-    o.result.outcome === 'failed' && !o.a.manual && !gone && attempt < MAX_ATTEMPTS ? nextAttemptAt(new Date(o.a.first_attempt_at), attempt) : null;
+    o.result.outcome === 'failed' && !o.a.manual && !gone && attempt < MAX_ATTEMPTS
+      ? nextAttemptAt(new Date(o.a.first_attempt_at), attempt, random.next())
+      : null;
   const state = o.result.outcome === 'succeeded' ? 'succeeded' : retryAt ? 'pending' : 'failed';
   return { ...o, attempt, gone, retryAt, state };
 }
@@ -106,7 +111,7 @@ function plan(o: AttemptOutcome) {
  * the same round still counts.
  */
 export async function recordAttempts(db: Db, deps: RecordDeps, outcomes: readonly AttemptOutcome[], now: Date): Promise<void> {
-  const planned = outcomes.map(plan);
+  const planned = outcomes.map((o) => plan(o, deps.random));
   await db.transaction(async (tx) => {
     const finished = await tx.execute<{ id: string }[]>(FINISH_MANY, [
       now,

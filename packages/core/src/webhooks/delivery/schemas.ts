@@ -21,7 +21,10 @@ export const DeliveryAttemptView = z.object({
   id: z.uuid().meta({ description: "The attempt's id, sent as its X-Webhook-Id." }),
   at: IsoDateTime.meta({ description: 'When the attempt started (or the delivery was skipped).' }),
   event: z.string(),
-  deliveryId: z.uuid().meta({ description: 'Stable across the attempts of one delivery (the Standard Webhooks webhook-id).' }),
+  deliveryId: z.uuid().meta({ description: 'The delivery: stable across its attempts; a redelivery or recovery is a new delivery.' }),
+  messageId: z.uuid().meta({
+    description: 'Sent as the Standard Webhooks webhook-id: the same for every attempt, redelivery and recovery of one event to this endpoint.',
+  }),
   attempt: z.number().int().meta({ description: '1-5; 0 for a delivery skipped before any attempt.' }),
   outcome: AttemptOutcome,
   statusCode: z.number().int().nullable(),

@@ -24,7 +24,7 @@ where d.endpoint_id = ? and d.organization_id = ? and not d.manual and d.state i
 order by d.created_at, d.id`;
 
 const LOG = `
-select a.id, a.created_at, a.event, a.delivery_id, a.attempt, a.outcome, a.status_code, a.response_body, a.duration_ms, a.error,
+select a.id, a.created_at, a.event, a.delivery_id, coalesce(d.message_id, d.id) as message_id, a.attempt, a.outcome, a.status_code, a.response_body, a.duration_ms, a.error,
   a.next_attempt_at, d.manual
 from webhook_attempts a join webhook_deliveries d on d.id = a.delivery_id
 where a.endpoint_id = ? and a.organization_id = ? and (?::text is null or a.outcome = ?) and (?::text is null or a.event = ?)
@@ -37,6 +37,7 @@ interface AttemptRow {
   created_at: Date;
   event: string;
   delivery_id: string;
+  message_id: string;
   attempt: number;
   outcome: DeliveryAttemptView['outcome'];
   status_code: number | null;
@@ -59,6 +60,7 @@ const toView = (r: AttemptRow): DeliveryAttemptView => ({
   at: iso(r.created_at),
   event: r.event,
   deliveryId: r.delivery_id,
+  messageId: r.message_id,
   attempt: r.attempt,
   outcome: r.outcome,
   statusCode: r.status_code,
@@ -114,7 +116,7 @@ export async function sendTestPing(db: Db, actor: InternalActor, id: string, now
   });
 }
 
-/** A new manual delivery of the same bytes: one attempt, not counted toward disabling. */
+/** A new manual delivery of the same bytes and message id: one attempt, not counted toward disabling. */
 export async function redeliver(db: Db, actor: InternalActor, input: RedeliverInput, now: Date): Promise<QueuedDelivery> {
   return db.transaction(async (tx) => {
     await requireEndpoint(tx, actor, input.id);

@@ -35,6 +35,6 @@ export const HEARTBEAT = ': keep-alive\n\n';
  */
 export function deliveryFrame(e: ListenEvent, secret: string, at: Date): string {
   const body = bodyOf(e.payload);
-  const headers = signDelivery({ body, secret, deliveryId: e.id, attemptId: randomUUID(), event: e.event, at });
+  const headers = signDelivery({ body, secret, messageId: e.id, attemptId: randomUUID(), event: e.event, at });
   return frame('delivery', { event: e.event, headers, body }, e.id);
 }

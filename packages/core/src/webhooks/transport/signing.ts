@@ -16,22 +16,23 @@ function standardSignature(secret: string, signedContent: string): string {
  * Every header of one delivery attempt, signed both ways:
  * - `X-Webhook-Signature`: lowercase hex HMAC-SHA256 of the body's UTF-8 bytes keyed with the WHOLE secret string
  *   (`whsec_...`), so a receiver's one-liner needs no decoding; always the current secret only.
- * - Standard Webhooks: `webhook-id` is the delivery id (stable across attempts, as that standard wants for
- *   de-duplication), `webhook-signature` signs `id.timestamp.body` with the decoded key; while a previous secret is
- *   still in its grace period a second `v1,` signature for it follows, space separated, so a receiver can roll.
+ * - Standard Webhooks: `webhook-id` is the message id (the same for every attempt, redelivery and recovery of one
+ *   event to one endpoint, as that standard wants for de-duplication), `webhook-signature` signs `id.timestamp.body`
+ *   with the decoded key; while a previous secret is still in its grace period a second `v1,` signature for it
+ *   follows, space separated, so a receiver can roll.
  * `X-Webhook-Id` is the attempt id (new on every attempt, as the spec says); both timestamps are the same Unix seconds.
  */
 export function signDelivery(input: {
   body: string;
   secret: string;
   previousSecret?: string | null;
-  deliveryId: string;
+  messageId: string;
   attemptId: string;
   event: string;
   at: Date;
 }): Record<string, string> {
   const timestamp = String(Math.floor(input.at.getTime() / 1000));
-  const signedContent = `${input.deliveryId}.${timestamp}.${input.body}`;
+  const signedContent = `${input.messageId}.${timestamp}.${input.body}`;
   const signatures = [standardSignature(input.secret, signedContent)];
   if (input.previousSecret) signatures.push(standardSignature(input.previousSecret, signedContent));
   return {
@@ -41,7 +42,7 @@ export function signDelivery(input: {
     'X-Webhook-Event': input.event,
     'X-Webhook-Timestamp': timestamp,
     'X-Webhook-Id': input.attemptId,
-    'webhook-id': input.deliveryId,
+    'webhook-id': input.messageId,
     'webhook-timestamp': timestamp,
     'webhook-signature': signatures.join(' '),
   };
