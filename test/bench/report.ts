@@ -87,7 +87,7 @@ export function goals(r: Report): Goal[] {
       met: growth(l.abuse.probe.p99) <= GOALS.probeP99Growth,
     });
     out.push({
-      goal: "unknown-key flood: no more look-ups than the address's allowance (not one per request)",
+      goal: 'unknown-key flood: each distinct key looked up at most once while remembered (not one per request)',
       value: `${f0(l.flood.keyLookups)} look-ups for ${f0(l.flood.requests)} requests, allowance ${f0(l.flood.allowance)}`,
       met: l.flood.keyLookups <= l.flood.allowance && l.flood.keyLookups < l.flood.requests,
     });
