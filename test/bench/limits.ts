@@ -40,6 +40,11 @@ export interface LimitsResult {
     probeLookups: number;
     probe: ProbeResult;
   };
+  /**
+   * A new made-up key on every request: nothing to remember, so one look-up each, but at most KEY_LOOKUP_CONCURRENCY
+   * of them at once; the flood's own latency is what a real key the server has not seen yet waits in that queue.
+   */
+  freshFlood: { load: LoadFigures; requests: number; keyLookups: number; probe: ProbeResult };
 }
 
 function figures(r: Result): LoadFigures {
@@ -94,16 +99,16 @@ export async function runLimitPhases(o: {
   const load = async (opts: Omit<Parameters<typeof autocannon>[0], 'url' | 'connections'>, seconds: number) =>
     figures(await autocannon({ url: o.origin, connections: o.connections, timeout: 30, ...opts, duration: seconds }));
 
-  o.log(`limits 1/4: the well-behaved tenant alone (${PROBE.keys} keys x ${PROBE.perKeyPerSec} upserts/s), ${o.seconds}s ...`);
+  o.log(`limits 1/5: the well-behaved tenant alone (${PROBE.keys} keys x ${PROBE.perKeyPerSec} upserts/s), ${o.seconds}s ...`);
   const idle = await runProbe();
 
   // Right before the abuse, so that both rates meet the machine in the same state.
-  o.log(`limits 2/4: GET /healthz, ${o.connections} connections, ${o.seconds}s ...`);
+  o.log(`limits 2/5: GET /healthz, ${o.connections} connections, ${o.seconds}s ...`);
   await load({ requests: [{ method: 'GET', path: '/healthz' }] }, o.warmupSeconds);
   const healthzMeter = o.meter();
   const healthz = { ...(await load({ requests: [{ method: 'GET', path: '/healthz' }] }, o.seconds)), cpu: healthzMeter() };
 
-  o.log(`limits 3/4: one key over its 600/min hammered by ${o.connections} connections, with the tenant beside it ...`);
+  o.log(`limits 3/5: one key over its 600/min hammered by ${o.connections} connections, with the tenant beside it ...`);
   const abusive = {
     requests: [
       {
@@ -122,7 +127,7 @@ export async function runLimitPhases(o: {
   const [abuseLoad, abuseProbe] = await Promise.all([load(abusive, o.seconds), runProbe()]);
   const abuseCpu = abuseMeter();
 
-  o.log(`limits 4/4: ${FLOOD_KEYS.toLocaleString('en-US')} unknown keys from one address, ${o.connections} connections, with the tenant beside it ...`);
+  o.log(`limits 4/5: ${FLOOD_KEYS.toLocaleString('en-US')} unknown keys from one address, ${o.connections} connections, with the tenant beside it ...`);
   const unknown = Array.from({ length: FLOOD_KEYS }, () => generateKeyValue());
   let next = 0;
   const flooding = {
@@ -145,6 +150,19 @@ export async function runLimitPhases(o: {
   const after = await keyLookups(o.pool);
   const floodRequests = Object.values(floodLoad.statusCodes).reduce((a, b) => a + b, 0);
 
+  o.log(`limits 5/5: a new unknown key on every request, ${o.connections} connections, with the tenant beside it ...`);
+  const freshFlooding = {
+    requests: [
+      {
+        ...flooding.requests[0]!,
+        setupRequest: (req: { headers: Record<string, string> }) => ({ ...req, headers: { ...req.headers, authorization: `Bearer ${generateKeyValue()}` } }),
+      },
+    ],
+  };
+  const beforeFresh = await keyLookups(o.pool);
+  const [freshLoad, freshProbe] = await Promise.all([load(freshFlooding, o.seconds), runProbe()]);
+  const afterFresh = await keyLookups(o.pool);
+
   return {
     connections: o.connections,
     seconds: o.seconds,
@@ -159,6 +177,12 @@ export async function runLimitPhases(o: {
       allowance: FLOOD_KEYS,
       probeLookups: floodProbe.requests,
       probe: floodProbe,
+    },
+    freshFlood: {
+      load: freshLoad,
+      requests: Object.values(freshLoad.statusCodes).reduce((a, b) => a + b, 0),
+      keyLookups: Math.max(0, afterFresh - beforeFresh - freshProbe.requests),
+      probe: freshProbe,
     },
   };
 }

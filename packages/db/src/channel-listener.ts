@@ -31,6 +31,8 @@ export class ChannelListener extends EventEmitter<Events> {
   private timer: NodeJS.Timeout | null = null;
   private attempt: Promise<boolean> | null = null;
   private closed = false;
+  /** Failed attempts since the last success: an outage is logged once, not once per retry. */
+  private failures = 0;
   private readonly o: ChannelListenerOptions;
 
   constructor(opts: ChannelListenerOptions) {
@@ -92,13 +94,14 @@ export class ChannelListener extends EventEmitter<Events> {
       }
       this.client = client;
       this.pid = rows[0]?.pid ?? null;
-      this.o.log.info({ channel: this.o.channel }, 'listening');
+      this.o.log.info({ channel: this.o.channel, after: this.failures ? `${this.failures} failed attempts` : undefined }, 'listening');
+      this.failures = 0;
       this.emit('up');
       return true;
     } catch (err) {
       onLost(err);
       if (!this.closed) {
-        this.o.log.warn({ err, channel: this.o.channel }, 'could not listen; trying again');
+        if (++this.failures === 1) this.o.log.warn({ err, channel: this.o.channel, retryMs: this.o.retryMs }, 'could not listen; trying again until it works');
         this.retry();
       }
       return false;
