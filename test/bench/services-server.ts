@@ -23,7 +23,7 @@ const guard = new KeyGuard();
 serve(
   async (req, body) => {
     const now = new Date();
-    const auth = await authenticate(db, req.headers.authorization, 'public', { now, guard, address: req.socket.remoteAddress, setHeader: () => {} });
+    const auth = await authenticate(db, req.headers.authorization, 'public', { now, guard, setHeader: () => {} });
     const r = await upsertContact(db, auth.actor, JSON.parse(body) as Parameters<typeof upsertContact>[2], { eventSource: 'api', now });
     return { id: r.id, created: r.created, matchedBy: r.matchedBy };
   },

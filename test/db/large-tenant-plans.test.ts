@@ -125,7 +125,7 @@ describe('upsert statements in a database with one large organization among many
     const touched: Touched = new Map();
     const db = explaining(t.runtime.deps.db, touched);
     const now = t.clock.now();
-    const { actor } = await authenticate(db, `Bearer ${key}`, 'public', { now, guard: new KeyGuard(), address: undefined, setHeader: () => {} });
+    const { actor } = await authenticate(db, `Bearer ${key}`, 'public', { now, guard: new KeyGuard(), setHeader: () => {} });
     const opts = { eventSource: 'api' as const, now };
     const row = (email: string) => ({ email, firstName: 'Ada', lastName: 'Lovelace', tags: ['bench'], custom: { plan: 'trial' } });
     const updated = await upsertContact(db, actor, row('c7@big.example'), opts);

@@ -1,5 +1,6 @@
 import type { TestClock } from '@leadwire/core/clock.ts';
 import { expect } from 'vitest';
+import type { Runtime } from '../../apps/server/src/compose.ts';
 import { serve, type TestApp } from './app.ts';
 
 const MINUTE_MS = 60_000;
@@ -55,6 +56,7 @@ export function intHeader(r: { status: number; headers: Headers }, name: string)
 export interface PeerServer {
   origin: string;
   v1: string;
+  runtime: Runtime;
   close(): Promise<void>;
 }
 
@@ -67,6 +69,7 @@ export async function startPeer(t: TestApp): Promise<PeerServer> {
   return {
     origin,
     v1: `${origin}/api/v1`,
+    runtime,
     close: async () => {
       await app.close();
       await runtime.close();

@@ -1,16 +1,20 @@
 import type { Config, Deps, Logger } from '@leadwire/core';
 import { setPasswordHashCost } from '@leadwire/core/accounts/passwords.ts';
 import { type Clock, systemClock } from '@leadwire/core/clock.ts';
+import { watchKeyChanges } from '@leadwire/core/auth/key-changes.ts';
 import { BossRuntime } from '@leadwire/core/jobs/boss.ts';
 import { type Random, systemRandom } from '@leadwire/core/random.ts';
 import { jobDefinitions } from '@leadwire/core/jobs/definitions.ts';
+import { keyGuardOf } from '@leadwire/core/limits/key-guard.ts';
 import { pumpOf } from '@leadwire/core/webhooks/delivery/pump.ts';
 import { type Resolver, systemResolver } from '@leadwire/core/webhooks/transport/resolver.ts';
-import { migrateUp, openDatabase, openDb, openOrm } from '@leadwire/db';
+import { type ChannelListener, migrateUp, openDatabase, openDb, openOrm } from '@leadwire/db';
 
 export interface Runtime {
   deps: Deps;
   boss: BossRuntime;
+  /** The LISTEN connection that keeps the key guard told of key changes; null in a worker, which serves no keys. */
+  keyChanges: ChannelListener | null;
   /** Stops the job queue, closes the pool and stops the embedded cluster if we started it: in that order. */
   close(): Promise<void>;
 }
@@ -35,10 +39,14 @@ export async function compose(config: Config, log: Logger, opts: { migrate?: boo
       log.warn({}, 'WEBHOOKS_UNSAFE_ALLOW_LOOPBACK=true: webhooks may be delivered to 127.0.0.0/8 and ::1. Never set this in production.');
     }
     await boss.start(jobDefinitions(deps));
+    const keyChanges =
+      config.ROLE === 'worker' ? null : await watchKeyChanges({ url: database.url, guard: keyGuardOf(deps), log, retryMs: config.KEY_CHANGES_RETRY_MS });
     return {
       deps,
       boss,
+      keyChanges,
       close: async () => {
+        await keyChanges?.close();
         // The webhook pump stops handing out attempts first; its worker lock goes only after the queue drained, so no
         // attempt of this process ever looks orphaned while it is still being sent.
         const pump = pumpOf(deps);

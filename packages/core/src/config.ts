@@ -48,6 +48,17 @@ export const ConfigSchema = z
      * proxy idle time-outs are 60 s).
      */
     WEBHOOK_LISTEN_HEARTBEAT_MS: z.coerce.number().int().min(10).max(300_000).default(15_000),
+    /**
+     * Database look-ups of API keys this process has not seen authenticate, in flight at once; more wait their turn.
+     * A flood of made-up keys then holds at most this many pool connections, while a real key waits, never refused.
+     */
+    KEY_LOOKUP_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(4),
+    /**
+     * Pause before the key-change LISTEN connection is opened again after a loss; meanwhile every key is judged by
+     * the database, nothing from memory. Short, so memory answers return quickly; not zero, so a down database is not
+     * hammered.
+     */
+    KEY_CHANGES_RETRY_MS: z.coerce.number().int().min(10).max(600_000).default(1_000),
     /** OpenAI-compatible chat-completions endpoint for the lead-score adjustment; unset means no adjustment. */
     SCORE_ADJUSTER_URL: optionalUrl,
     SCORE_ADJUSTER_API_KEY: z.string().min(1).optional(),

@@ -2,4 +2,5 @@ export * from './entities/index.ts';
 export * from './orm.ts';
 export * from './database.ts';
 export * from './sql.ts';
+export * from './channel-listener.ts';
 export type { EntityManager, MikroORM } from '@mikro-orm/postgresql';

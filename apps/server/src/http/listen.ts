@@ -43,7 +43,6 @@ export async function listenPlugin(app: FastifyInstance, opts: { deps: Deps }) {
       deps.db,
       (name) => one(req.headers[name]),
       (name, value) => void reply.header(name, value),
-      req.ip,
     );
     requireRole(actor, 'owner', 'admin');
     const events = parseListenEvents(one(req.query.events));

@@ -99,7 +99,6 @@ export async function uploadsPlugin(app: FastifyInstance, opts: { deps: Deps }) 
         return Array.isArray(v) ? v[0] : v;
       },
       (name, value) => void reply.header(name, value),
-      req.ip,
     );
 
   const upload = (kind: FileKind) => async (req: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply) => {

@@ -1,5 +1,5 @@
 import cors from '@fastify/cors';
-import { type Deps, errors, toPublicError, v1Router } from '@leadwire/core';
+import { type Deps, toPublicError, v1Router } from '@leadwire/core';
 import { knownRefusal } from '@leadwire/core/auth/authenticate.ts';
 import { keyGuardOf } from '@leadwire/core/limits/key-guard.ts';
 import { buildV1OpenApiDocument } from '@leadwire/core/openapi.ts';
@@ -27,12 +27,12 @@ export async function v1Plugin(app: FastifyInstance, opts: { deps: Deps }) {
   });
   registerDocs(app, { title: 'Leadwire API v1 reference', build: () => buildV1OpenApiDocument(deps.config.BASE_URL) });
   await restSurface(app, { deps, router: v1Router });
-  // After the surface's own 404/405 hook. A key refused for the rest of its window, or an address flooding unknown keys,
+  // After the surface's own 404/405 hook. A key refused for the rest of its window, or one the database did not find,
   // is answered here, before the body is read or the request converted for tRPC: a refusal costs next to nothing.
   const guard = keyGuardOf(deps);
   app.addHook('onRequest', async (req, reply) => {
     if (req.method === 'OPTIONS' || req.url.startsWith(`${app.prefix}/docs`)) return;
-    const refusal = knownRefusal(guard, req.headers.authorization, 'public', req.ip, deps.clock.now());
-    if (refusal) return sendError(reply, toPublicError(errors.rateLimited(refusal.retryAfter)), Object.fromEntries(Object.entries(refusal.headers).map(([k, v]) => [k, String(v)])));
+    const refusal = knownRefusal(guard, req.headers.authorization, 'public', deps.clock.now());
+    if (refusal) return sendError(reply, toPublicError(refusal.error), Object.fromEntries(Object.entries(refusal.headers).map(([k, v]) => [k, String(v)])));
   });
 }

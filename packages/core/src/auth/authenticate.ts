@@ -1,6 +1,6 @@
 import type { ApiKeyType, Db, Plan, Role } from '@leadwire/db';
-import { errors } from '../errors.ts';
-import type { KeyGuard } from '../limits/key-guard.ts';
+import { type AppError, errors } from '../errors.ts';
+import type { KeyGuard, KeySighting } from '../limits/key-guard.ts';
 import { rateHeaders } from '../limits/rate-limit.ts';
 import type { Actor } from './actor.ts';
 import { bearerToken, hashKey, isWellFormedKey } from './key-material.ts';
@@ -22,6 +22,7 @@ interface AuthRow {
   plan: Plan;
   contact_booster: number;
   contact_count: number;
+  expires_at: Date | null;
   hits: number | null;
   day_hits: number | null;
 }
@@ -31,13 +32,14 @@ const DAY_MS = 86_400_000;
 
 /**
  * One round trip resolves the key, checks its owner's state and counts the request in the shared per-minute window.
- * Every check reads the database, so revocation, deactivation and password changes take effect on the very next
- * request in every server process. The last-used stamp is written at most once a minute to keep the hot row cool.
+ * Every key that is not refused from memory is checked here, and every process drops its remembered refusals of a key
+ * as soon as it hears the key or its owner change (auth/key-changes.ts), so revocation, deactivation and password
+ * changes take effect on the next request in every server process. The last-used stamp is written at most once a minute to keep the hot row cool.
  * Time comes in as parameters (the caller's clock): now, the minute's and the day's start, and now less a minute.
  */
 export const AUTHENTICATE_SQL = `
 with k as (
-  select k.id, k.organization_id, k.created_by_id, k.type, k.permissions, u.role, o.plan, o.contact_booster,
+  select k.id, k.organization_id, k.created_by_id, k.type, k.permissions, k.expires_at, u.role, o.plan, o.contact_booster,
     coalesce(n.contact_count, 0) as contact_count
   from api_keys k
   join users u on u.id = k.created_by_id
@@ -59,8 +61,8 @@ with k as (
   update api_keys set last_used_at = ?::timestamptz
   where id = (select id from k) and (last_used_at is null or last_used_at < ?::timestamptz)
 )
-select k.id, k.organization_id, k.created_by_id, k.type, k.permissions, k.role, k.plan, k.contact_booster, k.contact_count,
-  (select count from hit) as hits, (select count from hit_day) as day_hits
+select k.id, k.organization_id, k.created_by_id, k.type, k.permissions, k.expires_at, k.role, k.plan, k.contact_booster,
+  k.contact_count, (select count from hit) as hits, (select count from hit_day) as day_hits
 from k`;
 
 /** The statement's parameters for a key hash, a surface and the current time. */
@@ -76,58 +78,49 @@ export interface Authenticated {
   /** The per-day window: Internal keys only. */
   dayWindow: RateWindow | null;
   /** Names the key in the process's KeyGuard, to remember it once its window is spent. */
-  guardKey: string;
+  sighting: KeySighting;
 }
 
-/** A 429 the process can give from memory alone, with the headers that go with it. */
+/** A refusal the process can give from memory alone, with the headers that go with it. */
 export interface KnownRefusal {
-  retryAfter: number;
+  error: AppError;
   headers: Record<string, number>;
 }
 
-function refusalFor(guard: KeyGuard, keyHash: string, surface: ApiKeyType, address: string | undefined, now: Date): KnownRefusal | null {
+const INVALID_KEY = 'Invalid, revoked or expired API key';
+
+function refusalFor(guard: KeyGuard, keyHash: string, surface: ApiKeyType, now: Date): KnownRefusal | null {
   const spent = guard.spent(`${surface}:${keyHash}`, now);
   if (spent) {
     const headers = rateHeaders(spent.window, spent.limit, now.getTime());
-    return { retryAfter: headers['x-ratelimit-reset'], headers: { ...headers, 'retry-after': headers['x-ratelimit-reset'] } };
+    return { error: errors.rateLimited(headers['x-ratelimit-reset']), headers: { ...headers, 'retry-after': headers['x-ratelimit-reset'] } };
   }
-  const blockedUntil = guard.addressBlockedUntil(address, now);
-  if (blockedUntil && !guard.isKnownGood(keyHash, now)) {
-    const retryAfter = Math.max(1, Math.ceil((blockedUntil.getTime() - now.getTime()) / 1000));
-    return { retryAfter, headers: { 'retry-after': retryAfter } };
-  }
+  if (guard.isKnownBad(keyHash, now)) return { error: errors.unauthorized(INVALID_KEY), headers: {} };
   return null;
 }
 
 /**
- * The refusal `authenticate` would answer without a round trip (a spent window, an address flooding unknown keys), for
+ * The refusal `authenticate` would answer without a round trip (a spent window, a key the database did not find), for
  * the HTTP layer to give before it reads the body. Null when the request has to be looked at properly.
  */
-export function knownRefusal(
-  guard: KeyGuard,
-  authorization: string | undefined,
-  surface: ApiKeyType,
-  address: string | undefined,
-  now: Date,
-): KnownRefusal | null {
+export function knownRefusal(guard: KeyGuard, authorization: string | undefined, surface: ApiKeyType, now: Date): KnownRefusal | null {
   const value = bearerToken(authorization);
   if (!value || !isWellFormedKey(value)) return null;
-  return refusalFor(guard, hashKey(value), surface, address, now);
+  return refusalFor(guard, hashKey(value), surface, now);
 }
 
 export interface AuthenticateOptions {
   /** The current time, from `deps.clock`. */
   now: Date;
   guard: KeyGuard;
-  /** The client's address, for the throttle on unknown keys; undefined when there is none (in-process calls). */
-  address: string | undefined;
   setHeader: (name: string, value: string | number) => void;
 }
 
 /**
  * Resolves `Authorization: Bearer <key>` for the given surface. A key of the other type is refused with
  * wrong_api_surface and is not counted against the surface's rate limit. Refusals the process already knows (a spent
- * window, an address flooding unknown keys) are answered from memory, with no round trip.
+ * window, a key the database did not find) are answered from memory, with no round trip; keys the process has not
+ * seen authenticate wait for a place in its look-up gate (see KeyGuard).
  */
 export async function authenticate(
   db: Db,
@@ -139,19 +132,22 @@ export async function authenticate(
   if (!value) throw errors.unauthorized('Missing API key: send Authorization: Bearer <API_KEY>');
   if (!isWellFormedKey(value)) throw errors.unauthorized('Malformed API key');
   const keyHash = hashKey(value);
-  const guardKey = `${surface}:${keyHash}`;
-  const refusal = refusalFor(o.guard, keyHash, surface, o.address, o.now);
+  const refusal = refusalFor(o.guard, keyHash, surface, o.now);
   if (refusal) {
     for (const [name, v] of Object.entries(refusal.headers)) o.setHeader(name, v);
-    throw errors.rateLimited(refusal.retryAfter);
+    throw refusal.error;
   }
-  const rows = await db.execute<AuthRow[]>(AUTHENTICATE_SQL, authenticateParams(keyHash, surface, o.now));
-  const row = rows[0];
-  if (!row) {
-    o.guard.recordFailure(o.address, keyHash, o.now);
-    throw errors.unauthorized('Invalid, revoked or expired API key');
+  const admission = await o.guard.admit(keyHash, o.now);
+  if (admission.bad) throw errors.unauthorized(INVALID_KEY);
+  let row: AuthRow | undefined;
+  try {
+    [row] = await db.execute<AuthRow[]>(AUTHENTICATE_SQL, authenticateParams(keyHash, surface, o.now));
+    if (row) o.guard.recordGood(keyHash, o.now);
+    else o.guard.recordBad(keyHash, admission.generation, o.now);
+  } finally {
+    admission.release();
   }
-  o.guard.recordSuccess(keyHash, o.now);
+  if (!row) throw errors.unauthorized(INVALID_KEY);
   if (row.type !== surface) {
     throw errors.wrongSurface(
       surface === 'public'
@@ -174,6 +170,12 @@ export async function authenticate(
     },
     window: row.hits === null ? null : { count: Number(row.hits), resetAt: new Date(t - (t % MINUTE_MS) + MINUTE_MS) },
     dayWindow: row.day_hits === null ? null : { count: Number(row.day_hits), resetAt: new Date(t - (t % DAY_MS) + DAY_MS) },
-    guardKey,
+    sighting: {
+      guardKey: `${surface}:${keyHash}`,
+      keyHash,
+      ownerId: row.created_by_id,
+      expiresAt: row.expires_at === null ? null : new Date(row.expires_at),
+      generation: admission.generation,
+    },
   };
 }

@@ -16,18 +16,17 @@ import { findSession, SESSION_PREFIX } from './sessions.ts';
  * wrong surface. Plain so that HTTP routes outside tRPC (multipart uploads, downloads) share it.
  */
 export async function authenticateInternal(
-  deps: Pick<Deps, 'clock'>,
+  deps: Pick<Deps, 'clock' | 'config'>,
   db: Db,
   header: (name: string) => string | undefined,
   setHeader: (name: string, value: string | number) => void,
-  address: string | undefined,
 ): Promise<InternalActor> {
   const authorization = credentialHeader(header);
   const token = bearerToken(authorization);
   if (token?.startsWith(KEY_PREFIX)) {
     const now = deps.clock.now();
     const guard = keyGuardOf(deps);
-    const auth = await authenticate(db, authorization, 'internal', { now, guard, address, setHeader });
+    const auth = await authenticate(db, authorization, 'internal', { now, guard, setHeader });
     const { actor: key, window, dayWindow } = auth;
     const limits = INTERNAL_KEY_LIMITS[key.plan];
     enforceRateLimits(
@@ -37,7 +36,7 @@ export async function authenticateInternal(
       ],
       setHeader,
       now,
-      { guard, key: auth.guardKey },
+      { guard, key: auth.sighting },
     );
     return { ...key, via: 'internal_key', sessionId: null, apiKeyId: key.apiKeyId };
   }
@@ -72,7 +71,6 @@ export const internalProcedure = baseProcedure.use(async ({ ctx, next }) => {
     ctx.db,
     (name) => ctx.header(name),
     (name, value) => ctx.setHeader(name, value),
-    ctx.ip,
   );
   return next({ ctx: { ...ctx, actor } });
 });

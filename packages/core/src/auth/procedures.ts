@@ -16,9 +16,9 @@ export function publicApiProcedure(permission: PublicPermission) {
   return baseProcedure.meta({ permission }).use(async ({ ctx, next }) => {
     const now = ctx.deps.clock.now();
     const guard = keyGuardOf(ctx.deps);
-    const auth = await authenticate(ctx.db, ctx.header('authorization'), 'public', { now, guard, address: ctx.ip, setHeader: ctx.setHeader });
+    const auth = await authenticate(ctx.db, ctx.header('authorization'), 'public', { now, guard, setHeader: ctx.setHeader });
     const { actor, window } = auth;
-    if (window) enforceRateLimits([{ window, limit: PUBLIC_API_PER_MINUTE }], ctx.setHeader, now, { guard, key: auth.guardKey });
+    if (window) enforceRateLimits([{ window, limit: PUBLIC_API_PER_MINUTE }], ctx.setHeader, now, { guard, key: auth.sighting });
     if (!actor.permissions.includes(permission)) throw errors.insufficientScope(permission);
     return next({ ctx: { ...ctx, actor } });
   });

@@ -1,5 +1,5 @@
 import type { RateWindow } from '../auth/authenticate.ts';
-import { ADDRESS_KEY_FAILURES_PER_MINUTE } from './plans.ts';
+import { LookupGate } from './lookup-gate.ts';
 
 /** A key's spent window: refused from memory until `resetAt`. */
 export interface SpentWindow {
@@ -7,84 +7,189 @@ export interface SpentWindow {
   limit: number;
 }
 
-export interface KeyGuardOptions {
-  /** Failed key look-ups an address may cause per minute before its unknown keys are refused from memory. */
-  failuresPerMinute?: number;
-  /** Upper bound on each table (spent keys, addresses, known-good keys), so a flood cannot grow memory. */
-  maxEntries?: number;
-  /** How long a key that authenticated stays "known good" and passes an address's throttle. */
-  goodForMs?: number;
+/** What the process learnt about a key from one look-up, to remember a refusal the database gave. */
+export interface KeySighting {
+  /** `<surface>:<hash>`: the spent-window memory is per surface, as the counting is. */
+  guardKey: string;
+  keyHash: string;
+  /** The user who created the key: a change to that user (deactivation, credential epoch) ends the key. */
+  ownerId: string;
+  expiresAt: Date | null;
+  /** The guard's generation when the look-up started: a change to this key or its owner heard since voids what it saw. */
+  generation: number;
 }
+
+export interface KeyGuardOptions {
+  /** Upper bound on each table (spent keys, bad keys, good keys), so a flood cannot grow memory. */
+  maxEntries?: number;
+  /** How long a key that authenticated skips the queue of unseen keys, and a key that failed is answered from memory. */
+  rememberMs?: number;
+  /** Look-ups of unseen keys in flight at once in this process. */
+  lookupConcurrency?: number;
+}
+
+/** What `admit` decided: refuse from memory, or look the key up (then call `release`, once). */
+export type Admission = { bad: true } | { bad: false; generation: number; release: () => void };
 
 /**
  * 10,000 entries per table is about 2 MB at most (a 64-character hash and a small object each), and far more than the
- * keys one process sees spent, or the addresses it sees failing, in one minute.
+ * keys one process sees spent in one minute. The bad-key table holds more than the bench's flood of 5,000 keys.
  */
 const MAX_ENTRIES = 10_000;
-const GOOD_FOR_MS = 10 * 60_000;
-const MINUTE_MS = 60_000;
+const REMEMBER_MS = 10 * 60_000;
+/** Refreshing a good key's entry at most once a minute keeps the LRU reorder off most requests. */
+const REFRESH_MS = 60_000;
+const DEFAULT_CONCURRENCY = 4;
+/** Changes kept to judge a look-up that was under way while they were heard; an older look-up is not remembered. */
+const CHANGE_LOG = 256;
 
-/** Map insertion order is the LRU order: `touch` moves an entry to the back, and the oldest goes first when full. */
+/** A change heard: one key, one user (whose reactivation may revive unknown hashes), or everything. */
+interface Change {
+  gen: number;
+  keyHash?: string;
+  ownerId?: string;
+  revives?: boolean;
+  all?: boolean;
+}
+
+interface SpentEntry extends SpentWindow {
+  ownerId: string;
+  /** The window's end, or the key's expiry if that comes first. */
+  until: number;
+}
+
+/** Map insertion order is the LRU order: `put` moves an entry to the back, and the oldest goes first when full. */
 function put<K, V>(map: Map<K, V>, key: K, value: V, max: number): void {
   map.delete(key);
   map.set(key, value);
   while (map.size > max) map.delete(map.keys().next().value as K);
 }
 
+const noop = () => {};
+
 /**
- * What one server process remembers to keep abusive traffic off the database. It only ever refuses: a key is never
- * let in from memory, so revocation, deactivation and password changes still stop every key that is not already
- * refused on its very next request, in every process.
+ * What one server process remembers to keep abusive traffic off the database, and never anything that would let a key
+ * in: the database decides every key that is not refused. Refusals are answered from memory only while the process
+ * hears every key change (`setLive`, from the LISTEN connection): revocation, deactivation, a password change or reset
+ * and log-out-all drop what they affect (`keyChanged`, `ownerChanged`) in every process, so a revoked key gets 401
+ * on its next request even when its window was spent. While the channel is down nothing is answered from memory.
  *
- * - A key whose window is spent is refused (429) until the window ends, without a round trip. The database count is
- *   the truth; this only remembers a refusal the database already gave, for the rest of that window.
- * - An address that keeps presenting keys that do not exist is refused (429) for the rest of the minute once it has
- *   caused `failuresPerMinute` failed look-ups; keys this process has seen authenticate recently still pass (an office
- *   behind one address keeps working while one script in it floods).
+ * - A key whose window is spent is refused (429) until the window ends (or the key expires), without a round trip.
+ * - A key the database did not find is refused (401) from memory; only a new key can make a hash valid, and creating
+ *   one is heard like any change.
+ * - Keys this process has not seen authenticate are looked up one at a time per key and `lookupConcurrency` at a time
+ *   in all, so a flood of made-up keys holds a few pool connections at most; a real key waits its turn, never refused.
+ *   Nothing depends on the client's address: a valid key is never refused for other clients' traffic.
  */
 export class KeyGuard {
-  private readonly spentKeys = new Map<string, SpentWindow>();
-  private readonly failures = new Map<string, { windowStart: number; count: number }>();
+  private readonly spentKeys = new Map<string, SpentEntry>();
+  private readonly badKeys = new Map<string, number>();
   private readonly goodKeys = new Map<string, number>();
-  private readonly failuresPerMinute: number;
+  private readonly probes = new Map<string, Promise<void>>();
+  private readonly gate: LookupGate;
   private readonly maxEntries: number;
-  private readonly goodForMs: number;
+  private readonly rememberMs: number;
+  private readonly changes: Change[] = [];
+  private live = false;
+  private gen = 0;
 
   constructor(opts: KeyGuardOptions = {}) {
-    this.failuresPerMinute = opts.failuresPerMinute ?? ADDRESS_KEY_FAILURES_PER_MINUTE;
     this.maxEntries = opts.maxEntries ?? MAX_ENTRIES;
-    this.goodForMs = opts.goodForMs ?? GOOD_FOR_MS;
+    this.rememberMs = opts.rememberMs ?? REMEMBER_MS;
+    this.gate = new LookupGate(opts.lookupConcurrency ?? DEFAULT_CONCURRENCY);
   }
 
-  /** The spent window remembered for `keyHash`, while it lasts. */
-  spent(keyHash: string, now: Date): SpentWindow | undefined {
-    const entry = this.spentKeys.get(keyHash);
+  get generation(): number {
+    return this.gen;
+  }
+
+  get isLive(): boolean {
+    return this.live;
+  }
+
+  /**
+   * Whether every key change reaches this process. Both edges forget all refusals: going down, because changes will
+   * be missed; coming up, because some were.
+   */
+  setLive(live: boolean): void {
+    this.forgetRefusals();
+    this.live = live;
+  }
+
+  private heard(change: Omit<Change, 'gen'>): void {
+    this.changes.push({ ...change, gen: ++this.gen });
+    if (this.changes.length > CHANGE_LOG) this.changes.shift();
+  }
+
+  /**
+   * Whether a change heard since `generation` may touch what a look-up saw of this key (or, without an owner, of this
+   * unknown hash). Unrelated changes (another tenant's new key) do not void it, so they cost no extra look-ups.
+   */
+  private changedSince(generation: number, keyHash: string, ownerId: string | null): boolean {
+    if (generation === this.gen) return false;
+    const oldest = this.changes[0];
+    if (!oldest || oldest.gen > generation + 1) return true;
+    for (let i = this.changes.length - 1; i >= 0; i--) {
+      const c = this.changes[i]!;
+      if (c.gen <= generation) break;
+      if (c.all || c.keyHash === keyHash || (ownerId === null ? c.revives : c.ownerId === ownerId)) return true;
+    }
+    return false;
+  }
+
+  /** A key was created, revoked, expired or deleted: nothing remembered about its hash holds any more. */
+  keyChanged(keyHash: string): void {
+    this.heard({ keyHash });
+    this.spentKeys.delete(`public:${keyHash}`);
+    this.spentKeys.delete(`internal:${keyHash}`);
+    this.badKeys.delete(keyHash);
+    this.goodKeys.delete(keyHash);
+  }
+
+  /** A user's credentials changed (deactivated, reactivated, new epoch): their keys' spent windows are forgotten. */
+  ownerChanged(userId: string, reactivated: boolean): void {
+    this.heard({ ownerId: userId, revives: reactivated });
+    for (const [k, e] of this.spentKeys) if (e.ownerId === userId) this.spentKeys.delete(k);
+    // A reactivated user's keys may be valid again (only if their epoch did not move); bad hashes carry no owner.
+    if (reactivated) this.badKeys.clear();
+  }
+
+  /** Forgets every refusal: for a change the process cannot place (an unreadable notification). */
+  forgetRefusals(): void {
+    this.heard({ all: true });
+    this.spentKeys.clear();
+    this.badKeys.clear();
+  }
+
+  /** The spent window remembered for `guardKey`, while it lasts and while changes are heard. */
+  spent(guardKey: string, now: Date): SpentWindow | undefined {
+    if (!this.live) return undefined;
+    const entry = this.spentKeys.get(guardKey);
     if (!entry) return undefined;
-    if (entry.window.resetAt.getTime() > now.getTime()) return entry;
-    this.spentKeys.delete(keyHash);
+    if (entry.until > now.getTime()) return entry;
+    this.spentKeys.delete(guardKey);
     return undefined;
   }
 
-  markSpent(keyHash: string, spent: SpentWindow): void {
-    put(this.spentKeys, keyHash, spent, this.maxEntries);
+  markSpent(key: KeySighting, spent: SpentWindow): void {
+    if (!this.live || this.changedSince(key.generation, key.keyHash, key.ownerId)) return;
+    const until = Math.min(spent.window.resetAt.getTime(), key.expiresAt?.getTime() ?? Infinity);
+    put(this.spentKeys, key.guardKey, { ...spent, ownerId: key.ownerId, until }, this.maxEntries);
   }
 
-  /** When the address's throttle lifts, if it is throttled now. */
-  addressBlockedUntil(address: string | undefined, now: Date): Date | null {
-    if (address === undefined) return null;
-    const f = this.failures.get(address);
-    const windowStart = now.getTime() - (now.getTime() % MINUTE_MS);
-    if (!f || f.windowStart !== windowStart || f.count < this.failuresPerMinute) return null;
-    return new Date(windowStart + MINUTE_MS);
+  isKnownBad(keyHash: string, now: Date): boolean {
+    if (!this.live) return false;
+    const until = this.badKeys.get(keyHash);
+    if (until === undefined) return false;
+    if (until > now.getTime()) return true;
+    this.badKeys.delete(keyHash);
+    return false;
   }
 
-  recordFailure(address: string | undefined, keyHash: string, now: Date): void {
+  recordBad(keyHash: string, generation: number, now: Date): void {
     this.goodKeys.delete(keyHash);
-    if (address === undefined) return;
-    const windowStart = now.getTime() - (now.getTime() % MINUTE_MS);
-    const f = this.failures.get(address);
-    const count = f && f.windowStart === windowStart ? f.count + 1 : 1;
-    put(this.failures, address, { windowStart, count }, this.maxEntries);
+    if (!this.live || this.changedSince(generation, keyHash, null)) return;
+    put(this.badKeys, keyHash, now.getTime() + this.rememberMs, this.maxEntries);
   }
 
   isKnownGood(keyHash: string, now: Date): boolean {
@@ -92,16 +197,50 @@ export class KeyGuard {
     return until !== undefined && until > now.getTime();
   }
 
-  recordSuccess(keyHash: string, now: Date): void {
-    // Refreshed at most once a minute: the LRU reorder is cheap, but the hot path need not do it on every request.
+  /** Only ever lets the key skip the queue: the database still judges it on every request. */
+  recordGood(keyHash: string, now: Date): void {
     const until = this.goodKeys.get(keyHash);
-    if (until !== undefined && until - now.getTime() > this.goodForMs - MINUTE_MS) return;
-    put(this.goodKeys, keyHash, now.getTime() + this.goodForMs, this.maxEntries);
+    if (until !== undefined && until - now.getTime() > this.rememberMs - REFRESH_MS) return;
+    put(this.goodKeys, keyHash, now.getTime() + this.rememberMs, this.maxEntries);
+  }
+
+  /**
+   * Decides how a key is looked up. A known bad key is refused; a known good one goes straight to the database; an
+   * unseen one waits for a look-up of the same hash already under way (whose outcome then decides), or for a place
+   * in the gate. The generation is read once the look-up may start, so a change heard while it waited counts.
+   */
+  async admit(keyHash: string, now: Date): Promise<Admission> {
+    for (;;) {
+      if (this.isKnownBad(keyHash, now)) return { bad: true };
+      if (this.isKnownGood(keyHash, now)) return { bad: false, generation: this.gen, release: noop };
+      const pending = this.probes.get(keyHash);
+      if (pending) {
+        await pending;
+        continue;
+      }
+      let done = noop;
+      this.probes.set(keyHash, new Promise<void>((resolve) => (done = resolve)));
+      await this.gate.enter();
+      let released = false;
+      const release = () => {
+        if (released) return;
+        released = true;
+        this.probes.delete(keyHash);
+        this.gate.leave();
+        done();
+      };
+      return { bad: false, generation: this.gen, release };
+    }
   }
 
   /** Entries held per table (tests check the bound). */
-  sizes(): { spentKeys: number; addresses: number; goodKeys: number } {
-    return { spentKeys: this.spentKeys.size, addresses: this.failures.size, goodKeys: this.goodKeys.size };
+  sizes(): { spentKeys: number; badKeys: number; goodKeys: number } {
+    return { spentKeys: this.spentKeys.size, badKeys: this.badKeys.size, goodKeys: this.goodKeys.size };
+  }
+
+  /** The gate's figures: look-ups of unseen keys so far, the most in flight at once, how many wait now. */
+  lookups(): ReturnType<LookupGate['stats']> {
+    return this.gate.stats();
   }
 }
 
@@ -109,13 +248,13 @@ const guards = new WeakMap<object, KeyGuard>();
 
 /**
  * One guard per running app (keyed by its Deps), so two apps in one test process keep separate memories the way two
- * server processes do.
+ * server processes do. It answers nothing from memory until the app's key-change listener is live.
  */
-export function keyGuardOf(owner: object): KeyGuard {
-  let g = guards.get(owner);
+export function keyGuardOf(deps: { config: { KEY_LOOKUP_CONCURRENCY: number } }): KeyGuard {
+  let g = guards.get(deps);
   if (!g) {
-    g = new KeyGuard();
-    guards.set(owner, g);
+    g = new KeyGuard({ lookupConcurrency: deps.config.KEY_LOOKUP_CONCURRENCY });
+    guards.set(deps, g);
   }
   return g;
 }

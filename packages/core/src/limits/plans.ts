@@ -10,13 +10,6 @@ export function contactCap(plan: Plan, booster: number): number {
 /** Public API keys: 600 requests per minute per key, whatever the plan. */
 export const PUBLIC_API_PER_MINUTE = 600;
 
-/**
- * Look-ups of keys that do not exist, per client address per minute, before that address's unknown keys are refused
- * from memory (no database round trip). A client with a mistyped key hears 401 sixty times a minute; a script trying
- * keys by the thousand spends the rest of its minute on 429s that cost the server next to nothing.
- */
-export const ADDRESS_KEY_FAILURES_PER_MINUTE = 60;
-
 /** Internal keys by plan (spec "Limits"): per minute and per day. */
 export const INTERNAL_KEY_LIMITS: Record<Plan, { perMinute: number; perDay: number }> = {
   starter: { perMinute: 60, perDay: 10_000 },

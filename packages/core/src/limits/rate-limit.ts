@@ -1,6 +1,6 @@
 import type { RateWindow } from '../auth/authenticate.ts';
 import { errors } from '../errors.ts';
-import type { KeyGuard, SpentWindow } from './key-guard.ts';
+import type { KeyGuard, KeySighting, SpentWindow } from './key-guard.ts';
 
 export interface RateHeaders {
   'x-ratelimit-limit': number;
@@ -41,7 +41,7 @@ export function enforceRateLimits(
   windows: readonly SpentWindow[],
   setHeader: (name: string, value: string | number) => void,
   now: Date,
-  remember?: { guard: KeyGuard; key: string },
+  remember?: { guard: KeyGuard; key: KeySighting },
 ): void {
   // A spent window that reopens last decides: a key out of its daily allowance must not be told to retry in a minute.
   const spent = windows.filter((w) => w.window.count > w.limit).sort((a, b) => b.window.resetAt.getTime() - a.window.resetAt.getTime());

@@ -15,9 +15,18 @@ export const PUBLIC_PERMISSIONS = [
 ] as const;
 export type PublicPermission = (typeof PUBLIC_PERMISSIONS)[number];
 
+/** The channel key changes are announced on (`{"k": key hash, "op": tg_op}` here, `{"u": user id, ...}` from users). */
+export const KEY_CHANGES_CHANNEL = 'leadwire_keys';
+
+const CHANGED_TRIGGER_DDL = `create trigger "api_keys_changed" after insert or delete or update of "revoked_at", "expires_at", "owner_epoch", "key_hash", "created_by_id"
+on "api_keys" for each row execute function "api_keys_api_keys_changed_fn"()`;
+
 export const ApiKeySchema = defineEntity({
   name: 'ApiKey',
   tableName: 'api_keys',
+  // Every server process drops what it remembers of a key when the key changes; the DDL lives in the migration
+  // Migration20261126050000.
+  triggers: [{ name: 'api_keys_changed', timing: 'after', events: ['insert', 'delete', 'update'], forEach: 'row', expression: CHANGED_TRIGGER_DDL }],
   properties: {
     ...baseProperties,
     organization: () => p.manyToOne(Organization).deleteRule('cascade'),

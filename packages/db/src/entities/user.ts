@@ -5,9 +5,16 @@ import { Organization } from './organization.ts';
 export const ROLES = ['owner', 'admin', 'member'] as const;
 export type Role = (typeof ROLES)[number];
 
+const CREDENTIALS_TRIGGER_DDL = `create trigger "users_credentials_changed" after update of "active", "credential_epoch" on "users" for each row
+when (old."active" is distinct from new."active" or old."credential_epoch" is distinct from new."credential_epoch")
+execute function "users_users_credentials_changed_fn"()`;
+
 export const UserSchema = defineEntity({
   name: 'User',
   tableName: 'users',
+  // Every server process drops what it remembers of the user's keys when their credentials change (announced on
+  // KEY_CHANGES_CHANNEL); the DDL lives in the migration Migration20261126050000.
+  triggers: [{ name: 'users_credentials_changed', timing: 'after', events: ['update'], forEach: 'row', expression: CREDENTIALS_TRIGGER_DDL }],
   uniques: [{ name: 'users_email_unique', properties: ['email'] }],
   properties: {
     ...timestamps,

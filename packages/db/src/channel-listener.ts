@@ -1,0 +1,133 @@
+import { EventEmitter } from 'node:events';
+import pg from 'pg';
+
+export interface ListenerLog {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+}
+
+export interface ChannelListenerOptions {
+  url: string;
+  /** A plain identifier: it is written into LISTEN as it is. */
+  channel: string;
+  /** Pause before opening the connection again after a loss or a failed attempt. */
+  retryMs: number;
+  log: ListenerLog;
+  /** Shown in pg_stat_activity, so an operator (or a test) can tell this connection from the pool's. */
+  applicationName: string;
+}
+
+type Events = { message: [payload: string]; up: []; down: [] };
+
+/**
+ * One connection of its own (never the pool's: a pooled connection is handed to other work and loses its LISTEN),
+ * listening on one channel and opened again, after `retryMs`, whenever it is lost. `up` is emitted once LISTEN is
+ * in force, `down` as soon as the loss is seen; notifications sent while down are gone, which is for the user of this
+ * class to allow for. `message` is emitted synchronously as each notification arrives, in commit order.
+ */
+export class ChannelListener extends EventEmitter<Events> {
+  private client: pg.Client | null = null;
+  private pid: number | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private attempt: Promise<boolean> | null = null;
+  private closed = false;
+  /** Failed attempts since the last success: an outage is logged once, not once per retry. */
+  private failures = 0;
+  private readonly o: ChannelListenerOptions;
+
+  constructor(opts: ChannelListenerOptions) {
+    super();
+    if (!/^[a-z_][a-z0-9_]*$/.test(opts.channel)) throw new Error(`not a plain channel name: ${opts.channel}`);
+    this.o = opts;
+  }
+
+  get listening(): boolean {
+    return this.client !== null;
+  }
+
+  /** The server process behind the connection while listening (tests end it to prove the reconnection). */
+  get backendPid(): number | null {
+    return this.pid;
+  }
+
+  /** Makes the first attempt; resolves with whether it is listening. A failure is retried in the background. */
+  start(): Promise<boolean> {
+    return this.connect();
+  }
+
+  private connect(): Promise<boolean> {
+    this.attempt ??= this.open().finally(() => (this.attempt = null));
+    return this.attempt;
+  }
+
+  private async open(): Promise<boolean> {
+    if (this.closed || this.client) return this.client !== null;
+    const client = new pg.Client({ connectionString: this.o.url, application_name: this.o.applicationName, keepAlive: true });
+    let lost = false;
+    const onLost = (err?: unknown) => {
+      if (lost) return;
+      lost = true;
+      client.removeAllListeners('notification');
+      // A broken connection may still report errors while it is torn down; unheard, they would crash the process.
+      client.on('error', () => undefined);
+      client.end().catch(() => undefined);
+      if (this.client !== client) return;
+      this.client = null;
+      this.pid = null;
+      this.o.log.warn({ err, channel: this.o.channel }, 'listen connection lost');
+      this.emit('down');
+      this.retry();
+    };
+    client.on('error', onLost);
+    client.on('end', () => onLost());
+    client.on('notification', (m) => {
+      if (m.channel === this.o.channel && m.payload !== undefined) this.emit('message', m.payload);
+    });
+    try {
+      await client.connect();
+      await client.query(`listen ${this.o.channel}`);
+      const { rows } = await client.query<{ pid: number }>('select pg_backend_pid() as pid');
+      if (lost) throw new Error('connection lost while starting to listen');
+      if (this.closed) {
+        onLost();
+        return false;
+      }
+      this.client = client;
+      this.pid = rows[0]?.pid ?? null;
+      this.o.log.info({ channel: this.o.channel, after: this.failures ? `${this.failures} failed attempts` : undefined }, 'listening');
+      this.failures = 0;
+      this.emit('up');
+      return true;
+    } catch (err) {
+      onLost(err);
+      if (!this.closed) {
+        if (++this.failures === 1) this.o.log.warn({ err, channel: this.o.channel, retryMs: this.o.retryMs }, 'could not listen; trying again until it works');
+        this.retry();
+      }
+      return false;
+    }
+  }
+
+  private retry(): void {
+    if (this.closed || this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      void this.connect();
+    }, this.o.retryMs);
+  }
+
+  /** Stops listening for good: no further attempt, the connection ended. */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.attempt?.catch(() => undefined);
+    const client = this.client;
+    this.client = null;
+    this.pid = null;
+    if (!client) return;
+    client.removeAllListeners();
+    client.on('error', () => undefined);
+    await client.end().catch(() => undefined);
+  }
+}
