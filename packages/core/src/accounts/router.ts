@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { internalProcedure } from '../auth/internal.ts';
 import type { RequestContext } from '../context.ts';
-import { AppError } from '../errors.ts';
 import { baseProcedure, router } from '../trpc.ts';
 import { confirmPassword } from './confirmation.ts';
 import type { Postbox } from './emails.ts';
@@ -16,39 +15,24 @@ const client = (ctx: Pick<RequestContext, 'ip' | 'header' | 'deps'>): Client => 
   ip: ctx.ip ?? 'unknown',
   userAgent: ctx.header('user-agent'),
   now: ctx.deps.clock.now(),
+  wait: (ms) => ctx.deps.clock.sleep(ms),
 });
 const postbox = (ctx: Pick<RequestContext, 'deps'>): Postbox => ({ jobs: ctx.deps.jobs, appUrl: ctx.deps.config.APP_URL });
 const ok = { ok: true as const };
 const tags = ['Account'];
-
-/** A throttled password check answers 429 with `Retry-After`, the header clients and proxies already understand. */
-function setRetryAfter(ctx: Pick<RequestContext, 'setHeader'>, result: { ok: true } | { ok: false; error: { cause?: unknown } }) {
-  const cause = result.ok ? undefined : result.error.cause;
-  if (cause instanceof AppError && cause.code === 'too_many_attempts') ctx.setHeader('retry-after', Number(cause.details.retryAfter));
-}
-const throttledPublic = baseProcedure.use(async ({ ctx, next }) => {
-  const result = await next();
-  setRetryAfter(ctx, result);
-  return result;
-});
-const throttled = internalProcedure.use(async ({ ctx, next }) => {
-  const result = await next();
-  setRetryAfter(ctx, result);
-  return result;
-});
 
 export const accountsRouter = router({
   signUp: baseProcedure
     .meta({
       openapi: { method: 'POST', path: '/accounts/sign-up', tags, summary: 'Create an organization and its owner, signed in', protect: false },
       successStatus: 201,
-      errorCodes: ['email_taken'],
+      errorCodes: ['email_taken', 'rate_limited'],
     })
     .input(s.SignUpInput)
     .output(s.SessionView)
-    .mutation(({ ctx, input }) => signUp(ctx.db, input, client(ctx))),
+    .mutation(({ ctx, input }) => signUp(ctx.db, input, client(ctx), { perHour: ctx.deps.config.SIGNUP_PER_ADDRESS_PER_HOUR })),
 
-  signIn: throttledPublic
+  signIn: baseProcedure
     .meta({
       openapi: { method: 'POST', path: '/accounts/sign-in', tags, summary: 'Sign in with email and password', protect: false },
       errorCodes: ['invalid_credentials', 'user_deactivated', 'too_many_attempts'],
@@ -71,7 +55,7 @@ export const accountsRouter = router({
     .output(s.OkView)
     .mutation(async ({ ctx }) => (await logOutAll(ctx.db, ctx.actor, ctx.deps.clock.now()), ok)),
 
-  changePassword: throttled
+  changePassword: internalProcedure
     .meta({
       openapi: { method: 'POST', path: '/accounts/change-password', tags, summary: 'Change your password; ends every other session and your API keys' },
       errorCodes: ['wrong_password', 'too_many_attempts'],
@@ -83,10 +67,15 @@ export const accountsRouter = router({
   requestPasswordReset: baseProcedure
     .meta({
       openapi: { method: 'POST', path: '/accounts/password-reset/request', tags, summary: 'Email a one-time password reset link', protect: false },
+      errorCodes: ['rate_limited'],
     })
     .input(s.ResetRequestInput)
     .output(s.OkView)
-    .mutation(async ({ ctx, input }) => (await requestPasswordReset(ctx.db, ctx.deps.jobs, input.email), ok)),
+    .mutation(
+      async ({ ctx, input }) => (
+        await requestPasswordReset(ctx.db, ctx.deps.jobs, input.email, client(ctx), { perHour: ctx.deps.config.PASSWORD_RESET_PER_ADDRESS_PER_HOUR }), ok
+      ),
+    ),
 
   resetPassword: baseProcedure
     .meta({
@@ -97,7 +86,7 @@ export const accountsRouter = router({
     .output(s.OkView)
     .mutation(async ({ ctx, input }) => (await resetPassword(ctx.db, input, client(ctx)), ok)),
 
-  confirmPassword: throttled
+  confirmPassword: internalProcedure
     .meta({
       openapi: { method: 'POST', path: '/accounts/confirm-password', tags, summary: 'Re-enter your password to unlock API key creation for 5 minutes' },
       errorCodes: ['wrong_password', 'session_required', 'too_many_attempts'],
