@@ -1,7 +1,14 @@
 import { HashSlots } from '@leadwire/core/accounts/hash-slots.ts';
-import { hashPassword, setPasswordHashCost, setPasswordHashSlots } from '@leadwire/core/accounts/passwords.ts';
+import { acceptInvite } from '@leadwire/core/accounts/invites.ts';
+import { changePassword, resetPassword } from '@leadwire/core/accounts/password.service.ts';
+import { hashPassword, passwordHashSlots, setPasswordHashCost, setPasswordHashSlots } from '@leadwire/core/accounts/passwords.ts';
+import { bootstrap } from '@leadwire/core/accounts/service.ts';
+import { type Client, signIn, signUp } from '@leadwire/core/accounts/sign-in.ts';
+import { findSession } from '@leadwire/core/auth/sessions.ts';
+import { systemClock } from '@leadwire/core/clock.ts';
+import { PgDb } from '@leadwire/db';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 
 /**
@@ -15,7 +22,7 @@ const LIMITS = { queue: 64, maxWaitMs: 60_000 };
 
 let db: TestDatabase;
 beforeAll(async () => {
-  db = await createTestDatabase('hashing');
+  db = await createTestDatabase('hashing', { migrated: true });
   // 16 MB and milliseconds per hash: long enough to order against a handshake, cheap enough for a test.
   setPasswordHashCost(14);
 });
@@ -82,5 +89,45 @@ describe('hash slots', () => {
     const slots = new HashSlots({ concurrency: 1, queue: 0, maxWaitMs: 60_000 });
     await expect(slots.run(() => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
     expect(await slots.run(async () => 'ran')).toBe('ran');
+  });
+});
+
+describe('no database connection is held while a password is hashed or waits for a slot', () => {
+  const PASSWORD = 'correct horse battery staple';
+  const client = (): Client => ({ ip: '10.1.1.1', now: new Date(), wait: (ms) => systemClock.sleep(ms) });
+
+  it('on every path that hashes: sign-up, sign-in, password change, reset, invitation, bootstrap', async () => {
+    setPasswordHashSlots({ concurrency: 1, queue: 8, maxWaitMs: 60_000 });
+    // One connection in all: a path that held it while waiting would leave none for anyone.
+    const pool = new pg.Pool({ connectionString: db.url, max: 1 });
+    const sql = new PgDb(pool);
+    try {
+      const email = `owner-${Date.now()}@example.com`;
+      const session = await signUp(sql, { organizationName: 'Org', email, password: PASSWORD }, client(), { perHour: 100 });
+      const actor = (await findSession(sql, session.token, new Date()))!;
+      const paths: Record<string, () => Promise<unknown>> = {
+        signUp: () => signUp(sql, { organizationName: 'Org', email: `x${email}`, password: PASSWORD }, client(), { perHour: 100 }),
+        signIn: () => signIn(sql, { email, password: PASSWORD }, client()),
+        changePassword: () => changePassword(sql, actor, { currentPassword: PASSWORD, newPassword: PASSWORD }, client()),
+        resetPassword: () => resetPassword(sql, { token: 'lwr_unknown', newPassword: PASSWORD }, client()).catch((e: unknown) => e),
+        acceptInvite: () => acceptInvite(sql, { token: 'lwi_unknown', password: PASSWORD }, client()).catch((e: unknown) => e),
+        bootstrap: () => bootstrap(sql, { name: 'Boot', ownerEmail: `boot-${email}`, ownerPassword: PASSWORD }),
+      };
+      const slots = passwordHashSlots();
+      for (const [name, start] of Object.entries(paths)) {
+        await slots.acquire();
+        const done = start();
+        try {
+          await vi.waitFor(() => expect(slots.usage.waiting, name).toBe(1));
+          expect({ name, checkedOut: pool.totalCount - pool.idleCount }).toEqual({ name, checkedOut: 0 });
+          expect(await sql.execute('select 1 as one')).toEqual([{ one: 1 }]);
+        } finally {
+          slots.release();
+        }
+        await done;
+      }
+    } finally {
+      await pool.end();
+    }
   });
 });
