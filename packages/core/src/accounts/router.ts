@@ -21,12 +21,26 @@ const postbox = (ctx: Pick<RequestContext, 'deps'>): Postbox => ({ jobs: ctx.dep
 const ok = { ok: true as const };
 const tags = ['Account'];
 
+/** Every operation that hashes a password can meet full hashing slots: 503 with `retry-after` (see hash-slots.ts). */
+const HASHING = 'service_unavailable';
+const BUSY = ' Password checks queue for a few hashing slots per server; when the queue is full the answer is 503 `service_unavailable` with `Retry-After`.';
+const SIGN_IN_THROTTLE =
+  'Wrong passwords slow down the address that sent them, never the account as a whole: after 3 failures of one email from one address in 15 minutes, that pair must wait 1 s, then 2, 4, ... up to 15 minutes (429 `too_many_attempts` with `Retry-After`; the password is not checked). An address with 20 failures across accounts in 15 minutes is refused for every account it has not signed in to within a day. Many failures on one account from many addresses only delay checks from addresses the account does not know.' +
+  BUSY;
+
 export const accountsRouter = router({
   signUp: baseProcedure
     .meta({
-      openapi: { method: 'POST', path: '/accounts/sign-up', tags, summary: 'Create an organization and its owner, signed in', protect: false },
+      openapi: {
+        method: 'POST',
+        path: '/accounts/sign-up',
+        tags,
+        summary: 'Create an organization and its owner, signed in',
+        description: `Each address may try a few sign-ups an hour (SIGNUP_PER_ADDRESS_PER_HOUR, default 10), taken emails included; beyond, 429 \`rate_limited\` with \`Retry-After\`.${BUSY}`,
+        protect: false,
+      },
       successStatus: 201,
-      errorCodes: ['email_taken', 'rate_limited'],
+      errorCodes: ['email_taken', 'rate_limited', HASHING],
     })
     .input(s.SignUpInput)
     .output(s.SessionView)
@@ -34,8 +48,8 @@ export const accountsRouter = router({
 
   signIn: baseProcedure
     .meta({
-      openapi: { method: 'POST', path: '/accounts/sign-in', tags, summary: 'Sign in with email and password', protect: false },
-      errorCodes: ['invalid_credentials', 'user_deactivated', 'too_many_attempts'],
+      openapi: { method: 'POST', path: '/accounts/sign-in', tags, summary: 'Sign in with email and password', description: SIGN_IN_THROTTLE, protect: false },
+      errorCodes: ['invalid_credentials', 'user_deactivated', 'too_many_attempts', HASHING],
     })
     .input(s.SignInInput)
     .output(s.SessionView)
@@ -57,8 +71,14 @@ export const accountsRouter = router({
 
   changePassword: internalProcedure
     .meta({
-      openapi: { method: 'POST', path: '/accounts/change-password', tags, summary: 'Change your password; ends every other session and your API keys' },
-      errorCodes: ['wrong_password', 'too_many_attempts'],
+      openapi: {
+        method: 'POST',
+        path: '/accounts/change-password',
+        tags,
+        summary: 'Change your password; ends every other session and your API keys',
+        description: `The current password is checked under the sign-in throttle. ${SIGN_IN_THROTTLE}`,
+      },
+      errorCodes: ['wrong_password', 'too_many_attempts', HASHING],
     })
     .input(s.ChangePasswordInput)
     .output(s.SessionView)
@@ -66,7 +86,15 @@ export const accountsRouter = router({
 
   requestPasswordReset: baseProcedure
     .meta({
-      openapi: { method: 'POST', path: '/accounts/password-reset/request', tags, summary: 'Email a one-time password reset link', protect: false },
+      openapi: {
+        method: 'POST',
+        path: '/accounts/password-reset/request',
+        tags,
+        summary: 'Email a one-time password reset link',
+        description:
+          'Answers the same, after the same work, whether or not the email belongs to an account. Each address may ask a few times an hour (PASSWORD_RESET_PER_ADDRESS_PER_HOUR, default 10); beyond, 429 `rate_limited` with `Retry-After`. Each account gets at most 5 reset emails an hour.',
+        protect: false,
+      },
       errorCodes: ['rate_limited'],
     })
     .input(s.ResetRequestInput)
@@ -79,8 +107,8 @@ export const accountsRouter = router({
 
   resetPassword: baseProcedure
     .meta({
-      openapi: { method: 'POST', path: '/accounts/password-reset/complete', tags, summary: 'Set a new password with a reset token', protect: false },
-      errorCodes: ['invalid_token'],
+      openapi: { method: 'POST', path: '/accounts/password-reset/complete', tags, summary: 'Set a new password with a reset token', description: BUSY.trim(), protect: false },
+      errorCodes: ['invalid_token', HASHING],
     })
     .input(s.ResetPasswordInput)
     .output(s.OkView)
@@ -89,7 +117,7 @@ export const accountsRouter = router({
   confirmPassword: internalProcedure
     .meta({
       openapi: { method: 'POST', path: '/accounts/confirm-password', tags, summary: 'Re-enter your password to unlock API key creation for 5 minutes' },
-      errorCodes: ['wrong_password', 'session_required', 'too_many_attempts'],
+      errorCodes: ['wrong_password', 'session_required', 'too_many_attempts', HASHING],
     })
     .input(s.ConfirmPasswordInput)
     .output(s.ConfirmPasswordView)
@@ -107,8 +135,15 @@ export const accountsRouter = router({
 
   acceptInvite: baseProcedure
     .meta({
-      openapi: { method: 'POST', path: '/accounts/invites/accept', tags, summary: 'Accept an invitation: choose a password, join, signed in', protect: false },
-      errorCodes: ['invalid_token', 'email_taken'],
+      openapi: {
+        method: 'POST',
+        path: '/accounts/invites/accept',
+        tags,
+        summary: 'Accept an invitation: choose a password, join, signed in',
+        description: BUSY.trim(),
+        protect: false,
+      },
+      errorCodes: ['invalid_token', 'email_taken', HASHING],
     })
     .input(s.AcceptInviteInput)
     .output(s.SessionView)
