@@ -1,5 +1,6 @@
-import { delayFor, THROTTLE } from '@leadwire/core/accounts/throttle.ts';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { passwordHashSlots } from '@leadwire/core/accounts/passwords.ts';
+import { accountDelayMs, pairDelayS, THROTTLE } from '@leadwire/core/accounts/throttle.ts';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { initTestApp, type TestApp } from '../support/app.ts';
 import { client, PASSWORD, refusal, rest, signUp, uniqueEmail } from './accounts-support.ts';
 
@@ -21,137 +22,167 @@ const address = () => `127.0.0.${++lastOctet}`;
 
 const signInFrom = (from: string, email: string, password: string) => rest(t, 'POST', '/accounts/sign-in', { from, body: { email, password } });
 
-/** Failed attempts `minutesAgo` in the past of the server's clock, as earlier guesses would have left them. */
+/**
+ * Failed attempts `minutesAgo` in the past of the server's clock, as earlier guesses would have left them: each from
+ * its own address unless `ip` is given, on its own email unless `email` is.
+ */
 async function failures(n: number, opts: { email?: string; ip?: string; minutesAgo?: number }) {
   await t.sql(
     `insert into sign_in_attempts (email, ip, succeeded, created_at)
-     select coalesce(?, 'guess' || g || '@example.com'), coalesce(?, '10.9.9.9'), false, ?::timestamptz - make_interval(mins => ?)
+     select coalesce(?, 'guess' || g || '@example.com'), coalesce(?, '10.9.' || (g / 250) || '.' || (g % 250)), false,
+       ?::timestamptz - make_interval(mins => ?)
      from generate_series(1, ?) g`,
     [opts.email ?? null, opts.ip ?? null, t.clock.now(), opts.minutesAgo ?? 1, n],
   );
 }
+const attemptsOf = async (email: string) => (await t.sql<{ n: number }>('select count(*)::int as n from sign_in_attempts where email = ?', [email]))[0]!.n;
 
-describe('the delay schedule', () => {
-  it('waits nothing at first, then doubles up to a cap', () => {
-    expect([0, 1, 2, 3, 4].map((n) => delayFor(n, THROTTLE.account))).toEqual([0, 0, 0, 500, 1000]);
-    expect([9, 10, 11, 12, 13, 14, 19].map((n) => delayFor(n, THROTTLE.address))).toEqual([0, 250, 500, 1000, 2000, 2000, 2000]);
+
+describe('the schedules', () => {
+  it('a pair gets 3 free failures, then waits 1 s doubling up to 15 minutes; an account slows from 10, up to 8 s', () => {
+    expect([0, 1, 2, 3, 4, 5, 6, 12, 13, 40].map(pairDelayS)).toEqual([0, 0, 0, 1, 2, 4, 8, 512, 900, 900]);
+    expect([9, 10, 11, 12, 13, 14, 50].map(accountDelayMs)).toEqual([0, 500, 1000, 2000, 4000, 8000, 8000]);
   });
 });
 
-describe('per account', () => {
-  it('slows the 4th and 5th wrong password, then refuses the account for a while with 429 and Retry-After', async () => {
-    const from = address();
+describe('per account and address pair', () => {
+  it('five wrong passwords from five addresses do not lock the owner out: the right one signs in from a sixth, and from each of the five', async () => {
     const owner = await signUp(t);
     t.clock.freeze();
-    const replies = [];
-    for (let i = 0; i < 5; i++) replies.push(await signInFrom(from, owner.email, `wrong password ${i}`));
-    expect(replies.map((r) => r.body.code)).toEqual(Array(5).fill('invalid_credentials'));
-    expect(replies[3]!.ms).toBeGreaterThanOrEqual(500);
-    expect(replies[4]!.ms).toBeGreaterThanOrEqual(1000);
-    expect(await t.sql('select ip, succeeded from sign_in_attempts where email = ?', [owner.email])).toEqual(Array(5).fill({ ip: from, succeeded: false }));
+    const five = Array.from({ length: 5 }, address);
+    for (const from of five) expect((await signInFrom(from, owner.email, 'wrong password')).body.code).toBe('invalid_credentials');
+    expect((await signInFrom(address(), owner.email, PASSWORD)).status).toBe(200);
+    for (const from of five) expect((await signInFrom(from, owner.email, PASSWORD)).status).toBe(200);
+  });
 
-    // Now even the right password is refused, without being checked, and nothing more is recorded.
-    const locked = await signInFrom(from, owner.email, PASSWORD);
-    expect(locked).toMatchObject({ status: 429, body: { code: 'too_many_attempts' } });
-    expect(Number(locked.headers['retry-after'])).toBe(15 * 60);
-    expect(locked.body.retryAfter).toBe(15 * 60);
-    expect(await t.sql('select count(*)::int as n from sign_in_attempts where email = ?', [owner.email])).toEqual([{ n: 5 }]);
-    // From another address too: the lock is on the account.
-    expect((await signInFrom(address(), owner.email, PASSWORD)).status).toBe(429);
-    // The address itself is not locked: another account signs in from it.
-    const other = await signUp(t);
-    expect((await signInFrom(from, other.email, PASSWORD)).status).toBe(200);
-
-    // Once the failures leave the 15-minute window, the account opens again; a moment before, it is still locked.
-    t.clock.advance(15 * MINUTE_MS - 1);
-    expect(await signInFrom(from, owner.email, PASSWORD)).toMatchObject({ status: 429, headers: { 'retry-after': '1' } });
+  it('the guessing pair waits growing delays (429 with Retry-After, nothing checked or counted), while the owner signs in elsewhere', async () => {
+    const owner = await signUp(t);
+    const attacker = address();
+    t.clock.freeze();
+    for (let i = 0; i < 3; i++) expect((await signInFrom(attacker, owner.email, `wrong ${i}`)).status).toBe(401);
+    for (const delay of [1, 2, 4, 8]) {
+      const refused = await signInFrom(attacker, owner.email, 'another guess');
+      expect(refused).toMatchObject({ status: 429, body: { code: 'too_many_attempts', retryAfter: delay }, headers: { 'retry-after': String(delay) } });
+      // Refused unchecked: even the right password waits, and the refusal is not another failure.
+      expect((await signInFrom(attacker, owner.email, PASSWORD)).status).toBe(429);
+      expect((await signInFrom(address(), owner.email, PASSWORD)).status).toBe(200);
+      t.clock.advance(delay * 1000 - 1);
+      expect((await signInFrom(attacker, owner.email, 'another guess')).status).toBe(429);
+      t.clock.advance(1);
+      expect((await signInFrom(attacker, owner.email, 'another guess')).status).toBe(401);
+    }
+    expect(await t.sql('select count(*)::int as n from sign_in_attempts where email = ? and ip = ? and not succeeded', [owner.email, attacker])).toEqual([{ n: 7 }]);
+    // Someone at that address with the right password, once the delay is over, wipes the pair's slate.
+    t.clock.advance(16_000);
+    expect((await signInFrom(attacker, owner.email, PASSWORD)).status).toBe(200);
     t.clock.advance(1);
+    for (let i = 0; i < 3; i++) expect((await signInFrom(attacker, owner.email, `wrong again ${i}`)).status).toBe(401);
+    expect((await signInFrom(attacker, owner.email, 'and again')).status).toBe(429);
+  });
+
+  it('forgets failures that left the 15-minute window', async () => {
+    const owner = await signUp(t);
+    const from = address();
+    t.clock.freeze();
+    await failures(12, { email: owner.email, ip: from, minutesAgo: 1 });
+    // 12 failures: 512 s after the last, which was a minute ago.
+    expect(await signInFrom(from, owner.email, PASSWORD)).toMatchObject({ status: 429, headers: { 'retry-after': String(512 - 60) } });
+    t.clock.advance(14 * MINUTE_MS);
     expect((await signInFrom(from, owner.email, PASSWORD)).status).toBe(200);
   });
 
-  it('measures the slowdown against an unthrottled attempt made at the same moment', async () => {
-    // Side by side, both pay the same scrypt under the same load; the difference is the throttle's 1 s.
-    const [fresh, slow] = [uniqueEmail('fresh'), uniqueEmail('slow')];
-    await failures(4, { email: slow });
-    const [a, b] = await Promise.all([fresh, slow].map((email) => signInFrom(address(), email, 'wrong password')));
-    expect([a!.status, b!.status]).toEqual([401, 401]);
-    expect(b!.ms - a!.ms).toBeGreaterThanOrEqual(600);
-  });
-
-  it('counts only failures since the last successful sign-in', async () => {
-    const owner = await signUp(t);
-    await failures(4, { email: owner.email, minutesAgo: 3 });
-    await t.sql(`insert into sign_in_attempts (email, ip, succeeded, created_at) values (?, '10.9.9.9', true, ?::timestamptz - interval '2 minutes')`, [
-      owner.email,
-      t.clock.now(),
-    ]);
-    await failures(1, { email: owner.email, minutesAgo: 1 });
-    expect((await signInFrom(address(), owner.email, 'wrong password')).body.code).toBe('invalid_credentials');
-  });
-
-  it('locks unknown emails exactly like known ones, so the lock reveals no account', async () => {
+  it('throttles unknown emails exactly like known ones, so a refusal reveals no account', async () => {
     const owner = await signUp(t);
     const nobody = uniqueEmail('nobody');
-    await failures(5, { email: owner.email });
-    await failures(5, { email: nobody });
-    const known = await signInFrom(address(), owner.email, 'x');
-    const unknown = await signInFrom(address(), nobody, 'x');
+    const [a, b] = [address(), address()];
+    t.clock.freeze();
+    await failures(3, { email: owner.email, ip: a, minutesAgo: 0 });
+    await failures(3, { email: nobody, ip: b, minutesAgo: 0 });
+    const known = await signInFrom(a, owner.email, 'x');
+    const unknown = await signInFrom(b, nobody, 'x');
     expect([known.status, unknown.status]).toEqual([429, 429]);
-    expect({ ...unknown.body, error: undefined, retryAfter: undefined }).toEqual({ ...known.body, error: undefined, retryAfter: undefined });
+    expect(unknown.body).toEqual(known.body);
+    expect(unknown.headers['retry-after']).toBe(known.headers['retry-after']);
   });
 
   it('counts wrong passwords at the security confirmation too, and refuses through the typed client', async () => {
     const owner = await signUp(t);
-    await failures(5, { email: owner.email });
+    t.clock.freeze();
+    // The typed client calls from 127.0.0.1.
+    await failures(3, { email: owner.email, ip: '127.0.0.1', minutesAgo: 0 });
     const err = await refusal(client(t, owner.token).accounts.confirmPassword.mutate({ password: PASSWORD }));
-    expect(err).toMatchObject({ status: 429, code: 'too_many_attempts', body: { retryAfter: expect.any(Number) } });
+    expect(err).toMatchObject({ status: 429, code: 'too_many_attempts', body: { retryAfter: 1 } });
     expect(await refusal(client(t).accounts.signIn.mutate({ email: owner.email, password: PASSWORD }))).toMatchObject({ status: 429 });
+    expect((await signInFrom(address(), owner.email, PASSWORD)).status).toBe(200);
   });
 });
 
-describe('per address', () => {
-  it('slows guessing across many accounts from one address, then refuses the address', async () => {
-    const from = address();
+describe('per address (password spraying)', () => {
+  it('an address that spent its budget on many accounts is refused for each, but not for an account that signed in from it', async () => {
+    const sprayer = address();
     const owner = await signUp(t);
+    const regular = await signUp(t);
+    expect((await signInFrom(sprayer, regular.email, PASSWORD)).status).toBe(200);
     t.clock.freeze();
-    await failures(19, { ip: from });
-    const twentieth = await signInFrom(from, uniqueEmail('spray'), 'password1');
-    expect(twentieth).toMatchObject({ status: 401, body: { code: 'invalid_credentials' } });
-    expect(twentieth.ms).toBeGreaterThanOrEqual(THROTTLE.address.maxDelayMs);
+    await failures(THROTTLE.address.budget - 1, { ip: sprayer, minutesAgo: 1 });
+    expect((await signInFrom(sprayer, uniqueEmail('spray'), 'password1')).status).toBe(401);
 
-    const locked = await signInFrom(from, owner.email, PASSWORD);
-    expect(locked).toMatchObject({ status: 429, body: { code: 'too_many_attempts' } });
+    const refused = await signInFrom(sprayer, owner.email, PASSWORD);
+    expect(refused).toMatchObject({ status: 429, body: { code: 'too_many_attempts' } });
     // The oldest failure, a minute old, leaves the window in 14 minutes.
-    expect(Number(locked.headers['retry-after'])).toBe(14 * 60);
-    // The account is fine from anywhere else.
+    expect(Number(refused.headers['retry-after'])).toBe(14 * 60);
+    expect(await attemptsOf(owner.email)).toBe(0);
+    // The same account from any other address, and the account that signed in from this one, are not affected.
     expect((await signInFrom(address(), owner.email, PASSWORD)).status).toBe(200);
+    expect((await signInFrom(sprayer, regular.email, PASSWORD)).status).toBe(200);
 
     t.clock.advance(14 * MINUTE_MS - 1);
-    expect((await signInFrom(from, owner.email, PASSWORD)).status).toBe(429);
+    expect((await signInFrom(sprayer, owner.email, PASSWORD)).status).toBe(429);
     t.clock.advance(1);
-    expect((await signInFrom(from, owner.email, PASSWORD)).status).toBe(200);
+    expect((await signInFrom(sprayer, owner.email, PASSWORD)).status).toBe(200);
   });
+});
 
-  it('measures the address slowdown against an unthrottled attempt made at the same moment', async () => {
-    const [fresh, slow] = [address(), address()];
-    await failures(14, { ip: slow });
-    const [a, b] = await Promise.all([fresh, slow].map((from) => signInFrom(from, uniqueEmail(), 'wrong password')));
-    expect([a!.status, b!.status]).toEqual([401, 401]);
-    expect(b!.ms - a!.ms).toBeGreaterThanOrEqual(1500);
+describe('per account, across addresses (a botnet on one password)', () => {
+  it('slows checks from addresses the account does not know, on the server clock; never refuses the right password; spares the owner\u2019s own address', async () => {
+    const owner = await signUp(t);
+    const home = address();
+    expect((await signInFrom(home, owner.email, PASSWORD)).status).toBe(200);
+    t.clock.freeze();
+    t.clock.advance(2 * MINUTE_MS);
+    await failures(THROTTLE.account.slowFrom, { email: owner.email, minutesAgo: 1 });
+
+    // From home: checked at once, nothing sleeps.
+    expect((await signInFrom(home, owner.email, PASSWORD)).status).toBe(200);
+    expect(t.clock.sleeping).toBe(0);
+
+    for (const password of [PASSWORD, 'a botnet guess']) {
+      // A success ends the slow-down (failures before it stop counting); a moment later the botnet goes on.
+      t.clock.advance(1000);
+      await failures(THROTTLE.account.slowFrom + 1, { email: owner.email, minutesAgo: 0 });
+      let answered = false;
+      const pending = signInFrom(address(), owner.email, password).then((r) => ((answered = true), r));
+      await vi.waitFor(() => expect(t.clock.sleeping).toBe(1));
+      expect(answered).toBe(false);
+      t.clock.advance(accountDelayMs(THROTTLE.account.slowFrom + 1));
+      expect((await pending).status).toBe(password === PASSWORD ? 200 : 401);
+    }
   });
 });
 
 describe('timing', () => {
-  it('an unknown email costs what a wrong password costs (a dummy hash is checked)', async () => {
-    const owner = await signUp(t);
-    const from = address();
-    const wrong: number[] = [];
-    const unknown: number[] = [];
-    for (let i = 0; i < 3; i++) {
-      wrong.push((await signInFrom(from, owner.email, `wrong ${i}`)).ms);
-      unknown.push((await signInFrom(from, uniqueEmail('nobody'), `wrong ${i}`)).ms);
+  it('an unknown email costs what a wrong password costs: it waits for a hashing slot like any check', async () => {
+    const { email } = await signUp(t);
+    const slots = passwordHashSlots();
+    for (let i = 0; i < slots.limits.concurrency; i++) await slots.acquire();
+    const pending = [signInFrom(address(), uniqueEmail('nobody'), 'wrong'), signInFrom(address(), email, 'wrong')];
+    try {
+      await vi.waitFor(() => expect(slots.usage.waiting).toBe(2));
+    } finally {
+      for (let i = 0; i < slots.limits.concurrency; i++) slots.release();
     }
-    const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[1]!;
-    expect(median(unknown)).toBeGreaterThanOrEqual(median(wrong) * 0.5);
+    const [unknown, wrong] = await Promise.all(pending);
+    expect(unknown!.status).toBe(401);
+    expect(unknown!.body).toEqual(wrong!.body);
   });
 });

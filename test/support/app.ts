@@ -53,8 +53,20 @@ export async function initTestApp(env: Record<string, string> = {}, opts: { reso
   const db = await createTestDatabase(undefined, { migrated: true });
   // Files a test stores (uploads, purges) live in a folder of its own, never in the checkout's .data.
   const dataDir = await mkdtemp(join(tmpdir(), 'leadwire-test-data-'));
-  // A cheap scrypt cost: hashing is not what these tests are about (PASSWORD_HASH_COST has its own test).
-  const config = loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', PASSWORD_HASH_COST: '12', PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, ...env });
+  // A cheap scrypt cost: hashing is not what these tests are about (PASSWORD_HASH_COST has its own test). Tests sign up
+  // and ask for resets from one loopback address far more often than a person would; the address budgets have their
+  // own tests, which set them low.
+  const config = loadConfig({
+    DATABASE_URL: db.url,
+    LOG_LEVEL: 'silent',
+    PASSWORD_HASH_COST: '12',
+    SIGNUP_PER_ADDRESS_PER_HOUR: '100000',
+    PASSWORD_RESET_PER_ADDRESS_PER_HOUR: '100000',
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    ...env,
+  });
   const clock = new TestClock();
   const random = new TestRandom();
   const { runtime, app, origin } = await serve(config, { clock, random, ...opts });

@@ -1,5 +1,5 @@
 import type { Config, Deps, Logger } from '@leadwire/core';
-import { setPasswordHashCost } from '@leadwire/core/accounts/passwords.ts';
+import { setPasswordHashCost, setPasswordHashSlots } from '@leadwire/core/accounts/passwords.ts';
 import { type Clock, systemClock } from '@leadwire/core/clock.ts';
 import { watchKeyChanges } from '@leadwire/core/auth/key-changes.ts';
 import { BossRuntime } from '@leadwire/core/jobs/boss.ts';
@@ -25,6 +25,7 @@ export interface Runtime {
  */
 export async function compose(config: Config, log: Logger, opts: { migrate?: boolean; clock?: Clock; random?: Random; resolver?: Resolver } = {}): Promise<Runtime> {
   setPasswordHashCost(config.PASSWORD_HASH_COST);
+  setPasswordHashSlots({ concurrency: config.PASSWORD_HASH_CONCURRENCY, queue: config.PASSWORD_HASH_QUEUE, maxWaitMs: config.PASSWORD_HASH_MAX_WAIT_MS });
   const database = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
   try {
     const orm = await openOrm(database.url, { pool: { min: 0, max: config.DB_POOL_MAX } });

@@ -26,4 +26,24 @@ describe('TestClock', () => {
     clock.set(new Date('2031-06-01T00:00:00.000Z'));
     expect(Math.abs(clock.now().getTime() - Date.parse('2031-06-01T00:00:00.000Z'))).toBeLessThan(50);
   });
+
+  it('sleeps until the clock is moved past the due time, not before', async () => {
+    const clock = new TestClock();
+    clock.freeze();
+    const woke: number[] = [];
+    const first = clock.sleep(1_000).then(() => woke.push(1));
+    const second = clock.sleep(3_000).then(() => woke.push(2));
+    expect(clock.sleeping).toBe(2);
+    clock.advance(999);
+    expect(clock.sleeping).toBe(2);
+    clock.advance(1);
+    await first;
+    expect(woke).toEqual([1]);
+    clock.set(new Date(clock.now().getTime() + 5_000));
+    await second;
+    expect(woke).toEqual([1, 2]);
+    expect(clock.sleeping).toBe(0);
+    // A sleep of nothing is over at once.
+    await clock.sleep(0);
+  });
 });

@@ -36,6 +36,12 @@ describe('loadConfig defaults', () => {
       CAPTCHA_RECAPTCHA_VERIFY_URL: 'https://www.google.com/recaptcha/api/siteverify',
       CAPTCHA_VERIFY_TIMEOUT_MS: 5_000,
       PASSWORD_HASH_COST: 17,
+      PASSWORD_HASH_CONCURRENCY: 2,
+      PASSWORD_HASH_QUEUE: 16,
+      PASSWORD_HASH_MAX_WAIT_MS: 5_000,
+      UV_THREADPOOL_SIZE: 4,
+      SIGNUP_PER_ADDRESS_PER_HOUR: 10,
+      PASSWORD_RESET_PER_ADDRESS_PER_HOUR: 10,
       CLAMAV_PORT: 3310,
       CLAMAV_TIMEOUT_MS: 30_000,
       SMS_PROVIDER: 'log',
@@ -181,6 +187,12 @@ describe('bad values', () => {
     for (const PORT of ['-1', '65536', '80.5', '1e10']) expect(problemsOf({ PORT }).map((p) => p.split(':')[0])).toEqual(['PORT']);
     for (const DB_POOL_MAX of ['1', '201', 'x']) expect(problemsOf({ DB_POOL_MAX }).map((p) => p.split(':')[0])).toEqual(['DB_POOL_MAX']);
     for (const PASSWORD_HASH_COST of ['11', '21', '16.5']) expect(problemsOf({ PASSWORD_HASH_COST }).map((p) => p.split(':')[0])).toEqual(['PASSWORD_HASH_COST']);
+  });
+
+  it('refuses as many hashing slots as libuv has threads: new database connections need one', () => {
+    expect(problemsOf({ PASSWORD_HASH_CONCURRENCY: '4' }).map((p) => p.split(':')[0])).toEqual(['PASSWORD_HASH_CONCURRENCY']);
+    expect(loadConfig({ PASSWORD_HASH_CONCURRENCY: '4', UV_THREADPOOL_SIZE: '8' }).PASSWORD_HASH_CONCURRENCY).toBe(4);
+    expect(problemsOf({ PASSWORD_HASH_QUEUE: '-1' }).map((p) => p.split(':')[0])).toEqual(['PASSWORD_HASH_QUEUE']);
   });
 
   it('refuses a headers time-out longer than the whole request time-out', () => {

@@ -42,7 +42,12 @@ export async function pagesPlugin(app: FastifyInstance, opts: { deps: Deps }) {
     return page(reply, pub.status, 'Something went wrong', problem('The form could not be handled.', detail));
   });
 
-  const client = (req: FastifyRequest): Client => ({ ip: req.ip, userAgent: req.headers['user-agent'], now: deps.clock.now() });
+  const client = (req: FastifyRequest): Client => ({
+    ip: req.ip,
+    userAgent: req.headers['user-agent'],
+    now: deps.clock.now(),
+    wait: (ms) => deps.clock.sleep(ms),
+  });
 
   registerFormPage(app, {
     path: 'reset-password',

@@ -1,5 +1,8 @@
 import { AppError } from '../errors.ts';
 
+/** `Retry-After` travels with the error, so every surface (REST, tRPC, the HTML pages) sends it. */
+const withRetryAfter = (err: AppError, seconds: number) => Object.assign(err, { headers: { 'retry-after': String(seconds) } });
+
 /** The refusals of accounts and sessions; each code is stable and documented on its operation. */
 export const accountErrors = {
   invalidCredentials: () => new AppError(401, 'invalid_credentials', 'Wrong email or password'),
@@ -7,7 +10,17 @@ export const accountErrors = {
   userDeactivated: () =>
     new AppError(403, 'user_deactivated', 'This account has been deactivated; ask an owner or admin of your organization'),
   tooManyAttempts: (retryAfter: number) =>
-    new AppError(429, 'too_many_attempts', `Too many failed sign-in attempts; try again in ${retryAfter} s`, { retryAfter }),
+    withRetryAfter(new AppError(429, 'too_many_attempts', `Too many failed sign-in attempts; try again in ${retryAfter} s`, { retryAfter }), retryAfter),
+  addressLimited: (action: 'sign-up' | 'password-reset', retryAfter: number) =>
+    withRetryAfter(
+      new AppError(
+        429,
+        'rate_limited',
+        `Too many ${action === 'sign-up' ? 'sign-ups' : 'password reset requests'} from your address; try again in ${retryAfter} s`,
+        { retryAfter },
+      ),
+      retryAfter,
+    ),
   invalidToken: (what: 'reset' | 'invite') =>
     new AppError(
       400,

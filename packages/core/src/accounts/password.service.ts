@@ -4,6 +4,7 @@ import { generateToken, hashKey } from '../auth/key-material.ts';
 import type { Jobs } from '../jobs/queue.ts';
 import { queueMail } from '../mail/send-job.ts';
 import { passwordResetEmail, type Postbox } from './emails.ts';
+import { spendAddressBudget } from './address-limits.ts';
 import { accountErrors } from './errors.ts';
 import { hashPassword } from './passwords.ts';
 import type { SessionView } from './schemas.ts';
@@ -56,10 +57,12 @@ returning user_id`;
 export const RESET_REQUEST_QUEUE = 'accounts.password-reset';
 
 /**
- * Answers before looking anything up: the request only queues an `accounts.password-reset` job, the same work whether
- * or not the email belongs to someone, so the reply is the same in the same time. The job issues the token.
+ * Answers before looking anything up: the request spends the address's hourly budget and queues an
+ * `accounts.password-reset` job, the same work whether or not the email belongs to someone, so the reply is the same
+ * in the same time. The job issues the token.
  */
-export async function requestPasswordReset(db: Db, jobs: Jobs, email: string): Promise<void> {
+export async function requestPasswordReset(db: Db, jobs: Jobs, email: string, client: Client, limits: { perHour: number }): Promise<void> {
+  await spendAddressBudget(db, 'password-reset', client.ip, limits.perHour, client.now);
   await jobs.send(db, RESET_REQUEST_QUEUE, { email });
 }
 

@@ -1,5 +1,6 @@
 import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
+import { HashSlots, type HashSlotLimits } from './hash-slots.ts';
 
 const scryptAsync = promisify(scrypt) as (pw: string, salt: Buffer, len: number, opts: object) => Promise<Buffer>;
 const KEY_LENGTH = 32;
@@ -15,6 +16,8 @@ const maxmemFor = (n: number, r: number) => 256 * n * r;
  */
 let params = { N: 2 ** 17, r: R, p: P, maxmem: maxmemFor(2 ** 17, R) };
 let dummyHash = makeDummyHash();
+/** Every hash and check of the process goes through these slots (defaults as in config.ts). */
+let slots = new HashSlots({ concurrency: 2, queue: 16, maxWaitMs: 5_000 });
 
 /** Set once at boot from PASSWORD_HASH_COST (log2 of N). */
 export function setPasswordHashCost(cost: number): void {
@@ -22,10 +25,20 @@ export function setPasswordHashCost(cost: number): void {
   dummyHash = makeDummyHash();
 }
 
+/** Set at boot from PASSWORD_HASH_CONCURRENCY, _QUEUE and _MAX_WAIT_MS; hashes already running keep their old slots. */
+export function setPasswordHashSlots(limits: HashSlotLimits): void {
+  slots = new HashSlots(limits);
+}
+
+/** The process's hashing slots (tests hold one to see who waits for it). */
+export function passwordHashSlots(): HashSlots {
+  return slots;
+}
+
 /** `scrypt$N$r$p$salt$hash`, base64: self-describing so parameters can be raised later. */
 export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(16);
-  const hash = await scryptAsync(password, salt, KEY_LENGTH, params);
+  const hash = await slots.run(() => scryptAsync(password, salt, KEY_LENGTH, params));
   return ['scrypt', params.N, params.r, params.p, salt.toString('base64'), hash.toString('base64')].join('$');
 }
 
@@ -33,12 +46,8 @@ export async function verifyPassword(password: string, stored: string): Promise<
   const [scheme, n, r, p, salt, hash] = stored.split('$');
   if (scheme !== 'scrypt' || !salt || !hash) return false;
   const expected = Buffer.from(hash, 'base64');
-  const actual = await scryptAsync(password, Buffer.from(salt, 'base64'), expected.length, {
-    N: Number(n),
-    r: Number(r),
-    p: Number(p),
-    maxmem: maxmemFor(Number(n), Number(r)),
-  });
+  const opts = { N: Number(n), r: Number(r), p: Number(p), maxmem: maxmemFor(Number(n), Number(r)) };
+  const actual = await slots.run(() => scryptAsync(password, Buffer.from(salt, 'base64'), expected.length, opts));
   return timingSafeEqual(actual, expected);
 }
 

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { internalProcedure } from '../auth/internal.ts';
 import type { RequestContext } from '../context.ts';
-import { AppError } from '../errors.ts';
 import { baseProcedure, router } from '../trpc.ts';
 import { confirmPassword } from './confirmation.ts';
 import type { Postbox } from './emails.ts';
@@ -16,42 +15,41 @@ const client = (ctx: Pick<RequestContext, 'ip' | 'header' | 'deps'>): Client => 
   ip: ctx.ip ?? 'unknown',
   userAgent: ctx.header('user-agent'),
   now: ctx.deps.clock.now(),
+  wait: (ms) => ctx.deps.clock.sleep(ms),
 });
 const postbox = (ctx: Pick<RequestContext, 'deps'>): Postbox => ({ jobs: ctx.deps.jobs, appUrl: ctx.deps.config.APP_URL });
 const ok = { ok: true as const };
 const tags = ['Account'];
 
-/** A throttled password check answers 429 with `Retry-After`, the header clients and proxies already understand. */
-function setRetryAfter(ctx: Pick<RequestContext, 'setHeader'>, result: { ok: true } | { ok: false; error: { cause?: unknown } }) {
-  const cause = result.ok ? undefined : result.error.cause;
-  if (cause instanceof AppError && cause.code === 'too_many_attempts') ctx.setHeader('retry-after', Number(cause.details.retryAfter));
-}
-const throttledPublic = baseProcedure.use(async ({ ctx, next }) => {
-  const result = await next();
-  setRetryAfter(ctx, result);
-  return result;
-});
-const throttled = internalProcedure.use(async ({ ctx, next }) => {
-  const result = await next();
-  setRetryAfter(ctx, result);
-  return result;
-});
+/** Every operation that hashes a password can meet full hashing slots: 503 with `retry-after` (see hash-slots.ts). */
+const HASHING = 'service_unavailable';
+const BUSY = ' Password checks queue for a few hashing slots per server; when the queue is full the answer is 503 `service_unavailable` with `Retry-After`.';
+const SIGN_IN_THROTTLE =
+  'Wrong passwords slow down the address that sent them, never the account as a whole: after 3 failures of one email from one address in 15 minutes, that pair must wait 1 s, then 2, 4, ... up to 15 minutes (429 `too_many_attempts` with `Retry-After`; the password is not checked). An address with 20 failures across accounts in 15 minutes is refused for every account it has not signed in to within a day. Many failures on one account from many addresses only delay checks from addresses the account does not know.' +
+  BUSY;
 
 export const accountsRouter = router({
   signUp: baseProcedure
     .meta({
-      openapi: { method: 'POST', path: '/accounts/sign-up', tags, summary: 'Create an organization and its owner, signed in', protect: false },
+      openapi: {
+        method: 'POST',
+        path: '/accounts/sign-up',
+        tags,
+        summary: 'Create an organization and its owner, signed in',
+        description: `Each address may try a few sign-ups an hour (SIGNUP_PER_ADDRESS_PER_HOUR, default 10), taken emails included; beyond, 429 \`rate_limited\` with \`Retry-After\`.${BUSY}`,
+        protect: false,
+      },
       successStatus: 201,
-      errorCodes: ['email_taken'],
+      errorCodes: ['email_taken', 'rate_limited', HASHING],
     })
     .input(s.SignUpInput)
     .output(s.SessionView)
-    .mutation(({ ctx, input }) => signUp(ctx.db, input, client(ctx))),
+    .mutation(({ ctx, input }) => signUp(ctx.db, input, client(ctx), { perHour: ctx.deps.config.SIGNUP_PER_ADDRESS_PER_HOUR })),
 
-  signIn: throttledPublic
+  signIn: baseProcedure
     .meta({
-      openapi: { method: 'POST', path: '/accounts/sign-in', tags, summary: 'Sign in with email and password', protect: false },
-      errorCodes: ['invalid_credentials', 'user_deactivated', 'too_many_attempts'],
+      openapi: { method: 'POST', path: '/accounts/sign-in', tags, summary: 'Sign in with email and password', description: SIGN_IN_THROTTLE, protect: false },
+      errorCodes: ['invalid_credentials', 'user_deactivated', 'too_many_attempts', HASHING],
     })
     .input(s.SignInInput)
     .output(s.SessionView)
@@ -71,10 +69,16 @@ export const accountsRouter = router({
     .output(s.OkView)
     .mutation(async ({ ctx }) => (await logOutAll(ctx.db, ctx.actor, ctx.deps.clock.now()), ok)),
 
-  changePassword: throttled
+  changePassword: internalProcedure
     .meta({
-      openapi: { method: 'POST', path: '/accounts/change-password', tags, summary: 'Change your password; ends every other session and your API keys' },
-      errorCodes: ['wrong_password', 'too_many_attempts'],
+      openapi: {
+        method: 'POST',
+        path: '/accounts/change-password',
+        tags,
+        summary: 'Change your password; ends every other session and your API keys',
+        description: `The current password is checked under the sign-in throttle. ${SIGN_IN_THROTTLE}`,
+      },
+      errorCodes: ['wrong_password', 'too_many_attempts', HASHING],
     })
     .input(s.ChangePasswordInput)
     .output(s.SessionView)
@@ -82,25 +86,38 @@ export const accountsRouter = router({
 
   requestPasswordReset: baseProcedure
     .meta({
-      openapi: { method: 'POST', path: '/accounts/password-reset/request', tags, summary: 'Email a one-time password reset link', protect: false },
+      openapi: {
+        method: 'POST',
+        path: '/accounts/password-reset/request',
+        tags,
+        summary: 'Email a one-time password reset link',
+        description:
+          'Answers the same, after the same work, whether or not the email belongs to an account. Each address may ask a few times an hour (PASSWORD_RESET_PER_ADDRESS_PER_HOUR, default 10); beyond, 429 `rate_limited` with `Retry-After`. Each account gets at most 5 reset emails an hour.',
+        protect: false,
+      },
+      errorCodes: ['rate_limited'],
     })
     .input(s.ResetRequestInput)
     .output(s.OkView)
-    .mutation(async ({ ctx, input }) => (await requestPasswordReset(ctx.db, ctx.deps.jobs, input.email), ok)),
+    .mutation(
+      async ({ ctx, input }) => (
+        await requestPasswordReset(ctx.db, ctx.deps.jobs, input.email, client(ctx), { perHour: ctx.deps.config.PASSWORD_RESET_PER_ADDRESS_PER_HOUR }), ok
+      ),
+    ),
 
   resetPassword: baseProcedure
     .meta({
-      openapi: { method: 'POST', path: '/accounts/password-reset/complete', tags, summary: 'Set a new password with a reset token', protect: false },
-      errorCodes: ['invalid_token'],
+      openapi: { method: 'POST', path: '/accounts/password-reset/complete', tags, summary: 'Set a new password with a reset token', description: BUSY.trim(), protect: false },
+      errorCodes: ['invalid_token', HASHING],
     })
     .input(s.ResetPasswordInput)
     .output(s.OkView)
     .mutation(async ({ ctx, input }) => (await resetPassword(ctx.db, input, client(ctx)), ok)),
 
-  confirmPassword: throttled
+  confirmPassword: internalProcedure
     .meta({
       openapi: { method: 'POST', path: '/accounts/confirm-password', tags, summary: 'Re-enter your password to unlock API key creation for 5 minutes' },
-      errorCodes: ['wrong_password', 'session_required', 'too_many_attempts'],
+      errorCodes: ['wrong_password', 'session_required', 'too_many_attempts', HASHING],
     })
     .input(s.ConfirmPasswordInput)
     .output(s.ConfirmPasswordView)
@@ -118,8 +135,15 @@ export const accountsRouter = router({
 
   acceptInvite: baseProcedure
     .meta({
-      openapi: { method: 'POST', path: '/accounts/invites/accept', tags, summary: 'Accept an invitation: choose a password, join, signed in', protect: false },
-      errorCodes: ['invalid_token', 'email_taken'],
+      openapi: {
+        method: 'POST',
+        path: '/accounts/invites/accept',
+        tags,
+        summary: 'Accept an invitation: choose a password, join, signed in',
+        description: BUSY.trim(),
+        protect: false,
+      },
+      errorCodes: ['invalid_token', 'email_taken', HASHING],
     })
     .input(s.AcceptInviteInput)
     .output(s.SessionView)

@@ -1,4 +1,5 @@
 import type { Db } from '@leadwire/db';
+import { spendAddressBudget } from './address-limits.ts';
 import { accountErrors } from './errors.ts';
 import { dummyPasswordHash, verifyPassword } from './passwords.ts';
 import type { SessionView, SignInInput, SignUpInput } from './schemas.ts';
@@ -8,16 +9,23 @@ import { attemptSucceeded, beginAttempt } from './throttle.ts';
 
 /**
  * Where and when a request comes from, as far as accounts care: the throttle's address, the session's device label,
- * and the request's time (from `deps.clock`), which throttle windows, expiry and new sessions count from.
+ * the request's time (from `deps.clock`), which throttle windows, expiry and new sessions count from, and a wait on
+ * that same clock for the throttle's slow-down.
  */
 export interface Client {
   ip: string;
   userAgent?: string | undefined;
   now: Date;
+  wait: (ms: number) => Promise<void>;
 }
 
-/** A new organization with its owner, signed in. */
-export async function signUp(db: Db, input: SignUpInput, client: Client): Promise<SessionView> {
+/**
+ * A new organization with its owner, signed in. Every attempt spends the address's hourly sign-up budget first, taken
+ * emails included (409 `email_taken` is the answer a careful product gives, but only `perHour` times an hour to an
+ * address), and a taken email costs the same scrypt hash as a new one, so its answer comes no sooner.
+ */
+export async function signUp(db: Db, input: SignUpInput, client: Client, limits: { perHour: number }): Promise<SessionView> {
+  await spendAddressBudget(db, 'sign-up', client.ip, limits.perHour, client.now);
   const { userId } = await createOrganization(db, { name: input.organizationName, ownerEmail: input.email, ownerPassword: input.password }).catch(
     (err: unknown) => {
       // Two sign-ups racing for one email: the loser meets the unique index rather than the check before it.
@@ -41,7 +49,7 @@ export async function findUserByEmail(db: Db, email: string): Promise<UserRow | 
  * password is right; the caller decides what an inactive user may do.
  */
 export async function checkPassword(db: Db, email: string, password: string, client: Client): Promise<UserRow | null> {
-  const attempt = await beginAttempt(db, email, client.ip, client.now);
+  const attempt = await beginAttempt(db, email, client.ip, client.now, client.wait);
   const user = await findUserByEmail(db, email);
   const ok = await verifyPassword(password, user?.password_hash ?? dummyPasswordHash());
   if (!ok || !user) return null;

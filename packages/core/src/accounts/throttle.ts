@@ -1,61 +1,79 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Db } from '@leadwire/db';
 import { accountErrors } from './errors.ts';
 
 /**
- * Brute-force policy, over a sliding 15-minute window of failed password checks. Per account: from the 3rd failure each
- * attempt waits 0.5 s, then 1 s; the 5th failure locks the account until the oldest of them leaves the window (a
- * successful sign-in or a password reset wipes the slate). Per address: from the 10th failure attempts wait 0.25 s,
- * doubling to at most 2 s; the 20th locks the address. The per-account lock protects one password against a
- * botnet, the per-address lock protects every account against one guesser (password spraying).
+ * Brute-force policy after OWASP's Authentication Cheat Sheet, over a sliding 15-minute window of failed password
+ * checks. No rule lets a stranger lock an owner out: every refusal falls on an address that has itself failed.
+ *
+ * - Per account and address pair (the guesser): 3 failures are free; then each next attempt of the pair must wait 1 s
+ *   after its last failure, doubling up to 15 minutes, and is refused (429 with `retry-after`) until then. A success
+ *   of the pair wipes its slate.
+ * - Per address, across accounts (password spraying): at 20 failures the address is refused for every account until
+ *   the oldest of them leaves the window, except for accounts that signed in successfully from it within the last day
+ *   (the owner's own address, shared with a stranger behind one NAT).
+ * - Per account, across addresses (a botnet on one password): from 10 failures since the account's last success, a
+ *   check from an address the account has not signed in from that day first waits 0.5 s, doubling up to 8 s. A wait,
+ *   never a refusal: the right password from an address that did not fail is always checked. The wait holds no
+ *   database connection and no hashing slot, and it reads the clock that tests move.
  */
 export const THROTTLE = {
   windowMinutes: 15,
-  account: { slowFrom: 3, lockAt: 5, baseDelayMs: 500, maxDelayMs: 1_000 },
-  address: { slowFrom: 10, lockAt: 20, baseDelayMs: 250, maxDelayMs: 2_000 },
+  /** How long a successful sign-in makes an address known to the account: attempts are kept a day (jobs/cleanup.ts). */
+  knownForHours: 24,
+  pair: { freeFailures: 3, baseDelayS: 1, maxDelayS: 15 * 60 },
+  address: { budget: 20 },
+  account: { slowFrom: 10, baseDelayMs: 500, maxDelayMs: 8_000 },
 };
 
-/** The wait before a password check, given the failures already counted: none below `slowFrom`, then doubling to the cap. */
-export function delayFor(failures: number, rule: (typeof THROTTLE)['account']): number {
-  if (failures < rule.slowFrom) return 0;
-  return Math.min(rule.baseDelayMs * 2 ** (failures - rule.slowFrom), rule.maxDelayMs);
+/** Seconds a pair must wait after its last failure, given its failures in the window: none for the first few. */
+export function pairDelayS(failures: number): number {
+  const { freeFailures, baseDelayS, maxDelayS } = THROTTLE.pair;
+  if (failures < freeFailures) return 0;
+  return Math.min(baseDelayS * 2 ** (failures - freeFailures), maxDelayS);
+}
+
+/** The wait before checking a password from an address unknown to an account with `failures` across addresses. */
+export function accountDelayMs(failures: number): number {
+  const { slowFrom, baseDelayMs, maxDelayMs } = THROTTLE.account;
+  if (failures < slowFrom) return 0;
+  return Math.min(baseDelayMs * 2 ** (failures - slowFrom), maxDelayMs);
 }
 
 /**
- * Counts recent failures for the email (since its last success) and for the address and, unless either is locked,
- * records this attempt as a failure until proven otherwise. Both run under advisory locks on the email and the
- * address, so parallel guesses are counted one after another instead of all reading the same count.
+ * The counts one decision needs, in one statement. Failures count from the pair's (or the account's) last success;
+ * attempts still being checked count as failures until proven otherwise.
  */
-const CHECK_AND_RECORD = `
-with acct as (
+const COUNTS = `
+with pair as (
   select created_at from sign_in_attempts
-  where email = ? and not succeeded and created_at > ?::timestamptz - make_interval(mins => ?)
-    and created_at > coalesce((select max(created_at) from sign_in_attempts where email = ? and succeeded), '-infinity')
-  order by created_at desc limit ?
+  where email = ? and ip = ? and not succeeded and created_at > ?::timestamptz - make_interval(mins => ?)
+    and created_at > coalesce((select max(created_at) from sign_in_attempts where email = ? and ip = ? and succeeded), '-infinity')
 ), addr as (
   select created_at from sign_in_attempts
   where ip = ? and not succeeded and created_at > ?::timestamptz - make_interval(mins => ?)
   order by created_at desc limit ?
-), verdict as (
-  select
-    (select count(*) from acct)::int as account_failures,
-    (select ceil(extract(epoch from min(created_at) + make_interval(mins => ?) - ?::timestamptz)) from acct)::int as account_retry,
-    (select count(*) from addr)::int as address_failures,
-    (select ceil(extract(epoch from min(created_at) + make_interval(mins => ?) - ?::timestamptz)) from addr)::int as address_retry
-), recorded as (
-  insert into sign_in_attempts (email, ip, succeeded, created_at)
-  select ?, ?, false, ?::timestamptz from verdict where account_failures < ? and address_failures < ?
-  returning id
+), acct as (
+  select 1 from sign_in_attempts
+  where email = ? and not succeeded and created_at > ?::timestamptz - make_interval(mins => ?)
+    and created_at > coalesce((select max(created_at) from sign_in_attempts where email = ? and succeeded), '-infinity')
 )
-select verdict.account_failures, verdict.account_retry, verdict.address_failures, verdict.address_retry,
-  (select id from recorded) as attempt_id from verdict`;
+select
+  (select count(*) from pair)::int as pair_failures,
+  (select max(created_at) from pair) as pair_last,
+  (select count(*) from addr)::int as address_failures,
+  (select min(created_at) from addr) as address_oldest,
+  (select count(*) from acct)::int as account_failures,
+  exists(select 1 from sign_in_attempts where email = ? and ip = ? and succeeded and created_at > ?::timestamptz - make_interval(hours => ?)) as known`;
 
-interface Verdict {
-  account_failures: number;
-  account_retry: number | null;
+const RECORD = `insert into sign_in_attempts (email, ip, succeeded, created_at) values (?, ?, false, ?) returning id`;
+
+interface Counts {
+  pair_failures: number;
+  pair_last: Date | string | null;
   address_failures: number;
-  address_retry: number | null;
-  attempt_id: string | null;
+  address_oldest: Date | string | null;
+  account_failures: number;
+  known: boolean;
 }
 
 /** A password check about to happen, already counted as a failure. */
@@ -63,44 +81,56 @@ export interface Attempt {
   id: string;
 }
 
-/**
- * Call before checking a password for `email` from `ip`: refuses with 429 `too_many_attempts` (and the seconds to
- * wait) when either is locked, otherwise waits the growing delay and returns the recorded attempt. Unknown emails
- * are counted exactly like known ones, so the throttle reveals nothing about who has an account.
- */
-export async function beginAttempt(db: Db, email: string, ip: string, now: Date): Promise<Attempt> {
-  const w = THROTTLE.windowMinutes;
-  const { account, address } = THROTTLE;
-  const verdict = await db.transaction(async (tx) => {
-    await tx.execute('select pg_advisory_xact_lock(hashtext(?)), pg_advisory_xact_lock(hashtext(?))', [`sign-in:ip:${ip}`, `sign-in:email:${email}`]);
-    const [row] = await tx.execute<Verdict[]>(CHECK_AND_RECORD, [
-      email, now, w, email, account.lockAt,
-      ip, now, w, address.lockAt,
-      w, now, w, now,
-      email, ip, now, account.lockAt, address.lockAt,
-    ]);
-    return row!;
-  });
-  if (!verdict.attempt_id) {
-    const waits = [
-      verdict.account_failures >= account.lockAt ? verdict.account_retry : null,
-      verdict.address_failures >= address.lockAt ? verdict.address_retry : null,
-    ];
-    throw accountErrors.tooManyAttempts(Math.max(1, ...waits.map((s) => s ?? 1)));
+const secondsUntil = (at: number, now: Date) => Math.max(1, Math.ceil((at - now.getTime()) / 1000));
+
+/** The refusal, if any, and the wait before checking. Pure, so the policy reads in one place. */
+export function decide(c: Counts, now: Date): { retryAfterS: number } | { waitMs: number } {
+  const delayS = pairDelayS(c.pair_failures);
+  if (delayS && c.pair_last) {
+    const allowedAt = new Date(c.pair_last).getTime() + delayS * 1000;
+    if (allowedAt > now.getTime()) return { retryAfterS: secondsUntil(allowedAt, now) };
   }
-  const delay = Math.max(delayFor(verdict.account_failures, account), delayFor(verdict.address_failures, address));
-  if (delay) await sleep(delay);
-  return { id: verdict.attempt_id };
+  if (!c.known && c.address_failures >= THROTTLE.address.budget && c.address_oldest) {
+    return { retryAfterS: secondsUntil(new Date(c.address_oldest).getTime() + THROTTLE.windowMinutes * 60_000, now) };
+  }
+  return { waitMs: c.known ? 0 : accountDelayMs(c.account_failures) };
 }
 
-/** The password was right: the attempt no longer counts, and the account's earlier failures stop counting too. */
+/**
+ * Call before checking a password for `email` from `ip`: refuses with 429 `too_many_attempts` (and the seconds to
+ * wait) under the rules above, otherwise records the attempt as a failure, waits the account's slow-down if any (on
+ * `wait`, outside any transaction) and returns the attempt. Unknown emails are counted exactly like known ones, so the
+ * throttle reveals nothing about who has an account. The advisory locks on the email and the address make parallel
+ * guesses count one after another instead of all reading the same counts.
+ */
+export async function beginAttempt(db: Db, email: string, ip: string, now: Date, wait: (ms: number) => Promise<void>): Promise<Attempt> {
+  const w = THROTTLE.windowMinutes;
+  const { verdict, id } = await db.transaction(async (tx) => {
+    await tx.execute('select pg_advisory_xact_lock(hashtext(?)), pg_advisory_xact_lock(hashtext(?))', [`sign-in:ip:${ip}`, `sign-in:email:${email}`]);
+    const [counts] = await tx.execute<Counts[]>(COUNTS, [
+      email, ip, now, w, email, ip,
+      ip, now, w, THROTTLE.address.budget,
+      email, now, w, email,
+      email, ip, now, THROTTLE.knownForHours,
+    ]);
+    const verdict = decide(counts!, now);
+    if ('retryAfterS' in verdict) return { verdict };
+    const [row] = await tx.execute<{ id: string }[]>(RECORD, [email, ip, now]);
+    return { verdict, id: row!.id };
+  });
+  if ('retryAfterS' in verdict) throw accountErrors.tooManyAttempts(verdict.retryAfterS);
+  if (verdict.waitMs) await wait(verdict.waitMs);
+  return { id: id! };
+}
+
+/** The password was right: the attempt no longer counts, and the earlier failures of its pair and account stop counting. */
 export async function attemptSucceeded(db: Db, attempt: Attempt): Promise<void> {
   await db.execute('update sign_in_attempts set succeeded = true where id = ?', [attempt.id]);
 }
 
 /**
- * After a password reset the owner has proven control of the account: a success recorded for it lifts the account's
- * lock (failures before the last success do not count). The address keeps its count.
+ * After a password reset the owner has proven control of the account: a success recorded for it ends the account's
+ * slow-down (failures before the last success do not count). Other addresses keep their counts.
  */
 export async function clearAccountLock(db: Db, email: string, ip: string, now: Date): Promise<void> {
   await db.execute('insert into sign_in_attempts (email, ip, succeeded, created_at) values (?, ?, true, ?)', [email, ip, now]);

@@ -1,0 +1,133 @@
+import { HashSlots } from '@leadwire/core/accounts/hash-slots.ts';
+import { acceptInvite } from '@leadwire/core/accounts/invites.ts';
+import { changePassword, resetPassword } from '@leadwire/core/accounts/password.service.ts';
+import { hashPassword, passwordHashSlots, setPasswordHashCost, setPasswordHashSlots } from '@leadwire/core/accounts/passwords.ts';
+import { bootstrap } from '@leadwire/core/accounts/service.ts';
+import { type Client, signIn, signUp } from '@leadwire/core/accounts/sign-in.ts';
+import { findSession } from '@leadwire/core/auth/sessions.ts';
+import { systemClock } from '@leadwire/core/clock.ts';
+import { PgDb } from '@leadwire/db';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../support/db.ts';
+
+/**
+ * Issue 16: during a sign-up flood, requests that needed a new database connection waited seconds. The cause is
+ * libuv's threadpool (4 threads): scrypt runs there, and so does pg's SCRAM handshake for a new connection (PBKDF2,
+ * HMACs and digests through WebCrypto). Hashes queued ahead of the handshake's first step make it wait for them, FIFO.
+ * The counts below are orderings, not timings: how many of 8 hashes had finished when a new connection was ready.
+ */
+const HASHES = 8;
+const LIMITS = { queue: 64, maxWaitMs: 60_000 };
+
+let db: TestDatabase;
+beforeAll(async () => {
+  db = await createTestDatabase('hashing', { migrated: true });
+  // 16 MB and milliseconds per hash: long enough to order against a handshake, cheap enough for a test.
+  setPasswordHashCost(14);
+});
+afterAll(async () => {
+  setPasswordHashCost(17);
+  setPasswordHashSlots({ concurrency: 2, queue: 16, maxWaitMs: 5_000 });
+  await db?.drop();
+});
+
+/** Starts 8 hashes, then opens a new connection (SCRAM): how many hashes had finished once it was ready. */
+async function hashesDoneWhenConnected(): Promise<number> {
+  let done = 0;
+  const hashes = Array.from({ length: HASHES }, () => hashPassword('correct horse battery staple').then(() => done++));
+  const client = new pg.Client(db.url);
+  try {
+    await client.connect();
+    return done;
+  } finally {
+    await client.end();
+    await Promise.all(hashes);
+  }
+}
+
+describe('password hashing leaves the threadpool to new database connections', () => {
+  it('unbounded (as before), a new connection waits behind the queued hashes', async () => {
+    setPasswordHashSlots({ concurrency: HASHES, ...LIMITS });
+    // 4 hashes run, 4 wait in libuv's queue ahead of the handshake's first step: it starts only when a 5th finishes.
+    expect(await hashesDoneWhenConnected()).toBeGreaterThanOrEqual(5);
+  });
+
+  it('bounded to 2 of 4 threads, a new connection is ready while most hashes still wait', async () => {
+    setPasswordHashSlots({ concurrency: 2, ...LIMITS });
+    expect(await hashesDoneWhenConnected()).toBeLessThan(4);
+  });
+});
+
+describe('hash slots', () => {
+  it('run in order of arrival, and refuse with 503 and retry-after once the queue is full', async () => {
+    const slots = new HashSlots({ concurrency: 1, queue: 2, maxWaitMs: 60_000 });
+    const order: number[] = [];
+    await slots.acquire();
+    const queued = [1, 2].map((n) => slots.run(async () => order.push(n)));
+    expect(slots.usage).toEqual({ running: 1, waiting: 2 });
+    const refused = await slots.run(async () => order.push(3)).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ status: 503, code: 'service_unavailable', headers: { 'retry-after': '2' } });
+    slots.release();
+    await Promise.all(queued);
+    expect(order).toEqual([1, 2]);
+    expect(slots.usage).toEqual({ running: 0, waiting: 0 });
+  });
+
+  it('refuse a caller that waited longer than the maximum, and give its place to the next', async () => {
+    // A 1 ms wait is a socket-level style time-out: configured small rather than waited out.
+    const slots = new HashSlots({ concurrency: 1, queue: 4, maxWaitMs: 1 });
+    await slots.acquire();
+    const waited = await slots.run(async () => 'ran').catch((e: unknown) => e);
+    expect(waited).toMatchObject({ status: 503, code: 'service_unavailable' });
+    expect(slots.usage).toEqual({ running: 1, waiting: 0 });
+    slots.release();
+    expect(await slots.run(async () => 'ran')).toBe('ran');
+  });
+
+  it('a failing hash gives its slot back', async () => {
+    const slots = new HashSlots({ concurrency: 1, queue: 0, maxWaitMs: 60_000 });
+    await expect(slots.run(() => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+    expect(await slots.run(async () => 'ran')).toBe('ran');
+  });
+});
+
+describe('no database connection is held while a password is hashed or waits for a slot', () => {
+  const PASSWORD = 'correct horse battery staple';
+  const client = (): Client => ({ ip: '10.1.1.1', now: new Date(), wait: (ms) => systemClock.sleep(ms) });
+
+  it('on every path that hashes: sign-up, sign-in, password change, reset, invitation, bootstrap', async () => {
+    setPasswordHashSlots({ concurrency: 1, queue: 8, maxWaitMs: 60_000 });
+    // One connection in all: a path that held it while waiting would leave none for anyone.
+    const pool = new pg.Pool({ connectionString: db.url, max: 1 });
+    const sql = new PgDb(pool);
+    try {
+      const email = `owner-${Date.now()}@example.com`;
+      const session = await signUp(sql, { organizationName: 'Org', email, password: PASSWORD }, client(), { perHour: 100 });
+      const actor = (await findSession(sql, session.token, new Date()))!;
+      const paths: Record<string, () => Promise<unknown>> = {
+        signUp: () => signUp(sql, { organizationName: 'Org', email: `x${email}`, password: PASSWORD }, client(), { perHour: 100 }),
+        signIn: () => signIn(sql, { email, password: PASSWORD }, client()),
+        changePassword: () => changePassword(sql, actor, { currentPassword: PASSWORD, newPassword: PASSWORD }, client()),
+        resetPassword: () => resetPassword(sql, { token: 'lwr_unknown', newPassword: PASSWORD }, client()).catch((e: unknown) => e),
+        acceptInvite: () => acceptInvite(sql, { token: 'lwi_unknown', password: PASSWORD }, client()).catch((e: unknown) => e),
+        bootstrap: () => bootstrap(sql, { name: 'Boot', ownerEmail: `boot-${email}`, ownerPassword: PASSWORD }),
+      };
+      const slots = passwordHashSlots();
+      for (const [name, start] of Object.entries(paths)) {
+        await slots.acquire();
+        const done = start();
+        try {
+          await vi.waitFor(() => expect(slots.usage.waiting, name).toBe(1));
+          expect({ name, checkedOut: pool.totalCount - pool.idleCount }).toEqual({ name, checkedOut: 0 });
+          expect(await sql.execute('select 1 as one')).toEqual([{ one: 1 }]);
+        } finally {
+          slots.release();
+        }
+        await done;
+      }
+    } finally {
+      await pool.end();
+    }
+  });
+});
