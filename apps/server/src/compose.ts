@@ -5,10 +5,15 @@ import { BossRuntime } from '@leadwire/core/jobs/boss.ts';
 import { jobDefinitions } from '@leadwire/core/jobs/definitions.ts';
 import { pumpOf } from '@leadwire/core/webhooks/delivery/pump.ts';
 import { type Resolver, systemResolver } from '@leadwire/core/webhooks/transport/resolver.ts';
-import { migrateUp, openDatabase, openDb, openOrm } from '@leadwire/db';
+import { migrateUp, openDatabase, openDb, openOrm, openRequestDb } from '@leadwire/db';
 
 export interface Runtime {
   deps: Deps;
+  /**
+   * The same, for background work (job handlers, the webhook pump): its statements run on the ORM's pool, without the
+   * request path's time-outs, which the hourly cleanup's slices and the nightly purge may outlast.
+   */
+  jobDeps: Deps;
   boss: BossRuntime;
   /** Stops the job queue, closes the pool and stops the embedded cluster if we started it: in that order. */
   close(): Promise<void>;
@@ -28,23 +33,37 @@ export async function compose(config: Config, log: Logger, opts: { migrate?: boo
       if (applied.length) log.info({ applied }, 'migrations applied');
     }
     const boss = new BossRuntime(database.url, log);
-    const db = await openDb(orm, { onAfterCommitError: (err) => log.error({ err }, 'after-commit work failed') });
+    const onAfterCommitError = (err: unknown) => log.error({ err }, 'after-commit work failed');
+    const db = await openRequestDb(orm, {
+      max: config.DB_POOL_MAX,
+      acquireTimeoutMs: config.DB_ACQUIRE_TIMEOUT_MS,
+      statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS,
+      lockTimeoutMs: config.DB_LOCK_TIMEOUT_MS,
+      queryTimeoutMs: config.DB_QUERY_TIMEOUT_MS,
+      transactionTimeoutMs: config.DB_TRANSACTION_TIMEOUT_MS,
+      onAfterCommitError,
+      onConnectionError: (err) => log.warn({ err }, 'database connection lost'),
+    });
     const deps: Deps = { orm, db, config, jobs: boss, log, clock: opts.clock ?? systemClock, resolver: opts.resolver ?? systemResolver, scoreAdjustment: Boolean(config.SCORE_ADJUSTER_URL) };
+    const jobDeps: Deps = { ...deps, db: await openDb(orm, { onAfterCommitError }) };
     if (config.WEBHOOKS_UNSAFE_ALLOW_LOOPBACK) {
       log.warn({}, 'WEBHOOKS_UNSAFE_ALLOW_LOOPBACK=true: webhooks may be delivered to 127.0.0.0/8 and ::1. Never set this in production.');
     }
-    await boss.start(jobDefinitions(deps));
+    await boss.start(jobDefinitions(jobDeps));
     return {
       deps,
+      jobDeps,
       boss,
       close: async () => {
         // The webhook pump stops handing out attempts first; its worker lock goes only after the queue drained, so no
         // attempt of this process ever looks orphaned while it is still being sent.
-        const pump = pumpOf(deps);
-        await pump.stop();
+        // Tests drive a pump on the request deps too; both are stopped (a pump never started stops at once).
+        const pumps = [pumpOf(jobDeps), pumpOf(deps)];
+        for (const pump of pumps) await pump.stop();
         await boss.stop();
-        await pump.release();
+        for (const pump of pumps) await pump.release();
         log.info({}, 'job queue stopped');
+        await db.pool.end();
         await orm.close(true);
         await database.stop();
       },

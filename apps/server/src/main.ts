@@ -28,8 +28,8 @@ async function main() {
   const app = serveHttp ? await buildApp(runtime.deps) : undefined;
   if (config.ROLE !== 'api') {
     // The pump takes its worker lock first: a delivery job may only run once this process's key is held.
-    await pumpOf(runtime.deps).start();
-    await runtime.boss.work(jobDefinitions(runtime.deps));
+    await pumpOf(runtime.jobDeps).start();
+    await runtime.boss.work(jobDefinitions(runtime.jobDeps));
   }
   if (app) await app.listen({ port: config.PORT, host: config.HOST });
   log.info(

@@ -3,3 +3,4 @@ export * from './orm.ts';
 export * from './database.ts';
 export * from './sql.ts';
 export type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+export { DatabaseTimeoutError, DatabaseUnavailableError } from './bounded.ts';
