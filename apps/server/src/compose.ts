@@ -23,9 +23,22 @@ export interface Runtime {
  * Everything a process needs, built once: the database (embedded or DATABASE_URL), the ORM with migrations applied,
  * and the job queue. Both roles and the tests compose through here.
  */
-export async function compose(config: Config, log: Logger, opts: { migrate?: boolean; clock?: Clock; resolver?: Resolver } = {}): Promise<Runtime> {
+export async function compose(
+  config: Config,
+  log: Logger,
+  opts: { migrate?: boolean; clock?: Clock; resolver?: Resolver; onDatabaseLost?: (err: Error) => void } = {},
+): Promise<Runtime> {
   setPasswordHashCost(config.PASSWORD_HASH_COST);
-  const database = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
+  const database = await openDatabase({
+    databaseUrl: config.DATABASE_URL,
+    dataDir: config.DATA_DIR,
+    // An embedded server that dies is restarted in place; when that keeps failing, the entry point exits non-zero.
+    supervise: {
+      restartAttempts: config.DB_EMBEDDED_RESTART_ATTEMPTS,
+      log,
+      onGiveUp: opts.onDatabaseLost ?? ((err) => log.error({ err }, 'embedded PostgreSQL is gone for good')),
+    },
+  });
   try {
     const orm = await openOrm(database.url, { pool: { min: 0, max: config.DB_POOL_MAX } });
     if (opts.migrate !== false) {

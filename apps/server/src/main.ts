@@ -23,7 +23,14 @@ async function main() {
   }
   const log = pino({ level: config.LOG_LEVEL, redact: { paths: REDACT_PATHS, censor: '[redacted]' } });
   const started = Date.now();
-  const runtime = await compose(config, log);
+  const runtime = await compose(config, log, {
+    // The embedded PostgreSQL died and could not be restarted: a process manager (systemd, Docker's restart policy,
+    // Kubernetes) can only help if we exit, and non-zero.
+    onDatabaseLost: (err) => {
+      log.fatal({ err }, 'embedded PostgreSQL could not be restarted; exiting');
+      process.exit(1);
+    },
+  });
   const serveHttp = config.ROLE !== 'worker';
   const app = serveHttp ? await buildApp(runtime.deps) : undefined;
   if (config.ROLE !== 'api') {
