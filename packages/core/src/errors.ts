@@ -166,8 +166,18 @@ function someInChain(err: unknown, test: (e: Error) => boolean, depth = 0): bool
   return someInChain(err.cause, test, depth + 1);
 }
 
-/** No connection could be had within the acquire time-out (or at all): nothing was attempted, a retry later will do. */
-export const isNoConnection = (err: unknown): boolean => someInChain(err, (e) => e.name === 'DatabaseUnavailableError');
+/** Errors of setting a connection up (refused, no such host, server starting, too many connections): nothing ran yet. */
+const CONNECT_ERRNO = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', '57P03', '53300']);
+
+/**
+ * No connection could be had within the acquire time-out (or at all): nothing was attempted, a retry later will do. A
+ * connection lost while a statement ran is not this: that write was attempted (and rolled back).
+ */
+export const isNoConnection = (err: unknown): boolean =>
+  someInChain(err, (e) => {
+    const code = (e as { code?: unknown }).code;
+    return e.name === 'DatabaseUnavailableError' || (typeof code === 'string' && CONNECT_ERRNO.has(code)) || /timeout exceeded when trying to connect/i.test(e.message);
+  });
 
 /**
  * SQLSTATEs of a statement cut short by a time-out: statement_timeout (57014 query_canceled), lock_timeout (55P03),
@@ -181,6 +191,7 @@ const TIMEOUT_SQLSTATE = new Set(['57014', '55P03', '25P03', '25P04']);
  */
 export function isDatabaseFailure(err: unknown): boolean {
   return (
+    isNoConnection(err) ||
     isDatabaseUnreachable(err) ||
     someInChain(err, (e) => {
       const code = (e as { code?: unknown }).code;
