@@ -29,6 +29,18 @@ export interface TestApp {
 
 let orgSeq = 0;
 
+/**
+ * The request path's database time-outs, raised for tests: on a shared two-core machine, ten concurrent writes queued
+ * on one lock can legitimately wait longer than production's few seconds. Tests of the time-outs set their own.
+ */
+const GENEROUS_DB_LIMITS = {
+  DB_ACQUIRE_TIMEOUT_MS: '30000',
+  DB_STATEMENT_TIMEOUT_MS: '30000',
+  DB_LOCK_TIMEOUT_MS: '30000',
+  DB_QUERY_TIMEOUT_MS: '30000',
+  DB_TRANSACTION_TIMEOUT_MS: '60000',
+};
+
 /** Composes and listens on a random local port: the one way tests start a server in-process. */
 export async function serve(config: Config, opts: { clock: TestClock; migrate?: boolean; resolver?: Resolver }): Promise<{ runtime: Runtime; app: FastifyInstance; origin: string }> {
   const runtime = await compose(config, pino({ level: 'silent' }), opts);
@@ -47,7 +59,7 @@ export async function initTestApp(env: Record<string, string> = {}, opts: { reso
   // Files a test stores (uploads, purges) live in a folder of its own, never in the checkout's .data.
   const dataDir = await mkdtemp(join(tmpdir(), 'leadwire-test-data-'));
   // A cheap scrypt cost: hashing is not what these tests are about (PASSWORD_HASH_COST has its own test).
-  const config = loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', PASSWORD_HASH_COST: '12', PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, ...env });
+  const config = loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', PASSWORD_HASH_COST: '12', PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, ...GENEROUS_DB_LIMITS, ...env });
   const clock = new TestClock();
   const { runtime, app, origin } = await serve(config, { clock, ...opts });
   return {
