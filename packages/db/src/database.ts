@@ -46,12 +46,13 @@ export async function openDatabase(opts: {
   const start = (port?: number) => startEmbeddedPostgres({ dataDir, ...(port ? { port } : {}), ...(opts.onLog ? { onLog: opts.onLog } : {}) });
   let current = await start();
   let stopped = false;
+  let restarting: Promise<void> | undefined;
   const supervise = opts.supervise;
   const watch = (cluster: EmbeddedPostgresHandle): void =>
     cluster.onUnexpectedExit((exit) => {
       if (stopped || !supervise) return;
       supervise.log.error({ exit, restartAttempts: supervise.restartAttempts }, 'embedded PostgreSQL exited unexpectedly');
-      void restart(cluster.port, supervise);
+      restarting = restart(cluster.port, supervise).finally(() => (restarting = undefined));
     });
   const restart = async (port: number, s: Supervision): Promise<void> => {
     let last: unknown;
@@ -60,7 +61,8 @@ export async function openDatabase(opts: {
       if (stopped) return;
       try {
         current = await start(port);
-        if (stopped) return void (await current.stop());
+        // Stopped meanwhile: stop() waits for this restart, then stops what it started.
+        if (stopped) return;
         watch(current);
         s.log.info({ attempt, port }, 'embedded PostgreSQL restarted');
         return;
@@ -75,9 +77,10 @@ export async function openDatabase(opts: {
   return {
     url: current.url,
     ownsCluster: true,
-    stop: () => {
+    stop: async () => {
       stopped = true;
-      return current.stop();
+      await restarting;
+      await current.stop();
     },
   };
 }
