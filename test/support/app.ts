@@ -32,6 +32,18 @@ export interface TestApp {
 
 let orgSeq = 0;
 
+/**
+ * The request path's database time-outs, raised for tests: on a shared two-core machine, ten concurrent writes queued
+ * on one lock can legitimately wait longer than production's few seconds. Tests of the time-outs set their own.
+ */
+const GENEROUS_DB_LIMITS = {
+  DB_ACQUIRE_TIMEOUT_MS: '30000',
+  DB_STATEMENT_TIMEOUT_MS: '30000',
+  DB_LOCK_TIMEOUT_MS: '30000',
+  DB_QUERY_TIMEOUT_MS: '30000',
+  DB_TRANSACTION_TIMEOUT_MS: '60000',
+};
+
 /** Composes and listens on a random local port: the one way tests start a server in-process. */
 export async function serve(
   config: Config,
@@ -65,6 +77,7 @@ export async function initTestApp(env: Record<string, string> = {}, opts: { reso
     PORT: '0',
     HOST: '127.0.0.1',
     DATA_DIR: dataDir,
+    ...GENEROUS_DB_LIMITS,
     ...env,
   });
   const clock = new TestClock();

@@ -8,10 +8,15 @@ import { jobDefinitions } from '@leadwire/core/jobs/definitions.ts';
 import { keyGuardOf } from '@leadwire/core/limits/key-guard.ts';
 import { pumpOf } from '@leadwire/core/webhooks/delivery/pump.ts';
 import { type Resolver, systemResolver } from '@leadwire/core/webhooks/transport/resolver.ts';
-import { type ChannelListener, migrateUp, openDatabase, openDb, openOrm } from '@leadwire/db';
+import { type ChannelListener, migrateUp, openDatabase, openDb, openOrm, openRequestDb } from '@leadwire/db';
 
 export interface Runtime {
   deps: Deps;
+  /**
+   * The same, for background work (job handlers, the webhook pump): its statements run on the ORM's pool, without the
+   * request path's time-outs, which the hourly cleanup's slices and the nightly purge may outlast.
+   */
+  jobDeps: Deps;
   boss: BossRuntime;
   /** The LISTEN connection that keeps the key guard told of key changes; null in a worker, which serves no keys. */
   keyChanges: ChannelListener | null;
@@ -23,10 +28,23 @@ export interface Runtime {
  * Everything a process needs, built once: the database (embedded or DATABASE_URL), the ORM with migrations applied,
  * and the job queue. Both roles and the tests compose through here.
  */
-export async function compose(config: Config, log: Logger, opts: { migrate?: boolean; clock?: Clock; random?: Random; resolver?: Resolver } = {}): Promise<Runtime> {
+export async function compose(
+  config: Config,
+  log: Logger,
+  opts: { migrate?: boolean; clock?: Clock; random?: Random; resolver?: Resolver; onDatabaseLost?: (err: Error) => void } = {},
+): Promise<Runtime> {
   setPasswordHashCost(config.PASSWORD_HASH_COST);
   setPasswordHashSlots({ concurrency: config.PASSWORD_HASH_CONCURRENCY, queue: config.PASSWORD_HASH_QUEUE, maxWaitMs: config.PASSWORD_HASH_MAX_WAIT_MS });
-  const database = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
+  const database = await openDatabase({
+    databaseUrl: config.DATABASE_URL,
+    dataDir: config.DATA_DIR,
+    // An embedded server that dies is restarted in place; when that keeps failing, the entry point exits non-zero.
+    supervise: {
+      restartAttempts: config.DB_EMBEDDED_RESTART_ATTEMPTS,
+      log,
+      onGiveUp: opts.onDatabaseLost ?? ((err) => log.error({ err }, 'embedded PostgreSQL is gone for good')),
+    },
+  });
   try {
     const orm = await openOrm(database.url, { pool: { min: 0, max: config.DB_POOL_MAX } });
     if (opts.migrate !== false) {
@@ -34,27 +52,51 @@ export async function compose(config: Config, log: Logger, opts: { migrate?: boo
       if (applied.length) log.info({ applied }, 'migrations applied');
     }
     const boss = new BossRuntime(database.url, log);
-    const db = await openDb(orm, { onAfterCommitError: (err) => log.error({ err }, 'after-commit work failed') });
-    const deps: Deps = { orm, db, config, jobs: boss, log, clock: opts.clock ?? systemClock, random: opts.random ?? systemRandom, resolver: opts.resolver ?? systemResolver, scoreAdjustment: Boolean(config.SCORE_ADJUSTER_URL) };
+    const onAfterCommitError = (err: unknown) => log.error({ err }, 'after-commit work failed');
+    const db = await openRequestDb(orm, {
+      max: config.DB_POOL_MAX,
+      acquireTimeoutMs: config.DB_ACQUIRE_TIMEOUT_MS,
+      statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS,
+      lockTimeoutMs: config.DB_LOCK_TIMEOUT_MS,
+      queryTimeoutMs: config.DB_QUERY_TIMEOUT_MS,
+      transactionTimeoutMs: config.DB_TRANSACTION_TIMEOUT_MS,
+      onAfterCommitError,
+      onConnectionError: (err) => log.warn({ err }, 'database connection lost'),
+    });
+    const deps: Deps = {
+      orm,
+      db,
+      config,
+      jobs: boss,
+      log,
+      clock: opts.clock ?? systemClock,
+      random: opts.random ?? systemRandom,
+      resolver: opts.resolver ?? systemResolver,
+      scoreAdjustment: Boolean(config.SCORE_ADJUSTER_URL),
+    };
+    const jobDeps: Deps = { ...deps, db: await openDb(orm, { onAfterCommitError }) };
     if (config.WEBHOOKS_UNSAFE_ALLOW_LOOPBACK) {
       log.warn({}, 'WEBHOOKS_UNSAFE_ALLOW_LOOPBACK=true: webhooks may be delivered to 127.0.0.0/8 and ::1. Never set this in production.');
     }
-    await boss.start(jobDefinitions(deps));
+    await boss.start(jobDefinitions(jobDeps));
     const keyChanges =
       config.ROLE === 'worker' ? null : await watchKeyChanges({ url: database.url, guard: keyGuardOf(deps), log, retryMs: config.KEY_CHANGES_RETRY_MS });
     return {
       deps,
+      jobDeps,
       boss,
       keyChanges,
       close: async () => {
         await keyChanges?.close();
         // The webhook pump stops handing out attempts first; its worker lock goes only after the queue drained, so no
         // attempt of this process ever looks orphaned while it is still being sent.
-        const pump = pumpOf(deps);
-        await pump.stop();
+        // Tests drive a pump on the request deps too; both are stopped (a pump never started stops at once).
+        const pumps = [pumpOf(jobDeps), pumpOf(deps)];
+        for (const pump of pumps) await pump.stop();
         await boss.stop();
-        await pump.release();
+        for (const pump of pumps) await pump.release();
         log.info({}, 'job queue stopped');
+        await db.pool.end();
         await orm.close(true);
         await database.stop();
       },

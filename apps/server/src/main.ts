@@ -23,13 +23,20 @@ async function main() {
   }
   const log = pino({ level: config.LOG_LEVEL, redact: { paths: REDACT_PATHS, censor: '[redacted]' } });
   const started = Date.now();
-  const runtime = await compose(config, log);
+  const runtime = await compose(config, log, {
+    // The embedded PostgreSQL died and could not be restarted: a process manager (systemd, Docker's restart policy,
+    // Kubernetes) can only help if we exit, and non-zero.
+    onDatabaseLost: (err) => {
+      log.fatal({ err }, 'embedded PostgreSQL could not be restarted; exiting');
+      process.exit(1);
+    },
+  });
   const serveHttp = config.ROLE !== 'worker';
   const app = serveHttp ? await buildApp(runtime.deps) : undefined;
   if (config.ROLE !== 'api') {
     // The pump takes its worker lock first: a delivery job may only run once this process's key is held.
-    await pumpOf(runtime.deps).start();
-    await runtime.boss.work(jobDefinitions(runtime.deps));
+    await pumpOf(runtime.jobDeps).start();
+    await runtime.boss.work(jobDefinitions(runtime.jobDeps));
   }
   if (app) await app.listen({ port: config.PORT, host: config.HOST });
   log.info(

@@ -23,6 +23,12 @@ describe('loadConfig defaults', () => {
       ROLE: 'all',
       LOG_LEVEL: 'info',
       DB_POOL_MAX: 20,
+      DB_ACQUIRE_TIMEOUT_MS: 3_000,
+      DB_STATEMENT_TIMEOUT_MS: 5_000,
+      DB_LOCK_TIMEOUT_MS: 4_000,
+      DB_QUERY_TIMEOUT_MS: 6_000,
+      DB_TRANSACTION_TIMEOUT_MS: 8_000,
+      DB_EMBEDDED_RESTART_ATTEMPTS: 5,
       SHUTDOWN_TIMEOUT_MS: 10_000,
       HTTP_HEADERS_TIMEOUT_MS: 10_000,
       HTTP_REQUEST_TIMEOUT_MS: 120_000,
@@ -202,6 +208,11 @@ describe('bad values', () => {
     expect(loadConfig({ WEBHOOKS_UNSAFE_ALLOW_LOOPBACK: 'true' }).WEBHOOKS_UNSAFE_ALLOW_LOOPBACK).toBe(true);
     expect(problemsOf({ WEBHOOKS_UNSAFE_ALLOW_LOOPBACK: 'yes' }).map((p) => p.split(':')[0])).toEqual(['WEBHOOKS_UNSAFE_ALLOW_LOOPBACK']);
     expect(problemsOf({ HTTP_MAX_CONNECTIONS: '0' }).map((p) => p.split(':')[0])).toEqual(['HTTP_MAX_CONNECTIONS']);
+  });
+
+  it('refuses a client-side query time-out shorter than the server statement time-out', () => {
+    expect(problemsOf({ DB_STATEMENT_TIMEOUT_MS: '5000', DB_QUERY_TIMEOUT_MS: '4000' }).map((p) => p.split(':')[0])).toEqual(['DB_QUERY_TIMEOUT_MS']);
+    expect(problemsOf({ DB_ACQUIRE_TIMEOUT_MS: '0' }).map((p) => p.split(':')[0])).toEqual(['DB_ACQUIRE_TIMEOUT_MS']);
   });
 
   it('does not echo a bad value back, so a secret in it never reaches the log', () => {

@@ -17,6 +17,29 @@ export const ConfigSchema = z
     ROLE: z.enum(['all', 'api', 'worker']).default('all'),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     DB_POOL_MAX: z.coerce.number().int().min(2).max(200).default(20),
+    // Bounded database time on the request path (README "A stalled database"): past these a request is answered
+    // (500 save_failed for a write, 503 for a read or when no connection could be had), never left hanging.
+    /** Wait for a pooled connection (or a new one to be set up); past it 503 service_unavailable with retry-after. */
+    DB_ACQUIRE_TIMEOUT_MS: z.coerce.number().int().min(10).max(600_000).default(3_000),
+    /** PostgreSQL's statement_timeout on request connections: no request statement runs longer. */
+    DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(10).max(600_000).default(5_000),
+    /** PostgreSQL's lock_timeout on request connections: a row or advisory lock waited for longer fails the statement. */
+    DB_LOCK_TIMEOUT_MS: z.coerce.number().int().min(10).max(600_000).default(4_000),
+    /**
+     * Client-side give-up per statement, for a server that does not answer at all (frozen, network gone), where its own
+     * time-outs cannot fire; the connection is then destroyed, never reused. Above DB_STATEMENT_TIMEOUT_MS.
+     */
+    DB_QUERY_TIMEOUT_MS: z.coerce.number().int().min(10).max(600_000).default(6_000),
+    /**
+     * Total budget of a request transaction, commit included: a transaction older than this is rolled back, also on
+     * the server (its commit is refused, and idle_in_transaction_session_timeout ends a session left open).
+     */
+    DB_TRANSACTION_TIMEOUT_MS: z.coerce.number().int().min(10).max(600_000).default(8_000),
+    /**
+     * Embedded PostgreSQL that died is restarted this many times in a row (backing off) before the process exits
+     * non-zero for its process manager; 0 exits at once.
+     */
+    DB_EMBEDDED_RESTART_ATTEMPTS: z.coerce.number().int().min(0).max(100).default(5),
     /**
      * Which proxies to believe about the client address (X-Forwarded-For): `true`, a hop count, or addresses/CIDRs
      * separated by commas. Unset: the socket's address, the only safe default when nothing sits in front.
@@ -128,6 +151,10 @@ export const ConfigSchema = z
   .refine((c) => c.HTTP_HEADERS_TIMEOUT_MS <= c.HTTP_REQUEST_TIMEOUT_MS, {
     path: ['HTTP_HEADERS_TIMEOUT_MS'],
     message: 'must not be larger than HTTP_REQUEST_TIMEOUT_MS (the headers are part of the request)',
+  })
+  .refine((c) => c.DB_QUERY_TIMEOUT_MS >= c.DB_STATEMENT_TIMEOUT_MS, {
+    path: ['DB_QUERY_TIMEOUT_MS'],
+    message: 'must not be smaller than DB_STATEMENT_TIMEOUT_MS (the server gives up first and says why)',
   })
   .refine((c) => c.SMS_PROVIDER !== 'http' || c.SMS_PROVIDER_URL, {
     path: ['SMS_PROVIDER_URL'],

@@ -63,7 +63,8 @@ export const errors = {
     ),
   idempotencyInProgress: () =>
     new AppError(409, 'idempotency_in_progress', 'A request with this Idempotency-Key is still being processed'),
-  saveFailed: (cause: unknown) => new AppError(500, 'save_failed', 'Failed to save contact', {}, cause),
+  /** A write that failed on the database (timed out, lost its connection) and was rolled back; the spec's message for contacts. */
+  saveFailed: (cause: unknown, message = 'Failed to save contact') => new AppError(500, 'save_failed', message, {}, cause),
   /** The database is unreachable or the process is shutting down: a retry after `retry-after` seconds will do. */
   serviceUnavailable: (message = 'The service is briefly unavailable; retry shortly', retryAfterSeconds = RETRY_AFTER_UNAVAILABLE_S, cause?: unknown) =>
     Object.assign(new AppError(503, 'service_unavailable', message, {}, cause), { headers: { 'retry-after': String(retryAfterSeconds) } }),
@@ -155,6 +156,62 @@ export function isDatabaseUnreachable(err: unknown, depth = 0): boolean {
   return isDatabaseUnreachable(err.cause, depth + 1);
 }
 
+/**
+ * Every error in `err`'s chain (causes, AggregateError members), depth-limited, for the predicates below.
+ */
+function someInChain(err: unknown, test: (e: Error) => boolean, depth = 0): boolean {
+  if (!(err instanceof Error) || depth > 8) return false;
+  if (test(err)) return true;
+  if (err instanceof AggregateError && err.errors.some((e) => someInChain(e, test, depth + 1))) return true;
+  return someInChain(err.cause, test, depth + 1);
+}
+
+/** Errors of setting a connection up (refused, no such host, server starting, too many connections): nothing ran yet. */
+const CONNECT_ERRNO = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', '57P03', '53300']);
+
+/**
+ * No connection could be had within the acquire time-out (or at all): nothing was attempted, a retry later will do. A
+ * connection lost while a statement ran is not this: that write was attempted (and rolled back).
+ */
+export const isNoConnection = (err: unknown): boolean =>
+  someInChain(err, (e) => {
+    const code = (e as { code?: unknown }).code;
+    return e.name === 'DatabaseUnavailableError' || (typeof code === 'string' && CONNECT_ERRNO.has(code)) || /timeout exceeded when trying to connect/i.test(e.message);
+  });
+
+/**
+ * SQLSTATEs of a statement cut short by a time-out: statement_timeout (57014 query_canceled), lock_timeout (55P03),
+ * idle_in_transaction_session_timeout (25P03), transaction_timeout (25P04).
+ */
+const TIMEOUT_SQLSTATE = new Set(['57014', '55P03', '25P03', '25P04']);
+
+/**
+ * The database failed the request rather than the request being wrong: unreachable, lost mid-way, or out of time (on
+ * either side). A write that meets this was rolled back: 500 save_failed; a read is 503.
+ */
+export function isDatabaseFailure(err: unknown): boolean {
+  return (
+    isNoConnection(err) ||
+    isDatabaseUnreachable(err) ||
+    someInChain(err, (e) => {
+      const code = (e as { code?: unknown }).code;
+      return e.name === 'DatabaseTimeoutError' || e.message === 'Query read timeout' || (typeof code === 'string' && TIMEOUT_SQLSTATE.has(code));
+    })
+  );
+}
+
+/**
+ * What a write that failed on the database is answered: save_failed naming what was being saved ("Failed to save
+ * contact", the spec's words, for contacts; "Failed to save" otherwise), or nothing to change (no connection: 503 by
+ * toPublicError; an answer already chosen, such as a 4xx or save_failed; not a database failure).
+ */
+export function writeFailure(err: unknown, resource: string | undefined): AppError | undefined {
+  if (isNoConnection(err) || !isDatabaseFailure(err)) return undefined;
+  const pub = presentError(err);
+  if (pub.status !== 500 || pub.body.code !== 'internal_error') return undefined;
+  return errors.saveFailed(err, resource === 'contacts' ? 'Failed to save contact' : 'Failed to save');
+}
+
 const fromAppError = (e: AppError): PublicError => ({
   status: e.status,
   body: { error: e.message, code: e.code, ...e.details },
@@ -162,12 +219,17 @@ const fromAppError = (e: AppError): PublicError => ({
 });
 
 /**
- * Walks an error and its causes to the most specific thing we know how to present. A server-side failure whose cause
- * is an unreachable database is a 503 service_unavailable, so that clients can tell an outage from a bug.
+ * Walks an error and its causes to the most specific thing we know how to present. A server-side failure for want of a
+ * database connection is a 503 service_unavailable with retry-after, so that clients can tell an outage from a bug; so
+ * is any other database failure (unreachable, out of time), except a write's save_failed: the write was attempted and
+ * rolled back, and the spec answers it `Failed to save contact`.
  */
 export function toPublicError(err: unknown): PublicError {
   const pub = presentError(err);
-  return pub.status >= 500 && pub.status !== 503 && isDatabaseUnreachable(err) ? fromAppError(errors.serviceUnavailable()) : pub;
+  if (pub.status < 500 || pub.status === 503) return pub;
+  if (isNoConnection(err)) return fromAppError(errors.serviceUnavailable());
+  if (pub.body.code === 'save_failed') return pub;
+  return isDatabaseFailure(err) ? fromAppError(errors.serviceUnavailable()) : pub;
 }
 
 function presentError(err: unknown): PublicError {

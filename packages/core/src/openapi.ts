@@ -89,7 +89,8 @@ function finishOperation(doc: oas31.OpenAPIObject, route: RestRoute) {
     ...EDGE_ERRORS,
     ...(route.path.includes('{') ? ['malformed_url'] : []),
     ...(hasBody ? BODY_ERRORS : []),
-    ...(contactWrite ? ['save_failed'] : []),
+    // Any write that fails on the database is rolled back and answered save_failed (issue 16).
+    ...(isPost ? ['save_failed'] : []),
   ]);
   const props = Object.keys(bodySchema(doc, op)?.properties ?? {});
   const ctx: ExampleContext = {

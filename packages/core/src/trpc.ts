@@ -2,7 +2,7 @@ import { initTRPC } from '@trpc/server';
 import { TRPC_ERROR_CODES_BY_KEY, type TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { RequestContext } from './context.ts';
-import { toPublicError } from './errors.ts';
+import { toPublicError, writeFailure } from './errors.ts';
 
 // A type alias, not an interface: trpc-to-openapi needs meta with an implicit index signature.
 export type LeadwireMeta = {
@@ -53,5 +53,18 @@ const t = initTRPC
 
 export const router = t.router;
 export const middleware = t.middleware;
-export const baseProcedure = t.procedure;
+/**
+ * A mutation that failed on the database (timed out, lost its connection) was rolled back by the transaction it ran in
+ * (or, as one statement, never committed): it is answered save_failed. A query keeps its error, which toPublicError
+ * answers 503; no connection at all is 503 either way.
+ */
+const databaseFailures = t.middleware(async ({ next, type, path }) => {
+  const result = await next();
+  if (result.ok || type !== 'mutation') return result;
+  const failure = writeFailure(result.error, path.split('.')[0]);
+  if (failure) throw failure;
+  return result;
+});
+
+export const baseProcedure = t.procedure.use(databaseFailures);
 export const createCallerFactory = t.createCallerFactory;

@@ -48,6 +48,8 @@ export interface EmbeddedPostgresHandle {
   port: number;
   /** Stops the cluster cleanly; later calls wait for the same shutdown. */
   stop(): Promise<void>;
+  /** Called once if the server exits without stop() having been called (killed, crashed). */
+  onUnexpectedExit(listener: (exit: { code: number | null; signal: NodeJS.Signals | null }) => void): void;
 }
 
 export async function startEmbeddedPostgres(opts: StartEmbeddedPostgresOptions): Promise<EmbeddedPostgresHandle> {
@@ -132,6 +134,13 @@ export async function startEmbeddedPostgres(opts: StartEmbeddedPostgresOptions):
   const started = instance;
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> => (stopping ??= stopCluster(started));
+  const exitListeners: ((exit: { code: number | null; signal: NodeJS.Signals | null }) => void)[] = [];
+  childOf(started)?.once('exit', (code, signal) => {
+    if (stopping) return;
+    // Dead already: a later stop() must not wait for an exit that happened.
+    forgetDeadChild(started);
+    for (const listener of exitListeners) listener({ code, signal });
+  });
   try {
     await ensureDatabase(port);
   } catch (err) {
@@ -142,6 +151,7 @@ export async function startEmbeddedPostgres(opts: StartEmbeddedPostgresOptions):
     url: `postgres://${USER}:${PASSWORD}@${HOST}:${port}/${DATABASE}`,
     port,
     stop,
+    onUnexpectedExit: (listener) => void exitListeners.push(listener),
   };
 }
 

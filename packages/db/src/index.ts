@@ -4,3 +4,4 @@ export * from './database.ts';
 export * from './sql.ts';
 export * from './channel-listener.ts';
 export type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+export { DatabaseTimeoutError, DatabaseUnavailableError } from './bounded.ts';

@@ -33,6 +33,46 @@ export async function openDb(orm: MikroORM, opts: { onAfterCommitError?: (err: u
   return new PgDb(await orm.em.getConnection().getNativeClient(), opts);
 }
 
+export interface RequestDbOptions {
+  max: number;
+  acquireTimeoutMs: number;
+  statementTimeoutMs: number;
+  lockTimeoutMs: number;
+  queryTimeoutMs: number;
+  transactionTimeoutMs: number;
+  onAfterCommitError?: (err: unknown) => void;
+  /** A connection that broke while idle in the pool (the server went away); the pool has already dropped it. */
+  onConnectionError?: (err: Error) => void;
+}
+
+/**
+ * The request path's database: a pool of its own beside the ORM's (which keeps migrations and background work free of
+ * these limits), with the ORM's connection settings and type parsers, and every wait bounded. The server-side limits go
+ * in the start-up packet, so they cost no round trip; a session left idle in a transaction past its budget (the process
+ * frozen) is ended by the server.
+ */
+export async function openRequestDb(orm: MikroORM, opts: RequestDbOptions): Promise<PgDb> {
+  const ormPool = await orm.em.getConnection().getNativeClient();
+  const base = (ormPool as unknown as { options: pg.PoolConfig }).options;
+  const pool = new pg.Pool({
+    ...base,
+    // pg-pool keeps the password non-enumerable, out of the spread.
+    password: base.password,
+    min: 0,
+    max: opts.max,
+    connectionTimeoutMillis: opts.acquireTimeoutMs,
+    statement_timeout: opts.statementTimeoutMs,
+    lock_timeout: opts.lockTimeoutMs,
+    idle_in_transaction_session_timeout: opts.transactionTimeoutMs,
+    application_name: 'leadwire-requests',
+  });
+  const onError = opts.onConnectionError ?? (() => {});
+  // An 'error' event without a listener would take the process down; the query in flight rejects on its own.
+  pool.on('error', onError);
+  pool.on('connect', (client) => client.on('error', onError));
+  return new PgDb(pool, { queryTimeoutMs: opts.queryTimeoutMs, transactionTimeoutMs: opts.transactionTimeoutMs, ...(opts.onAfterCommitError ? { onAfterCommitError: opts.onAfterCommitError } : {}) });
+}
+
 /** Arbitrary but fixed: every Leadwire process agrees on it. */
 const MIGRATION_LOCK = 7_340_112;
 

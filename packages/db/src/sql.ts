@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Pool, PoolClient } from 'pg';
+import { BoundedClient, DatabaseUnavailableError, guardedCommit } from './bounded.ts';
 
 /**
  * The one way services reach PostgreSQL: statements with `?` placeholders, run as named prepared statements. `PgDb` runs
@@ -73,52 +74,106 @@ function compile(sql: string): Compiled {
   return c;
 }
 
-type Queryable = Pick<PoolClient, 'query'>;
-
-async function run<T>(target: Queryable, sql: string, params: unknown[]): Promise<T> {
+async function run<T>(conn: BoundedClient, sql: string, params: unknown[], timeoutMs: number | undefined): Promise<T> {
   const { name, text } = compile(sql);
-  const result = await target.query({ name, text, values: params });
+  const result = await conn.query({ name, text, values: params }, timeoutMs);
   return result.rows as T;
+}
+
+export interface TxOptions {
+  /** Client-side give-up per statement (performance.now() milliseconds); unset: as long as the server takes. */
+  queryTimeoutMs?: number | undefined;
+  /** performance.now() past which no statement of the transaction is sent or waited for. */
+  deadline?: number | undefined;
 }
 
 /** A transaction's connection. `raw` runs SQL as written ($n placeholders), for libraries such as pg-boss. */
 export class TxDb implements Db {
   readonly client: PoolClient;
+  readonly conn: BoundedClient;
   /** Work to run once the transaction has committed, outside it (e.g. bumping a shared counter without holding its lock). */
   readonly committed: ((db: Db) => Promise<unknown>)[] = [];
-  constructor(client: PoolClient) {
-    this.client = client;
+  private readonly queryTimeoutMs: number | undefined;
+  deadline: number | undefined;
+  constructor(client: PoolClient | BoundedClient, opts: TxOptions = {}) {
+    this.conn = client instanceof BoundedClient ? client : new BoundedClient(client);
+    this.client = this.conn.client;
+    this.queryTimeoutMs = opts.queryTimeoutMs;
+    this.deadline = opts.deadline;
+  }
+  /** The time the next statement may take: the per-statement limit, cut to what is left of the transaction's budget. */
+  timeout(): number | undefined {
+    if (this.deadline === undefined) return this.queryTimeoutMs;
+    const left = this.deadline - performance.now();
+    return this.queryTimeoutMs === undefined ? left : Math.min(left, this.queryTimeoutMs);
   }
   afterCommit(fn: (db: Db) => Promise<unknown>): void {
     this.committed.push(fn);
   }
   execute<T = Record<string, unknown>[]>(sql: string, params: unknown[] = []): Promise<T> {
-    return run<T>(this.client, sql, params);
+    return run<T>(this.conn, sql, params, this.timeout());
   }
   /** Already in one: the work joins it and commits or rolls back with it. */
   transaction<T>(fn: (tx: TxDb) => Promise<T>): Promise<T> {
     return fn(this);
   }
   async raw(text: string, values: unknown[] = []): Promise<{ rows: unknown[] }> {
-    return this.client.query(text, values);
+    return this.conn.query({ text, values }, this.timeout());
   }
 }
 
-/** The hot path's way to the database: the ORM's own pg pool, with prepared statements and plain transactions. */
+export interface PgDbOptions {
+  onAfterCommitError?: (err: unknown) => void;
+  /** Client-side give-up per statement; the connection is then destroyed. Unset: as long as the server takes. */
+  queryTimeoutMs?: number | undefined;
+  /**
+   * Budget of a transaction from asking for its connection to its commit, enforced by the client and, for the commit,
+   * by the server (guardedCommit). Unset: none.
+   */
+  transactionTimeoutMs?: number | undefined;
+}
+
+/**
+ * The hot path's way to the database: a pg pool, with prepared statements and plain transactions. With time-outs set,
+ * every wait is bounded: no connection in time is DatabaseUnavailableError, a statement or transaction past its budget
+ * is DatabaseTimeoutError (or PostgreSQL's own statement_timeout / lock_timeout error), and a transaction that fails
+ * is rolled back.
+ */
 export class PgDb implements Db {
   readonly pool: Pool;
   private readonly onError: (err: unknown) => void;
-  constructor(pool: Pool, opts: { onAfterCommitError?: (err: unknown) => void } = {}) {
+  private readonly queryTimeoutMs: number | undefined;
+  private readonly transactionTimeoutMs: number | undefined;
+  constructor(pool: Pool, opts: PgDbOptions = {}) {
     this.pool = pool;
     this.onError = opts.onAfterCommitError ?? (() => {});
+    this.queryTimeoutMs = opts.queryTimeoutMs;
+    this.transactionTimeoutMs = opts.transactionTimeoutMs;
+  }
+
+  private async connect(): Promise<BoundedClient> {
+    try {
+      return new BoundedClient(await this.pool.connect());
+    } catch (err) {
+      throw new DatabaseUnavailableError(err);
+    }
+  }
+
+  private async once<T>(work: (conn: BoundedClient) => Promise<T>): Promise<T> {
+    const conn = await this.connect();
+    try {
+      return await work(conn);
+    } finally {
+      conn.release();
+    }
   }
 
   execute<T = Record<string, unknown>[]>(sql: string, params: unknown[] = []): Promise<T> {
-    return run<T>(this.pool, sql, params);
+    return this.once((conn) => run<T>(conn, sql, params, this.queryTimeoutMs));
   }
 
   async raw(text: string, values: unknown[] = []): Promise<{ rows: unknown[] }> {
-    return this.pool.query(text, values);
+    return this.once((conn) => conn.query({ text, values }, this.queryTimeoutMs));
   }
 
   /** Nothing to wait for outside a transaction. */
@@ -127,28 +182,30 @@ export class PgDb implements Db {
   }
 
   async transaction<T>(fn: (tx: TxDb) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
-    let broken = false;
-    const tx = new TxDb(client);
+    const deadline = this.transactionTimeoutMs === undefined ? undefined : performance.now() + this.transactionTimeoutMs;
+    const conn = await this.connect();
+    const tx = new TxDb(conn, { queryTimeoutMs: this.queryTimeoutMs, deadline });
     try {
-      await client.query('begin');
+      await conn.query({ text: 'begin' }, tx.timeout());
+      const begun = performance.now();
       const result = await fn(tx);
-      await client.query('commit');
-      // On the same connection, now outside the transaction: asking the pool for another one while holding this one
-      // would deadlock once every connection is held. The data is committed whatever happens here, so a failure is
-      // reported, not thrown at the caller.
+      const timeout = tx.timeout();
+      // The server's transaction began before `begun`, so a budget that ends when we stop waiting for the commit, as
+      // measured from `begun`, ends no later on the server's clock: a commit it reads after we gave up is refused.
+      if (timeout === undefined) await conn.query({ text: 'commit' }, undefined);
+      else await guardedCommit(conn, performance.now() + timeout - begun, timeout);
+      // On the same connection, now outside the transaction and its budget: asking the pool for another one while
+      // holding this one would deadlock once every connection is held. The data is committed whatever happens here, so
+      // a failure is reported, not thrown at the caller.
+      tx.deadline = undefined;
       for (const job of tx.committed) await job(tx).catch(this.onError);
       return result;
     } catch (err) {
-      try {
-        await client.query('rollback');
-      } catch {
-        // The connection is unusable; it is destroyed below instead of going back to the pool.
-        broken = true;
-      }
+      // A connection in doubt was destroyed (the server rolls back when it notices); a sound one rolls back here.
+      if (!conn.broken) await conn.query({ text: 'rollback' }, this.queryTimeoutMs).catch((e: unknown) => conn.break(e instanceof Error ? e : new Error(String(e))));
       throw err;
     } finally {
-      client.release(broken);
+      conn.release();
     }
   }
 }

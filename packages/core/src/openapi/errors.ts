@@ -130,7 +130,8 @@ const CATALOGUE: Record<string, ErrorKind> = {
   },
   save_failed: {
     afterAuth: true,
-    when: 'the contact could not be saved (time-out or database failure); retrying is safe',
+    when:
+      'the write could not finish on the database in time, or lost its connection, and was rolled back (`Failed to save contact` for contacts, `Failed to save` otherwise); retrying with the same `Idempotency-Key` is safe',
     schema: 'Error',
     sample: () => errors.saveFailed(new Error('timeout')),
   },

@@ -1,0 +1,97 @@
+import type { PoolClient, QueryConfig, QueryResult } from 'pg';
+
+/**
+ * Bounded database time: the request path never waits on PostgreSQL for longer than its settings allow. A server that
+ * stops answering (frozen, or the network gone) cannot enforce its own time-outs, so the client gives up too, and a
+ * connection it gave up on is destroyed: its last statement may still be in flight, and must never meet another caller.
+ */
+
+/** No connection could be had in time (pool exhausted, server refusing or not answering the start-up): retry later. */
+export class DatabaseUnavailableError extends Error {
+  constructor(cause: unknown) {
+    super(`No database connection could be had: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    this.name = 'DatabaseUnavailableError';
+  }
+}
+
+/** A statement or transaction ran past its budget on the client's clock; its connection was destroyed or rolled back. */
+export class DatabaseTimeoutError extends Error {
+  constructor(message: string, cause?: unknown) {
+    super(message, cause === undefined ? undefined : { cause });
+    this.name = 'DatabaseTimeoutError';
+  }
+}
+
+/** node-postgres's words when `query_timeout` fires. */
+const READ_TIMEOUT = 'Query read timeout';
+
+/** A server error after which the session is fine (the statement failed, the connection did not). */
+function sessionSurvives(err: unknown): boolean {
+  const e = err as { severity?: unknown; code?: unknown } | null;
+  return e?.severity === 'ERROR' && typeof e.code === 'string' && !/^(08|57P0)/.test(e.code);
+}
+
+/**
+ * One connection's statements, each given up on after `timeoutMs()` milliseconds. The first failure that leaves the
+ * connection in doubt (a client-side time-out, a lost or fatally ended session) destroys its socket at once and marks it
+ * `broken`, so that it is removed from the pool, not reused.
+ */
+export class BoundedClient {
+  readonly client: PoolClient;
+  broken: Error | undefined;
+  constructor(client: PoolClient) {
+    this.client = client;
+  }
+
+  async query(config: QueryConfig, timeoutMs: number | undefined): Promise<QueryResult> {
+    if (this.broken) throw new DatabaseTimeoutError('The connection was given up on after an earlier failure', this.broken);
+    if (timeoutMs !== undefined && timeoutMs <= 0) throw new DatabaseTimeoutError('The transaction ran out of its time budget');
+    try {
+      // query_timeout per query is read by node-postgres but missing from its typings.
+      return await this.client.query(timeoutMs === undefined ? config : ({ ...config, query_timeout: Math.ceil(timeoutMs) } as QueryConfig));
+    } catch (err) {
+      if (sessionSurvives(err)) throw err;
+      const failure =
+        err instanceof Error && err.message === READ_TIMEOUT
+          ? new DatabaseTimeoutError(`PostgreSQL did not answer within ${Math.ceil(timeoutMs ?? 0)} ms`, err)
+          : err instanceof Error
+            ? err
+            : new Error(String(err));
+      this.break(failure);
+      throw failure;
+    }
+  }
+
+  /** Destroys the socket: a statement still in flight dies with the session once PostgreSQL reads again. */
+  break(reason: Error): void {
+    if (this.broken) return;
+    this.broken = reason;
+    // The pool listens for errors only on idle clients; this one is about to be released as broken.
+    this.client.on('error', () => {});
+    (this.client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+  }
+
+  /** Back to the pool, or out of it when broken. */
+  release(): void {
+    this.client.release(this.broken);
+  }
+}
+
+/** SQLSTATE of the commit guard refusing: division by zero, from a guard that divides by "still in time". */
+const GUARD_REFUSED = '22012';
+
+/**
+ * `commit`, unless the transaction has been open on the server for `budgetMs` or more: a commit that reached a frozen
+ * server and is read only when it resumes, after the client gave up and answered "failed", must not make the write
+ * happen after all. Both statements go in one simple query, so a failing guard skips the commit, and the session's end
+ * rolls the transaction back. `now()` is the transaction's start on the server's own clock, so no clock skew enters.
+ */
+export async function guardedCommit(conn: BoundedClient, budgetMs: number, timeoutMs: number | undefined): Promise<void> {
+  const ms = Math.max(0, Math.floor(budgetMs));
+  try {
+    await conn.query({ text: `select 1 / (clock_timestamp() - now() < interval '${ms} milliseconds')::int as in_time; commit` }, timeoutMs);
+  } catch (err) {
+    if ((err as { code?: unknown }).code === GUARD_REFUSED) throw new DatabaseTimeoutError(`The transaction ran past its ${ms} ms budget on the server; rolled back`, err);
+    throw err;
+  }
+}

@@ -1,0 +1,225 @@
+/**
+ * A stalled PostgreSQL never hangs a request (issue 16): a write that cannot finish within its budget is rolled back
+ * and answered 500 save_failed, a read 503 service_unavailable with retry-after, a request that gets no connection at
+ * all 503; the idempotency record follows the write, so a retry with the same key runs it once. The stalls are real:
+ * locks the test holds, and backends (or the whole cluster) frozen with SIGSTOP. The server runs on a cluster of its
+ * own, with its time-outs set to a few hundred milliseconds.
+ */
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '@leadwire/db/embedded.ts';
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { call, initTestApp, type TestApp } from '../support/app.ts';
+
+/** Every answer of a stalled request comes within this: the largest time-out below plus room for a busy machine. */
+const BOUND_MS = 2_000;
+const LIMITS = {
+  DB_POOL_MAX: '2',
+  DB_ACQUIRE_TIMEOUT_MS: '300',
+  DB_STATEMENT_TIMEOUT_MS: '400',
+  DB_LOCK_TIMEOUT_MS: '250',
+  DB_QUERY_TIMEOUT_MS: '500',
+  DB_TRANSACTION_TIMEOUT_MS: '900',
+};
+
+let root: string;
+let cluster: EmbeddedPostgresHandle;
+let t: TestApp;
+let org: Awaited<ReturnType<TestApp['newOrg']>>;
+let admin: pg.Client;
+const frozen = new Set<number>();
+
+beforeAll(async () => {
+  root = await fs.mkdtemp('/tmp/leadwire-stall-');
+  await fs.chmod(root, 0o755);
+  cluster = await startEmbeddedPostgres({ dataDir: path.join(root, 'data') });
+  t = await initTestApp({ DATABASE_URL: cluster.url, ...LIMITS });
+  org = await t.newOrg();
+  admin = new pg.Client({ connectionString: cluster.url });
+  admin.on('error', () => {});
+  await admin.connect();
+});
+afterEach(() => thaw());
+afterAll(async () => {
+  thaw();
+  await admin?.end().catch(() => {});
+  await t?.close().catch(() => {});
+  await cluster?.stop();
+  if (root) await fs.rm(root, { recursive: true, force: true });
+});
+
+function freeze(pids: number[]): void {
+  for (const pid of pids) {
+    process.kill(pid, 'SIGSTOP');
+    frozen.add(pid);
+  }
+}
+function thaw(): void {
+  for (const pid of frozen) process.kill(pid, 'SIGCONT');
+  frozen.clear();
+}
+
+const email = (label: string) => `${label}-${randomUUID().slice(0, 8)}@stall.example`;
+const upsert = (body: unknown, key?: string) =>
+  call(t, 'POST', '/contacts/upsert', { key: org.publicKey, body, headers: key ? { 'idempotency-key': key } : {} });
+const contact = async (address: string) =>
+  (await admin.query<{ first_name: string | null }>('select first_name from contacts where email = $1', [address])).rows;
+const records = async (key: string) => (await admin.query('select status from idempotency_records where key = $1', [key])).rows;
+
+async function timed<T>(work: Promise<T>): Promise<T & { ms: number }> {
+  const started = performance.now();
+  const r = await work;
+  return { ...r, ms: performance.now() - started };
+}
+
+/** A transaction of the test's own, holding whatever locks `sql` takes until `release`. */
+async function hold(sql: string, params: unknown[] = []): Promise<{ release(): Promise<void> }> {
+  const c = new pg.Client({ connectionString: cluster.url });
+  await c.connect();
+  await c.query('begin');
+  await c.query(sql, params);
+  return { release: async () => void (await c.query('rollback'), await c.end()) };
+}
+
+/** The request pool's backends, as PostgreSQL lists them. */
+async function poolBackends(): Promise<number[]> {
+  const { rows } = await admin.query<{ pid: number }>(`select pid from pg_stat_activity where application_name = 'leadwire-requests'`);
+  return rows.map((r) => r.pid);
+}
+
+/** Waits for backends to be gone (each notices its client left once it runs again): an event, never a pause. */
+async function gone(pids: number[]): Promise<void> {
+  for (const deadline = Date.now() + 10_000; ; ) {
+    const { rowCount } = await admin.query('select 1 from pg_stat_activity where pid = any($1::int[])', [pids]);
+    if (rowCount === 0) return;
+    if (Date.now() > deadline) throw new Error(`backends ${pids.join(', ')} still there`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** Makes the request pool hold exactly its two connections, idle. */
+async function warmPool(): Promise<number[]> {
+  await Promise.all([0, 1].map(() => t.runtime.deps.db.transaction((tx) => tx.execute('select pg_sleep(0.05) as slept'))));
+  const pids = await poolBackends();
+  expect(pids).toHaveLength(2);
+  return pids;
+}
+
+const saveFailed = (message: string) => ({ error: message, code: 'save_failed' });
+
+function expectUnavailable(r: { status: number; body: unknown; headers: Headers; ms: number }): void {
+  expect(r.status, JSON.stringify(r.body)).toBe(503);
+  expect(r.body).toEqual({ error: expect.any(String), code: 'service_unavailable' });
+  expect(r.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
+  expect(r.ms).toBeLessThan(BOUND_MS);
+}
+
+describe('a lock held elsewhere', () => {
+  it('fails the upsert of a locked contact with 500 save_failed in time, saves nothing; the retry with the same key saves once', async () => {
+    const address = email('locked');
+    const first = await upsert({ email: address, firstName: 'Before' });
+    expect(first.status).toBe(200);
+    const key = `stall-${randomUUID()}`;
+    const lock = await hold('select id from contacts where id = $1 for update', [first.body.id]);
+    try {
+      const r = await timed(upsert({ email: address, firstName: 'After' }, key));
+      expect(r.status, JSON.stringify(r.body)).toBe(500);
+      expect(r.body).toEqual(saveFailed('Failed to save contact'));
+      expect(r.ms).toBeLessThan(BOUND_MS);
+    } finally {
+      await lock.release();
+    }
+    expect(await contact(address)).toEqual([{ first_name: 'Before' }]);
+    expect(await records(key)).toEqual([]);
+
+    const retry = await upsert({ email: address, firstName: 'After' }, key);
+    expect(retry.status, JSON.stringify(retry.body)).toBe(200);
+    expect(retry.body).toEqual({ id: first.body.id, created: false, matchedBy: 'email' });
+    expect(retry.headers.get('idempotent-replayed')).toBeNull();
+    expect(await contact(address)).toEqual([{ first_name: 'After' }]);
+    const again = await upsert({ email: address, firstName: 'After' }, key);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+  });
+
+  it('answers a write of another resource "Failed to save", and a read 503 with retry-after', async () => {
+    const companies = await hold('lock table companies in access exclusive mode');
+    try {
+      const r = await timed(call(t, 'POST', '/companies/upsert', { key: org.publicKey, body: { domain: 'stalled.example', name: 'Stalled' } }));
+      expect(r.status, JSON.stringify(r.body)).toBe(500);
+      expect(r.body).toEqual(saveFailed('Failed to save'));
+      expect(r.ms).toBeLessThan(BOUND_MS);
+    } finally {
+      await companies.release();
+    }
+    const contacts = await hold('lock table contacts in access exclusive mode');
+    try {
+      expectUnavailable(await timed(call(t, 'GET', '/contacts/search?email=nobody@stall.example', { key: org.publicKey })));
+    } finally {
+      await contacts.release();
+    }
+    expect((await call(t, 'POST', '/companies/upsert', { key: org.publicKey, body: { domain: 'stalled.example', name: 'Stalled' } })).status).toBe(200);
+  });
+});
+
+describe('frozen backends (SIGSTOP)', () => {
+  it('answers a write 500 save_failed and a read 503 in time; once they run again, nothing of the write is there', async () => {
+    const pids = await warmPool();
+    freeze(pids);
+    const address = email('frozen');
+    const key = `stall-${randomUUID()}`;
+    const [write, read] = await Promise.all([
+      timed(upsert({ email: address }, key)),
+      timed(call(t, 'GET', `/contacts/search?email=${encodeURIComponent(address)}`, { key: org.publicKey })),
+    ]);
+    expect(write.status, JSON.stringify(write.body)).toBe(500);
+    expect(write.body).toEqual(saveFailed('Failed to save contact'));
+    expect(write.ms).toBeLessThan(BOUND_MS);
+    expectUnavailable(read);
+
+    thaw();
+    // Both connections were given up on and destroyed: their backends end as soon as they run again.
+    await gone(pids);
+    expect(await contact(address)).toEqual([]);
+    expect(await records(key)).toEqual([]);
+    const retry = await upsert({ email: address }, key);
+    expect(retry.status, JSON.stringify(retry.body)).toBe(200);
+    expect(retry.body).toMatchObject({ created: true });
+    expect(await contact(address)).toHaveLength(1);
+  });
+
+  it('answers 503 with retry-after once no connection can be had at all (the whole cluster frozen), then recovers', async () => {
+    const pids = await warmPool();
+    const postmaster = Number((await fs.readFile(path.join(root, 'data', 'postmaster.pid'), 'utf8')).split('\n')[0]);
+    freeze([postmaster, ...(await childrenOf(postmaster))]);
+    const answers = [];
+    // The two pooled connections are given up on first; after them, new ones cannot be set up within the time-out.
+    for (let i = 0; i < 3; i++) answers.push(await timed(upsert({ email: email('cluster') }, `stall-${randomUUID()}`)));
+    for (const a of answers) {
+      expect([500, 503], JSON.stringify(a.body)).toContain(a.status);
+      expect(a.ms).toBeLessThan(BOUND_MS);
+    }
+    expectUnavailable(answers[2]!);
+    expect((await timed(fetch(`${t.origin}/readyz`).then((r) => ({ status: r.status })))).status).toBe(503);
+
+    thaw();
+    await gone(pids);
+    const after = await upsert({ email: email('after') });
+    expect(after.status, JSON.stringify(after.body)).toBe(200);
+    expect((await fetch(`${t.origin}/readyz`)).status).toBe(200);
+  });
+});
+
+/** Every process whose parent is `pid` (the postmaster's backends and auxiliary processes). */
+async function childrenOf(pid: number): Promise<number[]> {
+  const out: number[] = [];
+  for (const entry of await fs.readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await fs.readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
+    // Field 4 is the parent pid; the command name (field 2) may hold spaces but ends at the last ')'.
+    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    if (ppid === pid) out.push(Number(entry));
+  }
+  return out;
+}

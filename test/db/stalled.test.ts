@@ -1,0 +1,164 @@
+/**
+ * Bounded database time at the executor (PgDb), against a real PostgreSQL whose backends the test freezes with SIGSTOP:
+ * a frozen server cannot run its own time-outs, so the client gives up, destroys the connection, and a commit that
+ * reaches the server only after that is refused there. Time-outs are a few hundred milliseconds here.
+ */
+import { DatabaseTimeoutError, DatabaseUnavailableError, PgDb } from '@leadwire/db';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../support/db.ts';
+
+const QUERY_TIMEOUT_MS = 400;
+const TX_TIMEOUT_MS = 700;
+const ACQUIRE_TIMEOUT_MS = 300;
+const STATEMENT_TIMEOUT_MS = 300;
+
+let database: TestDatabase;
+let admin: pg.Client;
+const pools: pg.Pool[] = [];
+const stopped = new Set<number>();
+
+function boundedDb(max = 2): PgDb {
+  const pool = new pg.Pool({
+    connectionString: database.url,
+    max,
+    connectionTimeoutMillis: ACQUIRE_TIMEOUT_MS,
+    statement_timeout: STATEMENT_TIMEOUT_MS,
+    lock_timeout: STATEMENT_TIMEOUT_MS - 100,
+    application_name: 'stall-probe',
+  });
+  pool.on('error', () => {});
+  pools.push(pool);
+  return new PgDb(pool, { queryTimeoutMs: QUERY_TIMEOUT_MS, transactionTimeoutMs: TX_TIMEOUT_MS });
+}
+
+const freeze = (pid: number) => {
+  stopped.add(pid);
+  process.kill(pid, 'SIGSTOP');
+};
+const thaw = (pid: number) => {
+  process.kill(pid, 'SIGCONT');
+  stopped.delete(pid);
+};
+
+/** Waits for a backend to be gone (it notices its client left once it runs again): an event, not a pause. */
+async function gone(pid: number): Promise<void> {
+  for (const deadline = Date.now() + 10_000; Date.now() < deadline; ) {
+    const { rowCount } = await admin.query('select 1 from pg_stat_activity where pid = $1', [pid]);
+    if (rowCount === 0) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error(`backend ${pid} still there`);
+}
+
+async function timed<T>(work: Promise<T>): Promise<{ ms: number; error: unknown }> {
+  const started = performance.now();
+  const error = await work.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  return { ms: performance.now() - started, error };
+}
+
+beforeAll(async () => {
+  database = await createTestDatabase('stalled');
+  admin = new pg.Client({ connectionString: database.url });
+  await admin.connect();
+  await admin.query('create table stall_probe (id int primary key)');
+});
+afterAll(async () => {
+  for (const pid of stopped) thaw(pid);
+  await Promise.all(pools.map((p) => p.end().catch(() => {})));
+  await admin?.end();
+  await database?.drop();
+});
+
+describe('a frozen backend', () => {
+  it('is given up on after the query time-out, its connection destroyed; the next statement gets a new one', async () => {
+    const db = boundedDb();
+    const [{ pid } = { pid: 0 }] = await db.execute<{ pid: number }[]>('select pg_backend_pid() as pid');
+    freeze(pid);
+    const { ms, error } = await timed(db.execute('select 1 as one'));
+    expect(error).toBeInstanceOf(DatabaseTimeoutError);
+    expect(ms).toBeGreaterThanOrEqual(QUERY_TIMEOUT_MS - 20);
+    expect(ms).toBeLessThan(QUERY_TIMEOUT_MS + 500);
+    // The frozen connection left the pool: the next statement runs at once on a fresh backend.
+    const [next] = await db.execute<{ pid: number }[]>('select pg_backend_pid() as pid');
+    expect(next?.pid).not.toBe(pid);
+    thaw(pid);
+    await gone(pid);
+  });
+
+  it('never commits a transaction whose commit it reads only after the client gave up', async () => {
+    const db = boundedDb();
+    let pid = 0;
+    const { ms, error } = await timed(
+      db.transaction(async (tx) => {
+        await tx.execute('insert into stall_probe (id) values (1)');
+        [{ pid } = { pid: 0 }] = await tx.execute<{ pid: number }[]>('select pg_backend_pid() as pid');
+        // Frozen with the insert done: the commit that follows waits in the socket until the backend runs again.
+        freeze(pid);
+      }),
+    );
+    expect(error).toBeInstanceOf(DatabaseTimeoutError);
+    expect(ms).toBeLessThan(TX_TIMEOUT_MS + 500);
+    thaw(pid);
+    // Once running, the backend reads the guarded commit, past its budget: refused, and the session's end rolls back.
+    await gone(pid);
+    expect((await admin.query('select id from stall_probe where id = 1')).rows).toEqual([]);
+  });
+
+  it('refuses a transaction that ran past its budget even when the server answers every statement', async () => {
+    const db = boundedDb();
+    const { error } = await timed(
+      db.transaction(async (tx) => {
+        await tx.execute('insert into stall_probe (id) values (2)');
+        await tx.execute('select pg_sleep(0.25)');
+        await tx.execute('select pg_sleep(0.25)');
+        await tx.execute('select pg_sleep(0.25)');
+      }),
+    );
+    expect(error).toBeInstanceOf(DatabaseTimeoutError);
+    expect((await admin.query('select id from stall_probe where id = 2')).rows).toEqual([]);
+    // The connection was rolled back, not lost: the pool still works.
+    expect(await db.execute('select 1 as one')).toEqual([{ one: 1 }]);
+  });
+});
+
+describe('server-side limits', () => {
+  it('cuts a statement at statement_timeout (57014) and keeps the connection', async () => {
+    const db = boundedDb(1);
+    const { ms, error } = await timed(db.execute('select pg_sleep(5)'));
+    expect((error as { code?: string }).code).toBe('57014');
+    expect(ms).toBeLessThan(STATEMENT_TIMEOUT_MS + 300);
+    expect(await db.execute('select 1 as one')).toEqual([{ one: 1 }]);
+  });
+
+  it('cuts a lock wait at lock_timeout (55P03) and rolls the transaction back', async () => {
+    const db = boundedDb(1);
+    await admin.query('begin');
+    await admin.query('lock table stall_probe in access exclusive mode');
+    try {
+      const { error } = await timed(db.transaction((tx) => tx.execute('insert into stall_probe (id) values (3)')));
+      expect((error as { code?: string }).code).toBe('55P03');
+    } finally {
+      await admin.query('rollback');
+    }
+    expect((await admin.query('select id from stall_probe where id = 3')).rows).toEqual([]);
+  });
+});
+
+describe('no connection to be had', () => {
+  it('is DatabaseUnavailableError after the acquire time-out when every connection is held', async () => {
+    const db = boundedDb(1);
+    let release!: () => void;
+    const held = db.transaction(() => new Promise<void>((r) => (release = r)));
+    await new Promise((r) => setTimeout(r, 0));
+    const { ms, error } = await timed(db.execute('select 1 as one'));
+    release();
+    await held;
+    expect(error).toBeInstanceOf(DatabaseUnavailableError);
+    expect(ms).toBeGreaterThanOrEqual(ACQUIRE_TIMEOUT_MS - 20);
+    expect(ms).toBeLessThan(ACQUIRE_TIMEOUT_MS + 300);
+  });
+});
