@@ -3,6 +3,7 @@
  * and the connection table filled by slow clients from many addresses. Real sockets from many loopback addresses
  * (Linux routes all of 127.0.0.0/8 to lo); every limit is configured small so that nothing is waited out.
  */
+import { type FakeClamd, startFakeClamd } from '@leadwire/core/files/fake-clamd.test-support.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initTestApp, type TestApp } from '../support/app.ts';
 import { RawClient, type RawResponse } from '../support/raw-http.ts';
@@ -14,12 +15,16 @@ const IDLE_MS = 200;
 const REQUEST_TIMEOUT_MS = 60_000;
 const PER_ADDRESS = 3;
 
+let clamd: FakeClamd;
 let t: TestApp;
 let proxied: TestApp;
 let crowded: TestApp;
 beforeAll(async () => {
+  clamd = await startFakeClamd();
   [t, proxied, crowded] = await Promise.all([
     initTestApp({
+      CLAMAV_HOST: clamd.host,
+      CLAMAV_PORT: String(clamd.port),
       HTTP_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
       HTTP_BODY_GRACE_MS: String(GRACE_MS),
       HTTP_BODY_MIN_RATE_BYTES_PER_S: String(MIN_RATE),
@@ -39,6 +44,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await Promise.all([t?.close(), proxied?.close(), crowded?.close()]);
+  await clamd?.close();
 });
 
 const head = (requestLine: string, headers: Record<string, string> = {}) =>
@@ -122,6 +128,18 @@ describe('request bodies', () => {
     } finally {
       c.close();
     }
+  });
+
+
+  it('a real 25 MB upload on the contact-file route is received whole, under the same rules', async () => {
+    const org = await t.newOrg();
+    const [contact] = await t.sql<{ id: string }>(`insert into contacts (organization_id, email) values (?, ?) returning id`, [org.orgId, 'big@example.com']);
+    const size = 25 * 1024 * 1024;
+    const form = new FormData();
+    form.append('file', new Blob([new Uint8Array(size).fill(7)], { type: 'application/octet-stream' }), 'big.bin');
+    const res = await fetch(`${t.origin}/api/contacts/${contact!.id}/files`, { method: 'POST', body: form, headers: { authorization: `Bearer ${org.internalKey}` } });
+    expect(res.status).toBe(201);
+    expect(await res.json()).toMatchObject({ size, filename: 'big.bin' });
   });
 });
 

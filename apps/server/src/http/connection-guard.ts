@@ -55,6 +55,7 @@ export class ConnectionGuard {
   private readonly conns = new Map<Socket, Conn>();
   private readonly perKey = new Map<string, number>();
   private readonly timer: NodeJS.Timeout;
+  private readonly tick: number;
   private lastSweep: number;
   /** What the guard did, for the log and for operators. */
   readonly counts = { refused: 0, shed: 0, bodyTimeouts: 0 };
@@ -69,8 +70,8 @@ export class ConnectionGuard {
     this.now = now;
     this.lastSweep = now();
     // A quarter of the shortest rule bounds how late a cut comes, as Node's connectionsCheckingInterval does for its own.
-    const tick = Math.max(10, Math.min(1_000, Math.floor(Math.min(limits.bodyGraceMs, limits.bodyIdleMs, limits.shedMinAgeMs || 1_000) / 4)));
-    this.timer = setInterval(() => this.sweep(), tick);
+    this.tick = Math.max(10, Math.min(1_000, Math.floor(Math.min(limits.bodyGraceMs, limits.bodyIdleMs, limits.shedMinAgeMs || 1_000) / 4)));
+    this.timer = setInterval(() => this.sweep(), this.tick);
     this.timer.unref();
   }
 
@@ -126,6 +127,8 @@ export class ConnectionGuard {
     const at = this.now();
     const elapsed = at - this.lastSweep;
     this.lastSweep = at;
+    // A sweep this late means the event loop was blocked: no socket was read meanwhile, whatever the clients sent.
+    const stalled = Math.max(0, elapsed - 2 * this.tick);
     const { bodyGraceMs, bodyMinRate, bodyIdleMs } = this.limits;
     for (const conn of this.conns.values()) {
       const bytes = conn.socket.bytesRead;
@@ -134,6 +137,8 @@ export class ConnectionGuard {
         conn.lastByteAt = at;
       }
       if (!conn.req || conn.req.complete) continue;
+      conn.bodyStart += stalled;
+      conn.lastByteAt = Math.min(at, conn.lastByteAt + stalled);
       if (conn.socket.isPaused()) {
         // The server stopped reading (back-pressure while a handler is busy): the client could not send meanwhile.
         conn.bodyStart += elapsed;
