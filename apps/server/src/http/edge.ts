@@ -58,15 +58,17 @@ function clientErrorHandler(this: FastifyInstance, err: NodeJS.ErrnoException, s
 }
 
 const BODY_TOO_SLOW = toPublicError(errors.requestTimeout('The request body arrived too slowly or stopped; the connection is closed'));
+/** Seconds a shed client is told to wait: room is made again with every connection that arrives. */
+const RETRY_AFTER_SHED_S = 1;
 const SHED = toPublicError(
-  errors.serviceUnavailable('The server is at its connection limit and closed this slow connection; retry shortly', RETRY_AFTER_SHUTDOWN_S),
+  errors.serviceUnavailable('The server is at its connection limit and closed this slow connection; retry shortly', RETRY_AFTER_SHED_S),
 );
 
 /** Behind TRUST_PROXY the socket's address is the proxy's; the client's is only known from each request's headers. */
 const direct = (trust: Config['TRUST_PROXY']) => !trust || (Array.isArray(trust) && trust.length === 0);
 
-/** The connection policy of connection-guard.ts, on this app's server; returned for tests and metrics. */
-function guardConnections(app: FastifyInstance, config: Config): ConnectionGuard {
+/** The connection policy of connection-guard.ts, on this app's server. */
+function guardConnections(app: FastifyInstance, config: Config) {
   const limits: GuardLimits = {
     shedAt: Math.floor((config.HTTP_MAX_CONNECTIONS * config.HTTP_SHED_AT_PERCENT) / 100),
     shedMinAgeMs: config.HTTP_SHED_MIN_AGE_MS,
@@ -90,7 +92,6 @@ function guardConnections(app: FastifyInstance, config: Config): ConnectionGuard
     });
   }
   app.addHook('onClose', async () => guard.stop());
-  return guard;
 }
 
 /** Fastify options of the edge: time-outs, connection cap and the handlers of errors raised before routing. */
