@@ -27,7 +27,7 @@ export interface GuardLimits {
   bodyIdleMs: number;
 }
 
-export type CloseReason = 'body_timeout' | 'shed';
+export type CloseReason = 'refused' | 'body_timeout' | 'shed';
 
 /** Closes a connection; `res` is the request's response when one is being received, to be answered if it can be. */
 export type CloseConnection = (socket: Socket, res: ServerResponse | undefined, reason: CloseReason) => void;
@@ -60,7 +60,7 @@ export class ConnectionGuard {
   private readonly timer: NodeJS.Timeout;
   private readonly tick: number;
   private lastSweep: number;
-  /** What the guard did, for the log and for operators. */
+  /** What the guard did since start, for the log. */
   readonly counts = { refused: 0, shed: 0, bodyTimeouts: 0 };
 
   private readonly limits: GuardLimits;
@@ -88,7 +88,7 @@ export class ConnectionGuard {
     if (this.limits.perAddressAtAccept && (this.perKey.get(key) ?? 0) >= this.limits.perAddress) {
       // Nothing was read yet, so there is no request to answer; closing now keeps the slot free.
       this.counts.refused++;
-      socket.destroy();
+      this.close(socket, undefined, 'refused');
       return;
     }
     const at = this.now();
@@ -148,14 +148,14 @@ export class ConnectionGuard {
         conn.bodyBytesAt = bytes;
         continue;
       }
-      conn.bodyStart += stalled;
-      conn.lastByteAt = Math.min(at, conn.lastByteAt + stalled);
       if (conn.socket.isPaused()) {
         // The server stopped reading (back-pressure while a handler is busy): the client could not send meanwhile.
         conn.bodyStart += elapsed;
         conn.lastByteAt = at;
         continue;
       }
+      conn.bodyStart += stalled;
+      conn.lastByteAt = Math.min(at, conn.lastByteAt + stalled);
       // mod_reqtimeout's MinRate: the grace, plus one second per `bodyMinRate` bytes received since the head.
       const deadline = conn.bodyStart + bodyGraceMs + ((bytes - conn.bodyBytesAt) / bodyMinRate) * 1_000;
       if (at - conn.lastByteAt > bodyIdleMs || (bodyMinRate > 0 && at > deadline)) {

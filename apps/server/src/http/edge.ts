@@ -58,6 +58,8 @@ function clientErrorHandler(this: FastifyInstance, err: NodeJS.ErrnoException, s
 }
 
 const BODY_TOO_SLOW = toPublicError(errors.requestTimeout('The request body arrived too slowly or stopped; the connection is closed'));
+const GUARD_WARN_EVERY_MS = 60_000;
+
 /** Seconds a shed client is told to wait: room is made again with every connection that arrives. */
 const RETRY_AFTER_SHED_S = 1;
 const SHED = toPublicError(
@@ -78,10 +80,17 @@ function guardConnections(app: FastifyInstance, config: Config) {
     bodyMinRate: config.HTTP_BODY_MIN_RATE_BYTES_PER_S,
     bodyIdleMs: config.HTTP_BODY_IDLE_TIMEOUT_MS,
   };
+  let warnedAt = -Infinity;
   const guard = new ConnectionGuard(limits, (socket, res, reason) => {
     app.log.debug({ reason, address: socket.remoteAddress }, 'connection closed by the guard');
+    // Under attack this runs thousands of times a second: one line a minute tells the operator, with the totals.
+    if (performance.now() - warnedAt >= GUARD_WARN_EVERY_MS) {
+      warnedAt = performance.now();
+      app.log.warn({ ...guard.counts, open: guard.open }, 'closing slow or excess connections (totals since start)');
+    }
     // Only a request still being received is answered; an idle or silent connection has nothing to hear.
-    if (res && !res.headersSent && socket.writable) socket.end(rawResponse(reason === 'shed' ? SHED : BODY_TOO_SLOW));
+    if (!res || res.headersSent || !socket.writable) return void socket.destroy();
+    socket.end(rawResponse(reason === 'shed' ? SHED : BODY_TOO_SLOW));
     socket.destroySoon();
   });
   app.server.on('connection', (socket: Socket) => guard.accept(socket));
