@@ -37,7 +37,7 @@ export const ConfigSchema = z
     HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(900_000),
     /** How long an idle keep-alive connection is kept open; behind a proxy, set it above the proxy's idle time-out. */
     HTTP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(100).default(5_000),
-    /** Open connections per process; further ones are closed as they arrive. */
+    /** Open connections per process, a hard cap: further ones are closed as they arrive (shedding keeps room below it). */
     HTTP_MAX_CONNECTIONS: z.coerce.number().int().min(1).default(1_000),
     // Connection abuse (apps/server/src/http/connection-guard.ts): Apache's mod_reqtimeout and nginx are the models.
     /** Time a request body gets before the minimum rate applies (mod_reqtimeout's `body=` initial time-out). */
@@ -50,8 +50,8 @@ export const ConfigSchema = z
     /** A body that sends nothing for this long gets 408, however fast it was before (nginx's client_body_timeout). */
     HTTP_BODY_IDLE_TIMEOUT_MS: z.coerce.number().int().min(10).default(15_000),
     /**
-     * Open connections one client address may hold (the forwarded one behind TRUST_PROXY); unset: 100, a tenth of
-     * the default cap, so one machine cannot fill the table while a NAT of many browsers still fits.
+     * Open connections one client address may hold (the forwarded one behind TRUST_PROXY). Unset: 100 (or the cap
+     * when smaller), a tenth of the default cap, so one machine cannot fill the table while a NAT of browsers still fits.
      */
     HTTP_MAX_CONNECTIONS_PER_ADDRESS: z.coerce.number().int().min(1).optional(),
     /**
