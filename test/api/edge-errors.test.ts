@@ -21,7 +21,8 @@ beforeAll(async () => {
     HTTP_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
     HTTP_KEEP_ALIVE_TIMEOUT_MS: String(KEEP_ALIVE_TIMEOUT_MS),
   });
-  capped = await initTestApp({ HTTP_MAX_CONNECTIONS: '2' });
+  // Shedding off: this is the hard cap alone (edge-abuse.test.ts has shedding, which closes idle connections first).
+  capped = await initTestApp({ HTTP_MAX_CONNECTIONS: '2', HTTP_SHED_AT_PERCENT: '100' });
   key = (await t.newOrg()).publicKey;
 });
 afterAll(async () => {

@@ -54,10 +54,11 @@ export class RawClient {
     socket.on('error', () => {});
   }
 
-  static connect(origin: string): Promise<RawClient> {
+  /** `from` binds the client's end to a local address: any of 127.0.0.0/8 on Linux, so one test can be many clients. */
+  static connect(origin: string, from?: string): Promise<RawClient> {
     const { hostname, port } = new URL(origin);
     return new Promise((resolve, reject) => {
-      const socket = net.connect({ host: hostname, port: Number(port) }, () => resolve(new RawClient(socket)));
+      const socket = net.connect({ host: hostname, port: Number(port), ...(from ? { localAddress: from } : {}) }, () => resolve(new RawClient(socket)));
       socket.once('error', reject);
     });
   }

@@ -31,11 +31,17 @@ describe('loadConfig defaults', () => {
       DB_EMBEDDED_RESTART_ATTEMPTS: 5,
       SHUTDOWN_TIMEOUT_MS: 10_000,
       HTTP_HEADERS_TIMEOUT_MS: 10_000,
-      HTTP_REQUEST_TIMEOUT_MS: 120_000,
+      HTTP_REQUEST_TIMEOUT_MS: 900_000,
       KEY_CHANGES_RETRY_MS: 1_000,
       KEY_LOOKUP_CONCURRENCY: 4,
       HTTP_KEEP_ALIVE_TIMEOUT_MS: 5_000,
       HTTP_MAX_CONNECTIONS: 1_000,
+      HTTP_BODY_GRACE_MS: 10_000,
+      HTTP_BODY_MIN_RATE_BYTES_PER_S: 500,
+      HTTP_BODY_IDLE_TIMEOUT_MS: 15_000,
+      HTTP_MAX_CONNECTIONS_PER_ADDRESS: 100,
+      HTTP_SHED_AT_PERCENT: 90,
+      HTTP_SHED_MIN_AGE_MS: 1_000,
       WEBHOOKS_UNSAFE_ALLOW_LOOPBACK: false,
       SCORE_ADJUSTER_MODEL: 'gpt-4o-mini',
       LEAD_ROUTER: 'rules',
@@ -213,6 +219,16 @@ describe('bad values', () => {
   it('refuses a client-side query time-out shorter than the server statement time-out', () => {
     expect(problemsOf({ DB_STATEMENT_TIMEOUT_MS: '5000', DB_QUERY_TIMEOUT_MS: '4000' }).map((p) => p.split(':')[0])).toEqual(['DB_QUERY_TIMEOUT_MS']);
     expect(problemsOf({ DB_ACQUIRE_TIMEOUT_MS: '0' }).map((p) => p.split(':')[0])).toEqual(['DB_ACQUIRE_TIMEOUT_MS']);
+  });
+
+  it('relates the connection guard to the limits it works under', () => {
+    // Derived defaults follow the settings they depend on, so a small test configuration stays valid.
+    expect(loadConfig({ HTTP_MAX_CONNECTIONS: '2', HTTP_HEADERS_TIMEOUT_MS: '400' })).toMatchObject({ HTTP_MAX_CONNECTIONS_PER_ADDRESS: 2, HTTP_SHED_MIN_AGE_MS: 200 });
+    // Set explicitly, they must make sense: a silent connection is cut at the headers time-out, before it could be shed.
+    expect(problemsOf({ HTTP_SHED_MIN_AGE_MS: '10000' }).map((p) => p.split(':')[0])).toEqual(['HTTP_SHED_MIN_AGE_MS']);
+    expect(problemsOf({ HTTP_MAX_CONNECTIONS: '50', HTTP_MAX_CONNECTIONS_PER_ADDRESS: '51' }).map((p) => p.split(':')[0])).toEqual(['HTTP_MAX_CONNECTIONS_PER_ADDRESS']);
+    for (const HTTP_SHED_AT_PERCENT of ['0', '101', '50.5']) expect(problemsOf({ HTTP_SHED_AT_PERCENT }).map((p) => p.split(':')[0])).toEqual(['HTTP_SHED_AT_PERCENT']);
+    expect(loadConfig({ HTTP_BODY_MIN_RATE_BYTES_PER_S: '0' }).HTTP_BODY_MIN_RATE_BYTES_PER_S).toBe(0);
   });
 
   it('does not echo a bad value back, so a secret in it never reaches the log', () => {

@@ -53,12 +53,40 @@ export const ConfigSchema = z
     SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
     /** Time to receive the request line and headers; past it the client gets 408 and the connection is closed. */
     HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
-    /** Time to receive a whole request, body included (uploads of up to 25 MB among them). */
-    HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(120_000),
+    /**
+     * Time to receive a whole request, body included. A backstop only: slow bodies are cut by the rate and idle rules
+     * below, so this leaves room for a 25 MB upload on a 256 kbit/s line (about 800 s).
+     */
+    HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(900_000),
     /** How long an idle keep-alive connection is kept open; behind a proxy, set it above the proxy's idle time-out. */
     HTTP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(100).default(5_000),
-    /** Open connections per process; further ones are closed as they arrive. */
+    /** Open connections per process, a hard cap: further ones are closed as they arrive (shedding keeps room below it). */
     HTTP_MAX_CONNECTIONS: z.coerce.number().int().min(1).default(1_000),
+    // Connection abuse (apps/server/src/http/connection-guard.ts): Apache's mod_reqtimeout and nginx are the models.
+    /** Time a request body gets before the minimum rate applies (mod_reqtimeout's `body=` initial time-out). */
+    HTTP_BODY_GRACE_MS: z.coerce.number().int().min(10).default(10_000),
+    /**
+     * Each this many body bytes buy one more second after the grace; a body below it gets 408. Apache's 500 B/s is 64
+     * times under a 256 kbit/s line, so real uploads never meet it while a trickle is cut at the grace. 0: off.
+     */
+    HTTP_BODY_MIN_RATE_BYTES_PER_S: z.coerce.number().int().min(0).default(500),
+    /** A body that sends nothing for this long gets 408, however fast it was before (nginx's client_body_timeout). */
+    HTTP_BODY_IDLE_TIMEOUT_MS: z.coerce.number().int().min(10).default(15_000),
+    /**
+     * Open connections one client address may hold (the forwarded one behind TRUST_PROXY). Unset: 100 (or the cap
+     * when smaller), a tenth of the default cap, so one machine cannot fill the table while a NAT of browsers still fits.
+     */
+    HTTP_MAX_CONNECTIONS_PER_ADDRESS: z.coerce.number().int().min(1).optional(),
+    /**
+     * Above this share of HTTP_MAX_CONNECTIONS the connections that have sent the least are closed, so a newcomer
+     * still finds room while slow clients hold the rest; 100 turns shedding off (newcomers over the cap are dropped).
+     */
+    HTTP_SHED_AT_PERCENT: z.coerce.number().int().min(1).max(100).default(90),
+    /**
+     * A new connection is not shed before this age while its request head is on its way (about one round trip for a
+     * real client). Unset: 1 s, or half the headers time-out when that is shorter.
+     */
+    HTTP_SHED_MIN_AGE_MS: z.coerce.number().int().min(0).optional(),
     /**
      * Lets webhooks reach HTTPS receivers on 127.0.0.0/8 and ::1 (local development, tests); every other private or
      * internal address stays refused. Logged loudly at start.
@@ -156,6 +184,14 @@ export const ConfigSchema = z
     path: ['DB_QUERY_TIMEOUT_MS'],
     message: 'must not be smaller than DB_STATEMENT_TIMEOUT_MS (the server gives up first and says why)',
   })
+  .refine((c) => c.HTTP_SHED_MIN_AGE_MS === undefined || c.HTTP_SHED_MIN_AGE_MS < c.HTTP_HEADERS_TIMEOUT_MS, {
+    path: ['HTTP_SHED_MIN_AGE_MS'],
+    message: 'must be smaller than HTTP_HEADERS_TIMEOUT_MS, or connections that never send a head are never shed',
+  })
+  .refine((c) => c.HTTP_MAX_CONNECTIONS_PER_ADDRESS === undefined || c.HTTP_MAX_CONNECTIONS_PER_ADDRESS <= c.HTTP_MAX_CONNECTIONS, {
+    path: ['HTTP_MAX_CONNECTIONS_PER_ADDRESS'],
+    message: 'must not be larger than HTTP_MAX_CONNECTIONS (it could never be reached)',
+  })
   .refine((c) => c.SMS_PROVIDER !== 'http' || c.SMS_PROVIDER_URL, {
     path: ['SMS_PROVIDER_URL'],
     message: 'is required when SMS_PROVIDER is http',
@@ -172,6 +208,8 @@ export const ConfigSchema = z
     ...c,
     BASE_URL: (c.BASE_URL ?? `http://localhost:${c.PORT}/api`).replace(/\/+$/, ''),
     APP_URL: (c.APP_URL ?? `http://localhost:${c.PORT}`).replace(/\/+$/, ''),
+    HTTP_MAX_CONNECTIONS_PER_ADDRESS: c.HTTP_MAX_CONNECTIONS_PER_ADDRESS ?? Math.min(100, c.HTTP_MAX_CONNECTIONS),
+    HTTP_SHED_MIN_AGE_MS: c.HTTP_SHED_MIN_AGE_MS ?? Math.min(1_000, Math.floor(c.HTTP_HEADERS_TIMEOUT_MS / 2)),
   }));
 
 export type Config = z.output<typeof ConfigSchema>;

@@ -71,7 +71,9 @@ export const errors = {
   // Errors of the HTTP edge, raised before a route runs: answered by the app's framework and client-error handlers.
   malformedUrl: (message = 'The request path is not a valid URL (malformed percent-encoding?)') => new AppError(400, 'malformed_url', message),
   badHttpRequest: () => new AppError(400, 'bad_request', 'The request is not valid HTTP'),
-  requestTimeout: () => new AppError(408, 'request_timeout', 'The request was not received in time; the connection is closed'),
+  requestTimeout: (message = 'The request was not received in time; the connection is closed') => new AppError(408, 'request_timeout', message),
+  tooManyConnections: () =>
+    new AppError(429, 'too_many_connections', 'Too many open connections from your address; close some or reuse them, then retry'),
   headersTooLarge: () =>
     new AppError(431, 'headers_too_large', 'The request line and headers are larger than 16 KB (a long query string or cookie?)'),
 };

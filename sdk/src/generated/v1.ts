@@ -2172,7 +2172,7 @@ export interface operations {
             /**
              * @description Request timeout.
              *
-             *     - `request_timeout`: the request line, headers or body did not arrive within the time-outs (`HTTP_HEADERS_TIMEOUT_MS`, `HTTP_REQUEST_TIMEOUT_MS`); the connection is closed.
+             *     - `request_timeout`: the request line, headers or body did not arrive within the time-outs (`HTTP_HEADERS_TIMEOUT_MS`, `HTTP_REQUEST_TIMEOUT_MS`), or the body arrived more slowly than `HTTP_BODY_MIN_RATE_BYTES_PER_S` after `HTTP_BODY_GRACE_MS` or stopped for `HTTP_BODY_IDLE_TIMEOUT_MS`; the connection is closed.
              */
             408: {
                 headers: {
@@ -2308,7 +2308,7 @@ export interface operations {
             /**
              * @description Service unavailable.
              *
-             *     - `service_unavailable`: the database is briefly unreachable, or this server is shutting down; nothing was saved, retry after `retry-after` seconds (with the same `Idempotency-Key`).
+             *     - `service_unavailable`: the database is briefly unreachable, this server is shutting down, or it is at its connection limit and closed this slow request to make room; nothing was saved, retry after `retry-after` seconds (with the same `Idempotency-Key`).
              */
             503: {
                 headers: {
@@ -2462,7 +2462,7 @@ export interface operations {
             /**
              * @description Request timeout.
              *
-             *     - `request_timeout`: the request line, headers or body did not arrive within the time-outs (`HTTP_HEADERS_TIMEOUT_MS`, `HTTP_REQUEST_TIMEOUT_MS`); the connection is closed.
+             *     - `request_timeout`: the request line, headers or body did not arrive within the time-outs (`HTTP_HEADERS_TIMEOUT_MS`, `HTTP_REQUEST_TIMEOUT_MS`), or the body arrived more slowly than `HTTP_BODY_MIN_RATE_BYTES_PER_S` after `HTTP_BODY_GRACE_MS` or stopped for `HTTP_BODY_IDLE_TIMEOUT_MS`; the connection is closed.
              */
             408: {
                 headers: {
@@ -2598,7 +2598,7 @@ export interface operations {
             /**
              * @description Service unavailable.
              *
-             *     - `service_unavailable`: the database is briefly unreachable, or this server is shutting down; nothing was saved, retry after `retry-after` seconds (with the same `Idempotency-Key`).
+             *     - `service_unavailable`: the database is briefly unreachable, this server is shutting down, or it is at its connection limit and closed this slow request to make room; nothing was saved, retry after `retry-after` seconds (with the same `Idempotency-Key`).
              */
             503: {
                 headers: {
@@ -2764,7 +2764,7 @@ export interface operations {
             /**
              * @description Request timeout.
              *
-             *     - `request_timeout`: the request line, headers or body did not arrive within the time-outs (`HTTP_HEADERS_TIMEOUT_MS`, `HTTP_REQUEST_TIMEOUT_MS`); the connection is closed.
+             *     - `request_timeout`: the request line, headers or body did not arrive within the time-outs (`HTTP_HEADERS_TIMEOUT_MS`, `HTTP_REQUEST_TIMEOUT_MS`), or the body arrived more slowly than `HTTP_BODY_MIN_RATE_BYTES_PER_S` after `HTTP_BODY_GRACE_MS` or stopped for `HTTP_BODY_IDLE_TIMEOUT_MS`; the connection is closed.
              */
             408: {
                 headers: {
@@ -2901,7 +2901,7 @@ export interface operations {
             /**
              * @description Service unavailable.
              *
-             *     - `service_unavailable`: the database is briefly unreachable, or this server is shutting down; nothing was saved, retry after `retry-after` seconds (with the same `Idempotency-Key`).
+             *     - `service_unavailable`: the database is briefly unreachable, this server is shutting down, or it is at its connection limit and closed this slow request to make room; nothing was saved, retry after `retry-after` seconds (with the same `Idempotency-Key`).
              */
             503: {
                 headers: {
@@ -3035,7 +3035,7 @@ export interface operations {
             /**
              * @description Request timeout.
              *
-             *     - `request_timeout`: the request line, headers or body did not arrive within the time-outs (`HTTP_HEADERS_TIMEOUT_MS`, `HTTP_REQUEST_TIMEOUT_MS`); the connection is closed.
+             *     - `request_timeout`: the request line, headers or body did not arrive within the time-outs (`HTTP_HEADERS_TIMEOUT_MS`, `HTTP_REQUEST_TIMEOUT_MS`), or the body arrived more slowly than `HTTP_BODY_MIN_RATE_BYTES_PER_S` after `HTTP_BODY_GRACE_MS` or stopped for `HTTP_BODY_IDLE_TIMEOUT_MS`; the connection is closed.
              */
             408: {
                 headers: {
@@ -3112,7 +3112,7 @@ export interface operations {
             /**
              * @description Service unavailable.
              *
-             *     - `service_unavailable`: the database is briefly unreachable, or this server is shutting down; nothing was saved, retry after `retry-after` seconds (with the same `Idempotency-Key`).
+             *     - `service_unavailable`: the database is briefly unreachable, this server is shutting down, or it is at its connection limit and closed this slow request to make room; nothing was saved, retry after `retry-after` seconds (with the same `Idempotency-Key`).
              */
             503: {
                 headers: {
@@ -3248,7 +3248,7 @@ export interface operations {
             /**
              * @description Request timeout.
              *
-             *     - `request_timeout`: the request line, headers or body did not arrive within the time-outs (`HTTP_HEADERS_TIMEOUT_MS`, `HTTP_REQUEST_TIMEOUT_MS`); the connection is closed.
+             *     - `request_timeout`: the request line, headers or body did not arrive within the time-outs (`HTTP_HEADERS_TIMEOUT_MS`, `HTTP_REQUEST_TIMEOUT_MS`), or the body arrived more slowly than `HTTP_BODY_MIN_RATE_BYTES_PER_S` after `HTTP_BODY_GRACE_MS` or stopped for `HTTP_BODY_IDLE_TIMEOUT_MS`; the connection is closed.
              */
             408: {
                 headers: {
@@ -3401,7 +3401,7 @@ export interface operations {
             /**
              * @description Service unavailable.
              *
-             *     - `service_unavailable`: the database is briefly unreachable, or this server is shutting down; nothing was saved, retry after `retry-after` seconds (with the same `Idempotency-Key`).
+             *     - `service_unavailable`: the database is briefly unreachable, this server is shutting down, or it is at its connection limit and closed this slow request to make room; nothing was saved, retry after `retry-after` seconds (with the same `Idempotency-Key`).
              */
             503: {
                 headers: {
@@ -3573,7 +3573,7 @@ export interface operations {
             /**
              * @description Request timeout.
              *
-             *     - `request_timeout`: the request line, headers or body did not arrive within the time-outs (`HTTP_HEADERS_TIMEOUT_MS`, `HTTP_REQUEST_TIMEOUT_MS`); the connection is closed.
+             *     - `request_timeout`: the request line, headers or body did not arrive within the time-outs (`HTTP_HEADERS_TIMEOUT_MS`, `HTTP_REQUEST_TIMEOUT_MS`), or the body arrived more slowly than `HTTP_BODY_MIN_RATE_BYTES_PER_S` after `HTTP_BODY_GRACE_MS` or stopped for `HTTP_BODY_IDLE_TIMEOUT_MS`; the connection is closed.
              */
             408: {
                 headers: {
@@ -3726,7 +3726,7 @@ export interface operations {
             /**
              * @description Service unavailable.
              *
-             *     - `service_unavailable`: the database is briefly unreachable, or this server is shutting down; nothing was saved, retry after `retry-after` seconds (with the same `Idempotency-Key`).
+             *     - `service_unavailable`: the database is briefly unreachable, this server is shutting down, or it is at its connection limit and closed this slow request to make room; nothing was saved, retry after `retry-after` seconds (with the same `Idempotency-Key`).
              */
             503: {
                 headers: {

@@ -1,7 +1,8 @@
-import { type Server, STATUS_CODES } from 'node:http';
+import { type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import { type Config, errors, type PublicError, toPublicError } from '@leadwire/core';
 import type { FastifyHttpOptions, FastifyInstance } from 'fastify';
+import { ConnectionGuard, type GuardLimits } from './connection-guard.ts';
 import { sendError } from './rest-surface.ts';
 
 /**
@@ -37,6 +38,7 @@ function rawResponse(pub: PublicError): string {
     'content-type: application/json; charset=utf-8',
     `content-length: ${Buffer.byteLength(body)}`,
     'connection: close',
+    ...Object.entries(pub.headers ?? {}).map(([name, value]) => `${name}: ${value}`),
   ];
   return `${head.join('\r\n')}\r\n\r\n${body}`;
 }
@@ -53,6 +55,52 @@ function clientErrorHandler(this: FastifyInstance, err: NodeJS.ErrnoException, s
   if (socket.writable && !inFlight?.headersSent) socket.end(rawResponse(pub));
   // end() flushes the answer first; destroySoon keeps a slow client from holding the socket half-open.
   socket.destroySoon();
+}
+
+const BODY_TOO_SLOW = toPublicError(errors.requestTimeout('The request body arrived too slowly or stopped; the connection is closed'));
+const GUARD_WARN_EVERY_MS = 60_000;
+
+/** Seconds a shed client is told to wait: room is made again with every connection that arrives. */
+const RETRY_AFTER_SHED_S = 1;
+const SHED = toPublicError(
+  errors.serviceUnavailable('The server is at its connection limit and closed this slow connection; retry shortly', RETRY_AFTER_SHED_S),
+);
+
+/** Behind TRUST_PROXY the socket's address is the proxy's; the client's is only known from each request's headers. */
+const direct = (trust: Config['TRUST_PROXY']) => !trust || (Array.isArray(trust) && trust.length === 0);
+
+/** The connection policy of connection-guard.ts, on this app's server. */
+function guardConnections(app: FastifyInstance, config: Config) {
+  const limits: GuardLimits = {
+    shedAt: Math.floor((config.HTTP_MAX_CONNECTIONS * config.HTTP_SHED_AT_PERCENT) / 100),
+    shedMinAgeMs: config.HTTP_SHED_MIN_AGE_MS,
+    perAddress: config.HTTP_MAX_CONNECTIONS_PER_ADDRESS,
+    perAddressAtAccept: direct(config.TRUST_PROXY),
+    bodyGraceMs: config.HTTP_BODY_GRACE_MS,
+    bodyMinRate: config.HTTP_BODY_MIN_RATE_BYTES_PER_S,
+    bodyIdleMs: config.HTTP_BODY_IDLE_TIMEOUT_MS,
+  };
+  let warnedAt = -Infinity;
+  const guard = new ConnectionGuard(limits, (socket, res, reason) => {
+    app.log.debug({ reason, address: socket.remoteAddress }, 'connection closed by the guard');
+    // Under attack this runs thousands of times a second: one line a minute tells the operator, with the totals.
+    if (performance.now() - warnedAt >= GUARD_WARN_EVERY_MS) {
+      warnedAt = performance.now();
+      app.log.warn({ ...guard.counts, open: guard.open }, 'closing slow or excess connections (totals since start)');
+    }
+    // Only a request still being received is answered; an idle or silent connection has nothing to hear.
+    if (!res || res.headersSent || !socket.writable) return void socket.destroy();
+    socket.end(rawResponse(reason === 'shed' ? SHED : BODY_TOO_SLOW));
+    socket.destroySoon();
+  });
+  app.server.on('connection', (socket: Socket) => guard.accept(socket));
+  app.server.on('request', (req: IncomingMessage, res: ServerResponse) => guard.request(req, res));
+  if (!limits.perAddressAtAccept) {
+    app.addHook('onRequest', async (req, reply) => {
+      if (!guard.claim(req.raw.socket, req.ip)) return sendError(reply, toPublicError(errors.tooManyConnections()), { connection: 'close' });
+    });
+  }
+  app.addHook('onClose', async () => guard.stop());
 }
 
 /** Fastify options of the edge: time-outs, connection cap and the handlers of errors raised before routing. */
@@ -97,7 +145,9 @@ const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as 
 /** Root handlers: shutdown refusals, and errors and unknown paths outside the /api surfaces (which have their own). */
 export function edgeHandlers(app: FastifyInstance, config: Config) {
   // Node closes connections over the cap as they are accepted, before a byte is read: there is no request to answer.
+  // The guard sheds below it, so this hard cap is only met by a burst of connections too young to shed.
   app.server.maxConnections = config.HTTP_MAX_CONNECTIONS;
+  guardConnections(app, config);
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;

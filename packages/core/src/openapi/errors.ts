@@ -144,7 +144,7 @@ const CATALOGUE: Record<string, ErrorKind> = {
   },
   request_timeout: {
     afterAuth: false,
-    when: 'the request line, headers or body did not arrive within the time-outs (`HTTP_HEADERS_TIMEOUT_MS`, `HTTP_REQUEST_TIMEOUT_MS`); the connection is closed',
+    when: 'the request line, headers or body did not arrive within the time-outs (`HTTP_HEADERS_TIMEOUT_MS`, `HTTP_REQUEST_TIMEOUT_MS`), or the body arrived more slowly than `HTTP_BODY_MIN_RATE_BYTES_PER_S` after `HTTP_BODY_GRACE_MS` or stopped for `HTTP_BODY_IDLE_TIMEOUT_MS`; the connection is closed',
     schema: 'Error',
     sample: () => errors.requestTimeout(),
   },
@@ -156,7 +156,7 @@ const CATALOGUE: Record<string, ErrorKind> = {
   },
   service_unavailable: {
     afterAuth: false,
-    when: 'the database is briefly unreachable, or this server is shutting down; nothing was saved, retry after `retry-after` seconds (with the same `Idempotency-Key`)',
+    when: 'the database is briefly unreachable, this server is shutting down, or it is at its connection limit and closed this slow request to make room; nothing was saved, retry after `retry-after` seconds (with the same `Idempotency-Key`)',
     schema: 'Error',
     sample: () => errors.serviceUnavailable(),
   },
