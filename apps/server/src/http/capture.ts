@@ -4,6 +4,7 @@ import { captureErrors, captureLead, parseCaptureBody } from '@leadwire/core/cap
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { serveSnippet } from './embed.ts';
 import { sendError } from './rest-surface.ts';
+import { logFailure } from './log-failure.ts';
 
 const MEDIA_TYPES = new Set(['text/plain', 'application/json']);
 const EXPOSED = ['retry-after', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'x-request-id'].join(', ');
@@ -36,7 +37,7 @@ export async function capturePlugin(app: FastifyInstance, opts: { deps: Deps }) 
     capture.setErrorHandler((err, req, reply) => {
       const code = (err as { code?: unknown }).code;
       const pub = toPublicError(code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? captureErrors.tooLarge() : err);
-      if (pub.status >= 500) req.log.error({ err }, 'lead capture failed');
+      logFailure(req.log, err, pub, 'lead capture failed');
       return sendError(reply, pub);
     });
     capture.addHook('onRequest', async (_req, reply) => {

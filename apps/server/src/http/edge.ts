@@ -4,6 +4,7 @@ import { type Config, errors, type PublicError, toPublicError } from '@leadwire/
 import type { FastifyHttpOptions, FastifyInstance } from 'fastify';
 import { ConnectionGuard, type GuardLimits } from './connection-guard.ts';
 import { sendError } from './rest-surface.ts';
+import { logFailure } from './log-failure.ts';
 
 /**
  * The HTTP edge: what happens before a route runs or outside every route. Each answer here is `{ error, code }` from
@@ -165,7 +166,7 @@ export function edgeHandlers(app: FastifyInstance, config: Config) {
 
   app.setErrorHandler((err, req, reply) => {
     const pub = toPublicError(err);
-    if (pub.status >= 500) req.log.error({ err }, 'request failed');
+    logFailure(req.log, err, pub, 'request failed');
     return sendError(reply, pub);
   });
   app.setNotFoundHandler((req, reply) => {

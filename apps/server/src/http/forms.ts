@@ -9,6 +9,7 @@ import { embedMarkup, formMarkup, type FormState, hostedPage, hostedPageHeaders 
 import { addJsonBodyParser } from './json-body.ts';
 import { html, message, problem } from './pages-html.ts';
 import { sendError } from './rest-surface.ts';
+import { logFailure } from './log-failure.ts';
 
 /** A form of 50 fields with long answers fits; anything bigger is not a form submission. */
 const SUBMIT_BODY_LIMIT = 128 * 1024;
@@ -50,7 +51,7 @@ export async function formsPlugin(app: FastifyInstance, opts: { deps: Deps }) {
 
   app.setErrorHandler((err, req, reply) => {
     const pub = toPublicError(err);
-    if (pub.status >= 500) req.log.error({ err }, 'form route failed');
+    logFailure(req.log, err, pub, 'form route failed');
     if (req.url.startsWith(`${apiPath}/`) && !isForm(req)) {
       return sendError(reply, pub, { 'access-control-allow-origin': '*', 'access-control-expose-headers': PUBLIC_HEADERS });
     }

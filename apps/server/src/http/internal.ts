@@ -7,6 +7,7 @@ import { registerDocs } from './docs.ts';
 import { addJsonBodyParser } from './json-body.ts';
 import { createRequestContext, restSurface, sendError } from './rest-surface.ts';
 import { EXPOSED_HEADERS } from './v1.ts';
+import { logFailure } from './log-failure.ts';
 
 /** Browsers may call the application surface only from the hosted application's own origin. */
 async function appCors(app: FastifyInstance, deps: Deps) {
@@ -33,14 +34,14 @@ export async function internalTrpcPlugin(app: FastifyInstance, opts: { deps: Dep
   addJsonBodyParser(app, { empty: () => ({ value: '' }) });
   app.setErrorHandler((err, req, reply) => {
     const pub = toPublicError(err);
-    if (pub.status >= 500) req.log.error({ err }, 'request failed');
+    logFailure(req.log, err, pub, 'request failed');
     return sendError(reply, pub);
   });
   const trpcOptions = {
     router: internalRouter,
     createContext: ({ req, res }) => createRequestContext(deps, req, res),
     onError: ({ error, req }) => {
-      if (toPublicError(error).status >= 500) req.log.error({ err: error }, 'procedure failed');
+      logFailure(req.log, error, toPublicError(error), 'procedure failed');
     },
     responseMeta: ({ errors }) => {
       if (!errors[0]) return {};

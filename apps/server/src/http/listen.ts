@@ -4,6 +4,7 @@ import { authenticateInternal, requireRole } from '@leadwire/core/auth/internal.
 import { existingListenHub, listenHubOf } from '@leadwire/core/webhooks/listen/hub.ts';
 import { parseListenEvents } from '@leadwire/core/webhooks/listen/schemas.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { logFailure } from './log-failure.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -76,7 +77,7 @@ export async function listenPlugin(app: FastifyInstance, opts: { deps: Deps }) {
       if (gone) stream.close();
     } catch (err) {
       const pub = toPublicError(err);
-      if (pub.status >= 500) req.log.error({ err }, 'listen stream not opened');
+      logFailure(req.log, err, pub, 'listen stream not opened');
       if (raw.headersSent || gone) return void raw.destroy();
       raw.writeHead(pub.status, headersOf(reply, { ...pub.headers, 'content-type': 'application/json; charset=utf-8' }));
       raw.end(JSON.stringify(pub.body));

@@ -7,6 +7,7 @@ import type { Client } from '@leadwire/core/accounts/sign-in.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { type Field, form, type Html, layout, message, problem, SECURITY_HEADERS } from './pages-html.ts';
+import { logFailure } from './log-failure.ts';
 
 /** A form is a handful of short fields; anything bigger is not one of ours. */
 const FORM_BODY_LIMIT = 16 * 1024;
@@ -35,7 +36,7 @@ export async function pagesPlugin(app: FastifyInstance, opts: { deps: Deps }) {
   // The one error model decides the status (503 with Retry-After while the database is unreachable); people get HTML.
   app.setErrorHandler((err: Error & { statusCode?: number }, req, reply) => {
     const pub = toPublicError(err);
-    if (pub.status >= 500 && pub.status !== 503) req.log.error({ err }, 'page failed');
+    logFailure(req.log, err, pub, 'page failed');
     const detail =
       pub.status === 415 ? 'Send the form from the page itself.' : pub.status === 413 ? 'The form was too large.' : pub.status === 400 ? err.message : 'Please try again in a moment.';
     void reply.headers({ ...pub.headers });

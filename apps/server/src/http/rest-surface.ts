@@ -3,6 +3,7 @@ import type { AnyTRPCRouter } from '@trpc/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type CreateOpenApiFastifyPluginOptions, fastifyTRPCOpenApiPlugin } from 'trpc-to-openapi';
 import { addJsonBodyParser } from './json-body.ts';
+import { logFailure } from './log-failure.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -44,7 +45,7 @@ export async function restSurface(app: FastifyInstance, opts: { deps: Deps; rout
 
   app.setErrorHandler((err, req, reply) => {
     const pub = toPublicError(err);
-    if (pub.status >= 500) req.log.error({ err }, 'request failed');
+    logFailure(req.log, err, pub, 'request failed');
     return sendError(reply, pub);
   });
   app.setNotFoundHandler((req, reply) =>
@@ -98,7 +99,7 @@ export async function restSurface(app: FastifyInstance, opts: { deps: Deps; rout
     onError: ({ error, req }) => {
       const pub = toPublicError(error);
       (req as FastifyRequest).publicError = pub;
-      if (pub.status >= 500) (req as FastifyRequest).log.error({ err: error }, 'procedure failed');
+      logFailure((req as FastifyRequest).log, error, pub, 'procedure failed');
     },
     responseMeta: ({ errors, paths }) => {
       if (errors[0]) {

@@ -5,6 +5,7 @@ import { parsePageView, recordPageView, trackingErrors } from '@leadwire/core/tr
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { serveSnippet } from './embed.ts';
 import { sendError } from './rest-surface.ts';
+import { logFailure } from './log-failure.ts';
 
 const MEDIA_TYPES = new Set(['text/plain', 'application/json']);
 
@@ -45,7 +46,7 @@ export async function trackingPlugin(app: FastifyInstance, opts: { deps: Deps })
     collect.setErrorHandler((err, req, reply) => {
       const code = (err as { code?: unknown }).code;
       const pub = toPublicError(code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? trackingErrors.tooLarge() : err);
-      if (pub.status >= 500) req.log.error({ err }, 'page view failed');
+      logFailure(req.log, err, pub, 'page view failed');
       return sendError(reply, pub);
     });
     collect.addHook('onRequest', async (_req, reply) => {

@@ -19,6 +19,7 @@ import { storageFor } from '@leadwire/core/files/storage.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sendError } from './rest-surface.ts';
 import { EXPOSED_HEADERS } from './v1.ts';
+import { logFailure } from './log-failure.ts';
 
 /** Room for the multipart boundaries and part headers around the file in a declared Content-Length. */
 const MULTIPART_SLACK_BYTES = 64 * 1024;
@@ -80,7 +81,7 @@ export async function uploadsPlugin(app: FastifyInstance, opts: { deps: Deps }) 
 
   app.setErrorHandler((err, req, reply) => {
     const pub = toPublicError(multipartError(err));
-    if (pub.status >= 500) req.log.error({ err }, 'upload failed');
+    logFailure(req.log, err, pub, 'upload failed');
     // A refusal can come before the body was read. Closing the connection ends the upload instead of letting the
     // client push the rest of a large body; what is already in flight is drained so the answer still arrives.
     if (!req.raw.complete) {
