@@ -2290,6 +2290,7 @@ export interface operations {
              * @description Internal server error.
              *
              *     - `internal_error`: an unexpected failure on our side; retrying (with the same `Idempotency-Key`) is safe.
+             *     - `save_failed`: the write could not finish on the database in time, or lost its connection, and was rolled back (`Failed to save contact` for contacts, `Failed to save` otherwise); retrying with the same `Idempotency-Key` is safe.
              */
             500: {
                 headers: {
@@ -2301,7 +2302,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
-                        code?: "internal_error";
+                        code?: "internal_error" | "save_failed";
                     };
                 };
             };
@@ -2580,6 +2581,7 @@ export interface operations {
              * @description Internal server error.
              *
              *     - `internal_error`: an unexpected failure on our side; retrying (with the same `Idempotency-Key`) is safe.
+             *     - `save_failed`: the write could not finish on the database in time, or lost its connection, and was rolled back (`Failed to save contact` for contacts, `Failed to save` otherwise); retrying with the same `Idempotency-Key` is safe.
              */
             500: {
                 headers: {
@@ -2591,7 +2593,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
-                        code?: "internal_error";
+                        code?: "internal_error" | "save_failed";
                     };
                 };
             };
@@ -2882,7 +2884,7 @@ export interface operations {
              * @description Internal server error.
              *
              *     - `internal_error`: an unexpected failure on our side; retrying (with the same `Idempotency-Key`) is safe.
-             *     - `save_failed`: the contact could not be saved (time-out or database failure); retrying is safe.
+             *     - `save_failed`: the write could not finish on the database in time, or lost its connection, and was rolled back (`Failed to save contact` for contacts, `Failed to save` otherwise); retrying with the same `Idempotency-Key` is safe.
              */
             500: {
                 headers: {
@@ -3382,7 +3384,7 @@ export interface operations {
              * @description Internal server error.
              *
              *     - `internal_error`: an unexpected failure on our side; retrying (with the same `Idempotency-Key`) is safe.
-             *     - `save_failed`: the contact could not be saved (time-out or database failure); retrying is safe.
+             *     - `save_failed`: the write could not finish on the database in time, or lost its connection, and was rolled back (`Failed to save contact` for contacts, `Failed to save` otherwise); retrying with the same `Idempotency-Key` is safe.
              */
             500: {
                 headers: {
@@ -3707,7 +3709,7 @@ export interface operations {
              * @description Internal server error.
              *
              *     - `internal_error`: an unexpected failure on our side; retrying (with the same `Idempotency-Key`) is safe.
-             *     - `save_failed`: the contact could not be saved (time-out or database failure); retrying is safe.
+             *     - `save_failed`: the write could not finish on the database in time, or lost its connection, and was rolled back (`Failed to save contact` for contacts, `Failed to save` otherwise); retrying with the same `Idempotency-Key` is safe.
              */
             500: {
                 headers: {

@@ -51,14 +51,17 @@ interface Stream {
   unavailable: number;
 }
 
-/** One partner's stream: each upsert is retried until acknowledged; 503 (and a refused connection) mean "try again". */
+/**
+ * One partner's stream: each upsert is retried until acknowledged, as the SDK does: 503 (no connection), 500
+ * `save_failed` (a write cut off when PostgreSQL went; rolled back) and a refused connection mean "try again".
+ */
 async function stream(publicKey: string, client: number, onAck: (n: number) => void, s: Stream): Promise<void> {
   for (let i = client; i < TOTAL; i += CLIENTS) {
     const email = `restart-${i}@load.example`;
     for (let tries = 0; ; tries++) {
       const res = await call(t, 'POST', '/contacts/upsert', { key: publicKey, body: { email, firstName: `N${i}` } }).catch(() => null);
       if (res && res.status >= 200 && res.status < 300) break;
-      if (res && res.status !== 503) throw new Error(`upsert ${email}: ${res.status} ${JSON.stringify(res.body)}`);
+      if (res && res.status !== 503 && (res.body as { code?: string } | null)?.code !== 'save_failed') throw new Error(`upsert ${email}: ${res.status} ${JSON.stringify(res.body)}`);
       if (tries > 300) throw new Error(`upsert ${email} never acknowledged`);
       s.unavailable++;
       await sleep(50);
