@@ -96,6 +96,9 @@ export function formatEdge(r: EdgeResult): string {
   for (const s of r.steps) {
     const a = s.abuse;
     lines.push(`${s.name}: ${s.what}`);
+    if (s.settled.ms > 1_000 || !s.settled.quiet) {
+      lines.push(`  started after ${f1(s.settled.ms / 1000)} s waiting for the previous step's queued work${s.settled.quiet ? '' : ', which was still running'}`);
+    }
     if (a.slow) {
       const sl = a.slow;
       lines.push(

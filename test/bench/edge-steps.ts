@@ -45,6 +45,8 @@ export interface AbuseFigures {
 export interface StepResult {
   name: string;
   what: string;
+  /** How long the step waited for the previous one's queued work to finish, and whether it did. */
+  settled: { ms: number; quiet: boolean };
   tenant: Tenant;
   abuse: AbuseFigures;
   cpu: CpuShare | null;
@@ -70,7 +72,7 @@ export interface StepContext {
 export interface Step {
   name: string;
   what: string;
-  run: (c: StepContext) => Promise<Omit<StepResult, 'name' | 'what'>>;
+  run: (c: StepContext) => Promise<Omit<StepResult, 'name' | 'what' | 'settled'>>;
 }
 
 const run = Date.now().toString(36);
@@ -78,7 +80,7 @@ const run = Date.now().toString(36);
 const forwarded = (n: number) => `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
 const WARMUP_MS = 2_000;
 
-async function besideFlood(c: StepContext, from: string, start: () => Flood): Promise<Omit<StepResult, 'name' | 'what'>> {
+async function besideFlood(c: StepContext, from: string, start: () => Flood): Promise<Omit<StepResult, 'name' | 'what' | 'settled'>> {
   const flood = start();
   try {
     await new Promise((r) => setTimeout(r, WARMUP_MS));
