@@ -125,6 +125,7 @@ export function formatEdge(r: EdgeResult): string {
           `per ${a.slow ? 'connection opened' : 'abuse request'} (the tenant's work included): server ${f2(cost.serverMs)} ms, postgres ${f2(cost.postgresMs)} ms`,
       );
     }
+    lines.push(`  PostgreSQL backends at the peak: ${s.db.peakBusy} busy, ${s.db.peakLockWaits} waiting for a lock (the server's pool holds ${r.server.poolMax})`);
     const tn = s.tenant;
     lines.push(`  tenant: upserts ${mix(tn.upserts.statuses)}; sign-ins ${mix(tn.signIns.statuses)}`);
   }

@@ -38,7 +38,7 @@ const TENANT = { keys: 6, upsertsPerSec: 48, idempotencyEvery: 4, signInsPerSec:
 
 export interface EdgeResult {
   settings: EdgeSettings & { slowSockets: number };
-  server: { trustProxy: string; maxConnections: number; passwordHashCost: number; extra: Record<string, string> };
+  server: { trustProxy: string; maxConnections: number; passwordHashCost: number; poolMax: number; extra: Record<string, string> };
   tenant: typeof TENANT & { from: string };
   idle: Tenant;
   idleAfter: Tenant | null;
@@ -97,31 +97,47 @@ export async function runEdge(S: EdgeSettings, log: (msg: string) => void): Prom
     };
 
     const postmaster = postmasterPid(server.dataDir);
+    // Backends of the server's own pool and pg-boss's: busy (running a statement or inside a transaction), and waiting
+    // for a lock; their peaks tell a pool held by waiters from one kept busy by work.
+    const backends = async () => {
+      const { rows } = await pool!.query<{ busy: number; locks: number }>(
+        `select count(*) filter (where state = 'active' or state like 'idle in transaction%')::int as busy,
+           count(*) filter (where wait_event_type = 'Lock')::int as locks
+         from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`,
+      );
+      return rows[0] ?? { busy: 0, locks: 0 };
+    };
     const window = () => {
       const meter = cpuMeter(server.pid, postmaster);
       let peak = rssMb(server.pid);
-      const sampler = setInterval(() => (peak = Math.max(peak ?? 0, rssMb(server.pid) ?? 0)), 250);
+      const db = { peakBusy: 0, peakLockWaits: 0 };
+      let sampling = false;
+      const sampler = setInterval(() => {
+        peak = Math.max(peak ?? 0, rssMb(server.pid) ?? 0);
+        if (sampling) return;
+        sampling = true;
+        backends()
+          .then((b) => {
+            db.peakBusy = Math.max(db.peakBusy, b.busy);
+            db.peakLockWaits = Math.max(db.peakLockWaits, b.locks);
+          })
+          .catch(() => undefined)
+          .finally(() => (sampling = false));
+      }, 250);
       return () => {
         clearInterval(sampler);
-        return { cpu: meter(), serverRssPeakMb: peak };
+        return { cpu: meter(), serverRssPeakMb: peak, db: { ...db } };
       };
     };
     // Work an abuse left queued in the server (hashes, transactions waiting for a pool connection or a lock) goes on
     // after its sockets are gone; the next step starts once it is done, so that it measures its own abuse only.
-    const busyBackends = async () => {
-      const { rows } = await pool!.query<{ n: number }>(
-        `select count(*)::int as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()
-           and (state = 'active' or state like 'idle in transaction%')`,
-      );
-      return rows[0]?.n ?? 0;
-    };
     const settle = async (): Promise<{ ms: number; quiet: boolean }> => {
       const t0 = Date.now();
       while (Date.now() - t0 < SETTLE_MAX_MS) {
         const m = cpuMeter(server.pid, postmaster);
         await sleep(500);
         const c = m();
-        if ((!c || c.server + c.postgres < 0.15) && (await busyBackends()) <= 1) return { ms: Date.now() - t0, quiet: true };
+        if ((!c || c.server + c.postgres < 0.15) && (await backends()).busy <= 1) return { ms: Date.now() - t0, quiet: true };
       }
       log(`edge: the server was still busy after ${SETTLE_MAX_MS / 1000} s; measuring anyway`);
       return { ms: Date.now() - t0, quiet: false };
@@ -165,6 +181,7 @@ export async function runEdge(S: EdgeSettings, log: (msg: string) => void): Prom
         trustProxy: server.env.TRUST_PROXY ?? '',
         maxConnections: config.HTTP_MAX_CONNECTIONS,
         passwordHashCost: config.PASSWORD_HASH_COST,
+        poolMax: config.DB_POOL_MAX,
         extra,
       },
       tenant: { ...TENANT, from: ADDR.tenant },

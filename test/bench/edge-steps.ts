@@ -51,6 +51,8 @@ export interface StepResult {
   abuse: AbuseFigures;
   cpu: CpuShare | null;
   serverRssPeakMb: number | null;
+  /** Peaks, sampled every 250 ms, of PostgreSQL backends busy and of those waiting for a lock. */
+  db: { peakBusy: number; peakLockWaits: number };
 }
 
 export interface StepContext {
@@ -65,7 +67,7 @@ export interface StepContext {
   upsertBody: string;
   runTenant: () => Promise<Tenant>;
   /** Starts the CPU and memory measurement of a window; calling the result ends it. */
-  window: () => () => { cpu: CpuShare | null; serverRssPeakMb: number | null };
+  window: () => () => Pick<StepResult, 'cpu' | 'serverRssPeakMb' | 'db'>;
   log: (msg: string) => void;
 }
 
