@@ -131,7 +131,16 @@ function slowStep(name: string, addresses: readonly string[]): Step {
   };
 }
 
-const floodOpts = (c: StepContext) => ({ origin: c.origin, connections: c.floodConnections, timeoutMs: 30_000, maxRequests: 1_000_000 });
+/**
+ * Exactly `floodConnections` requests in flight: no request times out before the flood stops (a client giving up and
+ * sending another would leave the first one's work behind in the server, piling up more than the step means to send).
+ */
+const floodOpts = (c: StepContext) => ({
+  origin: c.origin,
+  connections: c.floodConnections,
+  timeoutMs: WARMUP_MS + c.seconds * 1000 + 10_000,
+  maxRequests: 1_000_000,
+});
 
 export const STEPS: Step[] = [
   slowStep('slow-one', [ADDR.slowOne]),
