@@ -108,12 +108,13 @@ export function formatEdge(r: EdgeResult): string {
     } else {
       lines.push(
         `  ${f0(a.requests)} requests from ${a.from}, ${f0(a.reqPerSec)}/s` +
-          `${a.p50 === null ? '' : `, p50 ${f1(a.p50)} ms, p99 ${f1(a.p99 ?? 0)} ms`}; status mix: ${mix(a.statuses)}`,
+          `${a.p50 === null || !a.requests ? '' : `, p50 ${f1(a.p50)} ms, p99 ${f1(a.p99 ?? 0)} ms`}; status mix: ${mix(a.statuses)}`,
       );
     }
     if (a.keyLookups !== undefined) {
       lines.push(
-        `  api_keys look-ups by hash: ${f0(a.keyLookups)} for ${f0(a.requests)} flood requests = ${(a.keyLookups / (a.requests || 1)).toFixed(3)} per request ` +
+        `  api_keys look-ups by hash: ${f0(a.keyLookups)} for ${f0(a.requests)} flood requests` +
+          `${a.requests ? ` = ${(a.keyLookups / a.requests).toFixed(3)} per request` : ''} ` +
           '(pg_stat_user_indexes idx_scan, less the tenant\'s own)',
       );
     }
