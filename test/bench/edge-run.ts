@@ -91,7 +91,7 @@ export async function runEdge(S: EdgeSettings, log: (msg: string) => void): Prom
     const runTenant = async (): Promise<Tenant> => {
       const [u, s] = await Promise.all([
         probe({ ...common, path: '/api/v1/contacts/upsert', requests: upserts, perSec: TENANT.upsertsPerSec, idempotencyEvery: TENANT.idempotencyEvery, timeoutMs: 10_000 }),
-        probe({ ...common, path: '/api/accounts/sign-in', requests: [{ headers: {}, body: JSON.stringify({ email: accounts.tenant, password }) }], perSec: TENANT.signInsPerSec, timeoutMs: 30_000 }),
+        probe({ ...common, path: '/api/accounts/sign-in', requests: [{ headers: {}, body: JSON.stringify({ email: accounts.tenant, password }) }], perSec: TENANT.signInsPerSec, timeoutMs: 10_000 }),
       ]);
       return { upserts: u, signIns: s };
     };

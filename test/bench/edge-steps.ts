@@ -4,6 +4,7 @@
  * abuse and every socket it opened.
  */
 import { generateKeyValue } from '@leadwire/core/auth/key-material.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon from 'autocannon';
 import type pg from 'pg';
 import type { CpuShare } from './cpu.ts';
@@ -82,15 +83,22 @@ const run = Date.now().toString(36);
 const forwarded = (n: number) => `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
 const WARMUP_MS = 2_000;
 
+/**
+ * Reads the abuse's figures when the window ends, not when the tenant's last answer is in: a tenant request still
+ * waiting for its answer must not stretch the window the abuse and the CPU are measured over.
+ */
+function afterWindow<T>(c: StepContext, read: () => T): Promise<T> {
+  return sleep(c.seconds * 1000).then(read);
+}
+
 async function besideFlood(c: StepContext, from: string, start: () => Flood): Promise<Omit<StepResult, 'name' | 'what' | 'settled'>> {
   const flood = start();
   try {
-    await new Promise((r) => setTimeout(r, WARMUP_MS));
+    await sleep(WARMUP_MS);
     const end = c.window();
     const measured = flood.measure();
-    const tenant = await c.runTenant();
-    const f: FloodFigures = measured();
-    return { tenant, abuse: { from, ...f }, ...end() };
+    const [tenant, [f, w]] = await Promise.all([c.runTenant(), afterWindow(c, () => [measured(), end()] as const)]);
+    return { tenant, abuse: { from, ...(f satisfies FloodFigures) }, ...w };
   } finally {
     await flood.stop(2_000);
   }
@@ -117,12 +125,11 @@ function slowStep(name: string, addresses: readonly string[]): Step {
         await hold.ramp(5_000);
         const end = c.window();
         const measured = hold.measure();
-        const tenant = await c.runTenant();
-        const slow = measured();
+        const [tenant, [slow, w]] = await Promise.all([c.runTenant(), afterWindow(c, () => [measured(), end()] as const)]);
         return {
           tenant,
           abuse: { from: where, reqPerSec: slow.opened / slow.seconds, requests: slow.opened, statuses: { ...slow.closedByServer, 'still open': slow.openAtEnd }, p50: null, p99: null, slow },
-          ...end(),
+          ...w,
         };
       } finally {
         hold.stop();
@@ -214,8 +221,7 @@ export const STEPS: Step[] = [
       await load(WARMUP_MS / 1000);
       const before = await keyLookups(c.pool);
       const end = c.window();
-      const [r, tenant] = await Promise.all([load(c.seconds), c.runTenant()]);
-      const w = end();
+      const [r, tenant, w] = await Promise.all([load(c.seconds), c.runTenant(), afterWindow(c, end)]);
       const after = await keyLookups(c.pool);
       const f = figures(r);
       const statuses = f.errors ? { ...f.statusCodes, error: f.errors } : f.statusCodes;
@@ -239,8 +245,7 @@ export const STEPS: Step[] = [
       await spendKey(c.pool, c.abusedKey);
       await load(WARMUP_MS / 1000);
       const end = c.window();
-      const [r, tenant] = await Promise.all([load(c.seconds), c.runTenant()]);
-      const w = end();
+      const [r, tenant, w] = await Promise.all([load(c.seconds), c.runTenant(), afterWindow(c, end)]);
       const f = figures(r);
       const statuses = f.errors ? { ...f.statusCodes, error: f.errors } : f.statusCodes;
       const requests = Object.values(statuses).reduce((a, b) => a + b, 0);
