@@ -9,19 +9,25 @@
  *      and Leadwire's services (authenticate, upsertContact) behind the same bare server: the API without its framework;
  *   2. POST /api/v1/contacts/upsert, one contact per request;
  *   3. POST /api/v1/contacts/batch-upsert, 100 contacts per request;
- *   4. the rate limits: /healthz, a well-behaved tenant idle, beside a key over its limit, beside a flood of unknown keys.
+ *   4. the rate limits: /healthz, a well-behaved tenant idle, beside a key over its limit, beside a flood of unknown keys;
+ *   5. the HTTP edge under abuse (edge.ts, on a server of its own): the tenant beside slow connections, sign-up and
+ *      sign-in floods, unknown keys and a spent key, each from one address.
  * It prints the figures, the ratios to the reference and each goal as met or missed, and a final `BENCH_RESULT {json}`
  * line. It reports; it never fails on timings.
  *
  * Settings (environment): BENCH_CONNECTIONS (50), BENCH_BATCH_CONNECTIONS (10), BENCH_SECONDS (12),
  * BENCH_WARMUP_SECONDS (3), BENCH_LIMIT_SECONDS (8), BENCH_EXISTING_RATIO (0.5), BENCH_SEED_CONTACTS (50000),
  * BENCH_BATCH_SIZE (100), BENCH_SERVER_NODE_ARGS (extra node flags for the server, e.g.
- * `--cpu-prof --cpu-prof-dir=/tmp/prof`), BENCH_ONLY (comma list of phases to run: pgbench,ceiling,services,upsert,batch,limits).
+ * `--cpu-prof --cpu-prof-dir=/tmp/prof`), BENCH_ONLY (comma list of phases to run: pgbench,ceiling,services,upsert,batch,limits,edge),
+ * and the edge phase's own (see edge.ts).
  */
 import os from 'node:os';
 import { loadConfig } from '@leadwire/core';
 import pg from 'pg';
 import { type HttpPhaseOptions, runBatchUpserts, runSingleUpserts } from './http-load.ts';
+import { edgeJson, edgeSettings } from './edge.ts';
+import { formatEdge } from './edge-report.ts';
+import { runEdge } from './edge-run.ts';
 import { runLimitPhases } from './limits.ts';
 import { findPgbench, runPgbench } from './pgbench.ts';
 import { cpuCost, formatReport, goals } from './report.ts';
@@ -50,7 +56,7 @@ const S = {
   batchSize: Math.min(100, Math.max(1, setting('BENCH_BATCH_SIZE', 100))),
 };
 
-const PHASES = ['pgbench', 'ceiling', 'services', 'upsert', 'batch', 'limits'] as const;
+const PHASES = ['pgbench', 'ceiling', 'services', 'upsert', 'batch', 'limits', 'edge'] as const;
 type Phase = (typeof PHASES)[number];
 const only = (process.env.BENCH_ONLY ?? '').split(',').map((p) => p.trim()).filter(Boolean);
 for (const p of only) if (!PHASES.includes(p as Phase)) throw new Error(`BENCH_ONLY: unknown phase ${p} (phases: ${PHASES.join(', ')})`);
@@ -66,6 +72,14 @@ async function main() {
   if (busyBefore !== null && busyBefore > 0.25) {
     log(`warning: ${busyBefore.toFixed(2)} cores were already busy before the benchmark started; its figures will be low`);
   }
+  const figures = PHASES.some((p) => p !== 'edge' && runs(p)) ? await mainPhases(busyBefore) : {};
+  // After the main server has stopped: the edge phase starts one of its own, with the settings it needs.
+  const edge = runs('edge') ? await runEdge(edgeSettings(), log) : null;
+  if (edge) process.stdout.write(`\n${formatEdge(edge)}\n\n`);
+  process.stdout.write(`BENCH_RESULT ${JSON.stringify({ ...figures, ...(edge ? { edge: edgeJson(edge) } : {}) })}\n`);
+}
+
+async function mainPhases(busyBefore: number | null): Promise<Record<string, unknown>> {
   const pgbench = runs('pgbench') ? await findPgbench(log) : null;
   log(`starting server (${process.execPath}) ...`);
   const server = await startServer();
@@ -208,11 +222,13 @@ async function main() {
       limits,
       goals: goals(r),
     };
-    out.write(`BENCH_RESULT ${JSON.stringify(result)}\n`);
+    return result;
   } finally {
     await pool?.end();
     log('stopping server ...');
     await server.stop();
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
   }
 }
 

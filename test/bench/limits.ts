@@ -7,7 +7,7 @@ import { probe, type ProbeResult } from './probe.ts';
 import { seedEmail } from './workload.ts';
 
 /** Distinct unknown keys in the flood, as the issue measured it. */
-const FLOOD_KEYS = 5_000;
+export const FLOOD_KEYS = 5_000;
 /**
  * The well-behaved tenant: 4 keys at 8 requests a second each (480 a minute, under the 600 limit across the three
  * probe phases of one minute), so the p99 rests on a few hundred samples per phase.
@@ -47,7 +47,7 @@ export interface LimitsResult {
   freshFlood: { load: LoadFigures; requests: number; keyLookups: number; probe: ProbeResult };
 }
 
-function figures(r: Result): LoadFigures {
+export function figures(r: Result): LoadFigures {
   const seconds = (r.finish.getTime() - r.start.getTime()) / 1000;
   const statusCodes = Object.fromEntries(Object.entries(r.statusCodeStats).map(([code, s]) => [code, Number(s.count)]));
   const answered = Object.values(statusCodes).reduce((a, b) => a + b, 0);
@@ -55,7 +55,7 @@ function figures(r: Result): LoadFigures {
 }
 
 /** Sets the key's per-minute counter to its limit for the current minute and the next two. */
-async function spendKey(pool: pg.Pool, key: string): Promise<void> {
+export async function spendKey(pool: pg.Pool, key: string): Promise<void> {
   await pool.query(
     `insert into rate_limit_counters (bucket, window_start, count)
      select 'key:' || k.id, date_trunc('minute', now()) + m * interval '1 minute', $2
@@ -66,7 +66,7 @@ async function spendKey(pool: pg.Pool, key: string): Promise<void> {
 }
 
 /** Look-ups of a key by its hash since the statistics were reset: the authentication statement's index scans. */
-async function keyLookups(pool: pg.Pool): Promise<number> {
+export async function keyLookups(pool: pg.Pool): Promise<number> {
   // Backends report their counts when idle for a moment; give them that moment.
   await new Promise((r) => setTimeout(r, 1500));
   await pool.query('select pg_stat_clear_snapshot()');
@@ -94,8 +94,10 @@ export async function runLimitPhases(o: {
   const bodies = Array.from({ length: 64 }, (_, i) =>
     JSON.stringify({ email: seedEmail(Math.floor(Math.random() * o.seedCount)), firstName: 'Ada', tags: ['probe'], custom: { n: String(i) } }),
   );
+  const keys = o.goodKeys.slice(0, PROBE.keys);
+  const requests = bodies.map((body, i) => ({ headers: { authorization: `Bearer ${keys[i % keys.length]!}` }, body }));
   const runProbe = () =>
-    probe({ origin: o.origin, keys: o.goodKeys.slice(0, PROBE.keys), perKeyPerSec: PROBE.perKeyPerSec, durationMs: o.seconds * 1000, bodies });
+    probe({ origin: o.origin, path: '/api/v1/contacts/upsert', requests, perSec: PROBE.perKeyPerSec * keys.length, durationMs: o.seconds * 1000 });
   const load = async (opts: Omit<Parameters<typeof autocannon>[0], 'url' | 'connections'>, seconds: number) =>
     figures(await autocannon({ url: o.origin, connections: o.connections, timeout: 30, ...opts, duration: seconds }));
 
