@@ -1,5 +1,6 @@
 import type { Db } from '@leadwire/db';
 import { accountErrors } from './errors.ts';
+import { ThrottleGate } from './throttle-gate.ts';
 
 /**
  * Brute-force policy after OWASP's Authentication Cheat Sheet, over a sliding 15-minute window of failed password
@@ -96,6 +97,9 @@ export function decide(c: Counts, now: Date): { retryAfterS: number } | { waitMs
   return { waitMs: c.known ? 0 : accountDelayMs(c.account_failures) };
 }
 
+/** One per process: see ThrottleGate. */
+const checks = new ThrottleGate();
+
 /**
  * Call before checking a password for `email` from `ip`: refuses with 429 `too_many_attempts` (and the seconds to
  * wait) under the rules above, otherwise records the attempt as a failure, waits the account's slow-down if any (on
@@ -105,7 +109,7 @@ export function decide(c: Counts, now: Date): { retryAfterS: number } | { waitMs
  */
 export async function beginAttempt(db: Db, email: string, ip: string, now: Date, wait: (ms: number) => Promise<void>): Promise<Attempt> {
   const w = THROTTLE.windowMinutes;
-  const { verdict, id } = await db.transaction(async (tx) => {
+  const { verdict, id } = await checks.run(ip, () => db.transaction(async (tx) => {
     await tx.execute('select pg_advisory_xact_lock(hashtext(?)), pg_advisory_xact_lock(hashtext(?))', [`sign-in:ip:${ip}`, `sign-in:email:${email}`]);
     const [counts] = await tx.execute<Counts[]>(COUNTS, [
       email, ip, now, w, email, ip,
@@ -117,7 +121,7 @@ export async function beginAttempt(db: Db, email: string, ip: string, now: Date,
     if ('retryAfterS' in verdict) return { verdict };
     const [row] = await tx.execute<{ id: string }[]>(RECORD, [email, ip, now]);
     return { verdict, id: row!.id };
-  });
+  }));
   if ('retryAfterS' in verdict) throw accountErrors.tooManyAttempts(verdict.retryAfterS);
   if (verdict.waitMs) await wait(verdict.waitMs);
   return { id: id! };
