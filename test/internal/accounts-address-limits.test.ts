@@ -51,6 +51,12 @@ describe('sign-up per address', () => {
       expect(r).toMatchObject({ status: 429, body: { code: 'rate_limited', retryAfter: 20 * 60 }, headers: { 'retry-after': String(20 * 60) } });
     }
     expect(forTaken.body).toEqual(forNew.body);
+    // Once spent, the address is refused from memory: the shared counter is not bumped by every refusal of a flood.
+    const counted = async () =>
+      (await t.sql<{ n: number }>(`select coalesce(sum(count), 0)::int as n from rate_limit_counters where bucket = ?`, [`sign-up:${from}`]))[0]!.n;
+    const before = await counted();
+    for (let i = 0; i < 5; i++) expect((await signUpFrom(from, uniqueEmail())).status).toBe(429);
+    expect(await counted()).toBe(before);
     // Another address is not affected; this one gets its budget back with the next hour.
     expect((await signUpFrom(address(), uniqueEmail())).status).toBe(201);
     t.clock.advance(20 * 60_000 - 1);

@@ -18,9 +18,28 @@ export type AddressAction = 'sign-up' | 'password-reset';
  * much of the budget as a new one: an address learns at most `perHour` times an hour whether an email is registered.
  */
 export async function spendAddressBudget(db: Db, action: AddressAction, ip: string, perHour: number, now: Date): Promise<void> {
-  const start = new Date(Math.floor(now.getTime() / HOUR_MS) * HOUR_MS);
-  const [row] = await db.execute<{ count: number }[]>(COUNT, [`${action}:${ip}`, start]);
+  const bucket = `${action}:${ip}`;
+  const start = Math.floor(now.getTime() / HOUR_MS) * HOUR_MS;
+  const refuse = () => accountErrors.addressLimited(action, Math.max(1, Math.ceil((start + HOUR_MS - now.getTime()) / 1000)));
+  if ((spent.get(bucket) ?? 0) > now.getTime()) throw refuse();
+  const [row] = await db.execute<{ count: number }[]>(COUNT, [bucket, new Date(start)]);
   if ((row?.count ?? 1) > perHour) {
-    throw accountErrors.addressLimited(action, Math.max(1, Math.ceil((start.getTime() + HOUR_MS - now.getTime()) / 1000)));
+    remember(bucket, start + HOUR_MS);
+    throw refuse();
   }
+}
+
+/**
+ * Budgets the database already found spent, until their hour ends: a flood from one address is then refused from
+ * memory, with no write to the shared counter row (which every refusal bumped, so the flood's requests queued on its
+ * lock). A budget never comes back within its hour, so the memory can only repeat the database's answer. Bounded like
+ * the key guard's tables: the oldest entry goes first.
+ */
+const spent = new Map<string, number>();
+const MAX_SPENT = 10_000;
+
+function remember(bucket: string, until: number): void {
+  spent.delete(bucket);
+  spent.set(bucket, until);
+  if (spent.size > MAX_SPENT) spent.delete(spent.keys().next().value!);
 }
