@@ -78,8 +78,6 @@ export async function initTestApp(env: Record<string, string> = {}, opts: { reso
     HOST: '127.0.0.1',
     DATA_DIR: dataDir,
     ...GENEROUS_DB_LIMITS,
-    // Tests refuse many requests from 127.0.0.1 on purpose (fuzzing, rate limits); the tarpit has its own test.
-    HTTP_REFUSAL_DELAY_MS: '0',
     ...env,
   });
   const clock = new TestClock();

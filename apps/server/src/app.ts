@@ -6,7 +6,6 @@ import type { DestinationStream } from 'pino';
 import { capturePlugin } from './http/capture.ts';
 import { edgeHandlers, edgeOptions } from './http/edge.ts';
 import { formsPlugin } from './http/forms.ts';
-import { registerTarpit, Tarpit } from './http/tarpit.ts';
 import { internalRestPlugin, internalTrpcPlugin } from './http/internal.ts';
 import { listenPlugin } from './http/listen.ts';
 import { pagesPlugin } from './http/pages.ts';
@@ -40,7 +39,6 @@ export async function buildApp(deps: Deps, opts: { logger?: boolean; logStream?:
     ...edgeOptions(deps.config),
   });
   edgeHandlers(app, deps.config);
-  registerTarpit(app, new Tarpit({ freePerSecond: deps.config.HTTP_REFUSALS_FREE_PER_SECOND, delayMs: deps.config.HTTP_REFUSAL_DELAY_MS }), deps.clock);
 
   // trpc-to-openapi strips its prefix from the raw URL, and originalUrl is only read from it when first asked for: the
   // path is taken on arrival, or the REST routes would be logged without /api (/api/v1).

@@ -42,8 +42,6 @@ describe('loadConfig defaults', () => {
       HTTP_MAX_CONNECTIONS_PER_ADDRESS: 100,
       HTTP_SHED_AT_PERCENT: 90,
       HTTP_SHED_MIN_AGE_MS: 1_000,
-      HTTP_REFUSALS_FREE_PER_SECOND: 20,
-      HTTP_REFUSAL_DELAY_MS: 1_000,
       WEBHOOKS_UNSAFE_ALLOW_LOOPBACK: false,
       SCORE_ADJUSTER_MODEL: 'gpt-4o-mini',
       LEAD_ROUTER: 'rules',

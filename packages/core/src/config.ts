@@ -88,13 +88,6 @@ export const ConfigSchema = z
      */
     HTTP_SHED_MIN_AGE_MS: z.coerce.number().int().min(0).optional(),
     /**
-     * Refusals (401, 403, 429) one client address gets per second before further ones are answered late: a closed-loop
-     * flood re-sends the moment it is answered, so answering it at once hands it every free CPU cycle.
-     */
-    HTTP_REFUSALS_FREE_PER_SECOND: z.coerce.number().int().min(1).default(20),
-    /** How late a refusal past that rate is answered; 0 turns the delay off. Successes are never delayed. */
-    HTTP_REFUSAL_DELAY_MS: z.coerce.number().int().min(0).max(10_000).default(1_000),
-    /**
      * Lets webhooks reach HTTPS receivers on 127.0.0.0/8 and ::1 (local development, tests); every other private or
      * internal address stays refused. Logged loudly at start.
      */
