@@ -78,6 +78,8 @@ export async function initTestApp(env: Record<string, string> = {}, opts: { reso
     HOST: '127.0.0.1',
     DATA_DIR: dataDir,
     ...GENEROUS_DB_LIMITS,
+    // Tests refuse many /v1 requests from 127.0.0.1 on purpose (fuzzing, rate limits); the pacing has its own test.
+    V1_REFUSAL_DELAY_MS: '0',
     ...env,
   });
   const clock = new TestClock();

@@ -42,6 +42,8 @@ describe('loadConfig defaults', () => {
       HTTP_MAX_CONNECTIONS_PER_ADDRESS: 100,
       HTTP_SHED_AT_PERCENT: 90,
       HTTP_SHED_MIN_AGE_MS: 1_000,
+      V1_REFUSALS_FREE_PER_SECOND: 20,
+      V1_REFUSAL_DELAY_MS: 1_000,
       WEBHOOKS_UNSAFE_ALLOW_LOOPBACK: false,
       SCORE_ADJUSTER_MODEL: 'gpt-4o-mini',
       LEAD_ROUTER: 'rules',

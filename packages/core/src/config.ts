@@ -88,6 +88,14 @@ export const ConfigSchema = z
      */
     HTTP_SHED_MIN_AGE_MS: z.coerce.number().int().min(0).optional(),
     /**
+     * /v1 refusals answered from memory (a spent window, a key not found) that one client address gets per second at
+     * once; further ones are held V1_REFUSAL_DELAY_MS. A closed-loop flood re-sends the moment it is answered, so
+     * refusals answered at once, however cheap, hand it every free CPU cycle.
+     */
+    V1_REFUSALS_FREE_PER_SECOND: z.coerce.number().int().min(1).default(20),
+    /** How late such a refusal past that rate is answered; 0 turns the hold off. */
+    V1_REFUSAL_DELAY_MS: z.coerce.number().int().min(0).max(10_000).default(1_000),
+    /**
      * Lets webhooks reach HTTPS receivers on 127.0.0.0/8 and ::1 (local development, tests); every other private or
      * internal address stays refused. Logged loudly at start.
      */

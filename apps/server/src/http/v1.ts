@@ -5,6 +5,7 @@ import { keyGuardOf } from '@leadwire/core/limits/key-guard.ts';
 import { buildV1OpenApiDocument } from '@leadwire/core/openapi.ts';
 import type { FastifyInstance } from 'fastify';
 import { registerDocs } from './docs.ts';
+import { RefusalPacer } from './refusal-pacer.ts';
 import { restSurface, sendError } from './rest-surface.ts';
 
 export const EXPOSED_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'retry-after', 'x-request-id', 'idempotent-replayed'];
@@ -29,10 +30,16 @@ export async function v1Plugin(app: FastifyInstance, opts: { deps: Deps }) {
   await restSurface(app, { deps, router: v1Router });
   // After the surface's own 404/405 hook. A key refused for the rest of its window, or one the database did not find,
   // is answered here, before the body is read or the request converted for tRPC: a refusal costs next to nothing.
+  // Past a few a second per address they are held before they are answered (see RefusalPacer).
   const guard = keyGuardOf(deps);
+  const pacer = new RefusalPacer({ freePerSecond: deps.config.V1_REFUSALS_FREE_PER_SECOND, delayMs: deps.config.V1_REFUSAL_DELAY_MS });
   app.addHook('onRequest', async (req, reply) => {
     if (req.method === 'OPTIONS' || req.url.startsWith(`${app.prefix}/docs`)) return;
-    const refusal = knownRefusal(guard, req.headers.authorization, 'public', deps.clock.now());
-    if (refusal) return sendError(reply, toPublicError(refusal.error), Object.fromEntries(Object.entries(refusal.headers).map(([k, v]) => [k, String(v)])));
+    const now = deps.clock.now();
+    const refusal = knownRefusal(guard, req.headers.authorization, 'public', now);
+    if (!refusal) return;
+    const hold = pacer.delayFor(req.ip, now.getTime());
+    if (hold) await deps.clock.sleep(hold);
+    return sendError(reply, toPublicError(refusal.error), Object.fromEntries(Object.entries(refusal.headers).map(([k, v]) => [k, String(v)])));
   });
 }
