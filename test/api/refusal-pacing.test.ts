@@ -5,7 +5,7 @@
  * refusal goes out when the clock is moved.
  */
 import { generateKeyValue } from '@leadwire/core/auth/key-material.ts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { call, initTestApp, type TestApp } from '../support/app.ts';
 
 let t: TestApp;
@@ -15,15 +15,6 @@ beforeAll(async () => {
 afterAll(async () => t?.close());
 
 const search = (key: string) => call(t, 'GET', '/contacts/search?email=nobody@example.com', { key });
-
-/** Until `ok()` holds, checked every few milliseconds; the bound only stops a hang. */
-async function until(ok: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 5_000;
-  while (!ok()) {
-    if (Date.now() > deadline) throw new Error(`never: ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
 
 describe('refusals answered from memory', () => {
   it('are held past the free rate until the clock moves on; a valid key from the same address is not', async () => {
@@ -38,7 +29,7 @@ describe('refusals answered from memory', () => {
 
       let answered = false;
       const held = search(unknown).then((r) => ((answered = true), r));
-      await until(() => t.clock.sleeping === 1, 'the fourth refusal is held');
+      await vi.waitFor(() => expect(t.clock.sleeping).toBe(1), { timeout: 5_000 });
       // The valid key's answer (404: no such contact) goes out at once, past the held refusal.
       expect((await search(org.publicKey)).status).toBe(404);
       expect(answered).toBe(false);

@@ -1,3 +1,5 @@
+import { putBounded } from '@leadwire/core/limits/bounded-map.ts';
+
 /** Addresses remembered at once; a flood of new addresses cannot grow memory past this (the oldest goes first). */
 const MAX_ADDRESSES = 10_000;
 
@@ -25,9 +27,7 @@ export class RefusalPacer {
     const second = Math.floor(nowMs / 1000);
     const entry = this.seen.get(address);
     const count = entry && entry.second === second ? entry.count + 1 : 1;
-    this.seen.delete(address);
-    this.seen.set(address, { second, count });
-    if (this.seen.size > MAX_ADDRESSES) this.seen.delete(this.seen.keys().next().value!);
+    putBounded(this.seen, address, { second, count }, MAX_ADDRESSES);
     return count > this.freePerSecond ? this.delayMs : 0;
   }
 

@@ -1,4 +1,5 @@
 import type { Db } from '@leadwire/db';
+import { putBounded } from '../limits/bounded-map.ts';
 import { accountErrors } from './errors.ts';
 
 const HOUR_MS = 3_600_000;
@@ -24,7 +25,7 @@ export async function spendAddressBudget(db: Db, action: AddressAction, ip: stri
   if ((spent.get(bucket) ?? 0) > now.getTime()) throw refuse();
   const [row] = await db.execute<{ count: number }[]>(COUNT, [bucket, new Date(start)]);
   if ((row?.count ?? 1) > perHour) {
-    remember(bucket, start + HOUR_MS);
+    putBounded(spent, bucket, start + HOUR_MS, MAX_SPENT);
     throw refuse();
   }
 }
@@ -37,9 +38,3 @@ export async function spendAddressBudget(db: Db, action: AddressAction, ip: stri
  */
 const spent = new Map<string, number>();
 const MAX_SPENT = 10_000;
-
-function remember(bucket: string, until: number): void {
-  spent.delete(bucket);
-  spent.set(bucket, until);
-  if (spent.size > MAX_SPENT) spent.delete(spent.keys().next().value!);
-}

@@ -1,4 +1,5 @@
 import type { RateWindow } from '../auth/authenticate.ts';
+import { putBounded } from './bounded-map.ts';
 import { LookupGate } from './lookup-gate.ts';
 
 /** A key's spent window: refused from memory until `resetAt`. */
@@ -56,13 +57,6 @@ interface SpentEntry extends SpentWindow {
   ownerId: string;
   /** The window's end, or the key's expiry if that comes first. */
   until: number;
-}
-
-/** Map insertion order is the LRU order: `put` moves an entry to the back, and the oldest goes first when full. */
-function put<K, V>(map: Map<K, V>, key: K, value: V, max: number): void {
-  map.delete(key);
-  map.set(key, value);
-  while (map.size > max) map.delete(map.keys().next().value as K);
 }
 
 const noop = () => {};
@@ -174,7 +168,7 @@ export class KeyGuard {
   markSpent(key: KeySighting, spent: SpentWindow): void {
     if (!this.live || this.changedSince(key.generation, key.keyHash, key.ownerId)) return;
     const until = Math.min(spent.window.resetAt.getTime(), key.expiresAt?.getTime() ?? Infinity);
-    put(this.spentKeys, key.guardKey, { ...spent, ownerId: key.ownerId, until }, this.maxEntries);
+    putBounded(this.spentKeys, key.guardKey, { ...spent, ownerId: key.ownerId, until }, this.maxEntries);
   }
 
   isKnownBad(keyHash: string, now: Date): boolean {
@@ -189,7 +183,7 @@ export class KeyGuard {
   recordBad(keyHash: string, generation: number, now: Date): void {
     this.goodKeys.delete(keyHash);
     if (!this.live || this.changedSince(generation, keyHash, null)) return;
-    put(this.badKeys, keyHash, now.getTime() + this.rememberMs, this.maxEntries);
+    putBounded(this.badKeys, keyHash, now.getTime() + this.rememberMs, this.maxEntries);
   }
 
   isKnownGood(keyHash: string, now: Date): boolean {
@@ -201,7 +195,7 @@ export class KeyGuard {
   recordGood(keyHash: string, now: Date): void {
     const until = this.goodKeys.get(keyHash);
     if (until !== undefined && until - now.getTime() > this.rememberMs - REFRESH_MS) return;
-    put(this.goodKeys, keyHash, now.getTime() + this.rememberMs, this.maxEntries);
+    putBounded(this.goodKeys, keyHash, now.getTime() + this.rememberMs, this.maxEntries);
   }
 
   /**
