@@ -136,6 +136,16 @@ export function issuesFromZod(issues: ZodLikeIssue[]): Issue[] {
   return issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message }));
 }
 
+/**
+ * Every error in `err`'s chain (causes, AggregateError members), depth-limited, for the predicates below.
+ */
+function someInChain(err: unknown, test: (e: Error) => boolean, depth = 0): boolean {
+  if (!(err instanceof Error) || depth > 8) return false;
+  if (test(err)) return true;
+  if (err instanceof AggregateError && err.errors.some((e) => someInChain(e, test, depth + 1))) return true;
+  return someInChain(err.cause, test, depth + 1);
+}
+
 /** Node's network errors that mean "the database could not be reached", not "the statement was wrong". */
 const UNREACHABLE_ERRNO = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
 /** What node-postgres and its pool say when a connection is lost or cannot be had in time. */
@@ -147,25 +157,14 @@ const UNREACHABLE_MESSAGE = /Connection terminated|timeout exceeded when trying 
  * node-postgres's own words for a lost connection. Searched through causes, wrappers such as save_failed and
  * AggregateError (one error per address tried) included.
  */
-export function isDatabaseUnreachable(err: unknown, depth = 0): boolean {
-  if (!(err instanceof Error) || depth > 8) return false;
-  const code = (err as { code?: unknown }).code;
-  if (typeof code === 'string' && (UNREACHABLE_ERRNO.has(code) || /^08[0-9A-Z]{3}$/.test(code) || /^57P0[123]$/.test(code) || code === '53300')) {
-    return true;
-  }
-  if (err.name === 'ConnectionException' || UNREACHABLE_MESSAGE.test(err.message)) return true;
-  if (err instanceof AggregateError && err.errors.some((e) => isDatabaseUnreachable(e, depth + 1))) return true;
-  return isDatabaseUnreachable(err.cause, depth + 1);
-}
-
-/**
- * Every error in `err`'s chain (causes, AggregateError members), depth-limited, for the predicates below.
- */
-function someInChain(err: unknown, test: (e: Error) => boolean, depth = 0): boolean {
-  if (!(err instanceof Error) || depth > 8) return false;
-  if (test(err)) return true;
-  if (err instanceof AggregateError && err.errors.some((e) => someInChain(e, test, depth + 1))) return true;
-  return someInChain(err.cause, test, depth + 1);
+export function isDatabaseUnreachable(err: unknown): boolean {
+  return someInChain(err, (e) => {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && (UNREACHABLE_ERRNO.has(code) || /^08[0-9A-Z]{3}$/.test(code) || /^57P0[123]$/.test(code) || code === '53300')) {
+      return true;
+    }
+    return e.name === 'ConnectionException' || UNREACHABLE_MESSAGE.test(e.message);
+  });
 }
 
 /** Errors of setting a connection up (refused, no such host, server starting, too many connections): nothing ran yet. */
