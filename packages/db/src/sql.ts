@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
+import type { CompiledQuery } from 'kysely';
 import type { Pool, PoolClient } from 'pg';
 import { BoundedClient, DatabaseUnavailableError, guardedCommit } from './bounded.ts';
+import { bind, prepared, type Query, type Statement } from './statements.ts';
 
 /**
  * The one way services reach PostgreSQL: statements with `?` placeholders, run as named prepared statements. `PgDb` runs
@@ -9,6 +11,10 @@ import { BoundedClient, DatabaseUnavailableError, guardedCommit } from './bounde
  */
 export interface Db {
   execute<T = Record<string, unknown>[]>(sql: string, params?: unknown[]): Promise<T>;
+  /** Runs a statement built once by `statement()`, with its named parameters. */
+  run<P, R>(stmt: Statement<P, R>, params: P): Promise<R[]>;
+  /** Runs a query built per call; its text is prepared once per connection like any other. */
+  query<R>(q: Query<R>): Promise<R[]>;
   /** Runs `fn` in a transaction: a new one on the pool; inside a transaction, that same transaction. */
   transaction<T>(fn: (tx: TxDb) => Promise<T>): Promise<T>;
   /** SQL as written (`$n` placeholders), unprepared: for libraries such as pg-boss that bring their own statements. */
@@ -80,6 +86,22 @@ async function run<T>(conn: BoundedClient, sql: string, params: unknown[], timeo
   return result.rows as T;
 }
 
+const built = new Map<string, { name: string; text: string }>();
+
+/** A per-call query's name, computed once per distinct text (bounded by the code's query shapes, not by traffic). */
+function named(text: string): { name: string; text: string } {
+  let c = built.get(text);
+  if (!c) built.set(text, (c = prepared(text)));
+  return c;
+}
+
+async function send<R>(conn: BoundedClient, stmt: { name: string; text: string }, values: unknown[], timeoutMs: number | undefined) {
+  const result = await conn.query({ name: stmt.name, text: stmt.text, values }, timeoutMs);
+  return result.rows as R[];
+}
+
+const compileQuery = <R>(q: Query<R>): CompiledQuery<R> => ('compile' in q ? q.compile() : q);
+
 export interface TxOptions {
   /** Client-side give-up per statement (performance.now() milliseconds); unset: as long as the server takes. */
   queryTimeoutMs?: number | undefined;
@@ -112,6 +134,13 @@ export class TxDb implements Db {
   }
   execute<T = Record<string, unknown>[]>(sql: string, params: unknown[] = []): Promise<T> {
     return run<T>(this.conn, sql, params, this.timeout());
+  }
+  run<P, R>(stmt: Statement<P, R>, params: P): Promise<R[]> {
+    return send<R>(this.conn, stmt, bind(stmt, params), this.timeout());
+  }
+  query<R>(q: Query<R>): Promise<R[]> {
+    const c = compileQuery(q);
+    return send<R>(this.conn, named(c.sql), c.parameters as unknown[], this.timeout());
   }
   /** Already in one: the work joins it and commits or rolls back with it. */
   transaction<T>(fn: (tx: TxDb) => Promise<T>): Promise<T> {
@@ -170,6 +199,15 @@ export class PgDb implements Db {
 
   execute<T = Record<string, unknown>[]>(sql: string, params: unknown[] = []): Promise<T> {
     return this.once((conn) => run<T>(conn, sql, params, this.queryTimeoutMs));
+  }
+
+  run<P, R>(stmt: Statement<P, R>, params: P): Promise<R[]> {
+    return this.once((conn) => send<R>(conn, stmt, bind(stmt, params), this.queryTimeoutMs));
+  }
+
+  query<R>(q: Query<R>): Promise<R[]> {
+    const c = compileQuery(q);
+    return this.once((conn) => send<R>(conn, named(c.sql), c.parameters as unknown[], this.queryTimeoutMs));
   }
 
   async raw(text: string, values: unknown[] = []): Promise<{ rows: unknown[] }> {

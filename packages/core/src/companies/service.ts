@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Db } from '@leadwire/db';
+import { qb, sql, statement, type Db } from '@leadwire/db';
 import type { Actor } from '../auth/actor.ts';
 import { errors } from '../errors.ts';
 import { normalizeDomain } from './domain.ts';
@@ -9,16 +9,43 @@ import type { CompanyUpsertInput } from './schemas.ts';
  * One statement: insert, or on the natural key (organization, domain) overwrite the fields sent. Fields omitted keep
  * their values (the `has_*` flags), and custom keys merge with null removing a key, as for contacts.
  */
-const UPSERT_COMPANY = `
-insert into companies as c (id, organization_id, domain, name, industry, size, custom, created_at, updated_at)
-values (?, ?, ?, ?, ?, ?, jsonb_strip_nulls(?::jsonb), ?, ?)
-on conflict (organization_id, domain) do update set
-  name = case when ? then excluded.name else c.name end,
-  industry = case when ? then excluded.industry else c.industry end,
-  size = case when ? then excluded.size else c.size end,
-  custom = jsonb_strip_nulls(c.custom || ?::jsonb),
-  updated_at = excluded.updated_at
-returning id, (xmax = 0) as created`;
+const UPSERT_COMPANY = statement<{
+  id: string;
+  orgId: string;
+  domain: string;
+  name: string | null;
+  industry: string | null;
+  size: string | null;
+  custom: string;
+  now: Date;
+  hasName: boolean;
+  hasIndustry: boolean;
+  hasSize: boolean;
+}>()((p) =>
+  qb
+    .insertInto('companies')
+    .values({
+      id: p.id,
+      organization_id: p.orgId,
+      domain: p.domain,
+      name: p.name,
+      industry: p.industry,
+      size: p.size,
+      custom: sql`jsonb_strip_nulls(${p.custom}::jsonb)`,
+      created_at: p.now,
+      updated_at: p.now,
+    })
+    .onConflict((oc) =>
+      oc.columns(['organization_id', 'domain']).doUpdateSet((eb) => ({
+        name: eb.case().when(sql<boolean>`${p.hasName}`).then(eb.ref('excluded.name')).else(eb.ref('companies.name')).end(),
+        industry: eb.case().when(sql<boolean>`${p.hasIndustry}`).then(eb.ref('excluded.industry')).else(eb.ref('companies.industry')).end(),
+        size: eb.case().when(sql<boolean>`${p.hasSize}`).then(eb.ref('excluded.size')).else(eb.ref('companies.size')).end(),
+        custom: sql`jsonb_strip_nulls(${eb.ref('companies.custom')} || ${p.custom}::jsonb)`,
+        updated_at: eb.ref('excluded.updated_at'),
+      })),
+    )
+    .returning(['id', sql<boolean>`(xmax = 0)`.as('created')]),
+);
 
 export async function upsertCompany(db: Db, actor: Actor, input: CompanyUpsertInput, now: Date) {
   const domain = normalizeDomain(input.domain);
@@ -29,20 +56,18 @@ export async function upsertCompany(db: Db, actor: Actor, input: CompanyUpsertIn
     );
   }
   const custom = JSON.stringify(input.custom ?? {});
-  const [row] = await db.execute<{ id: string; created: boolean }[]>(UPSERT_COMPANY, [
-    randomUUID(),
-    actor.orgId,
+  const [row] = await db.run(UPSERT_COMPANY, {
+    id: randomUUID(),
+    orgId: actor.orgId,
     domain,
-    input.name ?? null,
-    input.industry ?? null,
-    input.size ?? null,
+    name: input.name ?? null,
+    industry: input.industry ?? null,
+    size: input.size ?? null,
     custom,
     now,
-    now,
-    input.name !== undefined,
-    input.industry !== undefined,
-    input.size !== undefined,
-    custom,
-  ]);
+    hasName: input.name !== undefined,
+    hasIndustry: input.industry !== undefined,
+    hasSize: input.size !== undefined,
+  });
   return { id: row!.id, created: row!.created, domain };
 }

@@ -1,0 +1,83 @@
+import { createHash } from 'node:crypto';
+import type { InferKyselyDB } from '@mikro-orm/sql';
+import {
+  DummyDriver,
+  Kysely,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  type Compilable,
+  type CompiledQuery,
+  type InferResult,
+} from 'kysely';
+import type { allEntities } from './entities/index.ts';
+
+/**
+ * The database as the compiler sees it, inferred from the entities: table and column names in the database's own
+ * snake_case, row types from the property builders. The entities (with the migrations they generate) are the only
+ * description of a table; `test/db/schema-drift.test.ts` holds them to the migrated schema.
+ */
+export type DB = InferKyselyDB<(typeof allEntities)[number]>;
+
+/**
+ * Builds statements, never runs them: it has no connection. Statements run through `Db`, on the bounded request pool
+ * as named prepared statements, inside whatever transaction the service was given. (MikroORM's `em.getKysely()` would
+ * run them on the ORM's own pool, outside those bounds and without prepared statements.)
+ */
+export const qb = new Kysely<DB>({
+  dialect: {
+    createAdapter: () => new PostgresAdapter(),
+    createDriver: () => new DummyDriver(),
+    createIntrospector: (db) => new PostgresIntrospector(db),
+    createQueryCompiler: () => new PostgresQueryCompiler(),
+  },
+});
+
+/** A named parameter's stand-in while a statement is compiled; replaced by the caller's value when it runs. */
+class Param {
+  readonly name: string;
+  constructor(name: string) {
+    this.name = name;
+  }
+}
+
+/** A statement compiled once, run with named parameters: `P` the parameters, `R` a row. */
+export interface Statement<P, R> {
+  /** The prepared statement's name: the same text always gets the same name, on every connection. */
+  readonly name: string;
+  readonly text: string;
+  /** Where each `$n` comes from: a parameter's name, or a constant the builder bound itself. */
+  readonly slots: readonly ({ param: keyof P & string } | { value: unknown })[];
+  /** Never set: carries the row type. */
+  readonly row?: R;
+}
+
+/** The text and name of a compiled query, as pg takes them for a named prepared statement. */
+export const prepared = (text: string) => ({ name: `lw_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`, text });
+
+/**
+ * A statement built once at module load with named, typed parameters, so the hot path pays neither for building nor
+ * for planning it:
+ *
+ *   const FIND = statement<{ orgId: string; email: string }>()((p) =>
+ *     qb.selectFrom('contacts').select(['id', 'email']).where('organization_id', '=', p.orgId).where('email', '=', p.email));
+ *   const rows = await db.run(FIND, { orgId, email }); // rows: { id: string; email: string | null }[]
+ *
+ * `p.x` stands for parameter `x` wherever a value goes (a comparison, `values`, `set`, a `sql` fragment). It is a single
+ * value: lists travel as one array parameter compared with `= any(...)`, never spread into `in (...)`.
+ */
+export const statement =
+  <P extends object = Record<never, never>>() =>
+  <Q extends Compilable<unknown>>(build: (p: P) => Q): Statement<P, InferResult<Q>[number]> => {
+    const params = new Proxy({}, { get: (_, key) => new Param(String(key)) }) as P;
+    const compiled = build(params).compile();
+    const slots = compiled.parameters.map((v) => (v instanceof Param ? { param: v.name as keyof P & string } : { value: v }));
+    return { ...prepared(compiled.sql), slots };
+  };
+
+/** The values of `stmt`'s `$n`, in order. */
+export const bind = <P>(stmt: Statement<P, unknown>, params: P): unknown[] =>
+  stmt.slots.map((s) => ('param' in s ? params[s.param] : s.value));
+
+/** A query built per call (its shape depends on the input, e.g. optional filters): compiled each time it runs. */
+export type Query<R> = Compilable<R> | CompiledQuery<R>;
