@@ -50,4 +50,7 @@ export default tseslint.config(
     },
   },
   { files: ['**/*.js'], ...tseslint.configs.disableTypeChecked },
+  // The docs' runnable examples are plain JavaScript that any Node runs without this repository's TypeScript.
+  { files: ['docs/examples/**/*.mjs'], ...tseslint.configs.disableTypeChecked },
+  { files: ['docs/examples/**/*.mjs'], languageOptions: { globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly' } } },
 );
