@@ -1,11 +1,12 @@
 /**
  * The docs hold together: every relative link of README.md, docs/*.md and the snippets' ARCHITECTURE.md reaches an
- * existing file and heading, every path a code map or the text names exists, and every docs file is reachable from the
- * README's reading order.
+ * existing file and heading, every path a code map or the text names exists, every docs file is reachable from the
+ * README's reading order, and the configuration table lists every setting.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ConfigSchema } from '@leadwire/core/config.ts';
 import { ROOT } from '../support/process.ts';
 import { anchors, docsFiles, readingOrder, relativeLinks, shellSteps } from './markdown.ts';
 
@@ -76,6 +77,12 @@ describe('the docs hold together', () => {
       expect(markers.filter((m) => !/^<!-- example: not run: .+ -->$/.test(m)), file).toEqual([]);
       shellSteps(file);
     }
+  });
+
+  it("docs/operating.md's configuration table lists exactly the settings config.ts parses", () => {
+    const table = read('docs/operating.md').split('\n## Configuration\n')[1]!;
+    const listed = [...table.matchAll(/^\| `([A-Z0-9_]+)` \|/gm)].map((m) => m[1]!);
+    expect(listed.toSorted()).toEqual(Object.keys(ConfigSchema.in.shape).toSorted());
   });
 
   it('finds what it checks: a broken path, link or map entry fails', () => {
