@@ -58,10 +58,14 @@ class Session {
   constructor(env: NodeJS.ProcessEnv) {
     // The examples run from a checkout: the session's folder shows the repository's files, and the logs the examples
     // write stay in it.
-    for (const entry of readdirSync(ROOT)) if (!['.git', '.data'].includes(entry)) symlinkSync(path.join(ROOT, entry), path.join(this.dir, entry));
+    for (const entry of readdirSync(ROOT)) {
+      if (!['.git', '.data'].includes(entry)) symlinkSync(path.join(ROOT, entry), path.join(this.dir, entry));
+    }
     mkdirSync(this.calls);
     writeFileSync(path.join(this.calls, 'n'), '0');
-    this.bash = spawn('bash', ['--norc', '--noprofile'], { cwd: this.dir, env: { ...env, LW_DIR: this.calls }, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    // A process group of its own, so that stopping it stops the receivers the examples leave in the background.
+    const opts = { cwd: this.dir, env: { ...env, LW_DIR: this.calls }, stdio: 'pipe' as const, detached: true };
+    this.bash = spawn('bash', ['--norc', '--noprofile'], opts);
     this.bash.stdout!.setEncoding('utf8').on('data', (d: string) => (this.out += d));
     this.bash.stderr!.setEncoding('utf8').on('data', (d: string) => (this.out += d));
     this.bash.stdin!.write(WRAPPER);
@@ -106,15 +110,28 @@ class Session {
 /** What the test substitutes, as docs/testing.md says: the server's and receivers' ports, and the values printed above. */
 function substitute(code: string, ports: Record<string, number>, printed: Map<string, string>): string {
   let out = code;
-  for (const [port, actual] of Object.entries(ports)) out = out.replaceAll(`localhost:${port}`, `localhost:${actual}`).replaceAll(`PORT=${port}`, `PORT=${actual}`);
-  return out.replace(/^((?:export )?[A-Z_]+=)\S*\.\.\.(\s+# the (\w+) printed (?:above|by \w+).*)$/gm, (line, assign: string, rest: string, field: string) => {
+  for (const [port, actual] of Object.entries(ports)) {
+    out = out.replaceAll(`localhost:${port}`, `localhost:${actual}`).replaceAll(`PORT=${port}`, `PORT=${actual}`);
+  }
+  const placeholder = /^((?:export )?[A-Z_]+=)\S*\.\.\.(\s+# the (\w+) printed (?:above|by \w+).*)$/gm;
+  return out.replace(placeholder, (line, assign: string, rest: string, field: string) => {
     const value = printed.get(field);
     if (!value) throw new Error(`"${line}": nothing printed ${field} before`);
     return `${assign}${value}${rest}`;
   });
 }
 
-const readOnly = (code: string) => !/\s(-d|--data\S*|-X\s*(POST|PUT|PATCH|DELETE))\s|&\s*(\w+=\$!)?\s*$|\badmin\b|\bkill\b|\btrigger\b/m.test(code);
+const jsonObject = (text: string): Record<string, unknown> => {
+  try {
+    return JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    return {};
+  }
+};
+
+/** A step that writes nothing and starts nothing may be run again. */
+const readOnly = (code: string) =>
+  !/\s(-d|--data\S*|-X\s*(POST|PUT|PATCH|DELETE))\s|&\s*(\w+=\$!)?\s*$|\badmin\b|\bkill\b|\btrigger\b/m.test(code);
 
 function check(step: Step, ran: Ran): string[] {
   const problems: string[] = [];
@@ -123,14 +140,17 @@ function check(step: Step, ran: Ran): string[] {
   ran.calls.forEach((call, i) => {
     const last = i === ran.calls.length - 1;
     const ok = last && status !== null ? call.status === status : call.status >= 200 && call.status < 300;
-    if (!ok) problems.push(`curl ${call.args}\n  answered ${call.status} ${call.body.slice(0, 300)}; the docs show ${last && status ? status : '2xx'}`);
+    const shown = last && status ? status : '2xx';
+    if (!ok) problems.push(`curl ${call.args}\n  answered ${call.status} ${call.body.slice(0, 300)}; the docs show ${shown}`);
   });
   const answer = ran.calls.at(-1)?.body ?? ran.out;
   for (const literal of json ? literals(json) : []) {
     if (UNCHECKED[literal] && step.at.startsWith(UNCHECKED[literal])) continue;
     if (!answer.includes(literal)) problems.push(`the answer lacks ${literal}: ${answer.slice(0, 400)}`);
   }
-  for (const line of lines) if (!ran.out.split('\n').some((l) => linePattern(line).test(l))) problems.push(`no output line matches "${line}"`);
+  for (const line of lines) {
+    if (!ran.out.split('\n').some((l) => linePattern(line).test(l))) problems.push(`no output line matches "${line}"`);
+  }
   return problems;
 }
 
@@ -143,7 +163,12 @@ describe("the README's and docs' shell examples, top to bottom in one organizati
   beforeAll(async () => {
     db = await createTestDatabase(undefined, { migrated: true });
     // As docs/webhooks.md starts it for a local HTTPS receiver; PASSWORD_HASH_COST only makes the owner's hash cheap.
-    const env = { DATABASE_URL: db.url, PASSWORD_HASH_COST: '12', WEBHOOKS_UNSAFE_ALLOW_LOOPBACK: 'true', NODE_EXTRA_CA_CERTS: path.join(ROOT, 'test/support/fixtures/tls/ca.pem') };
+    const env = {
+      DATABASE_URL: db.url,
+      PASSWORD_HASH_COST: '12',
+      WEBHOOKS_UNSAFE_ALLOW_LOOPBACK: 'true',
+      NODE_EXTRA_CA_CERTS: path.join(ROOT, 'test/support/fixtures/tls/ca.pem'),
+    };
     server = await startServer(env);
     await server.waitReady();
     Object.assign(ports, { 3000: server.port, 4000: await freePort(), 4001: await freePort() });
@@ -171,9 +196,10 @@ describe("the README's and docs' shell examples, top to bottom in one organizati
         problems = check({ ...step, shown: step.shown.map((l) => substitute(l, ports, printed)) }, ran);
       } while (problems.length && Date.now() < deadline && (await new Promise((r) => setTimeout(r, 100, true))));
       expect(problems, `${step.at}\n${step.code}\n---\n${ran.out.slice(-2000)}`).toEqual([]);
+      // What a reader copies from: the fields of the JSON objects the step printed (bootstrap's keys and ids).
       for (const line of ran.out.split('\n')) {
-        if (!line.startsWith('{')) continue;
-        for (const [k, v] of Object.entries(JSON.parse(line) as Record<string, unknown>)) if (typeof v === 'string') printed.set(k, v);
+        const parsed = line.startsWith('{') ? jsonObject(line) : {};
+        for (const [k, v] of Object.entries(parsed)) if (typeof v === 'string') printed.set(k, v);
       }
     }
   }, 90_000);
