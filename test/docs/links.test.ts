@@ -57,6 +57,16 @@ describe('the docs hold together', () => {
     expect(paths.filter((p) => !exists(p))).toEqual([]);
   });
 
+  it("docs/architecture.md's code map names every package and every folder of packages/core/src and sdk/src", () => {
+    const paths = treePaths(read('docs/architecture.md').split('\n## Code map\n')[1]!.split('```')[1]!);
+    const folders = (dir: string) =>
+      readdirSync(path.join(ROOT, dir), { withFileTypes: true })
+        .filter((d) => d.isDirectory() && !['node_modules', 'dist', 'test', 'assets'].includes(d.name))
+        .map((d) => `${dir}/${d.name}/`);
+    const wanted = ['apps', 'packages', 'packages/core/src', 'sdk/src', 'snippets'].flatMap(folders);
+    expect(wanted.filter((f) => !paths.some((p) => p.startsWith(f)))).toEqual([]);
+  });
+
   it.each(snippetMaps())("every file in %s's code map exists", (file) => {
     const table = read(file).split('\n## Code map\n')[1]!.split('\n## ')[0]!;
     const named = [...table.matchAll(/^\| (.+?) \|/gm)].flatMap((m) => [...m[1]!.matchAll(/`([^`]+)`/g)].map((n) => n[1]!));
