@@ -7,7 +7,7 @@
  * Steps that only read (no write, nothing started) are asked again for up to 10 s, as workers and deliveries land a
  * moment later. See docs/testing.md, "The docs' examples", for what is substituted.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -161,6 +161,10 @@ describe("the README's and docs' shell examples, top to bottom in one organizati
   const ports: Record<string, number> = {};
 
   beforeAll(async () => {
+    // The examples are curl and bash, as a reader runs them: without them this test fails saying so, never skips.
+    for (const tool of ['curl', 'bash']) {
+      if (spawnSync(tool, ['--version']).status !== 0) throw new Error(`the docs' examples need ${tool} on PATH (apt-get install ${tool})`);
+    }
     db = await createTestDatabase(undefined, { migrated: true });
     // As docs/webhooks.md starts it for a local HTTPS receiver; PASSWORD_HASH_COST only makes the owner's hash cheap.
     const env = {
