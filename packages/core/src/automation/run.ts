@@ -128,7 +128,7 @@ export async function runSendSms(deps: ActionDeps, actor: InternalActor, input: 
     if (!digits) {
       throw errors.validation([{ path: 'to', message: 'to must be a contact id or a phone number' }], 'Validation failed: to must be a contact id or a phone number');
     }
-    const [contact] = await deps.db.execute<{ id: string }[]>(CONTACT_BY_PHONE, [actor.orgId, digits]);
+    const [contact] = await deps.db.run(CONTACT_BY_PHONE, { orgId: actor.orgId, digits });
     if (!contact) throw errors.notFound(`No contact has the phone number ${input.to}`);
     contactId = contact.id;
   }

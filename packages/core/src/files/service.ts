@@ -57,7 +57,7 @@ export function toFileView(r: q.FileRow): FileView {
 }
 
 async function requireContact(db: Db, actor: InternalActor, contactId: string) {
-  const [row] = await db.execute<{ id: string }[]>(q.LIVE_CONTACT, [contactId, actor.orgId]);
+  const [row] = await db.run(q.LIVE_CONTACT, { id: contactId, orgId: actor.orgId });
   if (!row) throw errors.notFound(`No contact with id ${contactId}`);
 }
 
@@ -110,12 +110,20 @@ export async function uploadContactFile(
   let row: q.FileRow | undefined;
   try {
     row = await deps.db.transaction(async (tx) => {
-      const [inserted] = await tx.execute<q.FileRow[]>(q.INSERT_FILE, [
-        fileId, actor.userId, kind, cleanFilename(incoming.filename), photoType ?? cleanMediaType(incoming.declaredType),
-        spooled.size, spooled.sha256, key, contactId, actor.orgId,
-      ]);
+      const [inserted] = await tx.run(q.INSERT_FILE, {
+        id: fileId,
+        uploadedById: actor.userId,
+        kind,
+        filename: cleanFilename(incoming.filename),
+        contentType: photoType ?? cleanMediaType(incoming.declaredType),
+        size: spooled.size,
+        sha256: spooled.sha256,
+        storageKey: key,
+        contactId,
+        orgId: actor.orgId,
+      });
       if (inserted && kind === 'photo') {
-        replaced = (await tx.execute<{ storage_key: string }[]>(q.DELETE_PHOTOS, [contactId, actor.orgId, fileId])).map((r) => r.storage_key);
+        replaced = (await tx.run(q.DELETE_PHOTOS, { contactId, orgId: actor.orgId, keepId: fileId })).map((r) => r.storage_key);
       }
       return inserted;
     });
@@ -135,7 +143,7 @@ export async function uploadContactFile(
 
 export async function listContactFiles(db: Db, actor: InternalActor, contactId: string): Promise<FileView[]> {
   await requireContact(db, actor, contactId);
-  const rows = await db.execute<q.FileRow[]>(q.LIST_FILES, [contactId, actor.orgId]);
+  const rows = await db.run(q.LIST_FILES, { contactId, orgId: actor.orgId });
   return rows.map(toFileView);
 }
 
@@ -148,11 +156,11 @@ async function open(deps: Pick<FileDeps, 'storage'>, row: q.FileRow | undefined,
 
 /** A file of the caller's organization with its bytes; another organization's id looks unknown. */
 export async function openFile(deps: Pick<FileDeps, 'db' | 'storage'>, actor: InternalActor, fileId: string) {
-  const [row] = await deps.db.execute<q.FileRow[]>(q.FIND_FILE, [fileId, actor.orgId]);
+  const [row] = await deps.db.run(q.FIND_FILE, { id: fileId, orgId: actor.orgId });
   return open(deps, row, `No file with id ${fileId}`);
 }
 
 export async function openPhoto(deps: Pick<FileDeps, 'db' | 'storage'>, actor: InternalActor, contactId: string) {
-  const [row] = await deps.db.execute<q.FileRow[]>(q.FIND_PHOTO, [contactId, actor.orgId]);
+  const [row] = await deps.db.run(q.FIND_PHOTO, { contactId, orgId: actor.orgId });
   return open(deps, row, `No photo for contact ${contactId}`);
 }

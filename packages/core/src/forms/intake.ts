@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Db, Plan } from '@leadwire/db';
+import type { Db } from '@leadwire/db';
 import type { Deps } from '../context.ts';
 import { ContactUpsertInput } from '../contacts/v1/schemas.ts';
 import { upsertContactsInTx } from '../contacts/v1/upsert.ts';
@@ -7,7 +7,6 @@ import type { ContactRow } from '../contacts/shared/row.ts';
 import { transact } from '../contacts/shared/transact.ts';
 import { errors, type Issue } from '../errors.ts';
 import { emitEvents } from '../events/outbox.ts';
-import { PLACE } from '../leads/service.ts';
 import { FORM_SUBMITS_PER_ADDRESS_PER_MINUTE, FORM_SUBMITS_PER_FORM_PER_MINUTE } from '../limits/plans.ts';
 import { enforceRateLimits } from '../limits/rate-limit.ts';
 import { ADJUST_SCORE_QUEUE } from '../scoring/adjust-job.ts';
@@ -17,15 +16,12 @@ import { isHttpUrl } from '../validation/index.ts';
 import { type Answer, type Attribution, contactOf, parseSubmission } from './answers.ts';
 import { verifyCaptcha } from './captcha.ts';
 import { type LeadRouter, leadRouterFor } from './lead-router.ts';
-import type { FormRow } from './service.ts';
 import * as q from './sql.ts';
+import type { FormRow, PublishedForm } from './sql.ts';
 
 export type IntakeDeps = Pick<Deps, 'db' | 'config' | 'clock' | 'jobs' | 'scoreAdjustment' | 'log'> & { leadRouter?: LeadRouter };
 
-export interface PublishedForm extends FormRow {
-  plan: Plan;
-  contact_booster: number;
-}
+export type { PublishedForm } from './sql.ts';
 
 export interface SubmitClient {
   ip: string | undefined;
@@ -53,7 +49,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A published form, or 404: an unpublished, deleted or malformed id all look alike to an anonymous caller. */
 export async function loadPublishedForm(db: Db, id: string): Promise<PublishedForm> {
-  const [form] = UUID.test(id) ? await db.execute<PublishedForm[]>(q.PUBLISHED_FORM, [id.toLowerCase()]) : [];
+  const [form] = UUID.test(id) ? await db.run(q.PUBLISHED_FORM, { id: id.toLowerCase() }) : [];
   if (!form) throw errors.notFound(`No published form with id ${id}`);
   return form;
 }
@@ -65,7 +61,7 @@ async function countAttempt(deps: IntakeDeps, form: FormRow, client: SubmitClien
   const now = deps.clock.now();
   const start = new Date(now.getTime() - (now.getTime() % MINUTE_MS));
   const byAddress = `form:${form.id}:addr:${client.ip ?? 'unknown'}`;
-  const rows = await deps.db.execute<{ bucket: string; count: number }[]>(q.COUNT_HIT, [byAddress, start, `form:${form.id}`, start]);
+  const rows = await deps.db.run(q.COUNT_HIT, { byAddress, byForm: `form:${form.id}`, windowStart: start });
   const resetAt = new Date(start.getTime() + MINUTE_MS);
   const count = (bucket: string) => rows.find((r) => r.bucket === bucket)?.count ?? 1;
   enforceRateLimits(
@@ -172,18 +168,30 @@ async function keep(
       contact = outcome.contact;
       if (opts.visitorId) await identifyVisitor(tx, form.organization_id, opts.visitorId, contact.id);
       // A pipeline deleted meanwhile falls back to the default; a pipeline without stages places nobody.
-      const [target] = await tx.execute<{ pipeline_id: string; stage_id: string | null }[]>(q.ROUTE_PIPELINE, [form.organization_id, pipelineId, pipelineId]);
+      const [target] = await tx.run(q.ROUTE_PIPELINE, { orgId: form.organization_id, pipelineId });
       if (target?.stage_id) {
-        const [item] = await tx.execute<{ id: string }[]>(PLACE, [
-          randomUUID(), form.organization_id, target.pipeline_id, target.stage_id, contact.id, target.pipeline_id, contact.id,
-        ]);
+        const [item] = await tx.run(q.PLACE_CONTACT, {
+          id: randomUUID(),
+          orgId: form.organization_id,
+          pipelineId: target.pipeline_id,
+          stageId: target.stage_id,
+          contactId: contact.id,
+        });
         pipelineItemId = item?.id ?? null;
       }
     }
     const id = randomUUID();
-    await tx.execute(q.INSERT_SUBMISSION, [
-      id, form.organization_id, opts.detached ? null : form.id, form.name, contact?.id ?? null, JSON.stringify(answers), JSON.stringify(attribution), pipelineItemId, now,
-    ]);
+    await tx.run(q.INSERT_SUBMISSION, {
+      id,
+      orgId: form.organization_id,
+      formId: opts.detached ? null : form.id,
+      formName: form.name,
+      contactId: contact?.id ?? null,
+      answers: JSON.stringify(answers),
+      attribution: JSON.stringify(attribution),
+      pipelineItemId,
+      now,
+    });
     await emitEvents(tx, [
       {
         orgId: form.organization_id,

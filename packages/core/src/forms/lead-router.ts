@@ -1,4 +1,4 @@
-import type { Db } from '@leadwire/db';
+import { qb, sql, statement, type Db } from '@leadwire/db';
 import { z } from 'zod';
 import type { Config } from '../config.ts';
 import type { Logger } from '../context.ts';
@@ -24,7 +24,16 @@ export type LeadRouter = (db: Db, lead: LeadToRoute) => Promise<string | null>;
 /** The rules router: every lead of a form without a pipeline goes to the default pipeline. */
 export const rulesLeadRouter: LeadRouter = async () => null;
 
-const PIPELINES = `select id, name from pipelines where organization_id = ? order by is_default desc, created_at, id limit 50`;
+const PIPELINES = statement<{ orgId: string }>()((p) =>
+  qb
+    .selectFrom('pipelines')
+    .select(['id', 'name'])
+    .where('organization_id', '=', p.orgId)
+    .orderBy('is_default', 'desc')
+    .orderBy('created_at')
+    .orderBy('id')
+    .limit(sql.lit(50)),
+);
 const TIMEOUT_MS = 3000;
 const MAX_ANSWER_CHARS = 500;
 /** Answers that identify the person stay here; what the lead asks about is what routes it. */
@@ -58,7 +67,7 @@ export function routerPayload(lead: LeadToRoute, pipelines: readonly string[]) {
 export function aiLeadRouter(config: Pick<Config, 'SCORE_ADJUSTER_URL' | 'SCORE_ADJUSTER_API_KEY' | 'SCORE_ADJUSTER_MODEL'>, log: Logger): LeadRouter {
   const url = `${config.SCORE_ADJUSTER_URL!.replace(/\/+$/, '')}/chat/completions`;
   return async (db, lead) => {
-    const pipelines = await db.execute<{ id: string; name: string }[]>(PIPELINES, [lead.orgId]);
+    const pipelines = await db.run(PIPELINES, { orgId: lead.orgId });
     if (pipelines.length < 2) return null;
     try {
       const res = await fetch(url, {

@@ -3,24 +3,10 @@ import type { Db } from '@leadwire/db';
 import type { InternalActor } from '../auth/actor.ts';
 import { iso, toPage } from '../deals/common.ts';
 import { AppError, errors } from '../errors.ts';
-import type { CaptchaProvider, FormCreateInput, FormField, FormListInput, FormUpdateInput, FormView } from './schemas.ts';
+import type { FormCreateInput, FormListInput, FormUpdateInput, FormView } from './schemas.ts';
 import * as q from './sql.ts';
 
-export interface FormRow {
-  id: string;
-  organization_id: string;
-  name: string;
-  fields: FormField[];
-  published: boolean;
-  pipeline_id: string | null;
-  captcha_provider: CaptchaProvider | null;
-  captcha_site_key: string | null;
-  captcha_secret: string | null;
-  thank_you_message: string | null;
-  redirect_url: string | null;
-  created_at: Date;
-  updated_at: Date;
-}
+export type { FormRow } from './sql.ts';
 
 /** Where a form can be reached: `{base_url}` (the API, with /api) and `{app_url}` (the hosted pages). */
 export interface FormUrls {
@@ -35,7 +21,7 @@ export const formUrls = (urls: FormUrls, id: string) => ({
   thanksUrl: `${urls.appUrl}/f/${id}/thanks`,
 });
 
-export function toFormView(r: FormRow, urls: FormUrls): FormView {
+export function toFormView(r: q.FormRow, urls: FormUrls): FormView {
   const { submitUrl, embedUrl, hostedUrl } = formUrls(urls, r.id);
   return {
     id: r.id,
@@ -57,11 +43,11 @@ const notFound = (id: string) => errors.notFound(`No form with id ${id}`);
 
 async function checkPipeline(tx: Db, orgId: string, pipelineId: string | null | undefined) {
   if (!pipelineId) return;
-  const [found] = await tx.execute(q.PIPELINE_OF_ORG, [pipelineId, orgId]);
+  const [found] = await tx.run(q.PIPELINE_OF_ORG, { id: pipelineId, orgId });
   if (!found) throw new AppError(422, 'pipeline_not_found', `No pipeline with id ${pipelineId} in your organization`, { pipelineId });
 }
 
-type Captcha = Pick<FormRow, 'captcha_provider' | 'captcha_site_key' | 'captcha_secret'>;
+type Captcha = Pick<q.FormRow, 'captcha_provider' | 'captcha_site_key' | 'captcha_secret'>;
 
 /** A secret may be left out only to keep the one stored for the same provider. */
 function captchaColumns(input: FormCreateInput['captcha'], stored: Captcha | null): Captcha {
@@ -78,13 +64,21 @@ const thankYouColumns = (t: FormCreateInput['thankYou']) => ({
   redirect_url: t && 'redirectUrl' in t ? t.redirectUrl : null,
 });
 
+const stored = (c: Captcha, t: Pick<q.FormRow, 'thank_you_message' | 'redirect_url'>) => ({
+  captchaProvider: c.captcha_provider,
+  captchaSiteKey: c.captcha_site_key,
+  captchaSecret: c.captcha_secret,
+  thankYouMessage: t.thank_you_message,
+  redirectUrl: t.redirect_url,
+});
+
 export async function listForms(db: Db, actor: InternalActor, input: FormListInput, urls: FormUrls) {
-  const rows = await db.execute<FormRow[]>(q.LIST_FORMS, [actor.orgId, input.cursor ?? null, input.cursor ?? null, actor.orgId, input.limit + 1]);
+  const rows = await db.run(q.LIST_FORMS, { orgId: actor.orgId, cursor: input.cursor ?? null, limit: input.limit + 1 });
   return toPage(rows, input.limit, (r) => toFormView(r, urls));
 }
 
 export async function getForm(db: Db, actor: InternalActor, id: string, urls: FormUrls): Promise<FormView> {
-  const [row] = await db.execute<FormRow[]>(q.GET_FORM, [id, actor.orgId]);
+  const [row] = await db.run(q.GET_FORM, { id, orgId: actor.orgId });
   if (!row) throw notFound(id);
   return toFormView(row, urls);
 }
@@ -94,10 +88,16 @@ export async function createForm(db: Db, actor: InternalActor, input: FormCreate
     await checkPipeline(tx, actor.orgId, input.pipelineId);
     const c = captchaColumns(input.captcha, null);
     const t = thankYouColumns(input.thankYou);
-    const [row] = await tx.execute<FormRow[]>(q.INSERT_FORM, [
-      randomUUID(), actor.orgId, input.name, JSON.stringify(input.fields), input.published, input.pipelineId ?? null,
-      c.captcha_provider, c.captcha_site_key, c.captcha_secret, t.thank_you_message, t.redirect_url, now, now,
-    ]);
+    const [row] = await tx.run(q.INSERT_FORM, {
+      id: randomUUID(),
+      orgId: actor.orgId,
+      name: input.name,
+      fields: JSON.stringify(input.fields),
+      published: input.published,
+      pipelineId: input.pipelineId ?? null,
+      ...stored(c, t),
+      now,
+    });
     return toFormView(row!, urls);
   });
 }
@@ -105,26 +105,26 @@ export async function createForm(db: Db, actor: InternalActor, input: FormCreate
 /** Fields left out keep their stored values; null clears pipeline, CAPTCHA and thank-you. */
 export async function updateForm(db: Db, actor: InternalActor, input: FormUpdateInput, urls: FormUrls, now: Date): Promise<FormView> {
   return db.transaction(async (tx) => {
-    const [cur] = await tx.execute<FormRow[]>(q.LOCK_FORM, [input.id, actor.orgId]);
+    const [cur] = await tx.run(q.LOCK_FORM, { id: input.id, orgId: actor.orgId });
     if (!cur) throw notFound(input.id);
     if (input.pipelineId !== undefined) await checkPipeline(tx, actor.orgId, input.pipelineId);
     const c = input.captcha === undefined ? cur : captchaColumns(input.captcha, cur);
     const t = input.thankYou === undefined ? cur : thankYouColumns(input.thankYou);
-    const [row] = await tx.execute<FormRow[]>(q.UPDATE_FORM, [
-      input.name ?? cur.name,
-      JSON.stringify(input.fields ?? cur.fields),
-      input.published ?? cur.published,
-      input.pipelineId === undefined ? cur.pipeline_id : input.pipelineId,
-      c.captcha_provider, c.captcha_site_key, c.captcha_secret, t.thank_you_message, t.redirect_url,
+    const [row] = await tx.run(q.UPDATE_FORM, {
+      id: cur.id,
+      name: input.name ?? cur.name,
+      fields: JSON.stringify(input.fields ?? cur.fields),
+      published: input.published ?? cur.published,
+      pipelineId: input.pipelineId === undefined ? cur.pipeline_id : input.pipelineId,
+      ...stored(c, t),
       now,
-      cur.id,
-    ]);
+    });
     return toFormView(row!, urls);
   });
 }
 
 /** Submissions stay on their contacts' timelines (with the form's name); the form itself is gone. */
 export async function deleteForm(db: Db, actor: InternalActor, id: string): Promise<void> {
-  const [gone] = await db.execute(q.DELETE_FORM, [id, actor.orgId]);
+  const [gone] = await db.run(q.DELETE_FORM, { id, orgId: actor.orgId });
   if (!gone) throw notFound(id);
 }

@@ -1,12 +1,12 @@
-import { columnList } from '@leadwire/db';
-import { afterCursor } from '../deals/common.ts';
+import { qb, sql, statement, type DB } from '@leadwire/db';
+import type { ExpressionBuilder } from 'kysely';
+import type { FormField } from './schemas.ts';
 
-/** The columns of a form, listed once; every statement and the row type derive from this list. */
-export const FORM_COLUMNS = [
+/** A form's columns but `fields`, which every selection adds typed (jsonb the forms service alone writes, checked). */
+const FORM = [
   'id',
   'organization_id',
   'name',
-  'fields',
   'published',
   'pipeline_id',
   'captcha_provider',
@@ -18,46 +18,173 @@ export const FORM_COLUMNS = [
   'updated_at',
 ] as const;
 
-const COLS = columnList([...FORM_COLUMNS]);
-const F_COLS = columnList([...FORM_COLUMNS], 'f');
+const form = (eb: ExpressionBuilder<DB, 'forms'>) => [...FORM, eb.ref('fields').$castTo<FormField[]>().as('fields')] as const;
 
-export const GET_FORM = `select ${COLS} from forms where id = ? and organization_id = ?`;
-export const LOCK_FORM = `${GET_FORM} for update`;
-export const LIST_FORMS = `
-select ${F_COLS} from forms f
-where f.organization_id = ? and ${afterCursor('f', 'forms')}
-order by f.created_at desc, f.id desc limit ?`;
-export const INSERT_FORM = `
-insert into forms (${COLS}) values (?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-returning ${COLS}`;
-export const UPDATE_FORM = `
-update forms set name = ?, fields = ?::jsonb, published = ?, pipeline_id = ?, captcha_provider = ?, captcha_site_key = ?,
-  captcha_secret = ?, thank_you_message = ?, redirect_url = ?, updated_at = ?
-where id = ? returning ${COLS}`;
-export const DELETE_FORM = `delete from forms where id = ? and organization_id = ? returning id`;
+export const GET_FORM = statement<{ id: string; orgId: string }>()((p) =>
+  qb.selectFrom('forms').select(form).where('id', '=', p.id).where('organization_id', '=', p.orgId),
+);
+export type FormRow = NonNullable<(typeof GET_FORM)['row']>;
+
+export const LOCK_FORM = statement<{ id: string; orgId: string }>()((p) =>
+  qb.selectFrom('forms').select(form).where('id', '=', p.id).where('organization_id', '=', p.orgId).forUpdate(),
+);
+
+/** Newest first, after the `cursor` form (null: from the start), keyed by (created_at, id). */
+export const LIST_FORMS = statement<{ orgId: string; cursor: string | null; limit: number }>()((p) =>
+  qb
+    .selectFrom('forms')
+    .select(form)
+    .where('organization_id', '=', p.orgId)
+    .where((eb) =>
+      eb.or([
+        eb(sql`${p.cursor}::uuid`, 'is', null),
+        sql<boolean>`(${eb.ref('forms.created_at')}, ${eb.ref('forms.id')}) < ${eb
+          .selectFrom('forms as k')
+          .select(['k.created_at', 'k.id'])
+          .where('k.id', '=', p.cursor)
+          .where('k.organization_id', '=', p.orgId)}`,
+      ]),
+    )
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(p.limit),
+);
+
+/** The stored columns a form's create and update set; `fields` as JSON text. */
+interface FormValues {
+  name: string;
+  fields: string;
+  published: boolean;
+  pipelineId: string | null;
+  captchaProvider: FormRow['captcha_provider'];
+  captchaSiteKey: string | null;
+  captchaSecret: string | null;
+  thankYouMessage: string | null;
+  redirectUrl: string | null;
+  now: Date;
+}
+
+const formValues = (p: FormValues) => ({
+  name: p.name,
+  fields: sql<FormField[]>`${p.fields}::jsonb`,
+  published: p.published,
+  pipeline_id: p.pipelineId,
+  captcha_provider: p.captchaProvider,
+  captcha_site_key: p.captchaSiteKey,
+  captcha_secret: p.captchaSecret,
+  thank_you_message: p.thankYouMessage,
+  redirect_url: p.redirectUrl,
+  updated_at: p.now,
+});
+
+export const INSERT_FORM = statement<FormValues & { id: string; orgId: string }>()((p) =>
+  qb
+    .insertInto('forms')
+    .values({ id: p.id, organization_id: p.orgId, ...formValues(p), created_at: p.now })
+    .returning(form),
+);
+
+export const UPDATE_FORM = statement<FormValues & { id: string }>()((p) =>
+  qb.updateTable('forms').set(formValues(p)).where('id', '=', p.id).returning(form),
+);
+
+export const DELETE_FORM = statement<{ id: string; orgId: string }>()((p) =>
+  qb.deleteFrom('forms').where('id', '=', p.id).where('organization_id', '=', p.orgId).returning('id'),
+);
+
 /** A pipeline a form may name: one of the organization's own. */
-export const PIPELINE_OF_ORG = `select id from pipelines where id = ? and organization_id = ? for share`;
+export const PIPELINE_OF_ORG = statement<{ id: string; orgId: string }>()((p) =>
+  qb.selectFrom('pipelines').select('id').where('id', '=', p.id).where('organization_id', '=', p.orgId).forShare(),
+);
 
 /** A published form and what intake needs of its organization (plan and cap), for an anonymous submitter. */
-export const PUBLISHED_FORM = `
-select ${F_COLS}, o.plan, o.contact_booster from forms f join organizations o on o.id = f.organization_id
-where f.id = ? and f.published`;
+export const PUBLISHED_FORM = statement<{ id: string }>()((p) =>
+  qb
+    .selectFrom('forms as f')
+    .innerJoin('organizations as o', 'o.id', 'f.organization_id')
+    .select((eb) => [
+      ...FORM.map((c) => `f.${c}` as const),
+      eb.ref('f.fields').$castTo<FormField[]>().as('fields'),
+      'o.plan',
+      'o.contact_booster',
+    ])
+    .where('f.id', '=', p.id)
+    .where((eb) => eb.ref('f.published')),
+);
+export type PublishedForm = NonNullable<(typeof PUBLISHED_FORM)['row']>;
 
 /** The chosen pipeline (the form's, or the router's pick), else the organization's default: its id and first stage. */
-export const ROUTE_PIPELINE = `
-select p.id as pipeline_id,
-  (select s.id from pipeline_stages s where s.pipeline_id = p.id order by s.position, s.id limit 1) as stage_id
-from pipelines p
-where p.organization_id = ? and (p.id = ?::uuid or p.is_default)
-order by (p.id = ?::uuid) desc nulls last
-limit 1`;
+export const ROUTE_PIPELINE = statement<{ orgId: string; pipelineId: string | null }>()((p) =>
+  qb
+    .selectFrom('pipelines as p')
+    .select((eb) => [
+      'p.id as pipeline_id',
+      eb
+        .selectFrom('pipeline_stages as s')
+        .select('s.id')
+        .whereRef('s.pipeline_id', '=', 'p.id')
+        .orderBy('s.position')
+        .orderBy('s.id')
+        .limit(sql.lit(1))
+        .as('stage_id'),
+    ])
+    .where('p.organization_id', '=', p.orgId)
+    .where((eb) => eb.or([eb('p.id', '=', sql<string>`${p.pipelineId}::uuid`), eb.ref('p.is_default')]))
+    .orderBy((eb) => sql<boolean>`(${eb.ref('p.id')} = ${p.pipelineId}::uuid)`, (ob) => ob.desc().nullsLast())
+    .limit(sql.lit(1)),
+);
 
-export const INSERT_SUBMISSION = `
-insert into form_submissions (id, organization_id, form_id, form_name, contact_id, answers, attribution, pipeline_item_id, created_at)
-values (?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?, ?)`;
+/**
+ * Places a contact on a stage, or answers the placement it already has on that pipeline (as leads/service.ts's PLACE):
+ * the unique (pipeline, contact) placement makes a second one a no-op.
+ */
+export const PLACE_CONTACT = statement<{ id: string; orgId: string; pipelineId: string; stageId: string; contactId: string }>()((p) =>
+  qb
+    .with('ins', (db) =>
+      db
+        .insertInto('pipeline_items')
+        .values({ id: p.id, organization_id: p.orgId, pipeline_id: p.pipelineId, stage_id: p.stageId, contact_id: p.contactId })
+        .onConflict((oc) => oc.columns(['pipeline_id', 'contact_id']).doNothing())
+        .returning('id'),
+    )
+    .selectFrom('ins')
+    .select('id')
+    .unionAll((db) => db.selectFrom('pipeline_items').select('id').where('pipeline_id', '=', p.pipelineId).where('contact_id', '=', p.contactId))
+    .limit(sql.lit(1)),
+);
+
+export const INSERT_SUBMISSION = statement<{
+  id: string;
+  orgId: string;
+  formId: string | null;
+  formName: string;
+  contactId: string | null;
+  answers: string;
+  attribution: string;
+  pipelineItemId: string | null;
+  now: Date;
+}>()((p) =>
+  qb.insertInto('form_submissions').values({
+    id: p.id,
+    organization_id: p.orgId,
+    form_id: p.formId,
+    form_name: p.formName,
+    contact_id: p.contactId,
+    answers: sql`${p.answers}::jsonb`,
+    attribution: sql`${p.attribution}::jsonb`,
+    pipeline_item_id: p.pipelineItemId,
+    created_at: p.now,
+  }),
+);
 
 /** Fixed one-minute windows in the shared counters table (the hourly cleanup removes spent ones). */
-export const COUNT_HIT = `
-insert into rate_limit_counters (bucket, window_start, count) values (?, ?::timestamptz, 1), (?, ?::timestamptz, 1)
-on conflict (bucket, window_start) do update set count = rate_limit_counters.count + 1
-returning bucket, count`;
+export const COUNT_HIT = statement<{ byAddress: string; byForm: string; windowStart: Date }>()((p) =>
+  qb
+    .insertInto('rate_limit_counters')
+    .values([
+      { bucket: p.byAddress, window_start: sql`${p.windowStart}::timestamptz`, count: sql.lit(1) },
+      { bucket: p.byForm, window_start: sql`${p.windowStart}::timestamptz`, count: sql.lit(1) },
+    ])
+    .onConflict((oc) => oc.columns(['bucket', 'window_start']).doUpdateSet((eb) => ({ count: sql<number>`${eb.ref('rate_limit_counters.count')} + 1` })))
+    .returning(['bucket', 'count']),
+);

@@ -17,12 +17,6 @@ export const messageErrors = {
   noPhone: () => new AppError(409, 'contact_has_no_phone', 'This contact has no phone number to text'),
 };
 
-interface ContactRef {
-  id: string;
-  first_name: string | null;
-  email: string | null;
-}
-
 export function toMessageView(r: q.MessageRow): MessageView {
   return {
     id: r.id,
@@ -39,14 +33,14 @@ export function toMessageView(r: q.MessageRow): MessageView {
   };
 }
 
-const contactData = (c: ContactRef) => ({ id: c.id, firstName: c.first_name, email: c.email });
+const contactData = (c: q.ContactRef) => ({ id: c.id, firstName: c.first_name, email: c.email });
 
-function conversationCreated(orgId: string, source: EventSource, conversationId: string, c: ContactRef, at: Date): PendingEvent {
+function conversationCreated(orgId: string, source: EventSource, conversationId: string, c: q.ContactRef, at: Date): PendingEvent {
   return { orgId, event: 'conversation.created', source, data: { conversation: { id: conversationId, contactId: c.id, channel: 'sms' }, contact: contactData(c) }, at };
 }
 
 async function openConversation(tx: Db, orgId: string, contactId: string, now: Date) {
-  const [row] = await tx.execute<{ id: string; created: boolean }[]>(q.UPSERT_CONVERSATION, [randomUUID(), orgId, contactId, now]);
+  const [row] = await tx.run(q.UPSERT_CONVERSATION, { id: randomUUID(), orgId, contactId, now });
   if (!row) throw new Error('conversation upsert returned no row');
   return row;
 }
@@ -66,19 +60,26 @@ export async function sendSms(
 ): Promise<MessageView> {
   const queuedAt = deps.clock.now();
   const queued = await db.transaction(async (tx) => {
-    const [contact] = await tx.execute<(ContactRef & { phone: string | null; sms_consent: boolean })[]>(q.CONTACT_FOR_SMS, [
-      input.contactId,
-      actor.orgId,
-    ]);
+    const [contact] = await tx.run(q.CONTACT_FOR_SMS, { id: input.contactId, orgId: actor.orgId });
     if (!contact) throw errors.notFound(`No contact with id ${input.contactId}`);
     if (!contact.sms_consent) throw messageErrors.consentRequired();
     const to = contact.phone?.trim();
     if (!to) throw messageErrors.noPhone();
     const conversation = await openConversation(tx, actor.orgId, contact.id, queuedAt);
     const out = deps.linkBase ? await planOwnLinks(tx, actor.orgId, input.body, deps.linkBase) : { body: input.body, links: [] };
-    const [message] = await tx.execute<q.MessageRow[]>(q.INSERT_MESSAGE, [
-      randomUUID(), actor.orgId, conversation.id, contact.id, 'outbound', deps.from, to, out.body, 'queued', null, queuedAt,
-    ]);
+    const [message] = await tx.run(q.INSERT_MESSAGE, {
+      id: randomUUID(),
+      orgId: actor.orgId,
+      conversationId: conversation.id,
+      contactId: contact.id,
+      direction: 'outbound',
+      from: deps.from,
+      to,
+      body: out.body,
+      status: 'queued',
+      providerMessageId: null,
+      now: queuedAt,
+    });
     await saveTrackedLinks(tx, { orgId: actor.orgId, contactId: contact.id, messageId: message!.id, at: queuedAt }, out.links);
     if (conversation.created) await emitEvents(tx, [conversationCreated(actor.orgId, actor.eventSource ?? 'app', conversation.id, contact, queuedAt)]);
     return { message: message!, contact };
@@ -94,7 +95,7 @@ export async function sendSms(
   }
 
   return db.transaction(async (tx) => {
-    const [row] = await tx.execute<q.MessageRow[]>(q.SET_MESSAGE_STATUS, [status, providerMessageId, queued.message.id]);
+    const [row] = await tx.run(q.SET_MESSAGE_STATUS, { id: queued.message.id, status, providerMessageId });
     const view = toMessageView(row!);
     if (status === 'sent') {
       const at = deps.clock.now();
@@ -111,23 +112,30 @@ export async function sendSms(
  */
 export async function receiveSms(db: Db, input: InboundSmsInput, now: Date): Promise<InboundSmsOutput> {
   return db.transaction(async (tx) => {
-    const [org] = await tx.execute<{ ok: number }[]>(q.ORG_EXISTS, [input.orgId]);
+    const [org] = await tx.run(q.ORG_EXISTS, { id: input.orgId });
     if (!org) throw errors.notFound(`No organization with id ${input.orgId}`);
     const digits = phoneDigits(input.from);
-    const [contact] = digits ? await tx.execute<ContactRef[]>(q.CONTACT_BY_PHONE, [input.orgId, digits]) : [];
+    const [contact] = digits ? await tx.run(q.CONTACT_BY_PHONE, { orgId: input.orgId, digits }) : [];
     if (!contact) return { status: 'no_matching_contact', messageId: null, conversationId: null };
 
-    await tx.execute(q.LOCK_PROVIDER_MESSAGE, [`sms-inbound:${input.orgId}:${input.providerMessageId}`]);
-    const [seen] = await tx.execute<{ id: string; conversation_id: string }[]>(q.FIND_INBOUND_BY_PROVIDER_ID, [
-      contact.id,
-      input.providerMessageId,
-    ]);
+    await tx.run(q.LOCK_PROVIDER_MESSAGE, { key: `sms-inbound:${input.orgId}:${input.providerMessageId}` });
+    const [seen] = await tx.run(q.FIND_INBOUND_BY_PROVIDER_ID, { contactId: contact.id, providerMessageId: input.providerMessageId });
     if (seen) return { status: 'duplicate', messageId: seen.id, conversationId: seen.conversation_id };
 
     const conversation = await openConversation(tx, input.orgId, contact.id, now);
-    const [row] = await tx.execute<q.MessageRow[]>(q.INSERT_MESSAGE, [
-      randomUUID(), input.orgId, conversation.id, contact.id, 'inbound', input.from, input.to, input.body, 'received', input.providerMessageId, now,
-    ]);
+    const [row] = await tx.run(q.INSERT_MESSAGE, {
+      id: randomUUID(),
+      orgId: input.orgId,
+      conversationId: conversation.id,
+      contactId: contact.id,
+      direction: 'inbound',
+      from: input.from,
+      to: input.to,
+      body: input.body,
+      status: 'received',
+      providerMessageId: input.providerMessageId,
+      now,
+    });
     const view = toMessageView(row!);
     await emitEvents(tx, [
       ...(conversation.created ? [conversationCreated(input.orgId, 'inbound', conversation.id, contact, now)] : []),
@@ -139,10 +147,10 @@ export async function receiveSms(db: Db, input: InboundSmsInput, now: Date): Pro
 
 /** The latest messages with a contact, oldest first. */
 export async function listMessages(db: Db, actor: InternalActor, input: ListMessagesInput) {
-  const [contact] = await db.execute<{ id: string }[]>(q.LIVE_CONTACT, [input.id, actor.orgId]);
+  const [contact] = await db.run(q.LIVE_CONTACT, { id: input.id, orgId: actor.orgId });
   if (!contact) throw errors.notFound(`No contact with id ${input.id}`);
-  const [conversation] = await db.execute<{ id: string }[]>(q.CONVERSATION_OF_CONTACT, [input.id, actor.orgId]);
+  const [conversation] = await db.run(q.CONVERSATION_OF_CONTACT, { contactId: input.id, orgId: actor.orgId });
   if (!conversation) return { conversationId: null, messages: [] };
-  const rows = await db.execute<q.MessageRow[]>(q.LATEST_MESSAGES, [conversation.id, input.limit]);
+  const rows = await db.run(q.LATEST_MESSAGES, { conversationId: conversation.id, limit: input.limit });
   return { conversationId: conversation.id, messages: rows.map(toMessageView) };
 }

@@ -45,7 +45,7 @@ export function rewriteOwnLinks(body: string, siteDomain: string | null, linkBas
 
 /** Rewrites a text to be sent to a contact, per its organization's site domain. */
 export async function planOwnLinks(tx: Db, orgId: string, body: string, linkBase: string) {
-  const [org] = await tx.execute<{ site_domain: string | null }[]>(q.SITE_DOMAIN, [orgId]);
+  const [org] = await tx.run(q.SITE_DOMAIN, { orgId });
   return rewriteOwnLinks(body, org?.site_domain ?? null, linkBase);
 }
 
@@ -54,7 +54,10 @@ export async function saveTrackedLinks(
   ref: { orgId: string; contactId: string; messageId: string; at: Date },
   links: readonly PlannedLink[],
 ): Promise<void> {
-  for (const l of links) await tx.execute(q.INSERT_TRACKED_LINK, [randomUUID(), ref.orgId, ref.contactId, ref.messageId, l.token, l.url, ref.at]);
+  for (const l of links) {
+    const { orgId, contactId, messageId, at: now } = ref;
+    await tx.run(q.INSERT_TRACKED_LINK, { id: randomUUID(), orgId, contactId, messageId, token: l.token, url: l.url, now });
+  };
 }
 
 /**
@@ -64,7 +67,7 @@ export async function saveTrackedLinks(
  */
 export async function followLink(db: Db, clock: Clock, token: string, opts: { count: boolean }): Promise<string | null> {
   if (!LINK_TOKEN.test(token)) return null;
-  const [link] = await db.execute<q.TrackedLinkRow[]>(q.TRACKED_LINK, [token]);
+  const [link] = await db.run(q.TRACKED_LINK, { token });
   if (!link) return null;
   if (link.deleted_at) return link.url;
   const destination = new URL(link.url);
@@ -80,11 +83,11 @@ export async function followLink(db: Db, clock: Clock, token: string, opts: { co
 /** The site domain setting, normalised like a company domain (`https://www.Example.com/x` -> `example.com`). */
 export async function setSiteDomain(db: Db, orgId: string, siteDomain: string | null): Promise<{ siteDomain: string | null }> {
   const domain = siteDomain === null ? null : normalizeDomain(siteDomain);
-  await db.execute(q.SET_SITE_DOMAIN, [domain, orgId]);
+  await db.run(q.SET_SITE_DOMAIN, { orgId, siteDomain: domain });
   return { siteDomain: domain };
 }
 
 export async function getSiteDomain(db: Db, orgId: string): Promise<{ siteDomain: string | null }> {
-  const [org] = await db.execute<{ site_domain: string | null }[]>(q.SITE_DOMAIN, [orgId]);
+  const [org] = await db.run(q.SITE_DOMAIN, { orgId });
   return { siteDomain: org?.site_domain ?? null };
 }

@@ -51,18 +51,18 @@ async function contactOf(tx: Db, orgId: string, v: PageViewInput): Promise<{ con
   // Identification is about a browser: without a visitor id there is nothing to remember it by.
   if (!v.visitor) return { contact: undefined, identified: false };
   const [named] = v.contactId
-    ? await tx.execute<q.ContactRef[]>(q.LIVE_CONTACT_BY_ID, [v.contactId, orgId])
+    ? await tx.run(q.LIVE_CONTACT_BY_ID, { id: v.contactId, orgId })
     : v.email
-      ? await tx.execute<q.ContactRef[]>(q.LIVE_CONTACT_BY_EMAIL, [orgId, v.email])
+      ? await tx.run(q.LIVE_CONTACT_BY_EMAIL, { orgId, email: v.email })
       : [];
   if (named) return { contact: named, identified: true };
-  const [remembered] = await tx.execute<q.ContactRef[]>(q.CONTACT_OF_VISITOR, [orgId, v.visitor]);
+  const [remembered] = await tx.run(q.CONTACT_OF_VISITOR, { orgId, visitorId: v.visitor });
   return { contact: remembered, identified: false };
 }
 
 async function attachVisitor(tx: Db, orgId: string, visitorId: string, contactId: string): Promise<number> {
-  await tx.execute(q.REMEMBER_VISITOR, [randomUUID(), orgId, visitorId, contactId]);
-  const [row] = await tx.execute<{ n: number }[]>(q.ATTACH_ANONYMOUS_VIEWS, [contactId, orgId, visitorId]);
+  await tx.run(q.REMEMBER_VISITOR, { id: randomUUID(), orgId, visitorId, contactId });
+  const [row] = await tx.run(q.ATTACH_ANONYMOUS_VIEWS, { contactId, orgId, visitorId });
   return row?.n ?? 0;
 }
 
@@ -87,7 +87,7 @@ export type RecordResult = { recorded: false } | { recorded: true; pageViewId: s
 export async function recordPageView(db: Db, input: PageViewInput, opts: RecordOptions): Promise<RecordResult> {
   const now = opts.clock.now();
   const windowStart = new Date(now.getTime() - (now.getTime() % MINUTE_MS));
-  const [count] = await db.execute<{ hits: number | null }[]>(q.COUNT_PAGE_VIEW, [input.org, windowStart]);
+  const [count] = await db.run(q.COUNT_PAGE_VIEW, { orgId: input.org, windowStart });
   if (count?.hits == null) return { recorded: false };
   enforceRateLimit({ count: count.hits, resetAt: new Date(windowStart.getTime() + MINUTE_MS) }, opts.perMinute, opts.setHeader, now);
 
@@ -97,7 +97,16 @@ export async function recordPageView(db: Db, input: PageViewInput, opts: RecordO
     const { contact, identified } = await contactOf(tx, orgId, v);
     if (contact && identified) await attachVisitor(tx, orgId, v.visitor!, contact.id);
     const id = randomUUID();
-    await tx.execute(q.INSERT_PAGE_VIEW, [id, orgId, contact?.id ?? null, v.visitor ?? null, v.url, v.referrer, v.title, now]);
+    await tx.run(q.INSERT_PAGE_VIEW, {
+      id,
+      orgId,
+      contactId: contact?.id ?? null,
+      visitorId: v.visitor ?? null,
+      url: v.url,
+      referrer: v.referrer,
+      title: v.title,
+      now,
+    });
     if (contact) {
       const visit = { url: v.url, title: v.title, referrer: v.referrer, visitorId: v.visitor! };
       const ref = { id: contact.id, firstName: contact.first_name, email: contact.email };
@@ -118,7 +127,7 @@ export async function identifyVisitor(db: Db, orgId: string, visitorId: string, 
   if (!VISITOR_ID.test(visitorId)) return { attached: 0 };
   if (!UUID.test(contactId)) throw errors.notFound(`No contact with id ${contactId}`);
   return db.transaction(async (tx) => {
-    const [contact] = await tx.execute<q.ContactRef[]>(q.LIVE_CONTACT_BY_ID, [contactId, orgId]);
+    const [contact] = await tx.run(q.LIVE_CONTACT_BY_ID, { id: contactId, orgId });
     if (!contact) throw errors.notFound(`No contact with id ${contactId}`);
     return { attached: await attachVisitor(tx, orgId, visitorId, contact.id) };
   });

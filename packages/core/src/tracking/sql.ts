@@ -1,70 +1,136 @@
+import { qb, sql, statement } from '@leadwire/db';
+
 /** Statements of the tracking service, in one place. Times come in as parameters from `deps.clock`. */
 
 /**
  * Counts a page view in its organization's one-minute window, only for an organization that exists (unknown ids
  * leave no counter rows behind). `hits` is null for an unknown organization.
  */
-export const COUNT_PAGE_VIEW = `
-with o as (select id from organizations where id = ?::uuid),
-hit as (
-  insert into rate_limit_counters (bucket, window_start, count)
-  select 'track:' || o.id, ?::timestamptz, 1 from o
-  on conflict (bucket, window_start) do update set count = rate_limit_counters.count + 1
-  returning count
-)
-select (select count from hit) as hits`;
+export const COUNT_PAGE_VIEW = statement<{ orgId: string; windowStart: Date }>()((p) =>
+  qb
+    .with('o', (db) => db.selectFrom('organizations').select('id').where('id', '=', sql<string>`${p.orgId}::uuid`))
+    .with('hit', (db) =>
+      db
+        .insertInto('rate_limit_counters')
+        .columns(['bucket', 'window_start', 'count'])
+        .expression(
+          db
+            .selectFrom('o')
+            .select((eb) => [
+              sql<string>`'track:' || ${eb.ref('o.id')}`.as('bucket'),
+              sql<Date>`${p.windowStart}::timestamptz`.as('window_start'),
+              sql.lit(1).as('count'),
+            ]),
+        )
+        .onConflict((oc) => oc.columns(['bucket', 'window_start']).doUpdateSet((eb) => ({ count: sql<number>`${eb.ref('rate_limit_counters.count')} + 1` })))
+        .returning('count'),
+    )
+    .selectNoFrom((eb) => eb.selectFrom('hit').select('count').as('hits')),
+);
 
-const CONTACT_REF = 'c.id, c.first_name, c.email';
-
-export const LIVE_CONTACT_BY_ID = `
-select ${CONTACT_REF} from contacts c where c.id = ?::uuid and c.organization_id = ? and c.deleted_at is null`;
+export const LIVE_CONTACT_BY_ID = statement<{ id: string; orgId: string }>()((p) =>
+  qb
+    .selectFrom('contacts as c')
+    .select(['c.id', 'c.first_name', 'c.email'])
+    .where('c.id', '=', sql<string>`${p.id}::uuid`)
+    .where('c.organization_id', '=', p.orgId)
+    .where('c.deleted_at', 'is', null),
+);
+export type ContactRef = NonNullable<(typeof LIVE_CONTACT_BY_ID)['row']>;
 
 /** Emails are stored lowercased; the live-email index serves this. */
-export const LIVE_CONTACT_BY_EMAIL = `
-select ${CONTACT_REF} from contacts c where c.organization_id = ? and c.email = ? and c.deleted_at is null`;
+export const LIVE_CONTACT_BY_EMAIL = statement<{ orgId: string; email: string }>()((p) =>
+  qb
+    .selectFrom('contacts as c')
+    .select(['c.id', 'c.first_name', 'c.email'])
+    .where('c.organization_id', '=', p.orgId)
+    .where('c.email', '=', p.email)
+    .where('c.deleted_at', 'is', null),
+);
 
-export const CONTACT_OF_VISITOR = `
-select ${CONTACT_REF} from tracking_visitors v join contacts c on c.id = v.contact_id and c.deleted_at is null
-where v.organization_id = ? and v.visitor_id = ?`;
+export const CONTACT_OF_VISITOR = statement<{ orgId: string; visitorId: string }>()((p) =>
+  qb
+    .selectFrom('tracking_visitors as v')
+    .innerJoin('contacts as c', (j) => j.onRef('c.id', '=', 'v.contact_id').on('c.deleted_at', 'is', null))
+    .select(['c.id', 'c.first_name', 'c.email'])
+    .where('v.organization_id', '=', p.orgId)
+    .where('v.visitor_id', '=', p.visitorId),
+);
 
-export const REMEMBER_VISITOR = `
-insert into tracking_visitors (id, organization_id, visitor_id, contact_id) values (?, ?, ?, ?)
-on conflict (organization_id, visitor_id) do update set contact_id = excluded.contact_id`;
+export const REMEMBER_VISITOR = statement<{ id: string; orgId: string; visitorId: string; contactId: string }>()((p) =>
+  qb
+    .insertInto('tracking_visitors')
+    .values({ id: p.id, organization_id: p.orgId, visitor_id: p.visitorId, contact_id: p.contactId })
+    .onConflict((oc) => oc.columns(['organization_id', 'visitor_id']).doUpdateSet((eb) => ({ contact_id: eb.ref('excluded.contact_id') }))),
+);
 
 /** The visitor's views recorded before anyone knew who they were. */
-export const ATTACH_ANONYMOUS_VIEWS = `
-with a as (
-  update page_views set contact_id = ? where organization_id = ? and visitor_id = ? and contact_id is null returning 1
-)
-select count(*)::int as n from a`;
+export const ATTACH_ANONYMOUS_VIEWS = statement<{ contactId: string; orgId: string; visitorId: string }>()((p) =>
+  qb
+    .with('a', (db) =>
+      db
+        .updateTable('page_views')
+        .set({ contact_id: p.contactId })
+        .where('organization_id', '=', p.orgId)
+        .where('visitor_id', '=', p.visitorId)
+        .where('contact_id', 'is', null)
+        .returning(sql<number>`1`.as('one')),
+    )
+    .selectFrom('a')
+    .select(sql<number>`count(*)::int`.as('n')),
+);
 
-export const INSERT_PAGE_VIEW = `
-insert into page_views (id, organization_id, contact_id, visitor_id, url, referrer, title, created_at)
-values (?, ?, ?, ?, ?, ?, ?, ?)`;
-
-export interface ContactRef {
+export const INSERT_PAGE_VIEW = statement<{
   id: string;
-  first_name: string | null;
-  email: string | null;
-}
-
-export const SITE_DOMAIN = `select site_domain from organizations where id = ?`;
-export const SET_SITE_DOMAIN = `update organizations set site_domain = ? where id = ?`;
-
-export const INSERT_TRACKED_LINK = `
-insert into tracked_links (id, organization_id, contact_id, message_id, token, url, created_at) values (?, ?, ?, ?, ?, ?, ?)`;
-
-export const TRACKED_LINK = `
-select l.organization_id, l.contact_id, l.message_id, l.url, c.first_name, c.email, c.deleted_at
-from tracked_links l join contacts c on c.id = l.contact_id
-where l.token = ?`;
-
-export interface TrackedLinkRow {
-  organization_id: string;
-  contact_id: string;
-  message_id: string | null;
+  orgId: string;
+  contactId: string | null;
+  visitorId: string | null;
   url: string;
-  first_name: string | null;
-  email: string | null;
-  deleted_at: Date | null;
-}
+  referrer: string | null;
+  title: string | null;
+  now: Date;
+}>()((p) =>
+  qb.insertInto('page_views').values({
+    id: p.id,
+    organization_id: p.orgId,
+    contact_id: p.contactId,
+    visitor_id: p.visitorId,
+    url: p.url,
+    referrer: p.referrer,
+    title: p.title,
+    created_at: p.now,
+  }),
+);
+
+export const SITE_DOMAIN = statement<{ orgId: string }>()((p) => qb.selectFrom('organizations').select('site_domain').where('id', '=', p.orgId));
+export const SET_SITE_DOMAIN = statement<{ orgId: string; siteDomain: string | null }>()((p) =>
+  qb.updateTable('organizations').set({ site_domain: p.siteDomain }).where('id', '=', p.orgId),
+);
+
+export const INSERT_TRACKED_LINK = statement<{
+  id: string;
+  orgId: string;
+  contactId: string;
+  messageId: string;
+  token: string;
+  url: string;
+  now: Date;
+}>()((p) =>
+  qb.insertInto('tracked_links').values({
+    id: p.id,
+    organization_id: p.orgId,
+    contact_id: p.contactId,
+    message_id: p.messageId,
+    token: p.token,
+    url: p.url,
+    created_at: p.now,
+  }),
+);
+
+export const TRACKED_LINK = statement<{ token: string }>()((p) =>
+  qb
+    .selectFrom('tracked_links as l')
+    .innerJoin('contacts as c', 'c.id', 'l.contact_id')
+    .select(['l.organization_id', 'l.contact_id', 'l.message_id', 'l.url', 'c.first_name', 'c.email', 'c.deleted_at'])
+    .where('l.token', '=', p.token),
+);

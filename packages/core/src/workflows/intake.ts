@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Db, Plan } from '@leadwire/db';
+import type { Db } from '@leadwire/db';
 import { given } from '../automation/action-inputs.ts';
 import { hashKey } from '../auth/key-material.ts';
 import type { Deps } from '../context.ts';
@@ -12,7 +12,7 @@ import { enforceRateLimit } from '../limits/rate-limit.ts';
 import { ADJUST_SCORE_QUEUE } from '../scoring/adjust-job.ts';
 import { WORKFLOW_RUN_QUEUE } from './job.ts';
 import { type IntakeAnswer, type IntakeInput, IntakePayload } from './schemas.ts';
-import { TOKEN_PREFIX, type WorkflowRow } from './service.ts';
+import { stepsOf, TOKEN_PREFIX } from './service.ts';
 import * as q from './sql.ts';
 
 export type IntakeDeps = Pick<Deps, 'clock' | 'jobs' | 'scoreAdjustment'> & { db: Db };
@@ -27,7 +27,7 @@ const unknownUrl = () => errors.notFound('No enabled workflow has this intake UR
 async function countAttempt(deps: IntakeDeps, workflowId: string, setHeader: (name: string, value: string | number) => void) {
   const now = deps.clock.now();
   const start = new Date(now.getTime() - (now.getTime() % MINUTE_MS));
-  const [row] = await deps.db.execute<{ count: number }[]>(q.COUNT_RUN, [`workflow:${workflowId}`, start]);
+  const [row] = await deps.db.run(q.COUNT_RUN, { bucket: `workflow:${workflowId}`, windowStart: start });
   enforceRateLimit({ count: row?.count ?? 1, resetAt: new Date(start.getTime() + MINUTE_MS) }, WORKFLOW_RUNS_PER_WORKFLOW_PER_MINUTE, setHeader, now);
 }
 
@@ -43,7 +43,7 @@ export async function receiveWebhook(
   setHeader: (name: string, value: string | number) => void,
 ): Promise<IntakeAnswer> {
   const { token, ...body } = input;
-  const [wf] = TOKEN.test(token) ? await deps.db.execute<(WorkflowRow & { plan: Plan; contact_booster: number })[]>(q.WORKFLOW_BY_TOKEN, [hashKey(token)]) : [];
+  const [wf] = TOKEN.test(token) ? await deps.db.run(q.WORKFLOW_BY_TOKEN, { tokenHash: hashKey(token) }) : [];
   if (!wf || !wf.enabled) throw unknownUrl();
   await countAttempt(deps, wf.id, setHeader);
 
@@ -73,8 +73,17 @@ export async function receiveWebhook(
       contact = { id: outcome.id, created: outcome.created };
     }
     const runId = randomUUID();
-    const steps = wf.steps.map((s) => ({ action: s.action, input: s.input, outcome: null }));
-    await tx.execute(q.INSERT_RUN, [runId, wf.organization_id, contact.id, wf.name, wf.id, JSON.stringify(steps), JSON.stringify(payload.data), now]);
+    const steps = stepsOf(wf).map((s) => ({ action: s.action, input: s.input, outcome: null }));
+    await tx.run(q.INSERT_RUN, {
+      id: runId,
+      orgId: wf.organization_id,
+      contactId: contact.id,
+      workflow: wf.name,
+      workflowId: wf.id,
+      steps: JSON.stringify(steps),
+      payload: JSON.stringify(payload.data),
+      now,
+    });
     await deps.jobs.send(tx, WORKFLOW_RUN_QUEUE, { runId });
     return { runId, status: 'queued' as const, contactId: contact.id, contactCreated: contact.created };
   });

@@ -1,10 +1,9 @@
-import type { Plan } from '@leadwire/db';
 import { z } from 'zod';
 import type { InternalActor } from '../auth/actor.ts';
 import type { Deps } from '../context.ts';
 import { AppError, isDatabaseUnreachable } from '../errors.ts';
 import type { JobDefinition } from '../jobs/boss.ts';
-import type { RunRow } from './service.ts';
+import { runStepsOf, type RunStep } from './service.ts';
 import * as q from './sql.ts';
 import { STEPS } from './steps.ts';
 
@@ -19,7 +18,7 @@ type Outcome = { status: 'ok'; recordId: string; at: string } | { status: 'error
  * contact) is the step's outcome; an unreachable database is not: it fails the job, which pg-boss retries from the
  * first step without an outcome.
  */
-async function runStep(deps: Deps, actor: InternalActor, step: RunRow['steps'][number], contactId: string): Promise<Outcome> {
+async function runStep(deps: Deps, actor: InternalActor, step: RunStep, contactId: string): Promise<Outcome> {
   try {
     const record = await STEPS[step.action].run({ ...deps, db: deps.db, log: deps.log }, actor, step.input, contactId);
     return { status: 'ok', recordId: record.id, at: deps.clock.now().toISOString() };
@@ -40,10 +39,10 @@ async function runStep(deps: Deps, actor: InternalActor, step: RunRow['steps'][n
  * step twice.
  */
 export async function runWorkflow(deps: Deps, runId: string): Promise<void> {
-  const [run] = await deps.db.execute<(RunRow & { plan: Plan; contact_booster: number; acting_user_id: string | null })[]>(q.LOAD_RUN, [runId]);
+  const [run] = await deps.db.run(q.LOAD_RUN, { id: runId });
   // Gone with its contact or organization, or already finished: nothing to do.
   if (!run || run.status === 'completed' || run.status === 'completed_with_errors') return;
-  await deps.db.execute(q.MARK_RUNNING, [runId]);
+  await deps.db.run(q.MARK_RUNNING, { id: runId });
   const actor: InternalActor = {
     orgId: run.organization_id,
     userId: run.acting_user_id ?? '',
@@ -56,16 +55,17 @@ export async function runWorkflow(deps: Deps, runId: string): Promise<void> {
     contactBooster: run.contact_booster,
     eventSource: 'automation',
   };
-  let failed = run.steps.some((s) => s.outcome?.status === 'error');
-  for (const [index, step] of run.steps.entries()) {
+  const steps = runStepsOf(run);
+  let failed = steps.some((s) => s.outcome?.status === 'error');
+  for (const [index, step] of steps.entries()) {
     if (step.outcome) continue;
     const outcome = run.contact_id
       ? await runStep(deps, actor, step, run.contact_id)
       : ({ status: 'error', code: 'not_found', message: 'The run has no contact', at: deps.clock.now().toISOString() } as const);
     failed ||= outcome.status === 'error';
-    await deps.db.execute(q.SET_STEP_OUTCOME, [[String(index), 'outcome'], JSON.stringify(outcome), runId]);
+    await deps.db.run(q.SET_STEP_OUTCOME, { id: runId, path: [String(index), 'outcome'], outcome: JSON.stringify(outcome) });
   }
-  await deps.db.execute(q.FINISH_RUN, [failed ? 'completed_with_errors' : 'completed', deps.clock.now(), runId]);
+  await deps.db.run(q.FINISH_RUN, { id: runId, status: failed ? 'completed_with_errors' : 'completed', now: deps.clock.now() });
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { Db } from '@leadwire/db';
+import { qb, sql, statement, type Db, type Statement } from '@leadwire/db';
 import { normalizeDomain } from '../companies/domain.ts';
 import { errors, type Issue } from '../errors.ts';
 import { type ReferenceKind, type StepDefinition, STEPS } from './steps.ts';
@@ -14,8 +14,8 @@ interface Kind {
   /** The value as the lookup compares it, or null when it cannot name a record of this kind. */
   key(value: string): string | null;
   invalid: string;
-  /** `?` the organization, `?` the keys; answers the keys found. */
-  sql: string;
+  /** Answers the keys of `keys` the organization has. */
+  found: Statement<{ orgId: string; keys: string[] }, { key: string }>;
   noun: string;
 }
 
@@ -24,14 +24,27 @@ const KINDS: Record<ReferenceKind, Kind> = {
     // The schema took a UUID; PostgreSQL answers it in lower case.
     key: (v) => v.toLowerCase(),
     invalid: 'must be a pipeline id (UUID)',
-    sql: `select id::text as key from pipelines where organization_id = ? and id = any(?::uuid[]) for share`,
+    found: statement<{ orgId: string; keys: string[] }>()((p) =>
+      qb
+        .selectFrom('pipelines')
+        .select((eb) => sql<string>`${eb.ref('id')}::text`.as('key'))
+        .where('organization_id', '=', p.orgId)
+        .where('id', '=', sql<string>`any(${p.keys}::uuid[])`)
+        .forShare(),
+    ),
     noun: 'pipeline',
   },
   company: {
     // The run finds the company the same way (automation/run.ts): by its normalised domain. Companies are never deleted.
     key: normalizeDomain,
     invalid: 'must be a company domain, e.g. example.com',
-    sql: `select domain as key from companies where organization_id = ? and domain = any(?::text[])`,
+    found: statement<{ orgId: string; keys: string[] }>()((p) =>
+      qb
+        .selectFrom('companies')
+        .select('domain as key')
+        .where('organization_id', '=', p.orgId)
+        .where('domain', '=', sql<string>`any(${p.keys}::text[])`),
+    ),
     noun: 'company',
   },
 };
@@ -67,7 +80,7 @@ export async function checkReferences(tx: Db, orgId: string, steps: readonly Ste
   for (const kind of Object.keys(KINDS) as ReferenceKind[]) {
     const wanted = refs.filter((r) => r.kind === kind);
     if (!wanted.length) continue;
-    const rows = await tx.execute<{ key: string }[]>(KINDS[kind].sql, [orgId, [...new Set(wanted.map((r) => r.key))]]);
+    const rows = await tx.run(KINDS[kind].found, { orgId, keys: [...new Set(wanted.map((r) => r.key))] });
     const found = new Set(rows.map((r) => r.key));
     for (const r of wanted) if (!found.has(r.key)) issues.push(issueAt(r, `names no ${KINDS[kind].noun} of this organization (${r.key})`));
   }

@@ -17,32 +17,11 @@ import type { StepDefinition } from './steps.ts';
 import { checkReferences } from './references.ts';
 import * as q from './sql.ts';
 
-export interface WorkflowRow {
-  id: string;
-  organization_id: string;
-  name: string;
-  trigger: 'webhook_received';
-  steps: StepDefinition[];
-  enabled: boolean;
-  token_hash: string;
-  token_prefix: string;
-  created_by_id: string | null;
-  created_at: Date;
-  updated_at: Date;
-}
-
-export interface RunRow {
-  id: string;
-  organization_id: string;
-  contact_id: string | null;
-  workflow: string;
-  workflow_id: string | null;
-  status: string;
-  steps: (StepDefinition & { outcome?: WorkflowRunView['steps'][number]['outcome'] })[];
-  payload: Record<string, unknown>;
-  created_at: Date;
-  finished_at: Date | null;
-}
+/** A run's steps as stored: each as the workflow had it, with its outcome once it ran (jsonb, written only here). */
+export type RunStep = StepDefinition & { outcome?: WorkflowRunView['steps'][number]['outcome'] };
+/** The steps of a workflow as stored (jsonb, written only by this service after checking them). */
+export const stepsOf = (r: Pick<q.WorkflowRow, 'steps'>) => r.steps as StepDefinition[];
+export const runStepsOf = (r: Pick<q.RunRow, 'steps'>) => r.steps as RunStep[];
 
 /** `wfh_` and 256 random bits: the intake URL's only credential. */
 export const TOKEN_PREFIX = 'wfh_';
@@ -51,12 +30,12 @@ const HINT_LENGTH = TOKEN_PREFIX.length + 6;
 
 export const intakeUrl = (baseUrl: string, token: string) => `${baseUrl}/workflows/hooks/${token}`;
 
-export function toWorkflowView(r: WorkflowRow, baseUrl: string): WorkflowView {
+export function toWorkflowView(r: q.WorkflowRow, baseUrl: string): WorkflowView {
   return {
     id: r.id,
     name: r.name,
     trigger: r.trigger,
-    steps: r.steps.map((s) => ({ action: s.action, input: s.input })),
+    steps: stepsOf(r).map((s) => ({ action: s.action, input: s.input })),
     enabled: r.enabled,
     intakeUrlHint: `${intakeUrl(baseUrl, r.token_prefix)}…`,
     createdAt: iso(r.created_at),
@@ -64,14 +43,14 @@ export function toWorkflowView(r: WorkflowRow, baseUrl: string): WorkflowView {
   };
 }
 
-export function toRunView(r: RunRow): WorkflowRunView {
+export function toRunView(r: q.RunRow): WorkflowRunView {
   return {
     id: r.id,
     workflowId: r.workflow_id,
     workflowName: r.workflow,
     contactId: r.contact_id,
     status: r.status,
-    steps: r.steps.map((s) => ({ action: s.action, input: s.input, outcome: s.outcome ?? null })),
+    steps: runStepsOf(r).map((s) => ({ action: s.action, input: s.input, outcome: s.outcome ?? null })),
     payload: r.payload,
     createdAt: iso(r.created_at),
     finishedAt: r.finished_at ? iso(r.finished_at) : null,
@@ -91,12 +70,12 @@ const newToken = () => {
  */
 
 export async function listWorkflows(db: Db, actor: InternalActor, input: WorkflowListInput, baseUrl: string) {
-  const rows = await db.execute<WorkflowRow[]>(q.LIST_WORKFLOWS, [actor.orgId, input.cursor ?? null, input.cursor ?? null, actor.orgId, input.limit + 1]);
+  const rows = await db.run(q.LIST_WORKFLOWS, { orgId: actor.orgId, cursor: input.cursor ?? null, limit: input.limit + 1 });
   return toPage(rows, input.limit, (r) => toWorkflowView(r, baseUrl));
 }
 
 export async function getWorkflow(db: Db, actor: InternalActor, id: string, baseUrl: string): Promise<WorkflowView> {
-  const [row] = await db.execute<WorkflowRow[]>(q.GET_WORKFLOW, [id, actor.orgId]);
+  const [row] = await db.run(q.GET_WORKFLOW, { id, orgId: actor.orgId });
   if (!row) throw notFound(id);
   return toWorkflowView(row, baseUrl);
 }
@@ -106,9 +85,18 @@ export async function createWorkflow(db: Db, actor: InternalActor, input: Workfl
   const { token, hash, prefix } = newToken();
   const row = await db.transaction(async (tx) => {
     await checkReferences(tx, actor.orgId, input.steps);
-    const [inserted] = await tx.execute<WorkflowRow[]>(q.INSERT_WORKFLOW, [
-      randomUUID(), actor.orgId, input.name, input.trigger, JSON.stringify(input.steps), input.enabled, hash, prefix, actor.userId, now, now,
-    ]);
+    const [inserted] = await tx.run(q.INSERT_WORKFLOW, {
+      id: randomUUID(),
+      orgId: actor.orgId,
+      name: input.name,
+      trigger: input.trigger,
+      steps: JSON.stringify(input.steps),
+      enabled: input.enabled,
+      tokenHash: hash,
+      tokenPrefix: prefix,
+      createdById: actor.userId,
+      now,
+    });
     return inserted!;
   });
   return { ...toWorkflowView(row, baseUrl), intakeUrl: intakeUrl(baseUrl, token) };
@@ -118,13 +106,17 @@ export async function createWorkflow(db: Db, actor: InternalActor, input: Workfl
 export async function updateWorkflow(db: Db, actor: InternalActor, input: WorkflowUpdateInput, baseUrl: string, now: Date): Promise<WorkflowView> {
   requireRole(actor, 'owner', 'admin');
   return db.transaction(async (tx) => {
-    const [cur] = await tx.execute<WorkflowRow[]>(q.LOCK_WORKFLOW, [input.id, actor.orgId]);
+    const [cur] = await tx.run(q.LOCK_WORKFLOW, { id: input.id, orgId: actor.orgId });
     if (!cur) throw notFound(input.id);
     // Steps left as they are stay unchecked: a record deleted since is the runs' to report.
     if (input.steps) await checkReferences(tx, actor.orgId, input.steps);
-    const [row] = await tx.execute<WorkflowRow[]>(q.UPDATE_WORKFLOW, [
-      input.name ?? cur.name, JSON.stringify(input.steps ?? cur.steps), input.enabled ?? cur.enabled, now, cur.id,
-    ]);
+    const [row] = await tx.run(q.UPDATE_WORKFLOW, {
+      id: cur.id,
+      name: input.name ?? cur.name,
+      steps: JSON.stringify(input.steps ?? cur.steps),
+      enabled: input.enabled ?? cur.enabled,
+      now,
+    });
     return toWorkflowView(row!, baseUrl);
   });
 }
@@ -133,7 +125,7 @@ export async function updateWorkflow(db: Db, actor: InternalActor, input: Workfl
 export async function rotateToken(db: Db, actor: InternalActor, id: string, baseUrl: string, now: Date): Promise<WorkflowWithUrl> {
   requireRole(actor, 'owner', 'admin');
   const { token, hash, prefix } = newToken();
-  const [row] = await db.execute<WorkflowRow[]>(q.ROTATE_TOKEN, [hash, prefix, now, id, actor.orgId]);
+  const [row] = await db.run(q.ROTATE_TOKEN, { id, orgId: actor.orgId, tokenHash: hash, tokenPrefix: prefix, now });
   if (!row) throw notFound(id);
   return { ...toWorkflowView(row, baseUrl), intakeUrl: intakeUrl(baseUrl, token) };
 }
@@ -141,19 +133,19 @@ export async function rotateToken(db: Db, actor: InternalActor, id: string, base
 /** Its runs stay on their contacts' timelines (with the workflow's name). */
 export async function deleteWorkflow(db: Db, actor: InternalActor, id: string): Promise<void> {
   requireRole(actor, 'owner', 'admin');
-  const [gone] = await db.execute(q.DELETE_WORKFLOW, [id, actor.orgId]);
+  const [gone] = await db.run(q.DELETE_WORKFLOW, { id, orgId: actor.orgId });
   if (!gone) throw notFound(id);
 }
 
 export async function listRuns(db: Db, actor: InternalActor, input: { id: string; limit: number; cursor?: string | undefined }) {
-  const [wf] = await db.execute(q.GET_WORKFLOW, [input.id, actor.orgId]);
+  const [wf] = await db.run(q.GET_WORKFLOW, { id: input.id, orgId: actor.orgId });
   if (!wf) throw notFound(input.id);
-  const rows = await db.execute<RunRow[]>(q.LIST_RUNS, [input.id, actor.orgId, input.cursor ?? null, input.cursor ?? null, actor.orgId, input.limit + 1]);
+  const rows = await db.run(q.LIST_RUNS, { workflowId: input.id, orgId: actor.orgId, cursor: input.cursor ?? null, limit: input.limit + 1 });
   return toPage(rows, input.limit, toRunView);
 }
 
 export async function getRun(db: Db, actor: InternalActor, runId: string): Promise<WorkflowRunView> {
-  const [row] = await db.execute<RunRow[]>(q.GET_RUN, [runId, actor.orgId]);
+  const [row] = await db.run(q.GET_RUN, { id: runId, orgId: actor.orgId });
   if (!row) throw errors.notFound(`No workflow run with id ${runId}`);
   return toRunView(row);
 }
