@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { qb, sql, statement, type Db } from '@leadwire/db';
+import { qb, sql, statement, type Db, type DB, type Selectable } from '@leadwire/db';
 import { HOURLY_DELIVERY_LIMIT, hourWindow, SKIP_LIMIT } from './policy.ts';
 
 /** A delivery about to be created; `skipReason` set means it is recorded but never sent (endpoint disabled). */
@@ -74,18 +74,10 @@ const INSERT_DELIVERIES = statement<{ now: Date; rows: string }>()((p) =>
 );
 
 /** A row of INSERT_DELIVERIES' JSON, in the column names it is inserted under. */
-interface DeliveryRecord {
-  id: string;
-  organization_id: string;
-  endpoint_id: string;
-  event_id: string | null;
-  event: string;
-  body: string;
-  state: 'pending' | 'skipped';
-  manual: boolean;
-  replay_of: string | null;
-  skip_reason: string | null;
-}
+type DeliveryRecord = Pick<
+  Selectable<DB['webhook_deliveries']>,
+  'id' | 'organization_id' | 'endpoint_id' | 'event_id' | 'event' | 'body' | 'manual' | 'replay_of' | 'skip_reason'
+> & { state: CreatedDelivery['state'] };
 
 /** A skipped delivery still gets a line in the log (attempt 0), so the owner sees why nothing was sent. */
 const INSERT_SKIPPED_ATTEMPTS = statement<{ now: Date; ids: string[] }>()((p) =>

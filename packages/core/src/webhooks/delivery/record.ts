@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { qb, sql, statement, type Db, type DB } from '@leadwire/db';
-import type { Selectable } from 'kysely';
+import { qb, sql, statement, type Db, type DB, type Selectable } from '@leadwire/db';
 import type { Jobs } from '../../jobs/queue.ts';
 import type { Random } from '../../random.ts';
 import type { SendResult } from '../transport/send.ts';
@@ -30,12 +29,7 @@ const FINISH_SKIPPED = statement<{ reason: string; now: Date; id: string; leaseT
 );
 
 /** An outcome of FINISH_MANY's JSON, in the column names it sets. */
-interface Finished {
-  id: string;
-  lease_token: string;
-  state: Delivery['state'];
-  next_attempt_at: Date | null;
-}
+type Finished = Pick<Delivery, 'id' | 'state' | 'next_attempt_at'> & { lease_token: string };
 
 /** FINISH for a round of attempts (coalesce.ts): one row per attempt, each guarded by its own lease token. */
 const FINISH_MANY = statement<{ now: Date; outcomes: string }>()((p) =>
@@ -87,18 +81,10 @@ const LOG_SKIPPED = statement<{ id: string; error: string; now: Date; deliveryId
 );
 
 /** A line of LOG_MANY's JSON, in the column names it is inserted under. */
-interface Logged {
-  id: string;
-  delivery_id: string;
-  attempt: number;
-  outcome: Selectable<DB['webhook_attempts']>['outcome'];
-  status_code: number | null;
-  response_body: string | null;
-  duration_ms: number;
-  error: string | null;
-  next_attempt_at: Date | null;
-  created_at: Date;
-}
+type Logged = Pick<
+  Selectable<DB['webhook_attempts']>,
+  'id' | 'delivery_id' | 'attempt' | 'outcome' | 'status_code' | 'response_body' | 'duration_ms' | 'error' | 'next_attempt_at' | 'created_at'
+>;
 
 const LOG_MANY = statement<{ lines: string }>()((p) =>
   qb
