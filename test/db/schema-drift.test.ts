@@ -169,4 +169,21 @@ describe('the entities and the migrated schema', () => {
     }
     expect(differences(declared(orm), await present(client))).toEqual([]);
   });
+
+  it('would be caught from the entity side: a property renamed, made nullable or added without a migration', async () => {
+    const entities = declared(orm);
+    const contacts = entities.get('contacts')!;
+    contacts.set('emial', contacts.get('email')!);
+    contacts.delete('email');
+    contacts.set('stage', { ...contacts.get('stage')!, nullable: true });
+    entities.get('users')!.set('nickname', { family: 'text', nullable: true, default: null });
+    expect(differences(entities, await present(client)).sort()).toEqual(
+      [
+        'contacts.emial: declared by the entity, missing in the database',
+        'contacts.email: in the database, declared by no entity',
+        'contacts.stage: nullable in the entity, not null in the database',
+        'users.nickname: declared by the entity, missing in the database',
+      ].sort(),
+    );
+  });
 });
