@@ -95,7 +95,7 @@ describe('sign-up and sign-in', () => {
       await other.query(`insert into users (organization_id, email, password_hash) values ($1, $2, 'x')`, [owner.orgId, raced]);
       const pending = rest(t, 'POST', '/accounts/sign-up', { body: { organizationName: 'Race', email: raced, password: PASSWORD } });
       await vi.waitFor(
-        async () => expect(await t.sql(`select 1 from pg_stat_activity where wait_event_type = 'Lock' and query like 'insert into users %'`)).toHaveLength(1),
+        async () => expect(await t.sql(`select 1 from pg_stat_activity where wait_event_type = 'Lock' and query like 'insert into "users" %'`)).toHaveLength(1),
         { timeout: 15_000, interval: 50 },
       );
       await other.query('commit');

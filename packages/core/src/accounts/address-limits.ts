@@ -1,14 +1,17 @@
-import type { Db } from '@leadwire/db';
+import { qb, sql, statement, type Db } from '@leadwire/db';
 import { putBounded } from '../limits/bounded-map.ts';
 import { accountErrors } from './errors.ts';
 
 const HOUR_MS = 3_600_000;
 
 /** Fixed hourly windows shared by every server, in the table the other per-window limits use (cleaned by jobs/cleanup.ts). */
-const COUNT = `
-insert into rate_limit_counters (bucket, window_start, count) values (?, ?::timestamptz, 1)
-on conflict (bucket, window_start) do update set count = rate_limit_counters.count + 1
-returning count`;
+const COUNT = statement<{ bucket: string; window: Date }>()((p) =>
+  qb
+    .insertInto('rate_limit_counters')
+    .values({ bucket: p.bucket, window_start: sql<Date>`${p.window}::timestamptz`, count: sql.lit(1) })
+    .onConflict((oc) => oc.columns(['bucket', 'window_start']).doUpdateSet((eb) => ({ count: eb(eb.ref('rate_limit_counters.count'), '+', sql.lit(1)) })))
+    .returning('count'),
+);
 
 /** What an address may do per hour without an account: sign up, and ask for password reset emails. */
 export type AddressAction = 'sign-up' | 'password-reset';
@@ -23,7 +26,7 @@ export async function spendAddressBudget(db: Db, action: AddressAction, ip: stri
   const start = Math.floor(now.getTime() / HOUR_MS) * HOUR_MS;
   const refuse = () => accountErrors.addressLimited(action, Math.max(1, Math.ceil((start + HOUR_MS - now.getTime()) / 1000)));
   if ((spent.get(bucket) ?? 0) > now.getTime()) throw refuse();
-  const [row] = await db.execute<{ count: number }[]>(COUNT, [bucket, new Date(start)]);
+  const [row] = await db.run(COUNT, { bucket, window: new Date(start) });
   if ((row?.count ?? 1) > perHour) {
     putBounded(spent, bucket, start + HOUR_MS, MAX_SPENT);
     throw refuse();

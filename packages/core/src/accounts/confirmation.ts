@@ -1,4 +1,4 @@
-import type { Db } from '@leadwire/db';
+import { qb, sql, statement, type Db } from '@leadwire/db';
 import type { InternalActor } from '../auth/actor.ts';
 import { accountErrors } from './errors.ts';
 import { currentUser } from './password.service.ts';
@@ -6,6 +6,25 @@ import { checkPassword, type Client } from './sign-in.ts';
 
 /** How long a re-entered password unlocks API key creation on the session that entered it. */
 export const CONFIRMATION_MINUTES = 5;
+
+const UNLOCK = statement<{ now: Date; id: string }>()((p) =>
+  qb
+    .updateTable('sessions')
+    .set({ key_creation_unlocked_until: sql<Date>`${p.now}::timestamptz + make_interval(mins => ${CONFIRMATION_MINUTES})` })
+    .where('id', '=', p.id)
+    .returning('key_creation_unlocked_until as until')
+    // Just set from a non-null time: never null.
+    .$narrowType<{ until: Date }>(),
+);
+
+const UNLOCKED = statement<{ id: string; userId: string; now: Date }>()((p) =>
+  qb
+    .selectFrom('sessions')
+    .select(sql.lit(1).as('unlocked'))
+    .where('id', '=', p.id)
+    .where('user_id', '=', p.userId)
+    .where('key_creation_unlocked_until', '>', p.now),
+);
 
 /**
  * The security confirmation: the signed-in user re-enters the password, which unlocks API key creation on this session
@@ -16,10 +35,7 @@ export async function confirmPassword(db: Db, actor: InternalActor, password: st
   if (actor.via !== 'session' || !actor.sessionId) throw accountErrors.sessionRequired('The security confirmation');
   const me = await currentUser(db, actor);
   if (!(await checkPassword(db, me.email, password, client))) throw accountErrors.wrongPassword();
-  const [row] = await db.execute<{ until: Date }[]>(
-    'update sessions set key_creation_unlocked_until = ?::timestamptz + make_interval(mins => ?) where id = ? returning key_creation_unlocked_until as until',
-    [client.now, CONFIRMATION_MINUTES, actor.sessionId],
-  );
+  const [row] = await db.run(UNLOCK, { now: client.now, id: actor.sessionId });
   // The session ended between authentication and now (signed out elsewhere): nothing left to unlock.
   if (!row) throw accountErrors.sessionRequired('The security confirmation');
   return new Date(row.until).toISOString();
@@ -36,10 +52,7 @@ export async function assertKeyCreationUnlocked(db: Db, actor: InternalActor, no
       'Creating an API key needs a security confirmation that only a signed-in user can give (an API key cannot re-enter a password); sign in and confirm your password',
     );
   }
-  const rows = await db.execute(
-    'select 1 from sessions where id = ? and user_id = ? and key_creation_unlocked_until > ?',
-    [actor.sessionId, actor.userId, now],
-  );
+  const rows = await db.run(UNLOCKED, { id: actor.sessionId, userId: actor.userId, now });
   if (!rows.length) {
     throw accountErrors.confirmationRequired(
       `Re-enter your password first (accounts.confirmPassword, POST /api/accounts/confirm-password): it unlocks API key creation for ${CONFIRMATION_MINUTES} minutes`,

@@ -1,4 +1,4 @@
-import type { Db } from '@leadwire/db';
+import { qb, sql, statement, type Db } from '@leadwire/db';
 import type { InternalActor } from '../auth/actor.ts';
 import { generateToken, hashKey } from '../auth/key-material.ts';
 import type { Jobs } from '../jobs/queue.ts';
@@ -8,7 +8,7 @@ import { spendAddressBudget } from './address-limits.ts';
 import { accountErrors } from './errors.ts';
 import { hashPassword } from './passwords.ts';
 import type { SessionView } from './schemas.ts';
-import { endAllCredentials, openSession, USER_COLUMNS, type UserRow } from './sessions.service.ts';
+import { endAllCredentials, openSession, USER_FIELDS, type UserRow } from './sessions.service.ts';
 import { checkPassword, type Client } from './sign-in.ts';
 import { clearAccountLock } from './throttle.ts';
 
@@ -18,8 +18,18 @@ export const RESET_TTL_MINUTES = 60;
 const RESETS_PER_HOUR = 5;
 export const RESET_PREFIX = 'lwr_';
 
+const USER_IN_ORG = statement<{ id: string; orgId: string }>()((p) =>
+  qb.selectFrom('users').select(USER_FIELDS).where('id', '=', p.id).where('organization_id', '=', p.orgId),
+);
+
+const SET_PASSWORD_HASH = statement<{ hash: string; id: string }>()((p) => qb.updateTable('users').set({ password_hash: p.hash }).where('id', '=', p.id));
+
+const SPEND_RESET_TOKENS = statement<{ now: Date; userId: string }>()((p) =>
+  qb.updateTable('password_reset_tokens').set({ used_at: p.now }).where('user_id', '=', p.userId).where('used_at', 'is', null),
+);
+
 export async function currentUser(db: Db, actor: InternalActor): Promise<UserRow> {
-  const [user] = await db.execute<UserRow[]>(`select ${USER_COLUMNS} from users where id = ? and organization_id = ?`, [actor.userId, actor.orgId]);
+  const [user] = await db.run(USER_IN_ORG, { id: actor.userId, orgId: actor.orgId });
   if (!user) throw accountErrors.userNotFound(actor.userId);
   return user;
 }
@@ -29,8 +39,8 @@ export async function currentUser(db: Db, actor: InternalActor): Promise<UserRow
  * epoch) and reset links still outstanding.
  */
 async function setPassword(tx: Db, userId: string, passwordHash: string, now: Date): Promise<UserRow> {
-  await tx.execute('update users set password_hash = ? where id = ?', [passwordHash, userId]);
-  await tx.execute('update password_reset_tokens set used_at = ? where user_id = ? and used_at is null', [now, userId]);
+  await tx.run(SET_PASSWORD_HASH, { hash: passwordHash, id: userId });
+  await tx.run(SPEND_RESET_TOKENS, { now, userId });
   return endAllCredentials(tx, userId, now);
 }
 
@@ -47,12 +57,38 @@ export async function changePassword(
   return db.transaction(async (tx) => openSession(tx, await setPassword(tx, me.id, passwordHash, client.now), client));
 }
 
-const ISSUE_RESET_TOKEN = `
-insert into password_reset_tokens (user_id, token_hash, created_at, expires_at)
-select u.id, ?, ?::timestamptz, ?::timestamptz + make_interval(mins => ?) from users u
-where u.email = ? and u.active
-  and (select count(*) from password_reset_tokens t where t.user_id = u.id and t.created_at > ?::timestamptz - interval '1 hour') < ?
-returning user_id`;
+/** Serializes the requests for one email (a transaction-scoped lock, gone at commit). */
+const LOCK_EMAIL = statement<{ key: string }>()((p) => qb.selectNoFrom(sql<void>`pg_advisory_xact_lock(hashtext(${p.key}))`.as('locked')));
+
+const ISSUE_RESET_TOKEN = statement<{ tokenHash: string; now: Date; email: string }>()((p) =>
+  qb
+    .insertInto('password_reset_tokens')
+    .columns(['user_id', 'token_hash', 'created_at', 'expires_at'])
+    .expression(
+      qb
+        .selectFrom('users as u')
+        .select((eb) => [
+          'u.id as user_id',
+          eb.val(p.tokenHash).as('token_hash'),
+          sql<Date>`${p.now}::timestamptz`.as('created_at'),
+          sql<Date>`${p.now}::timestamptz + make_interval(mins => ${RESET_TTL_MINUTES})`.as('expires_at'),
+        ])
+        .where('u.email', '=', p.email)
+        .where((eb) => eb.ref('u.active'))
+        .where((eb) =>
+          eb(
+            eb
+              .selectFrom('password_reset_tokens as t')
+              .select((eb) => eb.fn.countAll().as('n'))
+              .whereRef('t.user_id', '=', 'u.id')
+              .where('t.created_at', '>', sql<Date>`${p.now}::timestamptz - interval '1 hour'`),
+            '<',
+            RESETS_PER_HOUR,
+          ),
+        ),
+    )
+    .returning('user_id'),
+);
 
 export const RESET_REQUEST_QUEUE = 'accounts.password-reset';
 
@@ -73,23 +109,30 @@ export async function requestPasswordReset(db: Db, jobs: Jobs, email: string, cl
 export async function issueResetToken(db: Db, postbox: Postbox, email: string, now: Date): Promise<void> {
   const token = generateToken(RESET_PREFIX);
   await db.transaction(async (tx) => {
-    await tx.execute('select pg_advisory_xact_lock(hashtext(?))', [`reset:${email}`]);
-    const rows = await tx.execute<{ user_id: string }[]>(ISSUE_RESET_TOKEN, [hashKey(token), now, now, RESET_TTL_MINUTES, email, now, RESETS_PER_HOUR]);
+    await tx.run(LOCK_EMAIL, { key: `reset:${email}` });
+    const rows = await tx.run(ISSUE_RESET_TOKEN, { tokenHash: hashKey(token), now, email });
     if (rows.length) await queueMail(tx, postbox.jobs, passwordResetEmail(postbox.appUrl, email, token));
   });
 }
 
-const USE_RESET_TOKEN = `
-update password_reset_tokens t set used_at = ?::timestamptz
-from users u
-where t.token_hash = ? and t.used_at is null and t.expires_at > ?::timestamptz and u.id = t.user_id and u.active
-returning u.id, u.email`;
+const USE_RESET_TOKEN = statement<{ now: Date; tokenHash: string }>()((p) =>
+  qb
+    .updateTable('password_reset_tokens as t')
+    .from('users as u')
+    .set({ used_at: sql<Date>`${p.now}::timestamptz` })
+    .where('t.token_hash', '=', p.tokenHash)
+    .where('t.used_at', 'is', null)
+    .where('t.expires_at', '>', sql<Date>`${p.now}::timestamptz`)
+    .whereRef('u.id', '=', 't.user_id')
+    .where((eb) => eb.ref('u.active'))
+    .returning(['u.id', 'u.email']),
+);
 
 /** Spends a reset token (once, within its hour) on a new password; ends all sessions and keys of the user. */
 export async function resetPassword(db: Db, input: { token: string; newPassword: string }, client: Client): Promise<void> {
   const passwordHash = await hashPassword(input.newPassword);
   await db.transaction(async (tx) => {
-    const [used] = await tx.execute<{ id: string; email: string }[]>(USE_RESET_TOKEN, [client.now, hashKey(input.token), client.now]);
+    const [used] = await tx.run(USE_RESET_TOKEN, { now: client.now, tokenHash: hashKey(input.token) });
     if (!used) throw accountErrors.invalidToken('reset');
     await setPassword(tx, used.id, passwordHash, client.now);
     await clearAccountLock(tx, used.email, client.ip, client.now);

@@ -1,4 +1,4 @@
-import { type ApiKeyType, type Db, type Plan, PUBLIC_PERMISSIONS } from '@leadwire/db';
+import { type ApiKeyType, type Db, type Plan, PUBLIC_PERMISSIONS, qb, sql, statement } from '@leadwire/db';
 import { AppError, errors } from '../errors.ts';
 import { displayPrefix, generateKeyValue, hashKey } from '../auth/key-material.ts';
 import { hashPassword } from './passwords.ts';
@@ -13,26 +13,43 @@ export interface NewOrganization {
 }
 
 /** An organization and its contact counter, which lives in a row of its own (see ContactCounter). */
-const INSERT_ORGANIZATION = `
-with o as (insert into organizations (name, plan) values (?, ?) returning id),
-counter as (insert into contact_counters (organization_id) select id from o)
-select id from o`;
-const INSERT_OWNER = `insert into users (organization_id, email, password_hash, role) values (?, ?, ?, 'owner')
-on conflict (email) do nothing returning id`;
-const INSERT_DEFAULT_PIPELINE = `
-with p as (insert into pipelines (organization_id, name, is_default) values (?, ?, true) returning id, organization_id)
-insert into pipeline_stages (organization_id, pipeline_id, name, position)
-select p.organization_id, p.id, s.name, s.position - 1 from p, unnest(?::text[]) with ordinality as s(name, position)`;
+const INSERT_ORGANIZATION = statement<{ name: string; plan: Plan }>()((p) =>
+  qb
+    .with('o', (db) => db.insertInto('organizations').values({ name: p.name, plan: p.plan }).returning('id'))
+    .with('counter', (db) => db.insertInto('contact_counters').columns(['organization_id']).expression(db.selectFrom('o').select('o.id')))
+    .selectFrom('o')
+    .select('o.id'),
+);
+const INSERT_OWNER = statement<{ orgId: string; email: string; passwordHash: string }>()((p) =>
+  qb
+    .insertInto('users')
+    .values({ organization_id: p.orgId, email: p.email, password_hash: p.passwordHash, role: sql.lit('owner') })
+    .onConflict((oc) => oc.column('email').doNothing())
+    .returning('id'),
+);
+const INSERT_DEFAULT_PIPELINE = statement<{ orgId: string; name: string; stages: string[] }>()((p) =>
+  qb
+    .with('p', (db) =>
+      db.insertInto('pipelines').values({ organization_id: p.orgId, name: p.name, is_default: sql.lit(true) }).returning(['id', 'organization_id']),
+    )
+    .insertInto('pipeline_stages')
+    .columns(['organization_id', 'pipeline_id', 'name', 'position'])
+    .expression((eb) =>
+      eb
+        .selectFrom(['p', sql<{ name: string; position: number }>`unnest(${p.stages}::text[]) with ordinality`.as<'s'>(sql`s(name, position)`)])
+        .select((eb) => ['p.organization_id', 'p.id as pipeline_id', 's.name', eb(eb.ref('s.position'), '-', sql.lit(1)).as('position')]),
+    ),
+);
 
 /** An organization, its owner and a default pipeline with stages, in one transaction. */
 export async function createOrganization(db: Db, input: NewOrganization) {
   const passwordHash = await hashPassword(input.ownerPassword);
   const email = input.ownerEmail.trim().toLowerCase();
   return db.transaction(async (tx) => {
-    const [org] = await tx.execute<{ id: string }[]>(INSERT_ORGANIZATION, [input.name, input.plan ?? 'starter']);
-    const [owner] = await tx.execute<{ id: string }[]>(INSERT_OWNER, [org!.id, email, passwordHash]);
+    const [org] = await tx.run(INSERT_ORGANIZATION, { name: input.name, plan: input.plan ?? 'starter' });
+    const [owner] = await tx.run(INSERT_OWNER, { orgId: org!.id, email, passwordHash });
     if (!owner) throw new AppError(409, 'email_taken', `A user with email ${email} already exists`);
-    await tx.execute(INSERT_DEFAULT_PIPELINE, [org!.id, DEFAULT_PIPELINE.name, DEFAULT_PIPELINE.stages]);
+    await tx.run(INSERT_DEFAULT_PIPELINE, { orgId: org!.id, name: DEFAULT_PIPELINE.name, stages: DEFAULT_PIPELINE.stages });
     return { orgId: org!.id, userId: owner.id };
   });
 }
@@ -51,17 +68,45 @@ export interface NewApiKey {
  * The key row carries its owner's credential epoch, so a password change or "log out everywhere" ends it. An inactive
  * owner gets no key: the insert then writes nothing and still reports the owner, so the refusal can say why.
  */
-const INSERT_KEY = `
-with u as (select id, organization_id, active, credential_epoch from users where id = ? and organization_id = ?),
-k as (
-  insert into api_keys (organization_id, created_by_id, name, type, permissions, key_hash, display_prefix, owner_epoch, expires_at)
-  select u.organization_id, u.id, v.name, v.type, v.permissions, v.key_hash, v.display_prefix, u.credential_epoch, v.expires_at
-  from u, (select ?::text as name, ?::text as type, ?::text[] as permissions, ?::text as key_hash, ?::text as display_prefix,
-    ?::timestamptz as expires_at) v
-  where u.active
-  returning id
-)
-select coalesce((select id from k), u.id) as id, u.active from u`;
+const INSERT_KEY = statement<{
+  userId: string;
+  orgId: string;
+  name: string;
+  type: ApiKeyType;
+  permissions: string[];
+  keyHash: string;
+  displayPrefix: string;
+  expiresAt: Date | null;
+}>()((p) =>
+  qb
+    .with('u', (db) =>
+      db.selectFrom('users').select(['id', 'organization_id', 'active', 'credential_epoch']).where('id', '=', p.userId).where('organization_id', '=', p.orgId),
+    )
+    .with('k', (db) =>
+      db
+        .insertInto('api_keys')
+        .columns(['organization_id', 'created_by_id', 'name', 'type', 'permissions', 'key_hash', 'display_prefix', 'owner_epoch', 'expires_at'])
+        .expression(
+          db
+            .selectFrom('u')
+            .select([
+              'u.organization_id',
+              'u.id as created_by_id',
+              sql<string>`${p.name}::text`.as('name'),
+              sql<ApiKeyType>`${p.type}::text`.as('type'),
+              sql<string[]>`${p.permissions}::text[]`.as('permissions'),
+              sql<string>`${p.keyHash}::text`.as('key_hash'),
+              sql<string>`${p.displayPrefix}::text`.as('display_prefix'),
+              'u.credential_epoch as owner_epoch',
+              sql<Date | null>`${p.expiresAt}::timestamptz`.as('expires_at'),
+            ])
+            .where((eb) => eb.ref('u.active')),
+        )
+        .returning('id'),
+    )
+    .selectFrom('u')
+    .select((eb) => [eb.fn.coalesce(eb.selectFrom('k').select('k.id').$asScalar(), 'u.id').as('id'), 'u.active']),
+);
 
 /** Creates a key and returns its value: the only time it exists outside the caller's hands. Only a hash is stored. */
 export async function createApiKey(db: Db, input: NewApiKey): Promise<{ id: string; value: string }> {
@@ -74,16 +119,16 @@ export async function createApiKey(db: Db, input: NewApiKey): Promise<{ id: stri
     throw errors.validation([{ path: 'permissions', message: `Unknown permission ${unknown.join(', ')}; valid: ${PUBLIC_PERMISSIONS.join(', ')}` }]);
   }
   const value = generateKeyValue();
-  const [key] = await db.execute<{ id: string; active: boolean }[]>(INSERT_KEY, [
-    input.userId,
-    input.orgId,
-    input.name,
-    input.type,
+  const [key] = await db.run(INSERT_KEY, {
+    userId: input.userId,
+    orgId: input.orgId,
+    name: input.name,
+    type: input.type,
     permissions,
-    hashKey(value),
-    displayPrefix(value),
-    input.expiresAt ?? null,
-  ]);
+    keyHash: hashKey(value),
+    displayPrefix: displayPrefix(value),
+    expiresAt: input.expiresAt ?? null,
+  });
   if (!key) throw errors.notFound(`No user ${input.userId} in organization ${input.orgId}`);
   if (!key.active) throw new AppError(409, 'user_inactive', 'Keys cannot be created for a deactivated user');
   return { id: key.id, value };

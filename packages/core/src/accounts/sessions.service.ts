@@ -1,4 +1,4 @@
-import type { Db, Role } from '@leadwire/db';
+import { qb, sql, statement, type Db } from '@leadwire/db';
 import type { InternalActor } from '../auth/actor.ts';
 import { generateToken, hashKey } from '../auth/key-material.ts';
 import { SESSION_PREFIX } from '../auth/sessions.ts';
@@ -13,23 +13,23 @@ import type { Client } from './sign-in.ts';
  */
 export const SESSION_TTL_DAYS = 30;
 
-export interface UserRow {
-  id: string;
-  organization_id: string;
-  email: string;
-  name: string | null;
-  role: Role;
-  active: boolean;
-  credential_epoch: number;
-  password_hash: string;
-}
+/** The user as accounts read it (a selection every user statement shares, each name checked against the entity). */
+export const USER_FIELDS = ['id', 'organization_id', 'email', 'name', 'role', 'active', 'credential_epoch', 'password_hash'] as const;
 
-export const USER_COLUMNS = 'id, organization_id, email, name, role, active, credential_epoch, password_hash';
-
-const INSERT_SESSION = `
-insert into sessions (organization_id, user_id, token_hash, user_epoch, created_at, expires_at, user_agent)
-values (?, ?, ?, ?, ?::timestamptz, ?::timestamptz + make_interval(days => ?), ?)
-returning expires_at`;
+const INSERT_SESSION = statement<{ orgId: string; userId: string; tokenHash: string; epoch: number; now: Date; userAgent: string | null }>()((p) =>
+  qb
+    .insertInto('sessions')
+    .values({
+      organization_id: p.orgId,
+      user_id: p.userId,
+      token_hash: p.tokenHash,
+      user_epoch: p.epoch,
+      created_at: sql<Date>`${p.now}::timestamptz`,
+      expires_at: sql<Date>`${p.now}::timestamptz + make_interval(days => ${SESSION_TTL_DAYS})`,
+      user_agent: p.userAgent,
+    })
+    .returning('expires_at'),
+);
 
 /** Opens a session for `user` under its current credential epoch, from `client.now`; the token exists only in the answer. */
 export async function openSession(
@@ -38,16 +38,14 @@ export async function openSession(
   client: Pick<Client, 'userAgent' | 'now'>,
 ): Promise<SessionView> {
   const token = generateToken(SESSION_PREFIX);
-  const [row] = await db.execute<{ expires_at: Date }[]>(INSERT_SESSION, [
-    user.organization_id,
-    user.id,
-    hashKey(token),
-    user.credential_epoch,
-    client.now,
-    client.now,
-    SESSION_TTL_DAYS,
-    client.userAgent?.slice(0, 300) ?? null,
-  ]);
+  const [row] = await db.run(INSERT_SESSION, {
+    orgId: user.organization_id,
+    userId: user.id,
+    tokenHash: hashKey(token),
+    epoch: user.credential_epoch,
+    now: client.now,
+    userAgent: client.userAgent?.slice(0, 300) ?? null,
+  });
   return {
     token,
     expiresAt: new Date(row!.expires_at).toISOString(),
@@ -55,10 +53,19 @@ export async function openSession(
   };
 }
 
-const BUMP_EPOCH = `
-update users set credential_epoch = credential_epoch + 1, updated_at = ?
-where id = ?
-returning ${USER_COLUMNS}`;
+const BUMP_EPOCH = statement<{ now: Date; id: string }>()((p) =>
+  qb
+    .updateTable('users')
+    .set((eb) => ({ credential_epoch: eb(eb.ref('credential_epoch'), '+', sql.lit(1)), updated_at: p.now }))
+    .where('id', '=', p.id)
+    .returning(USER_FIELDS),
+);
+
+/** A user as accounts read it, password hash included. */
+export type UserRow = NonNullable<(typeof BUMP_EPOCH)['row']>;
+
+const END_SESSIONS = statement<{ userId: string }>()((p) => qb.deleteFrom('sessions').where('user_id', '=', p.userId));
+const END_SESSION = statement<{ id: string }>()((p) => qb.deleteFrom('sessions').where('id', '=', p.id));
 
 /**
  * Moves the user's credential epoch: every session and every API key the user created stops working on its next
@@ -66,16 +73,16 @@ returning ${USER_COLUMNS}`;
  * deleted as well, for tidiness only. Run it inside the transaction that makes the change needing it.
  */
 export async function endAllCredentials(tx: Db, userId: string, now: Date): Promise<UserRow> {
-  const [user] = await tx.execute<UserRow[]>(BUMP_EPOCH, [now, userId]);
+  const [user] = await tx.run(BUMP_EPOCH, { now, id: userId });
   if (!user) throw accountErrors.userNotFound(userId);
-  await tx.execute('delete from sessions where user_id = ?', [userId]);
+  await tx.run(END_SESSIONS, { userId });
   return user;
 }
 
 /** Ends the session the request came with. */
 export async function signOut(db: Db, actor: InternalActor): Promise<void> {
   if (actor.via !== 'session' || !actor.sessionId) throw accountErrors.sessionRequired('Signing out');
-  await db.execute('delete from sessions where id = ?', [actor.sessionId]);
+  await db.run(END_SESSION, { id: actor.sessionId });
 }
 
 /** "Log out of all devices": ends every session of the user and stops every API key the user created, at once. */

@@ -1,11 +1,15 @@
-import type { Db } from '@leadwire/db';
+import { qb, statement, type Db } from '@leadwire/db';
 import { spendAddressBudget } from './address-limits.ts';
 import { accountErrors } from './errors.ts';
 import { dummyPasswordHash, verifyPassword } from './passwords.ts';
 import type { SessionView, SignInInput, SignUpInput } from './schemas.ts';
 import { createOrganization } from './service.ts';
-import { openSession, USER_COLUMNS, type UserRow } from './sessions.service.ts';
+import { openSession, USER_FIELDS, type UserRow } from './sessions.service.ts';
 import { attemptSucceeded, beginAttempt } from './throttle.ts';
+
+const SET_NAME = statement<{ name: string; id: string }>()((p) => qb.updateTable('users').set({ name: p.name }).where('id', '=', p.id));
+const USER_BY_ID = statement<{ id: string }>()((p) => qb.selectFrom('users').select(USER_FIELDS).where('id', '=', p.id));
+const USER_BY_EMAIL = statement<{ email: string }>()((p) => qb.selectFrom('users').select(USER_FIELDS).where('email', '=', p.email));
 
 /**
  * Where and when a request comes from, as far as accounts care: the throttle's address, the session's device label,
@@ -33,13 +37,13 @@ export async function signUp(db: Db, input: SignUpInput, client: Client, limits:
       throw err;
     },
   );
-  if (input.name) await db.execute('update users set name = ? where id = ?', [input.name, userId]);
-  const [user] = await db.execute<UserRow[]>(`select ${USER_COLUMNS} from users where id = ?`, [userId]);
+  if (input.name) await db.run(SET_NAME, { name: input.name, id: userId });
+  const [user] = await db.run(USER_BY_ID, { id: userId });
   return openSession(db, user!, client);
 }
 
 export async function findUserByEmail(db: Db, email: string): Promise<UserRow | undefined> {
-  const [user] = await db.execute<UserRow[]>(`select ${USER_COLUMNS} from users where email = ?`, [email]);
+  const [user] = await db.run(USER_BY_EMAIL, { email });
   return user;
 }
 

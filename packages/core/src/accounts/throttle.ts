@@ -1,4 +1,4 @@
-import type { Db } from '@leadwire/db';
+import { qb, sql, statement, type Db } from '@leadwire/db';
 import { accountErrors } from './errors.ts';
 import { ThrottleGate } from './throttle-gate.ts';
 
@@ -44,38 +44,89 @@ export function accountDelayMs(failures: number): number {
  * The counts one decision needs, in one statement. Failures count from the pair's (or the account's) last success;
  * attempts still being checked count as failures until proven otherwise.
  */
-const COUNTS = `
-with pair as (
-  select created_at from sign_in_attempts
-  where email = ? and ip = ? and not succeeded and created_at > ?::timestamptz - make_interval(mins => ?)
-    and created_at > coalesce((select max(created_at) from sign_in_attempts where email = ? and ip = ? and succeeded), '-infinity')
-), addr as (
-  select created_at from sign_in_attempts
-  where ip = ? and not succeeded and created_at > ?::timestamptz - make_interval(mins => ?)
-  order by created_at desc limit ?
-), acct as (
-  select 1 from sign_in_attempts
-  where email = ? and not succeeded and created_at > ?::timestamptz - make_interval(mins => ?)
-    and created_at > coalesce((select max(created_at) from sign_in_attempts where email = ? and succeeded), '-infinity')
-)
-select
-  (select count(*) from pair)::int as pair_failures,
-  (select max(created_at) from pair) as pair_last,
-  (select count(*) from addr)::int as address_failures,
-  (select min(created_at) from addr) as address_oldest,
-  (select count(*) from acct)::int as account_failures,
-  exists(select 1 from sign_in_attempts where email = ? and ip = ? and succeeded and created_at > ?::timestamptz - make_interval(hours => ?)) as known`;
+const COUNTS = statement<{ email: string; ip: string; now: Date }>()((p) => {
+  const windowStart = sql<Date>`${p.now}::timestamptz - make_interval(mins => ${THROTTLE.windowMinutes})`;
+  const lastSuccess = (byIp: boolean) =>
+    sql<Date>`coalesce(${qb
+      .selectFrom('sign_in_attempts')
+      .select((eb) => eb.fn.max('created_at').as('last'))
+      .where('email', '=', p.email)
+      .$if(byIp, (q) => q.where('ip', '=', p.ip))
+      .where((eb) => eb.ref('succeeded'))}, '-infinity')`;
+  return qb
+    .with('pair', (db) =>
+      db
+        .selectFrom('sign_in_attempts')
+        .select('created_at')
+        .where('email', '=', p.email)
+        .where('ip', '=', p.ip)
+        .where((eb) => eb.not(eb.ref('succeeded')))
+        .where('created_at', '>', windowStart)
+        .where('created_at', '>', lastSuccess(true)),
+    )
+    .with('addr', (db) =>
+      db
+        .selectFrom('sign_in_attempts')
+        .select('created_at')
+        .where('ip', '=', p.ip)
+        .where((eb) => eb.not(eb.ref('succeeded')))
+        .where('created_at', '>', windowStart)
+        .orderBy('created_at', 'desc')
+        .limit(THROTTLE.address.budget),
+    )
+    .with('acct', (db) =>
+      db
+        .selectFrom('sign_in_attempts')
+        .select(sql.lit(1).as('one'))
+        .where('email', '=', p.email)
+        .where((eb) => eb.not(eb.ref('succeeded')))
+        .where('created_at', '>', windowStart)
+        .where('created_at', '>', lastSuccess(false)),
+    )
+    .selectNoFrom((eb) => [
+      sql<number>`(${eb.selectFrom('pair').select((eb) => eb.fn.countAll().as('n'))})::int`.as('pair_failures'),
+      eb.selectFrom('pair').select((eb) => eb.fn.max('pair.created_at').as('last')).$asScalar().as('pair_last'),
+      sql<number>`(${eb.selectFrom('addr').select((eb) => eb.fn.countAll().as('n'))})::int`.as('address_failures'),
+      eb.selectFrom('addr').select((eb) => eb.fn.min('addr.created_at').as('oldest')).$asScalar().as('address_oldest'),
+      sql<number>`(${eb.selectFrom('acct').select((eb) => eb.fn.countAll().as('n'))})::int`.as('account_failures'),
+      eb
+        .exists(
+          eb
+            .selectFrom('sign_in_attempts')
+            .select(sql.lit(1).as('one'))
+            .where('email', '=', p.email)
+            .where('ip', '=', p.ip)
+            .where((eb) => eb.ref('succeeded'))
+            .where('created_at', '>', sql<Date>`${p.now}::timestamptz - make_interval(hours => ${THROTTLE.knownForHours})`),
+        )
+        .$castTo<boolean>()
+        .as('known'),
+    ]);
+});
 
-const RECORD = `insert into sign_in_attempts (email, ip, succeeded, created_at) values (?, ?, false, ?) returning id`;
+const RECORD = statement<{ email: string; ip: string; now: Date }>()((p) =>
+  qb.insertInto('sign_in_attempts').values({ email: p.email, ip: p.ip, succeeded: sql.lit(false), created_at: p.now }).returning('id'),
+);
 
-interface Counts {
-  pair_failures: number;
+/** The address's lock, then the email's: always in this order. */
+const LOCK_PAIR = statement<{ ipKey: string; emailKey: string }>()((p) =>
+  qb.selectNoFrom([
+    sql<void>`pg_advisory_xact_lock(hashtext(${p.ipKey}))`.as('ip_locked'),
+    sql<void>`pg_advisory_xact_lock(hashtext(${p.emailKey}))`.as('email_locked'),
+  ]),
+);
+
+const SUCCEEDED = statement<{ id: string }>()((p) => qb.updateTable('sign_in_attempts').set({ succeeded: sql.lit(true) }).where('id', '=', p.id));
+
+const RECORD_SUCCESS = statement<{ email: string; ip: string; now: Date }>()((p) =>
+  qb.insertInto('sign_in_attempts').values({ email: p.email, ip: p.ip, succeeded: sql.lit(true), created_at: p.now }),
+);
+
+/** The counts one decision reads; timestamps may come back from the pool as text. */
+type Counts = Omit<NonNullable<(typeof COUNTS)['row']>, 'pair_last' | 'address_oldest'> & {
   pair_last: Date | string | null;
-  address_failures: number;
   address_oldest: Date | string | null;
-  account_failures: number;
-  known: boolean;
-}
+};
 
 /** A password check about to happen, already counted as a failure. */
 export interface Attempt {
@@ -108,18 +159,12 @@ const checks = new ThrottleGate();
  * guesses count one after another instead of all reading the same counts.
  */
 export async function beginAttempt(db: Db, email: string, ip: string, now: Date, wait: (ms: number) => Promise<void>): Promise<Attempt> {
-  const w = THROTTLE.windowMinutes;
   const { verdict, id } = await checks.run(ip, () => db.transaction(async (tx) => {
-    await tx.execute('select pg_advisory_xact_lock(hashtext(?)), pg_advisory_xact_lock(hashtext(?))', [`sign-in:ip:${ip}`, `sign-in:email:${email}`]);
-    const [counts] = await tx.execute<Counts[]>(COUNTS, [
-      email, ip, now, w, email, ip,
-      ip, now, w, THROTTLE.address.budget,
-      email, now, w, email,
-      email, ip, now, THROTTLE.knownForHours,
-    ]);
+    await tx.run(LOCK_PAIR, { ipKey: `sign-in:ip:${ip}`, emailKey: `sign-in:email:${email}` });
+    const [counts] = await tx.run(COUNTS, { email, ip, now });
     const verdict = decide(counts!, now);
     if ('retryAfterS' in verdict) return { verdict };
-    const [row] = await tx.execute<{ id: string }[]>(RECORD, [email, ip, now]);
+    const [row] = await tx.run(RECORD, { email, ip, now });
     return { verdict, id: row!.id };
   }));
   if ('retryAfterS' in verdict) throw accountErrors.tooManyAttempts(verdict.retryAfterS);
@@ -129,7 +174,7 @@ export async function beginAttempt(db: Db, email: string, ip: string, now: Date,
 
 /** The password was right: the attempt no longer counts, and the earlier failures of its pair and account stop counting. */
 export async function attemptSucceeded(db: Db, attempt: Attempt): Promise<void> {
-  await db.execute('update sign_in_attempts set succeeded = true where id = ?', [attempt.id]);
+  await db.run(SUCCEEDED, { id: attempt.id });
 }
 
 /**
@@ -137,5 +182,5 @@ export async function attemptSucceeded(db: Db, attempt: Attempt): Promise<void> 
  * slow-down (failures before the last success do not count). Other addresses keep their counts.
  */
 export async function clearAccountLock(db: Db, email: string, ip: string, now: Date): Promise<void> {
-  await db.execute('insert into sign_in_attempts (email, ip, succeeded, created_at) values (?, ?, true, ?)', [email, ip, now]);
+  await db.run(RECORD_SUCCESS, { email, ip, now });
 }

@@ -1,20 +1,44 @@
-import type { Db, Role } from '@leadwire/db';
+import { qb, sql, statement, type Db, type Role } from '@leadwire/db';
 import type { InternalActor } from '../auth/actor.ts';
 import { requireRole } from '../auth/internal.ts';
 import { accountErrors } from './errors.ts';
 import type { MemberView } from './schemas.ts';
 import { endAllCredentials } from './sessions.service.ts';
 
-interface MemberRow {
-  id: string;
-  email: string;
-  name: string | null;
-  role: Role;
-  active: boolean;
-  created_at: Date;
-}
+/** What the member screen shows of a user. */
+const MEMBER = ['id', 'email', 'name', 'role', 'active', 'created_at'] as const;
 
-const MEMBER_COLUMNS = 'id, email, name, role, active, created_at';
+const MEMBERS = statement<{ orgId: string }>()((p) =>
+  qb.selectFrom('users').select(MEMBER).where('organization_id', '=', p.orgId).orderBy('created_at').orderBy('id'),
+);
+
+type MemberRow = NonNullable<(typeof MEMBERS)['row']>;
+
+const LOCK_ORGANIZATION = statement<{ orgId: string }>()((p) =>
+  qb.selectFrom('organizations').select(sql.lit(1).as('locked')).where('id', '=', p.orgId).forUpdate(),
+);
+
+const MEMBER_BY_ID = statement<{ id: string; orgId: string }>()((p) =>
+  qb.selectFrom('users').select(MEMBER).where('id', '=', p.id).where('organization_id', '=', p.orgId),
+);
+
+const OTHER_ACTIVE_OWNERS = statement<{ orgId: string; id: string }>()((p) =>
+  qb
+    .selectFrom('users')
+    .select(sql<number>`count(*)::int`.as('n'))
+    .where('organization_id', '=', p.orgId)
+    .where('role', '=', sql.lit('owner' as const))
+    .where((eb) => eb.ref('active'))
+    .where('id', '<>', p.id),
+);
+
+const SET_ROLE = statement<{ role: Role; now: Date; id: string }>()((p) =>
+  qb.updateTable('users').set({ role: p.role, updated_at: p.now }).where('id', '=', p.id).returning(MEMBER),
+);
+
+const SET_ACTIVE = statement<{ active: boolean; now: Date; id: string }>()((p) =>
+  qb.updateTable('users').set({ active: p.active, updated_at: p.now }).where('id', '=', p.id).returning(MEMBER),
+);
 
 function view(row: MemberRow): MemberView {
   return { id: row.id, email: row.email, name: row.name, role: row.role, active: row.active, createdAt: new Date(row.created_at).toISOString() };
@@ -22,10 +46,7 @@ function view(row: MemberRow): MemberView {
 
 /** Everyone in the caller's organization, deactivated users included (they can be reactivated). */
 export async function listMembers(db: Db, actor: InternalActor): Promise<MemberView[]> {
-  const rows = await db.execute<MemberRow[]>(
-    `select ${MEMBER_COLUMNS} from users where organization_id = ? order by created_at, id`,
-    [actor.orgId],
-  );
+  const rows = await db.run(MEMBERS, { orgId: actor.orgId });
   return rows.map(view);
 }
 
@@ -35,13 +56,10 @@ export async function listMembers(db: Db, actor: InternalActor): Promise<MemberV
  * is simply not found.
  */
 async function lockTarget(tx: Db, actor: InternalActor, userId: string) {
-  await tx.execute('select 1 from organizations where id = ? for update', [actor.orgId]);
-  const [target] = await tx.execute<MemberRow[]>(`select ${MEMBER_COLUMNS} from users where id = ? and organization_id = ?`, [userId, actor.orgId]);
+  await tx.run(LOCK_ORGANIZATION, { orgId: actor.orgId });
+  const [target] = await tx.run(MEMBER_BY_ID, { id: userId, orgId: actor.orgId });
   if (!target) throw accountErrors.userNotFound(userId);
-  const [row] = await tx.execute<{ n: number }[]>(
-    `select count(*)::int as n from users where organization_id = ? and role = 'owner' and active and id <> ?`,
-    [actor.orgId, userId],
-  );
+  const [row] = await tx.run(OTHER_ACTIVE_OWNERS, { orgId: actor.orgId, id: userId });
   return { target, otherActiveOwners: row!.n };
 }
 
@@ -51,10 +69,7 @@ export async function changeRole(db: Db, actor: InternalActor, userId: string, r
   return db.transaction(async (tx) => {
     const { target, otherActiveOwners } = await lockTarget(tx, actor, userId);
     if (target.role === 'owner' && target.active && role !== 'owner' && otherActiveOwners === 0) throw accountErrors.lastOwner();
-    const [row] = await tx.execute<MemberRow[]>(
-      `update users set role = ?, updated_at = ? where id = ? returning ${MEMBER_COLUMNS}`,
-      [role, now, userId],
-    );
+    const [row] = await tx.run(SET_ROLE, { role, now, id: userId });
     return view(row!);
   });
 }
@@ -72,10 +87,7 @@ export async function setActive(db: Db, actor: InternalActor, userId: string, ac
     if (!active && target.role === 'owner' && otherActiveOwners === 0) throw accountErrors.lastOwner();
     if (target.active === active) return view(target);
     if (!active) await endAllCredentials(tx, userId, now);
-    const [row] = await tx.execute<MemberRow[]>(
-      `update users set active = ?, updated_at = ? where id = ? returning ${MEMBER_COLUMNS}`,
-      [active, now, userId],
-    );
+    const [row] = await tx.run(SET_ACTIVE, { active, now, id: userId });
     return view(row!);
   });
 }

@@ -1,4 +1,4 @@
-import type { Db } from '@leadwire/db';
+import { qb, sql, statement, type Db, type Statement } from '@leadwire/db';
 import { z } from 'zod';
 import type { Deps } from '../context.ts';
 import type { JobDefinition } from './boss.ts';
@@ -14,68 +14,155 @@ export const CLEANUP_CRON = '0 * * * *';
  */
 const SLICE = 5_000;
 
+/** The slice as a literal, as the statements always had it: the planner sizes the scan for it. */
+const LIMIT = sql.lit(SLICE);
+const GONE = sql<number>`count(*)::int`.as('n');
+const dayBefore = (now: Date) => sql<Date>`${now}::timestamptz - interval '1 day'`;
+
 /** Matches the replay window of the idempotency middleware: a record older than this can only be overwritten. */
-const DELETE_IDEMPOTENCY = `
-with doomed as (
-  select api_key_id, key from idempotency_records where created_at < ?::timestamptz - interval '24 hours' limit ${SLICE}
-), gone as (
-  delete from idempotency_records r using doomed d where r.api_key_id = d.api_key_id and r.key = d.key returning 1
-)
-select count(*)::int as n from gone`;
+const DELETE_IDEMPOTENCY = statement<{ now: Date }>()((p) =>
+  qb
+    .with('doomed', (db) =>
+      db.selectFrom('idempotency_records').select(['api_key_id', 'key']).where('created_at', '<', sql<Date>`${p.now}::timestamptz - interval '24 hours'`).limit(LIMIT),
+    )
+    .with('gone', (db) =>
+      db
+        .deleteFrom('idempotency_records as r')
+        .using('doomed as d')
+        .whereRef('r.api_key_id', '=', 'd.api_key_id')
+        .whereRef('r.key', '=', 'd.key')
+        .returning(sql.lit(1).as('one')),
+    )
+    .selectFrom('gone')
+    .select(GONE),
+);
 
 /**
  * Windows are one minute long (a day for `:day` buckets, an hour for webhook deliveries and lead captures); a window
  * is deleted a whole window after it ended, leaving time for requests still counting against it.
  */
-const DELETE_RATE_LIMITS = `
-with doomed as (
-  select bucket, window_start from rate_limit_counters
-  where window_start < ?::timestamptz - case when bucket like '%:day' then interval '2 days'
-    when bucket like 'webhooks:%' or bucket like 'capture:%' then interval '2 hours' else interval '2 minutes' end
-  limit ${SLICE}
-), gone as (
-  delete from rate_limit_counters c using doomed d where c.bucket = d.bucket and c.window_start = d.window_start
-  returning 1
-)
-select count(*)::int as n from gone`;
+const DELETE_RATE_LIMITS = statement<{ now: Date }>()((p) =>
+  qb
+    .with('doomed', (db) =>
+      db
+        .selectFrom('rate_limit_counters')
+        .select(['bucket', 'window_start'])
+        .where('window_start', '<', (eb) => {
+          const bucket = eb.ref('bucket');
+          return sql<Date>`${p.now}::timestamptz - case when ${bucket} like '%:day' then interval '2 days'
+    when ${bucket} like 'webhooks:%' or ${bucket} like 'capture:%' then interval '2 hours' else interval '2 minutes' end`;
+        })
+        .limit(LIMIT),
+    )
+    .with('gone', (db) =>
+      db
+        .deleteFrom('rate_limit_counters as c')
+        .using('doomed as d')
+        .whereRef('c.bucket', '=', 'd.bucket')
+        .whereRef('c.window_start', '=', 'd.window_start')
+        .returning(sql.lit(1).as('one')),
+    )
+    .selectFrom('gone')
+    .select(GONE),
+);
 
 /** Expired account credentials and old sign-in attempts: kept a day past their use for support questions. */
-const sliced = (table: string, where: string) => `
-with doomed as (select id from ${table} where ${where} limit ${SLICE}),
-gone as (delete from ${table} t using doomed d where t.id = d.id returning 1)
-select count(*)::int as n from gone`;
-
-const DELETE_SESSIONS = sliced('sessions', `expires_at < ?::timestamptz - interval '1 day'`);
-const DELETE_RESET_TOKENS = sliced('password_reset_tokens', `expires_at < ?::timestamptz - interval '1 day'`);
-const DELETE_INVITES = sliced('invites', `expires_at < ?::timestamptz - interval '1 day' and accepted_at is null`);
+const DELETE_SESSIONS = statement<{ now: Date }>()((p) =>
+  qb
+    .with('doomed', (db) => db.selectFrom('sessions').select('id').where('expires_at', '<', dayBefore(p.now)).limit(LIMIT))
+    .with('gone', (db) => db.deleteFrom('sessions as t').using('doomed as d').whereRef('t.id', '=', 'd.id').returning(sql.lit(1).as('one')))
+    .selectFrom('gone')
+    .select(GONE),
+);
+const DELETE_RESET_TOKENS = statement<{ now: Date }>()((p) =>
+  qb
+    .with('doomed', (db) => db.selectFrom('password_reset_tokens').select('id').where('expires_at', '<', dayBefore(p.now)).limit(LIMIT))
+    .with('gone', (db) =>
+      db.deleteFrom('password_reset_tokens as t').using('doomed as d').whereRef('t.id', '=', 'd.id').returning(sql.lit(1).as('one')),
+    )
+    .selectFrom('gone')
+    .select(GONE),
+);
+const DELETE_INVITES = statement<{ now: Date }>()((p) =>
+  qb
+    .with('doomed', (db) =>
+      db.selectFrom('invites').select('id').where('expires_at', '<', dayBefore(p.now)).where('accepted_at', 'is', null).limit(LIMIT),
+    )
+    .with('gone', (db) => db.deleteFrom('invites as t').using('doomed as d').whereRef('t.id', '=', 'd.id').returning(sql.lit(1).as('one')))
+    .selectFrom('gone')
+    .select(GONE),
+);
 /** The brute-force throttle looks back 15 minutes; a day of attempts is plenty. */
-const DELETE_SIGN_IN_ATTEMPTS = sliced('sign_in_attempts', `created_at < ?::timestamptz - interval '1 day'`);
+const DELETE_SIGN_IN_ATTEMPTS = statement<{ now: Date }>()((p) =>
+  qb
+    .with('doomed', (db) => db.selectFrom('sign_in_attempts').select('id').where('created_at', '<', dayBefore(p.now)).limit(LIMIT))
+    .with('gone', (db) =>
+      db.deleteFrom('sign_in_attempts as t').using('doomed as d').whereRef('t.id', '=', 'd.id').returning(sql.lit(1).as('one')),
+    )
+    .selectFrom('gone')
+    .select(GONE),
+);
 
 /**
  * The delivery log is kept 30 days (deliveries with their attempts, which cascade). Events themselves stay in
  * outbox_events for timelines: this never touches them.
  */
-const DELETE_WEBHOOK_DELIVERIES = sliced('webhook_deliveries', `created_at < ?::timestamptz - interval '30 days'`);
+const DELETE_WEBHOOK_DELIVERIES = statement<{ now: Date }>()((p) =>
+  qb
+    .with('doomed', (db) =>
+      db.selectFrom('webhook_deliveries').select('id').where('created_at', '<', sql<Date>`${p.now}::timestamptz - interval '30 days'`).limit(LIMIT),
+    )
+    .with('gone', (db) =>
+      db.deleteFrom('webhook_deliveries as t').using('doomed as d').whereRef('t.id', '=', 'd.id').returning(sql.lit(1).as('one')),
+    )
+    .selectFrom('gone')
+    .select(GONE),
+);
 
 /** Listen rows of server processes that died while streaming: they would keep the outbox trigger notifying for nobody. */
-const DELETE_WEBHOOK_LISTENERS = sliced('webhook_listeners', `expires_at < ?::timestamptz`);
+const DELETE_WEBHOOK_LISTENERS = statement<{ now: Date }>()((p) =>
+  qb
+    .with('doomed', (db) => db.selectFrom('webhook_listeners').select('id').where('expires_at', '<', sql<Date>`${p.now}::timestamptz`).limit(LIMIT))
+    .with('gone', (db) =>
+      db.deleteFrom('webhook_listeners as t').using('doomed as d').whereRef('t.id', '=', 'd.id').returning(sql.lit(1).as('one')),
+    )
+    .selectFrom('gone')
+    .select(GONE),
+);
 
 /**
  * Contact counters are bumped after commit on the fast path, so a crash between the two can leave one behind; the
  * hourly run sets every drifted counter back to the live count (and gives an organization without one its counter).
  */
-const RECONCILE_CONTACT_COUNTS = `
-insert into contact_counters (organization_id, contact_count)
-select o.id, (select count(*)::int from contacts c where c.organization_id = o.id and c.deleted_at is null)
-from organizations o
-on conflict (organization_id) do update set contact_count = excluded.contact_count
-  where contact_counters.contact_count <> excluded.contact_count
-returning organization_id`;
+const RECONCILE_CONTACT_COUNTS = statement()(() =>
+  qb
+    .insertInto('contact_counters')
+    .columns(['organization_id', 'contact_count'])
+    .expression(
+      qb
+        .selectFrom('organizations as o')
+        .select((eb) => [
+          'o.id as organization_id',
+          sql<number>`(${eb
+            .selectFrom('contacts as c')
+            .select(sql<number>`count(*)::int`.as('n'))
+            .whereRef('c.organization_id', '=', 'o.id')
+            .where('c.deleted_at', 'is', null)})`.as('contact_count'),
+        ]),
+    )
+    .onConflict((oc) =>
+      oc
+        .column('organization_id')
+        .doUpdateSet((eb) => ({ contact_count: eb.ref('excluded.contact_count') }))
+        .whereRef('contact_counters.contact_count', '<>', 'excluded.contact_count'),
+    )
+    .returning('organization_id'),
+);
 
-async function deleteInSlices(db: Db, statement: string, now: Date): Promise<number> {
+async function deleteInSlices(db: Db, statement: Statement<{ now: Date }, { n: number }>, now: Date): Promise<number> {
   let total = 0;
   for (;;) {
-    const [row] = await db.execute<{ n: number }[]>(statement, [now]);
+    const [row] = await db.run(statement, { now });
     const n = row?.n ?? 0;
     total += n;
     if (n < SLICE) return total;
@@ -105,7 +192,7 @@ export async function runCleanup(db: Db, now: Date): Promise<CleanupResult> {
     signInAttempts: await deleteInSlices(db, DELETE_SIGN_IN_ATTEMPTS, now),
     webhookDeliveries: await deleteInSlices(db, DELETE_WEBHOOK_DELIVERIES, now),
     webhookListeners: await deleteInSlices(db, DELETE_WEBHOOK_LISTENERS, now),
-    contactCountsFixed: (await db.execute<unknown[]>(RECONCILE_CONTACT_COUNTS)).length,
+    contactCountsFixed: (await db.run(RECONCILE_CONTACT_COUNTS, {})).length,
   };
 }
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Db } from '@leadwire/db';
+import { qb, sql, statement, type Db, type DB, type Selectable } from '@leadwire/db';
 import { HOURLY_DELIVERY_LIMIT, hourWindow, SKIP_LIMIT } from './policy.ts';
 
 /** A delivery about to be created; `skipReason` set means it is recorded but never sent (endpoint disabled). */
@@ -25,15 +25,20 @@ export interface CreatedDelivery {
  * Reserves `wanted` deliveries in the organization's hour and answers how many fit. The counter grows by all of them,
  * so concurrent reservations (other processes, other pumps) serialise on its row and never hand out more than the limit.
  */
-const RESERVE = `
-insert into rate_limit_counters (bucket, window_start, count) values (?, ?, ?)
-on conflict (bucket, window_start) do update set count = rate_limit_counters.count + excluded.count
-returning count`;
+const RESERVE = statement<{ bucket: string; window: Date; wanted: number }>()((p) =>
+  qb
+    .insertInto('rate_limit_counters')
+    .values({ bucket: p.bucket, window_start: p.window, count: p.wanted })
+    .onConflict((oc) =>
+      oc.columns(['bucket', 'window_start']).doUpdateSet((eb) => ({ count: eb(eb.ref('rate_limit_counters.count'), '+', eb.ref('excluded.count')) })),
+    )
+    .returning('count'),
+);
 
 export const limitBucket = (orgId: string) => `webhooks:${orgId}`;
 
 async function reserve(db: Db, orgId: string, wanted: number, now: Date): Promise<number> {
-  const [row] = await db.execute<{ count: number }[]>(RESERVE, [limitBucket(orgId), hourWindow(now), wanted]);
+  const [row] = await db.run(RESERVE, { bucket: limitBucket(orgId), window: hourWindow(now), wanted });
   const before = (row?.count ?? wanted) - wanted;
   return Math.max(0, Math.min(wanted, HOURLY_DELIVERY_LIMIT - before));
 }
@@ -42,18 +47,60 @@ async function reserve(db: Db, orgId: string, wanted: number, now: Date): Promis
  * A replay (redeliver, recover) takes its original's message id (the Standard Webhooks `webhook-id`), so a receiver that
  * de-duplicates on it sees the same message again; a new delivery's message id is its own id (message_id null).
  */
-const INSERT_DELIVERIES = `
-insert into webhook_deliveries (id, organization_id, endpoint_id, event_id, event, body, state, manual, replay_of, message_id, next_attempt_at, skip_reason, created_at, updated_at)
-select v.id, v.organization_id, v.endpoint_id, v.event_id, v.event, v.body, v.state, v.manual, v.replay_of, coalesce(o.message_id, o.id),
-  case when v.state = 'pending' then ?::timestamptz end, v.skip_reason, ?::timestamptz, ?::timestamptz
-from jsonb_to_recordset(?::jsonb) as v(id uuid, organization_id uuid, endpoint_id uuid, event_id uuid, event text, body text, state text, manual boolean, replay_of uuid, skip_reason text)
-left join webhook_deliveries o on o.id = v.replay_of`;
+const INSERT_DELIVERIES = statement<{ now: Date; rows: string }>()((p) =>
+  qb
+    .insertInto('webhook_deliveries')
+    .columns([
+      'id', 'organization_id', 'endpoint_id', 'event_id', 'event', 'body', 'state', 'manual', 'replay_of', 'message_id', 'next_attempt_at', 'skip_reason',
+      'created_at', 'updated_at',
+    ])
+    .expression(
+      qb
+        .selectFrom(
+          sql<DeliveryRecord>`jsonb_to_recordset(${p.rows}::jsonb)`.as<'v'>(
+            sql`v(id uuid, organization_id uuid, endpoint_id uuid, event_id uuid, event text, body text, state text, manual boolean, replay_of uuid, skip_reason text)`,
+          ),
+        )
+        .leftJoin('webhook_deliveries as o', 'o.id', 'v.replay_of')
+        .select((eb) => [
+          'v.id', 'v.organization_id', 'v.endpoint_id', 'v.event_id', 'v.event', 'v.body', 'v.state', 'v.manual', 'v.replay_of',
+          eb.fn.coalesce('o.message_id', 'o.id').as('message_id'),
+          eb.case().when('v.state', '=', sql.lit('pending')).then(sql<Date>`${p.now}::timestamptz`).end().as('next_attempt_at'),
+          'v.skip_reason',
+          sql<Date>`${p.now}::timestamptz`.as('created_at'),
+          sql<Date>`${p.now}::timestamptz`.as('updated_at'),
+        ]),
+    ),
+);
+
+/** A row of INSERT_DELIVERIES' JSON, in the column names it is inserted under. */
+type DeliveryRecord = Pick<
+  Selectable<DB['webhook_deliveries']>,
+  'id' | 'organization_id' | 'endpoint_id' | 'event_id' | 'event' | 'body' | 'manual' | 'replay_of' | 'skip_reason'
+> & { state: CreatedDelivery['state'] };
 
 /** A skipped delivery still gets a line in the log (attempt 0), so the owner sees why nothing was sent. */
-const INSERT_SKIPPED_ATTEMPTS = `
-insert into webhook_attempts (id, organization_id, endpoint_id, delivery_id, event, attempt, outcome, error, created_at)
-select gen_random_uuid(), d.organization_id, d.endpoint_id, d.id, d.event, 0, 'skipped', d.skip_reason, ?::timestamptz
-from webhook_deliveries d where d.id = any(?::uuid[])`;
+const INSERT_SKIPPED_ATTEMPTS = statement<{ now: Date; ids: string[] }>()((p) =>
+  qb
+    .insertInto('webhook_attempts')
+    .columns(['id', 'organization_id', 'endpoint_id', 'delivery_id', 'event', 'attempt', 'outcome', 'error', 'created_at'])
+    .expression(
+      qb
+        .selectFrom('webhook_deliveries as d')
+        .select([
+          sql<string>`gen_random_uuid()`.as('id'),
+          'd.organization_id',
+          'd.endpoint_id',
+          'd.id as delivery_id',
+          'd.event',
+          sql.lit(0).as('attempt'),
+          sql.lit('skipped').as('outcome'),
+          'd.skip_reason as error',
+          sql<Date>`${p.now}::timestamptz`.as('created_at'),
+        ])
+        .where('d.id', '=', (eb) => eb.fn.any(sql<string[]>`${p.ids}::uuid[]`)),
+    ),
+);
 
 /**
  * Creates deliveries (in the caller's transaction): due at once, or skipped with a log line. Each organization's hourly
@@ -75,12 +122,10 @@ export async function createDeliveries(db: Db, items: readonly NewDelivery[], no
     }
     return { ...d, id: randomUUID(), state: skipReason ? ('skipped' as const) : ('pending' as const), skipReason };
   });
-  await db.execute(INSERT_DELIVERIES, [
+  await db.run(INSERT_DELIVERIES, {
     now,
-    now,
-    now,
-    JSON.stringify(
-      rows.map((r) => ({
+    rows: JSON.stringify(
+      rows.map((r): DeliveryRecord => ({
         id: r.id,
         organization_id: r.orgId,
         endpoint_id: r.endpointId,
@@ -93,19 +138,21 @@ export async function createDeliveries(db: Db, items: readonly NewDelivery[], no
         skip_reason: r.skipReason,
       })),
     ),
-  ]);
+  });
   const skipped = rows.filter((r) => r.state === 'skipped').map((r) => r.id);
-  if (skipped.length) await db.execute(INSERT_SKIPPED_ATTEMPTS, [now, skipped]);
+  if (skipped.length) await db.run(INSERT_SKIPPED_ATTEMPTS, { now, ids: skipped });
   return rows.map((r) => ({ id: r.id, endpointId: r.endpointId, state: r.state, skipReason: r.skipReason }));
 }
 
-const SPENT = `select count from rate_limit_counters where bucket = ? and window_start = ? for update`;
+const SPENT = statement<{ bucket: string; window: Date }>()((p) =>
+  qb.selectFrom('rate_limit_counters').select('count').where('bucket', '=', p.bucket).where('window_start', '=', p.window).forUpdate(),
+);
 
 /**
  * What is left of the organization's hour, holding its counter row until the caller's transaction ends so that a
  * replay sized to it is not raced past the limit by another one.
  */
 export async function allowanceLeft(db: Db, orgId: string, now: Date): Promise<number> {
-  const [row] = await db.execute<{ count: number }[]>(SPENT, [limitBucket(orgId), hourWindow(now)]);
+  const [row] = await db.run(SPENT, { bucket: limitBucket(orgId), window: hourWindow(now) });
   return Math.max(0, HOURLY_DELIVERY_LIMIT - (row?.count ?? 0));
 }

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { qb, sql, statement } from '@leadwire/db';
 import type { Deps } from '../../context.ts';
 import { signDelivery } from '../transport/signing.ts';
 import { sendWebhook } from '../transport/send.ts';
 import { Coalescer } from './coalesce.ts';
 import { ATTEMPT_LEASE_MS, RECEIVER_TIMEOUT_MS } from './policy.ts';
-import { type AttemptOutcome, recordAttempts, recordSkipped, type TakenAttempt } from './record.ts';
+import { type AttemptOutcome, recordAttempts, recordSkipped } from './record.ts';
 import type { AttemptRef } from './sweep.ts';
 import type { InFlight } from './in-flight.ts';
 import type { WorkerLock } from './worker-lock.ts';
@@ -15,30 +16,58 @@ import type { WorkerLock } from './worker-lock.ts';
  * not yet taken. Stamps this worker's key, but only while the key's lock is held in PostgreSQL (checked once, in the
  * same statement), so a sweeper never sees an attempt of a live worker as orphaned.
  */
-const TAKE = `
-update webhook_deliveries d
-set worker_key = ?::bigint, next_attempt_at = ?, first_attempt_at = coalesce(d.first_attempt_at, ?), updated_at = ?
-from webhook_endpoints w, unnest(?::uuid[], ?::uuid[]) as j(id, lease_token)
-where d.id = j.id and d.lease_token = j.lease_token and d.state = 'in_flight' and d.worker_key is null and w.id = d.endpoint_id
-  and exists (
+const TAKE = statement<{ key: string; leaseUntil: Date; now: Date; ids: string[]; tokens: string[] }>()((p) =>
+  qb
+    .updateTable('webhook_deliveries as d')
+    .set((eb) => ({
+      // The key is a 63-bit integer: it travels as text, and the column keeps it exactly.
+      worker_key: sql<number>`${p.key}::bigint`,
+      next_attempt_at: p.leaseUntil,
+      first_attempt_at: eb.fn.coalesce('d.first_attempt_at', eb.val(p.now)),
+      updated_at: p.now,
+    }))
+    .from([
+      'webhook_endpoints as w',
+      sql<{ id: string; lease_token: string }>`unnest(${p.ids}::uuid[], ${p.tokens}::uuid[])`.as<'j'>(sql`j(id, lease_token)`),
+    ])
+    .whereRef('d.id', '=', 'j.id')
+    .whereRef('d.lease_token', '=', 'j.lease_token')
+    .where('d.state', '=', sql.lit('in_flight'))
+    .where('d.worker_key', 'is', null)
+    .whereRef('w.id', '=', 'd.endpoint_id')
+    // pg_locks is PostgreSQL's own view, not one of our tables: the one raw condition, as in sweep.ts.
+    .where(
+      sql<boolean>`exists (
     select 1 from pg_locks l
-    where l.locktype = 'advisory' and l.granted and l.objsubid = 1 and ((l.classid::bigint << 32) | l.objid::bigint) = ?::bigint
-      and l.database = (select oid from pg_database where datname = current_database()))
-returning d.id, coalesce(d.message_id, d.id) as message_id, d.organization_id, d.endpoint_id, d.event, d.body, d.attempts, d.manual, d.first_attempt_at, d.lease_token,
-  w.kind, w.url, w.enabled, w.secret, w.previous_secret, w.previous_secret_expires_at`;
+    where l.locktype = 'advisory' and l.granted and l.objsubid = 1 and ((l.classid::bigint << 32) | l.objid::bigint) = ${p.key}::bigint
+      and l.database = (select oid from pg_database where datname = current_database()))`,
+    )
+    .returning((eb) => [
+      'd.id',
+      eb.fn.coalesce('d.message_id', 'd.id').as('message_id'),
+      'd.organization_id',
+      'd.endpoint_id',
+      'd.event',
+      'd.body',
+      'd.attempts',
+      'd.manual',
+      'd.first_attempt_at',
+      'd.lease_token',
+      'w.kind',
+      'w.url',
+      'w.enabled',
+      'w.secret',
+      'w.previous_secret',
+      'w.previous_secret_expires_at',
+    ])
+    // This statement set first_attempt_at, and matched lease_token to the job's: neither comes back null.
+    .$narrowType<{ first_attempt_at: Date; lease_token: string }>(),
+);
+
+type TakenRow = NonNullable<(typeof TAKE)['row']>;
 
 /** Attempts taken, and outcomes recorded, per statement: a pg-boss batch of jobs and then some. */
 const ROUND_MAX = 200;
-
-interface TakenRow extends TakenAttempt {
-  /** The Standard Webhooks message id: the same for every attempt and replay of one event to one endpoint. */
-  message_id: string;
-  body: string;
-  enabled: boolean;
-  secret: string;
-  previous_secret: string | null;
-  previous_secret_expires_at: Date | string | null;
-}
 
 /** Recording an outcome is retried while PostgreSQL is away (a restart), within the attempt's lease. */
 const RECORD_TRIES = 15;
@@ -57,15 +86,13 @@ async function persistently<T>(fn: () => Promise<T>): Promise<T> {
 
 async function takeAttempts(deps: Deps, lock: WorkerLock, refs: AttemptRef[]): Promise<(TakenRow | null)[]> {
   const now = deps.clock.now();
-  const rows = await deps.db.execute<TakenRow[]>(TAKE, [
-    lock.key,
-    new Date(now.getTime() + ATTEMPT_LEASE_MS),
+  const rows = await deps.db.run(TAKE, {
+    key: lock.key,
+    leaseUntil: new Date(now.getTime() + ATTEMPT_LEASE_MS),
     now,
-    now,
-    refs.map((j) => j.deliveryId),
-    refs.map((j) => j.leaseToken),
-    lock.key,
-  ]);
+    ids: refs.map((j) => j.deliveryId),
+    tokens: refs.map((j) => j.leaseToken),
+  });
   // One row per taken attempt; a second job naming the same attempt and token in this round gets nothing, so two
   // copies of one job can never both send.
   const taken = new Map(rows.map((r) => [`${r.id}/${r.lease_token}`, r]));

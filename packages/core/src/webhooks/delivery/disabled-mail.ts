@@ -1,9 +1,17 @@
-import type { Db } from '@leadwire/db';
+import { qb, sql, statement, type Db } from '@leadwire/db';
 import type { Jobs } from '../../jobs/queue.ts';
 import { queueMail } from '../../mail/send-job.ts';
 
 /** Active owners and admins of the organization: the people who can re-enable an endpoint. */
-const RECIPIENTS = `select email from users where organization_id = ? and active and role in ('owner', 'admin') order by email`;
+const RECIPIENTS = statement<{ orgId: string }>()((p) =>
+  qb
+    .selectFrom('users')
+    .select('email')
+    .where('organization_id', '=', p.orgId)
+    .where((eb) => eb.ref('active'))
+    .where('role', 'in', [sql.lit('owner' as const), sql.lit('admin' as const)])
+    .orderBy('email'),
+);
 
 export interface DisabledEndpoint {
   id: string;
@@ -18,7 +26,7 @@ export interface DisabledEndpoint {
  * inspected and re-enabled.
  */
 export async function queueDisabledMail(db: Db, jobs: Jobs, baseUrl: string, endpoint: DisabledEndpoint): Promise<void> {
-  const recipients = await db.execute<{ email: string }[]>(RECIPIENTS, [endpoint.orgId]);
+  const recipients = await db.run(RECIPIENTS, { orgId: endpoint.orgId });
   const link = `${baseUrl}/webhooks/${endpoint.id}`;
   for (const { email } of recipients) {
     await queueMail(db, jobs, {

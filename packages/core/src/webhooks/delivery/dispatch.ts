@@ -1,4 +1,4 @@
-import type { Db } from '@leadwire/db';
+import { qb, sql, statement, type Db } from '@leadwire/db';
 import { createDeliveries, type NewDelivery } from './create.ts';
 import { SKIP_DISABLED } from './policy.ts';
 
@@ -10,28 +10,34 @@ export const DISPATCH_BATCH = 500;
  * holds instead of waiting for them, and a rolled-back round leaves them queued. Only ids come back: most events have
  * no subscribed endpoint, and their payloads are never read.
  */
-const CLAIM_EVENTS = `
-delete from outbox_pending
-where event_id in (select event_id from outbox_pending order by created_at limit ? for update skip locked)
-returning event_id as id`;
+const CLAIM_EVENTS = statement<{ batch: number }>()((p) =>
+  qb
+    .deleteFrom('outbox_pending')
+    .where('event_id', 'in', qb.selectFrom('outbox_pending').select('event_id').orderBy('created_at').limit(p.batch).forUpdate().skipLocked())
+    .returning('event_id as id'),
+);
 
 /** Every endpoint (webhook or REST hook) of a claimed event's organization subscribed to it, enabled or not. */
-const TARGETS = `
-select o.id as event_id, w.id as endpoint_id, w.enabled
-from outbox_events o
-join webhook_endpoints w on w.organization_id = o.organization_id and o.event = any(w.events)
-where o.id = any(?::uuid[])
-order by o.created_at, o.id, w.id`;
+const TARGETS = statement<{ ids: string[] }>()((p) =>
+  qb
+    .selectFrom('outbox_events as o')
+    .innerJoin('webhook_endpoints as w', (join) =>
+      join.onRef('w.organization_id', '=', 'o.organization_id').on((eb) => eb('o.event', '=', eb.fn.any('w.events'))),
+    )
+    .select(['o.id as event_id', 'w.id as endpoint_id', 'w.enabled'])
+    .where('o.id', '=', (eb) => eb.fn.any(sql<string[]>`${p.ids}::uuid[]`))
+    .orderBy('o.created_at')
+    .orderBy('o.id')
+    .orderBy('w.id'),
+);
 
 /** The events that have somewhere to go, read once each however many endpoints they go to. */
-const TARGETED_EVENTS = `select id, organization_id, event, payload from outbox_events where id = any(?::uuid[])`;
-
-interface EventRow {
-  id: string;
-  organization_id: string;
-  event: string;
-  payload: Record<string, unknown>;
-}
+const TARGETED_EVENTS = statement<{ ids: string[] }>()((p) =>
+  qb
+    .selectFrom('outbox_events')
+    .select(['id', 'organization_id', 'event', 'payload'])
+    .where('id', '=', (eb) => eb.fn.any(sql<string[]>`${p.ids}::uuid[]`)),
+);
 
 /**
  * The bytes every attempt sends: the outbox payload with the spec's field order first (event, timestamp, source,
@@ -49,12 +55,12 @@ export function bodyOf(payload: Record<string, unknown>): string {
  */
 export async function dispatchEvents(db: Db, now: Date, batch = DISPATCH_BATCH): Promise<number> {
   return db.transaction(async (tx) => {
-    const claimed = await tx.execute<{ id: string }[]>(CLAIM_EVENTS, [batch]);
+    const claimed = await tx.run(CLAIM_EVENTS, { batch });
     if (claimed.length === 0) return 0;
-    const targets = await tx.execute<{ event_id: string; endpoint_id: string; enabled: boolean }[]>(TARGETS, [claimed.map((e) => e.id)]);
+    const targets = await tx.run(TARGETS, { ids: claimed.map((e) => e.id) });
     if (targets.length) {
       const targeted = [...new Set(targets.map((t) => t.event_id))];
-      const byId = new Map((await tx.execute<EventRow[]>(TARGETED_EVENTS, [targeted])).map((e) => [e.id, e]));
+      const byId = new Map((await tx.run(TARGETED_EVENTS, { ids: targeted })).map((e) => [e.id, e]));
       const items: NewDelivery[] = [];
       for (const t of targets) {
         const e = byId.get(t.event_id);

@@ -1,63 +1,140 @@
 import { randomUUID } from 'node:crypto';
-import type { Db } from '@leadwire/db';
+import { qb, sql, statement, type Db, type DB, type Selectable } from '@leadwire/db';
 import type { Jobs } from '../../jobs/queue.ts';
 import type { Random } from '../../random.ts';
 import type { SendResult } from '../transport/send.ts';
 import { queueDisabledMail } from './disabled-mail.ts';
 import { DISABLE_AFTER_FAILURES, MAX_ATTEMPTS, nextAttemptAt, RESPONSE_BODY_CHARS, SKIP_DISABLED } from './policy.ts';
 
-/** The attempt a worker took (deliver.ts), as recorded. */
-export interface TakenAttempt {
-  id: string;
-  organization_id: string;
-  endpoint_id: string;
-  event: string;
-  attempts: number;
-  manual: boolean;
-  /** A timestamp as the pool returns it (text); read through `new Date()`. */
-  first_attempt_at: Date | string;
-  lease_token: string;
-  kind: 'endpoint' | 'rest_hook';
-  url: string;
-}
+type Delivery = Selectable<DB['webhook_deliveries']>;
+
+/**
+ * The attempt a worker took (deliver.ts), as recorded: its delivery and endpoint columns. A timestamp may come back
+ * from the pool as text: `first_attempt_at` is read through `new Date()`.
+ */
+export type TakenAttempt = Pick<Delivery, 'id' | 'organization_id' | 'endpoint_id' | 'event' | 'attempts' | 'manual'> &
+  Pick<Selectable<DB['webhook_endpoints']>, 'kind' | 'url'> & { first_attempt_at: Date | string; lease_token: string };
+
+const IN_FLIGHT = sql.lit('in_flight' as const);
 
 /** Only the holder of the current lease writes the outcome: a reclaimed attempt's late answer changes nothing. */
-const FINISH = `
-update webhook_deliveries set state = ?, attempts = attempts + ?, next_attempt_at = ?, skip_reason = ?, worker_key = null, updated_at = ?
-where id = ? and lease_token = ? and state = 'in_flight'
-returning id`;
+const FINISH_SKIPPED = statement<{ reason: string; now: Date; id: string; leaseToken: string }>()((p) =>
+  qb
+    .updateTable('webhook_deliveries')
+    .set({ state: sql.lit('skipped'), next_attempt_at: null, skip_reason: p.reason, worker_key: null, updated_at: p.now })
+    .where('id', '=', p.id)
+    .where('lease_token', '=', p.leaseToken)
+    .where('state', '=', IN_FLIGHT)
+    .returning('id'),
+);
+
+/** An outcome of FINISH_MANY's JSON, in the column names it sets. */
+type Finished = Pick<Delivery, 'id' | 'state' | 'next_attempt_at'> & { lease_token: string };
 
 /** FINISH for a round of attempts (coalesce.ts): one row per attempt, each guarded by its own lease token. */
-const FINISH_MANY = `
-update webhook_deliveries d
-set state = v.state, attempts = d.attempts + 1, next_attempt_at = v.next_attempt_at, skip_reason = null, worker_key = null, updated_at = ?
-from jsonb_to_recordset(?::jsonb) as v(id uuid, lease_token uuid, state text, next_attempt_at timestamptz)
-where d.id = v.id and d.lease_token = v.lease_token and d.state = 'in_flight'
-returning d.id`;
+const FINISH_MANY = statement<{ now: Date; outcomes: string }>()((p) =>
+  qb
+    .updateTable('webhook_deliveries as d')
+    .from(sql<Finished>`jsonb_to_recordset(${p.outcomes}::jsonb)`.as<'v'>(sql`v(id uuid, lease_token uuid, state text, next_attempt_at timestamptz)`))
+    .set((eb) => ({
+      state: eb.ref('v.state'),
+      attempts: eb(eb.ref('d.attempts'), '+', sql.lit(1)),
+      next_attempt_at: eb.ref('v.next_attempt_at'),
+      skip_reason: null,
+      worker_key: null,
+      updated_at: p.now,
+    }))
+    .whereRef('d.id', '=', 'v.id')
+    .whereRef('d.lease_token', '=', 'v.lease_token')
+    .where('d.state', '=', IN_FLIGHT)
+    .returning('d.id'),
+);
 
 /**
  * The log line; written even for a reclaimed attempt (it did reach the receiver), unless the delivery is gone. An
  * attempt id already logged is a retry of a round whose commit was lost with the connection: it stays as logged.
  */
-const LOG = `
-insert into webhook_attempts (id, organization_id, endpoint_id, delivery_id, event, attempt, outcome, status_code, response_body, duration_ms, error, next_attempt_at, created_at)
-select ?, d.organization_id, d.endpoint_id, d.id, d.event, ?, ?, ?, ?, ?, ?, ?, ? from webhook_deliveries d where d.id = ?`;
+const LOG_SKIPPED = statement<{ id: string; error: string; now: Date; deliveryId: string }>()((p) =>
+  qb
+    .insertInto('webhook_attempts')
+    .columns(['id', 'organization_id', 'endpoint_id', 'delivery_id', 'event', 'attempt', 'outcome', 'status_code', 'response_body', 'duration_ms', 'error', 'next_attempt_at', 'created_at'])
+    .expression(
+      qb
+        .selectFrom('webhook_deliveries as d')
+        .select((eb) => [
+          eb.val(p.id).as('id'),
+          'd.organization_id',
+          'd.endpoint_id',
+          'd.id as delivery_id',
+          'd.event',
+          sql.lit(0).as('attempt'),
+          sql.lit('skipped').as('outcome'),
+          sql.lit(null).as('status_code'),
+          sql.lit(null).as('response_body'),
+          sql.lit(null).as('duration_ms'),
+          eb.val(p.error).as('error'),
+          sql.lit(null).as('next_attempt_at'),
+          eb.val(p.now).as('created_at'),
+        ])
+        .where('d.id', '=', p.deliveryId),
+    ),
+);
 
-const LOG_MANY = `
-insert into webhook_attempts (id, organization_id, endpoint_id, delivery_id, event, attempt, outcome, status_code, response_body, duration_ms, error, next_attempt_at, created_at)
-select v.id, d.organization_id, d.endpoint_id, d.id, d.event, v.attempt, v.outcome, v.status_code, v.response_body, v.duration_ms, v.error, v.next_attempt_at, v.created_at
-from jsonb_to_recordset(?::jsonb) as v(id uuid, delivery_id uuid, attempt int, outcome text, status_code int, response_body text, duration_ms int,
-  error text, next_attempt_at timestamptz, created_at timestamptz)
-join webhook_deliveries d on d.id = v.delivery_id
-on conflict (id) do nothing`;
+/** A line of LOG_MANY's JSON, in the column names it is inserted under. */
+type Logged = Pick<
+  Selectable<DB['webhook_attempts']>,
+  'id' | 'delivery_id' | 'attempt' | 'outcome' | 'status_code' | 'response_body' | 'duration_ms' | 'error' | 'next_attempt_at' | 'created_at'
+>;
+
+const LOG_MANY = statement<{ lines: string }>()((p) =>
+  qb
+    .insertInto('webhook_attempts')
+    .columns(['id', 'organization_id', 'endpoint_id', 'delivery_id', 'event', 'attempt', 'outcome', 'status_code', 'response_body', 'duration_ms', 'error', 'next_attempt_at', 'created_at'])
+    .expression(
+      qb
+        .selectFrom(
+          sql<Logged>`jsonb_to_recordset(${p.lines}::jsonb)`.as<'v'>(
+            sql`v(id uuid, delivery_id uuid, attempt int, outcome text, status_code int, response_body text, duration_ms int,
+  error text, next_attempt_at timestamptz, created_at timestamptz)`,
+          ),
+        )
+        .innerJoin('webhook_deliveries as d', 'd.id', 'v.delivery_id')
+        .select([
+          'v.id', 'd.organization_id', 'd.endpoint_id', 'd.id as delivery_id', 'd.event', 'v.attempt', 'v.outcome', 'v.status_code', 'v.response_body',
+          'v.duration_ms', 'v.error', 'v.next_attempt_at', 'v.created_at',
+        ]),
+    )
+    .onConflict((oc) => oc.column('id').doNothing()),
+);
 
 /** Only endpoints with failures are written (and locked): a healthy endpoint's row is left alone. */
-const RESET_FAILURES = `update webhook_endpoints set failure_count = 0 where id = any(?::uuid[]) and failure_count <> 0`;
-const COUNT_FAILURE = `update webhook_endpoints set failure_count = failure_count + 1 where id = ? returning failure_count`;
+const RESET_FAILURES = statement<{ ids: string[] }>()((p) =>
+  qb
+    .updateTable('webhook_endpoints')
+    .set({ failure_count: sql.lit(0) })
+    .where('id', '=', (eb) => eb.fn.any(sql<string[]>`${p.ids}::uuid[]`))
+    .where('failure_count', '<>', sql.lit(0)),
+);
+const COUNT_FAILURE = statement<{ id: string }>()((p) =>
+  qb
+    .updateTable('webhook_endpoints')
+    .set((eb) => ({ failure_count: eb(eb.ref('failure_count'), '+', sql.lit(1)) }))
+    .where('id', '=', p.id)
+    .returning('failure_count'),
+);
 /** Only an enabled endpoint is disabled (and mailed about): concurrent attempts cannot disable it twice. */
-const DISABLE = `update webhook_endpoints set enabled = false, disabled_reason = ?, updated_at = ? where id = ? and enabled returning id`;
+const DISABLE = statement<{ reason: string; now: Date; id: string }>()((p) =>
+  qb
+    .updateTable('webhook_endpoints')
+    .set({ enabled: sql.lit(false), disabled_reason: p.reason, updated_at: p.now })
+    .where('id', '=', p.id)
+    .where((eb) => eb.ref('enabled'))
+    .returning('id'),
+);
 /** REST-hooks convention: a receiver answering 410 Gone has unsubscribed (its deliveries and log go with it). */
-const UNSUBSCRIBE = `delete from webhook_endpoints where id = ? and kind = 'rest_hook'`;
+const UNSUBSCRIBE = statement<{ id: string }>()((p) =>
+  qb.deleteFrom('webhook_endpoints').where('id', '=', p.id).where('kind', '=', sql.lit('rest_hook')),
+);
 
 export interface RecordDeps {
   jobs: Jobs;
@@ -67,7 +144,7 @@ export interface RecordDeps {
 }
 
 async function disable(tx: Db, deps: RecordDeps, a: TakenAttempt, reason: string, now: Date): Promise<void> {
-  const [row] = await tx.execute<{ id: string }[]>(DISABLE, [reason, now, a.endpoint_id]);
+  const [row] = await tx.run(DISABLE, { reason, now, id: a.endpoint_id });
   if (row) await queueDisabledMail(tx, deps.jobs, deps.baseUrl, { id: a.endpoint_id, orgId: a.organization_id, url: a.url, reason });
 }
 
@@ -76,8 +153,8 @@ const describe = (r: SendResult) => (r.statusCode !== null ? `HTTP ${r.statusCod
 /** A taken attempt whose endpoint was disabled meanwhile: recorded as skipped, never sent. */
 export async function recordSkipped(db: Db, a: TakenAttempt, now: Date): Promise<void> {
   await db.transaction(async (tx) => {
-    const [own] = await tx.execute<{ id: string }[]>(FINISH, ['skipped', 0, null, SKIP_DISABLED, now, a.id, a.lease_token]);
-    if (own) await tx.execute(LOG, [randomUUID(), 0, 'skipped', null, null, null, SKIP_DISABLED, null, now, a.id]);
+    const [own] = await tx.run(FINISH_SKIPPED, { reason: SKIP_DISABLED, now, id: a.id, leaseToken: a.lease_token });
+    if (own) await tx.run(LOG_SKIPPED, { id: randomUUID(), error: SKIP_DISABLED, now, deliveryId: a.id });
   });
 }
 
@@ -100,7 +177,7 @@ function plan(o: AttemptOutcome, random: Random) {
     o.result.outcome === 'failed' && !o.a.manual && !gone && attempt < MAX_ATTEMPTS
       ? nextAttemptAt(new Date(o.a.first_attempt_at), attempt, random.next())
       : null;
-  const state = o.result.outcome === 'succeeded' ? 'succeeded' : retryAt ? 'pending' : 'failed';
+  const state: Finished['state'] = o.result.outcome === 'succeeded' ? 'succeeded' : retryAt ? 'pending' : 'failed';
   return { ...o, attempt, gone, retryAt, state };
 }
 
@@ -113,13 +190,13 @@ function plan(o: AttemptOutcome, random: Random) {
 export async function recordAttempts(db: Db, deps: RecordDeps, outcomes: readonly AttemptOutcome[], now: Date): Promise<void> {
   const planned = outcomes.map((o) => plan(o, deps.random));
   await db.transaction(async (tx) => {
-    const finished = await tx.execute<{ id: string }[]>(FINISH_MANY, [
+    const finished = await tx.run(FINISH_MANY, {
       now,
-      JSON.stringify(planned.map((p) => ({ id: p.a.id, lease_token: p.a.lease_token, state: p.state, next_attempt_at: p.retryAt }))),
-    ]);
-    await tx.execute(LOG_MANY, [
-      JSON.stringify(
-        planned.map((p) => ({
+      outcomes: JSON.stringify(planned.map((p): Finished => ({ id: p.a.id, lease_token: p.a.lease_token, state: p.state, next_attempt_at: p.retryAt }))),
+    });
+    await tx.run(LOG_MANY, {
+      lines: JSON.stringify(
+        planned.map((p): Logged => ({
           id: p.attemptId,
           delivery_id: p.a.id,
           attempt: p.attempt,
@@ -132,17 +209,17 @@ export async function recordAttempts(db: Db, deps: RecordDeps, outcomes: readonl
           created_at: p.startedAt,
         })),
       ),
-    ]);
+    });
     const own = new Set(finished.map((f) => f.id));
     // Manual replays and test pings say nothing about the endpoint's health.
     const mine = planned.filter((p) => own.has(p.a.id));
     const healthy = [...new Set(mine.filter((p) => p.result.outcome === 'succeeded' && !p.a.manual).map((p) => p.a.endpoint_id))];
-    if (healthy.length) await tx.execute(RESET_FAILURES, [healthy.sort()]);
+    if (healthy.length) await tx.run(RESET_FAILURES, { ids: healthy.sort() });
     for (const p of mine) {
-      if (p.gone) await tx.execute(UNSUBSCRIBE, [p.a.endpoint_id]);
+      if (p.gone) await tx.run(UNSUBSCRIBE, { id: p.a.endpoint_id });
       else if (p.result.outcome === 'blocked') await disable(tx, deps, p.a, p.result.error ?? 'The URL points at a private or internal address', now);
       else if (p.result.outcome === 'failed' && !p.a.manual) {
-        const [count] = await tx.execute<{ failure_count: number }[]>(COUNT_FAILURE, [p.a.endpoint_id]);
+        const [count] = await tx.run(COUNT_FAILURE, { id: p.a.endpoint_id });
         if ((count?.failure_count ?? 0) >= DISABLE_AFTER_FAILURES) {
           await disable(tx, deps, p.a, `${DISABLE_AFTER_FAILURES} deliveries failed in a row; the last one: ${describe(p.result)}`, now);
         }

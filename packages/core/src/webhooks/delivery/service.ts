@@ -1,59 +1,109 @@
-import type { Db } from '@leadwire/db';
+import { qb, sql, statement, type Db } from '@leadwire/db';
 import type { InternalActor } from '../../auth/actor.ts';
 import { requireRole } from '../../auth/internal.ts';
-import { afterCursor, iso, isoOrNull, toPage } from '../../deals/common.ts';
+import { iso, isoOrNull, toPage } from '../../deals/common.ts';
 import { errors } from '../../errors.ts';
 import { allowanceLeft, createDeliveries, type NewDelivery } from './create.ts';
 import type { DeliveryAttemptView, DeliveryLogInput, QueuedDelivery, RecoverInput, RecoverResult, RedeliverInput } from './schemas.ts';
 
-const ENDPOINT = `select id from webhook_endpoints where id = ? and organization_id = ?`;
+const ENDPOINT = statement<{ id: string; orgId: string }>()((p) =>
+  qb.selectFrom('webhook_endpoints').select('id').where('id', '=', p.id).where('organization_id', '=', p.orgId),
+);
 
-const ORIGINAL = `select id, event, event_id, body from webhook_deliveries where id = ? and endpoint_id = ? and organization_id = ?`;
+const ORIGINAL = statement<{ deliveryId: string; endpointId: string; orgId: string }>()((p) =>
+  qb
+    .selectFrom('webhook_deliveries')
+    .select(['id', 'event', 'event_id', 'body'])
+    .where('id', '=', p.deliveryId)
+    .where('endpoint_id', '=', p.endpointId)
+    .where('organization_id', '=', p.orgId),
+);
 
 /**
  * Deliveries of the endpoint that failed or were skipped since then, oldest first: the events themselves, not earlier
  * replays, and not those already replayed with success or still on their way (so calling recover again continues
- * where the hourly limit stopped it rather than sending twice).
+ * where the hourly limit stopped it rather than sending twice). States are literals, as the partial index wants them.
  */
-const RECOVERABLE = `
-select d.id, d.event, d.event_id, d.body from webhook_deliveries d
-where d.endpoint_id = ? and d.organization_id = ? and not d.manual and d.state in ('failed', 'skipped') and d.created_at >= ?
-  and d.id not in (
-    select r.replay_of from webhook_deliveries r
-    where r.endpoint_id = ? and r.manual and r.replay_of is not null and r.state in ('pending', 'in_flight', 'succeeded'))
-order by d.created_at, d.id`;
+const RECOVERABLE = statement<{ endpointId: string; orgId: string; since: Date }>()((p) =>
+  qb
+    .selectFrom('webhook_deliveries as d')
+    .select(['d.id', 'd.event', 'd.event_id', 'd.body'])
+    .where('d.endpoint_id', '=', p.endpointId)
+    .where('d.organization_id', '=', p.orgId)
+    .where((eb) => eb.not(eb.ref('d.manual')))
+    .where('d.state', 'in', [sql.lit('failed' as const), sql.lit('skipped' as const)])
+    .where('d.created_at', '>=', p.since)
+    .where((eb) =>
+      eb(
+        'd.id',
+        'not in',
+        eb
+          .selectFrom('webhook_deliveries as r')
+          .select('r.replay_of')
+          .where('r.endpoint_id', '=', p.endpointId)
+          .where((eb) => eb.ref('r.manual'))
+          .where('r.replay_of', 'is not', null)
+          .where('r.state', 'in', [sql.lit('pending' as const), sql.lit('in_flight' as const), sql.lit('succeeded' as const)]),
+      ),
+    )
+    .orderBy('d.created_at')
+    .orderBy('d.id'),
+);
 
-const LOG = `
-select a.id, a.created_at, a.event, a.delivery_id, coalesce(d.message_id, d.id) as message_id, a.attempt, a.outcome, a.status_code, a.response_body, a.duration_ms, a.error,
-  a.next_attempt_at, d.manual
-from webhook_attempts a join webhook_deliveries d on d.id = a.delivery_id
-where a.endpoint_id = ? and a.organization_id = ? and (?::text is null or a.outcome = ?) and (?::text is null or a.event = ?)
-  and ${afterCursor('a', 'webhook_attempts')}
-order by a.created_at desc, a.id desc
-limit ?`;
+type OriginalRow = NonNullable<(typeof RECOVERABLE)['row']>;
 
-interface AttemptRow {
-  id: string;
-  created_at: Date;
-  event: string;
-  delivery_id: string;
-  message_id: string;
-  attempt: number;
-  outcome: DeliveryAttemptView['outcome'];
-  status_code: number | null;
-  response_body: string | null;
-  duration_ms: number | null;
-  error: string | null;
-  next_attempt_at: Date | null;
-  manual: boolean;
-}
+/** Newest first, keyset-paginated over (created_at, id) like every list (deals/common.ts); filters null: all. */
+const LOG = statement<{
+  endpointId: string;
+  orgId: string;
+  outcome: DeliveryAttemptView['outcome'] | null;
+  event: string | null;
+  cursor: string | null;
+  limit: number;
+}>()((p) =>
+  qb
+    .selectFrom('webhook_attempts as a')
+    .innerJoin('webhook_deliveries as d', 'd.id', 'a.delivery_id')
+    .select((eb) => [
+      'a.id',
+      'a.created_at',
+      'a.event',
+      'a.delivery_id',
+      eb.fn.coalesce('d.message_id', 'd.id').as('message_id'),
+      'a.attempt',
+      'a.outcome',
+      'a.status_code',
+      'a.response_body',
+      'a.duration_ms',
+      'a.error',
+      'a.next_attempt_at',
+      'd.manual',
+    ])
+    .where('a.endpoint_id', '=', p.endpointId)
+    .where('a.organization_id', '=', p.orgId)
+    .where((eb) => eb.or([sql<boolean>`${p.outcome}::text is null`, eb('a.outcome', '=', p.outcome)]))
+    .where((eb) => eb.or([sql<boolean>`${p.event}::text is null`, eb('a.event', '=', p.event)]))
+    .where((eb) =>
+      eb.or([
+        sql<boolean>`${p.cursor}::uuid is null`,
+        eb(
+          eb.refTuple('a.created_at', 'a.id'),
+          '<',
+          eb
+            .selectFrom('webhook_attempts as k')
+            .select(['k.created_at', 'k.id'])
+            .where('k.id', '=', p.cursor)
+            .where('k.organization_id', '=', p.orgId)
+            .$asTuple('created_at', 'id'),
+        ),
+      ]),
+    )
+    .orderBy('a.created_at', 'desc')
+    .orderBy('a.id', 'desc')
+    .limit(p.limit),
+);
 
-interface OriginalRow {
-  id: string;
-  event: string;
-  event_id: string | null;
-  body: string;
-}
+type AttemptRow = NonNullable<(typeof LOG)['row']>;
 
 const toView = (r: AttemptRow): DeliveryAttemptView => ({
   id: r.id,
@@ -74,7 +124,7 @@ const toView = (r: AttemptRow): DeliveryAttemptView => ({
 /** Owners and admins manage endpoints; another organization's endpoint looks unknown. */
 export async function requireEndpoint(db: Db, actor: InternalActor, id: string): Promise<void> {
   requireRole(actor, 'owner', 'admin');
-  const [row] = await db.execute<{ id: string }[]>(ENDPOINT, [id, actor.orgId]);
+  const [row] = await db.run(ENDPOINT, { id, orgId: actor.orgId });
   if (!row) throw errors.notFound(`No webhook endpoint with id ${id}`);
 }
 
@@ -97,13 +147,14 @@ export async function queueOne(tx: Db, item: NewDelivery, now: Date): Promise<Qu
 
 export async function listDeliveryLog(db: Db, actor: InternalActor, q: DeliveryLogInput) {
   await requireEndpoint(db, actor, q.id);
-  const rows = await db.execute<AttemptRow[]>(LOG, [
-    q.id, actor.orgId,
-    q.outcome ?? null, q.outcome ?? null,
-    q.event ?? null, q.event ?? null,
-    q.cursor ?? null, q.cursor ?? null, actor.orgId,
-    q.limit + 1,
-  ]);
+  const rows = await db.run(LOG, {
+    endpointId: q.id,
+    orgId: actor.orgId,
+    outcome: q.outcome ?? null,
+    event: q.event ?? null,
+    cursor: q.cursor ?? null,
+    limit: q.limit + 1,
+  });
   return toPage(rows, q.limit, toView);
 }
 
@@ -120,7 +171,7 @@ export async function sendTestPing(db: Db, actor: InternalActor, id: string, now
 export async function redeliver(db: Db, actor: InternalActor, input: RedeliverInput, now: Date): Promise<QueuedDelivery> {
   return db.transaction(async (tx) => {
     await requireEndpoint(tx, actor, input.id);
-    const [original] = await tx.execute<OriginalRow[]>(ORIGINAL, [input.deliveryId, input.id, actor.orgId]);
+    const [original] = await tx.run(ORIGINAL, { deliveryId: input.deliveryId, endpointId: input.id, orgId: actor.orgId });
     if (!original) throw errors.notFound(`No delivery ${input.deliveryId} for webhook endpoint ${input.id}`);
     return queueOne(tx, replayOf(actor, input.id, original), now);
   });
@@ -131,7 +182,7 @@ export async function recover(db: Db, actor: InternalActor, input: RecoverInput,
   return db.transaction(async (tx) => {
     await requireEndpoint(tx, actor, input.id);
     const left = await allowanceLeft(tx, actor.orgId, now);
-    const found = await tx.execute<OriginalRow[]>(RECOVERABLE, [input.id, actor.orgId, new Date(input.since), input.id]);
+    const found = await tx.run(RECOVERABLE, { endpointId: input.id, orgId: actor.orgId, since: new Date(input.since) });
     const chosen = found.slice(0, left);
     await createDeliveries(tx, chosen.map((d) => replayOf(actor, input.id, d)), now);
     return { replayed: chosen.length, remaining: found.length - chosen.length };

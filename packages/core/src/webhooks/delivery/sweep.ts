@@ -1,4 +1,4 @@
-import type { Db } from '@leadwire/db';
+import { qb, sql, statement, type Db } from '@leadwire/db';
 import type { Jobs } from '../../jobs/queue.ts';
 import { QUEUE_LEASE_MS, RECEIVER_TIMEOUT_MS } from './policy.ts';
 
@@ -14,39 +14,55 @@ export const SWEEP_BATCH = 500;
  * passed, such attempts wait for their lease instead. That check compares two readings of the server's own clock
  * (its start and its now), not business time, so it is the one place that reads `now()` in SQL.
  */
-const HELD = `
-held as materialized (
+const held = (settleS: number) =>
+  sql<{ keys: number[]; settled: boolean }>`(
   select coalesce(array_agg((l.classid::bigint << 32) | l.objid::bigint), '{}') as keys,
-    pg_postmaster_start_time() < now() - make_interval(secs => ?) as settled
+    pg_postmaster_start_time() < now() - make_interval(secs => ${settleS}) as settled
   from pg_locks l
   where l.locktype = 'advisory' and l.granted and l.objsubid = 1
     and l.database = (select oid from pg_database where datname = current_database())
 )`;
 
+const PENDING = sql.lit('pending' as const);
+const IN_FLIGHT = sql.lit('in_flight' as const);
+
 /**
  * Claims attempts to hand out: pending ones that are due, in-flight ones whose lease ended (queued too long, or held
  * by a worker that lost track of them), and in-flight ones whose worker is gone. Each gets a new lease token, so any
- * older job for it is dropped as stale, and a new queue lease.
+ * older job for it is dropped as stale, and a new queue lease. The states are literals, not parameters, so the partial
+ * index webhook_deliveries_due_idx serves `due` under a generic plan too.
  */
-const CLAIM = `
-with ${HELD},
-due as (
-  select d.id from webhook_deliveries d
-  where d.state in ('pending', 'in_flight') and d.next_attempt_at <= ?
-  order by d.next_attempt_at
-  limit ?
-  for update of d skip locked
-),
-orphaned as (
-  select d.id from webhook_deliveries d, held h
-  where d.state = 'in_flight' and d.worker_key is not null and h.settled and not (d.worker_key = any(h.keys))
-  limit ?
-  for update of d skip locked
-)
-update webhook_deliveries d
-set state = 'in_flight', lease_token = gen_random_uuid(), worker_key = null, next_attempt_at = ?, updated_at = ?
-where d.id in (select id from due union select id from orphaned)
-returning d.id, d.lease_token`;
+const CLAIM = statement<{ settleS: number; now: Date; batch: number; leaseUntil: Date }>()((p) =>
+  qb
+    .with((cte) => cte('held').materialized(), () => held(p.settleS))
+    .with('due', (db) =>
+      db
+        .selectFrom('webhook_deliveries as d')
+        .select('d.id')
+        .where('d.state', 'in', [PENDING, IN_FLIGHT])
+        .where('d.next_attempt_at', '<=', p.now)
+        .orderBy('d.next_attempt_at')
+        .limit(p.batch)
+        .forUpdate('d')
+        .skipLocked(),
+    )
+    .with('orphaned', (db) =>
+      db
+        .selectFrom(['webhook_deliveries as d', 'held as h'])
+        .select('d.id')
+        .where('d.state', '=', IN_FLIGHT)
+        .where('d.worker_key', 'is not', null)
+        .where((eb) => eb.ref('h.settled'))
+        .where((eb) => eb.not(eb('d.worker_key', '=', eb.fn.any('h.keys'))))
+        .limit(p.batch)
+        .forUpdate('d')
+        .skipLocked(),
+    )
+    .updateTable('webhook_deliveries as d')
+    .set({ state: IN_FLIGHT, lease_token: sql<string>`gen_random_uuid()`, worker_key: null, next_attempt_at: p.leaseUntil, updated_at: p.now })
+    .where('d.id', 'in', (eb) => eb.selectFrom('due').select('due.id').union(eb.selectFrom('orphaned').select('orphaned.id')))
+    .returning(['d.id', 'd.lease_token']),
+);
 
 /** One attempt as a job names it: the delivery and the lease token the sweep gave it. */
 export interface AttemptRef {
@@ -71,18 +87,16 @@ export const ATTEMPTS_PER_JOB = 25;
  */
 export async function sweepDeliveries(db: Db, jobs: Jobs, now: Date, batch = SWEEP_BATCH): Promise<number> {
   return db.transaction(async (tx) => {
-    const claimed = await tx.execute<{ id: string; lease_token: string }[]>(CLAIM, [
-      Math.ceil(RECEIVER_TIMEOUT_MS / 1000) + 5,
+    const claimed = await tx.run(CLAIM, {
+      settleS: Math.ceil(RECEIVER_TIMEOUT_MS / 1000) + 5,
       now,
       batch,
-      batch,
-      new Date(now.getTime() + QUEUE_LEASE_MS),
-      now,
-    ]);
+      leaseUntil: new Date(now.getTime() + QUEUE_LEASE_MS),
+    });
     if (claimed.length === 0) return 0;
     const bundles: DeliverJob[] = [];
     for (let i = 0; i < claimed.length; i += ATTEMPTS_PER_JOB) {
-      bundles.push({ attempts: claimed.slice(i, i + ATTEMPTS_PER_JOB).map((c) => ({ deliveryId: c.id, leaseToken: c.lease_token })) });
+      bundles.push({ attempts: claimed.slice(i, i + ATTEMPTS_PER_JOB).map((c) => ({ deliveryId: c.id, leaseToken: c.lease_token! })) });
     }
     await jobs.sendMany(tx, DELIVER_QUEUE, bundles);
     return claimed.length;

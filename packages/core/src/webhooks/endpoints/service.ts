@@ -44,7 +44,7 @@ async function unsafeReason(deps: EndpointDeps, url: string): Promise<string | n
 }
 
 async function find(db: Db, actor: InternalActor, id: string): Promise<q.EndpointRow> {
-  const [row] = await db.execute<q.EndpointRow[]>(q.GET, [id, actor.orgId]);
+  const [row] = await db.run(q.GET, { id, orgId: actor.orgId });
   if (!row) throw notFound(id);
   return row;
 }
@@ -52,7 +52,7 @@ async function find(db: Db, actor: InternalActor, id: string): Promise<q.Endpoin
 export async function listEndpoints(db: Db, actor: InternalActor, input: WebhookEndpointListInput) {
   manage(actor);
   const cursor = input.cursor ?? null;
-  const rows = await db.execute<q.EndpointRow[]>(q.LIST, [actor.orgId, cursor, cursor, actor.orgId, input.limit + 1]);
+  const rows = await db.run(q.LIST, { orgId: actor.orgId, cursor, limit: input.limit + 1 });
   return toPage(rows, input.limit, toView);
 }
 
@@ -69,19 +69,18 @@ export async function createEndpoint(db: Db, deps: EndpointDeps, actor: Internal
   manage(actor);
   const reason = await unsafeReason(deps, input.url);
   const now = deps.clock.now();
-  const [row] = await db.execute<q.EndpointRow[]>(q.INSERT, [
-    randomUUID(),
-    actor.orgId,
-    input.url,
-    input.events,
-    input.description || null,
-    reason === null,
-    reason,
-    newSigningSecret(),
-    actor.userId,
+  const [row] = await db.run(q.INSERT, {
+    id: randomUUID(),
+    orgId: actor.orgId,
+    url: input.url,
+    events: input.events,
+    description: input.description || null,
+    enabled: reason === null,
+    disabledReason: reason,
+    secret: newSigningSecret(),
+    createdBy: actor.userId,
     now,
-    now,
-  ]);
+  });
   return toView(row!);
 }
 
@@ -91,25 +90,24 @@ export async function updateEndpoint(db: Db, deps: EndpointDeps, actor: Internal
   const current = await find(db, actor, input.id);
   const urlChanged = input.url !== undefined && input.url !== current.url;
   const reason = urlChanged ? await unsafeReason(deps, input.url!) : null;
-  const [row] = await db.execute<q.EndpointRow[]>(q.UPDATE, [
-    urlChanged ? input.url : null,
+  const [row] = await db.run(q.UPDATE, {
+    url: urlChanged ? input.url! : null,
     urlChanged,
-    input.events ?? null,
-    input.description !== undefined,
-    input.description || null,
-    reason,
-    reason,
-    deps.clock.now(),
-    input.id,
-    actor.orgId,
-  ]);
+    events: input.events ?? null,
+    descriptionSent: input.description !== undefined,
+    description: input.description || null,
+    unsafeReason: reason,
+    now: deps.clock.now(),
+    id: input.id,
+    orgId: actor.orgId,
+  });
   if (!row) throw notFound(input.id);
   return toView(row);
 }
 
 export async function deleteEndpoint(db: Db, actor: InternalActor, id: string): Promise<void> {
   manage(actor);
-  const [row] = await db.execute<{ id: string }[]>(q.DELETE, [id, actor.orgId]);
+  const [row] = await db.run(q.DELETE, { id, orgId: actor.orgId });
   if (!row) throw notFound(id);
 }
 
@@ -127,7 +125,7 @@ export async function enableEndpoint(db: Db, deps: EndpointDeps, actor: Internal
     const { url } = await find(db, actor, id);
     const reason = await unsafeReason(deps, url);
     if (reason) throw urlRefused(reason);
-    const [row] = await db.execute<q.EndpointRow[]>(q.ENABLE, [deps.clock.now(), id, actor.orgId, url]);
+    const [row] = await db.run(q.ENABLE, { now: deps.clock.now(), id, orgId: actor.orgId, url });
     if (row) return toView(row);
   }
   throw new AppError(409, 'concurrent_update', 'The endpoint URL kept changing while it was being enabled; try again');
@@ -136,7 +134,7 @@ export async function enableEndpoint(db: Db, deps: EndpointDeps, actor: Internal
 /** Stops deliveries; the reason names who did it. Disabling a disabled endpoint changes nothing (its reason stays). */
 export async function disableEndpoint(db: Db, deps: EndpointDeps, actor: InternalActor, id: string): Promise<WebhookEndpointView> {
   manage(actor);
-  const [row] = await db.execute<q.EndpointRow[]>(q.DISABLE, [actor.userId, actor.orgId, deps.clock.now(), id, actor.orgId]);
+  const [row] = await db.run(q.DISABLE, { userId: actor.userId, orgId: actor.orgId, now: deps.clock.now(), id });
   return row ? toView(row) : getEndpoint(db, actor, id);
 }
 
@@ -148,7 +146,7 @@ export async function rotateSecret(db: Db, deps: EndpointDeps, actor: InternalAc
   manage(actor);
   const now = deps.clock.now();
   const expires = new Date(now.getTime() + SECRET_GRACE_MS);
-  const [row] = await db.execute<q.EndpointRow[]>(q.ROTATE, [expires, newSigningSecret(), now, id, actor.orgId]);
+  const [row] = await db.run(q.ROTATE, { expires, secret: newSigningSecret(), now, id, orgId: actor.orgId });
   if (!row) throw notFound(id);
   return { secret: row.secret, previousSecretExpiresAt: iso(expires) };
 }

@@ -1,80 +1,158 @@
-import { columnList } from '@leadwire/db';
-import { afterCursor } from '../../deals/common.ts';
+import { qb, sql, statement } from '@leadwire/db';
 
 /** Statements of the endpoint service. Every one is scoped to the organization and to kind 'endpoint' (REST hooks of
  * automation platforms share the table and are managed through their own routes). */
 
-export interface EndpointRow {
+/** What the endpoint screen shows: every statement answers with these columns. */
+const SHOWN = [
+  'id', 'url', 'events', 'description', 'enabled', 'disabled_reason', 'failure_count', 'secret', 'previous_secret_expires_at', 'created_at', 'updated_at',
+] as const;
+
+/** A literal, as the SQL always had it, rather than a parameter: the kind is fixed, not the caller's. */
+const ENDPOINT = sql.lit('endpoint' as const);
+
+export const GET = statement<{ id: string; orgId: string }>()((p) =>
+  qb.selectFrom('webhook_endpoints').select(SHOWN).where('id', '=', p.id).where('organization_id', '=', p.orgId).where('kind', '=', ENDPOINT),
+);
+
+export type EndpointRow = NonNullable<(typeof GET)['row']>;
+
+/** Keyset pagination over (created_at, id), newest first; the cursor is the last id of the previous page (deals/common.ts). */
+export const LIST = statement<{ orgId: string; cursor: string | null; limit: number }>()((p) =>
+  qb
+    .selectFrom('webhook_endpoints as w')
+    .select(SHOWN)
+    .where('w.organization_id', '=', p.orgId)
+    .where('w.kind', '=', ENDPOINT)
+    .where((eb) =>
+      eb.or([
+        sql<boolean>`${p.cursor}::uuid is null`,
+        eb(
+          eb.refTuple('w.created_at', 'w.id'),
+          '<',
+          eb
+            .selectFrom('webhook_endpoints as k')
+            .select(['k.created_at', 'k.id'])
+            .where('k.id', '=', p.cursor)
+            .where('k.organization_id', '=', p.orgId)
+            .$asTuple('created_at', 'id'),
+        ),
+      ]),
+    )
+    .orderBy('w.created_at', 'desc')
+    .orderBy('w.id', 'desc')
+    .limit(p.limit),
+);
+
+/** `enabled` and `disabled_reason` come from the address check made just before. */
+export const INSERT = statement<{
   id: string;
+  orgId: string;
   url: string;
   events: string[];
   description: string | null;
   enabled: boolean;
-  disabled_reason: string | null;
-  failure_count: number;
+  disabledReason: string | null;
   secret: string;
-  previous_secret_expires_at: Date | null;
-  created_at: Date;
-  updated_at: Date;
-}
-
-const COLUMNS = [
-  'id', 'url', 'events', 'description', 'enabled', 'disabled_reason', 'failure_count', 'secret', 'previous_secret_expires_at', 'created_at', 'updated_at',
-];
-const RETURNING = `returning ${columnList(COLUMNS)}`;
-const MINE = `organization_id = ? and kind = 'endpoint'`;
-
-export const GET = `select ${columnList(COLUMNS)} from webhook_endpoints where id = ? and ${MINE}`;
-
-export const LIST = `
-select ${columnList(COLUMNS, 'w')} from webhook_endpoints w
-where w.organization_id = ? and w.kind = 'endpoint' and ${afterCursor('w', 'webhook_endpoints')}
-order by w.created_at desc, w.id desc
-limit ?`;
-
-/** `enabled` and `disabled_reason` come from the address check made just before. */
-export const INSERT = `
-insert into webhook_endpoints (id, organization_id, kind, url, events, description, enabled, disabled_reason, failure_count, secret, created_by_id, created_at, updated_at)
-values (?, ?, 'endpoint', ?, ?::text[], ?, ?, ?, 0, ?, ?, ?, ?)
-${RETURNING}`;
+  createdBy: string;
+  now: Date;
+}>()((p) =>
+  qb
+    .insertInto('webhook_endpoints')
+    .values({
+      id: p.id,
+      organization_id: p.orgId,
+      kind: ENDPOINT,
+      url: p.url,
+      events: sql<string[]>`${p.events}::text[]`,
+      description: p.description,
+      enabled: p.enabled,
+      disabled_reason: p.disabledReason,
+      failure_count: sql.lit(0),
+      secret: p.secret,
+      created_by_id: p.createdBy,
+      created_at: p.now,
+      updated_at: p.now,
+    })
+    .returning(SHOWN),
+);
 
 /**
- * Binds (url?, urlChanged, events?, descriptionSent, description, unsafeReason?, now, id, orgId). A new URL resets the
- * failure count (the old receiver's failures say nothing about the new one); an unsafe one disables the endpoint, a
- * safe one leaves `enabled` as it is, so that turning an endpoint back on stays an explicit act (spec: "owner turns it
- * back on"). Computed in SQL so that a concurrent disable or failure is never overwritten with a stale value.
+ * A new URL resets the failure count (the old receiver's failures say nothing about the new one); an unsafe one
+ * disables the endpoint, a safe one leaves `enabled` as it is, so that turning an endpoint back on stays an explicit act
+ * (spec: "owner turns it back on"). Computed in SQL so that a concurrent disable or failure is never overwritten with a
+ * stale value. `url` and `events` null: unchanged.
  */
-export const UPDATE = `
-update webhook_endpoints set
-  url = coalesce(?, url),
-  failure_count = case when ?::boolean then 0 else failure_count end,
-  events = coalesce(?::text[], events),
-  description = case when ?::boolean then ? else description end,
-  enabled = case when ?::text is null then enabled else false end,
-  disabled_reason = coalesce(?, disabled_reason),
-  updated_at = ?
-where id = ? and ${MINE}
-${RETURNING}`;
+export const UPDATE = statement<{
+  url: string | null;
+  urlChanged: boolean;
+  events: string[] | null;
+  descriptionSent: boolean;
+  description: string | null;
+  unsafeReason: string | null;
+  now: Date;
+  id: string;
+  orgId: string;
+}>()((p) =>
+  qb
+    .updateTable('webhook_endpoints')
+    .set((eb) => ({
+      url: eb.fn.coalesce(eb.val(p.url), eb.ref('url')),
+      failure_count: eb.case().when(sql<boolean>`${p.urlChanged}::boolean`).then(sql.lit(0)).else(eb.ref('failure_count')).end(),
+      events: eb.fn.coalesce(sql<string[] | null>`${p.events}::text[]`, eb.ref('events')),
+      description: eb.case().when(sql<boolean>`${p.descriptionSent}::boolean`).then(eb.val(p.description)).else(eb.ref('description')).end(),
+      enabled: eb.case().when(sql<boolean>`${p.unsafeReason}::text is null`).then(eb.ref('enabled')).else(sql.lit(false)).end(),
+      disabled_reason: eb.fn.coalesce(eb.val(p.unsafeReason), eb.ref('disabled_reason')),
+      updated_at: p.now,
+    }))
+    .where('id', '=', p.id)
+    .where('organization_id', '=', p.orgId)
+    .where('kind', '=', ENDPOINT)
+    .returning(SHOWN),
+);
 
 /** Only while the URL is still the one that was checked (a concurrent PATCH may have changed it). */
-export const ENABLE = `
-update webhook_endpoints set enabled = true, disabled_reason = null, failure_count = 0, updated_at = ?
-where id = ? and ${MINE} and url = ?
-${RETURNING}`;
+export const ENABLE = statement<{ now: Date; id: string; orgId: string; url: string }>()((p) =>
+  qb
+    .updateTable('webhook_endpoints')
+    .set({ enabled: sql.lit(true), disabled_reason: null, failure_count: sql.lit(0), updated_at: p.now })
+    .where('id', '=', p.id)
+    .where('organization_id', '=', p.orgId)
+    .where('kind', '=', ENDPOINT)
+    .where('url', '=', p.url)
+    .returning(SHOWN),
+);
 
 /** An endpoint already disabled keeps the reason it was disabled for (e.g. 10 failures in a row). */
-export const DISABLE = `
-update webhook_endpoints set
-  enabled = false,
-  disabled_reason = 'disabled by ' || coalesce((select u.email from users u where u.id = ? and u.organization_id = ?), 'a user'),
-  updated_at = ?
-where id = ? and ${MINE} and enabled
-${RETURNING}`;
+export const DISABLE = statement<{ userId: string; orgId: string; now: Date; id: string }>()((p) =>
+  qb
+    .updateTable('webhook_endpoints')
+    .set((eb) => ({
+      enabled: sql.lit(false),
+      disabled_reason: sql<string>`'disabled by ' || ${eb.fn.coalesce(
+        eb.selectFrom('users as u').select('u.email').where('u.id', '=', p.userId).where('u.organization_id', '=', p.orgId),
+        sql.lit('a user'),
+      )}`,
+      updated_at: p.now,
+    }))
+    .where('id', '=', p.id)
+    .where('organization_id', '=', p.orgId)
+    .where('kind', '=', ENDPOINT)
+    .where((eb) => eb.ref('enabled'))
+    .returning(SHOWN),
+);
 
 /** The replaced secret is kept for the grace period; a second rotation within it drops the oldest. */
-export const ROTATE = `
-update webhook_endpoints set previous_secret = secret, previous_secret_expires_at = ?, secret = ?, updated_at = ?
-where id = ? and ${MINE}
-${RETURNING}`;
+export const ROTATE = statement<{ expires: Date; secret: string; now: Date; id: string; orgId: string }>()((p) =>
+  qb
+    .updateTable('webhook_endpoints')
+    .set((eb) => ({ previous_secret: eb.ref('secret'), previous_secret_expires_at: p.expires, secret: p.secret, updated_at: p.now }))
+    .where('id', '=', p.id)
+    .where('organization_id', '=', p.orgId)
+    .where('kind', '=', ENDPOINT)
+    .returning(SHOWN),
+);
 
-export const DELETE = `delete from webhook_endpoints where id = ? and ${MINE} returning id`;
+export const DELETE = statement<{ id: string; orgId: string }>()((p) =>
+  qb.deleteFrom('webhook_endpoints').where('id', '=', p.id).where('organization_id', '=', p.orgId).where('kind', '=', ENDPOINT).returning('id'),
+);

@@ -47,7 +47,7 @@ interface Org {
 
 /** The person's listen secret (created on first use), the same for every key and session of theirs. */
 export async function listenSecret(deps: Pick<Deps, 'db'>, actor: Pick<InternalActor, 'orgId' | 'userId'>): Promise<string> {
-  const [row] = await deps.db.execute<{ secret: string }[]>(SQL.LISTEN_SECRET, [actor.orgId, actor.userId, newSigningSecret()]);
+  const [row] = await deps.db.run(SQL.LISTEN_SECRET, { orgId: actor.orgId, userId: actor.userId, secret: newSigningSecret() });
   if (!row) throw new Error('listen secret not stored');
   return row.secret;
 }
@@ -119,8 +119,8 @@ export class ListenHub {
     try {
       await this.serial(async () => {
         await this.channel.open();
-        await this.deps.db.execute(SQL.DELETE_EXPIRED_LISTENERS, [this.deps.clock.now()]);
-        await this.deps.db.execute(SQL.UPSERT_LISTENER, [actor.orgId, this.processKey, this.expiry()]);
+        await this.deps.db.run(SQL.DELETE_EXPIRED_LISTENERS, { now: this.deps.clock.now() });
+        await this.deps.db.run(SQL.UPSERT_LISTENER, { orgId: actor.orgId, processKey: this.processKey, expiresAt: this.expiry() });
       });
     } catch (err) {
       this.close(session);
@@ -153,7 +153,7 @@ export class ListenHub {
       for (const s of this.all()) if (!s.pending) this.write(s, HEARTBEAT);
     }, this.deps.config.WEBHOOK_LISTEN_HEARTBEAT_MS).unref();
     this.refresh ??= setInterval(() => {
-      this.serial(() => this.deps.db.execute(SQL.REFRESH_LISTENERS, [this.expiry(), this.processKey])).catch((err: unknown) =>
+      this.serial(() => this.deps.db.run(SQL.REFRESH_LISTENERS, { expiresAt: this.expiry(), processKey: this.processKey })).catch((err: unknown) =>
         this.deps.log.warn({ err }, 'listen: listener refresh failed'),
       );
     }, REFRESH_MS).unref();
@@ -185,7 +185,7 @@ export class ListenHub {
     if (this.byOrg.size === 0) this.stopTimers();
     this.serial(async () => {
       if (this.byOrg.has(orgId)) return;
-      await this.deps.db.execute(SQL.DELETE_LISTENER, [orgId, this.processKey]);
+      await this.deps.db.run(SQL.DELETE_LISTENER, { orgId, processKey: this.processKey });
       if (this.byOrg.size === 0) await this.channel.close();
     }).catch((err: unknown) => this.deps.log.warn({ err }, 'listen: listener row not removed'));
   }
@@ -220,7 +220,7 @@ export class ListenHub {
     if (!this.byOrg.has(msg.o)) return;
     const events = msg.x
       ? [msg.x]
-      : (await this.deps.db.execute<{ id: string; event: string; payload: Record<string, unknown> }[]>(SQL.EVENTS_BY_ID, [msg.ids ?? [], msg.o]));
+      : await this.deps.db.run(SQL.EVENTS_BY_ID, { ids: msg.ids ?? [], orgId: msg.o });
     for (const e of events) {
       const item: ListenEvent = { id: e.id, event: e.event, payload: e.payload };
       this.remember(msg.o, item);
@@ -236,7 +236,7 @@ export class ListenHub {
     this.byOrg.clear();
     this.stopTimers();
     await this.serial(async () => {
-      await this.deps.db.execute(SQL.DELETE_PROCESS_LISTENERS, [this.processKey]);
+      await this.deps.db.run(SQL.DELETE_PROCESS_LISTENERS, { processKey: this.processKey });
       await this.channel.close();
     }).catch((err: unknown) => this.deps.log.warn({ err }, 'listen: shutdown cleanup failed'));
   }

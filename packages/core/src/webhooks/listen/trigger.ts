@@ -35,8 +35,8 @@ export async function triggerEvent(db: Db, actor: InternalActor, input: TriggerI
         now,
       );
     }
-    await tx.execute(SQL.NOTIFY, [LISTEN_CHANNEL, message]);
-    const [row] = await tx.execute<{ listening: boolean }[]>(SQL.ANY_LISTENER, [actor.orgId]);
+    await tx.run(SQL.NOTIFY, { channel: LISTEN_CHANNEL, message });
+    const [row] = await tx.run(SQL.ANY_LISTENER, { orgId: actor.orgId });
     return { id: example.id, event: input.event, payload, listening: row?.listening ?? false, delivery };
   });
 }
