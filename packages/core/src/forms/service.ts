@@ -58,7 +58,7 @@ const notFound = (id: string) => errors.notFound(`No form with id ${id}`);
 async function checkPipeline(tx: Db, orgId: string, pipelineId: string | null | undefined) {
   if (!pipelineId) return;
   const [found] = await tx.execute(q.PIPELINE_OF_ORG, [pipelineId, orgId]);
-  if (!found) throw new AppError(422, 'pipeline_not_found', `No pipeline with id ${pipelineId} in your organization`, { pipelineId });
+  if (!found) throw new AppError('pipeline_not_found', `No pipeline with id ${pipelineId} in your organization`, { pipelineId });
 }
 
 type Captcha = Pick<FormRow, 'captcha_provider' | 'captcha_site_key' | 'captcha_secret'>;
