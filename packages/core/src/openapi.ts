@@ -42,7 +42,8 @@ function codesOf(route: RestRoute, op: oas31.OperationObject, wiring: readonly E
     ...ALWAYS,
     ...EDGE,
     ...wiring,
-    ...(op.requestBody ? BODY : []),
+    // A body can be sent to any method but GET, documented or not, and is parsed before the operation runs.
+    ...(op.requestBody || route.method !== 'GET' ? BODY : []),
     // Any write that fails on the database is rolled back and answered save_failed (trpc.ts databaseFailures).
     ...(route.type === 'mutation' ? (['save_failed'] as const) : []),
   ]);

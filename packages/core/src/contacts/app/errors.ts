@@ -8,7 +8,7 @@ export const contactErrors = {
   /** The spec's application message, verbatim. */
   emailExists: (existingContactId?: string) =>
     new AppError('email_exists', 'Email already exists in your organization', existingContactId ? { existingContactId } : {}),
-  companyNotFound: (id: string) => new AppError('company_not_found', `No company with id ${id} in your organization`),
+  companyNotFound: (id: string) => new AppError('company_not_found', `No company with id ${id} in your organization`, { companyId: id }),
   invalidCursor: () =>
     new AppError('invalid_cursor', 'cursor is not one this list returned with the same sort and order; start again without a cursor'),
   restoreExpired: (deletedAt: string) =>
