@@ -3,7 +3,7 @@ import type { oas31 } from 'zod-openapi';
 import { SourceSchema } from './contacts/v1/schemas.ts';
 import { type RestRoute, restRoutes } from './http/routes.ts';
 import { apiDescription } from './openapi/description.ts';
-import { errorResponses, errorSchemas, type ExampleContext, pruneUnusedComponents } from './openapi/errors.ts';
+import { constToEnum, errorResponses, errorSchemas, type ExampleContext, pruneUnusedComponents } from './openapi/errors.ts';
 import { finishInternalDocument } from './openapi/internal.ts';
 import type { ErrorCode } from './errors.ts';
 import { applyRequestExamples, INTERNAL_REQUEST_EXAMPLES, V1_REQUEST_EXAMPLES } from './openapi/examples.ts';
@@ -14,6 +14,9 @@ import { internalRouter } from './internal-router.ts';
 import { v1Router } from './v1-router.ts';
 
 type Schema = oas31.SchemaObject | oas31.ReferenceObject;
+
+/** Leadwire's licence, as package.json says. */
+const LICENSE = { name: 'MIT', identifier: 'MIT' };
 
 /** Every operation can fail validation or fail on our side. */
 const ALWAYS = ['validation_failed', 'internal_error'] as const satisfies readonly ErrorCode[];
@@ -173,6 +176,10 @@ export function buildV1OpenApiDocument(baseUrl: string): oas31.OpenAPIObject {
   applyRequestExamples((r) => operationOf(doc, r), routes, V1_REQUEST_EXAMPLES);
   addWebhooks(doc);
   pruneUnusedComponents(doc, new Set(Object.keys(errorSchemas())));
+  constToEnum(doc.paths);
+  constToEnum(doc.webhooks);
+  constToEnum(doc.components);
+  doc.info.license = LICENSE;
   return doc;
 }
 
@@ -224,6 +231,10 @@ export function buildInternalOpenApiDocument(baseUrl: string): oas31.OpenAPIObje
   doc.components.responses = shared;
   finishInternalDocument(doc, routes, (r) => operationOf(doc, r), authenticated);
   pruneUnusedComponents(doc, new Set(Object.keys(errorSchemas())));
+  constToEnum(doc.paths);
+  constToEnum(doc.webhooks);
+  constToEnum(doc.components);
+  doc.info.license = LICENSE;
   return doc;
 }
 

@@ -162,3 +162,20 @@ export function pruneUnusedComponents(doc: oas31.OpenAPIObject, error: ReadonlyS
     }
   }
 }
+
+/**
+ * Every `const` as a one-value `enum`: openapi-python-client drops a schema whose property is a `const` (the v1 error
+ * shapes were lost that way), and the two say the same thing.
+ */
+export function constToEnum(node: unknown): void {
+  if (Array.isArray(node)) {
+    for (const item of node) constToEnum(item);
+  } else if (node && typeof node === 'object') {
+    const o = node as Record<string, unknown>;
+    if ('const' in o && !('enum' in o) && (typeof o.type === 'string' || typeof o.const !== 'object')) {
+      o.enum = [o.const];
+      delete o.const;
+    }
+    for (const value of Object.values(o)) constToEnum(value);
+  }
+}
