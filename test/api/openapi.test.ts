@@ -31,6 +31,8 @@ const STATUS: Record<string, number> = {
   internal_error: 500,
   save_failed: 500,
   malformed_url: 400,
+  bad_request: 400,
+  too_many_connections: 429,
   request_timeout: 408,
   headers_too_large: 431,
   service_unavailable: 503,
@@ -64,12 +66,11 @@ const bodyOf = (method: string, path: string) => op(method, path).requestBody.co
 const operations = () =>
   Object.entries(doc.paths).flatMap(([path, item]: [string, any]) => Object.entries(item).map(([method, o]) => ({ path, method, o: o as any })));
 
-/** True when every branch of a raw (unresolved) schema goes through components/schemas/Error. */
+/** True when every branch of a raw (unresolved) schema is a shared error shape: a component with `error` and `code`. */
 function reachesError(s: any): boolean {
-  if (s.$ref === '#/components/schemas/Error') return true;
-  if (s.$ref) return reachesError(raw.components.schemas[s.$ref.split('/').pop()]);
-  if (s.oneOf || s.anyOf) return (s.oneOf ?? s.anyOf).every(reachesError);
-  return (s.allOf ?? []).some(reachesError);
+  if (s.oneOf) return s.oneOf.every(reachesError);
+  const shape = s.$ref?.startsWith('#/components/schemas/') ? raw.components.schemas[s.$ref.split('/').pop()] : undefined;
+  return Boolean(shape?.required?.includes('error') && shape.required.includes('code') && shape.properties.code.enum);
 }
 
 /** A real answer of the server, checked against what the document says for its operation and status. */
@@ -143,15 +144,19 @@ describe('the document', () => {
     expect(Object.keys(op('post', '/contacts/{id}/notes').responses)).not.toContain('200');
   });
 
-  it('gives every error response the Error body, grouped by status, with an example per code', () => {
-    expect(raw.components.schemas.Error.required).toEqual(expect.arrayContaining(['error', 'code']));
+  it('gives every error response a shared error shape, grouped by status, with an example per code', () => {
+    expect(raw.components.schemas.ErrorBody.required).toEqual(expect.arrayContaining(['error', 'code']));
+    // `Error` would shadow the built-in of the clients generated in TypeScript.
+    expect(raw.components.schemas.Error).toBeUndefined();
     const meta = new Map(restRoutes(v1Router).map((r) => [`${r.method.toLowerCase()} ${r.path}`, r.errorCodes]));
     for (const { method, path, o } of operations()) {
       const documented = new Set<string>();
       for (const [status, r] of Object.entries<any>(o.responses)) {
         if (Number(status) < 400) continue;
         const where = `${method} ${path} ${status}`;
-        expect(reachesError(raw.paths[path][method].responses[status].content['application/json'].schema), where).toBe(true);
+        const rawResponse = raw.paths[path][method].responses[status];
+        const rawSchema = (rawResponse.$ref ? raw.components.responses[rawResponse.$ref.split('/').pop()] : rawResponse).content['application/json'].schema;
+        expect(reachesError(rawSchema), where).toBe(true);
         const check = z.fromJSONSchema(r.content['application/json'].schema);
         for (const [code, ex] of Object.entries<any>(r.content['application/json'].examples)) {
           expect(STATUS[code], `${where} ${code}`).toBe(Number(status));
@@ -165,17 +170,23 @@ describe('the document', () => {
       expect([...documented].sort(), `${method} ${path}`).toEqual(expect.arrayContaining(expected));
     }
     // The variants carry their extra fields.
-    expect(JSON.stringify(schemaOf('post', '/leads', 403))).toMatch(/"required":\["required"\]/);
+    expect(JSON.stringify(schemaOf('post', '/leads', 403))).toMatch(/"required":\["error","code","required"\]/);
     expect(JSON.stringify(schemaOf('post', '/leads', 400))).toMatch(/"required":\["path","message"\]/);
+    // enum, never const: openapi-python-client drops a schema whose code is a const.
+    expect(JSON.stringify(raw)).not.toMatch(/"const":"(validation_failed|insufficient_scope|company_not_found)"/);
   });
 
   it('puts the rate-limit headers on every response, retry-after on 429, and the request headers where they apply', () => {
     for (const { method, path, o } of operations()) {
       for (const [status, r] of Object.entries<any>(o.responses)) {
         for (const h of RATE_HEADERS) expect(r.headers[h]?.schema.type, `${method} ${path} ${status} ${h}`).toBe('integer');
-        if (Number(status) < 300 || status === '429') for (const h of RATE_HEADERS) expect(r.headers[h].required).toBe(true);
+        if (Number(status) < 300) for (const h of RATE_HEADERS) expect(r.headers[h].required).toBe(true);
       }
-      expect(o.responses['429'].headers['retry-after']).toMatchObject({ required: true, schema: { type: 'integer' } });
+      // The per-address 429 (too_many_connections) is refused before any key is read: no rate-limit headers, no
+      // retry-after, so the 429 documents both as sent only with rate_limited.
+      expect(o.responses['429']['x-error-codes']).toEqual(['rate_limited', 'too_many_connections']);
+      for (const h of RATE_HEADERS) expect(o.responses['429'].headers[h].required).toBe(false);
+      expect(o.responses['429'].headers['retry-after']).toMatchObject({ required: false, schema: { type: 'integer' } });
       const headers = (o.parameters ?? []).filter((p: any) => p.in === 'header').map((p: any) => p.name);
       expect(headers.includes('Idempotency-Key'), `${method} ${path}`).toBe(method === 'post');
       expect(headers.includes('X-Source'), `${method} ${path}`).toBe(['/contacts/upsert', '/contacts/batch-upsert', '/leads'].includes(path));

@@ -13,18 +13,21 @@ import { call, initTestApp, type TestApp } from '../support/app.ts';
 import { Generator, HOSTILE_STRINGS, rng, type Schema } from './generate.ts';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20_261_122);
-const PER_OPERATION = Number(process.env.FUZZ_PER_OPERATION ?? 40);
+/** Requests per operation: /v1 has 6 operations, the internal surface about 110, so it gets fewer each to stay fast. */
+const PER_OPERATION = (surface: string) => Number(process.env.FUZZ_PER_OPERATION ?? (surface === '/api/v1' ? 40 : 10));
 /** Operations that would end the fuzzer's own session; they are covered by their own tests. */
 const SKIP = new Set(['accounts-signOut', 'accounts-logOutAll']);
 
 let t: TestApp;
 let publicKey: string;
+let internalKey: string;
 let session: string;
 const ids: string[] = [];
 beforeAll(async () => {
   t = await initTestApp();
   const org = await t.newOrg({ plan: 'max' });
   publicKey = org.publicKey;
+  internalKey = org.internalKey;
   const [owner] = await t.sql<{ email: string }>('select email from users where id = ?', [org.userId]);
   const signIn = await fetch(`${t.origin}/api/accounts/sign-in`, {
     method: 'POST',
@@ -40,6 +43,9 @@ beforeAll(async () => {
   ids.push(...pipelines.map((p) => p.id), ...stages.map((s) => s.id));
 });
 afterAll(async () => t?.close());
+beforeAll(() => {
+  otherSurface = (base) => (base === '/api/v1' ? internalKey : publicKey);
+});
 
 interface Operation {
   method: string;
@@ -52,7 +58,49 @@ interface Planned {
   url: string;
   body?: string;
   mode: string;
+  /** Headers that replace the defaults (`authorization` included: '' sends none). */
+  headers?: Record<string, string>;
 }
+
+/** A credential of the other surface, for the `wrong-surface` attack. */
+let otherSurface: (base: string) => string = () => '';
+
+/**
+ * Attacks on the transport rather than the schema, one per request in a share of the plan: each must be answered with
+ * a status, code and headers the operation documents.
+ */
+function attack(r: ReturnType<typeof rng>, planned: Planned, o: Operation, base: string): Planned {
+  const uuid = '7d1e0c54-2b9f-4d7a-8c3e-1f2a3b4c5d6e';
+  const picked = r.pick(['bad-json', 'not-json', 'percent-ff', 'no-auth', 'wrong-surface', 'garbage-auth', 'oversized', 'unknown-id', 'plus']);
+  // fetch sends no body with a GET: the body attacks become a query-string one there.
+  const kind = planned.method === 'GET' && ['bad-json', 'not-json', 'oversized'].includes(picked) ? 'percent-ff' : picked;
+  const sep = planned.url.includes('?') ? '&' : '?';
+  switch (kind) {
+    case 'bad-json':
+      return { ...planned, mode: kind, body: '{"a":', headers: { 'content-type': 'application/json' } };
+    case 'not-json':
+      return { ...planned, mode: kind, body: 'a=1', headers: { 'content-type': 'application/x-www-form-urlencoded' } };
+    case 'percent-ff':
+      return { ...planned, mode: kind, url: `${planned.url}${sep}${firstQuery(o) ?? 'q'}=%FF` };
+    case 'plus':
+      return { ...planned, mode: kind, url: `${planned.url}${sep}${firstQuery(o) ?? 'q'}=ada+1@example.com` };
+    case 'no-auth':
+      return { ...planned, mode: kind, headers: { authorization: '' } };
+    case 'wrong-surface':
+      return { ...planned, mode: kind, headers: { authorization: `Bearer ${otherSurface(base)}` } };
+    case 'garbage-auth':
+      return { ...planned, mode: kind, headers: { authorization: r.pick(['Bearer ck_live_%FF', 'Basic Zm9vOmJhcg==', 'Bearer lws_nope', 'Bearer']) } };
+    case 'oversized':
+      return { ...planned, mode: kind, body: JSON.stringify({ pad: 'x'.repeat(1024 * 1024 + 10) }), headers: { 'content-type': 'application/json' } };
+    default:
+      return { ...planned, mode: kind, url: planned.url.replace(/\/[0-9a-f-]{36}(?=\/|\?|$)/, `/${uuid}`) };
+  }
+}
+
+/** Attacks meant to be refused as unauthenticated: left out of the share of 401s the test bounds. */
+const AUTH_ATTACKS = new Set(['no-auth', 'wrong-surface', 'garbage-auth']);
+
+const firstQuery = (o: Operation): string | undefined => (o.op.parameters ?? []).find((p: Schema) => p.in === 'query')?.name;
 
 /** Percent-encodes any string, a lone surrogate included (as U+FFFD, which is all a URL can carry). */
 const enc = (s: string) => encodeURIComponent(s.toWellFormed());
@@ -97,14 +145,34 @@ const passwordFields = (o: Operation) => {
 };
 const isCostly = (o: Operation) => passwordFields(o).length > 0;
 
-/** The codes an operation documents, with the status each is documented under (null: any listed status). */
-function documentedCodes(op: Schema): Map<string, number | null> {
-  const out = new Map<string, number | null>();
-  for (const [status, res] of Object.entries<Schema>(op.responses ?? {})) {
-    for (const code of Object.keys(res.content?.['application/json']?.examples ?? {})) out.set(code, Number(status));
+/** A response of the document, a shared one (`$ref` into components.responses) resolved. */
+const responseOf = (doc: Schema, op: Schema, status: number): Schema | undefined => {
+  const r = op.responses?.[String(status)];
+  return r?.$ref ? doc.components.responses[r.$ref.split('/').pop()] : r;
+};
+
+/** The codes an operation documents, with the status each is documented under. */
+function documentedCodes(doc: Schema, op: Schema): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const status of Object.keys(op.responses ?? {})) {
+    for (const code of responseOf(doc, op, Number(status))?.['x-error-codes'] ?? []) out.set(code, Number(status));
   }
-  for (const code of op['x-error-codes'] ?? []) if (!out.has(code)) out.set(code, null);
   return out;
+}
+
+/** Every response header a client is told of on this surface: one sent but undocumented is a drift. */
+const WATCHED_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'retry-after', 'idempotent-replayed'];
+
+/** The headers an answer carries against those its documented response lists (and requires). */
+function headerProblem(doc: Schema, response: Schema, headers: Headers): string | undefined {
+  const documented = response.headers ?? {};
+  for (const name of WATCHED_HEADERS) {
+    const spec = documented[name]?.$ref ? doc.components.headers[documented[name].$ref.split('/').pop()] : documented[name];
+    const value = headers.get(name);
+    if (value !== null && !spec) return `header ${name} is sent but not documented`;
+    if (value === null && spec?.required) return `header ${name} is documented as required but not sent`;
+  }
+  return undefined;
 }
 
 /**
@@ -120,7 +188,8 @@ function responseValidators(doc: Schema): (op: Schema, status: number) => Valida
   return (op, status) => {
     const key = `${op.operationId} ${status}`;
     if (!cache.has(key)) {
-      const schema = op.responses?.[String(status)]?.content?.['application/json']?.schema;
+      const response = op.responses?.[String(status)];
+      const schema = (response?.$ref ? doc.components.responses[response.$ref.split('/').pop()] : response)?.content?.['application/json']?.schema;
       cache.set(key, schema ? ajv.compile(rebase(schema)) : undefined);
     }
     return cache.get(key);
@@ -138,7 +207,11 @@ async function fuzzSurface(docPath: string, base: string, auth: () => string) {
       .map(([method, op]) => ({ method, path, op })),
   );
   const planned = operations.flatMap((o) =>
-    Array.from({ length: isCostly(o) ? Math.ceil(PER_OPERATION / 5) : PER_OPERATION }, () => ({ o, req: plan(gen, r, o) })),
+    Array.from({ length: isCostly(o) ? Math.ceil(PER_OPERATION(base) / 5) : PER_OPERATION(base) }, (_, i) => {
+      const req = plan(gen, r, o);
+      // One request in four attacks the transport; password bodies keep theirs invalid, so they stay out of it.
+      return { o, req: i % 4 === 3 && !isCostly(o) ? attack(r, req, o, base) : req };
+    }),
   );
   const problems: string[] = [];
   const statuses = new Map<number, number>();
@@ -147,15 +220,21 @@ async function fuzzSurface(docPath: string, base: string, auth: () => string) {
     while (next < planned.length) {
       const { o, req } = planned[next++]!;
       const started = performance.now();
+      const headers: Record<string, string> = {
+        authorization: `Bearer ${auth()}`,
+        ...(req.body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...req.headers,
+      };
+      if (headers.authorization === '') delete headers.authorization;
       const res = await fetch(`${t.origin}${base}${req.url}`, {
         method: req.method,
-        headers: { authorization: `Bearer ${auth()}`, ...(req.body === undefined ? {} : { 'content-type': 'application/json' }) },
+        headers,
         ...(req.body === undefined ? {} : { body: req.body }),
       });
       const text = await res.text();
       if (process.env.FUZZ_SLOW && performance.now() - started > 500) console.log(Math.round(performance.now() - started), req.method, req.url, res.status, text.slice(0, 100));
-      statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
-      const problem = check(res.status, text, o.op, validatorFor);
+      if (!AUTH_ATTACKS.has(req.mode)) statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+      const problem = check(doc, { status: res.status, text, headers: res.headers }, o.op, validatorFor);
       if (problem) problems.push(`${problem}\n  ${req.method} ${base}${req.url} (${req.mode})${req.body ? `\n  body: ${req.body.slice(0, 300)}` : ''}\n  answer: ${res.status} ${text.slice(0, 300)}`);
     }
   };
@@ -163,32 +242,28 @@ async function fuzzSurface(docPath: string, base: string, auth: () => string) {
   return { problems, statuses, sent: planned.length };
 }
 
-function check(status: number, text: string, op: Schema, validatorFor: ReturnType<typeof responseValidators>): string | undefined {
+function check(doc: Schema, res: { status: number; text: string; headers: Headers }, op: Schema, validatorFor: ReturnType<typeof responseValidators>): string | undefined {
+  const { status, text } = res;
   if (status >= 500) return `a ${status}`;
-  if (status < 400) {
-    if (!op.responses?.[String(status)]) return `status ${status} is not documented for ${op.operationId}`;
-    const validate = validatorFor(op, status);
-    if (!validate) return undefined;
-    let body: unknown;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      return 'a success body that is not JSON';
-    }
-    return validate(body) ? undefined : `a ${status} body outside its schema: ${JSON.stringify(validate.errors?.slice(0, 3))}`;
-  }
+  const response = responseOf(doc, op, status);
+  if (!response) return `status ${status} is not documented for ${op.operationId}`;
+  const headers = headerProblem(doc, response, res.headers);
+  if (headers) return headers;
+  const validate = validatorFor(op, status);
+  if (status < 400 && !validate) return undefined;
   let body: any;
   try {
     body = JSON.parse(text);
   } catch {
-    return 'an error body that is not JSON';
+    return `a ${status} body that is not JSON`;
   }
-  if (!body || typeof body !== 'object' || typeof body.error !== 'string' || typeof body.code !== 'string') return 'an error outside { error, code }';
-  const documented = documentedCodes(op);
-  if (!documented.has(body.code)) return `code ${body.code} is not documented for ${op.operationId}`;
-  const at = documented.get(body.code);
-  if (at !== null && at !== undefined && at !== status) return `code ${body.code} answered with ${status}, documented as ${at}`;
-  return undefined;
+  if (status >= 400) {
+    if (!body || typeof body !== 'object' || typeof body.error !== 'string' || typeof body.code !== 'string') return 'an error outside { error, code }';
+    const at = documentedCodes(doc, op).get(body.code);
+    if (at === undefined) return `code ${body.code} is not documented for ${op.operationId}`;
+    if (at !== status) return `code ${body.code} answered with ${status}, documented as ${at}`;
+  }
+  return !validate || validate(body) ? undefined : `a ${status} body outside its schema: ${JSON.stringify(validate.errors?.slice(0, 3))}`;
 }
 
 describe(`fuzzing both OpenAPI documents (seed ${SEED})`, () => {

@@ -54,8 +54,12 @@ describe('the internal surface', () => {
     const create = doc.body.paths['/contacts'].post.responses;
     expect(Object.keys(create)).toContain('201');
     expect(Object.keys(create)).not.toContain('200');
-    expect(create['400'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
-    expect(doc.body.components.schemas.Error.required).toEqual(expect.arrayContaining(['error', 'code']));
+    // The 400 is validation_failed with its `issues` or a plain { error, code } (issue 17: no bare Error).
+    expect(create['400'].content['application/json'].schema).toEqual({
+      oneOf: [{ $ref: '#/components/schemas/ValidationError' }, { $ref: '#/components/schemas/ErrorBody' }],
+    });
+    expect(doc.body.components.schemas.ErrorBody.required).toEqual(expect.arrayContaining(['error', 'code']));
+    expect(doc.body.components.schemas.ValidationError.required).toEqual(expect.arrayContaining(['error', 'code', 'issues']));
     expect(JSON.stringify(doc.body)).not.toContain('error.BAD_REQUEST');
     expect(await rest('/nope')).toMatchObject({ status: 404, body: { code: 'not_found' } });
   });

@@ -45,7 +45,7 @@ describe('a database outage is 503 service_unavailable, wherever it sits in the 
   });
 
   it('leaves a write answer already chosen alone', () => {
-    expect(writeFailure(new AppError(409, 'idempotency_in_progress', 'busy', {}, pgError('57014')), 'contacts')).toBeUndefined();
+    expect(writeFailure(new AppError('idempotency_in_progress', 'busy', undefined, pgError('57014')), 'contacts')).toBeUndefined();
     expect(writeFailure(errors.saveFailed(pgError('57014')), 'companies')).toBeUndefined();
     expect(writeFailure(pgError('23505'), 'contacts')).toBeUndefined();
   });
@@ -53,7 +53,7 @@ describe('a database outage is 503 service_unavailable, wherever it sits in the 
   it('leaves other failures alone: statement errors stay 500, refusals of the request keep their status', () => {
     expect(toPublicError(errors.saveFailed(pgError('23505'))).body.code).toBe('save_failed');
     expect(toPublicError(pgError('42P01')).body.code).toBe('internal_error');
-    expect(toPublicError(new AppError(409, 'conflict', 'no', {}, pgError('ECONNREFUSED'))).status).toBe(409);
+    expect(toPublicError(new AppError('email_taken', 'no', undefined, pgError('ECONNREFUSED'))).status).toBe(409);
     expect(isDatabaseUnreachable(new Error('syntax error at or near "x"'))).toBe(false);
     expect(isDatabaseUnreachable('ECONNREFUSED')).toBe(false);
   });

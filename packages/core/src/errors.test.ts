@@ -54,8 +54,8 @@ describe('toPublicError: our own errors', () => {
   });
 
   it('prefers the outermost known error in a chain', () => {
-    const outer = new AppError(409, 'outer_code', 'outer', {}, errors.notFound('inner'));
-    expect(toPublicError(outer).body.code).toBe('outer_code');
+    const outer = new AppError('email_taken', 'outer', undefined, errors.notFound('inner'));
+    expect(toPublicError(outer).body.code).toBe('email_taken');
   });
 
   it('gives up on a very deep or circular cause chain with a 500 instead of looping', () => {

@@ -1,25 +1,42 @@
+import { ERROR_CATALOGUE, type ErrorCode, type ErrorDetails } from './errors/catalogue.ts';
+
+export { ERROR_CATALOGUE, ERROR_CODES, codes, type ErrorCode, type ErrorDetails, isErrorCode, statusOfCode } from './errors/catalogue.ts';
+
+/** A code's details are required when its catalogue schema has a required field, and cannot be given when it has none. */
+export type DetailsArgs<C extends ErrorCode> =
+  ErrorDetails<C> extends undefined
+    ? [details?: undefined, cause?: unknown]
+    : Record<string, never> extends ErrorDetails<C>
+      ? [details?: ErrorDetails<C>, cause?: unknown]
+      : [details: ErrorDetails<C>, cause?: unknown];
+
+/** The codes the catalogue answers with status `S`. */
+export type CodeWithStatus<S extends number> = { [C in ErrorCode]: (typeof ERROR_CATALOGUE)[C]['status'] extends S ? C : never }[ErrorCode];
+
 /**
- * The one error model: a stable machine `code`, an HTTP status and a human message. Services throw AppError; the HTTP
- * layer turns any error into `{ error, code, ...details }` through `toPublicError`, the only mapping there is.
+ * The one error model: a stable machine `code` from the catalogue (errors/catalogue.ts), the HTTP status the catalogue
+ * gives it and a human message (the catalogue's unless a more specific one is given). Services throw AppError; the
+ * HTTP layer turns any error into `{ error, code, ...details }` through `toPublicError`, the only mapping there is.
  */
-export class AppError extends Error {
-  readonly code: string;
+export class AppError<C extends ErrorCode = ErrorCode> extends Error {
+  readonly code: C;
   readonly status: number;
   readonly details: Record<string, unknown>;
   /** Response headers that belong to the error itself (e.g. `retry-after` on a 503). */
   headers: Readonly<Record<string, string>> = {};
 
-  constructor(status: number, code: string, message: string, details: Record<string, unknown> = {}, cause?: unknown) {
+  constructor(code: C, message?: string, ...[details, cause]: DetailsArgs<C>) {
+    const { status } = ERROR_CATALOGUE[code];
     // A client error is an answer, not a fault: nothing logs its stack, and capturing one was about 8% of the server's
     // time when refusing a key over its limit. Server errors keep theirs for the log.
     const limit = Error.stackTraceLimit;
     if (status < 500) Error.stackTraceLimit = 0;
-    super(message, cause === undefined ? undefined : { cause });
+    super(message ?? ERROR_CATALOGUE[code].message, cause === undefined ? undefined : { cause });
     Error.stackTraceLimit = limit;
     this.name = 'AppError';
     this.status = status;
     this.code = code;
-    this.details = details;
+    this.details = (details ?? {});
   }
 }
 
@@ -32,61 +49,41 @@ export interface Issue {
 export const RETRY_AFTER_UNAVAILABLE_S = 5;
 
 export const errors = {
-  unauthorized: (message = 'Missing or invalid API key') => new AppError(401, 'unauthorized', message),
-  wrongSurface: (message: string) => new AppError(403, 'wrong_api_surface', message),
-  insufficientScope: (required: string) =>
-    new AppError(403, 'insufficient_scope', `This API key lacks the permission ${required}`, { required }),
-  notFound: (message: string) => new AppError(404, 'not_found', message),
-  validation: (issues: Issue[], message = 'Validation failed') =>
-    new AppError(400, 'validation_failed', message, { issues }),
-  missingIdentity: () =>
-    new AppError(
-      400,
-      'missing_identity',
-      'A contact needs an email, or companyDomain together with firstName and lastName',
-    ),
-  rateLimited: (retryAfterSeconds: number) =>
-    new AppError(429, 'rate_limited', `Rate limit exceeded; retry in ${retryAfterSeconds} s`),
-  contactLimitReached: () => new AppError(403, 'contact_limit_reached', 'Contact limit reached'),
+  unauthorized: (message?: string) => new AppError('unauthorized', message),
+  wrongSurface: (message: string) => new AppError('wrong_api_surface', message),
+  insufficientScope: (required: ErrorDetails<'insufficient_scope'>['required']) =>
+    new AppError('insufficient_scope', `This API key lacks the permission ${required}`, { required }),
+  notFound: (message: string) => new AppError('not_found', message),
+  validation: (issues: Issue[], message?: string) => new AppError('validation_failed', message, { issues }),
+  missingIdentity: () => new AppError('missing_identity'),
+  rateLimited: (retryAfterSeconds: number) => new AppError('rate_limited', `Rate limit exceeded; retry in ${retryAfterSeconds} s`),
+  contactLimitReached: () => new AppError('contact_limit_reached'),
   companyNotFound: (domain: string) =>
-    new AppError(
-      422,
-      'company_not_found',
-      `No company with domain ${domain}; create it first with POST /v1/companies/upsert`,
-      { domain },
-    ),
-  idempotencyConflict: () =>
-    new AppError(
-      409,
-      'idempotency_key_reused',
-      'This Idempotency-Key was already used with a different request; use a new key for a new request',
-    ),
-  idempotencyInProgress: () =>
-    new AppError(409, 'idempotency_in_progress', 'A request with this Idempotency-Key is still being processed'),
+    new AppError('company_not_found', `No company with domain ${domain}; create it first with POST /v1/companies/upsert`, { domain }),
+  idempotencyConflict: () => new AppError('idempotency_key_reused'),
+  idempotencyInProgress: () => new AppError('idempotency_in_progress'),
   /** A write that failed on the database (timed out, lost its connection) and was rolled back; the spec's message for contacts. */
-  saveFailed: (cause: unknown, message = 'Failed to save contact') => new AppError(500, 'save_failed', message, {}, cause),
+  saveFailed: (cause: unknown, message = 'Failed to save contact') => new AppError('save_failed', message, undefined, cause),
   /** The database is unreachable or the process is shutting down: a retry after `retry-after` seconds will do. */
-  serviceUnavailable: (message = 'The service is briefly unavailable; retry shortly', retryAfterSeconds = RETRY_AFTER_UNAVAILABLE_S, cause?: unknown) =>
-    Object.assign(new AppError(503, 'service_unavailable', message, {}, cause), { headers: { 'retry-after': String(retryAfterSeconds) } }),
+  serviceUnavailable: (message?: string, retryAfterSeconds = RETRY_AFTER_UNAVAILABLE_S, cause?: unknown) =>
+    Object.assign(new AppError('service_unavailable', message, undefined, cause), { headers: { 'retry-after': String(retryAfterSeconds) } }),
   // Errors of the HTTP edge, raised before a route runs: answered by the app's framework and client-error handlers.
-  malformedUrl: (message = 'The request path is not a valid URL (malformed percent-encoding?)') => new AppError(400, 'malformed_url', message),
-  badHttpRequest: () => new AppError(400, 'bad_request', 'The request is not valid HTTP'),
-  requestTimeout: (message = 'The request was not received in time; the connection is closed') => new AppError(408, 'request_timeout', message),
-  tooManyConnections: () =>
-    new AppError(429, 'too_many_connections', 'Too many open connections from your address; close some or reuse them, then retry'),
-  headersTooLarge: () =>
-    new AppError(431, 'headers_too_large', 'The request line and headers are larger than 16 KB (a long query string or cookie?)'),
+  malformedUrl: (message?: string) => new AppError('malformed_url', message),
+  badHttpRequest: () => new AppError('bad_request', 'The request is not valid HTTP'),
+  requestTimeout: (message?: string) => new AppError('request_timeout', message),
+  tooManyConnections: () => new AppError('too_many_connections'),
+  headersTooLarge: () => new AppError('headers_too_large'),
 };
 
 export interface PublicError {
   status: number;
-  body: { error: string; code: string } & Record<string, unknown>;
+  body: { error: string; code: ErrorCode } & Record<string, unknown>;
   /** Headers the answer must carry, e.g. `retry-after` on 503 service_unavailable. */
   headers?: Readonly<Record<string, string>>;
 }
 
 /** Errors raised by the HTTP framework or the tRPC adapters before our code runs, by their own codes. */
-const FRAMEWORK_ERRORS: Record<string, { status: number; code: string; message?: string }> = {
+const FRAMEWORK_ERRORS: Record<string, { status: number; code: ErrorCode; message?: string }> = {
   PARSE_ERROR: { status: 400, code: 'malformed_json', message: 'The request body is not valid JSON' },
   FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, code: 'malformed_json', message: 'The request body is not valid JSON' },
   FST_ERR_CTP_EMPTY_JSON_BODY: {

@@ -3,19 +3,54 @@ import type { oas31 } from 'zod-openapi';
 import { SourceSchema } from './contacts/v1/schemas.ts';
 import { type RestRoute, restRoutes } from './http/routes.ts';
 import { apiDescription } from './openapi/description.ts';
-import { EDGE_ERRORS, edgeErrorResponses, errorResponses, errorSchemas, type ExampleContext } from './openapi/errors.ts';
+import { constToEnum, errorResponses, errorSchemas, type ExampleContext, pruneUnusedComponents } from './openapi/errors.ts';
+import { finishInternalDocument } from './openapi/internal.ts';
+import type { ErrorCode } from './errors.ts';
 import { applyRequestExamples, INTERNAL_REQUEST_EXAMPLES, V1_REQUEST_EXAMPLES } from './openapi/examples.ts';
 import { headerComponents, parameter, parameterComponents, responseHeaders } from './openapi/headers.ts';
 import { addWebhooks } from './openapi/webhooks.ts';
+import { internalProcedure } from './auth/internal.ts';
 import { internalRouter } from './internal-router.ts';
 import { v1Router } from './v1-router.ts';
 
 type Schema = oas31.SchemaObject | oas31.ReferenceObject;
 
+/** Leadwire's licence, as package.json says. */
+const LICENSE = { name: 'MIT', identifier: 'MIT' };
 
-/** Every operation can fail validation or fail on our side; every body can be malformed, too big or not JSON. */
-const ALWAYS = ['validation_failed', 'internal_error'];
-const BODY_ERRORS = ['malformed_json', 'payload_too_large', 'unsupported_media_type', 'unsupported_content_encoding'];
+/** Every operation can fail validation or fail on our side. */
+const ALWAYS = ['validation_failed', 'internal_error'] as const satisfies readonly ErrorCode[];
+/** Refused at the HTTP edge, before any route runs (apps/server http/edge.ts, connection-guard.ts): any operation. */
+const EDGE = [
+  'malformed_url',
+  'bad_request',
+  'request_timeout',
+  'headers_too_large',
+  'too_many_connections',
+  'service_unavailable',
+] as const satisfies readonly ErrorCode[];
+/** Every body can be malformed, too big, or not JSON. */
+const BODY = ['malformed_json', 'payload_too_large', 'unsupported_media_type', 'unsupported_content_encoding'] as const satisfies readonly ErrorCode[];
+/** What the Public API key check answers (publicApiProcedure). */
+const PUBLIC_KEY = ['unauthorized', 'wrong_api_surface', 'insufficient_scope', 'rate_limited'] as const satisfies readonly ErrorCode[];
+/** What a session or Internal key check answers (internalProcedure). */
+const INTERNAL_AUTH = ['unauthorized', 'wrong_api_surface', 'rate_limited'] as const satisfies readonly ErrorCode[];
+/** What /v1's idempotency wiring answers on every POST. */
+const IDEMPOTENCY = ['idempotency_key_reused', 'idempotency_in_progress'] as const satisfies readonly ErrorCode[];
+
+/** The codes an operation can answer with: those its meta declares, and those its wiring implies. */
+function codesOf(route: RestRoute, op: oas31.OperationObject, wiring: readonly ErrorCode[]): Set<ErrorCode> {
+  return new Set<ErrorCode>([
+    ...route.errorCodes,
+    ...ALWAYS,
+    ...EDGE,
+    ...wiring,
+    // A body can be sent to any method but GET, documented or not, and is parsed before the operation runs.
+    ...(op.requestBody || route.method !== 'GET' ? BODY : []),
+    // Any write that fails on the database is rolled back and answered save_failed (trpc.ts databaseFailures).
+    ...(route.type === 'mutation' ? (['save_failed'] as const) : []),
+  ]);
+}
 
 const TAGS = [
   { name: 'Contacts', description: 'Look up and upsert contacts.' },
@@ -65,12 +100,11 @@ function shareContactInput(doc: oas31.OpenAPIObject, routes: RestRoute[]) {
   (contacts.properties.contacts as oas31.SchemaObject).items = { $ref: '#/components/schemas/ContactUpsertInput' };
 }
 
-function finishOperation(doc: oas31.OpenAPIObject, route: RestRoute) {
+function finishOperation(doc: oas31.OpenAPIObject, route: RestRoute, shared: Record<string, oas31.ResponseObject>) {
   const op = operationOf(doc, route);
   const permission = route.permission;
   if (!permission) throw new Error(`OpenAPI: ${route.procedure} declares no permission (use publicApiProcedure)`);
   const isPost = route.method === 'POST';
-  const hasBody = op.requestBody !== undefined;
   const contactWrite = writesContacts(doc, op);
 
   // Bearer is not OAuth, but OpenAPI 3.1 lets a requirement name roles: here, the key permission.
@@ -83,28 +117,21 @@ function finishOperation(doc: oas31.OpenAPIObject, route: RestRoute) {
   ];
 
   const success = (op.responses?.['200'] ?? {}) as oas31.ResponseObject;
-  const codes = new Set([
-    ...route.errorCodes,
-    ...ALWAYS,
-    ...EDGE_ERRORS,
-    ...(route.path.includes('{') ? ['malformed_url'] : []),
-    ...(hasBody ? BODY_ERRORS : []),
-    // Any write that fails on the database is rolled back and answered save_failed (issue 16).
-    ...(isPost ? ['save_failed'] : []),
-  ]);
+  const codes = codesOf(route, op, [...PUBLIC_KEY, ...(isPost ? IDEMPOTENCY : [])]);
   const props = Object.keys(bodySchema(doc, op)?.properties ?? {});
   const ctx: ExampleContext = {
     permission,
     field: props[0] ?? (op.parameters[0] as oas31.ParameterObject | undefined)?.name ?? '',
     notFound: route.path.includes('{id}') ? 'No contact with id 3f2c6a0e-8b1d-4c47-9d2a-5e7f1b3c9a10' : 'No contact with email ada@example.com',
   };
+  Object.assign(op, { 'x-error-codes': [...codes].sort() });
   op.responses = {
     [String(route.successStatus)]: {
       ...success,
       description: route.successStatus === 201 ? 'Created.' : 'Success.',
-      headers: responseHeaders({ always: true, replay: isPost }),
+      headers: responseHeaders({ mode: 'v1', always: true, replay: isPost }),
     },
-    ...errorResponses(codes, ctx, `${route.method} ${route.path}`),
+    ...errorResponses(codes, { mode: 'v1', ctx }, shared),
   };
 }
 
@@ -143,16 +170,23 @@ export function buildV1OpenApiDocument(baseUrl: string): oas31.OpenAPIObject {
 
   const routes = restRoutes(v1Router);
   shareContactInput(doc, routes);
-  for (const route of routes) finishOperation(doc, route);
+  const shared: Record<string, oas31.ResponseObject> = {};
+  for (const route of routes) finishOperation(doc, route, shared);
+  doc.components.responses = shared;
   applyRequestExamples((r) => operationOf(doc, r), routes, V1_REQUEST_EXAMPLES);
   addWebhooks(doc);
+  pruneUnusedComponents(doc, new Set(Object.keys(errorSchemas())));
+  constToEnum(doc.paths);
+  constToEnum(doc.webhooks);
+  constToEnum(doc.components);
+  doc.info.license = LICENSE;
   return doc;
 }
 
 /**
- * The internal surface's contract: generated from the router, then given the same error model as /v1 (the generator's
- * own error shapes replaced by `Error`) and each operation's success status. Its error codes are many and specific to
- * each area, so responses list statuses with the shared body rather than one example per code.
+ * The internal surface's contract: generated from the router, then given the error catalogue as on /v1 (each
+ * operation's responses from the codes its meta declares and its wiring implies), its security, tags and descriptions
+ * (openapi/internal.ts).
  */
 export function buildInternalOpenApiDocument(baseUrl: string): oas31.OpenAPIObject {
   const doc: oas31.OpenAPIObject = generateOpenApiDocument(internalRouter, {
@@ -160,28 +194,49 @@ export function buildInternalOpenApiDocument(baseUrl: string): oas31.OpenAPIObje
     version: '1.0.0',
     baseUrl,
     description:
-      'The application surface: a session token (`lws_...`) or an Internal API key (`ck_live_...`) in `Authorization: Bearer`. Errors are `{ "error", "code" }` as on /v1. The same procedures are served as typed tRPC at /api/trpc.',
-    securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'A session token or an Internal API key' } },
+      'The application surface: a session token (`lws_...`) or an Internal API key (`ck_live_...`) in `Authorization: Bearer`, or an Internal key in `X-Api-Key`. Errors are `{ "error", "code" }` as on /v1, from one catalogue: see ErrorBody and the shapes beside it. The same procedures are served as typed tRPC at /api/trpc.',
+    securitySchemes: {
+      bearerAuth: { type: 'http', scheme: 'bearer', description: 'A session token (`lws_...`) or an Internal API key (`ck_live_...`).' },
+      apiKeyHeader: {
+        type: 'apiKey',
+        in: 'header',
+        name: 'X-Api-Key',
+        description: 'An Internal API key, for platforms that cannot set `Authorization` (Zapier and the like); the same checks and limits apply.',
+      },
+    },
   });
   const schemas = Object.fromEntries(Object.entries(doc.components?.schemas ?? {}).filter(([name]) => !name.startsWith('error.')));
   doc.components = { ...doc.components, schemas: { ...schemas, ...errorSchemas() }, headers: headerComponents() };
-  const errorBody = { content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
   const routes = restRoutes(internalRouter);
   applyRequestExamples((r) => operationOf(doc, r), routes, INTERNAL_REQUEST_EXAMPLES);
+  const shared: Record<string, oas31.ResponseObject> = {};
+  const authenticated = (route: RestRoute) => route.middlewares.includes(INTERNAL_AUTH_MIDDLEWARE);
   for (const route of routes) {
     const op = operationOf(doc, route);
-    // Every code this operation can answer with, machine-readable (the fuzz test holds the server to it).
-    const codes = new Set([...route.errorCodes, ...ALWAYS, ...(op.requestBody ? BODY_ERRORS : [])]);
+    const keyed = authenticated(route);
+    const codes = codesOf(route, op, keyed ? INTERNAL_AUTH : []);
     Object.assign(op, { 'x-error-codes': [...codes].sort() });
-    const { '200': success, ...errors } = op.responses ?? {};
+    const mode = keyed ? 'internal-key' : 'none';
+    const { '200': success } = op.responses ?? {};
     op.responses = {
       // A 204 has no body: the generator's empty-schema JSON content for a void output would promise one.
-      [String(route.successStatus)]: route.successStatus === 204 ? { description: 'No content.' } : (success ?? { description: 'Success.' }),
-      ...Object.fromEntries(
-        Object.entries(errors).map(([status, r]) => [status, { description: (r as oas31.ResponseObject).description, ...errorBody }]),
-      ),
-      ...edgeErrorResponses(),
+      [String(route.successStatus)]:
+        route.successStatus === 204
+          ? { description: 'No content.', headers: responseHeaders({ mode, always: false }) }
+          : { ...(success as oas31.ResponseObject), description: 'Success.', headers: responseHeaders({ mode, always: false }) },
+      ...errorResponses(codes, { mode, ctx: { permission: '', field: '', notFound: '' } }, shared),
     };
+    op.security = keyed ? [{ bearerAuth: [] }, { apiKeyHeader: [] }] : [];
   }
+  doc.components.responses = shared;
+  finishInternalDocument(doc, routes, (r) => operationOf(doc, r), authenticated);
+  pruneUnusedComponents(doc, new Set(Object.keys(errorSchemas())));
+  constToEnum(doc.paths);
+  constToEnum(doc.webhooks);
+  constToEnum(doc.components);
+  doc.info.license = LICENSE;
   return doc;
 }
+
+/** The middleware by which internalProcedure authenticates: a procedure that runs it needs a credential. */
+const INTERNAL_AUTH_MIDDLEWARE: unknown = internalProcedure._def.middlewares.at(-1);

@@ -2,7 +2,7 @@ import { initTRPC } from '@trpc/server';
 import { TRPC_ERROR_CODES_BY_KEY, type TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { RequestContext } from './context.ts';
-import { toPublicError, writeFailure } from './errors.ts';
+import { type ErrorCode, toPublicError, writeFailure } from './errors.ts';
 
 // A type alias, not an interface: trpc-to-openapi needs meta with an implicit index signature.
 export type LeadwireMeta = {
@@ -11,7 +11,7 @@ export type LeadwireMeta = {
   /** The permission a Public API key needs; set by `publicApiProcedure`, documented in the contract. */
   permission?: string;
   /** Stable error codes this operation can answer with, documented in the OpenAPI contract. */
-  errorCodes?: readonly string[];
+  errorCodes?: readonly ErrorCode[];
 };
 
 const TRPC_CODE_BY_STATUS: Record<number, TRPC_ERROR_CODE_KEY> = {

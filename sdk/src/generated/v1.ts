@@ -856,12 +856,16 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
-        /** @description `company_not_found`: no company with that domain exists yet. */
-        CompanyNotFoundError: components["schemas"]["Error"] & {
-            /** @constant */
-            code?: "company_not_found";
-            /** @description The normalised domain that was looked up. */
-            domain: string;
+        /** @description `company_not_found` (422): No such company in your organization. */
+        CompanyNotFoundError: {
+            /** @enum {string} */
+            code: "company_not_found";
+            /** @description On the application surface: the company id that was looked up. */
+            companyId?: string;
+            /** @description On /v1: the normalised domain that was looked up. */
+            domain?: string;
+            /** @description Human-readable message: show or log it; its wording may change. */
+            error: string;
         };
         /** @description Identify the contact by email, or by companyDomain together with firstName and lastName. Fields sent overwrite stored values; fields omitted are left alone; null clears a field. */
         ContactUpsertInput: {
@@ -895,27 +899,30 @@ export interface components {
             /** @description Job title; returned as `jobTitle` by search. */
             title?: string | null;
         };
-        /**
-         * Error
-         * @description The body of every error. `error` is a human-readable message (show or log it; its wording may change); `code` is a stable machine identifier (branch on it). Some codes add fields: see ValidationError, InsufficientScopeError and CompanyNotFoundError.
-         */
-        Error: {
+        /** @description The body of every error: `error` is a human-readable message (its wording may change), `code` a stable machine identifier to branch on. The codes that add fields have shapes of their own (ValidationError, InsufficientScopeError, ...), with the same two fields. */
+        ErrorBody: {
             /**
-             * @description Stable machine identifier, e.g. `unauthorized`.
+             * @description Stable machine identifier.
              * @example unauthorized
+             * @enum {string}
              */
-            code: string;
+            code: "missing_identity" | "malformed_json" | "malformed_url" | "bad_request" | "invalid_cursor" | "invalid_token" | "malformed_multipart" | "file_missing" | "captcha_failed" | "unauthorized" | "invalid_credentials" | "wrong_api_surface" | "contact_limit_reached" | "wrong_password" | "user_deactivated" | "session_required" | "confirmation_required" | "method_not_allowed" | "request_timeout" | "idempotency_key_reused" | "idempotency_in_progress" | "not_in_trash" | "email_taken" | "user_inactive" | "last_owner" | "cannot_deactivate_self" | "sms_consent_required" | "contact_has_no_phone" | "concurrent_update" | "pipeline_name_taken" | "stage_name_taken" | "payload_too_large" | "too_many_parts" | "unsupported_media_type" | "unsupported_content_encoding" | "headers_too_large" | "no_default_pipeline" | "pipeline_has_no_stages" | "assignee_inactive" | "stage_limit_reached" | "too_many_connections" | "internal_error" | "save_failed" | "service_unavailable" | "scanner_unavailable" | "captcha_unavailable" | "snippet_not_built";
             /**
-             * @description Human-readable message.
+             * @description Human-readable message: show or log it; its wording may change.
              * @example Invalid, revoked or expired API key
              */
             error: string;
         };
-        /** @description `insufficient_scope`: the key lacks a permission; `required` names it. */
-        InsufficientScopeError: components["schemas"]["Error"] & {
-            /** @constant */
-            code?: "insufficient_scope";
+        /** @description `insufficient_scope` (403): This API key lacks a permission. */
+        InsufficientScopeError: {
             /** @enum {string} */
+            code: "insufficient_scope";
+            /** @description Human-readable message: show or log it; its wording may change. */
+            error: string;
+            /**
+             * @description The permission the key lacks.
+             * @enum {string}
+             */
             required: "contacts:read" | "contacts:write" | "companies:write" | "leads:write" | "notes:write";
         };
         Issue: {
@@ -923,15 +930,35 @@ export interface components {
             /** @description Where the problem is: a dotted body or query path (`tags.2`), a path parameter, or a header name; empty for the body as a whole. */
             path: string;
         };
+        /** @description `not_found` (404): Not found. */
+        NotFoundError: {
+            /** @enum {string} */
+            code: "not_found";
+            /** @description Human-readable message: show or log it; its wording may change. */
+            error: string;
+            /** @description On a merge: the ids that were not found. */
+            ids?: string[];
+        };
+        /** @description `rate_limited` (429): Rate limit exceeded. */
+        RateLimitedError: {
+            /** @enum {string} */
+            code: "rate_limited";
+            /** @description Human-readable message: show or log it; its wording may change. */
+            error: string;
+            /** @description Seconds to wait, as in `retry-after`. */
+            retryAfter?: number;
+        };
         /**
          * @description Origin of the record. Applied to new contacts only; default `api`.
          * @example webinar-2026
          */
         Source: string;
-        /** @description `validation_failed`: the request did not match the schema. */
-        ValidationError: components["schemas"]["Error"] & {
-            /** @constant */
-            code?: "validation_failed";
+        /** @description `validation_failed` (400): Validation failed. */
+        ValidationError: {
+            /** @enum {string} */
+            code: "validation_failed";
+            /** @description Human-readable message: show or log it; its wording may change. */
+            error: string;
             issues: components["schemas"]["Issue"][];
         };
         /** @description The contact after the change. */
@@ -989,7 +1016,7 @@ export interface components {
             };
             /**
              * @description The event name.
-             * @constant
+             * @enum {string}
              */
             event: "ai_action.approved";
             /**
@@ -1032,7 +1059,7 @@ export interface components {
             };
             /**
              * @description The event name.
-             * @constant
+             * @enum {string}
              */
             event: "ai_action.created";
             /**
@@ -1075,7 +1102,7 @@ export interface components {
             };
             /**
              * @description The event name.
-             * @constant
+             * @enum {string}
              */
             event: "ai_action.rejected";
             /**
@@ -1120,7 +1147,7 @@ export interface components {
             };
             /**
              * @description The event name.
-             * @constant
+             * @enum {string}
              */
             event: "booking.cancelled";
             /**
@@ -1165,7 +1192,7 @@ export interface components {
             };
             /**
              * @description The event name.
-             * @constant
+             * @enum {string}
              */
             event: "booking.created";
             /**
@@ -1185,13 +1212,13 @@ export interface components {
                 contact: components["schemas"]["WebhookEventContact"];
                 /**
                  * @description Present when the contact came back from the trash.
-                 * @constant
+                 * @enum {boolean}
                  */
                 restored?: true;
             };
             /**
              * @description The event name.
-             * @constant
+             * @enum {string}
              */
             event: "contact.created";
             /**
@@ -1217,7 +1244,7 @@ export interface components {
             };
             /**
              * @description The event name.
-             * @constant
+             * @enum {string}
              */
             event: "contact.deleted";
             /**
@@ -1239,7 +1266,7 @@ export interface components {
             };
             /**
              * @description The event name.
-             * @constant
+             * @enum {string}
              */
             event: "contact.score_changed";
             /**
@@ -1261,7 +1288,7 @@ export interface components {
             };
             /**
              * @description The event name.
-             * @constant
+             * @enum {string}
              */
             event: "contact.stage_changed";
             /**
@@ -1284,7 +1311,7 @@ export interface components {
             };
             /**
              * @description The event name.
-             * @constant
+             * @enum {string}
              */
             event: "contact.tag_added";
             /**
@@ -1307,7 +1334,7 @@ export interface components {
             };
             /**
              * @description The event name.
-             * @constant
+             * @enum {string}
              */
             event: "contact.updated";
             /**
@@ -1335,7 +1362,7 @@ export interface components {
             };
             /**
              * @description The event name.
-             * @constant
+             * @enum {string}
              */
             event: "conversation.created";
             /**
@@ -1383,7 +1410,7 @@ export interface components {
             };
             /**
              * @description The event name.
-             * @constant
+             * @enum {string}
              */
             event: "deal.created";
             /**
@@ -1431,7 +1458,7 @@ export interface components {
             };
             /**
              * @description The event name.
-             * @constant
+             * @enum {string}
              */
             event: "deal.lost";
             /**
@@ -1494,7 +1521,7 @@ export interface components {
             };
             /**
              * @description The event name.
-             * @constant
+             * @enum {string}
              */
             event: "deal.stage_changed";
             /**
@@ -1543,7 +1570,7 @@ export interface components {
             };
             /**
              * @description The event name.
-             * @constant
+             * @enum {string}
              */
             event: "deal.updated";
             /**
@@ -1591,7 +1618,7 @@ export interface components {
             };
             /**
              * @description The event name.
-             * @constant
+             * @enum {string}
              */
             event: "deal.won";
             /**
@@ -1635,7 +1662,7 @@ export interface components {
             };
             /**
              * @description The event name.
-             * @constant
+             * @enum {string}
              */
             event: "form.submitted";
             /**
@@ -1678,7 +1705,7 @@ export interface components {
             };
             /**
              * @description The event name.
-             * @constant
+             * @enum {string}
              */
             event: "message.received";
             /**
@@ -1721,7 +1748,7 @@ export interface components {
             };
             /**
              * @description The event name.
-             * @constant
+             * @enum {string}
              */
             event: "message.sent";
             /**
@@ -1763,7 +1790,7 @@ export interface components {
             };
             /**
              * @description The event name.
-             * @constant
+             * @enum {string}
              */
             event: "nonprofit.activated";
             /**
@@ -1799,7 +1826,7 @@ export interface components {
             };
             /**
              * @description The event name.
-             * @constant
+             * @enum {string}
              */
             event: "nonprofit.verification_recorded";
             /**
@@ -1820,7 +1847,7 @@ export interface components {
             };
             /**
              * @description The event name.
-             * @constant
+             * @enum {string}
              */
             event: "ping";
             /**
@@ -1856,7 +1883,7 @@ export interface components {
             };
             /**
              * @description The event name.
-             * @constant
+             * @enum {string}
              */
             event: "task.completed";
             /**
@@ -1897,7 +1924,7 @@ export interface components {
             };
             /**
              * @description The event name.
-             * @constant
+             * @enum {string}
              */
             event: "task.created";
             /**
@@ -1924,7 +1951,7 @@ export interface components {
             };
             /**
              * @description The event name.
-             * @constant
+             * @enum {string}
              */
             event: "tracking.email_opened";
             /**
@@ -1957,7 +1984,7 @@ export interface components {
             };
             /**
              * @description The event name.
-             * @constant
+             * @enum {string}
              */
             event: "tracking.link_clicked";
             /**
@@ -1986,7 +2013,7 @@ export interface components {
             };
             /**
              * @description The event name.
-             * @constant
+             * @enum {string}
              */
             event: "tracking.page_visited";
             /**
@@ -2002,7 +2029,121 @@ export interface components {
             timestamp: string;
         };
     };
-    responses: never;
+    responses: {
+        /**
+         * @description Unprocessable content.
+         *
+         *     - `company_not_found`: the company named (by domain on /v1, by id on the application API) does not exist in the organization; create it first.
+         */
+        CompanyNotFound: {
+            headers: {
+                "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["CompanyNotFoundError"];
+            };
+        };
+        /**
+         * @description Request header fields too large.
+         *
+         *     - `headers_too_large`: the request line and headers together exceed 16 KB (a very long query string counts); the connection is closed.
+         */
+        HeadersTooLarge: {
+            headers: {
+                "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
+                "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
+                "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /**
+         * @description Internal server error.
+         *
+         *     - `internal_error`: an unexpected failure on our side; retrying (with the same `Idempotency-Key`) is safe.
+         */
+        InternalError: {
+            headers: {
+                "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
+                "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
+                "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /**
+         * @description Payload too large.
+         *
+         *     - `payload_too_large`: the body is larger than the limit (1 MB).
+         */
+        PayloadTooLarge: {
+            headers: {
+                "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
+                "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
+                "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /**
+         * @description Request timeout.
+         *
+         *     - `request_timeout`: the request line, headers or body did not arrive within the time-outs (`HTTP_HEADERS_TIMEOUT_MS`, `HTTP_REQUEST_TIMEOUT_MS`), or the body arrived more slowly than `HTTP_BODY_MIN_RATE_BYTES_PER_S` after `HTTP_BODY_GRACE_MS` or stopped for `HTTP_BODY_IDLE_TIMEOUT_MS`; the connection is closed.
+         */
+        RequestTimeout: {
+            headers: {
+                "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
+                "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
+                "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /**
+         * @description Service unavailable.
+         *
+         *     - `service_unavailable`: the database is briefly unreachable, this server is shutting down, or it is at its connection limit and closed this slow request to make room; nothing was saved, retry after `retry-after` seconds (with the same `Idempotency-Key`).
+         */
+        ServiceUnavailable: {
+            headers: {
+                "retry-after": components["headers"]["RetryAfter"];
+                "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
+                "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
+                "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /**
+         * @description Unauthorized.
+         *
+         *     - `unauthorized`: the credential is missing, malformed, unknown, revoked or expired, or its owner was deactivated or changed their password.
+         */
+        Unauthorized: {
+            headers: {
+                "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
+                "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
+                "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+    };
     parameters: {
         /** @description Makes a retry safe. The first successful response is stored for 24 hours and replayed (with `idempotent-replayed: true`) to retries with the same key and the same request; the same key with a different body or `X-Source` gives 409 `idempotency_key_reused`, and while the first request still runs 409 `idempotency_in_progress`. Errors are not stored, so a corrected retry runs. Keys are scoped to the API key; use a fresh UUID per logical request. */
         IdempotencyKey: string;
@@ -2043,6 +2184,8 @@ export interface components {
         RateLimitResetIfAuthenticated: number;
         /** @description Whole seconds to wait before retrying: on 429 the time until the rate-limit window resets; on 503 a short pause while the service is briefly unavailable. */
         RetryAfter: number;
+        /** @description Whole seconds to wait before retrying: on 429 the time until the rate-limit window resets; on 503 a short pause while the service is briefly unavailable. Sent with the codes of this status that say so (`rate_limited`, `too_many_attempts`, `service_unavailable`, `captcha_unavailable`). */
+        RetryAfterIfSent: number;
     };
     pathItems: never;
 }
@@ -2115,6 +2258,8 @@ export interface operations {
              *
              *     - `validation_failed`: the body, the query, the path or a header (`X-Source`, `Idempotency-Key`) is invalid; `issues` lists every problem.
              *     - `malformed_json`: the body is not valid JSON or not UTF-8, or is empty while `Content-Type` is `application/json`.
+             *     - `malformed_url`: the path or query string is not valid percent-encoded UTF-8 (e.g. `%zz` in a path parameter, `?q=%FF`); encode it, a raw `+` included.
+             *     - `bad_request`: the request is not valid HTTP (e.g. an invalid `Content-Length`).
              */
             400: {
                 headers: {
@@ -2124,35 +2269,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": (components["schemas"]["Error"] & {
-                        /** @enum {unknown} */
-                        code?: "malformed_json";
-                    }) | components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Unauthorized.
-             *
-             *     - `unauthorized`: the API key is missing, malformed, unknown, revoked or expired, or its owner was deactivated or changed their password.
-             */
-            401: {
-                headers: {
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {unknown} */
-                        code?: "unauthorized";
-                    };
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /**
              * @description Forbidden.
              *
-             *     - `wrong_api_surface`: an Internal key was used; /v1 takes Public API keys only.
+             *     - `wrong_api_surface`: the credential belongs to the other surface: /v1 takes Public API keys only, the application API sessions and Internal keys.
              *     - `insufficient_scope`: the key lacks the permission this operation needs; `required` names it.
              */
             403: {
@@ -2163,31 +2287,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": (components["schemas"]["Error"] & {
-                        /** @enum {unknown} */
-                        code?: "wrong_api_surface";
-                    }) | components["schemas"]["InsufficientScopeError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["InsufficientScopeError"];
                 };
             };
-            /**
-             * @description Request timeout.
-             *
-             *     - `request_timeout`: the request line, headers or body did not arrive within the time-outs (`HTTP_HEADERS_TIMEOUT_MS`, `HTTP_REQUEST_TIMEOUT_MS`), or the body arrived more slowly than `HTTP_BODY_MIN_RATE_BYTES_PER_S` after `HTTP_BODY_GRACE_MS` or stopped for `HTTP_BODY_IDLE_TIMEOUT_MS`; the connection is closed.
-             */
-            408: {
-                headers: {
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {unknown} */
-                        code?: "request_timeout";
-                    };
-                };
-            };
+            408: components["responses"]["RequestTimeout"];
             /**
              * @description Conflict.
              *
@@ -2202,31 +2305,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {unknown} */
-                        code?: "idempotency_key_reused" | "idempotency_in_progress";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Payload too large.
-             *
-             *     - `payload_too_large`: the body is larger than 1 MB.
-             */
-            413: {
-                headers: {
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {unknown} */
-                        code?: "payload_too_large";
-                    };
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
             /**
              * @description Unsupported media type.
              *
@@ -2241,51 +2323,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {unknown} */
-                        code?: "unsupported_media_type" | "unsupported_content_encoding";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /**
              * @description Too many requests.
              *
-             *     - `rate_limited`: the key made more than 600 requests in the current minute; wait `retry-after` seconds.
+             *     - `rate_limited`: the credential or your address made more requests than its limit allows in the current window; wait `retry-after` seconds.
+             *     - `too_many_connections`: your address holds more open connections than the server allows per address; close or reuse some, then retry (no `x-ratelimit-*` headers: no key was looked at).
              */
             429: {
                 headers: {
-                    "retry-after": components["headers"]["RetryAfter"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {unknown} */
-                        code?: "rate_limited";
-                    };
-                };
-            };
-            /**
-             * @description Request header fields too large.
-             *
-             *     - `headers_too_large`: the request line and headers together exceed 16 KB (a very long query string counts); the connection is closed.
-             */
-            431: {
-                headers: {
+                    "retry-after": components["headers"]["RetryAfterIfSent"];
                     "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
                     "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {unknown} */
-                        code?: "headers_too_large";
-                    };
+                    "application/json": components["schemas"]["RateLimitedError"] | components["schemas"]["ErrorBody"];
                 };
             };
+            431: components["responses"]["HeadersTooLarge"];
             /**
              * @description Internal server error.
              *
@@ -2300,32 +2359,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {unknown} */
-                        code?: "internal_error" | "save_failed";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Service unavailable.
-             *
-             *     - `service_unavailable`: the database is briefly unreachable, this server is shutting down, or it is at its connection limit and closed this slow request to make room; nothing was saved, retry after `retry-after` seconds (with the same `Idempotency-Key`).
-             */
-            503: {
-                headers: {
-                    "retry-after": components["headers"]["RetryAfter"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {unknown} */
-                        code?: "service_unavailable";
-                    };
-                };
-            };
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     "notes-create": {
@@ -2386,7 +2423,8 @@ export interface operations {
              *
              *     - `validation_failed`: the body, the query, the path or a header (`X-Source`, `Idempotency-Key`) is invalid; `issues` lists every problem.
              *     - `malformed_json`: the body is not valid JSON or not UTF-8, or is empty while `Content-Type` is `application/json`.
-             *     - `malformed_url`: the path or query string is not valid percent-encoded UTF-8 (e.g. `%zz` in a path parameter, `?q=%FF`).
+             *     - `malformed_url`: the path or query string is not valid percent-encoded UTF-8 (e.g. `%zz` in a path parameter, `?q=%FF`); encode it, a raw `+` included.
+             *     - `bad_request`: the request is not valid HTTP (e.g. an invalid `Content-Length`).
              */
             400: {
                 headers: {
@@ -2396,35 +2434,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": (components["schemas"]["Error"] & {
-                        /** @enum {unknown} */
-                        code?: "malformed_json" | "malformed_url";
-                    }) | components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Unauthorized.
-             *
-             *     - `unauthorized`: the API key is missing, malformed, unknown, revoked or expired, or its owner was deactivated or changed their password.
-             */
-            401: {
-                headers: {
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {unknown} */
-                        code?: "unauthorized";
-                    };
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /**
              * @description Forbidden.
              *
-             *     - `wrong_api_surface`: an Internal key was used; /v1 takes Public API keys only.
+             *     - `wrong_api_surface`: the credential belongs to the other surface: /v1 takes Public API keys only, the application API sessions and Internal keys.
              *     - `insufficient_scope`: the key lacks the permission this operation needs; `required` names it.
              */
             403: {
@@ -2435,16 +2452,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": (components["schemas"]["Error"] & {
-                        /** @enum {unknown} */
-                        code?: "wrong_api_surface";
-                    }) | components["schemas"]["InsufficientScopeError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["InsufficientScopeError"];
                 };
             };
             /**
              * @description Not found.
              *
-             *     - `not_found`: no matching record.
+             *     - `not_found`: no matching record in your organization.
              */
             404: {
                 headers: {
@@ -2454,31 +2468,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {unknown} */
-                        code?: "not_found";
-                    };
+                    "application/json": components["schemas"]["NotFoundError"];
                 };
             };
-            /**
-             * @description Request timeout.
-             *
-             *     - `request_timeout`: the request line, headers or body did not arrive within the time-outs (`HTTP_HEADERS_TIMEOUT_MS`, `HTTP_REQUEST_TIMEOUT_MS`), or the body arrived more slowly than `HTTP_BODY_MIN_RATE_BYTES_PER_S` after `HTTP_BODY_GRACE_MS` or stopped for `HTTP_BODY_IDLE_TIMEOUT_MS`; the connection is closed.
-             */
-            408: {
-                headers: {
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {unknown} */
-                        code?: "request_timeout";
-                    };
-                };
-            };
+            408: components["responses"]["RequestTimeout"];
             /**
              * @description Conflict.
              *
@@ -2493,31 +2486,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {unknown} */
-                        code?: "idempotency_key_reused" | "idempotency_in_progress";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Payload too large.
-             *
-             *     - `payload_too_large`: the body is larger than 1 MB.
-             */
-            413: {
-                headers: {
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {unknown} */
-                        code?: "payload_too_large";
-                    };
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
             /**
              * @description Unsupported media type.
              *
@@ -2532,51 +2504,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {unknown} */
-                        code?: "unsupported_media_type" | "unsupported_content_encoding";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /**
              * @description Too many requests.
              *
-             *     - `rate_limited`: the key made more than 600 requests in the current minute; wait `retry-after` seconds.
+             *     - `rate_limited`: the credential or your address made more requests than its limit allows in the current window; wait `retry-after` seconds.
+             *     - `too_many_connections`: your address holds more open connections than the server allows per address; close or reuse some, then retry (no `x-ratelimit-*` headers: no key was looked at).
              */
             429: {
                 headers: {
-                    "retry-after": components["headers"]["RetryAfter"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {unknown} */
-                        code?: "rate_limited";
-                    };
-                };
-            };
-            /**
-             * @description Request header fields too large.
-             *
-             *     - `headers_too_large`: the request line and headers together exceed 16 KB (a very long query string counts); the connection is closed.
-             */
-            431: {
-                headers: {
+                    "retry-after": components["headers"]["RetryAfterIfSent"];
                     "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
                     "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {unknown} */
-                        code?: "headers_too_large";
-                    };
+                    "application/json": components["schemas"]["RateLimitedError"] | components["schemas"]["ErrorBody"];
                 };
             };
+            431: components["responses"]["HeadersTooLarge"];
             /**
              * @description Internal server error.
              *
@@ -2591,32 +2540,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {unknown} */
-                        code?: "internal_error" | "save_failed";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Service unavailable.
-             *
-             *     - `service_unavailable`: the database is briefly unreachable, this server is shutting down, or it is at its connection limit and closed this slow request to make room; nothing was saved, retry after `retry-after` seconds (with the same `Idempotency-Key`).
-             */
-            503: {
-                headers: {
-                    "retry-after": components["headers"]["RetryAfter"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {unknown} */
-                        code?: "service_unavailable";
-                    };
-                };
-            };
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     "contacts-batchUpsert": {
@@ -2685,7 +2612,7 @@ export interface operations {
                             id: string;
                             index: number;
                             matchedBy: ("email" | "domain_name") | null;
-                            /** @constant */
+                            /** @enum {boolean} */
                             ok: true;
                         } | {
                             error: {
@@ -2697,7 +2624,7 @@ export interface operations {
                                 }[];
                             };
                             index: number;
-                            /** @constant */
+                            /** @enum {boolean} */
                             ok: false;
                         })[];
                         updated: number;
@@ -2709,6 +2636,8 @@ export interface operations {
              *
              *     - `validation_failed`: the body, the query, the path or a header (`X-Source`, `Idempotency-Key`) is invalid; `issues` lists every problem.
              *     - `malformed_json`: the body is not valid JSON or not UTF-8, or is empty while `Content-Type` is `application/json`.
+             *     - `malformed_url`: the path or query string is not valid percent-encoded UTF-8 (e.g. `%zz` in a path parameter, `?q=%FF`); encode it, a raw `+` included.
+             *     - `bad_request`: the request is not valid HTTP (e.g. an invalid `Content-Length`).
              */
             400: {
                 headers: {
@@ -2718,35 +2647,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": (components["schemas"]["Error"] & {
-                        /** @enum {unknown} */
-                        code?: "malformed_json";
-                    }) | components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Unauthorized.
-             *
-             *     - `unauthorized`: the API key is missing, malformed, unknown, revoked or expired, or its owner was deactivated or changed their password.
-             */
-            401: {
-                headers: {
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {unknown} */
-                        code?: "unauthorized";
-                    };
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /**
              * @description Forbidden.
              *
-             *     - `wrong_api_surface`: an Internal key was used; /v1 takes Public API keys only.
+             *     - `wrong_api_surface`: the credential belongs to the other surface: /v1 takes Public API keys only, the application API sessions and Internal keys.
              *     - `insufficient_scope`: the key lacks the permission this operation needs; `required` names it.
              */
             403: {
@@ -2757,31 +2665,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": (components["schemas"]["Error"] & {
-                        /** @enum {unknown} */
-                        code?: "wrong_api_surface";
-                    }) | components["schemas"]["InsufficientScopeError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["InsufficientScopeError"];
                 };
             };
-            /**
-             * @description Request timeout.
-             *
-             *     - `request_timeout`: the request line, headers or body did not arrive within the time-outs (`HTTP_HEADERS_TIMEOUT_MS`, `HTTP_REQUEST_TIMEOUT_MS`), or the body arrived more slowly than `HTTP_BODY_MIN_RATE_BYTES_PER_S` after `HTTP_BODY_GRACE_MS` or stopped for `HTTP_BODY_IDLE_TIMEOUT_MS`; the connection is closed.
-             */
-            408: {
-                headers: {
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {unknown} */
-                        code?: "request_timeout";
-                    };
-                };
-            };
+            408: components["responses"]["RequestTimeout"];
             /**
              * @description Conflict.
              *
@@ -2796,31 +2683,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {unknown} */
-                        code?: "idempotency_key_reused" | "idempotency_in_progress";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Payload too large.
-             *
-             *     - `payload_too_large`: the body is larger than 1 MB.
-             */
-            413: {
-                headers: {
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {unknown} */
-                        code?: "payload_too_large";
-                    };
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
             /**
              * @description Unsupported media type.
              *
@@ -2835,51 +2701,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {unknown} */
-                        code?: "unsupported_media_type" | "unsupported_content_encoding";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /**
              * @description Too many requests.
              *
-             *     - `rate_limited`: the key made more than 600 requests in the current minute; wait `retry-after` seconds.
+             *     - `rate_limited`: the credential or your address made more requests than its limit allows in the current window; wait `retry-after` seconds.
+             *     - `too_many_connections`: your address holds more open connections than the server allows per address; close or reuse some, then retry (no `x-ratelimit-*` headers: no key was looked at).
              */
             429: {
                 headers: {
-                    "retry-after": components["headers"]["RetryAfter"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {unknown} */
-                        code?: "rate_limited";
-                    };
-                };
-            };
-            /**
-             * @description Request header fields too large.
-             *
-             *     - `headers_too_large`: the request line and headers together exceed 16 KB (a very long query string counts); the connection is closed.
-             */
-            431: {
-                headers: {
+                    "retry-after": components["headers"]["RetryAfterIfSent"];
                     "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
                     "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {unknown} */
-                        code?: "headers_too_large";
-                    };
+                    "application/json": components["schemas"]["RateLimitedError"] | components["schemas"]["ErrorBody"];
                 };
             };
+            431: components["responses"]["HeadersTooLarge"];
             /**
              * @description Internal server error.
              *
@@ -2894,32 +2737,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {unknown} */
-                        code?: "internal_error" | "save_failed";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Service unavailable.
-             *
-             *     - `service_unavailable`: the database is briefly unreachable, this server is shutting down, or it is at its connection limit and closed this slow request to make room; nothing was saved, retry after `retry-after` seconds (with the same `Idempotency-Key`).
-             */
-            503: {
-                headers: {
-                    "retry-after": components["headers"]["RetryAfter"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {unknown} */
-                        code?: "service_unavailable";
-                    };
-                };
-            };
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     "contacts-search": {
@@ -2964,24 +2785,10 @@ export interface operations {
              * @description Bad request.
              *
              *     - `validation_failed`: the body, the query, the path or a header (`X-Source`, `Idempotency-Key`) is invalid; `issues` lists every problem.
+             *     - `malformed_url`: the path or query string is not valid percent-encoded UTF-8 (e.g. `%zz` in a path parameter, `?q=%FF`); encode it, a raw `+` included.
+             *     - `bad_request`: the request is not valid HTTP (e.g. an invalid `Content-Length`).
              */
             400: {
-                headers: {
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /**
-             * @description Unauthorized.
-             *
-             *     - `unauthorized`: the API key is missing, malformed, unknown, revoked or expired, or its owner was deactivated or changed their password.
-             */
-            401: {
                 headers: {
                     "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
@@ -2989,16 +2796,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {unknown} */
-                        code?: "unauthorized";
-                    };
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
             /**
              * @description Forbidden.
              *
-             *     - `wrong_api_surface`: an Internal key was used; /v1 takes Public API keys only.
+             *     - `wrong_api_surface`: the credential belongs to the other surface: /v1 takes Public API keys only, the application API sessions and Internal keys.
              *     - `insufficient_scope`: the key lacks the permission this operation needs; `required` names it.
              */
             403: {
@@ -3009,16 +2814,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": (components["schemas"]["Error"] & {
-                        /** @enum {unknown} */
-                        code?: "wrong_api_surface";
-                    }) | components["schemas"]["InsufficientScopeError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["InsufficientScopeError"];
                 };
             };
             /**
              * @description Not found.
              *
-             *     - `not_found`: no matching record.
+             *     - `not_found`: no matching record in your organization.
              */
             404: {
                 headers: {
@@ -3028,109 +2830,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {unknown} */
-                        code?: "not_found";
-                    };
+                    "application/json": components["schemas"]["NotFoundError"];
                 };
             };
-            /**
-             * @description Request timeout.
-             *
-             *     - `request_timeout`: the request line, headers or body did not arrive within the time-outs (`HTTP_HEADERS_TIMEOUT_MS`, `HTTP_REQUEST_TIMEOUT_MS`), or the body arrived more slowly than `HTTP_BODY_MIN_RATE_BYTES_PER_S` after `HTTP_BODY_GRACE_MS` or stopped for `HTTP_BODY_IDLE_TIMEOUT_MS`; the connection is closed.
-             */
-            408: {
-                headers: {
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {unknown} */
-                        code?: "request_timeout";
-                    };
-                };
-            };
+            408: components["responses"]["RequestTimeout"];
             /**
              * @description Too many requests.
              *
-             *     - `rate_limited`: the key made more than 600 requests in the current minute; wait `retry-after` seconds.
+             *     - `rate_limited`: the credential or your address made more requests than its limit allows in the current window; wait `retry-after` seconds.
+             *     - `too_many_connections`: your address holds more open connections than the server allows per address; close or reuse some, then retry (no `x-ratelimit-*` headers: no key was looked at).
              */
             429: {
                 headers: {
-                    "retry-after": components["headers"]["RetryAfter"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {unknown} */
-                        code?: "rate_limited";
-                    };
-                };
-            };
-            /**
-             * @description Request header fields too large.
-             *
-             *     - `headers_too_large`: the request line and headers together exceed 16 KB (a very long query string counts); the connection is closed.
-             */
-            431: {
-                headers: {
+                    "retry-after": components["headers"]["RetryAfterIfSent"];
                     "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
                     "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {unknown} */
-                        code?: "headers_too_large";
-                    };
+                    "application/json": components["schemas"]["RateLimitedError"] | components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Internal server error.
-             *
-             *     - `internal_error`: an unexpected failure on our side; retrying (with the same `Idempotency-Key`) is safe.
-             */
-            500: {
-                headers: {
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {unknown} */
-                        code?: "internal_error";
-                    };
-                };
-            };
-            /**
-             * @description Service unavailable.
-             *
-             *     - `service_unavailable`: the database is briefly unreachable, this server is shutting down, or it is at its connection limit and closed this slow request to make room; nothing was saved, retry after `retry-after` seconds (with the same `Idempotency-Key`).
-             */
-            503: {
-                headers: {
-                    "retry-after": components["headers"]["RetryAfter"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {unknown} */
-                        code?: "service_unavailable";
-                    };
-                };
-            };
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     "contacts-upsert": {
@@ -3192,6 +2916,8 @@ export interface operations {
              *     - `validation_failed`: the body, the query, the path or a header (`X-Source`, `Idempotency-Key`) is invalid; `issues` lists every problem.
              *     - `missing_identity`: neither an email nor companyDomain together with firstName and lastName was sent.
              *     - `malformed_json`: the body is not valid JSON or not UTF-8, or is empty while `Content-Type` is `application/json`.
+             *     - `malformed_url`: the path or query string is not valid percent-encoded UTF-8 (e.g. `%zz` in a path parameter, `?q=%FF`); encode it, a raw `+` included.
+             *     - `bad_request`: the request is not valid HTTP (e.g. an invalid `Content-Length`).
              */
             400: {
                 headers: {
@@ -3201,35 +2927,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": (components["schemas"]["Error"] & {
-                        /** @enum {unknown} */
-                        code?: "missing_identity" | "malformed_json";
-                    }) | components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Unauthorized.
-             *
-             *     - `unauthorized`: the API key is missing, malformed, unknown, revoked or expired, or its owner was deactivated or changed their password.
-             */
-            401: {
-                headers: {
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {unknown} */
-                        code?: "unauthorized";
-                    };
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /**
              * @description Forbidden.
              *
-             *     - `wrong_api_surface`: an Internal key was used; /v1 takes Public API keys only.
+             *     - `wrong_api_surface`: the credential belongs to the other surface: /v1 takes Public API keys only, the application API sessions and Internal keys.
              *     - `insufficient_scope`: the key lacks the permission this operation needs; `required` names it.
              *     - `contact_limit_reached`: the organization's plan contact cap is reached; no contact was created.
              */
@@ -3241,31 +2946,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": (components["schemas"]["Error"] & {
-                        /** @enum {unknown} */
-                        code?: "wrong_api_surface" | "contact_limit_reached";
-                    }) | components["schemas"]["InsufficientScopeError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["InsufficientScopeError"];
                 };
             };
-            /**
-             * @description Request timeout.
-             *
-             *     - `request_timeout`: the request line, headers or body did not arrive within the time-outs (`HTTP_HEADERS_TIMEOUT_MS`, `HTTP_REQUEST_TIMEOUT_MS`), or the body arrived more slowly than `HTTP_BODY_MIN_RATE_BYTES_PER_S` after `HTTP_BODY_GRACE_MS` or stopped for `HTTP_BODY_IDLE_TIMEOUT_MS`; the connection is closed.
-             */
-            408: {
-                headers: {
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {unknown} */
-                        code?: "request_timeout";
-                    };
-                };
-            };
+            408: components["responses"]["RequestTimeout"];
             /**
              * @description Conflict.
              *
@@ -3280,31 +2964,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {unknown} */
-                        code?: "idempotency_key_reused" | "idempotency_in_progress";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Payload too large.
-             *
-             *     - `payload_too_large`: the body is larger than 1 MB.
-             */
-            413: {
-                headers: {
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {unknown} */
-                        code?: "payload_too_large";
-                    };
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
             /**
              * @description Unsupported media type.
              *
@@ -3319,67 +2982,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {unknown} */
-                        code?: "unsupported_media_type" | "unsupported_content_encoding";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Unprocessable content.
-             *
-             *     - `company_not_found`: companyDomain names no company of the organization (create it first with POST /companies/upsert); `domain` is the normalised domain.
-             */
-            422: {
-                headers: {
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CompanyNotFoundError"];
-                };
-            };
+            422: components["responses"]["CompanyNotFound"];
             /**
              * @description Too many requests.
              *
-             *     - `rate_limited`: the key made more than 600 requests in the current minute; wait `retry-after` seconds.
+             *     - `rate_limited`: the credential or your address made more requests than its limit allows in the current window; wait `retry-after` seconds.
+             *     - `too_many_connections`: your address holds more open connections than the server allows per address; close or reuse some, then retry (no `x-ratelimit-*` headers: no key was looked at).
              */
             429: {
                 headers: {
-                    "retry-after": components["headers"]["RetryAfter"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {unknown} */
-                        code?: "rate_limited";
-                    };
-                };
-            };
-            /**
-             * @description Request header fields too large.
-             *
-             *     - `headers_too_large`: the request line and headers together exceed 16 KB (a very long query string counts); the connection is closed.
-             */
-            431: {
-                headers: {
+                    "retry-after": components["headers"]["RetryAfterIfSent"];
                     "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
                     "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {unknown} */
-                        code?: "headers_too_large";
-                    };
+                    "application/json": components["schemas"]["RateLimitedError"] | components["schemas"]["ErrorBody"];
                 };
             };
+            431: components["responses"]["HeadersTooLarge"];
             /**
              * @description Internal server error.
              *
@@ -3394,32 +3019,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {unknown} */
-                        code?: "internal_error" | "save_failed";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Service unavailable.
-             *
-             *     - `service_unavailable`: the database is briefly unreachable, this server is shutting down, or it is at its connection limit and closed this slow request to make room; nothing was saved, retry after `retry-after` seconds (with the same `Idempotency-Key`).
-             */
-            503: {
-                headers: {
-                    "retry-after": components["headers"]["RetryAfter"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {unknown} */
-                        code?: "service_unavailable";
-                    };
-                };
-            };
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     "leads-create": {
@@ -3517,6 +3120,8 @@ export interface operations {
              *     - `validation_failed`: the body, the query, the path or a header (`X-Source`, `Idempotency-Key`) is invalid; `issues` lists every problem.
              *     - `missing_identity`: neither an email nor companyDomain together with firstName and lastName was sent.
              *     - `malformed_json`: the body is not valid JSON or not UTF-8, or is empty while `Content-Type` is `application/json`.
+             *     - `malformed_url`: the path or query string is not valid percent-encoded UTF-8 (e.g. `%zz` in a path parameter, `?q=%FF`); encode it, a raw `+` included.
+             *     - `bad_request`: the request is not valid HTTP (e.g. an invalid `Content-Length`).
              */
             400: {
                 headers: {
@@ -3526,35 +3131,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": (components["schemas"]["Error"] & {
-                        /** @enum {unknown} */
-                        code?: "missing_identity" | "malformed_json";
-                    }) | components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Unauthorized.
-             *
-             *     - `unauthorized`: the API key is missing, malformed, unknown, revoked or expired, or its owner was deactivated or changed their password.
-             */
-            401: {
-                headers: {
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {unknown} */
-                        code?: "unauthorized";
-                    };
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /**
              * @description Forbidden.
              *
-             *     - `wrong_api_surface`: an Internal key was used; /v1 takes Public API keys only.
+             *     - `wrong_api_surface`: the credential belongs to the other surface: /v1 takes Public API keys only, the application API sessions and Internal keys.
              *     - `insufficient_scope`: the key lacks the permission this operation needs; `required` names it.
              *     - `contact_limit_reached`: the organization's plan contact cap is reached; no contact was created.
              */
@@ -3566,31 +3150,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": (components["schemas"]["Error"] & {
-                        /** @enum {unknown} */
-                        code?: "wrong_api_surface" | "contact_limit_reached";
-                    }) | components["schemas"]["InsufficientScopeError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["InsufficientScopeError"];
                 };
             };
-            /**
-             * @description Request timeout.
-             *
-             *     - `request_timeout`: the request line, headers or body did not arrive within the time-outs (`HTTP_HEADERS_TIMEOUT_MS`, `HTTP_REQUEST_TIMEOUT_MS`), or the body arrived more slowly than `HTTP_BODY_MIN_RATE_BYTES_PER_S` after `HTTP_BODY_GRACE_MS` or stopped for `HTTP_BODY_IDLE_TIMEOUT_MS`; the connection is closed.
-             */
-            408: {
-                headers: {
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {unknown} */
-                        code?: "request_timeout";
-                    };
-                };
-            };
+            408: components["responses"]["RequestTimeout"];
             /**
              * @description Conflict.
              *
@@ -3605,31 +3168,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {unknown} */
-                        code?: "idempotency_key_reused" | "idempotency_in_progress";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Payload too large.
-             *
-             *     - `payload_too_large`: the body is larger than 1 MB.
-             */
-            413: {
-                headers: {
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {unknown} */
-                        code?: "payload_too_large";
-                    };
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
             /**
              * @description Unsupported media type.
              *
@@ -3644,67 +3186,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {unknown} */
-                        code?: "unsupported_media_type" | "unsupported_content_encoding";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Unprocessable content.
-             *
-             *     - `company_not_found`: companyDomain names no company of the organization (create it first with POST /companies/upsert); `domain` is the normalised domain.
-             */
-            422: {
-                headers: {
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CompanyNotFoundError"];
-                };
-            };
+            422: components["responses"]["CompanyNotFound"];
             /**
              * @description Too many requests.
              *
-             *     - `rate_limited`: the key made more than 600 requests in the current minute; wait `retry-after` seconds.
+             *     - `rate_limited`: the credential or your address made more requests than its limit allows in the current window; wait `retry-after` seconds.
+             *     - `too_many_connections`: your address holds more open connections than the server allows per address; close or reuse some, then retry (no `x-ratelimit-*` headers: no key was looked at).
              */
             429: {
                 headers: {
-                    "retry-after": components["headers"]["RetryAfter"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {unknown} */
-                        code?: "rate_limited";
-                    };
-                };
-            };
-            /**
-             * @description Request header fields too large.
-             *
-             *     - `headers_too_large`: the request line and headers together exceed 16 KB (a very long query string counts); the connection is closed.
-             */
-            431: {
-                headers: {
+                    "retry-after": components["headers"]["RetryAfterIfSent"];
                     "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
                     "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {unknown} */
-                        code?: "headers_too_large";
-                    };
+                    "application/json": components["schemas"]["RateLimitedError"] | components["schemas"]["ErrorBody"];
                 };
             };
+            431: components["responses"]["HeadersTooLarge"];
             /**
              * @description Internal server error.
              *
@@ -3719,32 +3223,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {unknown} */
-                        code?: "internal_error" | "save_failed";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Service unavailable.
-             *
-             *     - `service_unavailable`: the database is briefly unreachable, this server is shutting down, or it is at its connection limit and closed this slow request to make room; nothing was saved, retry after `retry-after` seconds (with the same `Idempotency-Key`).
-             */
-            503: {
-                headers: {
-                    "retry-after": components["headers"]["RetryAfter"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        /** @enum {unknown} */
-                        code?: "service_unavailable";
-                    };
-                };
-            };
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     "webhook.ai_action.approved": {

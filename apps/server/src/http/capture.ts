@@ -12,7 +12,7 @@ const EXPOSED = ['retry-after', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x
 function checkBodyHeaders(req: FastifyRequest) {
   const encoding = req.headers['content-encoding']?.trim().toLowerCase();
   if (encoding && encoding !== 'identity') {
-    throw new AppError(415, 'unsupported_content_encoding', 'Content-Encoding is not supported; send the submission uncompressed');
+    throw new AppError('unsupported_content_encoding', 'Content-Encoding is not supported; send the submission uncompressed');
   }
   const [mediaType, ...params] = (req.headers['content-type'] ?? '').split(';').map((s) => s.trim().toLowerCase());
   if (!MEDIA_TYPES.has(mediaType ?? '')) throw captureErrors.mediaType();

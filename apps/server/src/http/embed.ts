@@ -47,7 +47,7 @@ export function serveSnippet(app: FastifyInstance, path: string, pkg: string, fi
   const asset = load(new URL(`snippets/${pkg}/dist/${file}`, ROOT));
   if (!asset) log.error({ pkg, file }, 'snippet not built: run `npm run build:snippets`');
   app.get(path, async (req, reply) => {
-    if (!asset) throw new AppError(503, 'snippet_not_built', `${file} is not built on this server; run npm run build:snippets and restart`);
+    if (!asset) throw new AppError('snippet_not_built', `${file} is not built on this server; run npm run build:snippets and restart`);
     void reply.headers({
       'content-type': 'text/javascript; charset=utf-8',
       'cache-control': 'public, max-age=3600',

@@ -15,7 +15,7 @@ const optedOut = (req: FastifyRequest) => req.headers['sec-gpc'] === '1' || req.
 function checkBodyHeaders(req: FastifyRequest) {
   const encoding = req.headers['content-encoding']?.trim().toLowerCase();
   if (encoding && encoding !== 'identity') {
-    throw new AppError(415, 'unsupported_content_encoding', 'Content-Encoding is not supported; send the page view uncompressed');
+    throw new AppError('unsupported_content_encoding', 'Content-Encoding is not supported; send the page view uncompressed');
   }
   const [mediaType, ...params] = (req.headers['content-type'] ?? '').split(';').map((s) => s.trim().toLowerCase());
   if (!MEDIA_TYPES.has(mediaType ?? '')) throw trackingErrors.mediaType();

@@ -22,7 +22,7 @@ const ok = { ok: true as const };
 const tags = ['Account'];
 
 /** Every operation that hashes a password can meet full hashing slots: 503 with `retry-after` (see hash-slots.ts). */
-const HASHING = 'service_unavailable';
+const HASHING = 'service_unavailable' as const;
 const BUSY = ' Password checks queue for a few hashing slots per server; when the queue is full the answer is 503 `service_unavailable` with `Retry-After`.';
 const SIGN_IN_THROTTLE =
   'Wrong passwords slow down the address that sent them, never the account as a whole: after 3 failures of one email from one address in 15 minutes, that pair must wait 1 s, then 2, 4, ... up to 15 minutes (429 `too_many_attempts` with `Retry-After`; the password is not checked). An address with 20 failures across accounts in 15 minutes is refused for every account it has not signed in to within a day. Many failures on one account from many addresses only delay checks from addresses the account does not know.' +

@@ -48,7 +48,7 @@ export async function createOrganization(db: Db, input: NewOrganization) {
   return db.transaction(async (tx) => {
     const [org] = await tx.run(INSERT_ORGANIZATION, { name: input.name, plan: input.plan ?? 'starter' });
     const [owner] = await tx.run(INSERT_OWNER, { orgId: org!.id, email, passwordHash });
-    if (!owner) throw new AppError(409, 'email_taken', `A user with email ${email} already exists`);
+    if (!owner) throw new AppError('email_taken', `A user with email ${email} already exists`);
     await tx.run(INSERT_DEFAULT_PIPELINE, { orgId: org!.id, name: DEFAULT_PIPELINE.name, stages: DEFAULT_PIPELINE.stages });
     return { orgId: org!.id, userId: owner.id };
   });
@@ -130,7 +130,7 @@ export async function createApiKey(db: Db, input: NewApiKey): Promise<{ id: stri
     expiresAt: input.expiresAt ?? null,
   });
   if (!key) throw errors.notFound(`No user ${input.userId} in organization ${input.orgId}`);
-  if (!key.active) throw new AppError(409, 'user_inactive', 'Keys cannot be created for a deactivated user');
+  if (!key.active) throw new AppError('user_inactive', 'Keys cannot be created for a deactivated user');
   return { id: key.id, value };
 }
 

@@ -12,7 +12,7 @@ import {
 import { createAiAction, decideAiAction, getAiAction, listAiActions } from './service.ts';
 
 const tags = ['AI actions'];
-const DECIDE_ERRORS = [...INTERNAL_ERRORS, 'not_found', 'ai_action_already_decided'];
+const DECIDE_ERRORS = [...INTERNAL_ERRORS, 'not_found', 'ai_action_already_decided'] as const;
 
 /** Every member reviews suggestions; the AI side files them with an Internal key. */
 export const aiActionsRouter = router({

@@ -78,6 +78,6 @@ export const internalProcedure = baseProcedure.use(async ({ ctx, next }) => {
 /** Refuses unless the actor holds one of `roles`. */
 export function requireRole(actor: InternalActor, ...roles: Role[]): void {
   if (!roles.includes(actor.role)) {
-    throw new AppError(403, 'forbidden_role', `This action needs the ${roles.join(' or ')} role`, { required: roles });
+    throw new AppError('forbidden_role', `This action needs the ${roles.join(' or ')} role`, { required: roles });
   }
 }

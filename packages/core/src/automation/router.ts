@@ -4,7 +4,7 @@ import type { Db } from '@leadwire/db';
 import type { Deps, Logger } from '../context.ts';
 import { AppContact } from '../contacts/app/schemas.ts';
 import { DealView } from '../deals/schemas.ts';
-import { errors, issuesFromZod } from '../errors.ts';
+import { type ErrorCode, errors, issuesFromZod } from '../errors.ts';
 import { MessageView } from '../messages/schemas.ts';
 import { TaskView } from '../tasks/schemas.ts';
 import { router } from '../trpc.ts';
@@ -49,7 +49,7 @@ const actionProcedure = internalProcedure.use(async ({ next }) => {
 });
 
 const actionDeps = (ctx: { deps: Deps; db: Db; log: Logger }) => ({ ...ctx.deps, db: ctx.db, log: ctx.log });
-const actionMeta = (key: string, summary: string, errorCodes: readonly string[], successStatus = 200) => ({
+const actionMeta = (key: string, summary: string, errorCodes: readonly ErrorCode[], successStatus = 200) => ({
   openapi: { method: 'POST' as const, path: `${BASE}/actions/${key}` as const, tags, summary },
   successStatus,
   errorCodes: [...INPUT_ERRORS, ...errorCodes],

@@ -17,10 +17,10 @@ import {
 import * as q from './sql.ts';
 
 export const captureErrors = {
-  tooLarge: () => new AppError(413, 'payload_too_large', `A lead-capture body is at most ${CAPTURE_MAX_BYTES} bytes`),
+  tooLarge: () => new AppError('payload_too_large', `A lead-capture body is at most ${CAPTURE_MAX_BYTES} bytes`),
   mediaType: () =>
-    new AppError(415, 'unsupported_media_type', 'Send the submission as a JSON object with Content-Type text/plain or application/json (UTF-8)'),
-  malformed: () => new AppError(400, 'malformed_json', 'The body is not UTF-8 JSON'),
+    new AppError('unsupported_media_type', 'Send the submission as a JSON object with Content-Type text/plain or application/json (UTF-8)'),
+  malformed: () => new AppError('malformed_json', 'The body is not UTF-8 JSON'),
 };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -2,7 +2,7 @@ import type { Db } from '@leadwire/db';
 import { z } from 'zod';
 import { contactColumns } from '../contacts/shared/columns.ts';
 import type { ContactRow } from '../contacts/shared/row.ts';
-import { AppError, errors } from '../errors.ts';
+import { AppError, type CodeWithStatus, type DetailsArgs, errors } from '../errors.ts';
 
 /*
  * Helpers shared by the CRM record modules (deals, tasks, bookings, AI actions). They live here until the project has
@@ -53,8 +53,8 @@ export async function requireLiveContact(db: Db, orgId: string, id: string, lock
   return row;
 }
 
-export const conflict = (code: string, message: string, details: Record<string, unknown> = {}) =>
-  new AppError(409, code, message, details);
+/** A 409 of the catalogue: only a code whose status is 409 is accepted. */
+export const conflict = <C extends CodeWithStatus<409>>(code: C, message: string, ...rest: DetailsArgs<C>) => new AppError(code, message, ...rest);
 
 /** Mutations of the internal surface: the errors any of them can answer with, for the contract. */
 export const INTERNAL_ERRORS = ['unauthorized', 'wrong_api_surface', 'rate_limited', 'validation_failed'] as const;

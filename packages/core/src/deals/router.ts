@@ -5,7 +5,7 @@ import { DealCreateInput, DealIdInput, DealListInput, DealPage, DealUpdateInput,
 import { createDeal, getDeal, listDeals, updateDeal } from './service.ts';
 
 const tags = ['Deals'];
-const PLACEMENT_ERRORS = ['stage_not_in_pipeline', 'pipeline_has_no_stages'];
+const PLACEMENT_ERRORS = ['stage_not_in_pipeline', 'pipeline_has_no_stages'] as const;
 
 /** Every member works deals; the pipeline they sit on is what owners and admins administer. */
 export const dealsRouter = router({

@@ -76,7 +76,7 @@ export const toDealView = (r: DealRow): DealView => ({
 });
 
 const stageNotInPipeline = (stageId: string, pipelineId: string) =>
-  new AppError(422, 'stage_not_in_pipeline', `Stage ${stageId} is not a stage of pipeline ${pipelineId}`, { stageId, pipelineId });
+  new AppError('stage_not_in_pipeline', `Stage ${stageId} is not a stage of pipeline ${pipelineId}`, { stageId, pipelineId });
 
 /** The pipeline (default when `pipelineId` is null), share-locked, and the stage a deal goes to on it. */
 async function placement(tx: Db, orgId: string, pipelineId: string | null, stageId: string | null): Promise<StageRow> {
@@ -84,13 +84,13 @@ async function placement(tx: Db, orgId: string, pipelineId: string | null, stage
   if (!pipeline) {
     throw pipelineId
       ? errors.notFound(`No pipeline with id ${pipelineId}`)
-      : new AppError(422, 'no_default_pipeline', 'Your organization has no default pipeline; pass pipelineId');
+      : new AppError('no_default_pipeline', 'Your organization has no default pipeline; pass pipelineId');
   }
   const stages = await tx.execute<StageRow[]>(STAGES, [pipeline.id]);
   const stage = stageId ? stages.find((s) => s.id === stageId) : stages[0];
   if (stage) return stage;
   if (stageId) throw stageNotInPipeline(stageId, pipeline.id);
-  throw new AppError(422, 'pipeline_has_no_stages', `Pipeline ${pipeline.id} has no stages; add one first`);
+  throw new AppError('pipeline_has_no_stages', `Pipeline ${pipeline.id} has no stages; add one first`);
 }
 
 export async function listDeals(db: Db, actor: InternalActor, q: DealListInput) {

@@ -9,9 +9,9 @@ import type { CaptchaProvider } from './schemas.ts';
  */
 
 export const captchaErrors = {
-  failed: (why: string) => new AppError(400, 'captcha_failed', `The CAPTCHA check failed: ${why}`),
+  failed: (why: string) => new AppError('captcha_failed', `The CAPTCHA check failed: ${why}`),
   unavailable: (provider: CaptchaProvider, cause: unknown) =>
-    Object.assign(new AppError(503, 'captcha_unavailable', `The CAPTCHA provider (${provider}) could not be reached; nothing was saved, try again`, {}, cause), {
+    Object.assign(new AppError('captcha_unavailable', `The CAPTCHA provider (${provider}) could not be reached; nothing was saved, try again`, undefined, cause), {
       headers: { 'retry-after': '5' },
     }),
 };

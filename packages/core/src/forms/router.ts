@@ -7,8 +7,8 @@ import { FormCreateInput, FormIdInput, FormListInput, FormPage, FormUpdateInput,
 import { createForm, deleteForm, type FormUrls, getForm, listForms, updateForm } from './service.ts';
 
 const tags = ['Forms'];
-const ON_RECORD = [...INTERNAL_ERRORS, 'not_found'];
-const WRITE = [...ON_RECORD, 'pipeline_not_found'];
+const ON_RECORD = [...INTERNAL_ERRORS, 'not_found'] as const;
+const WRITE = [...ON_RECORD, 'pipeline_not_found'] as const;
 const urls = (ctx: Pick<RequestContext, 'deps'>): FormUrls => ({ baseUrl: ctx.deps.config.BASE_URL, appUrl: ctx.deps.config.APP_URL });
 
 /**

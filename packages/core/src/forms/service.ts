@@ -44,7 +44,7 @@ const notFound = (id: string) => errors.notFound(`No form with id ${id}`);
 async function checkPipeline(tx: Db, orgId: string, pipelineId: string | null | undefined) {
   if (!pipelineId) return;
   const [found] = await tx.run(q.PIPELINE_OF_ORG, { id: pipelineId, orgId });
-  if (!found) throw new AppError(422, 'pipeline_not_found', `No pipeline with id ${pipelineId} in your organization`, { pipelineId });
+  if (!found) throw new AppError('pipeline_not_found', `No pipeline with id ${pipelineId} in your organization`, { pipelineId });
 }
 
 type Captcha = Pick<q.FormRow, 'captcha_provider' | 'captcha_site_key' | 'captcha_secret'>;

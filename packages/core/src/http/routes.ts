@@ -1,5 +1,6 @@
 import type { AnyTRPCRouter } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
+import type { ErrorCode } from '../errors.ts';
 import type { LeadwireMeta } from '../trpc.ts';
 
 export interface RestRoute {
@@ -9,19 +10,38 @@ export interface RestRoute {
   pattern: RegExp;
   procedure: string;
   successStatus: number;
-  errorCodes: readonly string[];
+  errorCodes: readonly ErrorCode[];
   permission: string | undefined;
+  type: 'query' | 'mutation';
+  /** The middlewares the procedure runs, for the contract to read its wiring (authentication, rate limits). */
+  middlewares: readonly unknown[];
 }
 
 /** The REST routes a router exposes, read from its OpenAPI meta: one source for routing checks and status codes. */
 export function restRoutes(router: AnyTRPCRouter): RestRoute[] {
-  const procedures = router._def.procedures as Record<string, { _def: { meta?: OpenApiMeta<LeadwireMeta> } }>;
+  const procedures = router._def.procedures as Record<
+    string,
+    { _def: { meta?: OpenApiMeta<LeadwireMeta>; type: 'query' | 'mutation' | 'subscription'; middlewares: readonly unknown[] } }
+  >;
   return Object.entries(procedures).flatMap(([procedure, p]) => {
     const meta = p._def.meta;
     if (!meta?.openapi) return [];
     const { method, path } = meta.openapi;
     const pattern = new RegExp(`^${path.replace(/\{[^}]+\}/g, '[^/]+')}/?$`);
-    return [{ method, path, pattern, procedure, successStatus: meta.successStatus ?? 200, errorCodes: meta.errorCodes ?? [], permission: meta.permission }];
+    const { type, middlewares } = p._def;
+    return [
+      {
+        method,
+        path,
+        pattern,
+        procedure,
+        successStatus: meta.successStatus ?? 200,
+        errorCodes: meta.errorCodes ?? [],
+        permission: meta.permission,
+        type: type === 'mutation' ? 'mutation' : 'query',
+        middlewares,
+      },
+    ];
   });
 }
 

@@ -13,8 +13,8 @@ import { planOwnLinks, saveTrackedLinks } from '../tracking/links.ts';
 
 export const messageErrors = {
   consentRequired: () =>
-    new AppError(409, 'sms_consent_required', 'This contact has not consented to SMS; record their consent before texting them'),
-  noPhone: () => new AppError(409, 'contact_has_no_phone', 'This contact has no phone number to text'),
+    new AppError('sms_consent_required', 'This contact has not consented to SMS; record their consent before texting them'),
+  noPhone: () => new AppError('contact_has_no_phone', 'This contact has no phone number to text'),
 };
 
 export function toMessageView(r: q.MessageRow): MessageView {

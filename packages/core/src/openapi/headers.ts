@@ -25,6 +25,24 @@ function rateLimit(required: boolean): Record<string, oas31.HeaderObject> {
   };
 }
 
+/** The internal surface counts Internal keys only: a session is not rate-limited this way and gets none of these. */
+function internalRateLimit(): Record<string, oas31.HeaderObject> {
+  const tail = ' Sent only when an Internal API key authenticates the request (not with a session token), and absent on requests refused before it was recognised.';
+  return {
+    'x-ratelimit-limit': {
+      description: `Requests allowed in the window closest to running out (per minute or per day, by the key's plan).${tail}`,
+      required: false,
+      schema: { type: 'integer', minimum: 1 },
+    },
+    'x-ratelimit-remaining': { description: `Requests left in that window, this one counted.${tail}`, required: false, schema: { type: 'integer', minimum: 0 } },
+    'x-ratelimit-reset': {
+      description: `Whole seconds until that window ends: a delta, never a timestamp.${tail}`,
+      required: false,
+      schema: { type: 'integer', minimum: 1 },
+    },
+  };
+}
+
 const RETRY_AFTER: oas31.HeaderObject = {
   description:
     'Whole seconds to wait before retrying: on 429 the time until the rate-limit window resets; on 503 a short pause while the service is briefly unavailable.',
@@ -60,6 +78,8 @@ const X_SOURCE: oas31.ParameterObject = {
 const names = { 'x-ratelimit-limit': 'RateLimitLimit', 'x-ratelimit-remaining': 'RateLimitRemaining', 'x-ratelimit-reset': 'RateLimitReset' };
 /** Names of the optional flavour, for responses where the key may not have been recognised. */
 const optional = (name: string) => `${name}IfAuthenticated`;
+/** Names of the internal surface's flavour, sent for Internal keys only. */
+const internal = (name: string) => `${name}IfInternalKey`;
 
 /** components.headers: each header written once and referenced from every response. */
 export function headerComponents(): Record<string, oas31.HeaderObject> {
@@ -67,7 +87,13 @@ export function headerComponents(): Record<string, oas31.HeaderObject> {
   const maybe = rateLimit(false);
   return {
     ...Object.fromEntries(Object.entries(names).flatMap(([header, name]) => [[name, sent[header]!], [optional(name), maybe[header]!]])),
+    ...Object.fromEntries(Object.entries(names).map(([header, name]) => [internal(name), internalRateLimit()[header]!])),
     RetryAfter: RETRY_AFTER,
+    RetryAfterIfSent: {
+      ...RETRY_AFTER,
+      required: false,
+      description: `${RETRY_AFTER.description} Sent with the codes of this status that say so (\`rate_limited\`, \`too_many_attempts\`, \`service_unavailable\`, \`captcha_unavailable\`).`,
+    },
     IdempotentReplayed: IDEMPOTENT_REPLAYED,
   };
 }
@@ -77,11 +103,26 @@ export const parameterComponents = (): Record<string, oas31.ParameterObject> => 
 const header = (name: string): oas31.ReferenceObject => ({ $ref: `#/components/headers/${name}` });
 export const parameter = (name: 'IdempotencyKey' | 'XSource'): oas31.ReferenceObject => ({ $ref: `#/components/parameters/${name}` });
 
-/** The headers of a response: the rate-limit trio (always sent on successes and 429), plus the given extras. */
-export function responseHeaders(opts: { always: boolean; retryAfter?: boolean; replay?: boolean }): Record<string, oas31.ReferenceObject> {
+/**
+ * How an operation's answers carry the rate-limit trio: `v1` always once the key is recognised, `internal-key` only for
+ * an Internal key (never a session), `none` for operations that take no credential.
+ */
+export type RateHeaderMode = 'v1' | 'internal-key' | 'none';
+
+/**
+ * The headers of a response. `always`: on /v1, the rate-limit trio is sent on every answer of this status (successes
+ * and errors given after the key was recognised). `retryAfter`: `always` when every code of the status sends it.
+ */
+export function responseHeaders(opts: {
+  mode: RateHeaderMode;
+  always: boolean;
+  retryAfter?: 'always' | 'sometimes';
+  replay?: boolean;
+}): Record<string, oas31.ReferenceObject> {
+  const rateName = (name: string) => (opts.mode === 'internal-key' ? internal(name) : opts.always ? name : optional(name));
   return {
-    ...Object.fromEntries(Object.entries(names).map(([h, name]) => [h, header(opts.always ? name : optional(name))])),
-    ...(opts.retryAfter ? { 'retry-after': header('RetryAfter') } : {}),
+    ...(opts.mode === 'none' ? {} : Object.fromEntries(Object.entries(names).map(([h, name]) => [h, header(rateName(name))]))),
+    ...(opts.retryAfter ? { 'retry-after': header(opts.retryAfter === 'always' ? 'RetryAfter' : 'RetryAfterIfSent') } : {}),
     ...(opts.replay ? { 'idempotent-replayed': header('IdempotentReplayed') } : {}),
   };
 }

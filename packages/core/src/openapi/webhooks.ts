@@ -105,6 +105,8 @@ function operation(name: EventName): oas31.PathItemObject {
       summary: `${def.label} (${name})`,
       description: `${def.description}\n\n${DELIVERY}`,
       tags: ['Webhooks'],
+      // Leadwire calls the receiver: no Leadwire credential is involved; the receiver checks the signature headers.
+      security: [],
       parameters: Object.keys(HEADERS).map((key) => ({ $ref: `#/components/parameters/${key}` })),
       requestBody: {
         required: true,

@@ -29,7 +29,7 @@ import {
 
 const tags = ['Pipelines'];
 /** Everything but reading is pipeline administration: owners and admins only. */
-const ADMIN_ERRORS = [...INTERNAL_ERRORS, 'forbidden_role', 'not_found'];
+const ADMIN_ERRORS = [...INTERNAL_ERRORS, 'forbidden_role', 'not_found'] as const;
 
 export const pipelinesRouter = router({
   list: internalProcedure

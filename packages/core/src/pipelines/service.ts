@@ -132,7 +132,7 @@ export async function addStage(db: Db, actor: InternalActor, input: StageAddInpu
   await administer(db, actor, input.id, async (tx) => {
     const stages = await stagesOf(tx, input.id);
     if (stages.length >= MAX_STAGES) {
-      throw new AppError(422, 'stage_limit_reached', `A pipeline holds at most ${MAX_STAGES} stages`);
+      throw new AppError('stage_limit_reached', `A pipeline holds at most ${MAX_STAGES} stages`);
     }
     assertStageNamesFree(stages, [input.name]);
     const stageId = randomUUID();
@@ -159,7 +159,7 @@ export async function reorderStages(db: Db, actor: InternalActor, id: string, st
     const current = new Set((await stagesOf(tx, id)).map((s) => s.id));
     const given = new Set(stageIds);
     if (given.size !== stageIds.length || given.size !== current.size || [...given].some((s) => !current.has(s))) {
-      throw new AppError(422, 'invalid_stage_order', 'stageIds must list every stage of the pipeline exactly once', {
+      throw new AppError('invalid_stage_order', 'stageIds must list every stage of the pipeline exactly once', {
         stageIds: [...current],
       });
     }

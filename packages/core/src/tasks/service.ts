@@ -59,7 +59,7 @@ const toView = (r: TaskRow): TaskView => ({
 async function checkAssignee(db: Db, orgId: string, userId: string) {
   const [user] = await db.execute<{ active: boolean }[]>(USER, [userId, orgId]);
   if (!user) throw errors.notFound(`No user with id ${userId}`);
-  if (!user.active) throw new AppError(422, 'assignee_inactive', `User ${userId} is deactivated and cannot be assigned tasks`);
+  if (!user.active) throw new AppError('assignee_inactive', `User ${userId} is deactivated and cannot be assigned tasks`);
 }
 
 export async function listTasks(db: Db, actor: InternalActor, q: TaskListInput) {

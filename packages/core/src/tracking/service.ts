@@ -8,10 +8,10 @@ import { PAGE_VIEW_MAX_BYTES, PageViewInput, VISITOR_ID } from './schemas.ts';
 import * as q from './sql.ts';
 
 export const trackingErrors = {
-  tooLarge: () => new AppError(413, 'payload_too_large', `A page view body is at most ${PAGE_VIEW_MAX_BYTES} bytes`),
+  tooLarge: () => new AppError('payload_too_large', `A page view body is at most ${PAGE_VIEW_MAX_BYTES} bytes`),
   mediaType: () =>
-    new AppError(415, 'unsupported_media_type', 'Send the page view as JSON in the body, with Content-Type text/plain or application/json'),
-  malformed: (why: string) => new AppError(400, 'malformed_json', why),
+    new AppError('unsupported_media_type', 'Send the page view as JSON in the body, with Content-Type text/plain or application/json'),
+  malformed: (why: string) => new AppError('malformed_json', why),
 };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -50,7 +50,7 @@ export async function receiveWebhook(
   const contactId = given(body.contactId);
   const email = given(body.email);
   if (contactId === undefined && email === undefined) {
-    throw new AppError(400, 'missing_identity', 'The body needs an email or a contactId: the contact this workflow run is for');
+    throw new AppError('missing_identity', 'The body needs an email or a contactId: the contact this workflow run is for');
   }
   const payload = IntakePayload.safeParse(body);
   if (!payload.success) {

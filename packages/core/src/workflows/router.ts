@@ -22,9 +22,9 @@ import {
 import { createWorkflow, deleteWorkflow, getRun, getWorkflow, listRuns, listWorkflows, rotateToken, updateWorkflow } from './service.ts';
 
 const tags = ['Workflows'];
-const ON_RECORD = [...INTERNAL_ERRORS, 'not_found'];
-const ADMIN = [...INTERNAL_ERRORS, 'forbidden_role'];
-const ADMIN_ON_RECORD = [...ON_RECORD, 'forbidden_role'];
+const ON_RECORD = [...INTERNAL_ERRORS, 'not_found'] as const;
+const ADMIN = [...INTERNAL_ERRORS, 'forbidden_role'] as const;
+const ADMIN_ON_RECORD = [...ON_RECORD, 'forbidden_role'] as const;
 const baseUrl = (ctx: Pick<RequestContext, 'deps'>) => ctx.deps.config.BASE_URL;
 
 /** The answers holding an intake URL hold a credential: never kept by a cache. */

@@ -7,20 +7,18 @@ export const contactErrors = {
   notFound: (id: string) => errors.notFound(`No contact with id ${id}`),
   /** The spec's application message, verbatim. */
   emailExists: (existingContactId?: string) =>
-    new AppError(409, 'email_exists', 'Email already exists in your organization', existingContactId ? { existingContactId } : {}),
-  companyNotFound: (id: string) => new AppError(422, 'company_not_found', `No company with id ${id} in your organization`),
+    new AppError('email_exists', 'Email already exists in your organization', existingContactId ? { existingContactId } : {}),
+  companyNotFound: (id: string) => new AppError('company_not_found', `No company with id ${id} in your organization`, { companyId: id }),
   invalidCursor: () =>
-    new AppError(400, 'invalid_cursor', 'cursor is not one this list returned with the same sort and order; start again without a cursor'),
+    new AppError('invalid_cursor', 'cursor is not one this list returned with the same sort and order; start again without a cursor'),
   restoreExpired: (deletedAt: string) =>
-    new AppError(
-      410,
-      'restore_window_expired',
+    new AppError('restore_window_expired',
       `This contact was deleted more than ${TRASH_DAYS} days ago (${deletedAt}) and can no longer be restored`,
       { deletedAt },
     ),
-  notInTrash: (id: string) => new AppError(409, 'not_in_trash', `Contact ${id} is not in trash`),
+  notInTrash: (id: string) => new AppError('not_in_trash', `Contact ${id} is not in trash`),
   mergeNotFound: (ids: string[]) =>
-    new AppError(404, 'not_found', `No live contact with id ${ids.join(', ')} in your organization; nothing was merged`, { ids }),
+    new AppError('not_found', `No live contact with id ${ids.join(', ')} in your organization; nothing was merged`, { ids }),
 };
 
 /** True for the unique index on live emails: a concurrent write took the email between our check and our write. */

@@ -113,7 +113,7 @@ export async function deleteEndpoint(db: Db, actor: InternalActor, id: string): 
 
 /** Refused while the URL still points somewhere deliveries may not go; nothing changes then. */
 export const urlRefused = (reason: string) =>
-  new AppError(409, 'webhook_url_refused', `The endpoint stays disabled: ${reason}. Change its URL, then enable it again`, { reason });
+  new AppError('webhook_url_refused', `The endpoint stays disabled: ${reason}. Change its URL, then enable it again`, { reason });
 
 /**
  * Turns the endpoint back on after checking its URL again, resetting the failure count and the reason. The update
@@ -128,7 +128,7 @@ export async function enableEndpoint(db: Db, deps: EndpointDeps, actor: Internal
     const [row] = await db.run(q.ENABLE, { now: deps.clock.now(), id, orgId: actor.orgId, url });
     if (row) return toView(row);
   }
-  throw new AppError(409, 'concurrent_update', 'The endpoint URL kept changing while it was being enabled; try again');
+  throw new AppError('concurrent_update', 'The endpoint URL kept changing while it was being enabled; try again');
 }
 
 /** Stops deliveries; the reason names who did it. Disabling a disabled endpoint changes nothing (its reason stays). */
