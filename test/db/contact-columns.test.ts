@@ -55,6 +55,10 @@ describe('the contact column list', () => {
     expect(listed()).toEqual(names(await described(orm, 'contacts')));
   });
 
+  it('is held to the entity by the compiler: the list names exactly the columns of the entity', () => {
+    expectTypeOf<(typeof CONTACT_COLUMN_NAMES)[number]>().toEqualTypeOf<keyof ContactRecord>();
+  });
+
   it('types rows the way pg returns them', () => {
     expectTypeOf<ContactRecord['email']>().toEqualTypeOf<string | null>();
     expectTypeOf<ContactRecord['tags']>().toEqualTypeOf<string[]>();
