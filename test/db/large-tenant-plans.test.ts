@@ -2,7 +2,8 @@ import { authenticate } from '@leadwire/core/auth/authenticate.ts';
 import { batchUpsertContacts } from '@leadwire/core/contacts/v1/batch.ts';
 import { upsertContact } from '@leadwire/core/contacts/v1/upsert.ts';
 import { KeyGuard } from '@leadwire/core/limits/key-guard.ts';
-import { type Db, type PgDb, TxDb } from '@leadwire/db';
+import { type Db, type PgDb, type Query, type Statement, TxDb } from '@leadwire/db';
+import { bind } from '@leadwire/db/statements.ts';
 import type { PoolClient } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initTestApp, type TestApp } from '../support/app.ts';
@@ -24,12 +25,10 @@ type Client = Pick<PoolClient, 'query' | 'escapeLiteral'>;
 type Touched = Map<string, number>;
 
 /**
- * Runs `sql` under `explain analyze` with the generic plan on `client`, inside `begin`/`rollback` or, in a
+ * Runs `statement` under `explain analyze` with the generic plan on `client`, inside `begin`/`rollback` or, in a
  * transaction, a savepoint: its effects are undone, and the real statement then runs as the service meant it to.
  */
-async function explainOn(client: Client, inTx: boolean, sql: string, params: unknown[], touched: Touched): Promise<void> {
-  let n = 0;
-  const statement = sql.replace(/\?/g, () => `$${++n}`);
+async function explainOn(client: Client, inTx: boolean, statement: string, params: unknown[], touched: Touched): Promise<void> {
   // EXPLAIN EXECUTE takes no bind parameters: the values go in as literals.
   const text = (v: unknown): string =>
     v instanceof Date ? v.toISOString() : Array.isArray(v) ? `{${v.map((x) => JSON.stringify(String(x))).join(',')}}` : String(v);
@@ -42,7 +41,7 @@ async function explainOn(client: Client, inTx: boolean, sql: string, params: unk
       `explain (analyze, format json) execute explained(${params.map(literal).join(', ')})`,
     );
     // Named by its start and its end: the column lists in between say little about the statement.
-    const flat = sql.replace(/\s+/g, ' ').trim();
+    const flat = statement.replace(/\s+/g, ' ').trim();
     const key = flat.length > 200 ? `${flat.slice(0, 60)} ... ${flat.slice(-140)}` : flat;
     touched.set(key, Math.max(touched.get(key) ?? 0, rowsTouched(rows[0]!['QUERY PLAN'][0].Plan)));
   } finally {
@@ -53,20 +52,37 @@ async function explainOn(client: Client, inTx: boolean, sql: string, params: unk
 
 /** The same Db; every statement it (or a transaction it opens) runs is explained first. */
 function explaining(db: Db, touched: Touched): Db {
+  const explain = async (target: Db, text: string, params: unknown[]) => {
+    if (target instanceof TxDb) await explainOn(target.client, true, text, params, touched);
+    else {
+      const client = await (target as PgDb).pool.connect();
+      try {
+        await explainOn(client, false, text, params, touched);
+      } finally {
+        client.release();
+      }
+    }
+  };
   return new Proxy(db, {
     get(target, prop) {
       if (prop === 'execute') {
         return async (sql: string, params: unknown[] = []) => {
-          if (target instanceof TxDb) await explainOn(target.client, true, sql, params, touched);
-          else {
-            const client = await (target as PgDb).pool.connect();
-            try {
-              await explainOn(client, false, sql, params, touched);
-            } finally {
-              client.release();
-            }
-          }
+          let n = 0;
+          await explain(target, sql.replace(/\?/g, () => `$${++n}`), params);
           return target.execute(sql, params);
+        };
+      }
+      if (prop === 'run') {
+        return async <P, R>(stmt: Statement<P, R>, params: P) => {
+          await explain(target, stmt.text, bind(stmt, params));
+          return target.run(stmt, params);
+        };
+      }
+      if (prop === 'query') {
+        return async <R>(q: Query<R>) => {
+          const c = 'compile' in q ? q.compile() : q;
+          await explain(target, c.sql, [...c.parameters]);
+          return target.query(q);
         };
       }
       if (prop === 'transaction') return <T>(fn: (tx: TxDb) => Promise<T>) => target.transaction((tx) => fn(explaining(tx, touched) as TxDb));

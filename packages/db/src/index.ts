@@ -3,9 +3,10 @@ export * from './orm.ts';
 export * from './database.ts';
 export * from './sql.ts';
 export { qb, statement, type DB, type Query, type Statement } from './statements.ts';
+export { jsonRows } from './json-rows.ts';
 export { sql } from 'kysely';
-/** A table's row as selected: `Selectable<DB['users']>`, for row types no single statement gives. */
-export type { Selectable } from 'kysely';
+/** Kysely's helpers and types services need (core does not depend on kysely itself). */
+export { expressionBuilder, type Expression, type Selectable, type SqlBool } from 'kysely';
 export * from './channel-listener.ts';
 export type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 export { DatabaseTimeoutError, DatabaseUnavailableError } from './bounded.ts';

@@ -1,4 +1,4 @@
-import { type ApiKeyType, columnList, type Db } from '@leadwire/db';
+import { type DB, type Db, expressionBuilder, qb, sql, statement } from '@leadwire/db';
 import { assertKeyCreationUnlocked } from '../accounts/confirmation.ts';
 import { createApiKey } from '../accounts/service.ts';
 import type { InternalActor } from '../auth/actor.ts';
@@ -10,52 +10,89 @@ const DAY_MS = 86_400_000;
 /** Owners and admins manage every key of the organization; members only the keys they created. */
 const managesAll = (actor: InternalActor) => actor.role === 'owner' || actor.role === 'admin';
 
-interface KeyRow {
-  id: string;
-  name: string;
-  type: ApiKeyType;
-  permissions: string[];
-  display_prefix: string;
-  status: ApiKeyView['status'];
-  created_at: Date;
-  last_used_at: Date | null;
-  expires_at: Date | null;
-  revoked_at: Date | null;
-  created_by_id: string;
-  created_by_email: string;
-}
+type KeyStatus = ApiKeyView['status'];
 
-/**
- * The list columns over `source` (api_keys or a CTE of it). The status mirrors authenticate.ts's checks so the list
- * tells the truth about which keys still work; its one parameter is the current time.
- */
-const selectView = (source: string) => `
-select k.id, k.name, k.type, k.permissions, k.display_prefix, k.created_at, k.last_used_at, k.expires_at, k.revoked_at,
-  k.created_by_id, u.email as created_by_email,
-  case
-    when k.revoked_at is not null then 'revoked'
-    when k.expires_at is not null and k.expires_at <= ?::timestamptz then 'expired'
-    when not u.active or u.credential_epoch <> k.owner_epoch then 'stopped'
-    else 'active'
-  end as status
-from ${source} k
-join users u on u.id = k.created_by_id`;
+const keyAndOwner = expressionBuilder<DB & { k: DB['api_keys']; u: DB['users'] }, 'k' | 'u'>();
 
-const LIST_KEYS = `${selectView('api_keys')}
-where k.organization_id = ? and (? or k.created_by_id = ?)
-order by k.created_at desc, k.id`;
+/** Mirrors authenticate.ts's checks, so the list tells the truth about which keys still work. */
+const statusAt = (now: Date) =>
+  keyAndOwner
+    .case()
+    .when('k.revoked_at', 'is not', null)
+    .then(sql.lit<KeyStatus>('revoked'))
+    .when(keyAndOwner.and([keyAndOwner('k.expires_at', 'is not', null), keyAndOwner('k.expires_at', '<=', sql<Date>`${now}::timestamptz`)]))
+    .then(sql.lit<KeyStatus>('expired'))
+    .when(keyAndOwner.or([keyAndOwner.not(keyAndOwner.ref('u.active')), keyAndOwner('u.credential_epoch', '<>', keyAndOwner.ref('k.owner_epoch'))]))
+    .then(sql.lit<KeyStatus>('stopped'))
+    .else(sql.lit<KeyStatus>('active'))
+    .end()
+    .as('status');
 
-const GET_KEY = `${selectView('api_keys')} where k.id = ? and k.organization_id = ?`;
+/** The list's columns over `k` (api_keys, or the revoked row) and its creator `u`. */
+const VIEW = [
+  'k.id',
+  'k.name',
+  'k.type',
+  'k.permissions',
+  'k.display_prefix',
+  'k.created_at',
+  'k.last_used_at',
+  'k.expires_at',
+  'k.revoked_at',
+  'k.created_by_id',
+  'u.email as created_by_email',
+] as const;
 
-const COLUMNS = ['id', 'created_at', 'organization_id', 'created_by_id', 'name', 'type', 'permissions', 'key_hash', 'display_prefix', 'owner_epoch', 'expires_at', 'revoked_at', 'last_used_at'];
+const LIST_KEYS = statement<{ now: Date; orgId: string; managesAll: boolean; userId: string }>()((p) =>
+  qb
+    .selectFrom('api_keys as k')
+    .innerJoin('users as u', 'u.id', 'k.created_by_id')
+    .select([...VIEW, statusAt(p.now)])
+    .where('k.organization_id', '=', p.orgId)
+    .where((eb) => eb.or([sql<boolean>`${p.managesAll}`, eb('k.created_by_id', '=', p.userId)]))
+    .orderBy('k.created_at', 'desc')
+    .orderBy('k.id'),
+);
+
+const GET_KEY = statement<{ now: Date; id: string; orgId: string }>()((p) =>
+  qb
+    .selectFrom('api_keys as k')
+    .innerJoin('users as u', 'u.id', 'k.created_by_id')
+    .select([...VIEW, statusAt(p.now)])
+    .where('k.id', '=', p.id)
+    .where('k.organization_id', '=', p.orgId),
+);
 
 /** Keeps the first revocation time, so revoking again is a harmless repeat. */
-const REVOKE_KEY = `
-with r as (
-  update api_keys set revoked_at = coalesce(revoked_at, ?::timestamptz)
-  where id = ? and organization_id = ? and (? or created_by_id = ?)
-  returning ${columnList(COLUMNS)}
-)${selectView('r')}`;
+const REVOKE_KEY = statement<{ now: Date; id: string; orgId: string; managesAll: boolean; userId: string }>()((p) =>
+  qb
+    .with('r', (db) =>
+      db
+        .updateTable('api_keys')
+        .set((eb) => ({ revoked_at: eb.fn.coalesce('revoked_at', sql<Date>`${p.now}::timestamptz`) }))
+        .where('id', '=', p.id)
+        .where('organization_id', '=', p.orgId)
+        .where((eb) => eb.or([sql<boolean>`${p.managesAll}`, eb('created_by_id', '=', p.userId)]))
+        .returning([
+          'id',
+          'name',
+          'type',
+          'permissions',
+          'display_prefix',
+          'created_at',
+          'last_used_at',
+          'expires_at',
+          'revoked_at',
+          'created_by_id',
+          'owner_epoch',
+        ]),
+    )
+    .selectFrom('r as k')
+    .innerJoin('users as u', 'u.id', 'k.created_by_id')
+    .select([...VIEW, statusAt(p.now)]),
+);
+
+type KeyRow = NonNullable<(typeof GET_KEY)['row']>;
 
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 
@@ -76,7 +113,7 @@ function toView(row: KeyRow): ApiKeyView {
 }
 
 export async function listKeys(db: Db, actor: InternalActor, now: Date): Promise<ApiKeyView[]> {
-  const rows = await db.execute<KeyRow[]>(LIST_KEYS, [now, actor.orgId, managesAll(actor), actor.userId]);
+  const rows = await db.run(LIST_KEYS, { now, orgId: actor.orgId, managesAll: managesAll(actor), userId: actor.userId });
   return rows.map(toView);
 }
 
@@ -94,7 +131,7 @@ export async function createKey(db: Db, actor: InternalActor, input: ApiKeyCreat
     permissions: input.type === 'public' ? (input.permissions ?? []) : [],
     expiresAt: input.expiresInDays ? new Date(now.getTime() + input.expiresInDays * DAY_MS) : null,
   });
-  const [row] = await db.execute<KeyRow[]>(GET_KEY, [now, id, actor.orgId]);
+  const [row] = await db.run(GET_KEY, { now, id, orgId: actor.orgId });
   if (!row) throw new Error(`API key ${id} vanished right after it was created`);
   return { ...toView(row), value };
 }
@@ -104,7 +141,7 @@ export async function createKey(db: Db, actor: InternalActor, input: ApiKeyCreat
  * manage (another tenant's, or a colleague's for a member) answer exactly like unknown ids.
  */
 export async function revokeKey(db: Db, actor: InternalActor, id: string, now: Date): Promise<ApiKeyView> {
-  const [row] = await db.execute<KeyRow[]>(REVOKE_KEY, [now, id, actor.orgId, managesAll(actor), actor.userId, now]);
+  const [row] = await db.run(REVOKE_KEY, { now, id, orgId: actor.orgId, managesAll: managesAll(actor), userId: actor.userId });
   if (!row) throw errors.notFound(`No API key with id ${id}`);
   return toView(row);
 }

@@ -1,4 +1,4 @@
-import type { ApiKeyType, Db, Plan, Role } from '@leadwire/db';
+import { type ApiKeyType, type DB, type Db, expressionBuilder, qb, sql, statement } from '@leadwire/db';
 import { type AppError, errors } from '../errors.ts';
 import type { KeyGuard, KeySighting } from '../limits/key-guard.ts';
 import { rateHeaders } from '../limits/rate-limit.ts';
@@ -12,23 +12,13 @@ export interface RateWindow {
   resetAt: Date;
 }
 
-interface AuthRow {
-  id: string;
-  organization_id: string;
-  created_by_id: string;
-  type: ApiKeyType;
-  permissions: string[];
-  role: Role;
-  plan: Plan;
-  contact_booster: number;
-  contact_count: number;
-  expires_at: Date | null;
-  hits: number | null;
-  day_hits: number | null;
-}
-
 const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;
+
+const ONE = sql.lit(1).as('count');
+const counters = expressionBuilder<DB, 'rate_limit_counters'>();
+/** A request more in a window that already has some. */
+const bumpCount = { count: counters(counters.ref('rate_limit_counters.count'), '+', sql.lit(1)) };
 
 /**
  * One round trip resolves the key, checks its owner's state and counts the request in the shared per-minute window.
@@ -37,38 +27,94 @@ const DAY_MS = 86_400_000;
  * changes take effect on the next request in every server process. The last-used stamp is written at most once a minute to keep the hot row cool.
  * Time comes in as parameters (the caller's clock): now, the minute's and the day's start, and now less a minute.
  */
-export const AUTHENTICATE_SQL = `
-with k as (
-  select k.id, k.organization_id, k.created_by_id, k.type, k.permissions, k.expires_at, u.role, o.plan, o.contact_booster,
-    coalesce(n.contact_count, 0) as contact_count
-  from api_keys k
-  join users u on u.id = k.created_by_id
-  join organizations o on o.id = k.organization_id
-  left join contact_counters n on n.organization_id = k.organization_id
-  where k.key_hash = ? and k.revoked_at is null and (k.expires_at is null or k.expires_at > ?::timestamptz)
-    and u.active and u.credential_epoch = k.owner_epoch
-), hit as (
-  insert into rate_limit_counters (bucket, window_start, count)
-  select 'key:' || k.id, ?::timestamptz, 1 from k where k.type = ?
-  on conflict (bucket, window_start) do update set count = rate_limit_counters.count + 1
-  returning count
-), hit_day as (
-  insert into rate_limit_counters (bucket, window_start, count)
-  select 'key:' || k.id || ':day', ?::timestamptz, 1 from k where k.type = ? and k.type = 'internal'
-  on conflict (bucket, window_start) do update set count = rate_limit_counters.count + 1
-  returning count
-), touch as (
-  update api_keys set last_used_at = ?::timestamptz
-  where id = (select id from k) and (last_used_at is null or last_used_at < ?::timestamptz)
-)
-select k.id, k.organization_id, k.created_by_id, k.type, k.permissions, k.expires_at, k.role, k.plan, k.contact_booster,
-  k.contact_count, (select count from hit) as hits, (select count from hit_day) as day_hits
-from k`;
+export const AUTHENTICATE = statement<{
+  keyHash: string;
+  now: Date;
+  minute: Date;
+  surface: ApiKeyType;
+  day: Date;
+  minuteAgo: Date;
+}>()((p) =>
+  qb
+    .with('k', (db) =>
+      db
+        .selectFrom('api_keys as k')
+        .innerJoin('users as u', 'u.id', 'k.created_by_id')
+        .innerJoin('organizations as o', 'o.id', 'k.organization_id')
+        .leftJoin('contact_counters as n', 'n.organization_id', 'k.organization_id')
+        .select((eb) => [
+          'k.id',
+          'k.organization_id',
+          'k.created_by_id',
+          'k.type',
+          'k.permissions',
+          'k.expires_at',
+          'u.role',
+          'o.plan',
+          'o.contact_booster',
+          eb.fn.coalesce('n.contact_count', sql.lit(0)).as('contact_count'),
+        ])
+        .where('k.key_hash', '=', p.keyHash)
+        .where('k.revoked_at', 'is', null)
+        .where((eb) => eb.or([eb('k.expires_at', 'is', null), eb('k.expires_at', '>', sql<Date>`${p.now}::timestamptz`)]))
+        .where((eb) => eb.ref('u.active'))
+        .whereRef('u.credential_epoch', '=', 'k.owner_epoch'),
+    )
+    .with('hit', (db) =>
+      db
+        .insertInto('rate_limit_counters')
+        .columns(['bucket', 'window_start', 'count'])
+        .expression(
+          db
+            .selectFrom('k')
+            .select((eb) => [sql<string>`'key:' || ${eb.ref('k.id')}`.as('bucket'), sql<Date>`${p.minute}::timestamptz`.as('window_start'), ONE])
+            .where('k.type', '=', p.surface),
+        )
+        .onConflict((oc) => oc.columns(['bucket', 'window_start']).doUpdateSet(bumpCount))
+        .returning('count'),
+    )
+    .with('hit_day', (db) =>
+      db
+        .insertInto('rate_limit_counters')
+        .columns(['bucket', 'window_start', 'count'])
+        .expression(
+          db
+            .selectFrom('k')
+            .select((eb) => [sql<string>`'key:' || ${eb.ref('k.id')} || ':day'`.as('bucket'), sql<Date>`${p.day}::timestamptz`.as('window_start'), ONE])
+            .where('k.type', '=', p.surface)
+            .where('k.type', '=', sql.lit('internal')),
+        )
+        .onConflict((oc) => oc.columns(['bucket', 'window_start']).doUpdateSet(bumpCount))
+        .returning('count'),
+    )
+    .with('touch', (db) =>
+      db
+        .updateTable('api_keys')
+        .set({ last_used_at: sql<Date>`${p.now}::timestamptz` })
+        .where('id', '=', db.selectFrom('k').select('k.id'))
+        .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', sql<Date>`${p.minuteAgo}::timestamptz`)])),
+    )
+    .selectFrom('k')
+    .select((eb) => [
+      'k.id',
+      'k.organization_id',
+      'k.created_by_id',
+      'k.type',
+      'k.permissions',
+      'k.expires_at',
+      'k.role',
+      'k.plan',
+      'k.contact_booster',
+      'k.contact_count',
+      eb.selectFrom('hit').select('count').as('hits'),
+      eb.selectFrom('hit_day').select('count').as('day_hits'),
+    ]),
+);
 
 /** The statement's parameters for a key hash, a surface and the current time. */
-function authenticateParams(keyHash: string, surface: ApiKeyType, now: Date): unknown[] {
+function authenticateParams(keyHash: string, surface: ApiKeyType, now: Date) {
   const t = now.getTime();
-  return [keyHash, now, new Date(t - (t % MINUTE_MS)), surface, new Date(t - (t % DAY_MS)), surface, now, new Date(t - MINUTE_MS)];
+  return { keyHash, now, minute: new Date(t - (t % MINUTE_MS)), surface, day: new Date(t - (t % DAY_MS)), minuteAgo: new Date(t - MINUTE_MS) };
 }
 
 export interface Authenticated {
@@ -139,9 +185,9 @@ export async function authenticate(
   }
   const admission = await o.guard.admit(keyHash, o.now);
   if (admission.bad) throw errors.unauthorized(INVALID_KEY);
-  let row: AuthRow | undefined;
+  let row: NonNullable<(typeof AUTHENTICATE)['row']> | undefined;
   try {
-    [row] = await db.execute<AuthRow[]>(AUTHENTICATE_SQL, authenticateParams(keyHash, surface, o.now));
+    [row] = await db.run(AUTHENTICATE, authenticateParams(keyHash, surface, o.now));
     if (row) o.guard.recordGood(keyHash, o.now);
     else o.guard.recordBad(keyHash, admission.generation, o.now);
   } finally {

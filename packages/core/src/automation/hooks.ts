@@ -36,22 +36,21 @@ export async function subscribe(
   const check = await checkUrlAddress(input.hookUrl, { resolver: deps.resolver, allowLoopback: deps.config.WEBHOOKS_UNSAFE_ALLOW_LOOPBACK });
   const now = deps.clock.now();
   return deps.db.transaction(async (tx) => {
-    await tx.execute(q.LOCK_SUBSCRIPTION, [`rest-hook:${actor.orgId}:${input.triggerEvent}:${input.hookUrl}`]);
-    const [existing] = await tx.execute<q.HookRow[]>(q.FIND_HOOK, [actor.orgId, input.hookUrl, input.triggerEvent]);
+    await tx.run(q.LOCK_SUBSCRIPTION, { key: `rest-hook:${actor.orgId}:${input.triggerEvent}:${input.hookUrl}` });
+    const [existing] = await tx.run(q.FIND_HOOK, { orgId: actor.orgId, url: input.hookUrl, event: input.triggerEvent });
     if (existing) return toSubscription(existing);
-    const [row] = await tx.execute<q.HookRow[]>(q.INSERT_HOOK, [
-      randomUUID(),
-      actor.orgId,
-      input.hookUrl,
-      input.triggerEvent,
-      check.ok,
-      check.ok ? null : check.reason,
-      newSigningSecret(),
-      actor.userId,
-      actor.apiKeyId,
+    const [row] = await tx.run(q.INSERT_HOOK, {
+      id: randomUUID(),
+      orgId: actor.orgId,
+      url: input.hookUrl,
+      event: input.triggerEvent,
+      enabled: check.ok,
+      disabledReason: check.ok ? null : check.reason,
+      secret: newSigningSecret(),
+      userId: actor.userId,
+      apiKeyId: actor.apiKeyId,
       now,
-      now,
-    ]);
+    });
     return toSubscription(row!);
   });
 }
@@ -62,24 +61,16 @@ export async function subscribe(
  */
 export async function unsubscribe(db: Db, actor: InternalActor, id: string): Promise<void> {
   return db.transaction(async (tx) => {
-    const [hook] = await tx.execute<q.HookRow[]>(q.GET_HOOK, [id, actor.orgId]);
+    const [hook] = await tx.run(q.GET_HOOK, { id, orgId: actor.orgId });
     if (!hook) throw errors.notFound(`No automation subscription with id ${id}`);
     if (!(actor.apiKeyId !== null && hook.api_key_id === actor.apiKeyId)) requireRole(actor, 'owner', 'admin');
-    await tx.execute(q.DELETE_HOOK, [id, actor.orgId]);
+    await tx.run(q.DELETE_HOOK, { id, orgId: actor.orgId });
   });
-}
-
-interface MeRow {
-  organization_id: string;
-  organization_name: string;
-  user_id: string;
-  email: string;
-  user_name: string | null;
 }
 
 /** What a platform shows as the connection's label, and proof that the key works. */
 export async function whoAmI(db: Db, actor: InternalActor): Promise<MeOutput> {
-  const [row] = await db.execute<MeRow[]>(q.ME, [actor.userId, actor.orgId]);
+  const [row] = await db.run(q.ME, { userId: actor.userId, orgId: actor.orgId });
   if (!row) throw errors.unauthorized();
   return {
     organization: { id: row.organization_id, name: row.organization_name },

@@ -43,7 +43,7 @@ const viaPlatform = (actor: InternalActor): InternalActor => ({ ...actor, eventS
 async function companyId(tx: Db, orgId: string, company: string): Promise<string> {
   const domain = normalizeDomain(company);
   if (!domain) throw errors.validation([{ path: 'company', message: 'company must be a company domain, e.g. example.com' }], 'Validation failed: company must be a company domain, e.g. example.com');
-  const [row] = await tx.execute<{ id: string }[]>(q.COMPANY_BY_DOMAIN, [orgId, domain]);
+  const [row] = await tx.run(q.COMPANY_BY_DOMAIN, { orgId, domain });
   if (!row) throw errors.companyNotFound(domain);
   return row.id;
 }
@@ -78,7 +78,8 @@ export function runUpdateContact(deps: ActionDeps, actor: InternalActor, input: 
     let id = given(input.id);
     const email = given(input.email);
     if (id === undefined) {
-      const [found] = await tx.execute<{ id: string }[]>(q.LIVE_CONTACT_BY_EMAIL, [actor.orgId, email]);
+      // The input's refinement gives an email whenever it gives no id.
+      const [found] = await tx.run(q.LIVE_CONTACT_BY_EMAIL, { orgId: actor.orgId, email: email! });
       if (!found) throw errors.notFound(`No contact with email ${email}`);
       id = found.id;
     }

@@ -25,6 +25,7 @@ const isTrigger = (event: string): event is AutomationTrigger => (AUTOMATION_TRI
  */
 export async function triggerSamples(db: Db, actor: InternalActor, event: string): Promise<EventPayload[]> {
   if (!isTrigger(event)) throw errors.notFound(`No trigger ${event}; GET /integrations/automation/triggers lists them`);
-  const rows = await db.execute<{ payload: EventPayload }[]>(q.RECENT_PAYLOADS, [actor.orgId, event, SAMPLE_COUNT]);
-  return rows.length ? rows.map((r) => r.payload) : [exampleFor(event)];
+  const rows = await db.run(q.RECENT_PAYLOADS, { orgId: actor.orgId, event, limit: SAMPLE_COUNT });
+  // The outbox keeps each payload as buildPayload made it.
+  return rows.length ? rows.map((r) => r.payload as unknown as EventPayload) : [exampleFor(event)];
 }

@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import type { Plan } from '@leadwire/db';
 import { AppError, errors, type Issue } from '../errors.ts';
 import { acceptSubmission, type IntakeDeps, type PublishedForm, type ThankYou } from '../forms/intake.ts';
 import { enforceRateLimit } from '../limits/rate-limit.ts';
@@ -65,7 +64,7 @@ export interface CaptureClient {
 async function admitCapture(deps: IntakeDeps, orgId: string, client: CaptureClient): Promise<void> {
   const now = deps.clock.now();
   const start = new Date(now.getTime() - (now.getTime() % HOUR_MS));
-  const [row] = await deps.db.execute<{ count: number }[]>(q.COUNT_CAPTURE, [`capture:${orgId}`, start]);
+  const [row] = await deps.db.run(q.COUNT_CAPTURE, { bucket: `capture:${orgId}`, windowStart: start });
   enforceRateLimit({ count: row?.count ?? 1, resetAt: new Date(start.getTime() + HOUR_MS) }, LEAD_CAPTURES_PER_HOUR, client.setHeader, now);
 }
 
@@ -88,7 +87,7 @@ function formOf(body: Record<string, unknown>): { name: string; fields: Publishe
  */
 export async function captureLead(deps: IntakeDeps, orgId: string, body: Record<string, unknown>, client: CaptureClient): Promise<ThankYou> {
   const [org] = UUID.test(orgId)
-    ? await deps.db.execute<{ id: string; plan: Plan; contact_booster: number }[]>(q.CAPTURE_ORG, [orgId.toLowerCase()])
+    ? await deps.db.run(q.CAPTURE_ORG, { orgId: orgId.toLowerCase() })
     : [];
   if (!org) throw errors.notFound(`No workspace with id ${orgId}`);
   const { name, fields, issues } = formOf(body);

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Db } from '@leadwire/db';
+import { type DB, type Db, type Expression, jsonRows, qb, type Selectable, statement } from '@leadwire/db';
 import type { EventName } from './names.ts';
 
 /** Who made a change (spec "Payload shape"): lets receivers ignore changes their own integration made. */
@@ -33,6 +33,31 @@ export function buildPayload(e: PendingEvent): EventPayload {
   };
 }
 
+/** The columns an event is written with. */
+export const EVENT_COLUMNS = ['id', 'organization_id', 'event', 'payload', 'created_at'] as const satisfies readonly (keyof Selectable<DB['outbox_events']>)[];
+
+/**
+ * The events of `json` (an `eventRowsParam` string, or a statement's parameter standing for one) as the select of an
+ * `insert into outbox_events`; with `onlyIf`, only when that query returns a row (e.g. `select 1 from written` of a
+ * CTE whose write the events describe). For statements that fold the events into one of their own:
+ *
+ *   qb.with('written', ...).insertInto('outbox_events').columns(EVENT_COLUMNS)
+ *     .expression((eb) => eventRows(p.events, eb.selectFrom('written').select(sql.lit(1).as('one'))))
+ */
+export function eventRows(json: unknown, onlyIf?: Expression<unknown>) {
+  const rows = qb.selectFrom(jsonRows('outbox_events', json).as('v')).select(EVENT_COLUMNS.map((c) => `v.${c}` as const));
+  return onlyIf ? rows.where((eb) => eb.exists(onlyIf)) : rows;
+}
+
+/** `insert into outbox_events` of the events of `json`: one statement however many events. */
+export const insertEvents = (json: unknown) => qb.insertInto('outbox_events').columns(EVENT_COLUMNS).expression(eventRows(json));
+
+const INSERT_EVENTS = statement<{ events: string }>()((p) => insertEvents(p.events));
+
+/**
+ * The same insert as SQL text with one `?`, for statements still written as text (other modules' CTEs); new code
+ * uses `insertEvents` / `eventRows`. Removed once no caller is left.
+ */
 export const INSERT_EVENTS_SQL = `
 insert into outbox_events (id, organization_id, event, payload, created_at)
 select v.id, v.organization_id, v.event, v.payload, v.created_at
@@ -44,10 +69,10 @@ from jsonb_to_recordset(?::jsonb) as v(id uuid, organization_id uuid, event text
  */
 export async function emitEvents(db: Db, events: readonly PendingEvent[]): Promise<void> {
   if (events.length === 0) return;
-  await db.execute(INSERT_EVENTS_SQL, [eventRowsParam(events)]);
+  await db.run(INSERT_EVENTS, { events: eventRowsParam(events) });
 }
 
-/** The one parameter of INSERT_EVENTS_SQL, for callers that fold the insert into a statement of their own. */
+/** The one parameter of `insertEvents` / `eventRows` (and INSERT_EVENTS_SQL), for callers that fold the insert into a statement of their own. */
 export function eventRowsParam(events: readonly PendingEvent[]): string {
   return JSON.stringify(
     events.map((e) => {

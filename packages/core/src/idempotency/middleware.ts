@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { qb, sql, statement } from '@leadwire/db';
 import { errors } from '../errors.ts';
 import { middleware } from '../trpc.ts';
 
@@ -11,13 +12,38 @@ const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
  * told so at once, and a request that dies takes its lock with its connection. The prefix keeps these keys apart from
  * the other advisory locks (hashed identities of the upsert).
  */
-const LOCK = `select pg_try_advisory_xact_lock(hashtextextended('idempotency:' || ?::text || ':' || ?::text, 0)) as locked`;
-const READ = `select request_hash, response from idempotency_records where api_key_id = ? and key = ? and created_at > ?`;
+const LOCK = statement<{ apiKeyId: string; key: string }>()((p) =>
+  qb.selectNoFrom(sql<boolean>`pg_try_advisory_xact_lock(hashtextextended('idempotency:' || ${p.apiKeyId}::text || ':' || ${p.key}::text, 0))`.as('locked')),
+);
+const READ = statement<{ apiKeyId: string; key: string; since: Date }>()((p) =>
+  qb
+    .selectFrom('idempotency_records')
+    .select(['request_hash', 'response'])
+    .where('api_key_id', '=', p.apiKeyId)
+    .where('key', '=', p.key)
+    .where('created_at', '>', p.since),
+);
 /** An expired record of the same key is replaced. */
-const STORE = `
-insert into idempotency_records (api_key_id, key, request_hash, status, response, created_at) values (?, ?, ?, 200, ?::jsonb, ?)
-on conflict (api_key_id, key) do update
-set request_hash = excluded.request_hash, status = excluded.status, response = excluded.response, created_at = excluded.created_at`;
+const STORE = statement<{ apiKeyId: string; key: string; hash: string; response: string; now: Date }>()((p) =>
+  qb
+    .insertInto('idempotency_records')
+    .values({
+      api_key_id: p.apiKeyId,
+      key: p.key,
+      request_hash: p.hash,
+      status: sql.lit(200),
+      response: sql`${p.response}::jsonb`,
+      created_at: p.now,
+    })
+    .onConflict((oc) =>
+      oc.columns(['api_key_id', 'key']).doUpdateSet((eb) => ({
+        request_hash: eb.ref('excluded.request_hash'),
+        status: eb.ref('excluded.status'),
+        response: eb.ref('excluded.response'),
+        created_at: eb.ref('excluded.created_at'),
+      })),
+    ),
+);
 
 /** Canonical JSON (sorted keys), so the same body with keys in another order is the same request. */
 function canonical(value: unknown): string {
@@ -63,13 +89,9 @@ export const idempotent = middleware(async ({ ctx, next, path, getRawInput }) =>
   type Result = Awaited<ReturnType<typeof next>>;
   try {
     return await ctx.deps.db.transaction(async (tx): Promise<Result> => {
-      const [lock] = await tx.execute<{ locked: boolean }[]>(LOCK, [actor.apiKeyId, key]);
+      const [lock] = await tx.run(LOCK, { apiKeyId: actor.apiKeyId, key });
       if (!lock?.locked) throw errors.idempotencyInProgress();
-      const [record] = await tx.execute<{ request_hash: string; response: unknown }[]>(READ, [
-        actor.apiKeyId,
-        key,
-        new Date(now.getTime() - TTL_MS),
-      ]);
+      const [record] = await tx.run(READ, { apiKeyId: actor.apiKeyId, key, since: new Date(now.getTime() - TTL_MS) });
       if (record) {
         if (record.request_hash !== hash) throw errors.idempotencyConflict();
         ctx.setHeader('idempotent-replayed', 'true');
@@ -78,7 +100,7 @@ export const idempotent = middleware(async ({ ctx, next, path, getRawInput }) =>
       }
       const result = await next({ ctx: { db: tx } });
       if (!result.ok) throw new Failed(result);
-      await tx.execute(STORE, [actor.apiKeyId, key, hash, JSON.stringify(result.data ?? null), now]);
+      await tx.run(STORE, { apiKeyId: actor.apiKeyId, key, hash, response: JSON.stringify(result.data ?? null), now });
       return result;
     });
   } catch (err) {

@@ -1,10 +1,10 @@
-import type { Db } from '@leadwire/db';
+import { type Db, qb, sql, statement } from '@leadwire/db';
 import { z } from 'zod';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import { scoreInputsChanged, scoreOf } from '../contacts/shared/apply.ts';
-import { CONTACT_COLUMNS, contactColumns } from '../contacts/shared/columns.ts';
-import { HAS_BOOKING } from '../contacts/shared/sql.ts';
+import { CONTACT_COLUMN_NAMES } from '../contacts/shared/columns.ts';
+import { SCORED_CONTACT } from '../contacts/shared/sql.ts';
 import { toEventContact, type ContactRow } from '../contacts/shared/row.ts';
 import type { Deps, Logger } from '../context.ts';
 import { emitEvents } from '../events/outbox.ts';
@@ -22,14 +22,28 @@ export type AdjustScorePayload = z.infer<typeof AdjustScorePayload>;
  */
 const ADJUST_CONCURRENCY = 4;
 
-const LOAD_LIVE = `select ${CONTACT_COLUMNS}, ${HAS_BOOKING} from contacts c where id in (select jsonb_array_elements_text(?::jsonb)::uuid) and deleted_at is null`;
-const LOCK_LIVE = `select ${CONTACT_COLUMNS}, ${HAS_BOOKING} from contacts c where id = ? and deleted_at is null for update`;
+const LOAD_LIVE = statement<{ ids: string }>()((p) =>
+  qb
+    .selectFrom('contacts as c')
+    .select(SCORED_CONTACT)
+    .where('c.id', 'in', sql<string>`(select jsonb_array_elements_text(${p.ids}::jsonb)::uuid)`)
+    .where('c.deleted_at', 'is', null),
+);
+const LOCK_LIVE = statement<{ id: string }>()((p) =>
+  qb.selectFrom('contacts as c').select(SCORED_CONTACT).where('c.id', '=', p.id).where('c.deleted_at', 'is', null).forUpdate(),
+);
 /** `updated_at` moves only when the visible score does: a new adjustment hidden by an override is not a change. */
-const STORE_SCORE = `
-update contacts set score_adjustment = ?, lead_score = ?,
-  updated_at = case when lead_score is distinct from ? then ?::timestamptz else updated_at end
-where id = ?
-returning ${contactColumns()}`;
+const STORE_SCORE = statement<{ adjustment: number; score: number; now: Date; id: string }>()((p) =>
+  qb
+    .updateTable('contacts')
+    .set((eb) => ({
+      score_adjustment: p.adjustment,
+      lead_score: p.score,
+      updated_at: eb.case().when(sql<boolean>`${eb.ref('lead_score')} is distinct from ${p.score}`).then(sql<Date>`${p.now}::timestamptz`).else(eb.ref('updated_at')).end(),
+    }))
+    .where('id', '=', p.id)
+    .returning(CONTACT_COLUMN_NAMES),
+);
 
 /**
  * The configured OpenAI-compatible adjuster, or none. Failures surface only here: logged with what went wrong but
@@ -74,11 +88,11 @@ export async function adjustContactScore(db: Db, adjuster: ScoreAdjuster, snapsh
   // Read after the slow adjuster call: the time the answer is stored.
   const now = clock.now();
   return db.transaction(async (tx) => {
-    const [locked] = await tx.execute<ContactRow[]>(LOCK_LIVE, [snapshot.id]);
+    const [locked] = await tx.run(LOCK_LIVE, { id: snapshot.id });
     if (!locked || scoreInputsChanged(snapshot, locked)) return 'skipped';
     const score = scoreOf({ ...locked, score_adjustment: adjustment });
     if (score === locked.lead_score && adjustment === locked.score_adjustment) return 'unchanged';
-    const [stored] = await tx.execute<ContactRow[]>(STORE_SCORE, [adjustment, score, score, now, locked.id]);
+    const [stored] = await tx.run(STORE_SCORE, { adjustment, score, now, id: locked.id });
     if (!stored || score === locked.lead_score) return 'adjusted';
     await emitEvents(tx, [
       { orgId: stored.organization_id, event: 'contact.score_changed', source: 'ai', data: { contact: toEventContact(stored), previousScore: locked.lead_score }, at: now },
@@ -117,7 +131,7 @@ export function adjustScoreJob(deps: Deps, adjuster: ScoreAdjuster = adjusterFro
     async handle({ contactIds }) {
       if (contactIds.length === 0) return;
       const db = deps.db;
-      const contacts = await db.execute<ContactRow[]>(LOAD_LIVE, [JSON.stringify([...new Set(contactIds)])]);
+      const contacts = await db.run(LOAD_LIVE, { ids: JSON.stringify([...new Set(contactIds)]) });
       await eachLimited(contacts, ADJUST_CONCURRENCY, async (c) => {
         await adjustContactScore(db, adjuster, c, deps.clock);
       });

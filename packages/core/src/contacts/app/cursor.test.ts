@@ -1,3 +1,4 @@
+import { qb } from '@leadwire/db';
 import { describe, expect, it } from 'vitest';
 import { decodeCursor, encodeCursor, keysetPredicate, sortKeys } from './cursor.ts';
 
@@ -27,12 +28,13 @@ describe('keyset cursors', () => {
   });
 
   it('compares strictly after the last row, key by key, each key in its own direction', () => {
-    const p = keysetPredicate(sortKeys('lastName', 'desc'), ['false', 'lovelace', 'ada', id]);
+    const p = qb.selectFrom('contacts as c').select('c.id').where(keysetPredicate(sortKeys('lastName', 'desc'), ['false', 'lovelace', 'ada', id])).compile();
     expect(p.sql).toBe(
-      "((c.last_name is null) > ?::boolean or ((c.last_name is null) = ?::boolean and (coalesce(lower(c.last_name), '') < ?::text or " +
-        "(coalesce(lower(c.last_name), '') = ?::text and (coalesce(lower(c.first_name), '') < ?::text or " +
-        "(coalesce(lower(c.first_name), '') = ?::text and c.id < ?::uuid))))))",
+      'select "c"."id" from "contacts" as "c" where ' +
+        '(("c"."last_name" is null) > $1::boolean or (("c"."last_name" is null) = $2::boolean and (coalesce(lower("c"."last_name"), \'\') < $3::text or ' +
+        '(coalesce(lower("c"."last_name"), \'\') = $4::text and (coalesce(lower("c"."first_name"), \'\') < $5::text or ' +
+        '(coalesce(lower("c"."first_name"), \'\') = $6::text and "c"."id" < $7::uuid))))))',
     );
-    expect(p.params).toEqual(['false', 'false', 'lovelace', 'lovelace', 'ada', 'ada', id]);
+    expect(p.parameters).toEqual(['false', 'false', 'lovelace', 'lovelace', 'ada', 'ada', id]);
   });
 });

@@ -1,3 +1,5 @@
+import { type DB, type Expression, expressionBuilder, sql, type SqlBool } from '@leadwire/db';
+
 /**
  * Keyset pagination: a page ends at the sort key of its last row, and the next page starts strictly after it. The
  * cursor carries that key (every column of it, the id tiebreak included), so rows inserted or deleted between pages
@@ -8,68 +10,62 @@ export type KeyType = 'timestamptz' | 'int' | 'text' | 'boolean' | 'uuid';
 export type Direction = 'asc' | 'desc';
 
 export interface SortKey {
-  /** SQL expression over the `c` (contacts) alias. */
-  expr: string;
+  /** An expression over the `c` (contacts) alias. */
+  expr: Expression<unknown>;
   type: KeyType;
   dir: Direction;
 }
 
 export type ListSort = 'createdAt' | 'updatedAt' | 'lastName' | 'leadScore' | 'deletedAt';
 
+const c = expressionBuilder<DB & { c: DB['contacts'] }, 'c'>();
+
 export function sortKeys(sort: ListSort, dir: Direction): SortKey[] {
-  const id: SortKey = { expr: 'c.id', type: 'uuid', dir };
+  const id: SortKey = { expr: c.ref('c.id'), type: 'uuid', dir };
   switch (sort) {
     case 'createdAt':
-      return [{ expr: 'c.created_at', type: 'timestamptz', dir }, id];
+      return [{ expr: c.ref('c.created_at'), type: 'timestamptz', dir }, id];
     case 'updatedAt':
-      return [{ expr: 'c.updated_at', type: 'timestamptz', dir }, id];
+      return [{ expr: c.ref('c.updated_at'), type: 'timestamptz', dir }, id];
     case 'deletedAt':
-      return [{ expr: 'c.deleted_at', type: 'timestamptz', dir }, id];
+      return [{ expr: c.ref('c.deleted_at'), type: 'timestamptz', dir }, id];
     case 'leadScore':
-      return [{ expr: 'c.lead_score', type: 'int', dir }, id];
+      return [{ expr: c.ref('c.lead_score'), type: 'int', dir }, id];
     case 'lastName':
       // Contacts without a last name come last in both directions; names compare case-insensitively, then first names.
       return [
-        { expr: '(c.last_name is null)', type: 'boolean', dir: 'asc' },
-        { expr: `coalesce(lower(c.last_name), '')`, type: 'text', dir },
-        { expr: `coalesce(lower(c.first_name), '')`, type: 'text', dir },
+        { expr: sql<boolean>`(${c.ref('c.last_name')} is null)`, type: 'boolean', dir: 'asc' },
+        { expr: sql<string>`coalesce(lower(${c.ref('c.last_name')}), '')`, type: 'text', dir },
+        { expr: sql<string>`coalesce(lower(${c.ref('c.first_name')}), '')`, type: 'text', dir },
         id,
       ];
   }
 }
 
-/** Each key as text, exactly: timestamps keep their microseconds, which a JS Date would drop. */
-export function keyColumns(keys: readonly SortKey[]): string {
-  return keys
-    .map((k, i) =>
-      k.type === 'timestamptz'
-        ? `to_char(${k.expr} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as k${i}`
-        : `${k.expr}::text as k${i}`,
-    )
-    .join(', ');
-}
-
-export function orderBy(keys: readonly SortKey[]): string {
-  return keys.map((k) => `${k.expr} ${k.dir}`).join(', ');
+/** Each key as text, exactly (selected as `k0`, `k1`, ...): timestamps keep their microseconds, which a JS Date would drop. */
+export function keyColumns(keys: readonly SortKey[]) {
+  return keys.map((k, i) =>
+    (k.type === 'timestamptz'
+      ? sql<string>`to_char(${k.expr} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`
+      : sql<string>`${k.expr}::text`
+    ).as(`k${i}`),
+  );
 }
 
 /**
  * "Strictly after `values` in this order", as `(k1 > v1) or (k1 = v1 and ((k2 > v2) or ...))`: unlike a row comparison
- * it allows keys sorted in different directions.
+ * it allows keys sorted in different directions. Each value is a parameter cast to its key's type.
  */
-export function keysetPredicate(keys: readonly SortKey[], values: readonly string[]): { sql: string; params: string[] } {
-  const params: string[] = [];
-  const build = (i: number): string => {
+export function keysetPredicate(keys: readonly SortKey[], values: readonly string[]): Expression<SqlBool> {
+  const build = (i: number): Expression<SqlBool> => {
     const k = keys[i]!;
-    const v = `?::${k.type}`;
-    const op = k.dir === 'asc' ? '>' : '<';
-    params.push(values[i]!);
-    if (i === keys.length - 1) return `${k.expr} ${op} ${v}`;
-    const strict = `${k.expr} ${op} ${v}`;
-    params.push(values[i]!);
-    return `(${strict} or (${k.expr} = ${v} and ${build(i + 1)}))`;
+    // The type and the operator come from the closed sets above, never from the cursor.
+    const v = () => sql`${values[i]!}::${sql.raw(k.type)}`;
+    const strict = sql<SqlBool>`${k.expr} ${sql.raw(k.dir === 'asc' ? '>' : '<')} ${v()}`;
+    if (i === keys.length - 1) return strict;
+    return sql<SqlBool>`(${strict} or (${k.expr} = ${v()} and ${build(i + 1)}))`;
   };
-  return { sql: build(0), params };
+  return build(0);
 }
 
 const TS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
@@ -100,7 +96,7 @@ export function encodeCursor(sort: ListSort, dir: Direction, values: readonly st
 }
 
 /** The key values of a cursor made for this sort and direction, or null when it is anything else. */
-export function decodeCursor(cursor: string, sort: ListSort, dir: Direction, keys: readonly SortKey[]): string[] | null {
+export function decodeCursor(cursor: string, sort: ListSort, dir: Direction, keys: readonly Pick<SortKey, 'type'>[]): string[] | null {
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));

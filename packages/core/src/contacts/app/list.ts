@@ -1,47 +1,45 @@
-import type { Db } from '@leadwire/db';
+import { type DB, type Db, type Expression, expressionBuilder, qb, sql, type SqlBool } from '@leadwire/db';
 import type { InternalActor } from '../../auth/actor.ts';
-import { CONTACT_COLUMNS } from '../shared/columns.ts';
+import { contactColumnsOf } from '../shared/columns.ts';
 import { contactErrors } from './errors.ts';
-import { type Direction, decodeCursor, encodeCursor, keyColumns, keysetPredicate, type ListSort, orderBy, sortKeys } from './cursor.ts';
-import { type AppContactRow, iso, purgeAfter, toAppContact, trashCutoff } from './row.ts';
+import { type Direction, decodeCursor, encodeCursor, keyColumns, keysetPredicate, type ListSort, sortKeys } from './cursor.ts';
+import { iso, purgeAfter, toAppContact, trashCutoff } from './row.ts';
 import type { AppContact, ContactListInput } from './schemas.ts';
-
-type KeyedRow = AppContactRow & Record<`k${number}`, string>;
 
 /** `%` and `_` in a search are literal characters, not wildcards. */
 const likePattern = (s: string) => `%${s.replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
 
+/** Filters see the contact (`c`) and its company (`co`). */
+const listed = expressionBuilder<DB & { c: DB['contacts']; co: DB['companies'] }, 'c' | 'co'>();
+
 interface PageQuery {
   orgId: string;
   trashed: boolean;
-  filters: { sql: string; params: unknown[] }[];
+  filters: Expression<SqlBool>[];
   sort: ListSort;
   dir: Direction;
   limit: number;
   cursor: string | undefined;
 }
 
-async function page(db: Db, p: PageQuery): Promise<{ rows: AppContactRow[]; nextCursor: string | null }> {
+/** Built per call: the filters, the sort and the cursor shape it. */
+async function page(db: Db, p: PageQuery) {
   const keys = sortKeys(p.sort, p.dir);
-  const where = [
-    { sql: 'c.organization_id = ?', params: [p.orgId] },
-    { sql: p.trashed ? 'c.deleted_at is not null' : 'c.deleted_at is null', params: [] },
-    ...p.filters,
-  ];
+  let q = qb
+    .selectFrom('contacts as c')
+    .leftJoin('companies as co', 'co.id', 'c.company_id')
+    .select([...contactColumnsOf('c'), 'co.name as company_name', 'co.domain as company_domain', ...keyColumns(keys)])
+    .where('c.organization_id', '=', p.orgId)
+    .where('c.deleted_at', p.trashed ? 'is not' : 'is', null);
+  for (const f of p.filters) q = q.where(f);
   if (p.cursor !== undefined) {
     const values = decodeCursor(p.cursor, p.sort, p.dir, keys);
     if (!values) throw contactErrors.invalidCursor();
-    where.push(keysetPredicate(keys, values));
+    q = q.where(keysetPredicate(keys, values));
   }
+  for (const k of keys) q = q.orderBy(k.expr, k.dir);
   // One row beyond the page tells whether there is a next page without counting.
-  const rows = await db.execute<KeyedRow[]>(
-    `select ${CONTACT_COLUMNS}, co.name as company_name, co.domain as company_domain, ${keyColumns(keys)}
-     from contacts c left join companies co on co.id = c.company_id
-     where ${where.map((w) => w.sql).join(' and ')}
-     order by ${orderBy(keys)}
-     limit ?`,
-    [...where.flatMap((w) => w.params), p.limit + 1],
-  );
+  const rows = await db.query(q.limit(p.limit + 1));
   const more = rows.length > p.limit;
   const items = rows.slice(0, p.limit);
   const last = items.at(-1);
@@ -58,20 +56,20 @@ export async function listContacts(
   input: ContactListInput,
 ): Promise<{ items: AppContact[]; nextCursor: string | null }> {
   const filters: PageQuery['filters'] = [];
-  if (input.stage) filters.push({ sql: 'c.stage = ?', params: [input.stage] });
-  if (input.source) filters.push({ sql: 'c.source = ?', params: [input.source] });
-  if (input.tag) filters.push({ sql: 'exists (select 1 from unnest(c.tags) t where lower(t) = lower(?))', params: [input.tag] });
+  if (input.stage) filters.push(listed('c.stage', '=', input.stage));
+  if (input.source) filters.push(listed('c.source', '=', input.source));
+  if (input.tag) filters.push(sql<SqlBool>`exists (select 1 from unnest(${listed.ref('c.tags')}) t where lower(t) = lower(${input.tag}))`);
   if (input.q) {
     const like = likePattern(input.q);
     const fields = [
-      'c.first_name',
-      'c.last_name',
-      `concat_ws(' ', c.first_name, c.last_name)`,
-      'c.email',
-      'co.name',
-      'co.domain',
+      listed.ref('c.first_name'),
+      listed.ref('c.last_name'),
+      sql`concat_ws(' ', ${listed.ref('c.first_name')}, ${listed.ref('c.last_name')})`,
+      listed.ref('c.email'),
+      listed.ref('co.name'),
+      listed.ref('co.domain'),
     ];
-    filters.push({ sql: `(${fields.map((f) => `${f} ilike ? escape '\\'`).join(' or ')})`, params: fields.map(() => like) });
+    filters.push(listed.or(fields.map((f) => sql<SqlBool>`${f} ilike ${like} escape '\\'`)));
   }
   const { rows, nextCursor } = await page(db, {
     orgId: actor.orgId,

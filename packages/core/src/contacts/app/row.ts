@@ -1,11 +1,11 @@
 import { type ContactRow, toContactView } from '../shared/row.ts';
 import type { AppContact } from './schemas.ts';
+import type { GET_LIVE } from './sql.ts';
 
-/** A contacts row with its company when joined. */
-export interface AppContactRow extends ContactRow {
-  company_name?: string | null;
-  company_domain?: string | null;
-}
+type Joined = NonNullable<(typeof GET_LIVE)['row']>;
+
+/** A contacts row, with its company when the statement joined it. */
+export interface AppContactRow extends ContactRow, Partial<Pick<Joined, 'company_name' | 'company_domain'>> {}
 
 /** Days a contact stays in trash before the nightly purge may delete it (spec "Limits"). */
 export const TRASH_DAYS = 30;

@@ -1,4 +1,4 @@
-import type { Db } from '@leadwire/db';
+import { type Db, type Expression, qb, sql, statement } from '@leadwire/db';
 import type { InternalActor } from '../../auth/actor.ts';
 import { contactErrors } from './errors.ts';
 import { decodeCursor, encodeCursor, type SortKey } from './cursor.ts';
@@ -6,50 +6,142 @@ import { iso } from './row.ts';
 import type { AppContact, TimelineItem } from './schemas.ts';
 import { loadContact } from './write.ts';
 
+interface TimelineParams {
+  contactId: string;
+  orgId: string;
+  /** The page size plus one: the extra row says whether there is a next page. */
+  limit: number;
+  /** The cursor's (at, id), on later pages. */
+  at: string;
+  id: string;
+}
+
+const kind = (k: TimelineItem['kind']) => sql.lit(k).$castTo<TimelineItem['kind']>().as('kind');
+const data = (fields: Expression<unknown>) => sql<Record<string, unknown>>`jsonb_build_object(${fields})`.as('data');
+
+/**
+ * A branch's rows of the contact, newest first, cut to the page: `x` is the branch's table (its `created_at` and `id`
+ * give the order), `contact` says how the branch names the contact, and later pages start strictly after the cursor.
+ */
+interface Scoped {
+  at: Expression<unknown>;
+  id: Expression<unknown>;
+  org: Expression<unknown>;
+  /** The condition "this row is about the contact". */
+  contact: Expression<unknown>;
+}
+
+function within(p: TimelineParams, after: boolean, x: Scoped) {
+  const cursor = after ? sql` and (${x.at}, ${x.id}) < (${p.at}::timestamptz, ${p.id}::uuid)` : sql``;
+  return sql<boolean>`${x.contact} and ${x.org} = ${p.orgId}${cursor}`;
+}
+
 /**
  * What happened to a contact, newest first: its notes, the events emitted about it, its deals, tasks, messages, form
  * submissions, page views and workflow runs.
  * Each source is a branch `(kind, id, at, data)`; every branch is cut to the page size on its own before the union is,
  * so a page reads at most `limit + 1` rows per source whatever the contact's history holds.
  */
-const BRANCHES = [
-  `select 'note' as kind, x.id, x.created_at as at, jsonb_build_object('body', x.body, 'authorId', x.author_id) as data
-   from notes x where x.contact_id = ? and x.organization_id = ?`,
-  // Events name their contact inside the payload (spec: data.contact.id); the organization filter narrows the scan.
-  `select 'event', x.id, x.created_at, jsonb_build_object('event', x.event, 'source', x.payload->>'source')
-   from outbox_events x where x.payload->'data'->'contact'->>'id' = ?::text and x.organization_id = ?
-     and x.event <> 'tracking.page_visited'`,
-  `select 'deal', x.id, x.created_at, jsonb_build_object('title', x.title, 'status', x.status, 'valueCents', x.value_cents,
-     'currency', x.currency, 'stage', s.name)
-   from deals x left join pipeline_stages s on s.id = x.stage_id where x.contact_id = ? and x.organization_id = ?`,
-  `select 'task', x.id, x.created_at, jsonb_build_object('title', x.title, 'dueAt', x.due_at, 'completedAt', x.completed_at)
-   from tasks x where x.contact_id = ? and x.organization_id = ?`,
-  `select 'message', x.id, x.created_at, jsonb_build_object('direction', x.direction, 'channel', x.channel, 'body', x.body,
-     'status', x.status)
-   from messages x where x.contact_id = ? and x.organization_id = ?`,
-  `select 'form_submission', x.id, x.created_at, jsonb_build_object('formId', x.form_id, 'formName', x.form_name, 'answers', x.answers,
-     'attribution', x.attribution)
-   from form_submissions x where x.contact_id = ? and x.organization_id = ?`,
-  // Page views stand for their tracking.page_visited events, and include the views made before the visitor was known.
-  `select 'page_view', x.id, x.created_at, jsonb_build_object('url', x.url, 'title', x.title, 'referrer', x.referrer)
-   from page_views x where x.contact_id = ? and x.organization_id = ?`,
-  `select 'workflow_run', x.id, x.created_at, jsonb_build_object('workflowId', x.workflow_id, 'workflowName', x.workflow,
-     'status', x.status, 'steps', x.steps, 'finishedAt', x.finished_at)
-   from workflow_runs x where x.contact_id = ? and x.organization_id = ?`,
-];
-
-const KEYS: SortKey[] = [
-  { expr: 'at', type: 'timestamptz', dir: 'desc' },
-  { expr: 'id', type: 'uuid', dir: 'desc' },
-];
-
-interface Row {
-  kind: TimelineItem['kind'];
-  id: string;
-  at: Date | string;
-  k0: string;
-  data: Record<string, unknown>;
+function branches(p: TimelineParams, after: boolean) {
+  const scope = (x: Scoped) => within(p, after, x);
+  const of = (contactId: Expression<unknown>) => sql`${contactId} = ${p.contactId}`;
+  return [
+    qb
+      .selectFrom('notes as x')
+      .select((eb) => [kind('note'), 'x.id', 'x.created_at as at', data(sql`'body', ${eb.ref('x.body')}, 'authorId', ${eb.ref('x.author_id')}`)])
+      .where((eb) => scope({ at: eb.ref('x.created_at'), id: eb.ref('x.id'), org: eb.ref('x.organization_id'), contact: of(eb.ref('x.contact_id')) })),
+    // Events name their contact inside the payload (spec: data.contact.id); the organization filter narrows the scan.
+    qb
+      .selectFrom('outbox_events as x')
+      .select((eb) => [kind('event'), 'x.id', 'x.created_at as at', data(sql`'event', ${eb.ref('x.event')}, 'source', ${eb.ref('x.payload')}->>'source'`)])
+      .where((eb) =>
+        scope({
+          at: eb.ref('x.created_at'),
+          id: eb.ref('x.id'),
+          org: eb.ref('x.organization_id'),
+          contact: sql`${eb.ref('x.payload')}->'data'->'contact'->>'id' = ${p.contactId}::text`,
+        }),
+      )
+      .where('x.event', '<>', sql.lit('tracking.page_visited')),
+    qb
+      .selectFrom('deals as x')
+      .leftJoin('pipeline_stages as s', 's.id', 'x.stage_id')
+      .select((eb) => [
+        kind('deal'),
+        'x.id',
+        'x.created_at as at',
+        data(
+          sql`'title', ${eb.ref('x.title')}, 'status', ${eb.ref('x.status')}, 'valueCents', ${eb.ref('x.value_cents')}, 'currency', ${eb.ref('x.currency')}, 'stage', ${eb.ref('s.name')}`,
+        ),
+      ])
+      .where((eb) => scope({ at: eb.ref('x.created_at'), id: eb.ref('x.id'), org: eb.ref('x.organization_id'), contact: of(eb.ref('x.contact_id')) })),
+    qb
+      .selectFrom('tasks as x')
+      .select((eb) => [
+        kind('task'),
+        'x.id',
+        'x.created_at as at',
+        data(sql`'title', ${eb.ref('x.title')}, 'dueAt', ${eb.ref('x.due_at')}, 'completedAt', ${eb.ref('x.completed_at')}`),
+      ])
+      .where((eb) => scope({ at: eb.ref('x.created_at'), id: eb.ref('x.id'), org: eb.ref('x.organization_id'), contact: of(eb.ref('x.contact_id')) })),
+    qb
+      .selectFrom('messages as x')
+      .select((eb) => [
+        kind('message'),
+        'x.id',
+        'x.created_at as at',
+        data(sql`'direction', ${eb.ref('x.direction')}, 'channel', ${eb.ref('x.channel')}, 'body', ${eb.ref('x.body')}, 'status', ${eb.ref('x.status')}`),
+      ])
+      .where((eb) => scope({ at: eb.ref('x.created_at'), id: eb.ref('x.id'), org: eb.ref('x.organization_id'), contact: of(eb.ref('x.contact_id')) })),
+    qb
+      .selectFrom('form_submissions as x')
+      .select((eb) => [
+        kind('form_submission'),
+        'x.id',
+        'x.created_at as at',
+        data(
+          sql`'formId', ${eb.ref('x.form_id')}, 'formName', ${eb.ref('x.form_name')}, 'answers', ${eb.ref('x.answers')}, 'attribution', ${eb.ref('x.attribution')}`,
+        ),
+      ])
+      .where((eb) => scope({ at: eb.ref('x.created_at'), id: eb.ref('x.id'), org: eb.ref('x.organization_id'), contact: of(eb.ref('x.contact_id')) })),
+    // Page views stand for their tracking.page_visited events, and include the views made before the visitor was known.
+    qb
+      .selectFrom('page_views as x')
+      .select((eb) => [kind('page_view'), 'x.id', 'x.created_at as at', data(sql`'url', ${eb.ref('x.url')}, 'title', ${eb.ref('x.title')}, 'referrer', ${eb.ref('x.referrer')}`)])
+      .where((eb) => scope({ at: eb.ref('x.created_at'), id: eb.ref('x.id'), org: eb.ref('x.organization_id'), contact: of(eb.ref('x.contact_id')) })),
+    qb
+      .selectFrom('workflow_runs as x')
+      .select((eb) => [
+        kind('workflow_run'),
+        'x.id',
+        'x.created_at as at',
+        data(
+          sql`'workflowId', ${eb.ref('x.workflow_id')}, 'workflowName', ${eb.ref('x.workflow')}, 'status', ${eb.ref('x.status')}, 'steps', ${eb.ref('x.steps')}, 'finishedAt', ${eb.ref('x.finished_at')}`,
+        ),
+      ])
+      .where((eb) => scope({ at: eb.ref('x.created_at'), id: eb.ref('x.id'), org: eb.ref('x.organization_id'), contact: of(eb.ref('x.contact_id')) })),
+  ].map((b) => b.orderBy('x.created_at', 'desc').orderBy('x.id', 'desc').limit(p.limit));
 }
+
+/** A row of any branch. */
+type Row = Awaited<ReturnType<ReturnType<typeof branches>[number]['execute']>>[number];
+
+/** One page of the union, cut again, with the last row's key as exact text for the cursor. */
+const timeline = (after: boolean) =>
+  statement<TimelineParams>()((p) =>
+    qb
+      .selectFrom(sql<Row>`(${sql.join(branches(p, after), sql` union all `)})`.as<'t'>(sql`t(kind, id, at, data)`))
+      .select(['t.kind', 't.id', 't.at', 't.data'])
+      .select((eb) => sql<string>`to_char(${eb.ref('t.at')} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`.as('k0'))
+      .orderBy('t.at', 'desc')
+      .orderBy('t.id', 'desc')
+      .limit(p.limit),
+  );
+
+const FIRST_PAGE = timeline(false);
+const LATER_PAGE = timeline(true);
+
+const KEYS: Pick<SortKey, 'type'>[] = [{ type: 'timestamptz' }, { type: 'uuid' }];
 
 const isoOrNull = (v: unknown) => (typeof v === 'string' || v instanceof Date ? iso(v) : null);
 
@@ -121,23 +213,8 @@ export async function timelinePage(
     after = decodeCursor(cursor, 'createdAt', 'desc', KEYS);
     if (!after) throw contactErrors.invalidCursor();
   }
-  const params: unknown[] = [];
-  const branches = BRANCHES.map((b) => {
-    params.push(contactId, orgId);
-    let sql = b;
-    if (after) {
-      sql += ' and (x.created_at, x.id) < (?::timestamptz, ?::uuid)';
-      params.push(...after);
-    }
-    params.push(limit + 1);
-    return `(${sql} order by x.created_at desc, x.id desc limit ?)`;
-  });
-  const rows = await db.execute<Row[]>(
-    `select t.kind, t.id, t.at, t.data, to_char(t.at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as k0
-     from (${branches.join(' union all ')}) t(kind, id, at, data)
-     order by t.at desc, t.id desc limit ?`,
-    [...params, limit + 1],
-  );
+  const params = { contactId, orgId, limit: limit + 1, at: after?.[0] ?? '', id: after?.[1] ?? '' };
+  const rows = await db.run(after ? LATER_PAGE : FIRST_PAGE, params);
   const more = rows.length > limit;
   const items = rows.slice(0, limit);
   const last = items.at(-1);

@@ -23,19 +23,19 @@ export interface WriteHooks {
 }
 
 export async function loadContact(db: Db, orgId: string, id: string): Promise<AppContact> {
-  const [row] = await db.execute<AppContactRow[]>(q.GET_LIVE, [id, orgId]);
+  const [row] = await db.run(q.GET_LIVE, { id, orgId });
   if (!row) throw contactErrors.notFound(id);
   return toAppContact(row);
 }
 
 export async function assertCompany(tx: Db, orgId: string, companyId: string): Promise<void> {
-  const [found] = await tx.execute(q.FIND_COMPANY, [companyId, orgId]);
+  const [found] = await tx.run(q.FIND_COMPANY, { id: companyId, orgId });
   if (!found) throw contactErrors.companyNotFound(companyId);
 }
 
 /** Refuses an email a live contact other than `selfId` holds (the spec's 409). */
 export async function assertEmailFree(tx: Db, orgId: string, email: string, selfId: string): Promise<void> {
-  const [taken] = await tx.execute<{ id: string }[]>(q.FIND_LIVE_EMAIL, [orgId, email, selfId]);
+  const [taken] = await tx.run(q.FIND_LIVE_EMAIL, { orgId, email, selfId });
   if (taken) throw contactErrors.emailExists(taken.id);
 }
 
@@ -53,7 +53,7 @@ export async function guardEmail<T>(run: () => Promise<T>): Promise<T> {
 export async function writeContact(tx: Db, before: AppContactRow, after: AppContactRow): Promise<void> {
   if (after.email && after.email !== before.email) await assertEmailFree(tx, after.organization_id, after.email, after.id);
   if (after.company_id && after.company_id !== before.company_id) await assertCompany(tx, after.organization_id, after.company_id);
-  await guardEmail(() => tx.execute(UPDATE_CONTACTS, updateContactsParams([after], after.organization_id)));
+  await guardEmail(() => tx.run(UPDATE_CONTACTS, updateContactsParams([after], after.organization_id)));
 }
 
 export async function createContact(
@@ -68,11 +68,11 @@ export async function createContact(
     if (row.email) await assertEmailFree(tx, actor.orgId, row.email, row.id);
     if (row.company_id) await assertCompany(tx, actor.orgId, row.company_id);
     // The organization row is the admission queue for new contacts, shared with the /v1 upserts.
-    const [org] = await tx.execute<{ contact_count: number }[]>(LOCK_CONTACT_COUNT, [actor.orgId]);
+    const [org] = await tx.run(LOCK_CONTACT_COUNT, { orgId: actor.orgId });
     if ((org?.contact_count ?? 0) >= contactCap(actor.plan, actor.contactBooster)) throw errors.contactLimitReached();
-    const inserted = await tx.execute<{ id: string }[]>(INSERT_CONTACTS, [JSON.stringify([row])]);
+    const inserted = await tx.run(INSERT_CONTACTS, { rows: JSON.stringify([row]) });
     if (inserted.length === 0) throw contactErrors.emailExists();
-    await tx.execute(BUMP_CONTACT_COUNT, [1, actor.orgId]);
+    await tx.run(BUMP_CONTACT_COUNT, { by: 1, orgId: actor.orgId });
     await emitEvents(tx, [{ orgId: actor.orgId, event: 'contact.created', source: actor.eventSource ?? 'app', data: { contact: toEventContact(row) }, at: now }]);
     await hooks.onScoreInputsChanged?.(tx, [row.id]);
     return loadContact(tx, actor.orgId, row.id);
@@ -92,7 +92,7 @@ async function mutate(
   opts: { tagEvents?: boolean; hooks?: WriteHooks } = {},
 ): Promise<AppContact> {
   return transact(db, async (tx) => {
-    const [row] = await tx.execute<AppContactRow[]>(q.LOCK_LIVE, [id, actor.orgId]);
+    const [row] = await tx.run(q.LOCK_LIVE, { id, orgId: actor.orgId });
     if (!row) throw contactErrors.notFound(id);
     const next = change(row, now);
     if (hasChanged(row, next)) {

@@ -1,7 +1,7 @@
 import type { ContactView } from '../v1/schemas.ts';
 import type { ContactRecord } from './columns.ts';
 
-/** A contacts row as raw SQL returns it (every column, from the one list in columns.ts). */
+/** A contacts row as statements return it (every column, typed from the entity). */
 export interface ContactRow extends ContactRecord {
   /** Whether a confirmed booking exists (the +20 bonus); selected by the queries that feed `scoreOf`. */
   has_booking?: boolean;

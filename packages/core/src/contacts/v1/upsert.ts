@@ -70,7 +70,7 @@ async function resolveCompanies(tx: Db, orgId: string, inputs: readonly ContactU
   const domains = inputs.map((i) => (i.companyDomain ? normalizeDomain(i.companyDomain) : null));
   const wanted = [...new Set(domains.filter((d): d is string => d !== null))];
   const found = wanted.length
-    ? await tx.execute<{ id: string; domain: string }[]>(sql.FIND_COMPANIES, [orgId, JSON.stringify(wanted)])
+    ? await tx.run(sql.FIND_COMPANIES, { orgId, domains: JSON.stringify(wanted) })
     : [];
   const idByDomain = new Map(found.map((c) => [c.domain, c.id]));
   return inputs.map((i, n): string | null | undefined | AppError => {
@@ -93,13 +93,13 @@ async function loadMatches(tx: Db, orgId: string, groups: readonly Group[]): Pro
   const names = groups.flatMap((g) => (g.name ? [g.name] : []));
   const matches = new Map<string, ContactRow>();
   if (emails.length) {
-    for (const c of await tx.execute<ContactRow[]>(sql.MATCH_BY_EMAIL, [orgId, JSON.stringify(emails)])) {
+    for (const c of await tx.run(sql.MATCH_BY_EMAIL, { orgId, emails: JSON.stringify(emails) })) {
       matches.set(`e:${c.email}`, c);
     }
   }
   if (names.length) {
-    await tx.execute(sql.LOCK_IDENTITIES, [JSON.stringify(names.map((n) => `${orgId}:${nameKey(n)}`))]);
-    for (const c of await tx.execute<ContactRow[]>(sql.MATCH_BY_NAME, [JSON.stringify(names), orgId])) {
+    await tx.run(sql.LOCK_IDENTITIES, { keys: JSON.stringify(names.map((n) => `${orgId}:${nameKey(n)}`)) });
+    for (const c of await tx.run(sql.MATCH_BY_NAME, { names: JSON.stringify(names), orgId })) {
       const name = { company_id: c.company_id!, first_name: c.first_name!.toLowerCase(), last_name: c.last_name!.toLowerCase() };
       matches.set(nameKey(name), c);
     }
@@ -121,9 +121,9 @@ export const CAP_MARGIN = 5_000;
 async function admit(tx: Db, actor: UpsertActor, wanted: number): Promise<{ room: number; locked: boolean }> {
   const cap = contactCap(actor.plan, actor.contactBooster);
   // Authentication read the counter moments ago, unlocked as this read would be.
-  const seen = actor.contactCount ?? (await tx.execute<{ contact_count: number }[]>(sql.READ_CONTACT_COUNT, [actor.orgId]))[0]?.contact_count;
+  const seen = actor.contactCount ?? (await tx.run(sql.READ_CONTACT_COUNT, { orgId: actor.orgId }))[0]?.contact_count;
   if ((seen ?? 0) + wanted <= cap - CAP_MARGIN) return { room: wanted, locked: false };
-  const [org] = await tx.execute<{ contact_count: number }[]>(sql.LOCK_CONTACT_COUNT, [actor.orgId]);
+  const [org] = await tx.run(sql.LOCK_CONTACT_COUNT, { orgId: actor.orgId });
   return { room: Math.max(0, cap - (org?.contact_count ?? 0)), locked: true };
 }
 
@@ -186,8 +186,8 @@ export async function upsertContactsInTx(
   const inserts = new Map<string, ContactRow>();
   for (const g of admitted) inserts.set(g.key, newContact(actor.orgId, randomUUID(), g.rows[0]!.row, now));
   if (inserts.size) {
-    const inserted = await tx.execute<{ id: string }[]>(sql.INSERT_CONTACTS, [JSON.stringify([...inserts.values()])]);
-    const bump = (db: Db) => db.execute(sql.BUMP_CONTACT_COUNT, [inserted.length, actor.orgId]);
+    const inserted = await tx.run(sql.INSERT_CONTACTS, { rows: JSON.stringify([...inserts.values()]) });
+    const bump = (db: Db) => db.run(sql.BUMP_CONTACT_COUNT, { by: inserted.length, orgId: actor.orgId });
     // Far from the cap the shared counter is bumped after commit, so no transaction holds its row lock.
     if (admission.locked) await bump(tx);
     else await tx.afterCommit(bump);
@@ -227,7 +227,7 @@ export async function upsertContactsInTx(
     if (!inserted || g.rows.length > 1) updates.push(current);
     if (inserted || scoreInputsChanged(original, current)) scoreChanged.push(current.id);
   }
-  if (updates.length) await tx.execute(sql.UPDATE_CONTACTS_AND_EMIT, [...updateContactsParams(updates, actor.orgId), eventRowsParam(events)]);
+  if (updates.length) await tx.run(sql.UPDATE_CONTACTS_AND_EMIT, { ...updateContactsParams(updates, actor.orgId), events: eventRowsParam(events) });
   else await emitEvents(tx, events);
   if (scoreChanged.length && opts.onScoreInputsChanged) await opts.onScoreInputsChanged(tx, scoreChanged);
   return outcomes.map((o) => o ?? { ok: false, error: errors.saveFailed(new Error('row was not processed')) });
@@ -251,21 +251,22 @@ async function upsertOneOptimistic(db: Db, actor: Actor, input: UpsertRowInput, 
       ...(before ? followUpEvents(actor.orgId, before, c, opts) : []),
     ]);
   const fresh = newContact(actor.orgId, randomUUID(), row, now);
-  const [r] = await db.execute<(ContactRow & { version: string | null; inserted_id: string | null })[]>(sql.MATCH_OR_INSERT_AND_EMIT, [
-    actor.orgId,
-    input.email,
-    JSON.stringify([fresh]),
-    event(fresh, true),
-    actor.orgId,
-  ]);
+  const [r] = await db.run(sql.MATCH_OR_INSERT_AND_EMIT, {
+    orgId: actor.orgId,
+    email: input.email,
+    rows: JSON.stringify([fresh]),
+    events: event(fresh, true),
+  });
   if (!r) return null;
-  const { version, inserted_id: insertedId, ...stored } = r;
+  const { version, inserted_id: insertedId, has_booking: hasBooking, ...matched } = r;
   if (insertedId) {
     return { ok: true as const, id: fresh.id, created: true, matchedBy: null, contact: fresh };
   }
+  // No version: no live contact has the email, and the insert lost a race to a concurrent create.
   if (version === null) return null;
+  const stored = { ...(matched as ContactRow), has_booking: hasBooking === true };
   const next = applyRow(stored, row, now);
-  const written = await db.execute<unknown[]>(sql.UPDATE_ONE_IF_UNCHANGED_AND_EMIT, [...updateContactsParams([next], actor.orgId), version, event(next, false, stored)]);
+  const written = await db.run(sql.UPDATE_ONE_IF_UNCHANGED_AND_EMIT, { ...updateContactsParams([next], actor.orgId), version, events: event(next, false, stored) });
   return written.length ? { ok: true as const, id: next.id, created: false, matchedBy: 'email' as const, contact: next } : null;
 }
 
