@@ -3,7 +3,9 @@ import { columnList, type Db } from '@leadwire/db';
 import type { InternalActor } from '../auth/actor.ts';
 import { AppError, errors } from '../errors.ts';
 import { emitEvents, type PendingEvent } from '../events/outbox.ts';
-import { afterCursor, iso, isoOrNull, requireLiveContact, toPage } from './common.ts';
+import { requireLiveContact } from '../contacts/shared/live.ts';
+import { iso, isoOrNull } from '../records/dates.ts';
+import { afterCursor, toPage } from '../records/pagination.ts';
 import type { DealCreateInput, DealListInput, DealUpdateInput, DealView } from './schemas.ts';
 
 interface DealRow {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { columnList, type Db } from '@leadwire/db';
 import type { InternalActor } from '../auth/actor.ts';
 import { requireRole } from '../auth/internal.ts';
-import { iso, isoOrNull } from '../deals/common.ts';
+import { iso, isoOrNull } from '../records/dates.ts';
 import { emitEvents, type PendingEvent } from '../events/outbox.ts';
 import type { NonprofitStatus, VerificationRecordInput, VerificationView } from './schemas.ts';
 

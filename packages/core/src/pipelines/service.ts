@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from '@leadwire/db';
 import type { InternalActor } from '../auth/actor.ts';
 import { requireRole } from '../auth/internal.ts';
-import { conflict, iso } from '../deals/common.ts';
+import { conflict } from '../conflict.ts';
+import { iso } from '../records/dates.ts';
 import { AppError, errors } from '../errors.ts';
 import { MAX_STAGES, type PipelineCreateInput, type PipelineView, type StageAddInput, type StageView } from './schemas.ts';
 

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { columnList, type Db } from '@leadwire/db';
 import type { InternalActor } from '../auth/actor.ts';
-import { afterCursor, iso, isoOrNull, requireLiveContact, toPage } from '../deals/common.ts';
+import { requireLiveContact } from '../contacts/shared/live.ts';
+import { iso, isoOrNull } from '../records/dates.ts';
+import { afterCursor, toPage } from '../records/pagination.ts';
 import { AppError, errors } from '../errors.ts';
 import { emitEvents } from '../events/outbox.ts';
 import type { TaskCreateInput, TaskListInput, TaskUpdateInput, TaskView } from './schemas.ts';

@@ -1,5 +1,5 @@
 import { columnList } from '@leadwire/db';
-import { afterCursor } from '../deals/common.ts';
+import { afterCursor } from '../records/pagination.ts';
 
 /** The columns of a workflow, listed once; every statement and the row type derive from this list. */
 export const WORKFLOW_COLUMNS = [

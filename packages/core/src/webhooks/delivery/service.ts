@@ -1,7 +1,8 @@
 import type { Db } from '@leadwire/db';
 import type { InternalActor } from '../../auth/actor.ts';
 import { requireRole } from '../../auth/internal.ts';
-import { afterCursor, iso, isoOrNull, toPage } from '../../deals/common.ts';
+import { iso, isoOrNull } from '../../records/dates.ts';
+import { afterCursor, toPage } from '../../records/pagination.ts';
 import { errors } from '../../errors.ts';
 import { allowanceLeft, createDeliveries, type NewDelivery } from './create.ts';
 import type { DeliveryAttemptView, DeliveryLogInput, QueuedDelivery, RecoverInput, RecoverResult, RedeliverInput } from './schemas.ts';

@@ -1,5 +1,5 @@
 import { columnList } from '@leadwire/db';
-import { afterCursor } from '../../deals/common.ts';
+import { afterCursor } from '../../records/pagination.ts';
 
 /** Statements of the endpoint service. Every one is scoped to the organization and to kind 'endpoint' (REST hooks of
  * automation platforms share the table and are managed through their own routes). */

@@ -1,0 +1,61 @@
+import { sql, type DB } from '@leadwire/db';
+import type { Expression, Selectable, SelectQueryBuilder, SqlBool } from 'kysely';
+import { z } from 'zod';
+
+/**
+ * Keyset pagination over (created_at, id), newest first. The cursor is the id of the last item of the previous page:
+ * opaque to clients, stable under inserts, and an id from another organization simply ends the list.
+ * A plain number: on REST it arrives as a query string and the adapter coerces it.
+ */
+export const PageFields = {
+  limit: z.number().int().min(1).max(100, 'limit must be at most 100').default(25).meta({ description: 'Page size, 1-100 (default 25).' }),
+  cursor: z.uuid().optional().meta({ description: 'nextCursor of the previous page.' }),
+};
+
+export const pageOf = <T extends z.ZodType>(item: T) =>
+  z.object({
+    items: z.array(item),
+    nextCursor: z.uuid().nullable().meta({ description: 'Pass as `cursor` for the next page; null on the last page.' }),
+  });
+
+/** Rows fetched with `limit + 1`: the extra row only says whether there is a next page. */
+export function toPage<R extends { id: string }, V>(rows: readonly R[], limit: number, view: (r: R) => V) {
+  const items = rows.slice(0, limit);
+  return { items: items.map(view), nextCursor: rows.length > limit ? (items.at(-1)?.id ?? null) : null };
+}
+
+/**
+ * The keyset condition for table alias `alias`, for statements still written as SQL text; binds (cursor, cursor,
+ * orgId). Typed statements use `newestFirst`.
+ */
+export const afterCursor = (alias: string, table: string) =>
+  `(?::uuid is null or (${alias}.created_at, ${alias}.id) < (select k.created_at, k.id from ${table} k where k.id = ? and k.organization_id = ?))`;
+
+/** The tables a keyset page can walk: an id, a creation time and an owning organization. */
+export type KeyedTable = {
+  [T in keyof DB]: Selectable<DB[T]> extends { id: string; created_at: Date; organization_id: string } ? T : never;
+}[keyof DB];
+
+/** A page's parameters as a statement takes them; `limit` is the page size plus the one row that says "more". */
+export interface PageParams {
+  orgId: string;
+  cursor: string | null;
+  limit: number;
+}
+
+/**
+ * `q` (over `table` as `alias`) from just after the cursor row, newest first, `p.limit` rows. The cursor row is looked
+ * up in the caller's organization, so a foreign id ends the list instead of revealing where it sorts. The generic
+ * bounds hold `alias` to a row of `table`, which has the three columns named here; so these references, written once
+ * for every record type, are as checked as the builder's own.
+ */
+export function newestFirst<T extends KeyedTable, A extends string, QDB extends { [K in A]: DB[T] }, TB extends keyof QDB, O>(
+  q: SelectQueryBuilder<QDB, TB, O>,
+  table: T,
+  alias: A,
+  p: PageParams,
+): SelectQueryBuilder<QDB, TB, O> {
+  const ref = (column: 'created_at' | 'id') => sql.ref(`${alias}.${column}`);
+  const after: Expression<SqlBool> = sql<boolean>`(${p.cursor}::uuid is null or (${ref('created_at')}, ${ref('id')}) < (select k.created_at, k.id from ${sql.table(table)} k where k.id = ${p.cursor} and k.organization_id = ${p.orgId}))`;
+  return q.where(() => after).orderBy(ref('created_at'), 'desc').orderBy(ref('id'), 'desc').limit(p.limit);
+}
