@@ -55,3 +55,7 @@ export const ifGiven = <DBX, TB extends keyof DBX>(
   type: 'uuid' | 'text',
   cond: Expression<SqlBool>,
 ): Expression<SqlBool> => eb.or([sql<boolean>`${value}::${sql.raw(type)} is null`, cond]);
+
+/** `columns` qualified by `alias`, for a select over a join where bare names would be ambiguous. */
+export const qualified = <A extends string, C extends string>(alias: A, columns: readonly C[]) =>
+  columns.map((c) => `${alias}.${c}` as const);
