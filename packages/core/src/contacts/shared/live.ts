@@ -1,15 +1,22 @@
 import { qb, statement, type Db } from '@leadwire/db';
 import { errors } from '../../errors.ts';
+import { qualified } from '../../records/query.ts';
 import type { ContactRow } from './row.ts';
+
+/**
+ * Every column of a contact, as `ContactRow` wants them (a missing one fails the type check where a statement's row is
+ * returned as a ContactRow): for the statements outside contacts/ that hand a whole contact to scoring or events.
+ */
+export const CONTACT_ROW_COLUMNS = [
+  'id', 'organization_id', 'email', 'first_name', 'last_name', 'phone', 'job_title', 'website', 'linkedin', 'tags', 'custom',
+  'source', 'lead_score', 'score_adjustment', 'score_override', 'stage', 'company_id', 'email_consent', 'sms_consent',
+  'deleted_at', 'created_at', 'updated_at',
+] as const;
 
 const liveContact = (p: { orgId: string; id: string }) =>
   qb
     .selectFrom('contacts as c')
-    .select([
-      'c.id', 'c.organization_id', 'c.email', 'c.first_name', 'c.last_name', 'c.phone', 'c.job_title', 'c.website',
-      'c.linkedin', 'c.tags', 'c.custom', 'c.source', 'c.lead_score', 'c.score_adjustment', 'c.score_override', 'c.stage',
-      'c.company_id', 'c.email_consent', 'c.sms_consent', 'c.deleted_at', 'c.created_at', 'c.updated_at',
-    ])
+    .select(qualified('c', CONTACT_ROW_COLUMNS))
     .where('c.id', '=', p.id)
     .where('c.organization_id', '=', p.orgId)
     .where('c.deleted_at', 'is', null);
