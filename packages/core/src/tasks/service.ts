@@ -92,7 +92,9 @@ const COMPLETE = statement<{ now: Date; id: string; orgId: string }>()((p) =>
     .where((eb) =>
       eb.or([
         eb('t.contact_id', 'is', null),
-        eb.exists(eb.selectFrom('contacts as c').select(sql<number>`1`.as('one')).whereRef('c.id', '=', 't.contact_id').where('c.deleted_at', 'is', null)),
+        eb.exists(
+          eb.selectFrom('contacts as c').select(eb.lit(1).as('one')).whereRef('c.id', '=', 't.contact_id').where('c.deleted_at', 'is', null),
+        ),
       ]),
     )
     .returning(qualified('t', TASK_COLUMNS)),
