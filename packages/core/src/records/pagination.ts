@@ -43,15 +43,18 @@ export interface PageParams {
   limit: number;
 }
 
+/** The keyed table whose rows `R` (a query's alias) are: never when `R` is no keyed table's row. */
+type TableOf<R> = { [T in KeyedTable]: [R] extends [DB[T]] ? ([DB[T]] extends [R] ? T : never) : never }[KeyedTable];
+
 /**
  * `q` (over `table` as `alias`) from just after the cursor row, newest first, `p.limit` rows. The cursor row is looked
- * up in the caller's organization, so a foreign id ends the list instead of revealing where it sorts. The generic
- * bounds hold `alias` to a row of `table`, which has the three columns named here; so these references, written once
- * for every record type, are as checked as the builder's own.
+ * up in the caller's organization, so a foreign id ends the list instead of revealing where it sorts. The types hold
+ * `alias` to one of the query's tables and `table` to the table that alias reads, which has the three columns named
+ * here; so these references, written once for every record type, are as checked as the builder's own.
  */
-export function newestFirst<T extends KeyedTable, A extends string, QDB extends { [K in A]: DB[T] }, TB extends keyof QDB, O>(
+export function newestFirst<QDB, TB extends keyof QDB, O, A extends TB & string>(
   q: SelectQueryBuilder<QDB, TB, O>,
-  table: T,
+  table: TableOf<QDB[A]>,
   alias: A,
   p: PageParams,
 ): SelectQueryBuilder<QDB, TB, O> {
