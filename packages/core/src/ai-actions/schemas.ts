@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { jsonObject, text } from '../validation/index.ts';
-import { IsoDateTime, PageFields, pageOf } from '../deals/common.ts';
+import { IsoDateTime } from '../records/dates.ts';
+import { PageFields, pageOf } from '../records/pagination.ts';
 
 export const AI_ACTION_STATUSES = ['pending', 'approved', 'rejected'] as const;
 

@@ -3,7 +3,7 @@ import type { Db } from '@leadwire/db';
 import type { InternalActor } from '../auth/actor.ts';
 import { requireRole } from '../auth/internal.ts';
 import type { Deps } from '../context.ts';
-import { iso } from '../deals/common.ts';
+import { iso } from '../records/dates.ts';
 import { errors } from '../errors.ts';
 import type { AutomationTrigger } from '../events/names.ts';
 import { checkUrlAddress } from '../webhooks/transport/address.ts';

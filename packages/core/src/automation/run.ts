@@ -6,7 +6,7 @@ import { hooks as contactWriteHooks } from '../contacts/app/router.ts';
 import type { AppContact } from '../contacts/app/schemas.ts';
 import { addTags, createContact, updateContact } from '../contacts/app/write.ts';
 import { transact } from '../contacts/shared/transact.ts';
-import { requireLiveContact } from '../deals/common.ts';
+import { requireLiveContact } from '../contacts/shared/live.ts';
 import type { DealView } from '../deals/schemas.ts';
 import { createDeal } from '../deals/service.ts';
 import { errors } from '../errors.ts';

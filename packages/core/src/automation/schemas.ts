@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { IsoDateTime } from '../deals/common.ts';
+import { IsoDateTime } from '../records/dates.ts';
 import { AUTOMATION_TRIGGERS } from '../events/names.ts';
 import { EVENT_SOURCES } from '../events/outbox.ts';
 import { text } from '../validation/index.ts';

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { text } from '../validation/index.ts';
-import { IsoDateTime, PageFields, pageOf } from '../deals/common.ts';
+import { IsoDateTime } from '../records/dates.ts';
+import { PageFields, pageOf } from '../records/pagination.ts';
 
 export const BOOKING_STATUSES = ['confirmed', 'cancelled'] as const;
 

@@ -1,39 +1,79 @@
 import { randomUUID } from 'node:crypto';
-import { columnList, type Db } from '@leadwire/db';
+import { qb, sql, statement, type DB, type Db } from '@leadwire/db';
+import type { Selectable } from 'kysely';
 import type { InternalActor } from '../auth/actor.ts';
-import { afterCursor, iso, isoOrNull, requireLiveContact, toPage } from '../deals/common.ts';
-import { errors } from '../errors.ts';
+import { requireLiveContact } from '../contacts/shared/live.ts';
+import { iso, isoOrNull } from '../records/dates.ts';
+import { newestFirst, type PageParams } from '../records/pagination.ts';
+import { getRecord, ifGiven, listRecords, qualified, type ById } from '../records/query.ts';
 import { emitEvents } from '../events/outbox.ts';
 import type { BookingCreateInput, BookingListInput, BookingView } from './schemas.ts';
 import { rescoreForBookings } from './score.ts';
 
-interface BookingRow {
-  id: string;
-  contact_id: string;
-  title: string | null;
-  starts_at: Date;
-  ends_at: Date;
-  status: BookingView['status'];
-  cancelled_at: Date | null;
-  created_at: Date;
-}
-
-const COLUMNS = ['id', 'created_at', 'organization_id', 'contact_id', 'title', 'starts_at', 'ends_at', 'status', 'cancelled_at'];
+/** What a booking's view is made of; the insert and the cancel return the same columns the reads select. */
+const BOOKING_COLUMNS = ['id', 'created_at', 'contact_id', 'title', 'starts_at', 'ends_at', 'status', 'cancelled_at'] as const;
+type BookingRow = Pick<Selectable<DB['bookings']>, (typeof BOOKING_COLUMNS)[number]>;
 
 /** Bookings of a trashed contact are hidden with it. */
-const VISIBLE = `from bookings b join contacts c on c.id = b.contact_id and c.deleted_at is null where b.organization_id = ?`;
-const GET = `select ${columnList(COLUMNS, 'b')} ${VISIBLE} and b.id = ?`;
-const LIST = `
-select ${columnList(COLUMNS, 'b')} ${VISIBLE}
-  and (?::uuid is null or b.contact_id = ?) and (?::text is null or b.status = ?)
-  and ${afterCursor('b', 'bookings')}
-order by b.created_at desc, b.id desc
-limit ?`;
-const INSERT = `
-insert into bookings (id, organization_id, contact_id, title, starts_at, ends_at, created_at) values (?, ?, ?, ?, ?, ?, ?)
-returning ${columnList(COLUMNS)}`;
+const visible = (orgId: string) =>
+  qb
+    .selectFrom('bookings as b')
+    .innerJoin('contacts as c', (j) => j.onRef('c.id', '=', 'b.contact_id').on('c.deleted_at', 'is', null))
+    .where('b.organization_id', '=', orgId)
+    .select(qualified('b', BOOKING_COLUMNS));
+
+const GET = statement<ById>()((p) => visible(p.orgId).where('b.id', '=', p.id));
+
+interface BookingFilters {
+  contactId: string | null;
+  status: BookingView['status'] | null;
+}
+const LIST = statement<BookingFilters & PageParams>()((p) =>
+  newestFirst(
+    visible(p.orgId).where((eb) =>
+      eb.and([
+        ifGiven(eb, p.contactId, 'uuid', eb('b.contact_id', '=', p.contactId)),
+        ifGiven(eb, p.status, 'text', eb('b.status', '=', p.status)),
+      ]),
+    ),
+    'bookings',
+    'b',
+    p,
+  ),
+);
+interface NewBooking {
+  id: string;
+  orgId: string;
+  contactId: string;
+  title: string | null;
+  /** As sent: ISO text, read by PostgreSQL at full precision rather than rounded through a Date. */
+  startsAt: string;
+  endsAt: string;
+  now: Date;
+}
+const INSERT = statement<NewBooking>()((p) =>
+  qb
+    .insertInto('bookings')
+    .values({
+      id: p.id,
+      organization_id: p.orgId,
+      contact_id: p.contactId,
+      title: p.title,
+      starts_at: sql<Date>`${p.startsAt}::timestamptz`,
+      ends_at: sql<Date>`${p.endsAt}::timestamptz`,
+      created_at: p.now,
+    })
+    .returning(BOOKING_COLUMNS),
+);
 /** Only a confirmed booking is cancelled: a repeat (or concurrent) cancel changes nothing and emits nothing. */
-const CANCEL = `update bookings set status = 'cancelled', cancelled_at = ? where id = ? and status = 'confirmed' returning ${columnList(COLUMNS)}`;
+const CANCEL = statement<{ now: Date; id: string }>()((p) =>
+  qb
+    .updateTable('bookings')
+    .set({ status: sql.lit('cancelled'), cancelled_at: p.now })
+    .where('id', '=', p.id)
+    .where('status', '=', sql.lit('confirmed'))
+    .returning(BOOKING_COLUMNS),
+);
 
 const toView = (r: BookingRow): BookingView => ({
   id: r.id,
@@ -46,36 +86,27 @@ const toView = (r: BookingRow): BookingView => ({
   createdAt: iso(r.created_at),
 });
 
-export async function listBookings(db: Db, actor: InternalActor, q: BookingListInput) {
-  const rows = await db.execute<BookingRow[]>(LIST, [
-    actor.orgId,
-    q.contactId ?? null, q.contactId ?? null,
-    q.status ?? null, q.status ?? null,
-    q.cursor ?? null, q.cursor ?? null, actor.orgId,
-    q.limit + 1,
-  ]);
-  return toPage(rows, q.limit, toView);
+export function listBookings(db: Db, actor: InternalActor, q: BookingListInput) {
+  return listRecords(db, LIST, actor.orgId, q, { contactId: q.contactId ?? null, status: q.status ?? null }, toView);
 }
 
-export async function getBooking(db: Db, actor: InternalActor, id: string): Promise<BookingView> {
-  const [row] = await db.execute<BookingRow[]>(GET, [actor.orgId, id]);
-  if (!row) throw errors.notFound(`No booking with id ${id}`);
-  return toView(row);
+export function getBooking(db: Db, actor: InternalActor, id: string): Promise<BookingView> {
+  return getRecord(db, GET, actor.orgId, id, 'booking', toView);
 }
 
 /** Emits booking.created (`data.booking`), and contact.score_changed when the booking bonus moved the score. */
 export async function createBooking(db: Db, actor: InternalActor, input: BookingCreateInput, now: Date): Promise<BookingView> {
   return db.transaction(async (tx) => {
     const contact = await requireLiveContact(tx, actor.orgId, input.contactId, 'update');
-    const [row] = await tx.execute<BookingRow[]>(INSERT, [
-      randomUUID(),
-      actor.orgId,
-      contact.id,
-      input.title ?? null,
-      input.startsAt,
-      input.endsAt,
+    const [row] = await tx.run(INSERT, {
+      id: randomUUID(),
+      orgId: actor.orgId,
+      contactId: contact.id,
+      title: input.title ?? null,
+      startsAt: input.startsAt,
+      endsAt: input.endsAt,
       now,
-    ]);
+    });
     const booking = toView(row!);
     await emitEvents(tx, [{ orgId: actor.orgId, event: 'booking.created', source: 'app', data: { booking }, at: now }]);
     await rescoreForBookings(tx, contact, now);
@@ -91,7 +122,7 @@ export async function cancelBooking(db: Db, actor: InternalActor, id: string, no
   return db.transaction(async (tx) => {
     const current = await getBooking(tx, actor, id);
     const contact = await requireLiveContact(tx, actor.orgId, current.contactId, 'update');
-    const [row] = await tx.execute<BookingRow[]>(CANCEL, [now, id]);
+    const [row] = await tx.run(CANCEL, { now, id });
     if (!row) return getBooking(tx, actor, id);
     const booking = toView(row);
     await emitEvents(tx, [{ orgId: actor.orgId, event: 'booking.cancelled', source: 'app', data: { booking }, at: now }]);

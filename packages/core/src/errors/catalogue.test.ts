@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { conflict } from '../deals/common.ts';
+import { conflict } from '../conflict.ts';
 import { AppError, ERROR_CATALOGUE, ERROR_CODES, errors, toPublicError } from '../errors.ts';
 import type { LeadwireMeta } from '../trpc.ts';
 

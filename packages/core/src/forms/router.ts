@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { internalProcedure } from '../auth/internal.ts';
 import type { RequestContext } from '../context.ts';
-import { INTERNAL_ERRORS } from '../deals/common.ts';
+import { INTERNAL_ERRORS } from '../openapi/internal-errors.ts';
 import { router } from '../trpc.ts';
 import { FormCreateInput, FormIdInput, FormListInput, FormPage, FormUpdateInput, FormView } from './schemas.ts';
 import { createForm, deleteForm, type FormUrls, getForm, listForms, updateForm } from './service.ts';

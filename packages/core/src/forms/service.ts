@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '@leadwire/db';
 import type { InternalActor } from '../auth/actor.ts';
-import { iso, toPage } from '../deals/common.ts';
+import { iso } from '../records/dates.ts';
+import { toPage } from '../records/pagination.ts';
 import { AppError, errors } from '../errors.ts';
 import type { FormCreateInput, FormListInput, FormUpdateInput, FormView } from './schemas.ts';
 import * as q from './sql.ts';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { jsonObject, text } from '../validation/index.ts';
-import { IsoDateTime } from '../deals/common.ts';
+import { IsoDateTime } from '../records/dates.ts';
 
 export const VerificationView = z.object({
   id: z.uuid(),

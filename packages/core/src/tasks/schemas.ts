@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { text } from '../validation/index.ts';
-import { IsoDateTime, PageFields, pageOf } from '../deals/common.ts';
+import { IsoDateTime } from '../records/dates.ts';
+import { PageFields, pageOf } from '../records/pagination.ts';
 
 const Title = text(500).min(1, 'title must not be empty');
 const DueAt = z.iso.datetime({ offset: true, message: 'dueAt must be an ISO 8601 date-time' }).meta({ example: '2026-12-01T09:00:00Z' });

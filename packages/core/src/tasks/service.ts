@@ -1,48 +1,104 @@
 import { randomUUID } from 'node:crypto';
-import { columnList, type Db } from '@leadwire/db';
+import { qb, sql, statement, type DB, type Db } from '@leadwire/db';
+import type { Selectable } from 'kysely';
 import type { InternalActor } from '../auth/actor.ts';
-import { afterCursor, iso, isoOrNull, requireLiveContact, toPage } from '../deals/common.ts';
+import { requireLiveContact } from '../contacts/shared/live.ts';
+import { iso, isoOrNull } from '../records/dates.ts';
+import { newestFirst, type PageParams } from '../records/pagination.ts';
+import { getRecord, ifGiven, listRecords, qualified, requireRecord, type ById } from '../records/query.ts';
 import { AppError, errors } from '../errors.ts';
 import { emitEvents } from '../events/outbox.ts';
 import type { TaskCreateInput, TaskListInput, TaskUpdateInput, TaskView } from './schemas.ts';
 
-interface TaskRow {
-  id: string;
-  title: string;
-  due_at: Date | null;
-  assignee_id: string | null;
-  contact_id: string | null;
-  completed_at: Date | null;
-  created_at: Date;
-  updated_at: Date;
-}
-
-const COLUMNS = ['id', 'created_at', 'updated_at', 'organization_id', 'contact_id', 'assignee_id', 'title', 'due_at', 'completed_at'];
+/** What a task's view is made of; inserts and updates return the same columns the reads select. */
+const TASK_COLUMNS = ['id', 'created_at', 'updated_at', 'contact_id', 'assignee_id', 'title', 'due_at', 'completed_at'] as const;
+type TaskRow = Pick<Selectable<DB['tasks']>, (typeof TASK_COLUMNS)[number]>;
 
 /** Tasks of a trashed contact are hidden with it; tasks without a contact are always visible. */
-const VISIBLE = `
-from tasks t left join contacts c on c.id = t.contact_id
-where t.organization_id = ? and (t.contact_id is null or c.deleted_at is null)`;
-const GET = `select ${columnList(COLUMNS, 't')} ${VISIBLE} and t.id = ?`;
-const LOCK = `select ${columnList(COLUMNS, 't')} ${VISIBLE} and t.id = ? for update of t`;
-const LIST = `
-select ${columnList(COLUMNS, 't')} ${VISIBLE}
-  and (?::uuid is null or t.contact_id = ?) and (?::uuid is null or t.assignee_id = ?)
-  and (?::text is null or (t.completed_at is not null) = (?::text = 'completed'))
-  and ${afterCursor('t', 'tasks')}
-order by t.created_at desc, t.id desc
-limit ?`;
-const USER = `select active from users where id = ? and organization_id = ?`;
-const INSERT = `
-insert into tasks (id, organization_id, title, due_at, assignee_id, contact_id, created_at, updated_at) values (?, ?, ?, ?, ?, ?, ?, ?)
-returning ${columnList(COLUMNS)}`;
-const UPDATE = `update tasks set title = ?, due_at = ?, assignee_id = ?, contact_id = ?, updated_at = ? where id = ? returning ${columnList(COLUMNS)}`;
+const visible = (orgId: string) =>
+  qb
+    .selectFrom('tasks as t')
+    .leftJoin('contacts as c', 'c.id', 't.contact_id')
+    .where('t.organization_id', '=', orgId)
+    .where((eb) => eb.or([eb('t.contact_id', 'is', null), eb('c.deleted_at', 'is', null)]))
+    .select(qualified('t', TASK_COLUMNS));
+
+const GET = statement<ById>()((p) => visible(p.orgId).where('t.id', '=', p.id));
+const LOCK = statement<ById>()((p) => visible(p.orgId).where('t.id', '=', p.id).forUpdate('t'));
+
+interface TaskFilters {
+  contactId: string | null;
+  assigneeId: string | null;
+  status: 'open' | 'completed' | null;
+}
+const LIST = statement<TaskFilters & PageParams>()((p) =>
+  newestFirst(
+    visible(p.orgId).where((eb) =>
+      eb.and([
+        ifGiven(eb, p.contactId, 'uuid', eb('t.contact_id', '=', p.contactId)),
+        ifGiven(eb, p.assigneeId, 'uuid', eb('t.assignee_id', '=', p.assigneeId)),
+        ifGiven(eb, p.status, 'text', sql<boolean>`(${eb.ref('t.completed_at')} is not null) = (${p.status}::text = 'completed')`),
+      ]),
+    ),
+    'tasks',
+    't',
+    p,
+  ),
+);
+const USER = statement<{ id: string; orgId: string }>()((p) =>
+  qb.selectFrom('users').select('active').where('id', '=', p.id).where('organization_id', '=', p.orgId),
+);
+
+/** A due date as sent (ISO text, read by PostgreSQL at full precision, not rounded through a Date) or as stored. */
+type DueAt = string | Date | null;
+const dueAt = (v: DueAt) => sql<Date | null>`${v}::timestamptz`;
+interface TaskFields {
+  title: string;
+  dueAt: DueAt;
+  assigneeId: string | null;
+  contactId: string | null;
+  now: Date;
+}
+const INSERT = statement<TaskFields & { id: string; orgId: string }>()((p) =>
+  qb
+    .insertInto('tasks')
+    .values({
+      id: p.id,
+      organization_id: p.orgId,
+      title: p.title,
+      due_at: dueAt(p.dueAt),
+      assignee_id: p.assigneeId,
+      contact_id: p.contactId,
+      created_at: p.now,
+      updated_at: p.now,
+    })
+    .returning(TASK_COLUMNS),
+);
+const UPDATE = statement<TaskFields & { id: string }>()((p) =>
+  qb
+    .updateTable('tasks')
+    .set({ title: p.title, due_at: dueAt(p.dueAt), assignee_id: p.assigneeId, contact_id: p.contactId, updated_at: p.now })
+    .where('id', '=', p.id)
+    .returning(TASK_COLUMNS),
+);
 /** Only the first completion matches: a second (or concurrent) one finds completed_at set and changes nothing. */
-const COMPLETE = `
-update tasks t set completed_at = ?, updated_at = ?
-where t.id = ? and t.organization_id = ? and t.completed_at is null
-  and (t.contact_id is null or exists (select 1 from contacts c where c.id = t.contact_id and c.deleted_at is null))
-returning ${columnList(COLUMNS, 't')}`;
+const COMPLETE = statement<{ now: Date; id: string; orgId: string }>()((p) =>
+  qb
+    .updateTable('tasks as t')
+    .set({ completed_at: p.now, updated_at: p.now })
+    .where('t.id', '=', p.id)
+    .where('t.organization_id', '=', p.orgId)
+    .where('t.completed_at', 'is', null)
+    .where((eb) =>
+      eb.or([
+        eb('t.contact_id', 'is', null),
+        eb.exists(
+          eb.selectFrom('contacts as c').select(eb.lit(1).as('one')).whereRef('c.id', '=', 't.contact_id').where('c.deleted_at', 'is', null),
+        ),
+      ]),
+    )
+    .returning(qualified('t', TASK_COLUMNS)),
+);
 
 const toView = (r: TaskRow): TaskView => ({
   id: r.id,
@@ -57,27 +113,18 @@ const toView = (r: TaskRow): TaskView => ({
 
 /** An assignee is an active user of the organization; a user of another organization looks unknown. */
 async function checkAssignee(db: Db, orgId: string, userId: string) {
-  const [user] = await db.execute<{ active: boolean }[]>(USER, [userId, orgId]);
+  const [user] = await db.run(USER, { id: userId, orgId });
   if (!user) throw errors.notFound(`No user with id ${userId}`);
   if (!user.active) throw new AppError('assignee_inactive', `User ${userId} is deactivated and cannot be assigned tasks`);
 }
 
-export async function listTasks(db: Db, actor: InternalActor, q: TaskListInput) {
-  const rows = await db.execute<TaskRow[]>(LIST, [
-    actor.orgId,
-    q.contactId ?? null, q.contactId ?? null,
-    q.assigneeId ?? null, q.assigneeId ?? null,
-    q.status ?? null, q.status ?? null,
-    q.cursor ?? null, q.cursor ?? null, actor.orgId,
-    q.limit + 1,
-  ]);
-  return toPage(rows, q.limit, toView);
+export function listTasks(db: Db, actor: InternalActor, q: TaskListInput) {
+  const filters = { contactId: q.contactId ?? null, assigneeId: q.assigneeId ?? null, status: q.status ?? null };
+  return listRecords(db, LIST, actor.orgId, q, filters, toView);
 }
 
-export async function getTask(db: Db, actor: InternalActor, id: string): Promise<TaskView> {
-  const [row] = await db.execute<TaskRow[]>(GET, [actor.orgId, id]);
-  if (!row) throw errors.notFound(`No task with id ${id}`);
-  return toView(row);
+export function getTask(db: Db, actor: InternalActor, id: string): Promise<TaskView> {
+  return getRecord(db, GET, actor.orgId, id, 'task', toView);
 }
 
 /** Emits task.created with `data.task`. */
@@ -85,16 +132,15 @@ export async function createTask(db: Db, actor: InternalActor, input: TaskCreate
   return db.transaction(async (tx) => {
     if (input.contactId) await requireLiveContact(tx, actor.orgId, input.contactId, 'share');
     if (input.assigneeId) await checkAssignee(tx, actor.orgId, input.assigneeId);
-    const [row] = await tx.execute<TaskRow[]>(INSERT, [
-      randomUUID(),
-      actor.orgId,
-      input.title,
-      input.dueAt ?? null,
-      input.assigneeId ?? null,
-      input.contactId ?? null,
+    const [row] = await tx.run(INSERT, {
+      id: randomUUID(),
+      orgId: actor.orgId,
+      title: input.title,
+      dueAt: input.dueAt ?? null,
+      assigneeId: input.assigneeId ?? null,
+      contactId: input.contactId ?? null,
       now,
-      now,
-    ]);
+    });
     const task = toView(row!);
     await emitEvents(tx, [{ orgId: actor.orgId, event: 'task.created', source: actor.eventSource ?? 'app', data: { task }, at: now }]);
     return task;
@@ -104,19 +150,18 @@ export async function createTask(db: Db, actor: InternalActor, input: TaskCreate
 /** Title, due date, assignee and contact; the spec has no task.updated event, so none is emitted. */
 export async function updateTask(db: Db, actor: InternalActor, input: TaskUpdateInput, now: Date): Promise<TaskView> {
   return db.transaction(async (tx) => {
-    const [cur] = await tx.execute<TaskRow[]>(LOCK, [actor.orgId, input.id]);
-    if (!cur) throw errors.notFound(`No task with id ${input.id}`);
+    const cur = await requireRecord(tx, LOCK, actor.orgId, input.id, 'task');
     if (input.contactId) await requireLiveContact(tx, actor.orgId, input.contactId, 'share');
     if (input.assigneeId) await checkAssignee(tx, actor.orgId, input.assigneeId);
     const pick = <T>(sent: T | undefined, stored: T): T => (sent === undefined ? stored : sent);
-    const [row] = await tx.execute<TaskRow[]>(UPDATE, [
-      input.title ?? cur.title,
-      pick<string | Date | null>(input.dueAt, cur.due_at),
-      pick(input.assigneeId, cur.assignee_id),
-      pick(input.contactId, cur.contact_id),
+    const [row] = await tx.run(UPDATE, {
+      id: cur.id,
+      title: input.title ?? cur.title,
+      dueAt: pick<DueAt>(input.dueAt, cur.due_at),
+      assigneeId: pick(input.assigneeId, cur.assignee_id),
+      contactId: pick(input.contactId, cur.contact_id),
       now,
-      cur.id,
-    ]);
+    });
     return toView(row!);
   });
 }
@@ -124,7 +169,7 @@ export async function updateTask(db: Db, actor: InternalActor, input: TaskUpdate
 /** Idempotent: the first completion sets completedAt and emits task.completed (`data.task`); later ones return the task as is. */
 export async function completeTask(db: Db, actor: InternalActor, id: string, now: Date): Promise<TaskView> {
   return db.transaction(async (tx) => {
-    const [row] = await tx.execute<TaskRow[]>(COMPLETE, [now, now, id, actor.orgId]);
+    const [row] = await tx.run(COMPLETE, { now, id, orgId: actor.orgId });
     if (!row) return getTask(tx, actor, id);
     const task = toView(row);
     await emitEvents(tx, [{ orgId: actor.orgId, event: 'task.completed', source: 'app', data: { task }, at: now }]);

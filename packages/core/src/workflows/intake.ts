@@ -5,7 +5,7 @@ import { hashKey } from '../auth/key-material.ts';
 import type { Deps } from '../context.ts';
 import { upsertContactsInTx } from '../contacts/v1/upsert.ts';
 import { transact } from '../contacts/shared/transact.ts';
-import { requireLiveContact } from '../deals/common.ts';
+import { requireLiveContact } from '../contacts/shared/live.ts';
 import { AppError, errors, issuesFromZod } from '../errors.ts';
 import { WORKFLOW_RUNS_PER_WORKFLOW_PER_MINUTE } from '../limits/plans.ts';
 import { enforceRateLimit } from '../limits/rate-limit.ts';

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { EmailSchema } from '../contacts/v1/schemas.ts';
-import { IsoDateTime, PageFields, pageOf } from '../deals/common.ts';
+import { IsoDateTime } from '../records/dates.ts';
+import { PageFields, pageOf } from '../records/pagination.ts';
 import { jsonObject, text } from '../validation/index.ts';
 import { checkStep, STEP_ACTIONS } from './steps.ts';
 

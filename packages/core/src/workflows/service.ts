@@ -3,7 +3,8 @@ import type { Db } from '@leadwire/db';
 import type { InternalActor } from '../auth/actor.ts';
 import { requireRole } from '../auth/internal.ts';
 import { generateToken, hashKey } from '../auth/key-material.ts';
-import { iso, toPage } from '../deals/common.ts';
+import { iso } from '../records/dates.ts';
+import { toPage } from '../records/pagination.ts';
 import { errors } from '../errors.ts';
 import type {
   WorkflowCreateInput,

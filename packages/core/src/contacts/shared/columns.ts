@@ -51,8 +51,3 @@ export type WrittenColumn = Exclude<ContactColumn, Unwritten>;
 /** Every column qualified by `alias`, as a typed select list: `.select(contactColumnsOf('c'))`. */
 export const contactColumnsOf = <A extends string>(alias: A) => CONTACT_COLUMN_NAMES.map((n) => `${alias}.${n}` as const);
 
-/**
- * Every column as SQL text, optionally qualified by a table alias. Kept for statements not yet built with `qb`
- * (deals/common.ts, bookings/score.ts); new code selects `contactColumnsOf(alias)`.
- */
-export const contactColumns = (alias?: string) => CONTACT_COLUMN_NAMES.map((n) => (alias ? `${alias}.${n}` : n)).join(', ');

@@ -1,5 +1,5 @@
 import { internalProcedure } from '../../auth/internal.ts';
-import { INTERNAL_ERRORS } from '../../deals/common.ts';
+import { INTERNAL_ERRORS } from '../../openapi/internal-errors.ts';
 import { DeliveryLogInput, DeliveryLogPage, EndpointIdInput, QueuedDelivery, RecoverInput, RecoverResult, RedeliverInput } from './schemas.ts';
 import { listDeliveryLog, recover, redeliver, sendTestPing } from './service.ts';
 

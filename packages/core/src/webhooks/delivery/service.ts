@@ -1,7 +1,8 @@
 import { qb, sql, statement, type Db } from '@leadwire/db';
 import type { InternalActor } from '../../auth/actor.ts';
 import { requireRole } from '../../auth/internal.ts';
-import { iso, isoOrNull, toPage } from '../../deals/common.ts';
+import { iso, isoOrNull } from '../../records/dates.ts';
+import { toPage } from '../../records/pagination.ts';
 import { errors } from '../../errors.ts';
 import { allowanceLeft, createDeliveries, type NewDelivery } from './create.ts';
 import type { DeliveryAttemptView, DeliveryLogInput, QueuedDelivery, RecoverInput, RecoverResult, RedeliverInput } from './schemas.ts';
@@ -52,7 +53,7 @@ const RECOVERABLE = statement<{ endpointId: string; orgId: string; since: Date }
 
 type OriginalRow = NonNullable<(typeof RECOVERABLE)['row']>;
 
-/** Newest first, keyset-paginated over (created_at, id) like every list (deals/common.ts); filters null: all. */
+/** Newest first, keyset-paginated over (created_at, id) like every list (records/pagination.ts); filters null: all. */
 const LOG = statement<{
   endpointId: string;
   orgId: string;

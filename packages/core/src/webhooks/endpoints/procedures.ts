@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { internalProcedure } from '../../auth/internal.ts';
-import { INTERNAL_ERRORS } from '../../deals/common.ts';
+import { INTERNAL_ERRORS } from '../../openapi/internal-errors.ts';
 import {
   RotatedSecret,
   WebhookEndpointCreateInput,

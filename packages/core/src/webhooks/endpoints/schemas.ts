@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { IsoDateTime, PageFields, pageOf } from '../../deals/common.ts';
+import { IsoDateTime } from '../../records/dates.ts';
+import { PageFields, pageOf } from '../../records/pagination.ts';
 import { EVENT_NAMES, type EventName } from '../../events/names.ts';
 import { text, urlText } from '../../validation/index.ts';
 

@@ -17,7 +17,7 @@ export const GET = statement<{ id: string; orgId: string }>()((p) =>
 
 export type EndpointRow = NonNullable<(typeof GET)['row']>;
 
-/** Keyset pagination over (created_at, id), newest first; the cursor is the last id of the previous page (deals/common.ts). */
+/** Keyset pagination over (created_at, id), newest first; the cursor is the last id of the previous page (records/pagination.ts). */
 export const LIST = statement<{ orgId: string; cursor: string | null; limit: number }>()((p) =>
   qb
     .selectFrom('webhook_endpoints as w')

@@ -1,0 +1,57 @@
+import { sql, type DB } from '@leadwire/db';
+import type { Expression, Selectable, SelectQueryBuilder, SqlBool } from 'kysely';
+import { z } from 'zod';
+
+/**
+ * Keyset pagination over (created_at, id), newest first. The cursor is the id of the last item of the previous page:
+ * opaque to clients, stable under inserts, and an id from another organization simply ends the list.
+ * A plain number: on REST it arrives as a query string and the adapter coerces it.
+ */
+export const PageFields = {
+  limit: z.number().int().min(1).max(100, 'limit must be at most 100').default(25).meta({ description: 'Page size, 1-100 (default 25).' }),
+  cursor: z.uuid().optional().meta({ description: 'nextCursor of the previous page.' }),
+};
+
+export const pageOf = <T extends z.ZodType>(item: T) =>
+  z.object({
+    items: z.array(item),
+    nextCursor: z.uuid().nullable().meta({ description: 'Pass as `cursor` for the next page; null on the last page.' }),
+  });
+
+/** Rows fetched with `limit + 1`: the extra row only says whether there is a next page. */
+export function toPage<R extends { id: string }, V>(rows: readonly R[], limit: number, view: (r: R) => V) {
+  const items = rows.slice(0, limit);
+  return { items: items.map(view), nextCursor: rows.length > limit ? (items.at(-1)?.id ?? null) : null };
+}
+
+/** The tables a keyset page can walk: an id, a creation time and an owning organization. */
+export type KeyedTable = {
+  [T in keyof DB]: Selectable<DB[T]> extends { id: string; created_at: Date; organization_id: string } ? T : never;
+}[keyof DB];
+
+/** A page's parameters as a statement takes them; `limit` is the page size plus the one row that says "more". */
+export interface PageParams {
+  orgId: string;
+  cursor: string | null;
+  limit: number;
+}
+
+/** The keyed table whose rows `R` (a query's alias) are: never when `R` is no keyed table's row. */
+type TableOf<R> = { [T in KeyedTable]: [R] extends [DB[T]] ? ([DB[T]] extends [R] ? T : never) : never }[KeyedTable];
+
+/**
+ * `q` (over `table` as `alias`) from just after the cursor row, newest first, `p.limit` rows. The cursor row is looked
+ * up in the caller's organization, so a foreign id ends the list instead of revealing where it sorts. The types hold
+ * `alias` to one of the query's tables and `table` to the table that alias reads, which has the three columns named
+ * here; so these references, written once for every record type, are as checked as the builder's own.
+ */
+export function newestFirst<QDB, TB extends keyof QDB, O, A extends TB & string>(
+  q: SelectQueryBuilder<QDB, TB, O>,
+  table: TableOf<QDB[A]>,
+  alias: A,
+  p: PageParams,
+): SelectQueryBuilder<QDB, TB, O> {
+  const ref = (column: 'created_at' | 'id') => sql.ref(`${alias}.${column}`);
+  const after: Expression<SqlBool> = sql<boolean>`(${p.cursor}::uuid is null or (${ref('created_at')}, ${ref('id')}) < (select k.created_at, k.id from ${sql.table(table)} k where k.id = ${p.cursor} and k.organization_id = ${p.orgId}))`;
+  return q.where(() => after).orderBy(ref('created_at'), 'desc').orderBy(ref('id'), 'desc').limit(p.limit);
+}
