@@ -101,7 +101,7 @@ async function gone(pids: number[]): Promise<void> {
 
 /** Makes the request pool hold exactly its two connections, idle. */
 async function warmPool(): Promise<number[]> {
-  await Promise.all([0, 1].map(() => t.runtime.deps.db.transaction((tx) => tx.execute('select pg_sleep(0.05) as slept'))));
+  await Promise.all([0, 1].map(() => t.runtime.deps.db.transaction((tx) => tx.raw('select pg_sleep(0.05) as slept'))));
   const pids = await poolBackends();
   expect(pids).toHaveLength(2);
   return pids;

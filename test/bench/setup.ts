@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { bootstrap, createApiKey } from '@leadwire/core/accounts/service.ts';
-import { openDatabase, openDb, openOrm } from '@leadwire/db';
+import { openDatabase, openDb, openOrm, qb } from '@leadwire/db';
 import type pg from 'pg';
 import { EMAIL_DOMAIN, SEED_PREFIX } from './workload.ts';
 
@@ -42,7 +42,7 @@ export async function createBenchOrg(url: string, keyCount: number): Promise<Ben
       ownerPassword: randomBytes(18).toString('base64url'),
       plan: 'max',
     });
-    await db.execute(`update organizations set plan = 'max', contact_booster = ? where id = ?`, [BOOSTER, orgId]);
+    await db.query(qb.updateTable('organizations').set({ plan: 'max', contact_booster: BOOSTER }).where('id', '=', orgId));
     const keys: string[] = [];
     for (let n = 0; n < keyCount; n++) {
       const key = await createApiKey(db, { orgId, userId, name: `bench ${n}`, type: 'public', permissions: ['contacts:write'] });

@@ -65,13 +65,6 @@ function explaining(db: Db, touched: Touched): Db {
   };
   return new Proxy(db, {
     get(target, prop) {
-      if (prop === 'execute') {
-        return async (sql: string, params: unknown[] = []) => {
-          let n = 0;
-          await explain(target, sql.replace(/\?/g, () => `$${++n}`), params);
-          return target.execute(sql, params);
-        };
-      }
       if (prop === 'run') {
         return async <P, R>(stmt: Statement<P, R>, params: P) => {
           await explain(target, stmt.text, bind(stmt, params));

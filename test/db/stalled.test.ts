@@ -76,14 +76,14 @@ afterAll(async () => {
 describe('a frozen backend', () => {
   it('is given up on after the query time-out, its connection destroyed; the next statement gets a new one', async () => {
     const db = boundedDb();
-    const [{ pid } = { pid: 0 }] = await db.execute<{ pid: number }[]>('select pg_backend_pid() as pid');
+    const [{ pid } = { pid: 0 }] = (await db.raw('select pg_backend_pid() as pid')).rows as { pid: number }[];
     freeze(pid);
-    const { ms, error } = await timed(db.execute('select 1 as one'));
+    const { ms, error } = await timed(db.raw('select 1 as one'));
     expect(error).toBeInstanceOf(DatabaseTimeoutError);
     expect(ms).toBeGreaterThanOrEqual(QUERY_TIMEOUT_MS - 20);
     expect(ms).toBeLessThan(QUERY_TIMEOUT_MS + 500);
     // The frozen connection left the pool: the next statement runs at once on a fresh backend.
-    const [next] = await db.execute<{ pid: number }[]>('select pg_backend_pid() as pid');
+    const [next] = (await db.raw('select pg_backend_pid() as pid')).rows as { pid: number }[];
     expect(next?.pid).not.toBe(pid);
     thaw(pid);
     await gone(pid);
@@ -94,8 +94,8 @@ describe('a frozen backend', () => {
     let pid = 0;
     const { ms, error } = await timed(
       db.transaction(async (tx) => {
-        await tx.execute('insert into stall_probe (id) values (1)');
-        [{ pid } = { pid: 0 }] = await tx.execute<{ pid: number }[]>('select pg_backend_pid() as pid');
+        await tx.raw('insert into stall_probe (id) values (1)');
+        [{ pid } = { pid: 0 }] = (await tx.raw('select pg_backend_pid() as pid')).rows as { pid: number }[];
         // Frozen with the insert done: the commit that follows waits in the socket until the backend runs again.
         freeze(pid);
       }),
@@ -112,26 +112,26 @@ describe('a frozen backend', () => {
     const db = boundedDb();
     const { error } = await timed(
       db.transaction(async (tx) => {
-        await tx.execute('insert into stall_probe (id) values (2)');
-        await tx.execute('select pg_sleep(0.25)');
-        await tx.execute('select pg_sleep(0.25)');
-        await tx.execute('select pg_sleep(0.25)');
+        await tx.raw('insert into stall_probe (id) values (2)');
+        await tx.raw('select pg_sleep(0.25)');
+        await tx.raw('select pg_sleep(0.25)');
+        await tx.raw('select pg_sleep(0.25)');
       }),
     );
     expect(error).toBeInstanceOf(DatabaseTimeoutError);
     expect((await admin.query('select id from stall_probe where id = 2')).rows).toEqual([]);
     // The connection was rolled back, not lost: the pool still works.
-    expect(await db.execute('select 1 as one')).toEqual([{ one: 1 }]);
+    expect((await db.raw('select 1 as one')).rows).toEqual([{ one: 1 }]);
   });
 });
 
 describe('server-side limits', () => {
   it('cuts a statement at statement_timeout (57014) and keeps the connection', async () => {
     const db = boundedDb(1);
-    const { ms, error } = await timed(db.execute('select pg_sleep(5)'));
+    const { ms, error } = await timed(db.raw('select pg_sleep(5)'));
     expect((error as { code?: string }).code).toBe('57014');
     expect(ms).toBeLessThan(STATEMENT_TIMEOUT_MS + 300);
-    expect(await db.execute('select 1 as one')).toEqual([{ one: 1 }]);
+    expect((await db.raw('select 1 as one')).rows).toEqual([{ one: 1 }]);
   });
 
   it('cuts a lock wait at lock_timeout (55P03) and rolls the transaction back', async () => {
@@ -139,7 +139,7 @@ describe('server-side limits', () => {
     await admin.query('begin');
     await admin.query('lock table stall_probe in access exclusive mode');
     try {
-      const { error } = await timed(db.transaction((tx) => tx.execute('insert into stall_probe (id) values (3)')));
+      const { error } = await timed(db.transaction((tx) => tx.raw('insert into stall_probe (id) values (3)')));
       expect((error as { code?: string }).code).toBe('55P03');
     } finally {
       await admin.query('rollback');
@@ -154,7 +154,7 @@ describe('no connection to be had', () => {
     let release!: () => void;
     const held = db.transaction(() => new Promise<void>((r) => (release = r)));
     await new Promise((r) => setTimeout(r, 0));
-    const { ms, error } = await timed(db.execute('select 1 as one'));
+    const { ms, error } = await timed(db.raw('select 1 as one'));
     release();
     await held;
     expect(error).toBeInstanceOf(DatabaseUnavailableError);

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { findStar, openDb, openOrm, StarStatementError } from '@leadwire/db';
+import { findStar, openDb, openOrm, qb, sql, StarStatementError, statement } from '@leadwire/db';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../support/db.ts';
@@ -79,13 +79,16 @@ describe('the executor', () => {
       const db = await openDb(orm);
       await db.raw('create table t (id int, name text)');
       await db.raw("insert into t values (1, 'a')");
-      await expect(db.execute('select * from t')).rejects.toThrow(StarStatementError);
-      await expect(db.execute('select t.* from t')).rejects.toThrow(/must name their columns; this one expands \* near "select t\.\*"/);
-      await expect(db.transaction((tx) => tx.execute('update t set name = ? returning *', ['b']))).rejects.toThrow(StarStatementError);
+      const text = (t: TemplateStringsArray) => sql<{ id: number }>(t).compile(qb);
+      await expect(db.query(text`select * from t`)).rejects.toThrow(StarStatementError);
+      await expect(db.query(text`select t.* from t`)).rejects.toThrow(/must name their columns; this one expands \* near "select t\.\*"/);
+      await expect(db.transaction((tx) => tx.query(qb.updateTable('contacts').set({ stage: 'b' }).returningAll()))).rejects.toThrow(StarStatementError);
+      // A fixed statement is refused when built, at module load: the first test importing its module fails.
+      expect(() => statement()(() => qb.selectFrom('contacts').selectAll())).toThrow(StarStatementError);
       // Refused again on every later call, and nothing was prepared or written.
-      await expect(db.execute('select * from t')).rejects.toThrow(StarStatementError);
+      await expect(db.query(text`select * from t`)).rejects.toThrow(StarStatementError);
       expect((await db.raw('select name from pg_prepared_statements')).rows).toEqual([]);
-      expect(await db.execute('select id, name, count(*) over () as n from t')).toEqual([{ id: 1, name: 'a', n: '1' }]);
+      expect(await db.query(text`select id, name, count(*) over () as n from t`)).toEqual([{ id: 1, name: 'a', n: '1' }]);
     } finally {
       await orm.close(true);
       await test.drop();

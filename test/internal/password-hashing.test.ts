@@ -120,7 +120,7 @@ describe('no database connection is held while a password is hashed or waits for
         try {
           await vi.waitFor(() => expect(slots.usage.waiting, name).toBe(1));
           expect({ name, checkedOut: pool.totalCount - pool.idleCount }).toEqual({ name, checkedOut: 0 });
-          expect(await sql.execute('select 1 as one')).toEqual([{ one: 1 }]);
+          expect((await sql.raw('select 1 as one')).rows).toEqual([{ one: 1 }]);
         } finally {
           slots.release();
         }

@@ -1,16 +1,14 @@
-import { createHash } from 'node:crypto';
 import type { CompiledQuery } from 'kysely';
 import type { Pool, PoolClient } from 'pg';
 import { BoundedClient, DatabaseUnavailableError, guardedCommit } from './bounded.ts';
 import { bind, prepared, type Query, type Statement } from './statements.ts';
 
 /**
- * The one way services reach PostgreSQL: statements with `?` placeholders, run as named prepared statements. `PgDb` runs
- * them on the pool, `TxDb` inside a transaction; both open a transaction the same way, so a service neither knows nor
- * asks which it was given.
+ * The one way services reach PostgreSQL: statements built from the entities' types (statements.ts), run as named
+ * prepared statements. `PgDb` runs them on the pool, `TxDb` inside a transaction; both open a transaction the same way,
+ * so a service neither knows nor asks which it was given.
  */
 export interface Db {
-  execute<T = Record<string, unknown>[]>(sql: string, params?: unknown[]): Promise<T>;
   /** Runs a statement built once by `statement()`, with its named parameters. */
   run<P, R>(stmt: Statement<P, R>, params: P): Promise<R[]>;
   /** Runs a query built per call; its text is prepared once per connection like any other. */
@@ -24,66 +22,6 @@ export interface Db {
    * holding its lock); on the pool, at once.
    */
   afterCommit(fn: (db: Db) => Promise<unknown>): Promise<void> | void;
-}
-
-interface Compiled {
-  name: string;
-  text: string;
-}
-
-const compiled = new Map<string, Compiled>();
-
-/**
- * A select list or `returning` that expands `*` (`select *`, `c.*`, `(x).*`, `returning *`). String literals and
- * comments are blanked first, so a `*` inside them is not one, and neither is `count(*)` or `a * b`.
- */
-const STAR = /\b(?:select(?:\s+distinct(?:\s+on\s*\([^)]*\))?|\s+all)?|returning)\s+\*|,\s*\*|[\w")\]]\s*\.\s*\*/i;
-
-/** The part of `sql` that expands `*`, or null. Exported for tests and for tools that scan statements. */
-export function findStar(sql: string): string | null {
-  const bare = sql.replace(/'(?:[^']|'')*'|--[^\n]*|\/\*[\s\S]*?\*\//g, (m) => ' '.repeat(m.length));
-  const m = STAR.exec(bare);
-  return m ? sql.slice(Math.max(0, m.index - 20), m.index + m[0].length).replace(/\s+/g, ' ').trim() : null;
-}
-
-/**
- * Statements name their columns. A prepared statement that expands `*` keeps the column list it was planned with, so
- * once a migration adds a column every pooled connection that prepared it fails with "cached plan must not change
- * result type" until the process restarts: exactly a rolling deploy. Refused when first compiled, so the first test
- * that runs such a statement fails.
- */
-export class StarStatementError extends Error {
-  constructor(sql: string, found: string) {
-    super(`Statements must name their columns; this one expands * near "${found}": ${sql.replace(/\s+/g, ' ').trim().slice(0, 200)}`);
-    this.name = 'StarStatementError';
-  }
-}
-
-/** A table's columns as a select or `returning` list, qualified by `alias` when given: `a.id, a.name`. */
-export const columnList = (names: readonly string[], alias?: string): string =>
-  names.map((n) => (alias ? `${alias}.${n}` : n)).join(', ');
-
-/**
- * `?` placeholders become `$n`, and each distinct statement gets a stable name, so pg prepares it once per connection
- * and PostgreSQL skips parsing and planning on every later call. Statements are module constants, so the cache is
- * bounded by the code, not by traffic. None of ours uses the jsonb `?` operator.
- */
-function compile(sql: string): Compiled {
-  let c = compiled.get(sql);
-  if (!c) {
-    const star = findStar(sql);
-    if (star !== null) throw new StarStatementError(sql, star);
-    let n = 0;
-    c = { name: `lw_${createHash('sha1').update(sql).digest('hex').slice(0, 24)}`, text: sql.replace(/\?/g, () => `$${++n}`) };
-    compiled.set(sql, c);
-  }
-  return c;
-}
-
-async function run<T>(conn: BoundedClient, sql: string, params: unknown[], timeoutMs: number | undefined): Promise<T> {
-  const { name, text } = compile(sql);
-  const result = await conn.query({ name, text, values: params }, timeoutMs);
-  return result.rows as T;
 }
 
 const built = new Map<string, { name: string; text: string }>();
@@ -131,9 +69,6 @@ export class TxDb implements Db {
   }
   afterCommit(fn: (db: Db) => Promise<unknown>): void {
     this.committed.push(fn);
-  }
-  execute<T = Record<string, unknown>[]>(sql: string, params: unknown[] = []): Promise<T> {
-    return run<T>(this.conn, sql, params, this.timeout());
   }
   run<P, R>(stmt: Statement<P, R>, params: P): Promise<R[]> {
     return send<R>(this.conn, stmt, bind(stmt, params), this.timeout());
@@ -195,10 +130,6 @@ export class PgDb implements Db {
     } finally {
       conn.release();
     }
-  }
-
-  execute<T = Record<string, unknown>[]>(sql: string, params: unknown[] = []): Promise<T> {
-    return this.once((conn) => run<T>(conn, sql, params, this.queryTimeoutMs));
   }
 
   run<P, R>(stmt: Statement<P, R>, params: P): Promise<R[]> {

@@ -52,8 +52,41 @@ export interface Statement<P, R> {
   readonly row?: R;
 }
 
-/** The text and name of a compiled query, as pg takes them for a named prepared statement. */
-export const prepared = (text: string) => ({ name: `lw_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`, text });
+/**
+ * A select list or `returning` that expands `*` (`select *`, `c.*`, `(x).*`, `returning *`). String literals and
+ * comments are blanked first, so a `*` inside them is not one, and neither is `count(*)` or `a * b`.
+ */
+const STAR = /\b(?:select(?:\s+distinct(?:\s+on\s*\([^)]*\))?|\s+all)?|returning)\s+\*|,\s*\*|[\w")\]]\s*\.\s*\*/i;
+
+/** The part of `sql` that expands `*`, or null. Exported for tests and for tools that scan statements. */
+export function findStar(sql: string): string | null {
+  const bare = sql.replace(/'(?:[^']|'')*'|--[^\n]*|\/\*[\s\S]*?\*\//g, (m) => ' '.repeat(m.length));
+  const m = STAR.exec(bare);
+  return m ? sql.slice(Math.max(0, m.index - 20), m.index + m[0].length).replace(/\s+/g, ' ').trim() : null;
+}
+
+/**
+ * Statements name their columns. A prepared statement that expands `*` keeps the column list it was planned with, so
+ * once a migration adds a column every pooled connection that prepared it fails with "cached plan must not change
+ * result type" until the process restarts: exactly a rolling deploy. Refused when a statement is built (see `prepared`), so the first test
+ * that runs such a statement fails.
+ */
+export class StarStatementError extends Error {
+  constructor(sql: string, found: string) {
+    super(`Statements must name their columns; this one expands * near "${found}": ${sql.replace(/\s+/g, ' ').trim().slice(0, 200)}`);
+    this.name = 'StarStatementError';
+  }
+}
+
+/**
+ * The text and name of a compiled query, as pg takes them for a named prepared statement. A statement that expands `*`
+ * (`selectAll()`) is refused here: at module load for `statement()`, on the first call for a per-call query.
+ */
+export function prepared(text: string): { name: string; text: string } {
+  const star = findStar(text);
+  if (star !== null) throw new StarStatementError(text, star);
+  return { name: `lw_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`, text };
+}
 
 /**
  * A statement built once at module load with named, typed parameters, so the hot path pays neither for building nor

@@ -55,15 +55,6 @@ export const insertEvents = (json: unknown) => qb.insertInto('outbox_events').co
 const INSERT_EVENTS = statement<{ events: string }>()((p) => insertEvents(p.events));
 
 /**
- * The same insert as SQL text with one `?`, for statements still written as text (other modules' CTEs); new code
- * uses `insertEvents` / `eventRows`. Removed once no caller is left.
- */
-export const INSERT_EVENTS_SQL = `
-insert into outbox_events (id, organization_id, event, payload, created_at)
-select v.id, v.organization_id, v.event, v.payload, v.created_at
-from jsonb_to_recordset(?::jsonb) as v(id uuid, organization_id uuid, event text, payload jsonb, created_at timestamptz)`;
-
-/**
  * Writes events to the outbox on the caller's database handle: inside a transaction they commit or roll back with the
  * change they describe. One statement however many events.
  */
@@ -72,7 +63,7 @@ export async function emitEvents(db: Db, events: readonly PendingEvent[]): Promi
   await db.run(INSERT_EVENTS, { events: eventRowsParam(events) });
 }
 
-/** The one parameter of `insertEvents` / `eventRows` (and INSERT_EVENTS_SQL), for callers that fold the insert into a statement of their own. */
+/** The one parameter of `insertEvents` / `eventRows`, for callers that fold the insert into a statement of their own. */
 export function eventRowsParam(events: readonly PendingEvent[]): string {
   return JSON.stringify(
     events.map((e) => {

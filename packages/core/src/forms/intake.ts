@@ -16,6 +16,7 @@ import { isHttpUrl } from '../validation/index.ts';
 import { type Answer, type Attribution, contactOf, parseSubmission } from './answers.ts';
 import { verifyCaptcha } from './captcha.ts';
 import { type LeadRouter, leadRouterFor } from './lead-router.ts';
+import { PLACE_CONTACT } from '../pipelines/sql.ts';
 import * as q from './sql.ts';
 import type { FormRow, PublishedForm } from './sql.ts';
 
@@ -170,7 +171,7 @@ async function keep(
       // A pipeline deleted meanwhile falls back to the default; a pipeline without stages places nobody.
       const [target] = await tx.run(q.ROUTE_PIPELINE, { orgId: form.organization_id, pipelineId });
       if (target?.stage_id) {
-        const [item] = await tx.run(q.PLACE_CONTACT, {
+        const [item] = await tx.run(PLACE_CONTACT, {
           id: randomUUID(),
           orgId: form.organization_id,
           pipelineId: target.pipeline_id,

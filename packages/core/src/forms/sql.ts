@@ -134,25 +134,6 @@ export const ROUTE_PIPELINE = statement<{ orgId: string; pipelineId: string | nu
     .limit(sql.lit(1)),
 );
 
-/**
- * Places a contact on a stage, or answers the placement it already has on that pipeline (as leads/service.ts's PLACE):
- * the unique (pipeline, contact) placement makes a second one a no-op.
- */
-export const PLACE_CONTACT = statement<{ id: string; orgId: string; pipelineId: string; stageId: string; contactId: string }>()((p) =>
-  qb
-    .with('ins', (db) =>
-      db
-        .insertInto('pipeline_items')
-        .values({ id: p.id, organization_id: p.orgId, pipeline_id: p.pipelineId, stage_id: p.stageId, contact_id: p.contactId })
-        .onConflict((oc) => oc.columns(['pipeline_id', 'contact_id']).doNothing())
-        .returning('id'),
-    )
-    .selectFrom('ins')
-    .select('id')
-    .unionAll((db) => db.selectFrom('pipeline_items').select('id').where('pipeline_id', '=', p.pipelineId).where('contact_id', '=', p.contactId))
-    .limit(sql.lit(1)),
-);
-
 export const INSERT_SUBMISSION = statement<{
   id: string;
   orgId: string;

@@ -141,3 +141,22 @@ export const APPLY_ORDER = statement<{ ids: string; pipelineId: string }>()((p) 
     .where((eb) => eb('s.id', '=', sql<string>`${eb.ref('v.value')}::uuid`))
     .where('s.pipeline_id', '=', p.pipelineId),
 );
+
+/**
+ * Places a contact on a stage, or answers the placement it already has on that pipeline (lead rule 2, and form intake):
+ * the unique (pipeline, contact) key makes a second placement a no-op under concurrency.
+ */
+export const PLACE_CONTACT = statement<{ id: string; orgId: string; pipelineId: string; stageId: string; contactId: string }>()((p) =>
+  qb
+    .with('ins', (db) =>
+      db
+        .insertInto('pipeline_items')
+        .values({ id: p.id, organization_id: p.orgId, pipeline_id: p.pipelineId, stage_id: p.stageId, contact_id: p.contactId })
+        .onConflict((oc) => oc.columns(['pipeline_id', 'contact_id']).doNothing())
+        .returning('id'),
+    )
+    .selectFrom('ins')
+    .select('id')
+    .unionAll((db) => db.selectFrom('pipeline_items').select('id').where('pipeline_id', '=', p.pipelineId).where('contact_id', '=', p.contactId))
+    .limit(sql.lit(1)),
+);
