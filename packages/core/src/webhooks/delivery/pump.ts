@@ -26,7 +26,7 @@ export class DeliveryPump {
 
   constructor(deps: Deps) {
     this.deps = deps;
-    this.lock = new WorkerLock(deps.db, deps.log);
+    this.lock = new WorkerLock(deps.db, deps.log, deps.clock);
     this.attempts = attemptRounds(deps, this.lock);
   }
 
