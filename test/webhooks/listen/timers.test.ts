@@ -19,7 +19,9 @@ afterAll(async () => {
 });
 
 const listenerRows = async (orgId: string) =>
-  (await t.sql<{ expires_at: string }>('select expires_at from webhook_listeners where organization_id = ?', [orgId])).map((r) => new Date(r.expires_at).getTime());
+  (await t.sql<{ expires_at: string }>('select expires_at from webhook_listeners where organization_id = ?', [orgId])).map((r) =>
+    new Date(r.expires_at).getTime(),
+  );
 
 describe('the listen hub on the server clock', () => {
   it('sends a heartbeat each WEBHOOK_LISTEN_HEARTBEAT_MS (15 s) of the clock', async () => {
@@ -43,10 +45,13 @@ describe('the listen hub on the server clock', () => {
     try {
       const [before] = await listenerRows(org.orgId);
       t.clock.advance(REFRESH_MS);
-      await vi.waitFor(async () => {
-        const [row] = await listenerRows(org.orgId);
-        expect(row).toBe(before! + REFRESH_MS);
-      }, { timeout: 2_000 });
+      await vi.waitFor(
+        async () => {
+          const [row] = await listenerRows(org.orgId);
+          expect(row).toBe(before! + REFRESH_MS);
+        },
+        { timeout: 2_000 },
+      );
     } finally {
       s.close();
     }
