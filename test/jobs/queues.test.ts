@@ -15,6 +15,8 @@ afterAll(async () => t?.close());
 
 it('every queue the application runs is created with notify', async () => {
   const names = jobDefinitions(t.runtime.deps).map((d) => d.queue);
-  const rows = await t.sql<{ name: string; notify: boolean }>('select name, notify from pgboss.queue where name = any(?) order by name', [names]);
+  const rows = await t.sql<{ name: string; notify: boolean }>('select name, notify from pgboss.queue where name = any(?) order by name', [
+    names,
+  ]);
   expect(rows).toEqual([...names].sort().map((name) => ({ name, notify: true })));
 });
