@@ -162,4 +162,16 @@ describe('the key-change connection', () => {
     await on;
     expect((await search(quickApp, key)).status).toBe(404);
   });
+
+  it('is opened again once the pause has passed on the server clock, which tests move instead of waiting ten minutes', async () => {
+    const listener = t.runtime.keyChanges!;
+    if (listener.listening) {
+      const down = listenerState(t.runtime, false);
+      await endListener(t.runtime);
+      await down;
+    }
+    t.clock.advance(600_000);
+    await listenerState(t.runtime, true, 5_000);
+    expect(keyGuardOf(t.runtime.deps).isLive).toBe(true);
+  });
 });

@@ -152,8 +152,11 @@ describe('no connection to be had', () => {
   it('is DatabaseUnavailableError after the acquire time-out when every connection is held', async () => {
     const db = boundedDb(1);
     let release!: () => void;
-    const held = db.transaction(() => new Promise<void>((r) => (release = r)));
-    await new Promise((r) => setTimeout(r, 0));
+    let inside!: () => void;
+    const holding = new Promise<void>((r) => (inside = r));
+    // The one connection is taken once the transaction's body runs: a positive signal, however slow the machine.
+    const held = db.transaction(() => new Promise<void>((r) => ((release = r), inside())));
+    await Promise.race([holding, held]);
     const { ms, error } = await timed(db.raw('select 1 as one'));
     release();
     await held;

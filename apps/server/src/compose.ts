@@ -80,7 +80,9 @@ export async function compose(
     }
     await boss.start(jobDefinitions(jobDeps));
     const keyChanges =
-      config.ROLE === 'worker' ? null : await watchKeyChanges({ url: database.url, guard: keyGuardOf(deps), log, retryMs: config.KEY_CHANGES_RETRY_MS });
+      config.ROLE === 'worker'
+        ? null
+        : await watchKeyChanges({ url: database.url, guard: keyGuardOf(deps), log, retryMs: config.KEY_CHANGES_RETRY_MS, clock: deps.clock });
     return {
       deps,
       jobDeps,

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { TestClock } from './clock.ts';
 
 describe('TestClock', () => {
@@ -45,5 +45,53 @@ describe('TestClock', () => {
     expect(clock.sleeping).toBe(0);
     // A sleep of nothing is over at once.
     await clock.sleep(0);
+  });
+
+  it('fires timers when moved past them, in due order, and never those cleared', () => {
+    const clock = new TestClock();
+    clock.freeze();
+    const fired: string[] = [];
+    clock.setTimeout(() => fired.push('late'), 60_000);
+    clock.setTimeout(() => fired.push('early'), 1_000);
+    const cleared = clock.setTimeout(() => fired.push('cleared'), 500);
+    clock.clearTimeout(cleared);
+    expect(clock.timers).toBe(2);
+    expect(clock.sleeping).toBe(0);
+    clock.advance(999);
+    expect(fired).toEqual([]);
+    // Fired before advance returns: a test moves the clock and the work is under way.
+    clock.advance(60_000);
+    expect(fired).toEqual(['early', 'late']);
+    expect(clock.timers).toBe(0);
+    clock.clearTimeout(cleared);
+    clock.clearTimeout(undefined);
+  });
+
+  it('fires a timer that a timer sets when the clock reaches it, not in the same move', async () => {
+    const clock = new TestClock();
+    clock.freeze();
+    const fired: number[] = [];
+    const beat = () => {
+      fired.push(clock.now().getTime());
+      clock.setTimeout(beat, 1_000);
+    };
+    clock.setTimeout(beat, 1_000);
+    const start = clock.now().getTime();
+    clock.advance(10_000);
+    expect(fired).toEqual([start + 10_000]);
+    clock.advance(1_000);
+    expect(fired).toEqual([start + 10_000, start + 11_000]);
+    // A timer of 0 ms is due at once, yet fires after the call that set it, like a real one.
+    let zero = false;
+    clock.setTimeout(() => (zero = true), 0);
+    expect(zero).toBe(false);
+    await vi.waitFor(() => expect(zero).toBe(true));
+  });
+
+  it('while running, fires timers by the wall clock too', async () => {
+    const clock = new TestClock();
+    const start = clock.now().getTime();
+    const fired = new Promise<number>((resolve) => clock.setTimeout(() => resolve(clock.now().getTime()), 20));
+    expect(await fired).toBeGreaterThanOrEqual(start + 20);
   });
 });

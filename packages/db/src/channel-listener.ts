@@ -15,7 +15,20 @@ export interface ChannelListenerOptions {
   log: ListenerLog;
   /** Shown in pg_stat_activity, so an operator (or a test) can tell this connection from the pool's. */
   applicationName: string;
+  /** The clock the retry pause is measured on (the server's, which tests move); the wall clock by default. */
+  timers?: RetryTimers;
 }
+
+/** What the listener needs of a clock: core's Clock is one. */
+export interface RetryTimers {
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(timer: unknown): void;
+}
+
+const wallTimers: RetryTimers = {
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: (timer) => clearTimeout(timer as NodeJS.Timeout | undefined),
+};
 
 type Events = { message: [payload: string]; up: []; down: [] };
 
@@ -28,17 +41,19 @@ type Events = { message: [payload: string]; up: []; down: [] };
 export class ChannelListener extends EventEmitter<Events> {
   private client: pg.Client | null = null;
   private pid: number | null = null;
-  private timer: NodeJS.Timeout | null = null;
+  private timer: unknown = null;
   private attempt: Promise<boolean> | null = null;
   private closed = false;
   /** Failed attempts since the last success: an outage is logged once, not once per retry. */
   private failures = 0;
   private readonly o: ChannelListenerOptions;
+  private readonly timers: RetryTimers;
 
   constructor(opts: ChannelListenerOptions) {
     super();
     if (!/^[a-z_][a-z0-9_]*$/.test(opts.channel)) throw new Error(`not a plain channel name: ${opts.channel}`);
     this.o = opts;
+    this.timers = opts.timers ?? wallTimers;
   }
 
   get listening(): boolean {
@@ -110,7 +125,7 @@ export class ChannelListener extends EventEmitter<Events> {
 
   private retry(): void {
     if (this.closed || this.timer) return;
-    this.timer = setTimeout(() => {
+    this.timer = this.timers.setTimeout(() => {
       this.timer = null;
       void this.connect();
     }, this.o.retryMs);
@@ -119,7 +134,7 @@ export class ChannelListener extends EventEmitter<Events> {
   /** Stops listening for good: no further attempt, the connection ended. */
   async close(): Promise<void> {
     this.closed = true;
-    if (this.timer) clearTimeout(this.timer);
+    this.timers.clearTimeout(this.timer);
     this.timer = null;
     await this.attempt?.catch(() => undefined);
     const client = this.client;

@@ -1,4 +1,5 @@
 import { ChannelListener, KEY_CHANGES_CHANNEL } from '@leadwire/db';
+import type { Clock } from '../clock.ts';
 import type { Logger } from '../context.ts';
 import type { KeyGuard } from '../limits/key-guard.ts';
 
@@ -29,8 +30,15 @@ export function applyKeyChange(guard: KeyGuard, payload: string): void {
  * reach its database starts with its memory on; if it fails, the server still starts and judges every key in the
  * database until an attempt succeeds.
  */
-export async function watchKeyChanges(o: { url: string; guard: KeyGuard; log: Logger; retryMs: number }): Promise<ChannelListener> {
-  const listener = new ChannelListener({ url: o.url, channel: KEY_CHANGES_CHANNEL, retryMs: o.retryMs, log: o.log, applicationName: 'leadwire key changes' });
+export async function watchKeyChanges(o: { url: string; guard: KeyGuard; log: Logger; retryMs: number; clock: Clock }): Promise<ChannelListener> {
+  const listener = new ChannelListener({
+    url: o.url,
+    channel: KEY_CHANGES_CHANNEL,
+    retryMs: o.retryMs,
+    log: o.log,
+    applicationName: 'leadwire key changes',
+    timers: o.clock,
+  });
   listener.on('up', () => o.guard.setLive(true));
   listener.on('down', () => o.guard.setLive(false));
   listener.on('message', (payload) => applyKeyChange(o.guard, payload));

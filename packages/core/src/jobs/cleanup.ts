@@ -204,6 +204,8 @@ export function cleanupJob(deps: Deps): JobDefinition<Record<string, unknown>> {
     // A failed run is picked up by the next tick anyway; a couple of quick retries cover a blip.
     retryLimit: 2,
     retryDelay: 60,
+    // A job (the cron's, or an operator's) wakes a worker at once rather than at its next poll.
+    queueOptions: { notify: true },
     parse: (data) => z.record(z.string(), z.unknown()).parse(data ?? {}),
     async handle() {
       const deleted = await runCleanup(deps.db, deps.clock.now());

@@ -18,6 +18,7 @@ export function purgeContactsJob(deps: Deps): JobDefinition<Record<string, unkno
     cron: PURGE_CONTACTS_CRON,
     retryLimit: 3,
     retryDelay: 600,
+    queueOptions: { notify: true },
     parse: (data) => z.record(z.string(), z.unknown()).parse(data ?? {}),
     async handle() {
       const { contacts, events, storageKeys } = await purgeTrash(deps.db, deps.clock.now());

@@ -127,6 +127,8 @@ export function adjustScoreJob(deps: Deps, adjuster: ScoreAdjuster = adjusterFro
     queue: ADJUST_SCORE_QUEUE,
     retryLimit: 3,
     retryDelay: 30,
+    // The score moves as soon as the write commits, not at a worker's next poll (2 s).
+    queueOptions: { notify: true },
     parse: (data) => AdjustScorePayload.parse(data),
     async handle({ contactIds }) {
       if (contactIds.length === 0) return;

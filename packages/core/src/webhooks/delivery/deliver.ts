@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { qb, sql, statement } from '@leadwire/db';
+import type { Clock } from '../../clock.ts';
 import type { Deps } from '../../context.ts';
 import { signDelivery } from '../transport/signing.ts';
 import { sendWebhook } from '../transport/send.ts';
@@ -69,17 +69,17 @@ type TakenRow = NonNullable<(typeof TAKE)['row']>;
 /** Attempts taken, and outcomes recorded, per statement: a pg-boss batch of jobs and then some. */
 const ROUND_MAX = 200;
 
-/** Recording an outcome is retried while PostgreSQL is away (a restart), within the attempt's lease. */
+/** Recording an outcome is retried while PostgreSQL is away (a restart), within the attempt's lease (both on deps.clock). */
 const RECORD_TRIES = 15;
 const RECORD_RETRY_MS = 1_000;
 
-async function persistently<T>(fn: () => Promise<T>): Promise<T> {
+async function persistently<T>(clock: Clock, fn: () => Promise<T>): Promise<T> {
   for (let i = 1; ; i++) {
     try {
       return await fn();
     } catch (err) {
       if (i >= RECORD_TRIES) throw err;
-      await sleep(RECORD_RETRY_MS);
+      await clock.sleep(RECORD_RETRY_MS);
     }
   }
 }
@@ -115,7 +115,7 @@ export function attemptRounds(deps: Deps, lock: WorkerLock): AttemptRounds {
   return {
     take: new Coalescer((refs) => takeAttempts(deps, lock, refs), ROUND_MAX),
     record: new Coalescer(async (outcomes) => {
-      await persistently(() => recordAttempts(deps.db, recordDeps, outcomes, deps.clock.now()));
+      await persistently(deps.clock, () => recordAttempts(deps.db, recordDeps, outcomes, deps.clock.now()));
       return outcomes.map(() => undefined);
     }, ROUND_MAX),
   };
@@ -149,7 +149,7 @@ export async function deliverOne(deps: Deps, worker: { lock: WorkerLock; active:
 
 async function attempt(deps: Deps, rounds: AttemptRounds, a: TakenRow): Promise<void> {
   // A manual replay or test ping still goes to a disabled endpoint: that is how an owner checks a fixed receiver.
-  if (!a.enabled && !a.manual) return persistently(() => recordSkipped(deps.db, a, deps.clock.now()));
+  if (!a.enabled && !a.manual) return persistently(deps.clock, () => recordSkipped(deps.db, a, deps.clock.now()));
   const attemptId = randomUUID();
   const startedAt = deps.clock.now();
   const inGrace = a.previous_secret_expires_at !== null && new Date(a.previous_secret_expires_at).getTime() > startedAt.getTime();

@@ -26,7 +26,7 @@ export class DeliveryPump {
 
   constructor(deps: Deps) {
     this.deps = deps;
-    this.lock = new WorkerLock(deps.db, deps.log);
+    this.lock = new WorkerLock(deps.db, deps.log, deps.clock);
     this.attempts = attemptRounds(deps, this.lock);
   }
 
@@ -39,6 +39,8 @@ export class DeliveryPump {
 
   private schedule(ms: number): void {
     if (!this.running) return;
+    // The wall clock, not deps.clock: how often to look is a polling cadence (20 ms in tests), not business time, and
+    // tests freeze the clock while the engine works (a frozen business clock must not stop deliveries).
     this.timer = setTimeout(() => {
       this.round = this.tick().finally(() => (this.round = null));
     }, ms);

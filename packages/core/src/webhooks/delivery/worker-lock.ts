@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { PgDb } from '@leadwire/db';
 import type { PoolClient } from 'pg';
+import type { Clock, ClockTimer } from '../../clock.ts';
 import type { Logger } from '../../context.ts';
 
 /** A fresh positive 63-bit key: one per worker process, so another process's lock never collides with ours. */
@@ -27,13 +28,15 @@ export class WorkerLock {
   private client: PoolClient | null = null;
   private wanted = false;
   private connecting: Promise<void> | null = null;
-  private timer: NodeJS.Timeout | null = null;
+  private timer: ClockTimer | null = null;
   private readonly db: PgDb;
   private readonly log: Logger;
+  private readonly clock: Clock;
 
-  constructor(db: PgDb, log: Logger) {
+  constructor(db: PgDb, log: Logger, clock: Clock) {
     this.db = db;
     this.log = log;
+    this.clock = clock;
   }
 
   /** True while this process holds its key. */
@@ -81,18 +84,17 @@ export class WorkerLock {
 
   private scheduleRelock(): void {
     if (this.timer) return;
-    this.timer = setTimeout(() => {
+    this.timer = this.clock.setTimeout(() => {
       this.timer = null;
       if (!this.wanted || this.client) return;
       this.acquire().catch(() => this.scheduleRelock());
     }, RELOCK_DELAY_MS);
-    this.timer.unref();
   }
 
   /** Gives the key up: call only once no attempt of this process is in flight any more. */
   async release(): Promise<void> {
     this.wanted = false;
-    if (this.timer) clearTimeout(this.timer);
+    this.clock.clearTimeout(this.timer);
     this.timer = null;
     await this.connecting?.catch(() => {});
     const client = this.client;

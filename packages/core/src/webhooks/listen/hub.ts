@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { InternalActor } from '../../auth/actor.ts';
+import type { ClockTimer } from '../../clock.ts';
 import type { Deps } from '../../context.ts';
 import { errors } from '../../errors.ts';
 import { newSigningSecret } from '../transport/secret.ts';
@@ -30,7 +31,7 @@ interface Session {
 const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
 /** A listener row outlives a crashed process by this much; live processes refresh theirs far more often. */
 const LISTENER_TTL_MS = 5 * 60_000;
-const REFRESH_MS = 60_000;
+export const REFRESH_MS = 60_000;
 /** What a reconnecting client can get back (Last-Event-ID) from the process it was streaming from. */
 const RESUME_KEEP = 500;
 const RESUME_WINDOW_MS = 10 * 60_000;
@@ -38,11 +39,11 @@ const RESUME_WINDOW_MS = 10 * 60_000;
  * After its last stream ends an organization stays listened to (row, channel, kept events) this long, so a client
  * whose connection dropped can reconnect and resume without a gap.
  */
-const LINGER_MS = 30_000;
+export const LINGER_MS = 30_000;
 
 interface Org {
   sessions: Set<Session>;
-  linger: NodeJS.Timeout | null;
+  linger: ClockTimer | null;
 }
 
 /** The person's listen secret (created on first use), the same for every key and session of theirs. */
@@ -67,8 +68,8 @@ export class ListenHub {
   private readonly channel: NotifyChannel;
   private notifications: Promise<void> = Promise.resolve();
   private rows: Promise<unknown> = Promise.resolve();
-  private heartbeat: NodeJS.Timeout | null = null;
-  private refresh: NodeJS.Timeout | null = null;
+  private heartbeat: ClockTimer | null = null;
+  private refresh: ClockTimer | null = null;
   private closed = false;
 
   constructor(deps: Deps) {
@@ -113,7 +114,7 @@ export class ListenHub {
     const session: Session = { orgId: actor.orgId, events: opts.events ? new Set(opts.events) : null, secret, sink, pending: [] };
     let org = this.byOrg.get(actor.orgId);
     if (!org) this.byOrg.set(actor.orgId, (org = { sessions: new Set(), linger: null }));
-    if (org.linger) clearTimeout(org.linger);
+    this.deps.clock.clearTimeout(org.linger);
     org.linger = null;
     org.sessions.add(session);
     try {
@@ -148,20 +149,26 @@ export class ListenHub {
     return new Date(this.deps.clock.now().getTime() + LISTENER_TTL_MS);
   }
 
+  /** Heartbeats and the listener rows' refresh, on deps.clock: each beat sets the next, so a test moves through them. */
   private startTimers(): void {
-    this.heartbeat ??= setInterval(() => {
+    const { clock } = this.deps;
+    const beat = () => {
+      this.heartbeat = clock.setTimeout(beat, this.deps.config.WEBHOOK_LISTEN_HEARTBEAT_MS);
       for (const s of this.all()) if (!s.pending) this.write(s, HEARTBEAT);
-    }, this.deps.config.WEBHOOK_LISTEN_HEARTBEAT_MS).unref();
-    this.refresh ??= setInterval(() => {
+    };
+    const refresh = () => {
+      this.refresh = clock.setTimeout(refresh, REFRESH_MS);
       this.serial(() => this.deps.db.run(SQL.REFRESH_LISTENERS, { expiresAt: this.expiry(), processKey: this.processKey })).catch((err: unknown) =>
         this.deps.log.warn({ err }, 'listen: listener refresh failed'),
       );
-    }, REFRESH_MS).unref();
+    };
+    this.heartbeat ??= clock.setTimeout(beat, this.deps.config.WEBHOOK_LISTEN_HEARTBEAT_MS);
+    this.refresh ??= clock.setTimeout(refresh, REFRESH_MS);
   }
 
   private stopTimers(): void {
-    if (this.heartbeat) clearInterval(this.heartbeat);
-    if (this.refresh) clearInterval(this.refresh);
+    this.deps.clock.clearTimeout(this.heartbeat);
+    this.deps.clock.clearTimeout(this.refresh);
     this.heartbeat = this.refresh = null;
   }
 
@@ -173,13 +180,13 @@ export class ListenHub {
     const org = this.byOrg.get(session.orgId);
     if (!org?.sessions.delete(session) || org.sessions.size > 0) return;
     if (this.closed) return this.forget(session.orgId);
-    org.linger = setTimeout(() => this.forget(session.orgId), LINGER_MS).unref();
+    org.linger = this.deps.clock.setTimeout(() => this.forget(session.orgId), LINGER_MS);
   }
 
   private forget(orgId: string): void {
     const org = this.byOrg.get(orgId);
     if (!org || org.sessions.size > 0) return;
-    if (org.linger) clearTimeout(org.linger);
+    this.deps.clock.clearTimeout(org.linger);
     this.byOrg.delete(orgId);
     this.recent.delete(orgId);
     if (this.byOrg.size === 0) this.stopTimers();
@@ -232,7 +239,7 @@ export class ListenHub {
   async shutdown(): Promise<void> {
     this.closed = true;
     for (const s of this.all()) this.end(s, 'server_shutdown');
-    for (const org of this.byOrg.values()) if (org.linger) clearTimeout(org.linger);
+    for (const org of this.byOrg.values()) this.deps.clock.clearTimeout(org.linger);
     this.byOrg.clear();
     this.stopTimers();
     await this.serial(async () => {

@@ -1,0 +1,46 @@
+/**
+ * The worker lock takes its key again after its connection dropped (PostgreSQL restarting), after a pause measured on
+ * the server clock: the test moves the clock through it.
+ */
+import { TestClock } from '@leadwire/core/clock.ts';
+import { WorkerLock } from '@leadwire/core/webhooks/delivery/worker-lock.ts';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
+import { initTestApp, type TestApp } from '../../support/app.ts';
+
+let t: TestApp;
+
+beforeAll(async () => {
+  t = await initTestApp();
+});
+afterAll(async () => t?.close());
+
+/** The backend holding the session-level advisory lock on `key`, as sweep.ts reads pg_locks. */
+async function holder(key: string): Promise<number | undefined> {
+  const rows = await t.sql<{ pid: number }>(
+    `select pid from pg_locks where locktype = 'advisory' and granted and objsubid = 1
+       and ((classid::bigint << 32) | objid::bigint) = ?::bigint`,
+    [key],
+  );
+  return rows[0]?.pid;
+}
+
+it('takes its key again once the relock pause has passed on the clock', async () => {
+  const clock = new TestClock();
+  clock.freeze();
+  const lock = new WorkerLock(t.runtime.deps.db, t.runtime.deps.log, clock);
+  try {
+    await lock.acquire();
+    const pid = await holder(lock.key);
+    expect(pid).toBeTypeOf('number');
+    await t.sql('select pg_terminate_backend(?)', [pid]);
+    await vi.waitFor(() => expect(lock.held).toBe(false), { timeout: 5_000 });
+    // The pause is a timer of the clock, so the frozen clock holds it until moved.
+    expect(clock.timers).toBe(1);
+    clock.advance(500);
+    await vi.waitFor(() => expect(lock.held).toBe(true), { timeout: 5_000 });
+    expect(await holder(lock.key)).not.toBe(pid);
+  } finally {
+    await lock.release();
+  }
+  expect(await holder(lock.key)).toBeUndefined();
+});
