@@ -1,7 +1,7 @@
-import { authenticate } from '@leadwire/core/auth/authenticate.ts';
-import { batchUpsertContacts } from '@leadwire/core/contacts/v1/batch.ts';
-import { upsertContact } from '@leadwire/core/contacts/v1/upsert.ts';
-import { KeyGuard } from '@leadwire/core/limits/key-guard.ts';
+import { authenticate } from '#core/auth/authenticate.ts';
+import { batchUpsertContacts } from '#core/contacts/v1/batch.ts';
+import { upsertContact } from '#core/contacts/v1/upsert.ts';
+import { KeyGuard } from '#core/limits/key-guard.ts';
 import { type Db, type PgDb, TxDb } from '@leadwire/db';
 import type { PoolClient } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { MERGE_HANDLED_TABLES } from '@leadwire/core/contacts/app/merge.ts';
+import { MERGE_HANDLED_TABLES } from '#core/contacts/app/merge.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initTestApp, type TestApp } from '../support/app.ts';
 import { contactCount, eventsOf, newTestOrg, refusal, rest, type TestOrg } from './contacts-support.ts';

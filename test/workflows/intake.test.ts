@@ -4,7 +4,7 @@
  * emitted with source `automation`. Refusals are clear and save nothing.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runWorkflow, workflowRunJob } from '@leadwire/core/workflows/job.ts';
+import { runWorkflow, workflowRunJob } from '#core/workflows/job.ts';
 import { initTestApp, type TestApp } from '../support/app.ts';
 import { eventsOf, newTestOrg, type TestOrg } from '../internal/contacts-support.ts';
 import { BASE_URL, finishedRun, footprint, postIntake } from './support.ts';

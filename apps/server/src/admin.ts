@@ -9,11 +9,8 @@
 import { parseArgs } from 'node:util';
 // Only what argument parsing needs is loaded up front (the package indexes pull in the HTTP routers and the database
 // driver), so --help and usage errors answer at once; the rest is imported once the arguments are good.
-import { ConfigError, loadConfig } from '@leadwire/core/config.ts';
-import { AppError } from '@leadwire/core/errors.ts';
-import type { Db } from '@leadwire/db';
-import { API_KEY_TYPES, type ApiKeyType } from '@leadwire/db/entities/api-key.ts';
-import { type Plan, PLANS } from '@leadwire/db/entities/organization.ts';
+import { AppError, ConfigError, loadConfig } from '@leadwire/core';
+import { API_KEY_TYPES, type ApiKeyType, type Db, type Plan, PLANS } from '@leadwire/db';
 
 const USAGE = `Usage:
   npm run --silent admin -- bootstrap --org <name> --email <email> --password <password> [--plan starter|pro|max]
@@ -114,7 +111,7 @@ function parseCommand(argv: readonly string[]): Command {
 }
 
 async function execute(db: Db, cmd: Exclude<Command, { kind: 'help' }>): Promise<object> {
-  const { bootstrap, createApiKey } = await import('@leadwire/core/accounts/service.ts');
+  const { bootstrap, createApiKey } = await import('@leadwire/core/runtime');
   if (cmd.kind === 'bootstrap') {
     const { orgId, userId, publicKey, internalKey } = await bootstrap(db, {
       name: cmd.name,
@@ -155,7 +152,7 @@ async function main(argv: readonly string[]): Promise<number> {
   }
 
   const config = loadConfig();
-  const { setPasswordHashCost } = await import('@leadwire/core/accounts/passwords.ts');
+  const { setPasswordHashCost } = await import('@leadwire/core/runtime');
   setPasswordHashCost(config.PASSWORD_HASH_COST);
   const { migrateUp, openDatabase, openDb, openOrm } = await import('@leadwire/db');
   const db = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });

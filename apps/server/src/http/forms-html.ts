@@ -1,7 +1,5 @@
 import { createHash } from 'node:crypto';
-import { redirectTarget } from '@leadwire/core/forms/intake.ts';
-import type { FormField } from '@leadwire/core/forms/schemas.ts';
-import type { FormRow } from '@leadwire/core/forms/service.ts';
+import { type FormField, type FormRow, redirectTarget } from '@leadwire/core/surfaces';
 import { documentOf, type Html, html } from './pages-html.ts';
 
 /*

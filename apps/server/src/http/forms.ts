@@ -1,9 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { validateHeaderValue } from 'node:http';
-import { type Deps, toPublicError } from '@leadwire/core';
-import { AppError, type Issue } from '@leadwire/core/errors.ts';
-import { loadPublishedForm, type PublishedForm, submitToForm, thankYouOf } from '@leadwire/core/forms/intake.ts';
-import { formUrls } from '@leadwire/core/forms/service.ts';
+import { AppError, type Deps, type Issue, toPublicError } from '@leadwire/core';
+import { formUrls, loadPublishedForm, type PublishedForm, submitToForm, thankYouOf } from '@leadwire/core/surfaces';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { embedMarkup, formMarkup, type FormState, hostedPage, hostedPageHeaders } from './forms-html.ts';
 import { addJsonBodyParser } from './json-body.ts';

@@ -2,15 +2,9 @@ import type { ApiKeyType, Db, Plan, Role } from '@leadwire/db';
 import { type AppError, errors } from '../errors.ts';
 import type { KeyGuard, KeySighting } from '../limits/key-guard.ts';
 import { rateHeaders } from '../limits/rate-limit.ts';
+import type { RateWindow } from '../limits/window.ts';
 import type { Actor } from './actor.ts';
 import { bearerToken, hashKey, isWellFormedKey } from './key-material.ts';
-
-export interface RateWindow {
-  /** Requests counted in the current window, this one included. */
-  count: number;
-  /** When the current one-minute window ends. */
-  resetAt: Date;
-}
 
 interface AuthRow {
   id: string;

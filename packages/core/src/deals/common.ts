@@ -12,7 +12,7 @@ import { AppError, errors } from '../errors.ts';
 export const iso = (d: Date | string): string => new Date(d).toISOString();
 export const isoOrNull = (d: Date | string | null): string | null => (d === null ? null : iso(d));
 
-export const IsoDateTime = z.iso.datetime().meta({ description: 'ISO 8601 UTC with milliseconds.' });
+export { IsoDateTime } from '../validation/index.ts';
 
 /**
  * Keyset pagination over (created_at, id), newest first. The cursor is the id of the last item of the previous page:

@@ -1,4 +1,4 @@
-import type { RateWindow } from '../auth/authenticate.ts';
+import type { RateWindow } from './window.ts';
 import { putBounded } from './bounded-map.ts';
 import { LookupGate } from './lookup-gate.ts';
 

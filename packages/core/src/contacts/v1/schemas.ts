@@ -1,5 +1,8 @@
 import { z } from 'zod';
+import { ContactView } from '../../events/records.ts';
 import { jsonObject, text } from '../../validation/index.ts';
+
+export { ContactView };
 
 /** Letters, digits, dot, dash, underscore; 1 to 40 characters (spec: contact source). */
 export const SourceSchema = z
@@ -61,19 +64,6 @@ export type ContactUpsertOutput = z.infer<typeof ContactUpsertOutput>;
 export const ContactSearchInput = z.object({
   email: EmailSchema.meta({ description: 'Email to look up (case-insensitive).' }),
 });
-
-export const ContactView = z.object({
-  id: z.uuid(),
-  email: z.string().nullable(),
-  firstName: z.string().nullable(),
-  lastName: z.string().nullable(),
-  phone: z.string().nullable(),
-  jobTitle: z.string().nullable(),
-  tags: z.array(z.string()),
-  leadScore: z.number().int().min(0).max(100),
-  stage: z.string(),
-});
-export type ContactView = z.infer<typeof ContactView>;
 
 export const BATCH_MAX = 100;
 
