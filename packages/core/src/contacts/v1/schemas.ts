@@ -61,8 +61,17 @@ export const ContactUpsertOutput = z.object({
 });
 export type ContactUpsertOutput = z.infer<typeof ContactUpsertOutput>;
 
+/**
+ * A `+` sent raw in a query string is form encoding for a space, so `?email=ada+news@example.com` arrives as
+ * `ada news@example.com`: no email has a space, so that answer says how to send the `+`.
+ */
+const RAW_PLUS = "email must be percent-encoded in the query string: a raw '+' reads as a space, so send '+' as %2B (ada%2Bnews@example.com)";
+
 export const ContactSearchInput = z.object({
-  email: EmailSchema.meta({ description: 'Email to look up (case-insensitive).' }),
+  email: text(320)
+    .refine((s) => !s.includes(' '), { message: RAW_PLUS, abort: true })
+    .pipe(EmailSchema)
+    .meta({ description: 'Email to look up (case-insensitive). Percent-encode a `+` as %2B.', example: 'ada@example.com' }),
 });
 
 export const BATCH_MAX = 100;
