@@ -94,6 +94,8 @@ export async function restSurface(app: FastifyInstance, opts: { deps: Deps; rout
   // "no email"). Every body of this surface is a JSON object; anything else is refused as such, like malformed JSON.
   app.addHook('preHandler', async (req, reply) => {
     const body: unknown = req.body;
+    // Other media types are the adapter's to refuse (415), whatever Fastify parsed them into.
+    if (!req.headers['content-type']?.startsWith('application/json')) return;
     if (body === undefined || (typeof body === 'object' && body !== null && !Array.isArray(body))) return;
     const kind = body === null ? 'null' : Array.isArray(body) ? 'an array' : `a ${typeof body}`;
     const issue = { path: '', message: `must be a JSON object, not ${kind}` };
