@@ -6,8 +6,8 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { EVENT_GROUPS } from '@leadwire/core/events/names.ts';
-import { buildV1OpenApiDocument } from '@leadwire/core/openapi.ts';
+import { EVENT_GROUPS } from '@leadwire/core';
+import { buildV1OpenApiDocument } from '@leadwire/core/openapi';
 import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
 
 /** Where the generated types live, committed so that the package needs no generation step to build or type-check. */

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
-import { listenHubOf } from '@leadwire/core/webhooks/listen/hub.ts';
+import { listenHubOf } from '../../packages/core/src/webhooks/listen/hub.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from '../../test/support/app.ts';
 import { type Receiver, startReceiver } from '../../test/support/receiver.ts';

@@ -1,5 +1,5 @@
-import { exampleFor } from '@leadwire/core/events/catalogue.ts';
-import { EVENT_NAMES } from '@leadwire/core/events/names.ts';
+import { exampleFor } from '../../packages/core/src/events/catalogue.ts';
+import { EVENT_NAMES } from '../../packages/core/src/events/names.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from '../../test/support/app.ts';
 import { type Receiver, startReceiver } from '../../test/support/receiver.ts';

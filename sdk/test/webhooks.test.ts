@@ -4,8 +4,8 @@ import type { TestApp } from '../../test/support/app.ts';
 import { type ReceivedRequest, type Receiver, startReceiver } from '../../test/support/receiver.ts';
 import { rest } from '../../test/internal/contacts-support.ts';
 import { type Endpoint, insertEndpoint, startDeliveringApp, upsertContact } from '../../test/webhooks/delivery/support.ts';
-import type { AnyEventDefinition } from '@leadwire/core/events/catalogue.ts';
-import type { EventName } from '@leadwire/core/events/names.ts';
+import type { AnyEventDefinition } from '../../packages/core/src/events/catalogue.ts';
+import type { EventName } from '../../packages/core/src/events/names.ts';
 import type { z } from 'zod';
 import { dedupeKey, verifyWebhook, verifyWebhookBodySignature, type WebhookEvent, type WebhookEventName, type WebhookEventOf, WebhookVerificationError, type VerifyWebhookInput } from '../src/webhooks.ts';
 

@@ -7,7 +7,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { InternalRouter } from '@leadwire/core';
-import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '@leadwire/db/embedded.ts';
+import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '#db/embedded.ts';
 import { TRPCClientError } from '@trpc/client';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '@leadwire/db/embedded.ts';
+import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '#db/embedded.ts';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { call, initTestApp, type TestApp } from '../support/app.ts';

@@ -3,7 +3,7 @@
  * and the connection table filled by slow clients from many addresses. Real sockets from many loopback addresses
  * (Linux routes all of 127.0.0.0/8 to lo); every limit is configured small so that nothing is waited out.
  */
-import { type FakeClamd, startFakeClamd } from '@leadwire/core/files/fake-clamd.test-support.ts';
+import { type FakeClamd, startFakeClamd } from '#core/files/fake-clamd.test-support.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initTestApp, type TestApp } from '../support/app.ts';
 import { RawClient, type RawResponse } from '../support/raw-http.ts';

@@ -5,8 +5,8 @@
  */
 import { once } from 'node:events';
 import { hashKey } from '@leadwire/core';
-import { generateKeyValue } from '@leadwire/core/auth/key-material.ts';
-import { keyGuardOf } from '@leadwire/core/limits/key-guard.ts';
+import { generateKeyValue } from '#core/auth/key-material.ts';
+import { keyGuardOf } from '#core/limits/key-guard.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../apps/server/src/compose.ts';
 import { call, initTestApp, serve, type TestApp } from '../support/app.ts';

@@ -4,7 +4,7 @@
  * connection per hold, while the same address's valid key is answered at once. Time is the test clock's: the held
  * refusal goes out when the clock is moved.
  */
-import { generateKeyValue } from '@leadwire/core/auth/key-material.ts';
+import { generateKeyValue } from '#core/auth/key-material.ts';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { call, initTestApp, type TestApp } from '../support/app.ts';
 

@@ -5,8 +5,8 @@
  * seen authenticate up a few at a time.
  */
 import { hashKey } from '@leadwire/core';
-import { generateKeyValue } from '@leadwire/core/auth/key-material.ts';
-import { keyGuardOf } from '@leadwire/core/limits/key-guard.ts';
+import { generateKeyValue } from '#core/auth/key-material.ts';
+import { keyGuardOf } from '#core/limits/key-guard.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { burst, freshMinute, intHeader, type PeerServer, startPeer } from '../support/bursts.ts';
 import { call, initTestApp, type TestApp } from '../support/app.ts';

@@ -2,7 +2,7 @@
  * Automation-platform triggers (spec "Automation-platform hooks"): the list of the spec's triggers with the event
  * catalogue's label, description and sample, and each trigger's samples: the organization's own latest payloads.
  */
-import { EVENT_CATALOGUE, exampleFor } from '@leadwire/core/events/catalogue.ts';
+import { EVENT_CATALOGUE, exampleFor } from '#core/events/catalogue.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, initTestApp, type TestApp } from '../support/app.ts';
 import { automation } from './support.ts';

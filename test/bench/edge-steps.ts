@@ -3,7 +3,7 @@
  * lets it reach its steady state, measures the tenant, the abuse and the CPU over the same window, then stops the
  * abuse and every socket it opened.
  */
-import { generateKeyValue } from '@leadwire/core/auth/key-material.ts';
+import { generateKeyValue } from '#core/auth/key-material.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon from 'autocannon';
 import type pg from 'pg';

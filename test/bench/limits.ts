@@ -1,5 +1,5 @@
-import { generateKeyValue, hashKey } from '@leadwire/core/auth/key-material.ts';
-import { PUBLIC_API_PER_MINUTE } from '@leadwire/core/limits/plans.ts';
+import { generateKeyValue, hashKey } from '#core/auth/key-material.ts';
+import { PUBLIC_API_PER_MINUTE } from '#core/limits/plans.ts';
 import autocannon, { type Result } from 'autocannon';
 import type pg from 'pg';
 import type { CpuShare } from './cpu.ts';

@@ -7,10 +7,10 @@
  * Run by the bench as its own process: `node test/bench/services-server.ts <database url> <pool size>`. It prints
  * `listening <port>` and runs until SIGTERM. Errors are answered as 500 with their code, which the bench counts.
  */
-import { authenticate } from '@leadwire/core/auth/authenticate.ts';
-import { upsertContact } from '@leadwire/core/contacts/v1/upsert.ts';
-import { AppError } from '@leadwire/core/errors.ts';
-import { KeyGuard } from '@leadwire/core/limits/key-guard.ts';
+import { authenticate } from '#core/auth/authenticate.ts';
+import { upsertContact } from '#core/contacts/v1/upsert.ts';
+import { AppError } from '#core/errors.ts';
+import { KeyGuard } from '#core/limits/key-guard.ts';
 import { openDb, openOrm } from '@leadwire/db';
 import { serve } from './bare-http.ts';
 

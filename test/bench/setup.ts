@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { bootstrap, createApiKey } from '@leadwire/core/accounts/service.ts';
+import { bootstrap, createApiKey } from '#core/accounts/service.ts';
 import { openDatabase, openDb, openOrm, qb } from '@leadwire/db';
 import type pg from 'pg';
 import { EMAIL_DOMAIN, SEED_PREFIX } from './workload.ts';

@@ -16,7 +16,7 @@
  * fails on timings.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { bootstrap } from '@leadwire/core/accounts/service.ts';
+import { bootstrap } from '#core/accounts/service.ts';
 import { openDb, openOrm } from '@leadwire/db';
 import autocannon from 'autocannon';
 import pg from 'pg';

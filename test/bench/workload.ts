@@ -1,4 +1,4 @@
-import type { ContactUpsertInput } from '@leadwire/core/contacts/v1/schemas.ts';
+import type { ContactUpsertInput } from '#core/contacts/v1/schemas.ts';
 
 export const EMAIL_DOMAIN = 'bench.example.com';
 export const SEED_PREFIX = 'seed-';

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { EVENT_CATALOGUE } from '@leadwire/core/events/catalogue.ts';
+import { EVENT_CATALOGUE } from '#core/events/catalogue.ts';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newTestOrg, type TestOrg } from '../internal/contacts-support.ts';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { captureFormId } from '@leadwire/core/capture/service.ts';
-import { EVENT_CATALOGUE } from '@leadwire/core/events/catalogue.ts';
+import { captureFormId } from '#core/capture/service.ts';
+import { EVENT_CATALOGUE } from '#core/events/catalogue.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initTestApp, type TestApp } from '../support/app.ts';
 import { newTestOrg, type TestOrg } from '../internal/contacts-support.ts';

@@ -1,6 +1,6 @@
 import { request } from 'node:http';
 import { gunzipSync } from 'node:zlib';
-import { runCleanup } from '@leadwire/core/jobs/cleanup.ts';
+import { runCleanup } from '#core/jobs/cleanup.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initTestApp, type TestApp } from '../support/app.ts';
 import { newTestOrg } from '../internal/contacts-support.ts';

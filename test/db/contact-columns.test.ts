@@ -1,4 +1,4 @@
-import { CONTACT_COLUMN_NAMES, type ContactRecord } from '@leadwire/core/contacts/shared/columns.ts';
+import { CONTACT_COLUMN_NAMES, type ContactRecord } from '#core/contacts/shared/columns.ts';
 import { migrateUp, type MikroORM, openOrm } from '@leadwire/db';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';

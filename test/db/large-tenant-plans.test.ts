@@ -1,9 +1,9 @@
-import { authenticate } from '@leadwire/core/auth/authenticate.ts';
-import { batchUpsertContacts } from '@leadwire/core/contacts/v1/batch.ts';
-import { upsertContact } from '@leadwire/core/contacts/v1/upsert.ts';
-import { KeyGuard } from '@leadwire/core/limits/key-guard.ts';
+import { authenticate } from '#core/auth/authenticate.ts';
+import { batchUpsertContacts } from '#core/contacts/v1/batch.ts';
+import { upsertContact } from '#core/contacts/v1/upsert.ts';
+import { KeyGuard } from '#core/limits/key-guard.ts';
 import { type Db, type PgDb, type Query, type Statement, TxDb } from '@leadwire/db';
-import { bind } from '@leadwire/db/statements.ts';
+import { bind } from '#db/statements.ts';
 import type { PoolClient } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initTestApp, type TestApp } from '../support/app.ts';

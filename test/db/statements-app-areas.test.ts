@@ -1,9 +1,9 @@
-import * as files from '@leadwire/core/files/sql.ts';
-import * as forms from '@leadwire/core/forms/sql.ts';
-import * as messages from '@leadwire/core/messages/sql.ts';
-import * as pipelines from '@leadwire/core/pipelines/sql.ts';
-import * as tracking from '@leadwire/core/tracking/sql.ts';
-import * as workflows from '@leadwire/core/workflows/sql.ts';
+import * as files from '#core/files/sql.ts';
+import * as forms from '#core/forms/sql.ts';
+import * as messages from '#core/messages/sql.ts';
+import * as pipelines from '#core/pipelines/sql.ts';
+import * as tracking from '#core/tracking/sql.ts';
+import * as workflows from '#core/workflows/sql.ts';
 import { openDb, openOrm, qb, statement, type Db, type MikroORM } from '@leadwire/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';

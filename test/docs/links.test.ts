@@ -6,7 +6,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigSchema } from '@leadwire/core/config.ts';
+import { ConfigSchema } from '#core/config.ts';
 import { ROOT } from '../support/process.ts';
 import { anchors, docsFiles, readingOrder, relativeLinks, shellSteps } from './markdown.ts';
 

@@ -1,8 +1,8 @@
-import { ADJUST_SCORE_QUEUE } from '@leadwire/core/scoring/adjust-job.ts';
-import { EVENT_CATALOGUE, exampleFor, PING_MESSAGE } from '@leadwire/core/events/catalogue.ts';
-import { EVENT_NAMES, type EventName } from '@leadwire/core/events/names.ts';
-import { jobDefinitions } from '@leadwire/core/jobs/definitions.ts';
-import { answer, startOpenAiStub, type OpenAiStub } from '@leadwire/core/scoring/openai-stub.test-support.ts';
+import { ADJUST_SCORE_QUEUE } from '#core/scoring/adjust-job.ts';
+import { EVENT_CATALOGUE, exampleFor, PING_MESSAGE } from '#core/events/catalogue.ts';
+import { EVENT_NAMES, type EventName } from '#core/events/names.ts';
+import { jobDefinitions } from '../../apps/server/src/jobs.ts';
+import { answer, startOpenAiStub, type OpenAiStub } from '#core/scoring/openai-stub.test-support.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, initTestApp, type TestApp } from '../support/app.ts';
 import { runQueuedJobs } from '../support/jobs.ts';

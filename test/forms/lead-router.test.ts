@@ -1,4 +1,4 @@
-import { completion, replyJson, startOpenAiStub, type OpenAiStub } from '@leadwire/core/scoring/openai-stub.test-support.ts';
+import { completion, replyJson, startOpenAiStub, type OpenAiStub } from '#core/scoring/openai-stub.test-support.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initTestApp, type TestApp } from '../support/app.ts';
 import { newTestOrg, type TestOrg } from '../internal/contacts-support.ts';

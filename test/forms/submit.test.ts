@@ -1,4 +1,4 @@
-import { EVENT_CATALOGUE } from '@leadwire/core/events/catalogue.ts';
+import { EVENT_CATALOGUE } from '#core/events/catalogue.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, initTestApp, type TestApp } from '../support/app.ts';
 import { eventsOf, newTestOrg, type TestOrg } from '../internal/contacts-support.ts';
@@ -236,7 +236,10 @@ describe('CORS and the rate limit', () => {
       expect(r.headers.get('x-ratelimit-limit')).toBe('10');
       const page = await submitUrlencoded(t, form.id, { email: 'rate-page@example.com', topic: 'Demo', consent: 'on' });
       expect(page.status).toBe(429);
-      expect(page.body).toContain('Rate limit exceeded');
+      // A person is told to wait, not to correct anything, and their answers are kept.
+      expect(page.body).toContain('Too many submissions in the last minute: please try again in 60 seconds.');
+      expect(page.body).not.toContain('Please correct');
+      expect(page.body).toContain('value="rate-page@example.com"');
       expect(await contactsWith('rate-over@example.com')).toEqual([]);
       // Another form is counted apart.
       const other = await newForm(a.member);

@@ -1,4 +1,4 @@
-import { EVENT_CATALOGUE } from '@leadwire/core/events/catalogue.ts';
+import { EVENT_CATALOGUE } from '#core/events/catalogue.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from '../support/app.ts';
 import { type Receiver, startReceiver } from '../support/receiver.ts';

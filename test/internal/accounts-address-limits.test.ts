@@ -1,5 +1,5 @@
-import { passwordHashSlots } from '@leadwire/core/accounts/passwords.ts';
-import { RESET_REQUEST_QUEUE } from '@leadwire/core/accounts/password.service.ts';
+import { passwordHashSlots } from '#core/accounts/passwords.ts';
+import { RESET_REQUEST_QUEUE } from '#core/accounts/password.service.ts';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { initTestApp, type TestApp } from '../support/app.ts';
 import { PASSWORD, rest, uniqueEmail } from './accounts-support.ts';

@@ -1,5 +1,5 @@
-import { passwordHashSlots } from '@leadwire/core/accounts/passwords.ts';
-import { accountDelayMs, pairDelayS, THROTTLE } from '@leadwire/core/accounts/throttle.ts';
+import { passwordHashSlots } from '#core/accounts/passwords.ts';
+import { accountDelayMs, pairDelayS, THROTTLE } from '#core/accounts/throttle.ts';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { initTestApp, type TestApp } from '../support/app.ts';
 import { client, PASSWORD, refusal, rest, signUp, uniqueEmail } from './accounts-support.ts';

@@ -1,4 +1,4 @@
-import { hashPassword } from '@leadwire/core/accounts/passwords.ts';
+import { hashPassword } from '#core/accounts/passwords.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initTestApp, type TestApp } from '../support/app.ts';
 import { client, DEAD, type Inbox, inbox, keyStatuses, keysOf, PASSWORD, refusal, rest, sha256, signUp, tokenOf, uniqueEmail, WORKING } from './accounts-support.ts';

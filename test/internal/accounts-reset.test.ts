@@ -1,4 +1,4 @@
-import { createLogMailer } from '@leadwire/core/mail/mailer.ts';
+import { createLogMailer } from '#core/mail/mailer.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initTestApp, type TestApp } from '../support/app.ts';
 import { client, DEAD, type Inbox, inbox, keyStatuses, keysOf, MAIL_FROM, PASSWORD, refusal, rest, sha256, signUp, tokenOf, uniqueEmail } from './accounts-support.ts';

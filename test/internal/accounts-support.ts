@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import { request } from 'node:http';
 import type { InternalRouter } from '@leadwire/core';
-import { findSession } from '@leadwire/core/auth/sessions.ts';
-import type { InternalActor } from '@leadwire/core/auth/actor.ts';
-import { passwordResetJob, type ResetRequestPayload } from '@leadwire/core/accounts/reset-job.ts';
-import type { JobDefinition } from '@leadwire/core/jobs/boss.ts';
-import { createSmtpMailer } from '@leadwire/core/mail/mailer.ts';
-import { MAIL_QUEUE, sendMailJob } from '@leadwire/core/mail/send-job.ts';
+import { findSession } from '#core/auth/sessions.ts';
+import type { InternalActor } from '#core/auth/actor.ts';
+import { passwordResetJob, type ResetRequestPayload } from '#core/accounts/reset-job.ts';
+import type { JobDefinition } from '#core/jobs/boss.ts';
+import { createSmtpMailer } from '#core/mail/mailer.ts';
+import { MAIL_QUEUE, sendMailJob } from '#core/mail/send-job.ts';
 import { createTRPCClient, httpLink, TRPCClientError } from '@trpc/client';
 import { expect } from 'vitest';
 import { Arrivals, startSmtpInbox } from '../mail/smtp-inbox.ts';

@@ -1,5 +1,5 @@
-import { assertKeyCreationUnlocked } from '@leadwire/core/accounts/confirmation.ts';
-import { hashPassword } from '@leadwire/core/accounts/passwords.ts';
+import { assertKeyCreationUnlocked } from '#core/accounts/confirmation.ts';
+import { hashPassword } from '#core/accounts/passwords.ts';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { initTestApp, type TestApp } from '../support/app.ts';

@@ -1,8 +1,8 @@
-import { purgeTrash } from '@leadwire/core/contacts/app/lifecycle.ts';
-import { BossRuntime } from '@leadwire/core/jobs/boss.ts';
-import { jobDefinitions } from '@leadwire/core/jobs/definitions.ts';
-import { newStorageKey, storageFor } from '@leadwire/core/files/storage.ts';
-import { PURGE_CONTACTS_CRON, PURGE_CONTACTS_QUEUE, purgeContactsJob } from '@leadwire/core/jobs/purge-contacts.ts';
+import { purgeTrash } from '#core/contacts/app/lifecycle.ts';
+import { BossRuntime } from '#core/jobs/boss.ts';
+import { jobDefinitions } from '../../apps/server/src/jobs.ts';
+import { newStorageKey, storageFor } from '#core/files/storage.ts';
+import { PURGE_CONTACTS_CRON, PURGE_CONTACTS_QUEUE, purgeContactsJob } from '#core/contacts/app/purge-job.ts';
 import { Readable } from 'node:stream';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';

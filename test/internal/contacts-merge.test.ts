@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { MERGE_HANDLED_TABLES } from '@leadwire/core/contacts/app/merge.ts';
+import { MERGE_HANDLED_TABLES } from '#core/contacts/app/merge.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initTestApp, type TestApp } from '../support/app.ts';
 import { contactCount, eventsOf, newTestOrg, refusal, rest, type TestOrg } from './contacts-support.ts';
@@ -182,11 +182,16 @@ describe('merging contacts', () => {
   it('answers a wrong payload shape with 400 `Validation failed`, over REST and typed, and changes nothing', async () => {
     const p = await a.owner.contacts.create.mutate({ firstName: 'P' });
     const before = await snapshot(a.orgId);
-    for (const body of [{}, { primaryId: p.id }, { primaryId: p.id, secondaryIds: 'nope' }, { primaryId: 'nope', secondaryIds: [randomUUID()] }, { primaryId: p.id, secondaryIds: [] }, [1, 2]]) {
+    for (const body of [{}, { primaryId: p.id }, { primaryId: p.id, secondaryIds: 'nope' }, { primaryId: 'nope', secondaryIds: [randomUUID()] }, { primaryId: p.id, secondaryIds: [] }]) {
       const r = await rest(t, 'POST', '/contacts/merge', a.ownerKey, body);
       expect(r, JSON.stringify(body)).toMatchObject({ status: 400, body: { error: 'Validation failed', code: 'validation_failed' } });
       expect(r.body.issues.length).toBeGreaterThan(0);
     }
+    // Not an object at all: said so (issue 17), rather than judged field by field.
+    expect(await rest(t, 'POST', '/contacts/merge', a.ownerKey, [1, 2])).toMatchObject({
+      status: 400,
+      body: { error: 'Validation failed: the body must be a JSON object, not an array', code: 'validation_failed', issues: [{ path: '' }] },
+    });
     const typed = await refusal(a.owner.contacts.merge.mutate({ primaryId: p.id, secondaryIds: 'nope' as unknown as string[] }));
     expect(typed).toMatchObject({ status: 400, error: 'Validation failed', code: 'validation_failed' });
     expect(await snapshot(a.orgId)).toEqual(before);

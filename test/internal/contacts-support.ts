@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { InternalRouter } from '@leadwire/core';
-import { generateToken, hashKey } from '@leadwire/core/auth/key-material.ts';
+import { generateToken, hashKey } from '#core/auth/key-material.ts';
 import { createTRPCClient, httpLink, TRPCClientError } from '@trpc/client';
 import { expect } from 'vitest';
 import { answerOf, type TestApp } from '../support/app.ts';

@@ -4,7 +4,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { InternalRouter } from '@leadwire/core';
-import { EICAR, type FakeClamd, startFakeClamd } from '@leadwire/core/files/fake-clamd.test-support.ts';
+import { EICAR, type FakeClamd, startFakeClamd } from '#core/files/fake-clamd.test-support.ts';
 import { createTRPCClient, httpLink } from '@trpc/client';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { initTestApp, type TestApp } from '../support/app.ts';

@@ -1,10 +1,10 @@
-import { ADJUST_SCORE_QUEUE, adjustContactScore, adjustScoreJob } from '@leadwire/core/scoring/adjust-job.ts';
-import type { ContactRow } from '@leadwire/core/contacts/shared/row.ts';
+import { ADJUST_SCORE_QUEUE, adjustContactScore, adjustScoreJob } from '#core/scoring/adjust-job.ts';
+import type { ContactRow } from '#core/contacts/shared/row.ts';
 import type { Logger } from '@leadwire/core';
-import type { JobDefinition } from '@leadwire/core/jobs/boss.ts';
-import { jobDefinitions } from '@leadwire/core/jobs/definitions.ts';
-import { noAdjustment } from '@leadwire/core/scoring/adjuster.ts';
-import { answer, replyJson, startOpenAiStub, type OpenAiStub } from '@leadwire/core/scoring/openai-stub.test-support.ts';
+import type { JobDefinition } from '#core/jobs/boss.ts';
+import { jobDefinitions } from '../../apps/server/src/jobs.ts';
+import { noAdjustment } from '#core/scoring/adjuster.ts';
+import { answer, replyJson, startOpenAiStub, type OpenAiStub } from '#core/scoring/openai-stub.test-support.ts';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { call, initTestApp, type TestApp } from '../support/app.ts';
 import { finishedJob, queuedJobIds, runQueuedJobs } from '../support/jobs.ts';

@@ -1,5 +1,5 @@
-import { CLEANUP_CRON, CLEANUP_QUEUE, cleanupJob } from '@leadwire/core/jobs/cleanup.ts';
-import { jobDefinitions } from '@leadwire/core/jobs/definitions.ts';
+import { CLEANUP_CRON, CLEANUP_QUEUE, cleanupJob } from '#core/jobs/cleanup.ts';
+import { jobDefinitions } from '../../apps/server/src/jobs.ts';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { call, initTestApp, type TestApp } from '../support/app.ts';
 import { finishedJob } from '../support/jobs.ts';

@@ -2,7 +2,7 @@
  * Every queue wakes its workers by NOTIFY when a job commits. A queue without it waits for a worker's next poll
  * (every 2 s), which is latency in production and a wall-clock wait in every test that runs a job on a worker.
  */
-import { jobDefinitions } from '@leadwire/core/jobs/definitions.ts';
+import { jobDefinitions } from '../../apps/server/src/jobs.ts';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { initTestApp, type TestApp } from '../support/app.ts';
 

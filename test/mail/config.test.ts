@@ -1,5 +1,5 @@
 import { ConfigError, loadConfig } from '@leadwire/core';
-import { createLogMailer, mailerFromConfig } from '@leadwire/core/mail/mailer.ts';
+import { createLogMailer, mailerFromConfig } from '#core/mail/mailer.ts';
 import { describe, expect, it } from 'vitest';
 import { captureLog } from './support.ts';
 

@@ -1,4 +1,4 @@
-import { MAIL_QUEUE } from '@leadwire/core/mail/send-job.ts';
+import { MAIL_QUEUE } from '#core/mail/send-job.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, PASSWORD, signUp, tokenOf, uniqueEmail } from '../internal/accounts-support.ts';
 import { initTestApp, type TestApp } from '../support/app.ts';

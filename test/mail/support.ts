@@ -1,7 +1,7 @@
 import type { Deps, Logger } from '@leadwire/core';
-import { RESET_REQUEST_QUEUE } from '@leadwire/core/accounts/password.service.ts';
-import { jobDefinitions } from '@leadwire/core/jobs/definitions.ts';
-import { MAIL_QUEUE } from '@leadwire/core/mail/send-job.ts';
+import { RESET_REQUEST_QUEUE } from '#core/accounts/password.service.ts';
+import { jobDefinitions } from '../../apps/server/src/jobs.ts';
+import { MAIL_QUEUE } from '#core/mail/send-job.ts';
 import type { TestApp } from '../support/app.ts';
 
 export const MAIL_FROM = 'Leadwire Accounts <accounts@leadwire.test>';

@@ -4,7 +4,7 @@
  * shutdown during a request, the admin CLI with the server down, a warm restart that finds everything again.
  */
 import pg from 'pg';
-import { runningClusterUrl } from '@leadwire/db/embedded.ts';
+import { runningClusterUrl } from '#db/embedded.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   admin,

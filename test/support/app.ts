@@ -2,14 +2,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Config, loadConfig } from '@leadwire/core';
-import { TestClock } from '@leadwire/core/clock.ts';
-import { TestRandom } from '@leadwire/core/random.ts';
-import { bootstrap, createApiKey, type NewApiKey } from '@leadwire/core/accounts/service.ts';
+import { TestClock } from '#core/clock.ts';
+import { TestRandom } from '#core/random.ts';
+import { bootstrap, createApiKey, type NewApiKey } from '#core/accounts/service.ts';
 import type { FastifyInstance } from 'fastify';
 import pino, { type DestinationStream } from 'pino';
 import { buildApp } from '../../apps/server/src/app.ts';
 import { compose, type Runtime } from '../../apps/server/src/compose.ts';
-import type { Resolver } from '@leadwire/core/webhooks/transport/resolver.ts';
+import type { Resolver } from '#core/webhooks/transport/resolver.ts';
 import { createTestDatabase } from './db.ts';
 
 export interface TestApp {

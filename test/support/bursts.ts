@@ -1,4 +1,4 @@
-import type { TestClock } from '@leadwire/core/clock.ts';
+import type { TestClock } from '#core/clock.ts';
 import { expect } from 'vitest';
 import type { Runtime } from '../../apps/server/src/compose.ts';
 import { serve, type TestApp } from './app.ts';

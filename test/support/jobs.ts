@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { JobDefinition } from '@leadwire/core/jobs/boss.ts';
+import type { JobDefinition } from '#core/jobs/boss.ts';
 import type { TestApp } from './app.ts';
 
 export interface FinishedJob {

@@ -9,8 +9,8 @@ import fs from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ConfigSchema } from '@leadwire/core/config.ts';
-import { startEmbeddedPostgres } from '@leadwire/db/embedded.ts';
+import { ConfigSchema } from '#core/config.ts';
+import { startEmbeddedPostgres } from '#db/embedded.ts';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const MAIN = path.join(ROOT, 'apps/server/src/main.ts');

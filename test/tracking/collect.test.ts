@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { EVENT_CATALOGUE } from '@leadwire/core/events/catalogue.ts';
+import { EVENT_CATALOGUE } from '#core/events/catalogue.ts';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { newTestOrg, rest, type TestOrg } from '../internal/contacts-support.ts';
 import { initTestApp, type TestApp } from '../support/app.ts';

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { gunzipSync } from 'node:zlib';
 import { AppError } from '@leadwire/core';
-import { identifyVisitor } from '@leadwire/core/tracking/service.ts';
+import { identifyVisitor } from '#core/tracking/service.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newTestOrg, type TestOrg } from '../internal/contacts-support.ts';
 import { initTestApp, type TestApp } from '../support/app.ts';

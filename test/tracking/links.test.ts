@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { EVENT_CATALOGUE } from '@leadwire/core/events/catalogue.ts';
-import { isOwnSite, rewriteOwnLinks } from '@leadwire/core/tracking/links.ts';
+import { EVENT_CATALOGUE } from '#core/events/catalogue.ts';
+import { isOwnSite, rewriteOwnLinks } from '#core/tracking/links.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newTestOrg, refusal, rest, type TestOrg } from '../internal/contacts-support.ts';
 import { initTestApp, type TestApp } from '../support/app.ts';

@@ -2,7 +2,7 @@
  * Workflows in the application (intake rule 2): CRUD over REST and typed tRPC, roles, step inputs checked by the
  * automation actions' own schemas at creation, the intake URL's token stored hashed and rotated.
  */
-import { hashKey } from '@leadwire/core/auth/key-material.ts';
+import { hashKey } from '#core/auth/key-material.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initTestApp, type TestApp } from '../support/app.ts';
 import { newTestOrg, refusal, rest, type TestOrg } from '../internal/contacts-support.ts';

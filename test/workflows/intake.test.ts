@@ -4,7 +4,7 @@
  * emitted with source `automation`. Refusals are clear and save nothing.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runWorkflow, workflowRunJob } from '@leadwire/core/workflows/job.ts';
+import { runWorkflow, workflowRunJob } from '#core/workflows/job.ts';
 import { initTestApp, type TestApp } from '../support/app.ts';
 import { eventsOf, newTestOrg, type TestOrg } from '../internal/contacts-support.ts';
 import { BASE_URL, finishedRun, footprint, postIntake } from './support.ts';
@@ -146,7 +146,13 @@ describe('the intake', () => {
     expect(await postIntake(t, wf.intakeUrl, { contactId: '3f2c6a0e-8b1d-4c47-9d2a-5e7f1b3c9a10' })).toMatchObject({ status: 404, body: { code: 'not_found' } });
     expect(await postIntake(t, wf.intakeUrl, JSON.parse('{"email":"ada@example.com","extra":{"__proto__":{"x":1}}}')))
       .toMatchObject({ status: 400, body: { code: 'validation_failed', issues: [{ path: 'extra.__proto__' }] } });
-    expect((await postIntake(t, wf.intakeUrl, '["ada@example.com"]')).status).toBe(400);
+    // Not an object: said so, rather than read as a body without an email (missing_identity).
+    for (const [body, kind] of [['["ada@example.com"]', 'an array'], ['"ada@example.com"', 'a string'], ['42', 'a number'], ['null', 'null']]) {
+      expect(await postIntake(t, wf.intakeUrl, body!)).toMatchObject({
+        status: 400,
+        body: { code: 'validation_failed', error: `Validation failed: the body must be a JSON object, not ${kind}`, issues: [{ path: '', message: `must be a JSON object, not ${kind}` }] },
+      });
+    }
     expect(await postIntake(t, wf.intakeUrl, { email: 'ada@example.com', blob: 'x'.repeat(1_100_000) })).toMatchObject({ status: 413, body: { code: 'payload_too_large' } });
     expect(await footprint(t, org.orgId)).toEqual(before);
   });

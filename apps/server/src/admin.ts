@@ -9,11 +9,8 @@
 import { parseArgs } from 'node:util';
 // Only what argument parsing needs is loaded up front (the package indexes pull in the HTTP routers and the database
 // driver), so --help and usage errors answer at once; the rest is imported once the arguments are good.
-import { ConfigError, loadConfig } from '@leadwire/core/config.ts';
-import { AppError } from '@leadwire/core/errors.ts';
-import type { Db } from '@leadwire/db';
-import { API_KEY_TYPES, type ApiKeyType } from '@leadwire/db/entities/api-key.ts';
-import { type Plan, PLANS } from '@leadwire/db/entities/organization.ts';
+import { AppError, ConfigError, loadConfig } from '@leadwire/core';
+import { API_KEY_TYPES, type ApiKeyType, type Db, type Plan, PLANS, PUBLIC_PERMISSIONS } from '@leadwire/db';
 
 const USAGE = `Usage:
   npm run --silent admin -- bootstrap --org <name> --email <email> --password <password> [--plan starter|pro|max]
@@ -103,18 +100,23 @@ function parseCommand(argv: readonly string[]): Command {
     return { kind: 'bootstrap', name: required('org').trim(), email, password, plan: oneOf('plan', PLANS, 'starter') };
   }
   const permissions = typeof values.permissions === 'string' ? values.permissions.split(',').map((s) => s.trim()).filter(Boolean) : [];
+  const type = oneOf('type', API_KEY_TYPES);
+  // Bad arguments like any other (exit 2), judged before the database is opened, with the list to choose from.
+  const unknown = permissions.filter((p) => !(PUBLIC_PERMISSIONS as readonly string[]).includes(p));
+  if (unknown.length) throw new UsageError(`--permissions: unknown ${unknown.map((p) => `'${p}'`).join(', ')}; valid: ${PUBLIC_PERMISSIONS.join(', ')}`);
+  if (type === 'internal' && permissions.length) throw new UsageError("--permissions applies to public keys only: an internal key carries its user's reach");
   return {
     kind: 'create-key',
     orgId: uuid('org'),
     userId: uuid('user'),
-    type: oneOf('type', API_KEY_TYPES),
+    type,
     permissions,
     name: required('name').trim(),
   };
 }
 
 async function execute(db: Db, cmd: Exclude<Command, { kind: 'help' }>): Promise<object> {
-  const { bootstrap, createApiKey } = await import('@leadwire/core/accounts/service.ts');
+  const { bootstrap, createApiKey } = await import('@leadwire/core/runtime');
   if (cmd.kind === 'bootstrap') {
     const { orgId, userId, publicKey, internalKey } = await bootstrap(db, {
       name: cmd.name,
@@ -155,7 +157,7 @@ async function main(argv: readonly string[]): Promise<number> {
   }
 
   const config = loadConfig();
-  const { setPasswordHashCost } = await import('@leadwire/core/accounts/passwords.ts');
+  const { setPasswordHashCost } = await import('@leadwire/core/runtime');
   setPasswordHashCost(config.PASSWORD_HASH_COST);
   const { migrateUp, openDatabase, openDb, openOrm } = await import('@leadwire/db');
   const db = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });

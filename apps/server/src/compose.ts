@@ -1,13 +1,15 @@
-import type { Config, Deps, Logger } from '@leadwire/core';
-import { setPasswordHashCost, setPasswordHashSlots } from '@leadwire/core/accounts/passwords.ts';
-import { type Clock, systemClock } from '@leadwire/core/clock.ts';
-import { watchKeyChanges } from '@leadwire/core/auth/key-changes.ts';
-import { BossRuntime } from '@leadwire/core/jobs/boss.ts';
-import { type Random, systemRandom } from '@leadwire/core/random.ts';
-import { jobDefinitions } from '@leadwire/core/jobs/definitions.ts';
-import { keyGuardOf } from '@leadwire/core/limits/key-guard.ts';
-import { pumpOf } from '@leadwire/core/webhooks/delivery/pump.ts';
-import { type Resolver, systemResolver } from '@leadwire/core/webhooks/transport/resolver.ts';
+import { type Clock, type Config, type Deps, type Logger, type Random, systemClock, systemRandom } from '@leadwire/core';
+import {
+  BossRuntime,
+  keyGuardOf,
+  pumpOf,
+  type Resolver,
+  setPasswordHashCost,
+  setPasswordHashSlots,
+  systemResolver,
+  watchKeyChanges,
+} from '@leadwire/core/runtime';
+import { jobDefinitions } from './jobs.ts';
 import { type ChannelListener, migrateUp, openDatabase, openDb, openOrm, openRequestDb } from '@leadwire/db';
 
 export interface Runtime {

@@ -1,6 +1,6 @@
 import { ConfigError, loadConfig } from '@leadwire/core';
-import { jobDefinitions } from '@leadwire/core/jobs/definitions.ts';
-import { pumpOf } from '@leadwire/core/webhooks/delivery/pump.ts';
+import { jobDefinitions } from './jobs.ts';
+import { pumpOf } from '@leadwire/core/runtime';
 import pino from 'pino';
 import { buildApp } from './app.ts';
 import { compose } from './compose.ts';

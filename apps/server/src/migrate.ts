@@ -4,7 +4,7 @@
  * start as well; this is for deployments that migrate as a separate step, before rolling out new processes.
  */
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from '@leadwire/core/config.ts';
+import { ConfigError, loadConfig } from '@leadwire/core';
 import { migrateUp, openDatabase, openOrm, pendingMigrations } from '@leadwire/db';
 
 const USAGE = `Usage: npm run migrate [-- --dry-run]

@@ -1,10 +1,19 @@
+/*
+ * `@leadwire/core`: configuration, the error model, the two routers and their REST routes, authentication, the clock.
+ * The package exports only this and three named subpaths (package.json `exports`): `./runtime` (what a process
+ * composes), `./surfaces` (the services behind the hand-written routes) and `./openapi` (the two documents).
+ * Tests in this repository reach the inside through the root package's `#core/*` import map instead.
+ */
 export * from './config.ts';
 export * from './errors.ts';
 export type { Deps, Logger, RequestContext } from './context.ts';
-export type { Actor } from './auth/actor.ts';
+export type { Actor, InternalActor } from './auth/actor.ts';
 export type { Jobs } from './jobs/queue.ts';
 export { v1Router, type V1Router } from './v1-router.ts';
 export { internalRouter, type InternalRouter } from './internal-router.ts';
 export { restRoutes, matchRoute, type RestRoute } from './http/routes.ts';
 export * from './auth/key-material.ts';
-export { authenticate } from './auth/authenticate.ts';
+export { authenticate, knownRefusal } from './auth/authenticate.ts';
+export { type Clock, systemClock } from './clock.ts';
+export { type Random, systemRandom } from './random.ts';
+export { EVENT_GROUPS } from './events/names.ts';

@@ -67,4 +67,3 @@ const databaseFailures = t.middleware(async ({ next, type, path }) => {
 });
 
 export const baseProcedure = t.procedure.use(databaseFailures);
-export const createCallerFactory = t.createCallerFactory;

@@ -2747,7 +2747,7 @@ export interface operations {
         parameters: {
             query: {
                 /**
-                 * @description Email to look up (case-insensitive).
+                 * @description Email to look up (case-insensitive). Percent-encode a `+` as %2B.
                  * @example ada@example.com
                  */
                 email: string;

@@ -16,7 +16,9 @@ const TEXT = {
   sent: 'Thank you! Your message has been received.',
   busy: 'We have received many messages in the last hour. Please try again a little later.',
   failed: 'Sorry, your message could not be sent. Please try again.',
-  fix: 'Please correct the fields marked below.',
+  // The status line sits after the fields and the Send button, where the person who pressed Send is; focus moves to the
+  // first field in error, which names its own error (aria-describedby).
+  fix: 'Please correct the fields marked above.',
   emailMissing: 'Enter your email address.',
   emailBad: 'Enter an email address like name@example.com.',
 };

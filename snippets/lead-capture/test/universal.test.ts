@@ -69,7 +69,12 @@ describe('the universal lead-capture form', () => {
     const email = field(form, 'email');
     expect(page.win.document.getElementById(`${email.id}-err`)!.textContent).toBe('Enter your email address.');
     expect(email.getAttribute('aria-invalid')).toBe('true');
-    expect(status(form)).toBe('Please correct the fields marked below.');
+    expect(status(form)).toBe('Please correct the fields marked above.');
+    // "above" is where the fields are: the status line comes after every field and the Send button.
+    const line = form.querySelector('[role=status]')!;
+    for (const el of form.querySelectorAll('input, textarea, button')) {
+      expect(el.compareDocumentPosition(line) & page.win.Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
+    }
     expect(page.win.document.activeElement).toBe(email);
     email.value = 'not-an-address';
     form.requestSubmit();

@@ -1,5 +1,5 @@
-import { pumpOf } from '@leadwire/core/webhooks/delivery/pump.ts';
-import { hourWindow } from '@leadwire/core/webhooks/delivery/policy.ts';
+import { pumpOf } from '#core/webhooks/delivery/pump.ts';
+import { hourWindow } from '#core/webhooks/delivery/policy.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from '../../support/app.ts';
 import { internalRest } from '../../support/internal.ts';

@@ -1,4 +1,4 @@
-import { pumpOf } from '@leadwire/core/webhooks/delivery/pump.ts';
+import { pumpOf } from '#core/webhooks/delivery/pump.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from '../../support/app.ts';
 import { type Receiver, startReceiver } from '../../support/receiver.ts';

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { jobDefinitions } from '@leadwire/core/jobs/definitions.ts';
-import { runCleanup } from '@leadwire/core/jobs/cleanup.ts';
-import { dispatchEvents } from '@leadwire/core/webhooks/delivery/dispatch.ts';
-import { pumpOf } from '@leadwire/core/webhooks/delivery/pump.ts';
-import { DELIVER_QUEUE, sweepDeliveries } from '@leadwire/core/webhooks/delivery/sweep.ts';
-import { newWorkerKey } from '@leadwire/core/webhooks/delivery/worker-lock.ts';
+import { jobDefinitions } from '../../../apps/server/src/jobs.ts';
+import { runCleanup } from '#core/jobs/cleanup.ts';
+import { dispatchEvents } from '#core/webhooks/delivery/dispatch.ts';
+import { pumpOf } from '#core/webhooks/delivery/pump.ts';
+import { DELIVER_QUEUE, sweepDeliveries } from '#core/webhooks/delivery/sweep.ts';
+import { newWorkerKey } from '#core/webhooks/delivery/worker-lock.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initTestApp, serve, type TestApp } from '../../support/app.ts';
 import { runQueuedJobs } from '../../support/jobs.ts';

@@ -1,5 +1,5 @@
-import { TestRandom } from '@leadwire/core/random.ts';
-import { nextAttemptAt, RETRY_JITTER, RETRY_OFFSETS_MS } from '@leadwire/core/webhooks/delivery/policy.ts';
+import { TestRandom } from '#core/random.ts';
+import { nextAttemptAt, RETRY_JITTER, RETRY_OFFSETS_MS } from '#core/webhooks/delivery/policy.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from '../../support/app.ts';
 import { type Receiver, startReceiver } from '../../support/receiver.ts';

@@ -8,9 +8,9 @@
 import fs from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
 import path from 'node:path';
-import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '@leadwire/db/embedded.ts';
-import { QUEUE_LEASE_MS } from '@leadwire/core/webhooks/delivery/policy.ts';
-import { DELIVER_QUEUE } from '@leadwire/core/webhooks/delivery/sweep.ts';
+import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '#db/embedded.ts';
+import { QUEUE_LEASE_MS } from '#core/webhooks/delivery/policy.ts';
+import { DELIVER_QUEUE } from '#core/webhooks/delivery/sweep.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, initTestApp, type TestApp } from '../../support/app.ts';
 import { freePort, sleep } from '../../support/process.ts';

@@ -1,10 +1,10 @@
-import { jobDefinitions } from '@leadwire/core/jobs/definitions.ts';
-import { Coalescer } from '@leadwire/core/webhooks/delivery/coalesce.ts';
-import { dispatchEvents } from '@leadwire/core/webhooks/delivery/dispatch.ts';
-import { InFlight } from '@leadwire/core/webhooks/delivery/in-flight.ts';
-import { pumpOf } from '@leadwire/core/webhooks/delivery/pump.ts';
-import { recordAttempts } from '@leadwire/core/webhooks/delivery/record.ts';
-import { DELIVER_QUEUE, type DeliverJob, sweepDeliveries } from '@leadwire/core/webhooks/delivery/sweep.ts';
+import { jobDefinitions } from '../../../apps/server/src/jobs.ts';
+import { Coalescer } from '#core/webhooks/delivery/coalesce.ts';
+import { dispatchEvents } from '#core/webhooks/delivery/dispatch.ts';
+import { InFlight } from '#core/webhooks/delivery/in-flight.ts';
+import { pumpOf } from '#core/webhooks/delivery/pump.ts';
+import { recordAttempts } from '#core/webhooks/delivery/record.ts';
+import { DELIVER_QUEUE, type DeliverJob, sweepDeliveries } from '#core/webhooks/delivery/sweep.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initTestApp, type TestApp } from '../../support/app.ts';
 import { type Receiver, startReceiver } from '../../support/receiver.ts';

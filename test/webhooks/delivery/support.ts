@@ -1,10 +1,10 @@
 import { createHmac } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { jobDefinitions } from '@leadwire/core/jobs/definitions.ts';
-import { MAIL_QUEUE } from '@leadwire/core/mail/send-job.ts';
-import { pumpOf } from '@leadwire/core/webhooks/delivery/pump.ts';
-import { DELIVER_QUEUE } from '@leadwire/core/webhooks/delivery/sweep.ts';
-import { newSigningSecret } from '@leadwire/core/webhooks/transport/secret.ts';
+import { jobDefinitions } from '../../../apps/server/src/jobs.ts';
+import { MAIL_QUEUE } from '#core/mail/send-job.ts';
+import { pumpOf } from '#core/webhooks/delivery/pump.ts';
+import { DELIVER_QUEUE } from '#core/webhooks/delivery/sweep.ts';
+import { newSigningSecret } from '#core/webhooks/transport/secret.ts';
 import { expect } from 'vitest';
 import { call, initTestApp, type TestApp } from '../../support/app.ts';
 import type { ReceivedRequest } from '../../support/receiver.ts';

@@ -9,8 +9,8 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../support/db.ts';
 import { admin, api, killLeftovers, type ServerProcess, sleep, startServer } from '../../support/process.ts';
 import { type Receiver, startReceiver, TEST_CA_PATH } from '../../support/receiver.ts';
-import { ATTEMPT_LEASE_MS } from '@leadwire/core/webhooks/delivery/policy.ts';
-import { DELIVER_QUEUE } from '@leadwire/core/webhooks/delivery/sweep.ts';
+import { ATTEMPT_LEASE_MS } from '#core/webhooks/delivery/policy.ts';
+import { DELIVER_QUEUE } from '#core/webhooks/delivery/sweep.ts';
 import { expectSigned } from './support.ts';
 
 interface Setup {

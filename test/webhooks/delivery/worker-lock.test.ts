@@ -2,8 +2,8 @@
  * The worker lock takes its key again after its connection dropped (PostgreSQL restarting), after a pause measured on
  * the server clock: the test moves the clock through it.
  */
-import { TestClock } from '@leadwire/core/clock.ts';
-import { WorkerLock } from '@leadwire/core/webhooks/delivery/worker-lock.ts';
+import { TestClock } from '#core/clock.ts';
+import { WorkerLock } from '#core/webhooks/delivery/worker-lock.ts';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { initTestApp, type TestApp } from '../../support/app.ts';
 

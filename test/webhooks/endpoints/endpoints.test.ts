@@ -1,4 +1,4 @@
-import { EVENT_NAMES } from '@leadwire/core/events/names.ts';
+import { EVENT_NAMES } from '#core/events/names.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initTestApp, type TestApp } from '../../support/app.ts';
 import { newTestOrg, refusal, rest, type TestOrg } from '../../internal/contacts-support.ts';

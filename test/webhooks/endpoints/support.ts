@@ -1,4 +1,4 @@
-import type { Resolver } from '@leadwire/core/webhooks/transport/resolver.ts';
+import type { Resolver } from '#core/webhooks/transport/resolver.ts';
 
 /** Public addresses (TEST-NET is refused as documentation space, so these are ordinary public unicast ones). */
 export const PUBLIC_V4 = '93.184.215.14';

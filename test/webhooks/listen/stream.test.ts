@@ -1,7 +1,7 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { generateToken, hashKey } from '@leadwire/core';
-import { runCleanup } from '@leadwire/core/jobs/cleanup.ts';
-import { listenHubOf } from '@leadwire/core/webhooks/listen/hub.ts';
+import { runCleanup } from '#core/jobs/cleanup.ts';
+import { listenHubOf } from '#core/webhooks/listen/hub.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initTestApp, type TestApp } from '../../support/app.ts';
 import { startReceiver, type Receiver } from '../../support/receiver.ts';

@@ -2,7 +2,7 @@
  * The listen hub's timers run on the server clock: heartbeats, the refresh of its listener rows and the linger of an
  * organization whose last stream ended. The clock stands still here, so only moving it can fire them.
  */
-import { LINGER_MS, listenHubOf, REFRESH_MS } from '@leadwire/core/webhooks/listen/hub.ts';
+import { LINGER_MS, listenHubOf, REFRESH_MS } from '#core/webhooks/listen/hub.ts';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { initTestApp, type TestApp } from '../../support/app.ts';
 import { openStream } from './support.ts';

@@ -1,5 +1,5 @@
-import { EXAMPLE_TIMESTAMP } from '@leadwire/core/events/payload.ts';
-import { exampleFor } from '@leadwire/core/events/catalogue.ts';
+import { EXAMPLE_TIMESTAMP } from '#core/events/payload.ts';
+import { exampleFor } from '#core/events/catalogue.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from '../../support/app.ts';
 import { rest } from '../../internal/contacts-support.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { systemResolver, withTimeout } from '@leadwire/core/webhooks/transport/resolver.ts';
-import { checkUrlAddress } from '@leadwire/core/webhooks/transport/address.ts';
+import { systemResolver, withTimeout } from '#core/webhooks/transport/resolver.ts';
+import { checkUrlAddress } from '#core/webhooks/transport/address.ts';
 
 describe('the system resolver', () => {
   it('answers from the system (localhost through /etc/hosts or the resolver)', async () => {

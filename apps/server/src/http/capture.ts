@@ -1,6 +1,5 @@
 import { AppError, type Deps, toPublicError } from '@leadwire/core';
-import { CAPTURE_MAX_BYTES } from '@leadwire/core/capture/schemas.ts';
-import { captureErrors, captureLead, parseCaptureBody } from '@leadwire/core/capture/service.ts';
+import { CAPTURE_MAX_BYTES, captureErrors, captureLead, parseCaptureBody } from '@leadwire/core/surfaces';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { serveSnippet } from './embed.ts';
 import { sendError } from './rest-surface.ts';

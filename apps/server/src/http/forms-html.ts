@@ -1,7 +1,5 @@
 import { createHash } from 'node:crypto';
-import { redirectTarget } from '@leadwire/core/forms/intake.ts';
-import type { FormField } from '@leadwire/core/forms/schemas.ts';
-import type { FormRow } from '@leadwire/core/forms/service.ts';
+import { type FormField, type FormRow, redirectTarget } from '@leadwire/core/surfaces';
 import { documentOf, type Html, html } from './pages-html.ts';
 
 /*
@@ -106,6 +104,8 @@ export function hostedPageHeaders(form: FormRow, urls: { baseUrl: string; appUrl
 export interface FormState {
   values?: URLSearchParams;
   errors?: Record<string, string>;
+  /** A refusal that is nothing to correct (too many submissions): said on its own, above the form. */
+  notice?: string;
   /** Hidden attribution inputs (utm_*, _referrer, _landingPage) the hosted page fills from its own request. */
   hidden?: Record<string, string>;
 }
@@ -147,7 +147,7 @@ export function formMarkup(form: FormRow, submitUrl: string, state: FormState = 
   const errors = Object.entries(state.errors ?? {});
   const byField = new Map(form.fields.map((f) => [f.id, f]));
   const captcha = form.captcha_provider && form.captcha_site_key ? CAPTCHA[form.captcha_provider] : null;
-  return html`${
+  return html`${state.notice ? html`<div class="lw-summary" role="alert" tabindex="-1"><p>${state.notice}</p></div>` : ''}${
     errors.length
       ? html`<div class="lw-summary" role="alert" tabindex="-1"><p>Please correct ${errors.length === 1 ? 'this' : 'these'}:</p><ul>${errors.map(
           ([name, message]) => (byField.has(name) ? html`<li><a href="#${prefix}-${name}">${message}</a></li>` : html`<li>${message}</li>`),

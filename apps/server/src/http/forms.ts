@@ -1,9 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { validateHeaderValue } from 'node:http';
-import { type Deps, toPublicError } from '@leadwire/core';
-import { AppError, type Issue } from '@leadwire/core/errors.ts';
-import { loadPublishedForm, type PublishedForm, submitToForm, thankYouOf } from '@leadwire/core/forms/intake.ts';
-import { formUrls } from '@leadwire/core/forms/service.ts';
+import { AppError, type Deps, type Issue, toPublicError } from '@leadwire/core';
+import { formUrls, loadPublishedForm, type PublishedForm, submitToForm, thankYouOf } from '@leadwire/core/surfaces';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { embedMarkup, formMarkup, type FormState, hostedPage, hostedPageHeaders } from './forms-html.ts';
 import { addJsonBodyParser } from './json-body.ts';
@@ -90,9 +88,16 @@ export async function formsPlugin(app: FastifyInstance, opts: { deps: Deps }) {
     } catch (err) {
       // The 303 cannot carry errors, so a refused page post gets the form again, its answers kept, errors by their fields.
       if (!(err instanceof AppError) || (err.status !== 400 && err.status !== 429)) throw err;
+      void reply.headers({ ...err.headers });
+      if (err.status === 429) {
+        // Nothing to correct: the answers are kept, and the wait is the one the retry-after header gives.
+        const seconds = Number(reply.getHeader('retry-after'));
+        const wait = seconds > 0 ? `in ${seconds} second${seconds === 1 ? '' : 's'}` : 'in a minute';
+        const notice = `Too many submissions in the last minute: please try again ${wait}. Your answers are kept below.`;
+        return pageFor(reply, form, 429, { values: fields, notice, hidden: attributionOf(fields) });
+      }
       const issues = (err.details.issues as Issue[] | undefined) ?? [{ path: '', message: err.message }];
       const errors = Object.fromEntries(issues.map((i, n) => [i.path || `form-${n}`, i.message]));
-      void reply.headers({ ...err.headers });
       return pageFor(reply, form, err.status, { values: fields, errors, hidden: attributionOf(fields) });
     }
   });

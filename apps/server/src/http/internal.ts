@@ -1,6 +1,6 @@
 import cors from '@fastify/cors';
 import { type Deps, internalRouter, toPublicError } from '@leadwire/core';
-import { buildInternalOpenApiDocument } from '@leadwire/core/openapi.ts';
+import { buildInternalOpenApiDocument } from '@leadwire/core/openapi';
 import { fastifyRequestHandler, type FastifyTRPCPluginOptions } from '@trpc/server/adapters/fastify';
 import type { FastifyInstance } from 'fastify';
 import { registerDocs } from './docs.ts';

@@ -1,8 +1,6 @@
 import type { OutgoingHttpHeaders } from 'node:http';
 import { type Deps, toPublicError } from '@leadwire/core';
-import { authenticateInternal, requireRole } from '@leadwire/core/auth/internal.ts';
-import { existingListenHub, listenHubOf } from '@leadwire/core/webhooks/listen/hub.ts';
-import { parseListenEvents } from '@leadwire/core/webhooks/listen/schemas.ts';
+import { authenticateInternal, existingListenHub, listenHubOf, parseListenEvents, requireRole } from '@leadwire/core/surfaces';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { logFailure } from './log-failure.ts';
 

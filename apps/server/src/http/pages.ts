@@ -1,9 +1,13 @@
-import type { Deps } from '@leadwire/core';
-import { AppError, toPublicError } from '@leadwire/core/errors.ts';
-import { acceptInvite, INVITE_PREFIX } from '@leadwire/core/accounts/invites.ts';
-import { RESET_PREFIX, resetPassword } from '@leadwire/core/accounts/password.service.ts';
-import { AcceptInviteInput, ResetPasswordInput } from '@leadwire/core/accounts/schemas.ts';
-import type { Client } from '@leadwire/core/accounts/sign-in.ts';
+import { AppError, type Deps, toPublicError } from '@leadwire/core';
+import {
+  acceptInvite,
+  AcceptInviteInput,
+  type Client,
+  INVITE_PREFIX,
+  RESET_PREFIX,
+  resetPassword,
+  ResetPasswordInput,
+} from '@leadwire/core/surfaces';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { type Field, form, type Html, layout, message, problem, SECURITY_HEADERS } from './pages-html.ts';

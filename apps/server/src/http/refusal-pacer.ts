@@ -1,4 +1,4 @@
-import { putBounded } from '@leadwire/core/limits/bounded-map.ts';
+import { putBounded } from '@leadwire/core/runtime';
 
 /** Addresses remembered at once; a flood of new addresses cannot grow memory past this (the oldest goes first). */
 const MAX_ADDRESSES = 10_000;

@@ -1,4 +1,4 @@
-import { type Deps, matchRoute, type PublicError, type RequestContext, restRoutes, toPublicError } from '@leadwire/core';
+import { type Deps, errors, matchRoute, type PublicError, type RequestContext, restRoutes, toPublicError } from '@leadwire/core';
 import type { AnyTRPCRouter } from '@trpc/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type CreateOpenApiFastifyPluginOptions, fastifyTRPCOpenApiPlugin } from 'trpc-to-openapi';
@@ -87,6 +87,19 @@ export async function restSurface(app: FastifyInstance, opts: { deps: Deps; rout
         { allow: m.allow.join(', ') },
       );
     }
+  });
+
+  // The REST adapter spreads a body into the input beside the path parameters, so a JSON array, string or number would
+  // arrive as an object of its indexes and be judged by the wrong rule (an array posted to a workflow intake read as
+  // "no email"). Every body of this surface is a JSON object; anything else is refused as such, like malformed JSON.
+  app.addHook('preHandler', async (req, reply) => {
+    const body: unknown = req.body;
+    // Other media types are the adapter's to refuse (415), whatever Fastify parsed them into.
+    if (!req.headers['content-type']?.startsWith('application/json')) return;
+    if (body === undefined || (typeof body === 'object' && body !== null && !Array.isArray(body))) return;
+    const kind = body === null ? 'null' : Array.isArray(body) ? 'an array' : `a ${typeof body}`;
+    const issue = { path: '', message: `must be a JSON object, not ${kind}` };
+    return sendError(reply, toPublicError(errors.validation([issue], `Validation failed: the body must be a JSON object, not ${kind}`)));
   });
 
   // trpc-to-openapi writes its own error body; ours replaces it, taken from the error itself rather than re-parsed.

@@ -1,7 +1,5 @@
 import { AppError, type Deps, errors, toPublicError } from '@leadwire/core';
-import { followLink } from '@leadwire/core/tracking/links.ts';
-import { PAGE_VIEW_MAX_BYTES } from '@leadwire/core/tracking/schemas.ts';
-import { parsePageView, recordPageView, trackingErrors } from '@leadwire/core/tracking/service.ts';
+import { followLink, PAGE_VIEW_MAX_BYTES, parsePageView, recordPageView, trackingErrors } from '@leadwire/core/surfaces';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { serveSnippet } from './embed.ts';
 import { sendError } from './rest-surface.ts';

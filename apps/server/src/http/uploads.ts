@@ -1,21 +1,20 @@
 import { resolve } from 'node:path';
 import multipart from '@fastify/multipart';
-import { type Deps, errors, toPublicError } from '@leadwire/core';
-import type { InternalActor } from '@leadwire/core/auth/actor.ts';
-import { authenticateInternal } from '@leadwire/core/auth/internal.ts';
-import { fileErrors } from '@leadwire/core/files/errors.ts';
-import { contentDisposition } from '@leadwire/core/files/names.ts';
-import { scannerFor } from '@leadwire/core/files/scanner.ts';
-import type { FileView } from '@leadwire/core/files/schemas.ts';
+import { type Deps, errors, type InternalActor, toPublicError } from '@leadwire/core';
 import {
+  authenticateInternal,
+  contentDisposition,
   type FileDeps,
+  fileErrors,
   type FileKind,
+  type FileView,
   openFile,
   openPhoto,
+  scannerFor,
+  storageFor,
   UPLOAD_LIMITS,
   uploadContactFile,
-} from '@leadwire/core/files/service.ts';
-import { storageFor } from '@leadwire/core/files/storage.ts';
+} from '@leadwire/core/surfaces';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sendError } from './rest-surface.ts';
 import { EXPOSED_HEADERS } from './v1.ts';

@@ -1,8 +1,7 @@
 import cors from '@fastify/cors';
-import { type Deps, toPublicError, v1Router } from '@leadwire/core';
-import { knownRefusal } from '@leadwire/core/auth/authenticate.ts';
-import { keyGuardOf } from '@leadwire/core/limits/key-guard.ts';
-import { buildV1OpenApiDocument } from '@leadwire/core/openapi.ts';
+import { type Deps, knownRefusal, toPublicError, v1Router } from '@leadwire/core';
+import { keyGuardOf } from '@leadwire/core/runtime';
+import { buildV1OpenApiDocument } from '@leadwire/core/openapi';
 import type { FastifyInstance } from 'fastify';
 import { registerDocs } from './docs.ts';
 import { RefusalPacer } from './refusal-pacer.ts';

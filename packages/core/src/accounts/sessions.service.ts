@@ -4,7 +4,6 @@ import { generateToken, hashKey } from '../auth/key-material.ts';
 import { SESSION_PREFIX } from '../auth/sessions.ts';
 import { accountErrors } from './errors.ts';
 import type { SessionView } from './schemas.ts';
-import type { Client } from './sign-in.ts';
 
 /**
  * Sessions last 30 days from sign-in, absolute rather than sliding: a stolen token dies on a known date whatever its
@@ -31,11 +30,14 @@ const INSERT_SESSION = statement<{ orgId: string; userId: string; tokenHash: str
     .returning('expires_at'),
 );
 
-/** Opens a session for `user` under its current credential epoch, from `client.now`; the token exists only in the answer. */
+/**
+ * Opens a session for `user` under its current credential epoch, from `client.now`; the token exists only in the answer.
+ * `client` is the part of sign-in's Client a session records (typed here, so sign-in.ts can import this module).
+ */
 export async function openSession(
   db: Db,
   user: Omit<UserRow, 'password_hash' | 'active'>,
-  client: Pick<Client, 'userAgent' | 'now'>,
+  client: { userAgent?: string | undefined; now: Date },
 ): Promise<SessionView> {
   const token = generateToken(SESSION_PREFIX);
   const [row] = await db.run(INSERT_SESSION, {

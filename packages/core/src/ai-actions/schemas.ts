@@ -1,23 +1,10 @@
 import { z } from 'zod';
 import { jsonObject, text } from '../validation/index.ts';
-import { IsoDateTime } from '../records/dates.ts';
 import { PageFields, pageOf } from '../records/pagination.ts';
+import { AI_ACTION_STATUSES, AiActionView } from '../events/records.ts';
 
-export const AI_ACTION_STATUSES = ['pending', 'approved', 'rejected'] as const;
-
-export const AiActionView = z.object({
-  id: z.uuid(),
-  contactId: z.uuid(),
-  kind: z.string(),
-  summary: z.string(),
-  payload: z.record(z.string(), z.unknown()),
-  status: z.enum(AI_ACTION_STATUSES),
-  decidedBy: z.uuid().nullable().meta({ description: 'The user who approved or rejected it.' }),
-  decidedAt: IsoDateTime.nullable(),
-  reason: z.string().nullable().meta({ description: 'Why it was rejected, when the user said.' }),
-  createdAt: IsoDateTime,
-});
-export type AiActionView = z.infer<typeof AiActionView>;
+// The record's wire shape is the event payload's too, so it is defined once, below the resources, in events/.
+export { AI_ACTION_STATUSES, AiActionView };
 
 export const AiActionCreateInput = z.object({
   contactId: z.uuid({ message: 'contactId must be a contact id (UUID)' }),

@@ -2,15 +2,10 @@ import { type ApiKeyType, type DB, type Db, expressionBuilder, qb, sql, statemen
 import { type AppError, errors } from '../errors.ts';
 import type { KeyGuard, KeySighting } from '../limits/key-guard.ts';
 import { rateHeaders } from '../limits/rate-limit.ts';
+import type { RateWindow } from '../limits/window.ts';
 import type { Actor } from './actor.ts';
-import { bearerToken, hashKey, isWellFormedKey } from './key-material.ts';
-
-export interface RateWindow {
-  /** Requests counted in the current window, this one included. */
-  count: number;
-  /** When the current one-minute window ends. */
-  resetAt: Date;
-}
+import { bearerToken, hashKey, isWellFormedKey, KEY_PREFIX } from './key-material.ts';
+import { SESSION_PREFIX } from './sessions.ts';
 
 const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;
@@ -135,13 +130,46 @@ export interface KnownRefusal {
 
 const INVALID_KEY = 'Invalid, revoked or expired API key';
 
+/**
+ * A live (not revoked, unexpired) key with this hash that the authentication statement refused: its owner stopped it.
+ * Run only after that refusal, with the hash of the full secret the caller sent, so only the key's holder learns why.
+ */
+const STOPPED_KEY = statement<{ keyHash: string; now: Date }>()((p) =>
+  qb
+    .selectFrom('api_keys as k')
+    .innerJoin('users as u', 'u.id', 'k.created_by_id')
+    .select((eb) => ['u.active', eb(eb.ref('u.credential_epoch'), '=', eb.ref('k.owner_epoch')).as('current_epoch')])
+    .where('k.key_hash', '=', p.keyHash)
+    .where('k.revoked_at', 'is', null)
+    .where((eb) => eb.or([eb('k.expires_at', 'is', null), eb('k.expires_at', '>', sql<Date>`${p.now}::timestamptz`)])),
+);
+
+/** Why a key the statement refused stopped working, in words its holder can act on; undefined when it is just unknown. */
+async function stoppedReason(db: Db, keyHash: string, now: Date): Promise<string | undefined> {
+  const [row] = await db.run(STOPPED_KEY, { keyHash, now });
+  if (!row) return undefined;
+  if (!row.active) return "This API key stopped working when its owner's account was deactivated; an owner or admin can reactivate the account, or create a new key";
+  if (!row.current_epoch) {
+    return "This API key stopped working when its owner's credentials changed (a password change or reset, log-out-all, or a deactivation): keys end with the owner's sessions; create a new key";
+  }
+  return undefined;
+}
+
+/** What a malformed credential is told: a session token (the application's) gets told which credential /v1 takes. */
+function malformed(value: string, surface: ApiKeyType): AppError {
+  if (surface === 'public' && value.startsWith(SESSION_PREFIX)) {
+    return errors.unauthorized(`/v1 takes an API key (${KEY_PREFIX}…), not a session token: create a Public API key for this integration`);
+  }
+  return errors.unauthorized('Malformed API key');
+}
+
 function refusalFor(guard: KeyGuard, keyHash: string, surface: ApiKeyType, now: Date): KnownRefusal | null {
   const spent = guard.spent(`${surface}:${keyHash}`, now);
   if (spent) {
     const headers = rateHeaders(spent.window, spent.limit, now.getTime());
     return { error: errors.rateLimited(headers['x-ratelimit-reset']), headers: { ...headers, 'retry-after': headers['x-ratelimit-reset'] } };
   }
-  if (guard.isKnownBad(keyHash, now)) return { error: errors.unauthorized(INVALID_KEY), headers: {} };
+  if (guard.isKnownBad(keyHash, now)) return { error: errors.unauthorized(guard.badReason(keyHash) ?? INVALID_KEY), headers: {} };
   return null;
 }
 
@@ -176,7 +204,7 @@ export async function authenticate(
 ): Promise<Authenticated> {
   const value = bearerToken(authorization);
   if (!value) throw errors.unauthorized('Missing API key: send Authorization: Bearer <API_KEY>');
-  if (!isWellFormedKey(value)) throw errors.unauthorized('Malformed API key');
+  if (!isWellFormedKey(value)) throw malformed(value, surface);
   const keyHash = hashKey(value);
   const refusal = refusalFor(o.guard, keyHash, surface, o.now);
   if (refusal) {
@@ -184,16 +212,20 @@ export async function authenticate(
     throw refusal.error;
   }
   const admission = await o.guard.admit(keyHash, o.now);
-  if (admission.bad) throw errors.unauthorized(INVALID_KEY);
+  if (admission.bad) throw errors.unauthorized(o.guard.badReason(keyHash) ?? INVALID_KEY);
   let row: NonNullable<(typeof AUTHENTICATE)['row']> | undefined;
+  let reason: string | undefined;
   try {
     [row] = await db.run(AUTHENTICATE, authenticateParams(keyHash, surface, o.now));
     if (row) o.guard.recordGood(keyHash, o.now);
-    else o.guard.recordBad(keyHash, admission.generation, o.now);
+    else {
+      reason = await stoppedReason(db, keyHash, o.now);
+      o.guard.recordBad(keyHash, admission.generation, o.now, reason);
+    }
   } finally {
     admission.release();
   }
-  if (!row) throw errors.unauthorized(INVALID_KEY);
+  if (!row) throw errors.unauthorized(reason ?? INVALID_KEY);
   if (row.type !== surface) {
     throw errors.wrongSurface(
       surface === 'public'

@@ -1,8 +1,7 @@
 import { z } from 'zod';
-import { IsoDateTime } from '../records/dates.ts';
 import { AUTOMATION_TRIGGERS } from '../events/names.ts';
 import { EVENT_SOURCES } from '../events/outbox.ts';
-import { text } from '../validation/index.ts';
+import { IsoDateTime, text } from '../validation/index.ts';
 import { WebhookUrl } from '../webhooks/endpoints/schemas.ts';
 
 /** Messages name the input, so a platform shows "hookUrl is required" rather than a type error. */

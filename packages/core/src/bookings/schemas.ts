@@ -1,24 +1,13 @@
 import { z } from 'zod';
 import { text } from '../validation/index.ts';
-import { IsoDateTime } from '../records/dates.ts';
 import { PageFields, pageOf } from '../records/pagination.ts';
+import { BOOKING_STATUSES, BookingView } from '../events/records.ts';
 
-export const BOOKING_STATUSES = ['confirmed', 'cancelled'] as const;
+// The record's wire shape is the event payload's too, so it is defined once, below the resources, in events/.
+export { BOOKING_STATUSES, BookingView };
 
 const At = (name: string) =>
   z.iso.datetime({ offset: true, message: `${name} must be an ISO 8601 date-time` }).meta({ example: '2026-12-01T09:00:00Z' });
-
-export const BookingView = z.object({
-  id: z.uuid(),
-  contactId: z.uuid(),
-  title: z.string().nullable(),
-  startsAt: IsoDateTime,
-  endsAt: IsoDateTime,
-  status: z.enum(BOOKING_STATUSES),
-  cancelledAt: IsoDateTime.nullable(),
-  createdAt: IsoDateTime,
-});
-export type BookingView = z.infer<typeof BookingView>;
 
 export const BookingCreateInput = z
   .object({

@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { text } from '../validation/index.ts';
-import { IsoDateTime } from '../records/dates.ts';
 import { PageFields, pageOf } from '../records/pagination.ts';
+import { DEAL_STATUSES, DealView } from '../events/records.ts';
 
-export const DEAL_STATUSES = ['open', 'won', 'lost'] as const;
+// The record's wire shape is the event payload's too, so it is defined once, below the resources, in events/.
+export { DEAL_STATUSES, DealView };
 
 const Title = text(300).min(1, 'title must not be empty');
 // One-member unions: the REST adapter coerces plain number fields, turning null into 0.
@@ -14,21 +15,6 @@ const Currency = text(3)
   .toUpperCase()
   .regex(/^[A-Z]{3}$/, 'currency must be a three-letter ISO 4217 code')
   .meta({ example: 'EUR' });
-
-export const DealView = z.object({
-  id: z.uuid(),
-  contactId: z.uuid(),
-  pipelineId: z.uuid(),
-  stageId: z.uuid(),
-  title: z.string(),
-  valueCents: z.number().int().nullable(),
-  currency: z.string(),
-  status: z.enum(DEAL_STATUSES),
-  closedAt: IsoDateTime.nullable().meta({ description: 'When the deal was won or lost; null while open.' }),
-  createdAt: IsoDateTime,
-  updatedAt: IsoDateTime,
-});
-export type DealView = z.infer<typeof DealView>;
 
 export const DealCreateInput = z.object({
   contactId: z.uuid({ message: 'contactId must be a contact id (UUID)' }),

@@ -7,7 +7,7 @@ import { EVENT_NAMES, type EventName } from './names.ts';
 import type { EventPayload } from './outbox.ts';
 import type { EventDefinition } from './payload.ts';
 
-export { EventContact, EventContactRef, EventTimestamp, type EventDefinition, type EventGroup } from './payload.ts';
+export type { EventDefinition } from './payload.ts';
 export { PING_MESSAGE } from './groups/workspace.ts';
 
 const DEFINITIONS = [...contactEvents, ...dealEvents, ...activityEvents, ...captureEvents, ...workspaceEvents] as const;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ContactView } from '../contacts/v1/schemas.ts';
+import { ContactView } from './records.ts';
 import { EVENT_GROUPS, type EventName } from './names.ts';
 import { EVENT_SOURCES, type EventPayload, type EventSource } from './outbox.ts';
 

@@ -1,6 +1,7 @@
 import { connect } from 'node:net';
 import { type Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import type { Config } from '../config.ts';
 import { type ScanResult, type Scanner, ScannerError } from './scanner.ts';
 
 /** The null-terminated form of the command: clamd then ends its reply with a NUL too. */
@@ -87,4 +88,10 @@ export class ClamdScanner implements Scanner {
     if (reply.length > 0) return parseClamdReply(reply.toString('utf8'));
     throw new ScannerError('clamd closed the connection without a verdict', failure);
   }
+}
+
+/** The configured scanner, or null when none is (contact files are then refused; see config CLAMAV_HOST). */
+export function scannerFor(config: Config): Scanner | null {
+  if (!config.CLAMAV_HOST) return null;
+  return new ClamdScanner({ host: config.CLAMAV_HOST, port: config.CLAMAV_PORT, timeoutMs: config.CLAMAV_TIMEOUT_MS });
 }

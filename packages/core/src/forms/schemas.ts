@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import { IsoDateTime } from '../records/dates.ts';
 import { PageFields, pageOf } from '../records/pagination.ts';
-import { httpUrl, text } from '../validation/index.ts';
+import { IsoDateTime, httpUrl, text } from '../validation/index.ts';
 
 export const FIELD_TYPES = ['text', 'email', 'tel', 'url', 'number', 'textarea', 'select', 'checkbox'] as const;
 export const CAPTCHA_PROVIDERS = ['turnstile', 'hcaptcha', 'recaptcha'] as const;

@@ -1,4 +1,4 @@
-import type { RateWindow } from '../auth/authenticate.ts';
+import type { RateWindow } from './window.ts';
 import { putBounded } from './bounded-map.ts';
 import { LookupGate } from './lookup-gate.ts';
 
@@ -53,6 +53,12 @@ interface Change {
   all?: boolean;
 }
 
+/** A refused key: until when, and why when its holder may be told (the secret matched a key its owner stopped). */
+interface BadEntry {
+  until: number;
+  reason: string | undefined;
+}
+
 interface SpentEntry extends SpentWindow {
   ownerId: string;
   /** The window's end, or the key's expiry if that comes first. */
@@ -77,7 +83,7 @@ const noop = () => {};
  */
 export class KeyGuard {
   private readonly spentKeys = new Map<string, SpentEntry>();
-  private readonly badKeys = new Map<string, number>();
+  private readonly badKeys = new Map<string, BadEntry>();
   private readonly goodKeys = new Map<string, number>();
   private readonly probes = new Map<string, Promise<void>>();
   private readonly gate: LookupGate;
@@ -173,17 +179,23 @@ export class KeyGuard {
 
   isKnownBad(keyHash: string, now: Date): boolean {
     if (!this.live) return false;
-    const until = this.badKeys.get(keyHash);
+    const until = this.badKeys.get(keyHash)?.until;
     if (until === undefined) return false;
     if (until > now.getTime()) return true;
     this.badKeys.delete(keyHash);
     return false;
   }
 
-  recordBad(keyHash: string, generation: number, now: Date): void {
+  /** `reason`: what the key's holder is told on each refusal from memory (see `badReason`); none for an unknown key. */
+  recordBad(keyHash: string, generation: number, now: Date, reason?: string): void {
     this.goodKeys.delete(keyHash);
     if (!this.live || this.changedSince(generation, keyHash, null)) return;
-    putBounded(this.badKeys, keyHash, now.getTime() + this.rememberMs, this.maxEntries);
+    putBounded(this.badKeys, keyHash, { until: now.getTime() + this.rememberMs, reason }, this.maxEntries);
+  }
+
+  /** Why a key remembered as bad was refused, when the refusal may say so (only for a key whose secret matched). */
+  badReason(keyHash: string): string | undefined {
+    return this.badKeys.get(keyHash)?.reason;
   }
 
   isKnownGood(keyHash: string, now: Date): boolean {

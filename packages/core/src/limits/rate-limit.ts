@@ -1,4 +1,4 @@
-import type { RateWindow } from '../auth/authenticate.ts';
+import type { RateWindow } from './window.ts';
 import { errors } from '../errors.ts';
 import type { KeyGuard, KeySighting, SpentWindow } from './key-guard.ts';
 

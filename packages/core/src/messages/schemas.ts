@@ -1,5 +1,9 @@
 import { z } from 'zod';
 import { text } from '../validation/index.ts';
+import { MessageView } from '../events/records.ts';
+
+// The record's wire shape is the event payload's too, so it is defined once, below the resources, in events/.
+export { MessageView };
 
 const contactId = z.uuid({ message: 'id must be a contact id (UUID)' });
 const phone = text(32).min(3);
@@ -9,23 +13,6 @@ export const SendSmsInput = z.object({
   body: text(1600).min(1, 'body must not be empty'),
 });
 export type SendSmsInput = z.infer<typeof SendSmsInput>;
-
-export const MessageView = z.object({
-  id: z.uuid(),
-  conversationId: z.uuid(),
-  contactId: z.uuid(),
-  direction: z.enum(['inbound', 'outbound']),
-  channel: z.string(),
-  from: z.string(),
-  to: z.string(),
-  body: z.string(),
-  status: z
-    .enum(['queued', 'sent', 'failed', 'received'])
-    .meta({ description: '`failed` when the provider did not accept the text; nothing is retried automatically.' }),
-  providerMessageId: z.string().nullable(),
-  createdAt: z.iso.datetime(),
-});
-export type MessageView = z.infer<typeof MessageView>;
 
 export const ListMessagesInput = z.object({
   id: contactId,

@@ -1,16 +1,9 @@
 import { z } from 'zod';
-import { jsonObject, text } from '../validation/index.ts';
-import { IsoDateTime } from '../records/dates.ts';
+import { IsoDateTime, jsonObject, text } from '../validation/index.ts';
+import { VerificationView } from '../events/records.ts';
 
-export const VerificationView = z.object({
-  id: z.uuid(),
-  status: z.enum(['verified', 'rejected']),
-  registrationNumber: z.string().nullable(),
-  evidence: z.record(z.string(), z.unknown()),
-  recordedBy: z.uuid().nullable(),
-  createdAt: IsoDateTime,
-});
-export type VerificationView = z.infer<typeof VerificationView>;
+// The record's wire shape is the event payload's too, so it is defined once, below the resources, in events/.
+export { VerificationView };
 
 export const VerificationRecordInput = z.object({
   status: z.enum(['verified', 'rejected']).meta({ description: 'The outcome of the check.' }),

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { int, INT4_MAX, text } from '../validation/index.ts';
-import { IsoDateTime } from '../records/dates.ts';
+import { IsoDateTime, int, INT4_MAX, text } from '../validation/index.ts';
 
 /** More stages than this is a board nobody can read; the cap also bounds the reorder payload. */
 export const MAX_STAGES = 50;

@@ -1,7 +1,3 @@
-import { z } from 'zod';
-
 /** Timestamps leave the service as ISO 8601 UTC strings, whatever pg handed back (a Date, or text from JSON). */
 export const iso = (d: Date | string): string => new Date(d).toISOString();
 export const isoOrNull = (d: Date | string | null): string | null => (d === null ? null : iso(d));
-
-export const IsoDateTime = z.iso.datetime().meta({ description: 'ISO 8601 UTC with milliseconds.' });

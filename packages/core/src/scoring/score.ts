@@ -33,7 +33,6 @@ export const SCORE_FIELDS = Object.freeze([
   'linkedin',
   'source',
 ] as const);
-export type ScoreField = (typeof SCORE_FIELDS)[number];
 
 const WEIGHT_EMAIL = 15;
 const WEIGHT_PHONE = 10;

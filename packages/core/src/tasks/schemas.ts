@@ -1,22 +1,13 @@
 import { z } from 'zod';
 import { text } from '../validation/index.ts';
-import { IsoDateTime } from '../records/dates.ts';
 import { PageFields, pageOf } from '../records/pagination.ts';
+import { TaskView } from '../events/records.ts';
+
+// The record's wire shape is the event payload's too, so it is defined once, below the resources, in events/.
+export { TaskView };
 
 const Title = text(500).min(1, 'title must not be empty');
 const DueAt = z.iso.datetime({ offset: true, message: 'dueAt must be an ISO 8601 date-time' }).meta({ example: '2026-12-01T09:00:00Z' });
-
-export const TaskView = z.object({
-  id: z.uuid(),
-  title: z.string(),
-  dueAt: IsoDateTime.nullable(),
-  assigneeId: z.uuid().nullable().meta({ description: 'A user of the organization; null when unassigned.' }),
-  contactId: z.uuid().nullable(),
-  completedAt: IsoDateTime.nullable().meta({ description: 'Set once, by the first completion.' }),
-  createdAt: IsoDateTime,
-  updatedAt: IsoDateTime,
-});
-export type TaskView = z.infer<typeof TaskView>;
 
 export const TaskCreateInput = z.object({
   title: Title,

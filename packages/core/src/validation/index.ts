@@ -140,3 +140,6 @@ export function jsonObject(opts: { maxKeys: number; label: string }) {
     return input;
   }, record);
 }
+
+/** A time in an output (API views, event payloads): what `Date#toISOString` writes. */
+export const IsoDateTime = z.iso.datetime().meta({ description: 'ISO 8601 UTC with milliseconds.' });

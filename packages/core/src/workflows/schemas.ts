@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { EmailSchema } from '../contacts/v1/schemas.ts';
-import { IsoDateTime } from '../records/dates.ts';
 import { PageFields, pageOf } from '../records/pagination.ts';
-import { jsonObject, text } from '../validation/index.ts';
+import { IsoDateTime, jsonObject, text } from '../validation/index.ts';
 import { checkStep, STEP_ACTIONS } from './steps.ts';
 
 export const WORKFLOW_TRIGGERS = ['webhook_received'] as const;

@@ -75,8 +75,6 @@ export const ScoreOverrideInput = z.object({
 });
 
 export const SORT_FIELDS = ['createdAt', 'updatedAt', 'lastName', 'leadScore'] as const;
-export type SortField = (typeof SORT_FIELDS)[number];
-export type SortOrder = 'asc' | 'desc';
 
 const filterText = (description: string) => text(200).min(1).optional().meta({ description });
 

@@ -1,4 +1,4 @@
-import { baseScore, finalScore } from '../../scoring/index.ts';
+import { baseScore, finalScore } from '../../scoring/score.ts';
 import type { ContactRow } from './row.ts';
 import type { ContactUpsertInput } from '../v1/schemas.ts';
 

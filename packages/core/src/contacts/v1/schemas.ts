@@ -1,5 +1,8 @@
 import { z } from 'zod';
+import { ContactView } from '../../events/records.ts';
 import { jsonObject, text } from '../../validation/index.ts';
+
+export { ContactView };
 
 /** Letters, digits, dot, dash, underscore; 1 to 40 characters (spec: contact source). */
 export const SourceSchema = z
@@ -58,22 +61,18 @@ export const ContactUpsertOutput = z.object({
 });
 export type ContactUpsertOutput = z.infer<typeof ContactUpsertOutput>;
 
-export const ContactSearchInput = z.object({
-  email: EmailSchema.meta({ description: 'Email to look up (case-insensitive).' }),
-});
+/**
+ * A `+` sent raw in a query string is form encoding for a space, so `?email=ada+news@example.com` arrives as
+ * `ada news@example.com`: no email has a space, so that answer says how to send the `+`.
+ */
+const RAW_PLUS = "email must be percent-encoded in the query string: a raw '+' reads as a space, so send '+' as %2B (ada%2Bnews@example.com)";
 
-export const ContactView = z.object({
-  id: z.uuid(),
-  email: z.string().nullable(),
-  firstName: z.string().nullable(),
-  lastName: z.string().nullable(),
-  phone: z.string().nullable(),
-  jobTitle: z.string().nullable(),
-  tags: z.array(z.string()),
-  leadScore: z.number().int().min(0).max(100),
-  stage: z.string(),
+export const ContactSearchInput = z.object({
+  email: text(320)
+    .refine((s) => !s.includes(' '), { message: RAW_PLUS, abort: true })
+    .pipe(EmailSchema)
+    .meta({ description: 'Email to look up (case-insensitive). Percent-encode a `+` as %2B.', example: 'ada@example.com' }),
 });
-export type ContactView = z.infer<typeof ContactView>;
 
 export const BATCH_MAX = 100;
 

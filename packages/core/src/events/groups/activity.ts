@@ -1,8 +1,6 @@
 import { z } from 'zod';
-import { BookingView } from '../../bookings/schemas.ts';
-import { MessageView } from '../../messages/schemas.ts';
-import { TaskView } from '../../tasks/schemas.ts';
 import { defineEvent, EventContactRef, EX, EXAMPLE_CONTACT_REF, EXAMPLE_TIMESTAMP } from '../payload.ts';
+import { BookingView, MessageView, TaskView } from '../records.ts';
 
 const contact = EventContactRef;
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { DealView } from '../../deals/schemas.ts';
 import { defineEvent, EX, EXAMPLE_TIMESTAMP } from '../payload.ts';
+import { DealView } from '../records.ts';
 
 const deal = DealView.meta({ description: 'The deal after the change.' });
 const StageRef = z.object({ id: z.uuid(), name: z.string(), pipelineId: z.uuid() });

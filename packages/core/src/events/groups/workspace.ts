@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import { AiActionView } from '../../ai-actions/schemas.ts';
-import { VerificationView } from '../../nonprofit/schemas.ts';
 import { defineEvent, EX, EXAMPLE_TIMESTAMP } from '../payload.ts';
+import { AiActionView, VerificationView } from '../records.ts';
 
 /** The text of every `ping` (a test delivery from the endpoint screen). */
 export const PING_MESSAGE = 'This is a test event from Leadwire.';

@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import { IsoDateTime } from '../../records/dates.ts';
 import { PageFields, pageOf } from '../../records/pagination.ts';
-import { text } from '../../validation/index.ts';
+import { IsoDateTime, text } from '../../validation/index.ts';
 
 const EndpointId = z.uuid({ message: 'id must be a webhook endpoint id (UUID)' });
 

@@ -1,8 +1,7 @@
 import { z } from 'zod';
-import { IsoDateTime } from '../../records/dates.ts';
 import { PageFields, pageOf } from '../../records/pagination.ts';
 import { EVENT_NAMES, type EventName } from '../../events/names.ts';
-import { text, urlText } from '../../validation/index.ts';
+import { IsoDateTime, text, urlText } from '../../validation/index.ts';
 
 /** Longer URLs are refused: browsers and proxies commonly cap near 2 KB, and a receiver URL has no reason to be longer. */
 export const WEBHOOK_URL_MAX = 2048;

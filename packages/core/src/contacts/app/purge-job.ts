@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { purgeTrash } from '../contacts/app/lifecycle.ts';
-import type { Deps } from '../context.ts';
-import { storageFor } from '../files/storage.ts';
-import type { JobDefinition } from './boss.ts';
+import { purgeTrash } from './lifecycle.ts';
+import type { Deps } from '../../context.ts';
+import { storageFor } from '../../files/storage.ts';
+import type { JobDefinition } from '../../jobs/boss.ts';
 
 export const PURGE_CONTACTS_QUEUE = 'contacts.purge-trash';
 /** Nightly at 05:00 UTC (spec "States and transitions"); pg-boss sends one job per tick across all processes. */

@@ -1,0 +1,20 @@
+/*
+ * `@leadwire/core/runtime`: what a process needs to compose itself (apps/server/src/compose.ts, main.ts, jobs.ts):
+ * the job queue and every job definition, the webhook pump, the shared in-memory refusals and their change feed, and
+ * the process-wide settings of password hashing, and what the operator CLI does (apps/server/src/admin.ts). Request handling goes through the routers (the package's index) and
+ * the hand-written routes (`@leadwire/core/surfaces`).
+ */
+export { BossRuntime, type JobDefinition } from './jobs/boss.ts';
+export { cleanupJob } from './jobs/cleanup.ts';
+export { passwordResetJob } from './accounts/reset-job.ts';
+export { setPasswordHashCost, setPasswordHashSlots } from './accounts/passwords.ts';
+export { bootstrap, createApiKey } from './accounts/service.ts';
+export { purgeContactsJob } from './contacts/app/purge-job.ts';
+export { sendMailJob } from './mail/send-job.ts';
+export { adjustScoreJob } from './scoring/adjust-job.ts';
+export { deliverJob, pumpOf, type DeliveryPump } from './webhooks/delivery/pump.ts';
+export { workflowRunJob } from './workflows/job.ts';
+export { watchKeyChanges } from './auth/key-changes.ts';
+export { keyGuardOf } from './limits/key-guard.ts';
+export { putBounded } from './limits/bounded-map.ts';
+export { systemResolver, type Resolver } from './webhooks/transport/resolver.ts';
