@@ -35,7 +35,15 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
-        { patterns: [{ group: ['@leadwire/*', '**/packages/**', '**/apps/**'], allowTypeImports: true, message: 'sdk/ takes only types from the server.' }] },
+        {
+          patterns: [
+            {
+              group: ['@leadwire/*', '**/packages/**', '**/apps/**'],
+              allowTypeImports: true,
+              message: 'sdk/ takes only types from the server.',
+            },
+          ],
+        },
       ],
     },
   },
@@ -45,7 +53,14 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
-        { patterns: [{ group: ['@leadwire/*', '**/packages/**', '**/apps/**', '**/sdk/**'], message: 'The snippets import nothing from the server.' }] },
+        {
+          patterns: [
+            {
+              group: ['@leadwire/*', '**/packages/**', '**/apps/**', '**/sdk/**'],
+              message: 'The snippets import nothing from the server.',
+            },
+          ],
+        },
       ],
     },
   },

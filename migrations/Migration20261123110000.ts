@@ -8,20 +8,23 @@ import { Migration } from '@mikro-orm/migrations';
  * organization index goes too: `outbox_events_contact_idx` leads with the organization.
  */
 export class Migration20261123110000 extends Migration {
-
   override name = 'Migration20261123110000';
 
   override up(): void | Promise<void> {
     this.addSql(`create table "outbox_pending" ("event_id" uuid not null, "created_at" timestamptz not null, primary key ("event_id"));`);
     this.addSql(`create index "outbox_pending_created_at_index" on "outbox_pending" ("created_at");`);
-    this.addSql(`insert into "outbox_pending" ("event_id", "created_at") select "id", "created_at" from "outbox_events" where "dispatched_at" is null;`);
+    this.addSql(
+      `insert into "outbox_pending" ("event_id", "created_at") select "id", "created_at" from "outbox_events" where "dispatched_at" is null;`,
+    );
     this.addSql(`create function "outbox_events_outbox_events_pending_fn"() returns trigger language plpgsql as $$
 begin
   insert into "outbox_pending" ("event_id", "created_at") select i."id", i."created_at" from "inserted" i;
   return null;
 end
 $$;`);
-    this.addSql(`create trigger "outbox_events_pending" after insert on "outbox_events" referencing new table as "inserted" for each statement execute function "outbox_events_outbox_events_pending_fn"();`);
+    this.addSql(
+      `create trigger "outbox_events_pending" after insert on "outbox_events" referencing new table as "inserted" for each statement execute function "outbox_events_outbox_events_pending_fn"();`,
+    );
     this.addSql(`drop index "outbox_events_pending_idx";`);
     this.addSql(`drop index "outbox_events_organization_id_index";`);
     this.addSql(`alter table "outbox_events" drop column "dispatched_at";`);
@@ -36,5 +39,4 @@ $$;`);
     this.addSql(`drop function if exists "outbox_events_outbox_events_pending_fn"();`);
     this.addSql(`drop table if exists "outbox_pending";`);
   }
-
 }

@@ -7,7 +7,6 @@ import { Migration } from '@mikro-orm/migrations';
  * before this migration get their first original's id, following chains of replays of replays.
  */
 export class Migration20261126043000 extends Migration {
-
   override name = 'Migration20261126043000';
 
   override up(): void | Promise<void> {
@@ -24,5 +23,4 @@ export class Migration20261126043000 extends Migration {
   override down(): void | Promise<void> {
     this.addSql(`alter table "webhook_deliveries" drop column "message_id";`);
   }
-
 }

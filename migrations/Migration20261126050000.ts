@@ -9,7 +9,6 @@ import { Migration } from '@mikro-orm/migrations';
  * goes out at commit, and not at all on rollback; the last-used stamp and the other columns send nothing.
  */
 export class Migration20261126050000 extends Migration {
-
   override name = 'Migration20261126050000';
 
   override up(): void | Promise<void> {
@@ -22,7 +21,9 @@ begin
   return null;
 end
 $$;`);
-    this.addSql(`create trigger "api_keys_changed" after insert or delete or update of "revoked_at", "expires_at", "owner_epoch", "key_hash", "created_by_id" on "api_keys" for each row execute function "api_keys_api_keys_changed_fn"();`);
+    this.addSql(
+      `create trigger "api_keys_changed" after insert or delete or update of "revoked_at", "expires_at", "owner_epoch", "key_hash", "created_by_id" on "api_keys" for each row execute function "api_keys_api_keys_changed_fn"();`,
+    );
     this.addSql(`create function "users_users_credentials_changed_fn"() returns trigger language plpgsql as $$
 begin
   perform pg_notify('leadwire_keys', json_build_object('u', new."id", 'r', new."active" and not old."active")::text);
@@ -40,5 +41,4 @@ execute function "users_users_credentials_changed_fn"();`);
     this.addSql(`drop trigger if exists "api_keys_changed" on "api_keys";`);
     this.addSql(`drop function if exists "api_keys_api_keys_changed_fn"();`);
   }
-
 }

@@ -14,13 +14,20 @@ describe('the snippet build', () => {
           await writeFile(join(root, name, path), text);
         }
       };
-      await make('alpha', { 'package.json': '{"leadwire":{"output":"a.js","gzipBudget":500}}', 'src/index.ts': 'import { n } from "./n.ts";\nconst label: string = "alpha";\nconsole.log(label, n);\n', 'src/n.ts': 'export const n: number = 1;\n' });
+      await make('alpha', {
+        'package.json': '{"leadwire":{"output":"a.js","gzipBudget":500}}',
+        'src/index.ts': 'import { n } from "./n.ts";\nconst label: string = "alpha";\nconsole.log(label, n);\n',
+        'src/n.ts': 'export const n: number = 1;\n',
+      });
       await make('beta', { 'package.json': '{}', 'src/index.ts': 'console.log("beta");\n' });
       await make('not-a-package', { 'src/index.ts': 'console.log("x");\n' });
       await make('no-entry', { 'package.json': '{}' });
       expect(snippetPackages(root).map((p) => p.name)).toEqual(['alpha', 'beta']);
       const built = await buildAll(root);
-      expect(built.map((b) => [b.name, b.gzipBudget])).toEqual([['alpha', 500], ['beta', undefined]]);
+      expect(built.map((b) => [b.name, b.gzipBudget])).toEqual([
+        ['alpha', 500],
+        ['beta', undefined],
+      ]);
       const alpha = await readFile(join(root, 'alpha', 'dist', 'a.js'), 'utf8');
       // One line, types stripped, the import inlined, wrapped so nothing leaks into the page's globals.
       expect(alpha).toMatch(/^\(\(\)=>\{[^\n]*console\.log\(\w+,1\);?\}\)\(\);\n$/);

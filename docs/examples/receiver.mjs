@@ -14,7 +14,8 @@ import { createServer as createHttp } from 'node:http';
 import { createServer as createHttps } from 'node:https';
 
 const secret = process.env.LEADWIRE_WEBHOOK_SECRET;
-const tls = process.env.TLS_CERT && process.env.TLS_KEY ? { cert: readFileSync(process.env.TLS_CERT), key: readFileSync(process.env.TLS_KEY) } : null;
+const tls =
+  process.env.TLS_CERT && process.env.TLS_KEY ? { cert: readFileSync(process.env.TLS_CERT), key: readFileSync(process.env.TLS_KEY) } : null;
 const port = Number(process.env.PORT ?? 4000);
 
 /** Standard Webhooks: HMAC-SHA256 of "id.timestamp.body" keyed with the secret's base64 part, at most 5 minutes old. */

@@ -49,7 +49,8 @@ export function manifestOf(entries: readonly Entry[] = ENTRIES) {
   return { exports: { ...exports, './package.json': './package.json' }, bin };
 }
 
-const hasHashbang = (entry: Entry) => existsSync(join(SDK_DIR, entry.source)) && readFileSync(join(SDK_DIR, entry.source), 'utf8').startsWith('#!');
+const hasHashbang = (entry: Entry) =>
+  existsSync(join(SDK_DIR, entry.source)) && readFileSync(join(SDK_DIR, entry.source), 'utf8').startsWith('#!');
 
 /** esbuild's options for one entry: ESM for Node 20 and browsers of the same age, readable (not minified). */
 export function esbuildOptions(entry: Entry, outDir: string): BuildOptions {
@@ -92,7 +93,13 @@ export async function buildSdk(outDir = join(SDK_DIR, 'dist')): Promise<BuildRes
   // The internal router's declarations come from a child process, so that both declaration jobs use a core each.
   const internal = result.built
     .filter((e) => e.types === 'internal')
-    .map((e) => promisify(execFile)(process.execPath, [join(import.meta.dirname, 'internal-types.ts'), join(SDK_DIR, e.source), join(outDir, `${e.out}.d.ts`)]));
+    .map((e) =>
+      promisify(execFile)(process.execPath, [
+        join(import.meta.dirname, 'internal-types.ts'),
+        join(SDK_DIR, e.source),
+        join(outDir, `${e.out}.d.ts`),
+      ]),
+    );
   const bundled = result.built.filter((e) => e.types === 'bundle');
   const dts = generateDtsBundle(
     bundled.map((e) => ({ filePath: join(SDK_DIR, e.source), output: { noBanner: true, exportReferencedTypes: false } })),
@@ -107,6 +114,7 @@ if (import.meta.main) {
   const started = performance.now();
   const { built, missing } = await buildSdk();
   for (const e of built) console.log(`built ${e.name === 'bin' ? 'bin leadwire' : e.name} -> dist/${e.out}.js`);
-  for (const e of missing) console.warn(`MISSING ${e.name}: ${relative(REPO, join(SDK_DIR, e.source))} does not exist, so dist/${e.out}.js was not built`);
+  for (const e of missing)
+    console.warn(`MISSING ${e.name}: ${relative(REPO, join(SDK_DIR, e.source))} does not exist, so dist/${e.out}.js was not built`);
   console.log(`sdk built in ${Math.round(performance.now() - started)} ms`);
 }

@@ -30,19 +30,32 @@ export interface ProcedureType {
 /** The checker's view of one program holding `entry` and a probe of the router's types. */
 function load(entry: string) {
   const configPath = join(REPO, 'tsconfig.json');
-  const parsed = ts.getParsedCommandLineOfConfigFile(configPath, {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: (d) => { throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n')); } });
+  const parsed = ts.getParsedCommandLineOfConfigFile(
+    configPath,
+    {},
+    {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: (d) => {
+        throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+      },
+    },
+  );
   if (!parsed) throw new Error(`cannot read ${configPath}`);
   const options: ts.CompilerOptions = { ...parsed.options, noEmit: false, declaration: true, emitDeclarationOnly: true };
   const probe = join(dirname(entry), '__internal-router-probe.ts');
   const host = ts.createCompilerHost(options);
   const getSourceFile = host.getSourceFile.bind(host);
   const fileExists = host.fileExists.bind(host);
-  host.getSourceFile = (file, lang, ...rest) => (file === probe ? ts.createSourceFile(file, PROBE, lang) : getSourceFile(file, lang, ...rest));
+  host.getSourceFile = (file, lang, ...rest) =>
+    file === probe ? ts.createSourceFile(file, PROBE, lang) : getSourceFile(file, lang, ...rest);
   host.fileExists = (file) => file === probe || fileExists(file);
   const program = ts.createProgram([entry, probe], options, host);
   // Only the two files at hand: the repository's typecheck covers the server, and checking it all here costs seconds.
   const files = [program.getSourceFile(entry), program.getSourceFile(probe)];
-  const errors = [...program.getOptionsDiagnostics(), ...files.flatMap((f) => [...program.getSyntacticDiagnostics(f), ...program.getSemanticDiagnostics(f)])];
+  const errors = [
+    ...program.getOptionsDiagnostics(),
+    ...files.flatMap((f) => [...program.getSyntacticDiagnostics(f), ...program.getSemanticDiagnostics(f)]),
+  ];
   if (errors.length > 0) throw new Error(ts.formatDiagnostics(errors, host));
   return { program, checker: program.getTypeChecker(), probe: program.getSourceFile(probe)! };
 }
@@ -96,7 +109,8 @@ export function renderRouter(procedures: ProcedureType[], errorShape: string, su
   const render = (node: Tree, indent: string): string =>
     Object.entries(node)
       .map(([name, value]) => {
-        if (!('kind' in value) || typeof value.kind !== 'string') return `${indent}${key(name)}: {\n${render(value as Tree, `${indent}  `)}${indent}};\n`;
+        if (!('kind' in value) || typeof value.kind !== 'string')
+          return `${indent}${key(name)}: {\n${render(value as Tree, `${indent}  `)}${indent}};\n`;
         const p = value as ProcedureType;
         const doc = summaries.get(p.path);
         const comment = doc ? `${indent}/** ${doc.replace(/\*\//g, '*\\/')} */\n` : '';
@@ -131,7 +145,8 @@ export function internalDeclarations(entry: string, summaries: Map<string, strin
   let emitted = '';
   const result = program.emit(program.getSourceFile(entry), (_file, text) => (emitted = text), undefined, true);
   if (result.emitSkipped || emitted === '') throw new Error(`no declarations emitted for ${entry}`);
-  if (!CORE_IMPORT.test(emitted)) throw new Error(`${entry} must import the router as \`import type { InternalRouter } from '@leadwire/core'\``);
+  if (!CORE_IMPORT.test(emitted))
+    throw new Error(`${entry} must import the router as \`import type { InternalRouter } from '@leadwire/core'\``);
   const dts = emitted.replace(CORE_IMPORT, renderRouter(procedures, errorShape, summaries));
   return { dts, procedures: procedures.length };
 }

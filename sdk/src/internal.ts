@@ -34,7 +34,8 @@ export function createInternalClient(options: InternalClientOptions): InternalCl
   if (typeof credential !== 'string' || credential === '') {
     throw new TypeError('createInternalClient needs an apiKey (an Internal API key) or a sessionToken');
   }
-  if (typeof options.baseUrl !== 'string' || !options.baseUrl) throw new TypeError('createInternalClient needs baseUrl: the server\'s origin plus /api');
+  if (typeof options.baseUrl !== 'string' || !options.baseUrl)
+    throw new TypeError("createInternalClient needs baseUrl: the server's origin plus /api");
   const url = `${options.baseUrl.replace(/\/+$/, '')}/trpc`;
   return createTRPCClient<InternalRouter>({
     links: [

@@ -8,7 +8,9 @@ import type { webhooks } from './generated/v1.ts';
 /** The names of every event of the catalogue. */
 export type WebhookEventName = keyof webhooks;
 
-type BodyOf<N extends WebhookEventName> = webhooks[N]['post'] extends { requestBody: { content: { 'application/json': infer B } } } ? B : never;
+type BodyOf<N extends WebhookEventName> = webhooks[N]['post'] extends { requestBody: { content: { 'application/json': infer B } } }
+  ? B
+  : never;
 
 /** One delivered event of the catalogue; narrow it with `switch (event.event)`. */
 export type WebhookEvent = { [N in WebhookEventName]: BodyOf<N> }[WebhookEventName];
@@ -149,7 +151,10 @@ export async function verifyWebhook(input: VerifyWebhookInput): Promise<WebhookE
   const [id, timestamp, signature] = STANDARD.map((name) => header(input.headers, name));
   if (!id || !timestamp || !signature) {
     const missing = STANDARD.filter((name) => !header(input.headers, name)).join(', ');
-    return fail('missing_headers', `${missing} missing; X-Webhook-Signature alone signs no timestamp and is checked only by verifyWebhookBodySignature`);
+    return fail(
+      'missing_headers',
+      `${missing} missing; X-Webhook-Signature alone signs no timestamp and is checked only by verifyWebhookBodySignature`,
+    );
   }
   if (!/^\d{1,12}$/.test(timestamp)) return fail('malformed_header', 'webhook-timestamp is not Unix seconds');
   const now = (input.now ?? new Date()).getTime() / 1000;

@@ -39,12 +39,17 @@ beforeAll(async () => {
   site = createServer((req, res) => {
     const file = /^\/sdk\/(index|webhooks)\.js$/.exec(req.url ?? '')?.[1];
     if (req.url === '/') res.writeHead(200, { 'content-type': 'text/html' }).end(PAGE);
-    else if (file) void readFile(join(outDir, `${file}.js`)).then((js) => res.writeHead(200, { 'content-type': 'text/javascript' }).end(js));
+    else if (file)
+      void readFile(join(outDir, `${file}.js`)).then((js) => res.writeHead(200, { 'content-type': 'text/javascript' }).end(js));
     else res.writeHead(404).end();
   });
   await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
   siteOrigin = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
-  [t, rx, browser] = await Promise.all([startDeliveringApp(), startReceiver(), hasChromium ? launchChromium() : Promise.resolve(undefined as never)]);
+  [t, rx, browser] = await Promise.all([
+    startDeliveringApp(),
+    startReceiver(),
+    hasChromium ? launchChromium() : Promise.resolve(undefined as never),
+  ]);
   if (browser) {
     page = await browser.newPage();
     await page.goto(`${siteOrigin}/`);
@@ -72,9 +77,19 @@ describe.skipIf(!hasChromium)('the SDK in headless Chromium, on a page of anothe
         const found = await lw.contacts.search({ email });
         const refused = await createClient({ baseUrl, apiKey: 'ck_live_nope', maxRetries: 0 })
           .contacts.search({ email })
-          .then(() => null, (e: { status: number; code: string; constructor: unknown }) => ({ status: e.status, code: e.code, isLeadwireError: e instanceof LeadwireError }));
+          .then(
+            () => null,
+            (e: { status: number; code: string; constructor: unknown }) => ({
+              status: e.status,
+              code: e.code,
+              isLeadwireError: e instanceof LeadwireError,
+            }),
+          );
         // The application surface allows only the application's own origin: from here the browser blocks it.
-        const appSurface = await fetch(`${baseUrl}/trpc/me`, { headers: { authorization: `Bearer ${apiKey}` } }).then(() => 'allowed', () => 'blocked');
+        const appSurface = await fetch(`${baseUrl}/trpc/me`, { headers: { authorization: `Bearer ${apiKey}` } }).then(
+          () => 'allowed',
+          () => 'blocked',
+        );
         return { origin: location.origin, upserted, found, refused, appSurface };
       },
       { baseUrl: `${t.origin}/api`, apiKey: org.publicKey, email },

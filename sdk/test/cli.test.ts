@@ -35,15 +35,18 @@ describe('help, version and usage errors', () => {
     expect(r.stderr).toBe('');
   });
 
-  it.each([['import'], ['login'], ['logout']])('%s --help, -h after arguments and the help command print the command usage', async (name) => {
-    const a = await cli([name, '--help'], { configDir: freshDir() });
-    const b = await cli(['help', name], { configDir: freshDir() });
-    const c = await cli([name, 'x', '-h'], { configDir: freshDir() });
-    expect(a.code).toBe(0);
-    expect(a.stdout).toContain(`Usage: leadwire ${name}`);
-    expect(b).toEqual(a);
-    expect(c).toEqual(a);
-  });
+  it.each([['import'], ['login'], ['logout']])(
+    '%s --help, -h after arguments and the help command print the command usage',
+    async (name) => {
+      const a = await cli([name, '--help'], { configDir: freshDir() });
+      const b = await cli(['help', name], { configDir: freshDir() });
+      const c = await cli([name, 'x', '-h'], { configDir: freshDir() });
+      expect(a.code).toBe(0);
+      expect(a.stdout).toContain(`Usage: leadwire ${name}`);
+      expect(b).toEqual(a);
+      expect(c).toEqual(a);
+    },
+  );
 
   it('--version prints the package version', async () => {
     expect(await cli(['--version'], { configDir: freshDir() })).toEqual({ code: 0, stdout: `${pkg.version}\n`, stderr: '' });
@@ -100,21 +103,50 @@ describe('credentials', () => {
 
   it('key: --api-key, then LEADWIRE_API_KEY, then the saved key of that kind; base URL: flag, env, saved, default', async () => {
     const configDir = freshDir();
-    await writeConfig(configDir, { version: 1, keys: { public: { apiKey: 'ck_saved_public', baseUrl: 'https://saved.example/api' }, internal: { apiKey: 'ck_saved_internal', baseUrl: 'https://int.example/api/' } } });
+    await writeConfig(configDir, {
+      version: 1,
+      keys: {
+        public: { apiKey: 'ck_saved_public', baseUrl: 'https://saved.example/api' },
+        internal: { apiKey: 'ck_saved_internal', baseUrl: 'https://int.example/api/' },
+      },
+    });
     const env = { LEADWIRE_API_KEY: 'ck_env', LEADWIRE_BASE_URL: 'https://env.example/api' };
-    expect(await resolveCredentials({ configDir, env }, { apiKey: 'ck_flag', baseUrl: 'https://flag.example/api/' }, 'public')).toEqual({ apiKey: 'ck_flag', baseUrl: 'https://flag.example/api', source: 'flag' });
-    expect(await resolveCredentials({ configDir, env }, {}, 'public')).toEqual({ apiKey: 'ck_env', baseUrl: 'https://env.example/api', source: 'env' });
-    expect(await resolveCredentials({ configDir, env: {} }, {}, 'public')).toEqual({ apiKey: 'ck_saved_public', baseUrl: 'https://saved.example/api', source: 'config' });
-    expect(await resolveCredentials({ configDir, env: {} }, {}, 'internal')).toEqual({ apiKey: 'ck_saved_internal', baseUrl: 'https://int.example/api', source: 'config' });
-    expect(await resolveCredentials({ configDir: freshDir(), env: {} }, { apiKey: 'k' }, 'public')).toMatchObject({ baseUrl: 'http://localhost:3000/api' });
+    expect(await resolveCredentials({ configDir, env }, { apiKey: 'ck_flag', baseUrl: 'https://flag.example/api/' }, 'public')).toEqual({
+      apiKey: 'ck_flag',
+      baseUrl: 'https://flag.example/api',
+      source: 'flag',
+    });
+    expect(await resolveCredentials({ configDir, env }, {}, 'public')).toEqual({
+      apiKey: 'ck_env',
+      baseUrl: 'https://env.example/api',
+      source: 'env',
+    });
+    expect(await resolveCredentials({ configDir, env: {} }, {}, 'public')).toEqual({
+      apiKey: 'ck_saved_public',
+      baseUrl: 'https://saved.example/api',
+      source: 'config',
+    });
+    expect(await resolveCredentials({ configDir, env: {} }, {}, 'internal')).toEqual({
+      apiKey: 'ck_saved_internal',
+      baseUrl: 'https://int.example/api',
+      source: 'config',
+    });
+    expect(await resolveCredentials({ configDir: freshDir(), env: {} }, { apiKey: 'k' }, 'public')).toMatchObject({
+      baseUrl: 'http://localhost:3000/api',
+    });
     // An empty variable is no key: it must not shadow the saved one.
-    expect(await resolveCredentials({ configDir, env: { LEADWIRE_API_KEY: '' } }, {}, 'public')).toMatchObject({ apiKey: 'ck_saved_public' });
+    expect(await resolveCredentials({ configDir, env: { LEADWIRE_API_KEY: '' } }, {}, 'public')).toMatchObject({
+      apiKey: 'ck_saved_public',
+    });
   });
 
   it('no key of the kind needed: exit 3 naming the three ways to give one', async () => {
     const configDir = freshDir();
     await writeConfig(configDir, { version: 1, keys: { internal: { apiKey: 'ck_saved_internal', baseUrl: 'http://x/api' } } });
-    await expect(resolveCredentials({ configDir, env: {} }, {}, 'public')).rejects.toMatchObject({ exitCode: 3, message: expect.stringMatching(/Public API key.*--api-key.*LEADWIRE_API_KEY.*leadwire login/) });
+    await expect(resolveCredentials({ configDir, env: {} }, {}, 'public')).rejects.toMatchObject({
+      exitCode: 3,
+      message: expect.stringMatching(/Public API key.*--api-key.*LEADWIRE_API_KEY.*leadwire login/),
+    });
     const csv = join(configDir, 'c.csv');
     await writeFile(csv, 'email\na@example.com\n');
     const r = await cli(['import', csv], { configDir });
@@ -159,7 +191,10 @@ describe('leadwire login / logout against a real server', () => {
       expect(out).not.toContain(keys.internalKey);
     }
     expect(int.stderr).toContain('Internal key');
-    expect(await readConfig(configDir)).toEqual({ version: 1, keys: { public: { apiKey: keys.publicKey, baseUrl: base() }, internal: { apiKey: keys.internalKey, baseUrl: base() } } });
+    expect(await readConfig(configDir)).toEqual({
+      version: 1,
+      keys: { public: { apiKey: keys.publicKey, baseUrl: base() }, internal: { apiKey: keys.internalKey, baseUrl: base() } },
+    });
     expect((await stat(join(configDir, 'config.json'))).mode & 0o777).toBe(0o600);
 
     const one = await cli(['logout', '--kind', 'internal'], { configDir });
@@ -202,7 +237,14 @@ describe('leadwire login / logout against a real server', () => {
     expect(piped.code).toBe(0);
 
     // A terminal: raw mode on while typing (no echo), off afterwards; backspace edits; nothing typed is written back.
-    const tty = Object.assign(new PassThrough(), { isTTY: true, modes: [] as boolean[], setRawMode(raw: boolean) { tty.modes.push(raw); return tty; } });
+    const tty = Object.assign(new PassThrough(), {
+      isTTY: true,
+      modes: [] as boolean[],
+      setRawMode(raw: boolean) {
+        tty.modes.push(raw);
+        return tty;
+      },
+    });
     const configDir = freshDir();
     const pending = cli(['login', '--base-url', base()], { configDir, stdin: tty });
     tty.write(`${keys.publicKey}x\u007f\r`);
@@ -225,7 +267,9 @@ describe('error mapping and progress', () => {
     expect(surface.exitCode).toBe(3);
     expect(surface.message).toContain('needs a Public API key, and the key given is an Internal key');
     expect(cliErrorOf({ status: 403, code: 'wrong_api_surface' }, 'internal').message).toContain('needs an Internal key');
-    expect(cliErrorOf({ status: 403, code: 'insufficient_scope', required: 'contacts:write' }, 'public').message).toContain('contacts:write');
+    expect(cliErrorOf({ status: 403, code: 'insufficient_scope', required: 'contacts:write' }, 'public').message).toContain(
+      'contacts:write',
+    );
     expect(cliErrorOf({ status: 0, code: 'network_error', message: 'ECONNREFUSED' }, 'public').exitCode).toBe(ExitCode.server);
     expect(cliErrorOf({ status: 503, code: 'unavailable', message: 'down' }, 'public').exitCode).toBe(ExitCode.server);
     expect(cliErrorOf(new Error('boom'), 'public').exitCode).toBe(ExitCode.server);
@@ -234,7 +278,10 @@ describe('error mapping and progress', () => {
   it('progress: plain lines at each tenth off a terminal, one redrawn line on a terminal', () => {
     let clock = 0;
     const plain: string[] = [];
-    const p = progressBar({ stderr: { write: (s: string) => plain.push(s) }, isTTY: false }, { label: 'import', total: 1000, now: () => clock });
+    const p = progressBar(
+      { stderr: { write: (s: string) => plain.push(s) }, isTTY: false },
+      { label: 'import', total: 1000, now: () => clock },
+    );
     for (let done = 0; done <= 1000; done += 50) {
       clock += 1000;
       p.update({ done, failed: 1 });
@@ -245,14 +292,20 @@ describe('error mapping and progress', () => {
     expect(plain.at(-1)).toBe('import: 1,000/1,000 rows, 48 rows/s, 1 failed\n');
     // A total that was overestimated (multi-line CSV fields): the final state is printed at the end.
     const short: string[] = [];
-    const e = progressBar({ stderr: { write: (x: string) => short.push(x) }, isTTY: false }, { label: 'import', total: 1000, now: () => clock });
+    const e = progressBar(
+      { stderr: { write: (x: string) => short.push(x) }, isTTY: false },
+      { label: 'import', total: 1000, now: () => clock },
+    );
     e.update({ done: 950, failed: 0 });
     e.finish({ done: 980, failed: 0 });
     expect(short.map((x) => x.split(',')[0])).toEqual(['import: 950/1', 'import: 980/980 rows']);
 
     const tty: string[] = [];
     clock = 0;
-    const q = progressBar({ stderr: { write: (s: string) => tty.push(s) }, isTTY: true }, { label: 'import', total: 200, now: () => clock });
+    const q = progressBar(
+      { stderr: { write: (s: string) => tty.push(s) }, isTTY: true },
+      { label: 'import', total: 200, now: () => clock },
+    );
     q.update({ done: 100, failed: 0 });
     q.update({ done: 150, failed: 0 }); // within 100 ms of the last draw: skipped
     clock += 500;

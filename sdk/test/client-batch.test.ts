@@ -44,7 +44,10 @@ describe('contacts.batchUpsert', () => {
 
     expect(results).toHaveLength(250);
     expect(results.map((r) => r.index)).toEqual(rows.map((_, i) => i));
-    expect(results[3]).toMatchObject({ ok: false, error: { code: 'validation_failed', message: expect.any(String), issues: [{ path: 'email' }] } });
+    expect(results[3]).toMatchObject({
+      ok: false,
+      error: { code: 'validation_failed', message: expect.any(String), issues: [{ path: 'email' }] },
+    });
     expect(results[120]).toMatchObject({ ok: false, error: { code: 'missing_identity', message: expect.any(String) } });
     expect(results[249]).toMatchObject({ ok: false, error: { code: 'company_not_found' } });
     expect(results[0]).toEqual({ index: 0, ok: true, id: expect.any(String), created: true, matchedBy: null });
@@ -102,10 +105,14 @@ describe('contacts.batchUpsert', () => {
 
   it('turns a chunk that fails as a whole into failed rows and goes on with the others', async () => {
     // The second chunk reuses the first chunk's key with other rows: the server refuses it with 409.
-    const results = await client().contacts.batchUpsert(rowsOf(250), { concurrency: 1, idempotencyKeyOf: (i) => (i === 1 ? `k-${i - 1}-${org.orgId}` : `k-${i}-${org.orgId}`) });
+    const results = await client().contacts.batchUpsert(rowsOf(250), {
+      concurrency: 1,
+      idempotencyKeyOf: (i) => (i === 1 ? `k-${i - 1}-${org.orgId}` : `k-${i}-${org.orgId}`),
+    });
     expect(results.slice(0, 100).every((r) => r.ok)).toBe(true);
     expect(results.slice(200).every((r) => r.ok)).toBe(true);
-    for (const r of results.slice(100, 200)) expect(r).toMatchObject({ ok: false, error: { code: 'idempotency_key_reused', message: expect.any(String) } });
+    for (const r of results.slice(100, 200))
+      expect(r).toMatchObject({ ok: false, error: { code: 'idempotency_key_reused', message: expect.any(String) } });
     expect(results.map((r) => r.index)).toEqual(results.map((_, i) => i));
   });
 

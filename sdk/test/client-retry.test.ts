@@ -37,7 +37,10 @@ function recordingSleep(onSleep: (ms: number) => void = () => {}) {
 }
 
 /** Runs `body` with a flaky server in front of the API that behaves as `plan` says, and closes it afterwards. */
-async function withFlaky<T>(plan: (n: number) => Behaviour, body: (f: Awaited<ReturnType<typeof startFlakyServer>>) => Promise<T>): Promise<T> {
+async function withFlaky<T>(
+  plan: (n: number) => Behaviour,
+  body: (f: Awaited<ReturnType<typeof startFlakyServer>>) => Promise<T>,
+): Promise<T> {
   const flaky = await startFlakyServer(`${t.origin}/api`, plan);
   try {
     return await body(flaky);
@@ -56,16 +59,22 @@ const rejection = (p: Promise<unknown>) =>
 async function spentKey(): Promise<string> {
   const key = await t.newKey({ orgId: org.orgId, userId: org.userId, name: 'spent', type: 'public', permissions: ['contacts:read'] });
   freshMinute(t.clock);
-  await t.sql(`insert into rate_limit_counters (bucket, window_start, count) select 'key:' || id, ?, 600 from api_keys where key_hash = ?`, [
-    windowStart(t.clock, 'minute'),
-    hashKey(key),
-  ]);
+  await t.sql(
+    `insert into rate_limit_counters (bucket, window_start, count) select 'key:' || id, ?, 600 from api_keys where key_hash = ?`,
+    [windowStart(t.clock, 'minute'), hashKey(key)],
+  );
   return key;
 }
 
 describe('429: a real rate limit', () => {
   it('waits the retry-after of a spent key (moving the server clock past the window) and then succeeds; a write keeps its Idempotency-Key', async () => {
-    const key = await t.newKey({ orgId: org.orgId, userId: org.userId, name: 'burst', type: 'public', permissions: ['contacts:read', 'contacts:write'] });
+    const key = await t.newKey({
+      orgId: org.orgId,
+      userId: org.userId,
+      name: 'burst',
+      type: 'public',
+      permissions: ['contacts:read', 'contacts:write'],
+    });
     const seeded = email();
     await createClient({ baseUrl: `${t.origin}/api`, apiKey: key }).contacts.upsert({ email: seeded });
 

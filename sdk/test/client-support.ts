@@ -77,7 +77,8 @@ export async function startFlakyServer(apiRoot: string, plan: (n: number) => Beh
       const body = await readBody(req);
       if (behaviour === 'reset') return req.socket.destroy();
       if (behaviour === 'hang') return;
-      if (behaviour === 'bad-gateway') return res.writeHead(502, { 'content-type': 'text/html' }).end('<html><body>Bad gateway</body></html>');
+      if (behaviour === 'bad-gateway')
+        return res.writeHead(502, { 'content-type': 'text/html' }).end('<html><body>Bad gateway</body></html>');
       const headers: Record<string, string> = {};
       for (const name of FORWARDED) if (typeof req.headers[name] === 'string') headers[name] = req.headers[name];
       forwardedKeys.push(headers['idempotency-key']);

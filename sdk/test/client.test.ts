@@ -133,7 +133,10 @@ describe('errors', () => {
   });
 
   it('400 missing_identity and 400 validation_failed on a contact id that is not one (the id cannot escape its path segment)', async () => {
-    expect(await failure(() => lw.contacts.upsert({ firstName: 'No', lastName: 'Identity' }))).toMatchObject({ status: 400, code: 'missing_identity' });
+    expect(await failure(() => lw.contacts.upsert({ firstName: 'No', lastName: 'Identity' }))).toMatchObject({
+      status: 400,
+      code: 'missing_identity',
+    });
     const e = await failure(() => lw.contacts.addNote('../search?email=x', { body: 'x' }));
     expect(e).toMatchObject({ status: 400, code: 'validation_failed' });
     expect(rec.exchanges.at(-1)!.url).toContain('/v1/contacts/..%2Fsearch%3Femail%3Dx/notes');
@@ -147,8 +150,16 @@ describe('errors', () => {
   it('403 insufficient_scope names the permission in required; 403 wrong_api_surface for an Internal key', async () => {
     const readOnly = await t.newKey({ orgId: org.orgId, userId: org.userId, name: 'read', type: 'public', permissions: ['contacts:read'] });
     const c = createClient({ baseUrl: `${t.origin}/api`, apiKey: readOnly, fetch: rec.fetch });
-    expect(await failure(() => c.contacts.upsert({ email: email() }))).toMatchObject({ status: 403, code: 'insufficient_scope', required: 'contacts:write' });
-    expect(await failure(() => c.leads.create({ email: email() }))).toMatchObject({ status: 403, code: 'insufficient_scope', required: 'leads:write' });
+    expect(await failure(() => c.contacts.upsert({ email: email() }))).toMatchObject({
+      status: 403,
+      code: 'insufficient_scope',
+      required: 'contacts:write',
+    });
+    expect(await failure(() => c.leads.create({ email: email() }))).toMatchObject({
+      status: 403,
+      code: 'insufficient_scope',
+      required: 'leads:write',
+    });
     const internal = createClient({ baseUrl: `${t.origin}/api`, apiKey: org.internalKey, fetch: rec.fetch });
     expect(await failure(() => internal.contacts.search({ email: email() }))).toMatchObject({ status: 403, code: 'wrong_api_surface' });
   });

@@ -16,14 +16,24 @@ describe('the /v1 contract', () => {
     expect(committed === fresh, 'sdk/src/generated/v1.ts is out of date with the /v1 contract: run npm run sdk:generate').toBe(true);
     expect(fresh).toMatch(/export interface paths \{/);
     expect(fresh).toMatch(/export interface webhooks \{/);
-    for (const path of ['/contacts/search', '/contacts/upsert', '/contacts/batch-upsert', '/contacts/{id}/notes', '/companies/upsert', '/leads']) {
+    for (const path of [
+      '/contacts/search',
+      '/contacts/upsert',
+      '/contacts/batch-upsert',
+      '/contacts/{id}/notes',
+      '/companies/upsert',
+      '/leads',
+    ]) {
       expect(fresh).toContain(`"${path}": {`);
     }
   });
 
   it('sdk/src/generated/events.ts lists the event catalogue as it is now', async () => {
     const committed = await readFile(GENERATED_EVENTS, 'utf8');
-    expect(committed === generateEventNames(), 'sdk/src/generated/events.ts is out of date with the catalogue: run npm run sdk:generate').toBe(true);
+    expect(
+      committed === generateEventNames(),
+      'sdk/src/generated/events.ts is out of date with the catalogue: run npm run sdk:generate',
+    ).toBe(true);
     expect(committed).toContain('"contact.created"');
   });
 });

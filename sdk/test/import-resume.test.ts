@@ -96,7 +96,10 @@ describe('resuming an interrupted import', () => {
  * A proxy in front of the test server: `intercept` runs for each request and may answer it itself (a status and
  * JSON body) or return undefined to let it through (after whatever it awaited).
  */
-async function proxyTo(origin: string, intercept: (req: IncomingMessage, body: Buffer) => Promise<{ status: number; body: unknown } | undefined>) {
+async function proxyTo(
+  origin: string,
+  intercept: (req: IncomingMessage, body: Buffer) => Promise<{ status: number; body: unknown } | undefined>,
+) {
   const proxy = createServer((req, res) => {
     void (async () => {
       const chunks: Buffer[] = [];
@@ -107,7 +110,9 @@ async function proxyTo(origin: string, intercept: (req: IncomingMessage, body: B
         res.writeHead(answer.status, { 'content-type': 'application/json' }).end(JSON.stringify(answer.body));
         return;
       }
-      const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !['host', 'connection', 'content-length'].includes(k))) as Record<string, string>;
+      const headers = Object.fromEntries(
+        Object.entries(req.headers).filter(([k]) => !['host', 'connection', 'content-length'].includes(k)),
+      ) as Record<string, string>;
       const upstream = await fetch(`${origin}${req.url ?? ''}`, { method: req.method ?? 'GET', headers, ...(body.length ? { body } : {}) });
       res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/json' });
       res.end(Buffer.from(await upstream.arrayBuffer()));

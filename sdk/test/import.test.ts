@@ -42,9 +42,33 @@ describe('leadwire import (CSV)', () => {
     expect(r.stderr).toContain('Done: 3 created, 0 updated, 4 failed');
 
     expect(await s.contacts()).toEqual([
-      { email: 'ada@example.com', first_name: 'Ada', last_name: 'Lovelace', job_title: 'CTO', tags: ['vip', 'speaker'], custom: { plan: 'pro' }, source: 'trade-show' },
-      { email: 'ann@example.com', first_name: 'Ann\r\nMarie', last_name: 'Smith', job_title: null, tags: [], custom: {}, source: 'trade-show' },
-      { email: 'grace@example.com', first_name: 'Grace', last_name: 'Hopper, Rear Adm.', job_title: null, tags: ['navy', 'cobol'], custom: {}, source: 'trade-show' },
+      {
+        email: 'ada@example.com',
+        first_name: 'Ada',
+        last_name: 'Lovelace',
+        job_title: 'CTO',
+        tags: ['vip', 'speaker'],
+        custom: { plan: 'pro' },
+        source: 'trade-show',
+      },
+      {
+        email: 'ann@example.com',
+        first_name: 'Ann\r\nMarie',
+        last_name: 'Smith',
+        job_title: null,
+        tags: [],
+        custom: {},
+        source: 'trade-show',
+      },
+      {
+        email: 'grace@example.com',
+        first_name: 'Grace',
+        last_name: 'Hopper, Rear Adm.',
+        job_title: null,
+        tags: ['navy', 'cobol'],
+        custom: {},
+        source: 'trade-show',
+      },
     ]);
 
     const failed = parse<Record<string, string>>(await readFile(`${s.path}.failed.csv`, 'utf8'), { columns: true });
@@ -54,7 +78,13 @@ describe('leadwire import (CSV)', () => {
       ['5', 'csv_malformed_quotes'],
       ['7', 'csv_field_count'],
     ]);
-    expect(failed[0]).toMatchObject({ Email: 'BAD-EMAIL', 'First Name': 'Bad', last_name: 'Email', 'Favourite Colour': 'red', import_raw: '' });
+    expect(failed[0]).toMatchObject({
+      Email: 'BAD-EMAIL',
+      'First Name': 'Bad',
+      last_name: 'Email',
+      'Favourite Colour': 'red',
+      import_raw: '',
+    });
     expect(failed[0]!.import_error_message).toMatch(/email/);
     expect(failed[1]).toMatchObject({ Email: 'nul@example.com', 'First Name': 'Nul\u0000Byte' });
     expect(failed[1]!.import_error_message).toMatch(/firstName/);
@@ -73,7 +103,9 @@ describe('leadwire import (CSV)', () => {
 
   it('--map sends columns to fields, custom keys or nowhere; a --map naming no column is a usage error', async () => {
     const s = await setup('de.csv', 'E-mail,Vorname,Firma,Notizen\nlin@example.com,Lin,Acme,ignore me\n');
-    const r = await cli(['import', s.path, ...s.base, '--map', 'E-mail=email,Vorname=firstName,Firma=custom.firma,Notizen=-'], { configDir: s.configDir });
+    const r = await cli(['import', s.path, ...s.base, '--map', 'E-mail=email,Vorname=firstName,Firma=custom.firma,Notizen=-'], {
+      configDir: s.configDir,
+    });
     expect(r.code).toBe(0);
     expect(r.stderr).not.toContain('warning');
     expect(JSON.parse(r.stdout)).toEqual({ created: 1, updated: 0, failed: 0, skipped: 0, failedFile: null });
@@ -149,7 +181,10 @@ describe('leadwire import (JSONL)', () => {
       { email: 'j1@example.com', first_name: 'J', tags: ['a', 'b'], custom: { tier: 2, region: 'eu' } },
       { email: 'j2@example.com', job_title: 'Eng', custom: {} },
     ]);
-    const failed = (await readFile(`${s.path}.failed.jsonl`, 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+    const failed = (await readFile(`${s.path}.failed.jsonl`, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(failed).toMatchObject([
       { line: 2, error: { code: 'json_invalid' }, raw: '{bad json' },
       { line: 4, error: { code: 'json_not_object' }, raw: '[1,2]' },
@@ -160,17 +195,26 @@ describe('leadwire import (JSONL)', () => {
 
 describe('hostile files', () => {
   it('a JSONL line over 1 MB is reported, not buffered, and the lines after it are imported', async () => {
-    const s = await setup('long.jsonl', `{"email":"l1@example.com"}\n{"email":"${'x'.repeat(1_200_000)}@example.com"}\n{"email":"l2@example.com"}`);
+    const s = await setup(
+      'long.jsonl',
+      `{"email":"l1@example.com"}\n{"email":"${'x'.repeat(1_200_000)}@example.com"}\n{"email":"l2@example.com"}`,
+    );
     const r = await cli(['import', s.path, ...s.base], { configDir: s.configDir });
     expect(r.code).toBe(1);
     expect((await s.contacts()).map((c) => c.email)).toEqual(['l1@example.com', 'l2@example.com']);
-    const [failed] = (await readFile(`${s.path}.failed.jsonl`, 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+    const [failed] = (await readFile(`${s.path}.failed.jsonl`, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(failed).toMatchObject({ line: 2, error: { code: 'json_line_too_long' } });
     expect(failed.raw.length).toBeLessThan(1100);
   });
 
   it('a CSV quote never closed stops at that record (over 1 MB) instead of swallowing the file into memory', async () => {
-    const s = await setup('unclosed.csv', `email,first_name\nu1@example.com,U\nu2@example.com,"never closed\n${'u3@example.com,x\n'.repeat(80_000)}`);
+    const s = await setup(
+      'unclosed.csv',
+      `email,first_name\nu1@example.com,U\nu2@example.com,"never closed\n${'u3@example.com,x\n'.repeat(80_000)}`,
+    );
     const r = await cli(['import', s.path, ...s.base], { configDir: s.configDir });
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('line 3: a record longer than 1048576 bytes');
@@ -191,16 +235,25 @@ describe('hostile files', () => {
 describe('as a real process', () => {
   it('node sdk/src/cli/main.ts import: exit 1 with failures, the summary as JSON on stdout and progress on stderr', async () => {
     const s = await setup('proc.csv', 'email,first_name\np1@example.com,P\nnope,N\n');
-    const r = await spawnCli(['import', s.path, '--base-url', `${t.origin}/api`], { configDir: join(tmp.dir, 'proc-config'), env: { LEADWIRE_API_KEY: s.publicKey } });
+    const r = await spawnCli(['import', s.path, '--base-url', `${t.origin}/api`], {
+      configDir: join(tmp.dir, 'proc-config'),
+      env: { LEADWIRE_API_KEY: s.publicKey },
+    });
     expect(r.stderr).toMatch(/^import: 2\/2 rows, .* 1 failed$/m);
     expect(r.stderr).toContain('Done: 1 created, 0 updated, 1 failed');
     expect(r.stderr).not.toContain(s.publicKey);
     expect(r.code).toBe(1);
     expect(JSON.parse(r.stdout)).toEqual({ created: 1, updated: 0, failed: 1, skipped: 0, failedFile: `${s.path}.failed.csv` });
     const ok = await setup('proc-ok.csv', 'email\np2@example.com\n');
-    const r2 = await spawnCli(['import', ok.path, '--base-url', `${t.origin}/api`], { configDir: join(tmp.dir, 'proc-config'), env: { LEADWIRE_API_KEY: ok.publicKey } });
+    const r2 = await spawnCli(['import', ok.path, '--base-url', `${t.origin}/api`], {
+      configDir: join(tmp.dir, 'proc-config'),
+      env: { LEADWIRE_API_KEY: ok.publicKey },
+    });
     expect(r2.code).toBe(0);
-    const r3 = await spawnCli(['import', ok.path, '--base-url', `${t.origin}/api`], { configDir: join(tmp.dir, 'proc-config'), env: { LEADWIRE_API_KEY: 'ck_live_unknownKey000000000000000000' } });
+    const r3 = await spawnCli(['import', ok.path, '--base-url', `${t.origin}/api`], {
+      configDir: join(tmp.dir, 'proc-config'),
+      env: { LEADWIRE_API_KEY: 'ck_live_unknownKey000000000000000000' },
+    });
     expect(r3.code).toBe(3);
   });
 });

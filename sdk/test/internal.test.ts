@@ -20,7 +20,11 @@ async function sessionToken(): Promise<{ token: string; orgId: string }> {
   const res = await fetch(`${baseUrl}/accounts/sign-up`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ organizationName: 'Session Org', email: `s-${crypto.randomUUID()}@example.com`, password: 'correct horse battery staple' }),
+    body: JSON.stringify({
+      organizationName: 'Session Org',
+      email: `s-${crypto.randomUUID()}@example.com`,
+      password: 'correct horse battery staple',
+    }),
   });
   expect(res.status).toBe(201);
   const body = (await res.json()) as { token: string; user: { orgId: string } };
@@ -29,7 +33,10 @@ async function sessionToken(): Promise<{ token: string; orgId: string }> {
 
 /** The error a call was refused with: it must be a TRPCClientError carrying the server's status and body. */
 async function refused(call: Promise<unknown>) {
-  const err = await call.then(() => undefined, (e: unknown) => e);
+  const err = await call.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(TRPCClientError);
   // Typed by the router's error shape: what an application reads without casting.
   const e = err as TRPCClientError<InternalRouter>;
@@ -88,7 +95,10 @@ describe('createInternalClient', () => {
 
   it('answers an unreachable server with TRPCClientError too (no status)', async () => {
     const lw = createInternalClient({ baseUrl: 'http://127.0.0.1:9/api', apiKey: org.internalKey });
-    const err = await lw.me.query().then(() => undefined, (e: unknown) => e);
+    const err = await lw.me.query().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(TRPCClientError);
   });
 

@@ -58,7 +58,10 @@ describe('leadwire listen', () => {
     const real = (await rx.waitFor(before + 1)).slice(before).find((q) => q.url === '/real')!;
     // The same bytes a real endpoint received, and the headers of a delivery, signed with the listen secret.
     expect(got!.rawBody.equals(real.rawBody)).toBe(true);
-    const [row] = await t.sql<{ id: string }>(`select id from outbox_events where organization_id = ? and payload->'data'->'contact'->>'email' = ?`, [org.orgId, email]);
+    const [row] = await t.sql<{ id: string }>(
+      `select id from outbox_events where organization_id = ? and payload->'data'->'contact'->>'email' = ?`,
+      [org.orgId, email],
+    );
     expect(got!.headers).toMatchObject({
       'content-type': 'application/json',
       'user-agent': 'Leadwire-Webhooks/1.0',
@@ -66,14 +69,28 @@ describe('leadwire listen', () => {
       'webhook-id': row!.id,
       'x-webhook-timestamp': got!.headers['webhook-timestamp'],
     });
-    expect(Object.keys(real.headers).filter((h) => h.startsWith('x-webhook') || h.startsWith('webhook-')).sort()).toEqual(
-      Object.keys(got!.headers).filter((h) => h.startsWith('x-webhook') || h.startsWith('webhook-')).sort(),
+    expect(
+      Object.keys(real.headers)
+        .filter((h) => h.startsWith('x-webhook') || h.startsWith('webhook-'))
+        .sort(),
+    ).toEqual(
+      Object.keys(got!.headers)
+        .filter((h) => h.startsWith('x-webhook') || h.startsWith('webhook-'))
+        .sort(),
     );
     const event = await verifyWebhook({ rawBody: got!.rawBody, headers: got!.headers, secret });
     expect(event).toMatchObject({ event: 'contact.created', data: { contact: { email } } });
     await expect(verifyWebhook({ rawBody: got!.rawBody, headers: got!.headers, secret: endpoint.secret })).rejects.toThrow();
     const [line] = await cli.stdoutLines(1);
-    expect(line).toEqual({ at: expect.any(String), id: row!.id, event: 'contact.created', recordId: event.event === 'contact.created' ? event.data.contact.id : '', status: 200, durationMs: expect.any(Number), error: null });
+    expect(line).toEqual({
+      at: expect.any(String),
+      id: row!.id,
+      event: 'contact.created',
+      recordId: event.event === 'contact.created' ? event.data.contact.id : '',
+      status: 200,
+      durationMs: expect.any(Number),
+      error: null,
+    });
     expect(cli.stderr()).toMatch(new RegExp(`contact\\.created\\s+${String(line!.recordId)}\\s+-> 200 \\(\\d+ ms\\)`));
     // Ctrl-C: exit 0, and the server's session ends.
     expect(await cli.stop()).toBe(0);
@@ -147,12 +164,14 @@ describe('leadwire listen', () => {
   it('refuses bad usage (exit 2) and the wrong key (exit 3, naming the Internal key)', async () => {
     await expect((await startCommand(listenCommand, [])).done).rejects.toThrow(UsageError);
     await expect((await startCommand(listenCommand, ['--forward-to', 'ftp://x/'])).done).rejects.toThrow(/http or https/);
-    await expect((await startCommand(listenCommand, ['--forward-to', 'http://localhost:4000/', '--events', 'contact.create'])).done).rejects.toThrow(
-      /unknown event 'contact.create'; did you mean 'contact.created'/,
-    );
+    await expect(
+      (await startCommand(listenCommand, ['--forward-to', 'http://localhost:4000/', '--events', 'contact.create'])).done,
+    ).rejects.toThrow(/unknown event 'contact.create'; did you mean 'contact.created'/);
     const noKey = await startCommand(listenCommand, ['--forward-to', 'http://localhost:4000/', '--base-url', base]);
     await expect(noKey.done).rejects.toMatchObject({ exitCode: 3 });
-    const publicKey = await startCommand(listenCommand, ['--forward-to', 'http://localhost:4000/', '--base-url', base], { LEADWIRE_API_KEY: org.publicKey });
+    const publicKey = await startCommand(listenCommand, ['--forward-to', 'http://localhost:4000/', '--base-url', base], {
+      LEADWIRE_API_KEY: org.publicKey,
+    });
     const err = await publicKey.done.catch((e: unknown) => e);
     expect(err).toBeInstanceOf(CliError);
     expect(err).toMatchObject({ exitCode: 3, message: expect.stringMatching(/needs an Internal key.*wrong_api_surface/) });

@@ -7,7 +7,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from '../../test/support/app.ts';
 import { insertEndpoint, startDeliveringApp, upsertContact } from '../../test/webhooks/delivery/support.ts';
 import { ENTRIES, type Entry, manifestOf, SDK_DIR } from '../scripts/build.ts';
-import { type Example, type Installed, markerCount, node, packAndInstall, readmeExamples, REPO, run, start, stopAll, tlsFront } from './support/package.ts';
+import {
+  type Example,
+  type Installed,
+  markerCount,
+  node,
+  packAndInstall,
+  readmeExamples,
+  REPO,
+  run,
+  start,
+  stopAll,
+  tlsFront,
+} from './support/package.ts';
 
 // Packing builds everything (esbuild, then the declarations: several seconds), so this file packs once.
 let pkg: Installed;
@@ -82,7 +94,7 @@ export async function use(client: InternalClient): Promise<string> {
 };
 
 describe('the packed package', () => {
-  it("declares in sdk/package.json exactly the entries build.ts builds, with no runtime dependencies", () => {
+  it('declares in sdk/package.json exactly the entries build.ts builds, with no runtime dependencies', () => {
     const { exports, bin } = manifestOf();
     expect(sdkManifest.exports).toEqual(exports);
     expect(sdkManifest.bin).toEqual(bin);
@@ -109,11 +121,16 @@ describe('the packed package', () => {
   for (const entry of ENTRIES.filter((e) => e.name !== 'bin')) {
     const specifier = entry.name === '.' ? '@leadwire/sdk' : `@leadwire/sdk/${entry.name.slice(2)}`;
     it(`${specifier} imports in Node from the install folder, with only its own imports`, async () => {
-      const ran = await node(['--input-type=module', '-e', `const m = await import('${specifier}'); console.log(JSON.stringify(Object.keys(m).sort()))`], pkg.dir);
+      const ran = await node(
+        ['--input-type=module', '-e', `const m = await import('${specifier}'); console.log(JSON.stringify(Object.keys(m).sort()))`],
+        pkg.dir,
+      );
       expect(ran.stderr).toBe('');
       expect(JSON.parse(ran.stdout)).toEqual([...RUNTIME_EXPORTS[entry.name]!].sort());
       const code = await readFile(join(installed, 'dist', `${entry.out}.js`), 'utf8');
-      const imports = [...code.matchAll(/(?:^|\n)\s*(?:import|export)\b[^'"]*?\bfrom\s*["']([^"']+)["']|\bimport\(\s*["']([^"']+)["']/g)].map((m) => m[1] ?? m[2]);
+      const imports = [
+        ...code.matchAll(/(?:^|\n)\s*(?:import|export)\b[^'"]*?\bfrom\s*["']([^"']+)["']|\bimport\(\s*["']([^"']+)["']/g),
+      ].map((m) => m[1] ?? m[2]);
       expect(imports.filter((s) => s !== undefined)).toEqual(entry.external?.length ? expect.arrayContaining(entry.external) : []);
       for (const s of imports) expect(entry.external ?? []).toContain(s);
       expect(code).not.toMatch(/\brequire\(|process\.env|node:/);
@@ -142,7 +159,11 @@ describe('the packed package', () => {
     }
     for (const entry of ENTRIES.filter((e) => e.name !== 'bin')) {
       const specifier = entry.name === '.' ? '@leadwire/sdk' : `@leadwire/sdk/${entry.name.slice(2)}`;
-      const ran = await run(SYSTEM_NODE, ['--input-type=module', '-e', `const m = await import('${specifier}'); console.log(Object.keys(m).length)`], { cwd: pkg.dir });
+      const ran = await run(
+        SYSTEM_NODE,
+        ['--input-type=module', '-e', `const m = await import('${specifier}'); console.log(Object.keys(m).length)`],
+        { cwd: pkg.dir },
+      );
       expect(ran.code, `${specifier}: ${ran.stderr}`).toBe(0);
     }
     const cli = ENTRIES.find((e) => e.name === 'bin')!;
@@ -150,7 +171,7 @@ describe('the packed package', () => {
     expect(ran.code, ran.stderr).toBe(0);
   });
 
-  it("type-checks a consumer against the installed declarations, which name nothing of the server", async () => {
+  it('type-checks a consumer against the installed declarations, which name nothing of the server', async () => {
     const libs = ENTRIES.filter((e) => e.types !== 'none');
     for (const e of libs) {
       const dts = await readFile(join(installed, 'dist', `${e.out}.d.ts`), 'utf8');
@@ -160,8 +181,14 @@ describe('the packed package', () => {
     // tRPC's own declarations use `Disposable`, so the consumer's lib includes esnext.disposable (as tRPC asks).
     const tsconfig = {
       compilerOptions: {
-        target: 'es2022', lib: ['es2022', 'dom', 'esnext.disposable'], module: 'nodenext', moduleResolution: 'nodenext',
-        strict: true, noEmit: true, types: [], skipLibCheck: false,
+        target: 'es2022',
+        lib: ['es2022', 'dom', 'esnext.disposable'],
+        module: 'nodenext',
+        moduleResolution: 'nodenext',
+        strict: true,
+        noEmit: true,
+        types: [],
+        skipLibCheck: false,
       },
       include: ['consumer-*.ts'],
     };
@@ -173,7 +200,12 @@ describe('the packed package', () => {
 });
 
 /** The environment an example gets: nothing of the test runner's but PATH and HOME, plus the Leadwire variables. */
-const exampleEnv = (vars: Record<string, string>): NodeJS.ProcessEnv => ({ PATH: process.env.PATH, HOME: process.env.HOME, LEADWIRE_BASE_URL: `${t.origin}/api`, ...vars });
+const exampleEnv = (vars: Record<string, string>): NodeJS.ProcessEnv => ({
+  PATH: process.env.PATH,
+  HOME: process.env.HOME,
+  LEADWIRE_BASE_URL: `${t.origin}/api`,
+  ...vars,
+});
 
 /** Waits until the process printed something matching `pattern` (or ended, or 15 s passed: then the test fails). */
 async function printed(p: ReturnType<typeof start>, pattern: RegExp): Promise<RegExpMatchArray> {
@@ -191,7 +223,11 @@ async function runExample(example: Example): Promise<void> {
   await writeFile(file, `${example.code}\n`);
   const org = await t.newOrg();
   if (example.kind !== 'receiver') {
-    const ran = await node([file], pkg.dir, exampleEnv({ LEADWIRE_API_KEY: example.kind === 'run internal' ? org.internalKey : org.publicKey }));
+    const ran = await node(
+      [file],
+      pkg.dir,
+      exampleEnv({ LEADWIRE_API_KEY: example.kind === 'run internal' ? org.internalKey : org.publicKey }),
+    );
     expect(ran.code, `README line ${example.line}:\n${ran.stdout}\n${ran.stderr}`).toBe(0);
     return;
   }

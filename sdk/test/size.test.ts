@@ -36,7 +36,9 @@ describe('bundle size', () => {
   });
 
   it('@leadwire/sdk and @leadwire/sdk/webhooks together bundle to at most 5 KB gzipped, with no tRPC and nothing of Node', async () => {
-    const { text, gzipped } = await bundled(`export * from ${JSON.stringify(source('.'))};\nexport * from ${JSON.stringify(source('./webhooks'))};`);
+    const { text, gzipped } = await bundled(
+      `export * from ${JSON.stringify(source('.'))};\nexport * from ${JSON.stringify(source('./webhooks'))};`,
+    );
     console.log(`@leadwire/sdk + /webhooks: ${text.length} B minified, ${gzipped} B gzipped (budget ${TOGETHER_BUDGET})`);
     expect(text).toContain('verifyWebhook');
     expect(text).toMatch(/contacts\/upsert/);

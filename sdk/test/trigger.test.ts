@@ -34,7 +34,9 @@ const trigger = async (argv: string[], key = org.internalKey) => {
 describe('leadwire trigger', () => {
   it('reaches a running listen, and with --endpoint a real HTTPS endpoint too', async () => {
     const local = await localReceiver();
-    const listening = await startCommand(listenCommand, ['--base-url', base, '--forward-to', local.url], { LEADWIRE_API_KEY: org.internalKey });
+    const listening = await startCommand(listenCommand, ['--base-url', base, '--forward-to', local.url], {
+      LEADWIRE_API_KEY: org.internalKey,
+    });
     try {
       const secret = (await listening.stderrMatch(/secret is (whsec_\S+)/))[1]!;
       const sent = await trigger(['deal.won']);
@@ -80,7 +82,10 @@ describe('leadwire trigger', () => {
     await expect(trigger(['deal.wonn'])).rejects.toThrow(/did you mean 'deal.won'/);
     await expect(trigger([])).rejects.toThrow(/missing argument: event/);
     await expect(trigger(['ping', '--endpoint', 'abc'])).rejects.toThrow(/--endpoint must be a webhook endpoint id/);
-    await expect(trigger(['ping', '--endpoint', '00000000-0000-4000-8000-000000000000'])).rejects.toMatchObject({ exitCode: 2, message: expect.stringMatching(/No webhook endpoint.*404 not_found/) });
+    await expect(trigger(['ping', '--endpoint', '00000000-0000-4000-8000-000000000000'])).rejects.toMatchObject({
+      exitCode: 2,
+      message: expect.stringMatching(/No webhook endpoint.*404 not_found/),
+    });
     await expect(trigger(['ping'], org.publicKey)).rejects.toMatchObject({ exitCode: 3, message: expect.stringMatching(/Internal key/) });
   });
 });

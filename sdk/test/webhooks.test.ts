@@ -7,7 +7,16 @@ import { type Endpoint, insertEndpoint, startDeliveringApp, upsertContact } from
 import type { AnyEventDefinition } from '../../packages/core/src/events/catalogue.ts';
 import type { EventName } from '../../packages/core/src/events/names.ts';
 import type { z } from 'zod';
-import { dedupeKey, verifyWebhook, verifyWebhookBodySignature, type WebhookEvent, type WebhookEventName, type WebhookEventOf, WebhookVerificationError, type VerifyWebhookInput } from '../src/webhooks.ts';
+import {
+  dedupeKey,
+  verifyWebhook,
+  verifyWebhookBodySignature,
+  type WebhookEvent,
+  type WebhookEventName,
+  type WebhookEventOf,
+  WebhookVerificationError,
+  type VerifyWebhookInput,
+} from '../src/webhooks.ts';
 
 let t: TestApp;
 let rx: Receiver;
@@ -45,7 +54,10 @@ async function arrival(path: string, nth = 1): Promise<ReceivedRequest> {
 
 /** The reason a verification was refused with (fails the test when it was accepted or threw something else). */
 async function refusal(p: Promise<unknown>): Promise<string> {
-  const err = await p.then(() => undefined, (e: unknown) => e);
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(WebhookVerificationError);
   return (err as WebhookVerificationError).reason;
 }
@@ -54,7 +66,11 @@ describe('verifyWebhook against deliveries of the real delivery worker', () => {
   it('accepts the Standard Webhooks headers alone, and X-Webhook-Signature alone only through verifyWebhookBodySignature', async () => {
     const { req, endpoint } = await delivered('both');
     const now = t.clock.now();
-    const plain = await verifyWebhookBodySignature({ rawBody: req.rawBody, headers: without(req.headers, STANDARD), secret: endpoint.secret });
+    const plain = await verifyWebhookBodySignature({
+      rawBody: req.rawBody,
+      headers: without(req.headers, STANDARD),
+      secret: endpoint.secret,
+    });
     const std = await verifyWebhook({ rawBody: req.rawBody, headers: without(req.headers, PLAIN), secret: endpoint.secret, now });
     expect(plain).toEqual(JSON.parse(req.rawBody.toString('utf8')));
     expect(std).toEqual(plain);
@@ -82,26 +98,50 @@ describe('verifyWebhook against deliveries of the real delivery worker', () => {
       expect(await refusal(check({ rawBody: tampered, headers, secret: endpoint.secret, now }))).toBe('invalid_signature');
       expect(await refusal(check({ rawBody: req.rawBody, headers, secret: other, now }))).toBe('invalid_signature');
       expect(await refusal(check({ rawBody: req.rawBody, headers, secrets: [], now }))).toBe('missing_secret');
-      expect(await refusal(check({ rawBody: JSON.parse(req.rawBody.toString()), headers, secret: endpoint.secret, now }))).toBe('invalid_payload');
+      expect(await refusal(check({ rawBody: JSON.parse(req.rawBody.toString()), headers, secret: endpoint.secret, now }))).toBe(
+        'invalid_payload',
+      );
     }
     const std = without(req.headers, PLAIN);
-    expect(await refusal(verifyWebhook({ rawBody: req.rawBody, headers: without(req.headers, [...STANDARD, ...PLAIN]), secret: endpoint.secret }))).toBe('missing_headers');
-    expect(await refusal(verifyWebhook({ rawBody: req.rawBody, headers: without(std, ['webhook-id']), secret: endpoint.secret, now }))).toBe('missing_headers');
-    expect(await refusal(verifyWebhook({ rawBody: req.rawBody, headers: { ...std, 'webhook-timestamp': 'soon' }, secret: endpoint.secret, now }))).toBe('malformed_header');
+    expect(
+      await refusal(
+        verifyWebhook({ rawBody: req.rawBody, headers: without(req.headers, [...STANDARD, ...PLAIN]), secret: endpoint.secret }),
+      ),
+    ).toBe('missing_headers');
+    expect(
+      await refusal(verifyWebhook({ rawBody: req.rawBody, headers: without(std, ['webhook-id']), secret: endpoint.secret, now })),
+    ).toBe('missing_headers');
+    expect(
+      await refusal(
+        verifyWebhook({ rawBody: req.rawBody, headers: { ...std, 'webhook-timestamp': 'soon' }, secret: endpoint.secret, now }),
+      ),
+    ).toBe('malformed_header');
     // Another delivery's id with this one's signature: the id is signed too.
-    expect(await refusal(verifyWebhook({ rawBody: req.rawBody, headers: { ...std, 'webhook-id': 'msg_other' }, secret: endpoint.secret, now }))).toBe('invalid_signature');
+    expect(
+      await refusal(verifyWebhook({ rawBody: req.rawBody, headers: { ...std, 'webhook-id': 'msg_other' }, secret: endpoint.secret, now })),
+    ).toBe('invalid_signature');
     // Tolerance is measured from the signed timestamp, not from when the test got the delivery (later on a busy machine).
     const signedAt = Number(std['webhook-timestamp']) * 1000;
     const at = (s: number) => new Date(signedAt + s * 1000);
     expect(await verifyWebhook({ rawBody: req.rawBody, headers: std, secret: endpoint.secret, now: at(299) })).toBeDefined();
-    expect(await refusal(verifyWebhook({ rawBody: req.rawBody, headers: std, secret: endpoint.secret, now: at(301) }))).toBe('timestamp_out_of_tolerance');
-    expect(await refusal(verifyWebhook({ rawBody: req.rawBody, headers: std, secret: endpoint.secret, now: at(-301) }))).toBe('timestamp_out_of_tolerance');
-    expect(await verifyWebhook({ rawBody: req.rawBody, headers: std, secret: endpoint.secret, now: at(3000), toleranceSeconds: 3600 })).toBeDefined();
+    expect(await refusal(verifyWebhook({ rawBody: req.rawBody, headers: std, secret: endpoint.secret, now: at(301) }))).toBe(
+      'timestamp_out_of_tolerance',
+    );
+    expect(await refusal(verifyWebhook({ rawBody: req.rawBody, headers: std, secret: endpoint.secret, now: at(-301) }))).toBe(
+      'timestamp_out_of_tolerance',
+    );
+    expect(
+      await verifyWebhook({ rawBody: req.rawBody, headers: std, secret: endpoint.secret, now: at(3000), toleranceSeconds: 3600 }),
+    ).toBeDefined();
     // X-Webhook-Signature must be the whole lowercase hex digest.
     const hex = String(req.headers['x-webhook-signature']);
     const plain = without(req.headers, STANDARD);
     for (const bad of [hex.toUpperCase(), `sha256=${hex}`, hex.slice(0, 63), '']) {
-      expect(await refusal(verifyWebhookBodySignature({ rawBody: req.rawBody, headers: { ...plain, 'x-webhook-signature': bad }, secret: endpoint.secret }))).toMatch(/invalid_signature|missing_headers/);
+      expect(
+        await refusal(
+          verifyWebhookBodySignature({ rawBody: req.rawBody, headers: { ...plain, 'x-webhook-signature': bad }, secret: endpoint.secret }),
+        ),
+      ).toMatch(/invalid_signature|missing_headers/);
     }
   });
 
@@ -115,10 +155,20 @@ describe('verifyWebhook against deliveries of the real delivery worker', () => {
     const now = t.clock.now();
     expect(String(req.headers['webhook-signature']).split(' ')).toHaveLength(2);
     const secrets = [endpoint.secret, fresh];
-    expect(await verifyWebhookBodySignature({ rawBody: req.rawBody, headers: without(req.headers, STANDARD), secrets })).toMatchObject({ event: 'contact.created' });
-    expect(await verifyWebhook({ rawBody: req.rawBody, headers: without(req.headers, PLAIN), secrets, now })).toMatchObject({ event: 'contact.created' });
-    expect(await verifyWebhook({ rawBody: req.rawBody, headers: without(req.headers, PLAIN), secrets: [endpoint.secret], now })).toBeDefined();
-    expect(await refusal(verifyWebhookBodySignature({ rawBody: req.rawBody, headers: without(req.headers, STANDARD), secrets: [endpoint.secret] }))).toBe('invalid_signature');
+    expect(await verifyWebhookBodySignature({ rawBody: req.rawBody, headers: without(req.headers, STANDARD), secrets })).toMatchObject({
+      event: 'contact.created',
+    });
+    expect(await verifyWebhook({ rawBody: req.rawBody, headers: without(req.headers, PLAIN), secrets, now })).toMatchObject({
+      event: 'contact.created',
+    });
+    expect(
+      await verifyWebhook({ rawBody: req.rawBody, headers: without(req.headers, PLAIN), secrets: [endpoint.secret], now }),
+    ).toBeDefined();
+    expect(
+      await refusal(
+        verifyWebhookBodySignature({ rawBody: req.rawBody, headers: without(req.headers, STANDARD), secrets: [endpoint.secret] }),
+      ),
+    ).toBe('invalid_signature');
   });
 });
 
@@ -128,11 +178,16 @@ describe('verifyWebhook cannot be downgraded to the body-only signature', () => 
     const secret = endpoint.secret;
     // The issue's replay: the same delivery 777 seconds after it was signed.
     const late = new Date((Number(req.headers['webhook-timestamp']) + 777) * 1000);
-    expect(await refusal(verifyWebhook({ rawBody: req.rawBody, headers: req.headers, secret, now: late }))).toBe('timestamp_out_of_tolerance');
+    expect(await refusal(verifyWebhook({ rawBody: req.rawBody, headers: req.headers, secret, now: late }))).toBe(
+      'timestamp_out_of_tolerance',
+    );
     for (const stripped of [['webhook-signature'], STANDARD, ['webhook-id'], ['webhook-timestamp']]) {
       const headers = without(req.headers, stripped);
       expect(headers['x-webhook-signature']).toBeDefined();
-      const err = await verifyWebhook({ rawBody: req.rawBody, headers, secret, now: late }).then(() => undefined, (e: unknown) => e);
+      const err = await verifyWebhook({ rawBody: req.rawBody, headers, secret, now: late }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(err).toBeInstanceOf(WebhookVerificationError);
       expect((err as WebhookVerificationError).reason).toBe('missing_headers');
       // The message names what is missing and where the weaker check lives, so the refusal is not a mystery.
@@ -144,7 +199,9 @@ describe('verifyWebhook cannot be downgraded to the body-only signature', () => 
     // Nothing at all, or only the legacy trio: refused.
     expect(await refusal(verifyWebhook({ rawBody: req.rawBody, headers: {}, secret }))).toBe('missing_headers');
     const legacy = without(req.headers, STANDARD);
-    expect(await refusal(verifyWebhook({ rawBody: req.rawBody, headers: new Headers(legacy as Record<string, string>), secret }))).toBe('missing_headers');
+    expect(await refusal(verifyWebhook({ rawBody: req.rawBody, headers: new Headers(legacy as Record<string, string>), secret }))).toBe(
+      'missing_headers',
+    );
   });
 
   it('checks the body-only X-Webhook-Signature only when asked by name, and then accepts an old delivery (no replay protection)', async () => {
@@ -153,10 +210,20 @@ describe('verifyWebhook cannot be downgraded to the body-only signature', () => 
     const event = await verifyWebhookBodySignature({ rawBody: req.rawBody, headers: legacy, secret: endpoint.secret });
     expect(event).toEqual(JSON.parse(req.rawBody.toString('utf8')));
     // What the name warns about: this scheme signs no time, so a delivery captured long ago still verifies.
-    expect(await verifyWebhookBodySignature({ rawBody: req.rawBody, headers: { ...legacy, 'x-webhook-timestamp': '1' }, secret: endpoint.secret })).toEqual(event);
-    expect(await refusal(verifyWebhookBodySignature({ rawBody: req.rawBody, headers: without(req.headers, PLAIN), secret: endpoint.secret }))).toBe('missing_headers');
+    expect(
+      await verifyWebhookBodySignature({
+        rawBody: req.rawBody,
+        headers: { ...legacy, 'x-webhook-timestamp': '1' },
+        secret: endpoint.secret,
+      }),
+    ).toEqual(event);
+    expect(
+      await refusal(verifyWebhookBodySignature({ rawBody: req.rawBody, headers: without(req.headers, PLAIN), secret: endpoint.secret })),
+    ).toBe('missing_headers');
     const tampered = Buffer.from(req.rawBody.toString('utf8').replace('"Ada"', '"Eve"'));
-    expect(await refusal(verifyWebhookBodySignature({ rawBody: tampered, headers: legacy, secret: endpoint.secret }))).toBe('invalid_signature');
+    expect(await refusal(verifyWebhookBodySignature({ rawBody: tampered, headers: legacy, secret: endpoint.secret }))).toBe(
+      'invalid_signature',
+    );
     expect(await refusal(verifyWebhookBodySignature({ rawBody: req.rawBody, headers: legacy, secrets: [] }))).toBe('missing_secret');
   });
 });

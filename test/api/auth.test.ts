@@ -73,7 +73,14 @@ describe('401 unauthorized', () => {
   it('refuses schemes other than Bearer, and a bare key', async () => {
     const { publicKey } = await newOrg();
     const basic = Buffer.from(`${publicKey}:`).toString('base64');
-    for (const authorization of [`Basic ${basic}`, `Token ${publicKey}`, publicKey, `Bearer`, `Bearer ${publicKey} extra`, `Bearer: ${publicKey}`]) {
+    for (const authorization of [
+      `Basic ${basic}`,
+      `Token ${publicKey}`,
+      publicKey,
+      `Bearer`,
+      `Bearer ${publicKey} extra`,
+      `Bearer: ${publicKey}`,
+    ]) {
       expectUnauthorized(await req(t, 'GET', '/contacts/search?email=a@b.com', { headers: { authorization } }));
     }
     // The key in another header or in the query string is not a credential on /v1.
@@ -108,7 +115,15 @@ describe('401 unauthorized', () => {
 
   it('refuses a revoked key on the very next request, and only that key', async () => {
     const org = await newOrg();
-    const second = remember(await t.newKey({ orgId: org.orgId, userId: org.userId, name: 'second', type: 'public', permissions: ['contacts:read', 'contacts:write'] }));
+    const second = remember(
+      await t.newKey({
+        orgId: org.orgId,
+        userId: org.userId,
+        name: 'second',
+        type: 'public',
+        permissions: ['contacts:read', 'contacts:write'],
+      }),
+    );
     await expectWorks(org.publicKey);
     await expectWorks(second);
 
@@ -122,12 +137,26 @@ describe('401 unauthorized', () => {
   it('refuses an expired key: created expired, or expiring while in use', async () => {
     const org = await newOrg();
     const expired = remember(
-      await t.newKey({ orgId: org.orgId, userId: org.userId, name: 'old', type: 'public', permissions: ['contacts:read'], expiresAt: new Date(Date.now() - 1000) }),
+      await t.newKey({
+        orgId: org.orgId,
+        userId: org.userId,
+        name: 'old',
+        type: 'public',
+        permissions: ['contacts:read'],
+        expiresAt: new Date(Date.now() - 1000),
+      }),
     );
     expectUnauthorized(await searchAs(expired));
 
     const expiring = remember(
-      await t.newKey({ orgId: org.orgId, userId: org.userId, name: 'soon', type: 'public', permissions: ['contacts:read'], expiresAt: new Date(Date.now() + 3_600_000) }),
+      await t.newKey({
+        orgId: org.orgId,
+        userId: org.userId,
+        name: 'soon',
+        type: 'public',
+        permissions: ['contacts:read'],
+        expiresAt: new Date(Date.now() + 3_600_000),
+      }),
     );
     await expectWorks(expiring);
     await t.sql(`update api_keys set expires_at = now() - interval '1 second' where id = ?`, [await keyId(expiring)]);
@@ -140,7 +169,9 @@ describe('401 unauthorized', () => {
       `insert into users (organization_id, email, password_hash, role) values (?, ?, 'not-a-real-hash', 'member') returning id`,
       [org.orgId, `colleague-${Date.now()}@example.com`],
     );
-    const colleagueKey = remember(await t.newKey({ orgId: org.orgId, userId: colleague!.id, name: 'colleague', type: 'public', permissions: ['contacts:read'] }));
+    const colleagueKey = remember(
+      await t.newKey({ orgId: org.orgId, userId: colleague!.id, name: 'colleague', type: 'public', permissions: ['contacts:read'] }),
+    );
     await expectWorks(org.publicKey);
 
     await t.sql('update users set active = false where id = ?', [org.userId]);
@@ -159,7 +190,9 @@ describe('401 unauthorized', () => {
     expect(await t.sql(`select 1 from contacts where email = 'after-epoch@example.com'`)).toHaveLength(0);
 
     // A key issued after the change works: the check compares epochs, it does not just refuse everyone.
-    const fresh = remember(await t.newKey({ orgId: org.orgId, userId: org.userId, name: 'fresh', type: 'public', permissions: ['contacts:read'] }));
+    const fresh = remember(
+      await t.newKey({ orgId: org.orgId, userId: org.userId, name: 'fresh', type: 'public', permissions: ['contacts:read'] }),
+    );
     await expectWorks(fresh);
     await t.sql('update users set credential_epoch = credential_epoch + 1 where id = ?', [org.userId]);
     expectUnauthorized(await searchAs(fresh));
@@ -257,12 +290,43 @@ describe('403 insufficient_scope', () => {
   const guarded = (): Record<Permission, { method: string; path: string; body?: unknown; wrote?: () => Promise<unknown[]> }[]> => ({
     'contacts:read': [{ method: 'GET', path: '/contacts/search?email=scoped@example.com' }],
     'contacts:write': [
-      { method: 'POST', path: '/contacts/upsert', body: { email: 'scope-upsert@example.com' }, wrote: () => t.sql(`select 1 from contacts where email = 'scope-upsert@example.com'`) },
-      { method: 'POST', path: '/contacts/batch-upsert', body: { contacts: [{ email: 'scope-batch@example.com' }] }, wrote: () => t.sql(`select 1 from contacts where email = 'scope-batch@example.com'`) },
+      {
+        method: 'POST',
+        path: '/contacts/upsert',
+        body: { email: 'scope-upsert@example.com' },
+        wrote: () => t.sql(`select 1 from contacts where email = 'scope-upsert@example.com'`),
+      },
+      {
+        method: 'POST',
+        path: '/contacts/batch-upsert',
+        body: { contacts: [{ email: 'scope-batch@example.com' }] },
+        wrote: () => t.sql(`select 1 from contacts where email = 'scope-batch@example.com'`),
+      },
     ],
-    'companies:write': [{ method: 'POST', path: '/companies/upsert', body: { domain: 'scope.example' }, wrote: () => t.sql(`select 1 from companies where domain = 'scope.example'`) }],
-    'leads:write': [{ method: 'POST', path: '/leads', body: { email: 'scope-lead@example.com' }, wrote: () => t.sql(`select 1 from contacts where email = 'scope-lead@example.com'`) }],
-    'notes:write': [{ method: 'POST', path: `/contacts/${contactId}/notes`, body: { body: 'scoped note' }, wrote: () => t.sql(`select 1 from notes where body = 'scoped note'`) }],
+    'companies:write': [
+      {
+        method: 'POST',
+        path: '/companies/upsert',
+        body: { domain: 'scope.example' },
+        wrote: () => t.sql(`select 1 from companies where domain = 'scope.example'`),
+      },
+    ],
+    'leads:write': [
+      {
+        method: 'POST',
+        path: '/leads',
+        body: { email: 'scope-lead@example.com' },
+        wrote: () => t.sql(`select 1 from contacts where email = 'scope-lead@example.com'`),
+      },
+    ],
+    'notes:write': [
+      {
+        method: 'POST',
+        path: `/contacts/${contactId}/notes`,
+        body: { body: 'scoped note' },
+        wrote: () => t.sql(`select 1 from notes where body = 'scoped note'`),
+      },
+    ],
   });
 
   for (const permission of ALL) {
@@ -302,6 +366,8 @@ describe('403 insufficient_scope', () => {
 
   it('checks the scope before the body', async () => {
     const key = await keyWith(['contacts:read']);
-    expectError(await req(t, 'POST', '/contacts/upsert', { key, body: { email: 'not-an-email' } }), 403, 'insufficient_scope', { required: 'contacts:write' });
+    expectError(await req(t, 'POST', '/contacts/upsert', { key, body: { email: 'not-an-email' } }), 403, 'insufficient_scope', {
+      required: 'contacts:write',
+    });
   });
 });

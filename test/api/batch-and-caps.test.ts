@@ -90,7 +90,10 @@ describe('plan contact caps', () => {
   it('a batch admits rows up to the cap and reports the rest', async () => {
     const { publicKey: key, orgId } = await t.newOrg();
     await t.sql('update contact_counters set contact_count = 9998 where organization_id = ?', [orgId]);
-    const r = await call(t, 'POST', '/contacts/batch-upsert', { key, body: { contacts: [{ email: 'c1@x.com' }, { email: 'c2@x.com' }, { email: 'c3@x.com' }] } });
+    const r = await call(t, 'POST', '/contacts/batch-upsert', {
+      key,
+      body: { contacts: [{ email: 'c1@x.com' }, { email: 'c2@x.com' }, { email: 'c3@x.com' }] },
+    });
     expect(r.body.results.map((x: any) => x.ok)).toEqual([true, true, false]);
     expect(r.body.results[2].error).toEqual({ code: 'contact_limit_reached', error: 'Contact limit reached' });
     const [org] = await t.sql<any>('select contact_count from contact_counters where organization_id = ?', [orgId]);

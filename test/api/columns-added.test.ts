@@ -33,7 +33,8 @@ async function app(method: string, path: string, body?: unknown): Promise<Answer
   });
   return { status: res.status, body: await res.json() };
 }
-const v1 = (method: string, path: string, body?: unknown) => call(t, method, path, { key: org.publicKey, ...(body === undefined ? {} : { body }) });
+const v1 = (method: string, path: string, body?: unknown) =>
+  call(t, method, path, { key: org.publicKey, ...(body === undefined ? {} : { body }) });
 
 /** Every contact route (and the deal routes, whose table also changes), BURST calls at once each; the refused ones. */
 async function everyRoute(): Promise<string[]> {

@@ -12,10 +12,16 @@ afterAll(async () => t?.close());
 
 describe('POST /v1/companies/upsert', () => {
   it('creates then updates on the normalised domain, overwriting only sent fields', async () => {
-    const a = await call(t, 'POST', '/companies/upsert', { key, body: { domain: 'https://www.Globex.com:443/about?x=1', name: 'Globex', industry: 'Energy', custom: { a: 1, b: 2 } } });
+    const a = await call(t, 'POST', '/companies/upsert', {
+      key,
+      body: { domain: 'https://www.Globex.com:443/about?x=1', name: 'Globex', industry: 'Energy', custom: { a: 1, b: 2 } },
+    });
     expect(a.status).toBe(200);
     expect(a.body).toEqual({ id: expect.any(String), created: true, domain: 'globex.com' });
-    const b = await call(t, 'POST', '/companies/upsert', { key, body: { domain: 'GLOBEX.com', size: '51-200', industry: null, custom: { b: null, c: 3 } } });
+    const b = await call(t, 'POST', '/companies/upsert', {
+      key,
+      body: { domain: 'GLOBEX.com', size: '51-200', industry: null, custom: { b: null, c: 3 } },
+    });
     expect(b.body).toEqual({ id: a.body.id, created: false, domain: 'globex.com' });
     const [row] = await t.sql<any>('select domain, name, industry, size, custom from companies where id = ?', [a.body.id]);
     expect(row).toEqual({ domain: 'globex.com', name: 'Globex', industry: null, size: '51-200', custom: { a: 1, c: 3 } });
@@ -35,7 +41,9 @@ describe('POST /v1/companies/upsert', () => {
   });
 
   it('concurrent upserts of one domain create one company', async () => {
-    const rs = await Promise.all(Array.from({ length: 20 }, () => call(t, 'POST', '/companies/upsert', { key, body: { domain: 'race.io' } })));
+    const rs = await Promise.all(
+      Array.from({ length: 20 }, () => call(t, 'POST', '/companies/upsert', { key, body: { domain: 'race.io' } })),
+    );
     expect(new Set(rs.map((r) => r.body.id)).size).toBe(1);
     expect(rs.filter((r) => r.body.created)).toHaveLength(1);
   });
@@ -46,7 +54,12 @@ describe('POST /v1/contacts/{id}/notes', () => {
     const c = await call(t, 'POST', '/contacts/upsert', { key, body: { email: 'noted@example.com' } });
     const r = await call(t, 'POST', `/contacts/${c.body.id}/notes`, { key, body: { body: '  Called, wants a demo  ' } });
     expect(r.status).toBe(201);
-    expect(r.body).toEqual({ id: expect.any(String), contactId: c.body.id, body: 'Called, wants a demo', createdAt: expect.stringMatching(/Z$/) });
+    expect(r.body).toEqual({
+      id: expect.any(String),
+      contactId: c.body.id,
+      body: 'Called, wants a demo',
+      createdAt: expect.stringMatching(/Z$/),
+    });
     const rows = await t.sql<any>('select body, organization_id from notes where contact_id = ?', [c.body.id]);
     expect(rows).toEqual([{ body: 'Called, wants a demo', organization_id: orgId }]);
   });

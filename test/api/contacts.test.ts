@@ -111,7 +111,14 @@ describe('rule 4: overwrite, add tags, keep email', () => {
     const a = await upsert({ email, firstName: 'A', lastName: 'L', phone: '1', title: 'CTO', tags: ['Vip', 'b'], custom: { x: 1, y: 2 } });
     await upsert({ email, firstName: 'B', phone: null, tags: ['vip', 'c'], custom: { y: null, z: 3 } });
     const row = await contactRow(a.body.id);
-    expect(row).toMatchObject({ first_name: 'B', last_name: 'L', phone: null, job_title: 'CTO', tags: ['Vip', 'b', 'c'], custom: { x: 1, z: 3 } });
+    expect(row).toMatchObject({
+      first_name: 'B',
+      last_name: 'L',
+      phone: null,
+      job_title: 'CTO',
+      tags: ['Vip', 'b', 'c'],
+      custom: { x: 1, z: 3 },
+    });
     await upsert({ email, tags: [] });
     expect((await contactRow(a.body.id)).tags).toEqual(['Vip', 'b', 'c']);
   });
@@ -243,7 +250,17 @@ describe('search', () => {
     const a = await upsert({ email, firstName: 'S', lastName: 'R', phone: '5', title: 'Eng', tags: ['t'] });
     const r = await call(t, 'GET', `/contacts/search?email=${encodeURIComponent(` ${email.toUpperCase()} `)}`, { key });
     expect(r.status).toBe(200);
-    expect(r.body).toEqual({ id: a.body.id, email, firstName: 'S', lastName: 'R', phone: '5', jobTitle: 'Eng', tags: ['t'], leadScore: 35, stage: 'lead' });
+    expect(r.body).toEqual({
+      id: a.body.id,
+      email,
+      firstName: 'S',
+      lastName: 'R',
+      phone: '5',
+      jobTitle: 'Eng',
+      tags: ['t'],
+      leadScore: 35,
+      stage: 'lead',
+    });
   });
 
   it('404 not_found when nothing matches, 400 on a bad email', async () => {

@@ -21,7 +21,11 @@ const ORIGINS = ['https://shop.example', 'http://localhost:5173', 'null'];
 const REQUESTED = ['authorization', 'content-type', 'idempotency-key', 'x-source'];
 const MUST_EXPOSE = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'retry-after'];
 
-const list = (value: string | null) => (value ?? '').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+const list = (value: string | null) =>
+  (value ?? '')
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter(Boolean);
 
 function preflight(path: string, origin: string, method: string, requestHeaders = REQUESTED.join(',')) {
   return fetch(`${t.v1}${path}`, {

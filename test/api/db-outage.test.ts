@@ -78,7 +78,9 @@ describe('PostgreSQL down', () => {
       await blocker.query('rollback').catch(() => {});
       await Promise.all([blocker.end(), admin.end()]);
     }
-    expect((await call(t, 'POST', '/contacts/upsert', { key: org.publicKey, body: { email: 'terminated@outage.example' } })).status).toBe(200);
+    expect((await call(t, 'POST', '/contacts/upsert', { key: org.publicKey, body: { email: 'terminated@outage.example' } })).status).toBe(
+      200,
+    );
   });
 
   it('answers 503 service_unavailable with Retry-After on /v1, the internal REST surface and tRPC, then recovers', async () => {
@@ -87,11 +89,18 @@ describe('PostgreSQL down', () => {
 
     expectUnavailable(await call(t, 'POST', '/contacts/upsert', { key: org.publicKey, body: { email: 'during@outage.example' } }));
     expectUnavailable(await call(t, 'GET', '/contacts/search?email=before@outage.example', { key: org.publicKey }));
-    expectUnavailable(await call(t, 'POST', '/contacts/batch-upsert', { key: org.publicKey, body: { contacts: [{ email: 'b1@outage.example' }] } }));
+    expectUnavailable(
+      await call(t, 'POST', '/contacts/batch-upsert', { key: org.publicKey, body: { contacts: [{ email: 'b1@outage.example' }] } }),
+    );
     const rest = await fetch(`${t.origin}/api/contacts`, { headers: { authorization: `Bearer ${org.internalKey}` } });
     expectUnavailable({ status: rest.status, body: await rest.json(), headers: rest.headers });
 
-    const err = await internalClient(t, org.internalKey).me.query().then(() => null, (e: unknown) => e);
+    const err = await internalClient(t, org.internalKey)
+      .me.query()
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
     expect(err).toBeInstanceOf(TRPCClientError);
     const e = err as TRPCClientError<InternalRouter>;
     // tRPC numbers every 5xx -32603 (JSON-RPC's internal error); data.code is what tells the outage apart.

@@ -146,7 +146,9 @@ describe('a lock held elsewhere', () => {
   it('answers a write of another resource "Failed to save", and a read 503 with retry-after', async () => {
     const companies = await hold('lock table companies in access exclusive mode');
     try {
-      const r = await timed(call(t, 'POST', '/companies/upsert', { key: org.publicKey, body: { domain: 'stalled.example', name: 'Stalled' } }));
+      const r = await timed(
+        call(t, 'POST', '/companies/upsert', { key: org.publicKey, body: { domain: 'stalled.example', name: 'Stalled' } }),
+      );
       expect(r.status, JSON.stringify(r.body)).toBe(500);
       expect(r.body).toEqual(saveFailed('Failed to save'));
       expect(r.ms).toBeLessThan(BOUND_MS);
@@ -159,7 +161,9 @@ describe('a lock held elsewhere', () => {
     } finally {
       await contacts.release();
     }
-    expect((await call(t, 'POST', '/companies/upsert', { key: org.publicKey, body: { domain: 'stalled.example', name: 'Stalled' } })).status).toBe(200);
+    expect(
+      (await call(t, 'POST', '/companies/upsert', { key: org.publicKey, body: { domain: 'stalled.example', name: 'Stalled' } })).status,
+    ).toBe(200);
   });
 });
 

@@ -48,7 +48,9 @@ afterAll(async () => {
 });
 
 const head = (requestLine: string, headers: Record<string, string> = {}) =>
-  `${requestLine}\r\n${Object.entries({ host: 'localhost', ...headers }).map(([k, v]) => `${k}: ${v}`).join('\r\n')}\r\n\r\n`;
+  `${requestLine}\r\n${Object.entries({ host: 'localhost', ...headers })
+    .map(([k, v]) => `${k}: ${v}`)
+    .join('\r\n')}\r\n\r\n`;
 
 /** The head of a JSON body that will never all arrive: the attack of the issue, at any path. */
 const slowPost = (path: string) => head(`POST ${path} HTTP/1.1`, { 'content-type': 'application/json', 'content-length': '100000' });
@@ -130,14 +132,20 @@ describe('request bodies', () => {
     }
   });
 
-
   it('a real 25 MB upload on the contact-file route is received whole, under the same rules', async () => {
     const org = await t.newOrg();
-    const [contact] = await t.sql<{ id: string }>(`insert into contacts (organization_id, email) values (?, ?) returning id`, [org.orgId, 'big@example.com']);
+    const [contact] = await t.sql<{ id: string }>(`insert into contacts (organization_id, email) values (?, ?) returning id`, [
+      org.orgId,
+      'big@example.com',
+    ]);
     const size = 25 * 1024 * 1024;
     const form = new FormData();
     form.append('file', new Blob([new Uint8Array(size).fill(7)], { type: 'application/octet-stream' }), 'big.bin');
-    const res = await fetch(`${t.origin}/api/contacts/${contact!.id}/files`, { method: 'POST', body: form, headers: { authorization: `Bearer ${org.internalKey}` } });
+    const res = await fetch(`${t.origin}/api/contacts/${contact!.id}/files`, {
+      method: 'POST',
+      body: form,
+      headers: { authorization: `Bearer ${org.internalKey}` },
+    });
     expect(res.status).toBe(201);
     expect(await res.json()).toMatchObject({ size, filename: 'big.bin' });
   });
@@ -174,7 +182,10 @@ describe('connections per address', () => {
   it('behind TRUST_PROXY counts the forwarded address and answers 429 too_many_connections', async () => {
     const as = (client: string) => ({ 'x-forwarded-for': client });
     // Every connection comes from the proxy's one address; the cap is the forwarded client's.
-    const held = [await healthz(proxied.origin, '127.0.5.1', as('203.0.113.5')), await healthz(proxied.origin, '127.0.5.1', as('203.0.113.5'))];
+    const held = [
+      await healthz(proxied.origin, '127.0.5.1', as('203.0.113.5')),
+      await healthz(proxied.origin, '127.0.5.1', as('203.0.113.5')),
+    ];
     try {
       for (const c of held) expect((await c.response())?.status).toBe(200);
       const extra = await healthz(proxied.origin, '127.0.5.1', as('203.0.113.5'));
@@ -182,7 +193,10 @@ describe('connections per address', () => {
       expectError(refused, 429, 'too_many_connections');
       expect(refused!.headers.connection).toBe('close');
       await extra.closedByServer();
-      const others = [await healthz(proxied.origin, '127.0.5.1', as('203.0.113.6')), await healthz(proxied.origin, '127.0.5.1', as('203.0.113.7'))];
+      const others = [
+        await healthz(proxied.origin, '127.0.5.1', as('203.0.113.6')),
+        await healthz(proxied.origin, '127.0.5.1', as('203.0.113.7')),
+      ];
       for (const c of others) expect((await c.response())?.status).toBe(200);
       others.forEach((c) => c.close());
     } finally {

@@ -42,7 +42,9 @@ function expectError(res: { status: number; headers: Record<string, string> | He
 }
 
 const head = (requestLine: string, headers: Record<string, string> = {}) =>
-  `${requestLine}\r\n${Object.entries({ host: 'localhost', ...headers }).map(([k, v]) => `${k}: ${v}`).join('\r\n')}\r\n\r\n`;
+  `${requestLine}\r\n${Object.entries({ host: 'localhost', ...headers })
+    .map(([k, v]) => `${k}: ${v}`)
+    .join('\r\n')}\r\n\r\n`;
 
 async function get(origin: string, path: string, init: RequestInit = {}) {
   const res = await fetch(`${origin}${path}`, init);
@@ -60,7 +62,10 @@ const raw = (r: RawResponse) => ({ status: r.status, headers: r.headers, body: r
 
 describe('requests refused before routing', () => {
   it('headers over 16 KB: 431 headers_too_large, and the connection is closed', async () => {
-    const res = await rawRequest(t.origin, head('GET /api/v1/contacts/search?email=a@example.com HTTP/1.1', { authorization: `Bearer ${key}`, 'x-padding': 'a'.repeat(17_000) }));
+    const res = await rawRequest(
+      t.origin,
+      head('GET /api/v1/contacts/search?email=a@example.com HTTP/1.1', { authorization: `Bearer ${key}`, 'x-padding': 'a'.repeat(17_000) }),
+    );
     expectError(raw(res), 431, 'headers_too_large');
     expect(res.closed || res.headers.connection === 'close').toBe(true);
   });
@@ -71,14 +76,23 @@ describe('requests refused before routing', () => {
   });
 
   it('malformed percent-encoding in a path: 400 malformed_url, on every surface and outside them', async () => {
-    for (const [method, path] of [['POST', '/api/v1/contacts/%zz/notes'], ['GET', '/api/contacts/%E0%A4%A'], ['GET', '/%zz'], ['GET', '/api/trpc/%zz']]) {
+    for (const [method, path] of [
+      ['POST', '/api/v1/contacts/%zz/notes'],
+      ['GET', '/api/contacts/%E0%A4%A'],
+      ['GET', '/%zz'],
+      ['GET', '/api/trpc/%zz'],
+    ]) {
       const res = await get(t.origin, path!, { method, headers: { authorization: `Bearer ${key}` } });
       expectError(res, 400, 'malformed_url');
     }
   });
 
   it('bytes that are not HTTP: 400 bad_request', async () => {
-    for (const bytes of ['GARBAGE\r\n\r\n', 'GET / HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n', 'GET /\u0001 HTTP/1.1\r\n\r\n']) {
+    for (const bytes of [
+      'GARBAGE\r\n\r\n',
+      'GET / HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n',
+      'GET /\u0001 HTTP/1.1\r\n\r\n',
+    ]) {
       const res = await rawRequest(t.origin, bytes);
       expectError(raw(res), 400, 'bad_request');
     }
@@ -104,7 +118,11 @@ describe('paths outside /api', () => {
   it('errors raised on the way to a root answer are in the shape too (body parsing of an unknown path)', async () => {
     const bad = await get(t.origin, '/no-such-page', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":' });
     expectError(bad, 400, 'malformed_json');
-    const big = await get(t.origin, '/no-such-page', { method: 'POST', headers: { 'content-type': 'application/json' }, body: `"${'x'.repeat(1_100_000)}"` });
+    const big = await get(t.origin, '/no-such-page', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: `"${'x'.repeat(1_100_000)}"`,
+    });
     expectError(big, 413, 'payload_too_large');
   });
 });
@@ -123,19 +141,34 @@ describe('OPTIONS', () => {
     for (const method of ['GET', 'POST', 'PATCH', 'DELETE']) {
       const res = await fetch(`${t.origin}/api/webhooks/00000000-0000-4000-8000-000000000000`, {
         method: 'OPTIONS',
-        headers: { origin: app, 'access-control-request-method': method, 'access-control-request-headers': 'authorization,x-api-key,content-type' },
+        headers: {
+          origin: app,
+          'access-control-request-method': method,
+          'access-control-request-headers': 'authorization,x-api-key,content-type',
+        },
       });
       expect(res.status, method).toBe(204);
       expect(res.headers.get('access-control-allow-origin')).toBe(app);
-      expect(res.headers.get('access-control-allow-methods')?.split(',').map((m) => m.trim())).toContain(method);
+      expect(
+        res.headers
+          .get('access-control-allow-methods')
+          ?.split(',')
+          .map((m) => m.trim()),
+      ).toContain(method);
       expect(res.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('x-api-key');
     }
-    const stranger = await fetch(`${t.origin}/api/webhooks`, { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': 'DELETE' } });
+    const stranger = await fetch(`${t.origin}/api/webhooks`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://evil.example', 'access-control-request-method': 'DELETE' },
+    });
     expect(stranger.headers.get('access-control-allow-origin')).toBeNull();
   });
 
   it('a real preflight still gets its CORS answer', async () => {
-    const res = await fetch(`${t.v1}/contacts/upsert`, { method: 'OPTIONS', headers: { origin: 'https://partner.example', 'access-control-request-method': 'POST' } });
+    const res = await fetch(`${t.v1}/contacts/upsert`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://partner.example', 'access-control-request-method': 'POST' },
+    });
     expect(res.status).toBe(204);
     expect(res.headers.get('access-control-allow-origin')).toBe('*');
   });
@@ -165,7 +198,13 @@ describe('time-outs', () => {
     const started = performance.now();
     const dribble = setInterval(() => client.write('a'), 50);
     try {
-      client.write(head('POST /api/v1/contacts/upsert HTTP/1.1', { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': '10000' }));
+      client.write(
+        head('POST /api/v1/contacts/upsert HTTP/1.1', {
+          authorization: `Bearer ${key}`,
+          'content-type': 'application/json',
+          'content-length': '10000',
+        }),
+      );
       const res = await client.response(REQUEST_TIMEOUT_MS * 10);
       expectError(raw(res!), 408, 'request_timeout');
       await client.closedByServer();
@@ -227,7 +266,9 @@ describe('the connection cap', () => {
 
 describe('the contracts', () => {
   const operations = (doc: any) =>
-    Object.entries<any>(doc.paths).flatMap(([path, item]) => Object.entries<any>(item).map(([method, o]) => ({ where: `${method} ${path}`, path, o })));
+    Object.entries<any>(doc.paths).flatMap(([path, item]) =>
+      Object.entries<any>(item).map(([method, o]) => ({ where: `${method} ${path}`, path, o })),
+    );
   /** The codes a status stands for on an operation, a shared response (components.responses) resolved. */
   const codesOf = (doc: any, o: any) => (status: string) => {
     const r = o.responses[status];
@@ -258,7 +299,11 @@ describe('the contracts', () => {
     expect(doc.components.headers.RetryAfter).toBeDefined();
     for (const { where, o } of operations(doc)) {
       const codes = codesOf(doc, o);
-      for (const [status, code] of [['408', 'request_timeout'], ['431', 'headers_too_large'], ['503', 'service_unavailable']]) {
+      for (const [status, code] of [
+        ['408', 'request_timeout'],
+        ['431', 'headers_too_large'],
+        ['503', 'service_unavailable'],
+      ]) {
         expect(codes(status!), where).toContain(code);
       }
       expect(codes('429'), where).toContain('too_many_connections');

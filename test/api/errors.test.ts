@@ -48,7 +48,11 @@ function expectValidation(r: Res, paths: string[]) {
 }
 
 /** fetch with a body sent exactly as given (no content-type added unless in headers). */
-async function raw(method: string, path: string, init: { body?: BodyInit; headers?: Record<string, string>; auth?: boolean } = {}): Promise<Res> {
+async function raw(
+  method: string,
+  path: string,
+  init: { body?: BodyInit; headers?: Record<string, string>; auth?: boolean } = {},
+): Promise<Res> {
   const headers = { ...(init.auth === false ? {} : { authorization: `Bearer ${key}` }), ...init.headers };
   const res = await fetch(`${t.v1}${path}`, { method, headers, ...(init.body !== undefined ? { body: init.body } : {}) });
   return answerOf(res);
@@ -58,7 +62,16 @@ const contactsWithEmail = async (email: string) => t.sql('select 1 from contacts
 
 describe('unknown paths and wrong methods', () => {
   it('answers an unknown path with 404 not_found, with or without a key', async () => {
-    const paths = ['/nope', '', '/', '/contacts', '/contacts/upsert/extra', `/contacts/${contactId}/notes/x`, '/v2/contacts/upsert', '/docs/nope'];
+    const paths = [
+      '/nope',
+      '',
+      '/',
+      '/contacts',
+      '/contacts/upsert/extra',
+      `/contacts/${contactId}/notes/x`,
+      '/v2/contacts/upsert',
+      '/docs/nope',
+    ];
     for (const path of paths) {
       for (const k of [key, undefined]) {
         expectPublicError(await call(t, 'GET', path, { key: k }), 404, 'not_found');
@@ -99,13 +112,21 @@ describe('unknown paths and wrong methods', () => {
 describe('request bodies', () => {
   it('answers malformed JSON with 400 malformed_json and writes nothing', async () => {
     for (const body of ['{"email":', '{"email":"mj@example.com",}', "{'email':'mj@example.com'}", '{"email":"mj@example.com"} x', 'NaN']) {
-      expectPublicError(await raw('POST', '/contacts/upsert', { body, headers: { 'content-type': 'application/json' } }), 400, 'malformed_json');
+      expectPublicError(
+        await raw('POST', '/contacts/upsert', { body, headers: { 'content-type': 'application/json' } }),
+        400,
+        'malformed_json',
+      );
     }
     expect(await contactsWithEmail('mj@example.com')).toHaveLength(0);
   });
 
   it('answers an empty JSON body with 400 malformed_json', async () => {
-    expectPublicError(await raw('POST', '/contacts/upsert', { body: '', headers: { 'content-type': 'application/json' } }), 400, 'malformed_json');
+    expectPublicError(
+      await raw('POST', '/contacts/upsert', { body: '', headers: { 'content-type': 'application/json' } }),
+      400,
+      'malformed_json',
+    );
     expectPublicError(await raw('POST', '/contacts/upsert', { headers: { 'content-type': 'application/json' } }), 400, 'malformed_json');
   });
 
@@ -142,7 +163,11 @@ describe('request bodies', () => {
   it('answers a body over 1 MB with 413 payload_too_large, with or without a key', async () => {
     const body = JSON.stringify({ email: 'big@example.com', custom: { blob: 'a'.repeat(1_100_000) } });
     for (const auth of [true, false]) {
-      expectPublicError(await raw('POST', '/contacts/upsert', { body, auth, headers: { 'content-type': 'application/json' } }), 413, 'payload_too_large');
+      expectPublicError(
+        await raw('POST', '/contacts/upsert', { body, auth, headers: { 'content-type': 'application/json' } }),
+        413,
+        'payload_too_large',
+      );
     }
     expect(await contactsWithEmail('big@example.com')).toHaveLength(0);
   });
@@ -168,7 +193,10 @@ describe('request bodies', () => {
 
 describe('validation', () => {
   it('lists every problem of an upsert body as issues with dotted paths, writing nothing', async () => {
-    const r = await call(t, 'POST', '/contacts/upsert', { key, body: { email: 'not-an-email', tags: ['ok', ''], custom: 'text', source: 'x'.repeat(41) } });
+    const r = await call(t, 'POST', '/contacts/upsert', {
+      key,
+      body: { email: 'not-an-email', tags: ['ok', ''], custom: 'text', source: 'x'.repeat(41) },
+    });
     expectValidation(r, ['email', 'tags.1', 'custom', 'source']);
     expect(r.body.error).toMatch(/email/);
     const wrongTypes = await call(t, 'POST', '/contacts/upsert', { key, body: { email: 'types@example.com', tags: 'vip', firstName: 42 } });
@@ -224,7 +252,12 @@ describe('validation', () => {
   });
 
   it('answers an upsert without identity with 400 missing_identity', async () => {
-    for (const body of [{ firstName: 'Ada' }, { firstName: 'Ada', lastName: 'Lovelace' }, { companyDomain: 'x.example', firstName: 'Ada' }, {}]) {
+    for (const body of [
+      { firstName: 'Ada' },
+      { firstName: 'Ada', lastName: 'Lovelace' },
+      { companyDomain: 'x.example', firstName: 'Ada' },
+      {},
+    ]) {
       expectPublicError(await call(t, 'POST', '/contacts/upsert', { key, body }), 400, 'missing_identity');
     }
   });

@@ -32,7 +32,11 @@ function expectRefused(r: Res, path: string) {
 
 /** A body sent byte for byte, with the key. */
 async function send(path: string, body: BodyInit, headers: Record<string, string> = {}): Promise<Res> {
-  const res = await fetch(`${t.v1}${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers }, body });
+  const res = await fetch(`${t.v1}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers },
+    body,
+  });
   return answerOf(res);
 }
 
@@ -46,7 +50,12 @@ describe('NUL and lone surrogates', () => {
     ['upsert tag', '/contacts/upsert', (bad) => ({ email: 'nul1@example.com', tags: ['ok', `t${bad}`] }), 'tags.1'],
     ['upsert custom value', '/contacts/upsert', (bad) => ({ email: 'nul1@example.com', custom: { plan: `p${bad}` } }), 'custom.plan'],
     ['upsert custom key', '/contacts/upsert', (bad) => ({ email: 'nul1@example.com', custom: { [`k${bad}`]: 1 } }), `custom.k${'\u0000'}`],
-    ['upsert nested custom', '/contacts/upsert', (bad) => ({ email: 'nul1@example.com', custom: { a: { b: [1, `x${bad}`] } } }), 'custom.a.b.1'],
+    [
+      'upsert nested custom',
+      '/contacts/upsert',
+      (bad) => ({ email: 'nul1@example.com', custom: { a: { b: [1, `x${bad}`] } } }),
+      'custom.a.b.1',
+    ],
     ['lead pipeline', '/leads', (bad) => ({ email: 'nul1@example.com', pipeline: `Sales${bad}` }), 'pipeline'],
     ['lead lastName', '/leads', (bad) => ({ email: 'nul1@example.com', lastName: bad }), 'lastName'],
     ['company name', '/companies/upsert', (bad) => ({ domain: 'nul.example.com', name: `N${bad}` }), 'name'],
@@ -54,7 +63,10 @@ describe('NUL and lone surrogates', () => {
     ['note body', `/contacts/{id}/notes`, (bad) => ({ body: `hello ${bad}` }), 'body'],
   ];
   for (const [name, path, body, field] of cases) {
-    for (const [label, bad] of [['NUL', NUL], ['lone surrogate', LONE]] as const) {
+    for (const [label, bad] of [
+      ['NUL', NUL],
+      ['lone surrogate', LONE],
+    ] as const) {
       it(`refuses a ${label} in the ${name} with 400 naming ${field}`, async () => {
         const r = await call(t, 'POST', path.replace('{id}', contactId), { key, body: body(bad) });
         // The custom-key case names the key as sent; a lone surrogate key is named as sent too.
@@ -69,7 +81,10 @@ describe('NUL and lone surrogates', () => {
   });
 
   it('fails only the offending row of a batch and saves the others', async () => {
-    const contacts: unknown[] = Array.from({ length: 100 }, (_, i) => ({ email: `batch-${i}-${randomUUID()}@example.com`, firstName: 'Good' }));
+    const contacts: unknown[] = Array.from({ length: 100 }, (_, i) => ({
+      email: `batch-${i}-${randomUUID()}@example.com`,
+      firstName: 'Good',
+    }));
     contacts[42] = { email: 'batch-bad@example.com', custom: { note: `x${NUL}` } };
     contacts[77] = { email: 'batch-bad2@example.com', lastName: `y${LONE}` };
     const r = await call(t, 'POST', '/contacts/batch-upsert', { key, body: { contacts } });
@@ -96,7 +111,10 @@ describe('bytes that are not UTF-8', () => {
   });
 
   it('refuses an overlong encoding and a truncated sequence too', async () => {
-    for (const bytes of [[0xc0, 0xaf], [0xe2, 0x82]]) {
+    for (const bytes of [
+      [0xc0, 0xaf],
+      [0xe2, 0x82],
+    ]) {
       const body = Buffer.concat([Buffer.from('{"email":"utf8b@example.com","firstName":"'), Buffer.from(bytes), Buffer.from('"}')]);
       expect((await send('/contacts/upsert', body)).body.code).toBe('malformed_json');
     }
@@ -112,7 +130,9 @@ describe('bytes that are not UTF-8', () => {
 describe('charsets and query strings that are not UTF-8', () => {
   it('refuses a body declared in another charset with 415 and saves nothing', async () => {
     for (const charset of ['iso-8859-1', 'latin1', '"utf-16"', 'windows-1252']) {
-      const r = await send('/contacts/upsert', '{"email":"charset@example.com","firstName":"Zo\u00eb"}', { 'content-type': `application/json; charset=${charset}` });
+      const r = await send('/contacts/upsert', '{"email":"charset@example.com","firstName":"Zo\u00eb"}', {
+        'content-type': `application/json; charset=${charset}`,
+      });
       expect(r.status, `${charset}: ${JSON.stringify(r.body)}`).toBe(415);
       expect(r.body).toEqual({ error: expect.stringMatching(/UTF-8/), code: 'unsupported_media_type' });
     }
@@ -121,7 +141,9 @@ describe('charsets and query strings that are not UTF-8', () => {
 
   it('takes utf-8 in any spelling', async () => {
     for (const charset of ['utf-8', 'UTF-8', 'utf8', '"utf-8"']) {
-      const r = await send('/contacts/upsert', '{"email":"charset-ok@example.com"}', { 'content-type': `application/json; charset=${charset}` });
+      const r = await send('/contacts/upsert', '{"email":"charset-ok@example.com"}', {
+        'content-type': `application/json; charset=${charset}`,
+      });
       expect(r.status, charset).toBe(200);
     }
   });
@@ -132,7 +154,9 @@ describe('charsets and query strings that are not UTF-8', () => {
       expect(res.status, query).toBe(400);
       expect(await res.json()).toEqual({ error: expect.stringMatching(/query string/), code: 'malformed_url' });
     }
-    const ok = await fetch(`${t.v1}/contacts/search?email=${encodeURIComponent('existing@example.com')}`, { headers: { authorization: `Bearer ${key}` } });
+    const ok = await fetch(`${t.v1}/contacts/search?email=${encodeURIComponent('existing@example.com')}`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
     expect(ok.status).toBe(200);
   });
 });
@@ -180,8 +204,14 @@ describe('__proto__ and friends are data, never malformed', () => {
 
 describe('lengths and ranges', () => {
   it('refuses over-long strings naming the field', async () => {
-    expectRefused(await call(t, 'POST', '/contacts/upsert', { key, body: { email: 'long@example.com', custom: { k: 'x'.repeat(10_001) } } }), 'custom.k');
-    expectRefused(await call(t, 'POST', '/contacts/upsert', { key, body: { email: 'long@example.com', firstName: 'x'.repeat(201) } }), 'firstName');
+    expectRefused(
+      await call(t, 'POST', '/contacts/upsert', { key, body: { email: 'long@example.com', custom: { k: 'x'.repeat(10_001) } } }),
+      'custom.k',
+    );
+    expectRefused(
+      await call(t, 'POST', '/contacts/upsert', { key, body: { email: 'long@example.com', firstName: 'x'.repeat(201) } }),
+      'firstName',
+    );
   });
 
   it('refuses custom objects nested deeper than allowed', async () => {

@@ -27,7 +27,8 @@ const post = (path: string, body: unknown, idem?: string) =>
   call(t, 'POST', path, { key: org.publicKey, body, headers: idem === undefined ? {} : { 'idempotency-key': idem } });
 const replayed = (r: Res) => r.headers.get('idempotent-replayed');
 const records = (key: string) => t.sql<{ status: number }>('select status from idempotency_records where key = ?', [key]);
-const contactsWith = (address: string) => t.sql<{ id: string; first_name: string | null }>('select id, first_name from contacts where email = ?', [address]);
+const contactsWith = (address: string) =>
+  t.sql<{ id: string; first_name: string | null }>('select id, first_name from contacts where email = ?', [address]);
 
 /** Polls until `check` holds: for work running elsewhere to reach a point, never to show that nothing happened. */
 async function until(what: string, check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
@@ -84,7 +85,10 @@ describe('a crash in flight', () => {
         method: 'POST',
         headers: { authorization: `Bearer ${org.publicKey}`, 'content-type': 'application/json', 'idempotency-key': key },
         body: JSON.stringify(body),
-      }).then((r) => r.status, () => 'no answer');
+      }).then(
+        (r) => r.status,
+        () => 'no answer',
+      );
       const pid = await waitingBackend();
       await other.stop('SIGKILL');
       expect(await inFlight).toBe('no answer');
@@ -176,7 +180,10 @@ describe('an answer that never reached the client', () => {
     const held = await first;
     expect(replayed(held)).toBeNull();
     expect(retry.body).toEqual(held.body);
-    const [stored] = await t.sql<{ n: number }>('select count(*)::int as n from contacts where organization_id = ? and email like ?', [org.orgId, 'held-%']);
+    const [stored] = await t.sql<{ n: number }>('select count(*)::int as n from contacts where organization_id = ? and email like ?', [
+      org.orgId,
+      'held-%',
+    ]);
     expect(stored!.n).toBe(100);
   });
 

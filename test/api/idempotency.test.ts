@@ -17,7 +17,11 @@ afterAll(async () => t?.close());
 type Res = Awaited<ReturnType<typeof call>>;
 
 const post = (path: string, body: unknown, idem?: string, opts: { key?: string; headers?: Record<string, string> } = {}) =>
-  call(t, 'POST', path, { key: opts.key ?? org.publicKey, body, headers: { ...(idem === undefined ? {} : { 'idempotency-key': idem }), ...opts.headers } });
+  call(t, 'POST', path, {
+    key: opts.key ?? org.publicKey,
+    body,
+    headers: { ...(idem === undefined ? {} : { 'idempotency-key': idem }), ...opts.headers },
+  });
 
 const replayed = (r: Res) => r.headers.get('idempotent-replayed');
 const ikey = () => `idem-${randomUUID()}`;
@@ -129,12 +133,22 @@ describe('conflicts', () => {
 
     const key3 = ikey();
     expect((await post('/contacts/upsert', { email: 'xsource@example.com' }, key3, { headers: { 'x-source': 'one' } })).status).toBe(200);
-    expectError(await post('/contacts/upsert', { email: 'xsource@example.com' }, key3, { headers: { 'x-source': 'two' } }), 409, 'idempotency_key_reused');
+    expectError(
+      await post('/contacts/upsert', { email: 'xsource@example.com' }, key3, { headers: { 'x-source': 'two' } }),
+      409,
+      'idempotency_key_reused',
+    );
   });
 
   it('scopes keys to the API key: other keys, in the same org or another, use the same value independently', async () => {
     const shared = ikey();
-    const sameOrgKey = await t.newKey({ orgId: org.orgId, userId: org.userId, name: 'second', type: 'public', permissions: ['contacts:write'] });
+    const sameOrgKey = await t.newKey({
+      orgId: org.orgId,
+      userId: org.userId,
+      name: 'second',
+      type: 'public',
+      permissions: ['contacts:write'],
+    });
     const other = await t.newOrg();
 
     const a = await post('/contacts/upsert', { email: 'scoped@example.com' }, shared);

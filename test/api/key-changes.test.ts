@@ -42,10 +42,11 @@ async function spentKey(app: TestApp) {
   await t.sql(`update api_keys set expires_at = null where key_hash = ?`, [hashKey(key)]);
   await told;
   freshMinute(t.clock);
-  await t.sql(
-    `insert into rate_limit_counters (bucket, window_start, count) select 'key:' || id, ?, ? from api_keys where key_hash = ?`,
-    [windowStart(t.clock, 'minute'), LIMIT, hashKey(key)],
-  );
+  await t.sql(`insert into rate_limit_counters (bucket, window_start, count) select 'key:' || id, ?, ? from api_keys where key_hash = ?`, [
+    windowStart(t.clock, 'minute'),
+    LIMIT,
+    hashKey(key),
+  ]);
   return { ...org, key };
 }
 
@@ -75,7 +76,9 @@ const endListener = async (runtime: Runtime) => {
 
 describe('the key-change connection', () => {
   it('is a connection of its own, listening in every serving process', async () => {
-    const rows = await t.sql<{ pid: number }>(`select pid from pg_stat_activity where application_name = 'leadwire key changes' and datname = current_database()`);
+    const rows = await t.sql<{ pid: number }>(
+      `select pid from pg_stat_activity where application_name = 'leadwire key changes' and datname = current_database()`,
+    );
     expect(rows.map((r) => r.pid).sort()).toEqual([t.runtime.keyChanges?.backendPid, quick.runtime.keyChanges?.backendPid].sort());
     expect([t.runtime.keyChanges?.listening, quick.runtime.keyChanges?.listening]).toEqual([true, true]);
   });
@@ -103,7 +106,13 @@ describe('the key-change connection', () => {
     // before, it skipped the gate).
     expect(guard.lookups().passed - before).toBe(1);
     // Valid keys keep working, counted as usual.
-    const live = await t.newKey({ orgId: org.orgId, userId: org.userId, name: 'while down', type: 'public', permissions: ['contacts:read'] });
+    const live = await t.newKey({
+      orgId: org.orgId,
+      userId: org.userId,
+      name: 'while down',
+      type: 'public',
+      permissions: ['contacts:read'],
+    });
     const ok = await search(t, live);
     expect([ok.status, ok.headers.get('x-ratelimit-remaining')]).toEqual([404, String(LIMIT - 1)]);
   });
@@ -133,7 +142,7 @@ describe('the key-change connection', () => {
     expect((await search(quickApp, other.key)).status).toBe(401);
   });
 
-  it('forgets every refusal on an announcement it cannot read (an operator\'s hand-made NOTIFY)', async () => {
+  it("forgets every refusal on an announcement it cannot read (an operator's hand-made NOTIFY)", async () => {
     const org = await spentKey(quickApp);
     for (let i = 0; i < 2; i++) expect((await search(quickApp, org.key)).status).toBe(429);
     for (const payload of ['not json', '{"k": 42}', '[]', '{}']) {

@@ -51,7 +51,10 @@ describe('lead rules', () => {
   it('rule 2: a contact already on the pipeline is skipped (same placement, no duplicate)', async () => {
     const e = email();
     const a = await lead({ email: e });
-    await t.sql(`update pipeline_items set stage_id = (select id from pipeline_stages where name = 'Qualified' and organization_id = ?) where id = ?`, [orgId, a.body.pipelineItemId]);
+    await t.sql(
+      `update pipeline_items set stage_id = (select id from pipeline_stages where name = 'Qualified' and organization_id = ?) where id = ?`,
+      [orgId, a.body.pipelineItemId],
+    );
     const b = await lead({ email: e });
     expect(b.body).toMatchObject({ id: a.body.id, created: false, pipelineItemId: a.body.pipelineItemId, warning: null });
     expect(await items(a.body.id)).toEqual([{ id: a.body.pipelineItemId, pipeline: 'Sales', stage: 'Qualified' }]);
@@ -100,7 +103,10 @@ describe('lead rules', () => {
 
   it('emits contact.created with source api', async () => {
     const r = await lead({ email: email() });
-    const ev = await t.sql<any>(`select event, payload->>'source' as source from outbox_events where payload->'data'->'contact'->>'id' = ?`, [r.body.id]);
+    const ev = await t.sql<any>(
+      `select event, payload->>'source' as source from outbox_events where payload->'data'->'contact'->>'id' = ?`,
+      [r.body.id],
+    );
     expect(ev).toEqual([{ event: 'contact.created', source: 'api' }]);
   });
 

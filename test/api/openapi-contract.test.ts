@@ -80,7 +80,8 @@ describe('the internal document', () => {
     expect((internal.components!.schemas as any).ValidationError.required).toContain('issues');
     for (const r of restRoutes(internalRouter)) {
       const path = r.path;
-      for (const code of r.errorCodes) expect(JSON.stringify(op(r.method.toLowerCase(), path)['x-error-codes']), `${r.procedure} ${code}`).toContain(`"${code}"`);
+      for (const code of r.errorCodes)
+        expect(JSON.stringify(op(r.method.toLowerCase(), path)['x-error-codes']), `${r.procedure} ${code}`).toContain(`"${code}"`);
     }
   });
 
@@ -91,7 +92,10 @@ describe('the internal document', () => {
       expect(schemas.ErrorBody.properties.code.enum).toContain('unauthorized');
       expect(JSON.stringify(doc)).not.toMatch(/"const":"[a-z_]+"/);
     }
-    expect((v1.components!.schemas as any).InsufficientScopeError.properties.code).toEqual({ type: 'string', enum: ['insufficient_scope'] });
+    expect((v1.components!.schemas as any).InsufficientScopeError.properties.code).toEqual({
+      type: 'string',
+      enum: ['insufficient_scope'],
+    });
     for (const hook of Object.values(v1.webhooks ?? {})) expect((hook as any).post.security).toEqual([]);
   });
 });

@@ -50,11 +50,14 @@ describe.each(surfaces)('request examples of %s', (_name, router, doc) => {
     const parsed = schema.safeParse(Object.keys(input).length || op.requestBody ? input : undefined);
     expect(parsed.success, JSON.stringify(parsed.error?.issues)).toBe(true);
   });
-
 });
 
 it('shows the v1 upsert with the fields it writes, none blank', () => {
   const doc = surfaces[0]![2];
   const upsert = (doc.paths as Record<string, Record<string, Op>>)['/contacts/upsert']!.post!;
-  expect(upsert.requestBody!.content['application/json']!.example).toMatchObject({ email: 'ada@example.com', firstName: 'Ada', lastName: 'Lovelace' });
+  expect(upsert.requestBody!.content['application/json']!.example).toMatchObject({
+    email: 'ada@example.com',
+    firstName: 'Ada',
+    lastName: 'Lovelace',
+  });
 });

@@ -64,7 +64,9 @@ const schemaOf = (method: string, path: string, status: number | string) =>
   op(method, path).responses[String(status)]?.content['application/json'].schema;
 const bodyOf = (method: string, path: string) => op(method, path).requestBody.content['application/json'].schema;
 const operations = () =>
-  Object.entries(doc.paths).flatMap(([path, item]: [string, any]) => Object.entries(item).map(([method, o]) => ({ path, method, o: o as any })));
+  Object.entries(doc.paths).flatMap(([path, item]: [string, any]) =>
+    Object.entries(item).map(([method, o]) => ({ path, method, o: o as any })),
+  );
 
 /** True when every branch of a raw (unresolved) schema is a shared error shape: a component with `error` and `code`. */
 function reachesError(s: any): boolean {
@@ -115,10 +117,16 @@ describe('the document', () => {
     expect(bodyOf('post', '/contacts/upsert').properties.source).toMatchObject({ type: 'string', pattern: '^[A-Za-z0-9._-]{1,40}$' });
     expect(fields('post', '/companies/upsert')).toEqual(expect.arrayContaining(['domain', 'name', 'industry', 'size', 'custom']));
     expect(fields('post', '/leads')).toEqual(expect.arrayContaining(['email', 'source', 'score', 'pipeline', 'custom']));
-    expect(bodyOf('post', '/leads').properties.score.anyOf).toEqual([expect.objectContaining({ type: 'integer', minimum: 0, maximum: 100 })]);
+    expect(bodyOf('post', '/leads').properties.score.anyOf).toEqual([
+      expect.objectContaining({ type: 'integer', minimum: 0, maximum: 100 }),
+    ]);
     expect(bodyOf('post', '/contacts/{id}/notes')).toMatchObject({ properties: { body: { type: 'string' } }, required: ['body'] });
-    expect(op('post', '/contacts/{id}/notes').parameters).toContainEqual(expect.objectContaining({ in: 'path', name: 'id', required: true }));
-    expect(op('get', '/contacts/search').parameters).toContainEqual(expect.objectContaining({ in: 'query', name: 'email', required: true }));
+    expect(op('post', '/contacts/{id}/notes').parameters).toContainEqual(
+      expect.objectContaining({ in: 'path', name: 'id', required: true }),
+    );
+    expect(op('get', '/contacts/search').parameters).toContainEqual(
+      expect.objectContaining({ in: 'query', name: 'email', required: true }),
+    );
     // The batch rows are the upsert body, not `unknown`.
     expect(raw.paths['/contacts/batch-upsert'].post.requestBody.content['application/json'].schema.properties.contacts.items).toEqual({
       $ref: '#/components/schemas/ContactUpsertInput',
@@ -155,7 +163,9 @@ describe('the document', () => {
         if (Number(status) < 400) continue;
         const where = `${method} ${path} ${status}`;
         const rawResponse = raw.paths[path][method].responses[status];
-        const rawSchema = (rawResponse.$ref ? raw.components.responses[rawResponse.$ref.split('/').pop()] : rawResponse).content['application/json'].schema;
+        const rawSchema = (rawResponse.$ref ? raw.components.responses[rawResponse.$ref.split('/').pop()] : rawResponse).content[
+          'application/json'
+        ].schema;
         expect(reachesError(rawSchema), where).toBe(true);
         const check = z.fromJSONSchema(r.content['application/json'].schema);
         for (const [code, ex] of Object.entries<any>(r.content['application/json'].examples)) {
@@ -166,7 +176,11 @@ describe('the document', () => {
         }
       }
       const expected = [...meta.get(`${method} ${path}`)!, 'unauthorized', 'wrong_api_surface', 'insufficient_scope', 'rate_limited'];
-      expected.push('validation_failed', 'internal_error', ...(o.requestBody ? ['malformed_json', 'payload_too_large', 'unsupported_media_type'] : []));
+      expected.push(
+        'validation_failed',
+        'internal_error',
+        ...(o.requestBody ? ['malformed_json', 'payload_too_large', 'unsupported_media_type'] : []),
+      );
       expect([...documented].sort(), `${method} ${path}`).toEqual(expect.arrayContaining(expected));
     }
     // The variants carry their extra fields.
@@ -189,20 +203,45 @@ describe('the document', () => {
       expect(o.responses['429'].headers['retry-after']).toMatchObject({ required: false, schema: { type: 'integer' } });
       const headers = (o.parameters ?? []).filter((p: any) => p.in === 'header').map((p: any) => p.name);
       expect(headers.includes('Idempotency-Key'), `${method} ${path}`).toBe(method === 'post');
-      expect(headers.includes('X-Source'), `${method} ${path}`).toBe(['/contacts/upsert', '/contacts/batch-upsert', '/leads'].includes(path));
+      expect(headers.includes('X-Source'), `${method} ${path}`).toBe(
+        ['/contacts/upsert', '/contacts/batch-upsert', '/leads'].includes(path),
+      );
     }
   });
 
   it('explains auth, errors, rate limits, idempotency and upsert semantics', () => {
     const text: string = doc.info.description;
-    for (const s of ['Bearer', '"error"', '"code"', '600', 'x-ratelimit-reset', 'seconds', 'Idempotency-Key', '24 hours', '409', 'null', 'custom', 'Tags are only added', 'silent']) {
+    for (const s of [
+      'Bearer',
+      '"error"',
+      '"code"',
+      '600',
+      'x-ratelimit-reset',
+      'seconds',
+      'Idempotency-Key',
+      '24 hours',
+      '409',
+      'null',
+      'custom',
+      'Tags are only added',
+      'silent',
+    ]) {
       expect(text).toContain(s);
     }
   });
 });
 
 describe('the webhooks', () => {
-  const DELIVERY_HEADERS = ['X-Webhook-Signature', 'X-Webhook-Event', 'X-Webhook-Timestamp', 'X-Webhook-Id', 'User-Agent', 'webhook-id', 'webhook-timestamp', 'webhook-signature'];
+  const DELIVERY_HEADERS = [
+    'X-Webhook-Signature',
+    'X-Webhook-Event',
+    'X-Webhook-Timestamp',
+    'X-Webhook-Id',
+    'User-Agent',
+    'webhook-id',
+    'webhook-timestamp',
+    'webhook-signature',
+  ];
 
   it('describe every event of the catalogue as a POST with its payload schema, an example it accepts, and the delivery headers', () => {
     expect(Object.keys(raw.webhooks).sort()).toEqual([...EVENT_NAMES].sort());
@@ -217,18 +256,24 @@ describe('the webhooks', () => {
       expect(schema.safeParse({ ...media.example, event: 'nope' }).success, name).toBe(false);
       expect(schema.safeParse({ ...media.example, timestamp: '2026-11-22T14:03:07Z' }).success, name).toBe(false);
       expect(schema.safeParse({ ...media.example, source: name === 'ping' ? 'app' : 'elsewhere' }).success, name).toBe(false);
-      expect(post.parameters.filter((p: any) => p.in === 'header' && p.required).map((p: any) => p.name).sort()).toEqual([...DELIVERY_HEADERS].sort());
+      expect(
+        post.parameters
+          .filter((p: any) => p.in === 'header' && p.required)
+          .map((p: any) => p.name)
+          .sort(),
+      ).toEqual([...DELIVERY_HEADERS].sort());
       expect(Object.keys(post.responses).sort()).toEqual(['2XX', 'default']);
       expect(post.description).toMatch(/10 seconds[\s\S]*5 attempts/);
     }
-    expect(doc.webhooks['contact.created'].post.requestBody.content['application/json'].schema.properties.data.properties.contact.required).toEqual(
-      expect.arrayContaining(['id', 'firstName', 'email']),
-    );
+    expect(
+      doc.webhooks['contact.created'].post.requestBody.content['application/json'].schema.properties.data.properties.contact.required,
+    ).toEqual(expect.arrayContaining(['id', 'firstName', 'email']));
   });
 
   it('explain signing and verification in the Webhooks tag', () => {
     const tag = raw.tags.find((t: any) => t.name === 'Webhooks');
-    for (const s of ['X-Webhook-Signature', 'timingSafeEqual', 'createHmac', 'Standard Webhooks', '1,000', '30 days']) expect(tag.description).toContain(s);
+    for (const s of ['X-Webhook-Signature', 'timingSafeEqual', 'createHmac', 'Standard Webhooks', '1,000', '30 days'])
+      expect(tag.description).toContain(s);
     expect(doc.components.parameters.StandardWebhookSignature.description).toMatch(/24 hours/);
   });
 
@@ -236,7 +281,9 @@ describe('the webhooks', () => {
     const { orgId, publicKey } = await t.newOrg();
     await call(t, 'POST', '/contacts/upsert', { key: publicKey, body: { email: 'hook@example.com', firstName: 'Hook' } });
     await call(t, 'POST', '/contacts/upsert', { key: publicKey, body: { email: 'hook@example.com', tags: ['new'] } });
-    const rows = await t.sql<{ event: string; payload: unknown }>('select event, payload from outbox_events where organization_id = ?', [orgId]);
+    const rows = await t.sql<{ event: string; payload: unknown }>('select event, payload from outbox_events where organization_id = ?', [
+      orgId,
+    ]);
     expect(rows.map((r) => r.event).sort()).toEqual(['contact.created', 'contact.tag_added', 'contact.updated']);
     for (const r of rows) {
       const schema = z.fromJSONSchema(doc.webhooks[r.event].post.requestBody.content['application/json'].schema);
@@ -277,7 +324,11 @@ describe('the interactive reference', () => {
       const html = await page.text();
       expect(page.status, url).toBe(200);
       const csp = Object.fromEntries(
-        page.headers.get('content-security-policy')!.split(';').map((d) => d.trim().split(/\s+/)).map(([name, ...values]) => [name, values]),
+        page.headers
+          .get('content-security-policy')!
+          .split(';')
+          .map((d) => d.trim().split(/\s+/))
+          .map(([name, ...values]) => [name, values]),
       );
       expect(csp['default-src']).toEqual(["'none'"]);
       expect(csp['frame-ancestors']).toEqual(["'none'"]);
@@ -285,7 +336,10 @@ describe('the interactive reference', () => {
       // 'self' plus exactly one hash per inline script, and never 'unsafe-inline' or 'unsafe-eval' for scripts.
       const inline = [...html.matchAll(/<script\b(?![^>]*\bsrc\s*=)[^>]*>/gi)].length;
       expect(inline).toBeGreaterThan(0);
-      expect(csp['script-src']).toEqual(["'self'", ...Array.from({ length: inline }, () => expect.stringMatching(/^'sha256-[A-Za-z0-9+/]+=*'$/))]);
+      expect(csp['script-src']).toEqual([
+        "'self'",
+        ...Array.from({ length: inline }, () => expect.stringMatching(/^'sha256-[A-Za-z0-9+/]+=*'$/)),
+      ]);
       expect(page.headers.get('x-content-type-options')).toBe('nosniff');
       expect(page.headers.get('x-frame-options')).toBe('DENY');
       expect(page.headers.get('referrer-policy')).toBe('no-referrer');
@@ -304,42 +358,63 @@ describe('the interactive reference in a browser with no Internet', () => {
   // The reference renders a tag's operations when it is opened: the first tag on arrival, the webhooks from their link.
   const pages: [string, string[]][] = [
     ['docs', ['Find a contact by email', 'x-ratelimit-reset']],
-    ['docs#tag/webhooks', ['Contact created (contact.created)', 'api-1/tag/webhooks/webhook/POST/contact.created.headers.X-Webhook-Signature']],
+    [
+      'docs#tag/webhooks',
+      ['Contact created (contact.created)', 'api-1/tag/webhooks/webhook/POST/contact.created.headers.X-Webhook-Signature'],
+    ],
   ];
-  it.skipIf(!existsSync(CHROMIUM)).each(pages)('renders %s under its Content-Security-Policy and loads nothing from another host', async (page, shown) => {
-    const dir = mkdtempSync(join(tmpdir(), 'lw-docs-'));
-    try {
-      const { stdout: dom, stderr } = await promisify(execFile)(
-        CHROMIUM,
-        [
-          '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-sync',
-          '--disable-background-networking', '--disable-component-update', `--user-data-dir=${join(dir, 'profile')}`,
-          // Every host but the test server fails to resolve: the machine is offline as far as the page can tell.
-          '--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1', `--log-net-log=${join(dir, 'net.json')}`,
-          // The page's console goes to stderr, where a CSP violation shows as "Refused to ... Content Security Policy".
-          '--enable-logging=stderr', '--v=0',
-          '--virtual-time-budget=20000', '--dump-dom', `${t.v1}/${page}`,
-        ],
-        { maxBuffer: 64 * 1024 * 1024, timeout: 60_000 },
-      );
-      const console = stderr.split('\n').filter((l) => l.includes('CONSOLE'));
-      expect(console.filter((l) => /Content Security Policy|Refused to/i.test(l))).toEqual([]);
-      for (const text of shown) expect(dom).toContain(text);
-      // Requests the page made (the browser's own background traffic carries no page initiator).
-      const log = JSON.parse(readFileSync(join(dir, 'net.json'), 'utf8')) as { events: { params?: { initiator?: string; url?: string } }[] };
-      const fromPage = log.events.flatMap((e) => (e.params?.initiator === t.origin && e.params.url ? [e.params.url] : []));
-      expect(fromPage).toContain(`${t.v1}/docs/json`);
-      for (const url of fromPage) expect(new URL(url).origin, url).toBe(t.origin);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  }, 90_000);
+  it.skipIf(!existsSync(CHROMIUM)).each(pages)(
+    'renders %s under its Content-Security-Policy and loads nothing from another host',
+    async (page, shown) => {
+      const dir = mkdtempSync(join(tmpdir(), 'lw-docs-'));
+      try {
+        const { stdout: dom, stderr } = await promisify(execFile)(
+          CHROMIUM,
+          [
+            '--headless',
+            '--no-sandbox',
+            '--disable-gpu',
+            '--disable-quic',
+            '--no-first-run',
+            '--disable-sync',
+            '--disable-background-networking',
+            '--disable-component-update',
+            `--user-data-dir=${join(dir, 'profile')}`,
+            // Every host but the test server fails to resolve: the machine is offline as far as the page can tell.
+            '--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1',
+            `--log-net-log=${join(dir, 'net.json')}`,
+            // The page's console goes to stderr, where a CSP violation shows as "Refused to ... Content Security Policy".
+            '--enable-logging=stderr',
+            '--v=0',
+            '--virtual-time-budget=20000',
+            '--dump-dom',
+            `${t.v1}/${page}`,
+          ],
+          { maxBuffer: 64 * 1024 * 1024, timeout: 60_000 },
+        );
+        const console = stderr.split('\n').filter((l) => l.includes('CONSOLE'));
+        expect(console.filter((l) => /Content Security Policy|Refused to/i.test(l))).toEqual([]);
+        for (const text of shown) expect(dom).toContain(text);
+        // Requests the page made (the browser's own background traffic carries no page initiator).
+        const log = JSON.parse(readFileSync(join(dir, 'net.json'), 'utf8')) as {
+          events: { params?: { initiator?: string; url?: string } }[];
+        };
+        const fromPage = log.events.flatMap((e) => (e.params?.initiator === t.origin && e.params.url ? [e.params.url] : []));
+        expect(fromPage).toContain(`${t.v1}/docs/json`);
+        for (const url of fromPage) expect(new URL(url).origin, url).toBe(t.origin);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+    90_000,
+  );
 });
 
 describe('real answers match the document', () => {
   it('for successes and errors of every kind', async () => {
     const { publicKey, internalKey } = await t.newOrg();
-    const up = (body: unknown, headers: Record<string, string> = {}) => call(t, 'POST', '/contacts/upsert', { key: publicKey, body, headers });
+    const up = (body: unknown, headers: Record<string, string> = {}) =>
+      call(t, 'POST', '/contacts/upsert', { key: publicKey, body, headers });
     expectConforms('post', '/contacts/upsert', await call(t, 'POST', '/contacts/upsert', { body: { email: 'a@example.com' } }));
     expectConforms('post', '/contacts/upsert', await call(t, 'POST', '/contacts/upsert', { key: internalKey, body: {} }));
     expectConforms('post', '/contacts/upsert', await up('{"email": '));
@@ -362,13 +437,20 @@ describe('real answers match the document', () => {
     expect(invalid.body.code).toBe('validation_failed');
     expectConforms('post', '/leads', invalid);
     expectConforms('post', '/leads', await call(t, 'POST', '/leads', { key: publicKey, body: { email: 'lead@example.com', score: 80 } }));
-    expectConforms('post', '/companies/upsert', await call(t, 'POST', '/companies/upsert', { key: publicKey, body: { domain: 'acme.com' } }));
+    expectConforms(
+      'post',
+      '/companies/upsert',
+      await call(t, 'POST', '/companies/upsert', { key: publicKey, body: { domain: 'acme.com' } }),
+    );
     expectConforms('get', '/contacts/search', await call(t, 'GET', '/contacts/search?email=ADA@example.com', { key: publicKey }));
     expectConforms('get', '/contacts/search', await call(t, 'GET', '/contacts/search?email=nobody@example.com', { key: publicKey }));
     const note = await call(t, 'POST', `/contacts/${created.body.id}/notes`, { key: publicKey, body: { body: 'Called.' } });
     expect(note.status).toBe(201);
     expectConforms('post', '/contacts/{id}/notes', note);
-    const batch = await call(t, 'POST', '/contacts/batch-upsert', { key: publicKey, body: { contacts: [{ email: 'c@example.com' }, { email: 'bad' }] } });
+    const batch = await call(t, 'POST', '/contacts/batch-upsert', {
+      key: publicKey,
+      body: { contacts: [{ email: 'c@example.com' }, { email: 'bad' }] },
+    });
     expectConforms('post', '/contacts/batch-upsert', batch);
   });
 

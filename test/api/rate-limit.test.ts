@@ -37,7 +37,6 @@ async function req(app: TestApp, method: string, path: string, opts: Parameters<
   return { ...r, sent, at: t.clock.now().getTime() };
 }
 
-
 function expectRateHeaders(r: Res, remaining: number) {
   expect(intHeader(r, 'x-ratelimit-limit')).toBe(LIMIT);
   expect(intHeader(r, 'x-ratelimit-remaining')).toBe(remaining);
@@ -63,7 +62,13 @@ async function orgWithContact() {
   const org = await t.newOrg();
   const r = await call(t, 'POST', '/contacts/upsert', { key: org.publicKey, body: { email: 'rl@example.com' } });
   expect(r.status).toBe(200);
-  const key = await t.newKey({ orgId: org.orgId, userId: org.userId, name: 'burst', type: 'public', permissions: ['contacts:read', 'contacts:write'] });
+  const key = await t.newKey({
+    orgId: org.orgId,
+    userId: org.userId,
+    name: 'burst',
+    type: 'public',
+    permissions: ['contacts:read', 'contacts:write'],
+  });
   await settled(key);
   return { ...org, key };
 }
@@ -116,7 +121,13 @@ async function counted(key: string): Promise<number> {
 describe('600 requests per minute per key', () => {
   it('answers 600 requests, then 429 rate_limited with retry-after; other keys are unaffected', async () => {
     const org = await orgWithContact();
-    const sameOrgKey = await t.newKey({ orgId: org.orgId, userId: org.userId, name: 'other', type: 'public', permissions: ['contacts:read'] });
+    const sameOrgKey = await t.newKey({
+      orgId: org.orgId,
+      userId: org.userId,
+      name: 'other',
+      type: 'public',
+      permissions: ['contacts:read'],
+    });
     const otherOrg = await orgWithContact();
 
     freshMinute(t.clock);
@@ -207,9 +218,17 @@ describe('a spent key is refused from memory, a live key is checked every time',
   it('answers 401 to a spent key as soon as it is revoked, or its owner is deactivated or changes password, in every server', async () => {
     type Org = Awaited<ReturnType<typeof orgWithContact>>;
     const cases: [string, (org: Org) => Promise<unknown>, (org: Org) => (m: Record<string, unknown>) => boolean][] = [
-      ['revoked', (org) => t.sql(`update api_keys set revoked_at = ? where key_hash = ?`, [t.clock.now(), hashKey(org.key)]), (org) => aboutKey(org.key)],
+      [
+        'revoked',
+        (org) => t.sql(`update api_keys set revoked_at = ? where key_hash = ?`, [t.clock.now(), hashKey(org.key)]),
+        (org) => aboutKey(org.key),
+      ],
       ['deactivated', (org) => t.sql(`update users set active = false where id = ?`, [org.userId]), (org) => aboutUser(org.userId)],
-      ['password changed', (org) => t.sql(`update users set credential_epoch = credential_epoch + 1 where id = ?`, [org.userId]), (org) => aboutUser(org.userId)],
+      [
+        'password changed',
+        (org) => t.sql(`update users set credential_epoch = credential_epoch + 1 where id = ?`, [org.userId]),
+        (org) => aboutUser(org.userId),
+      ],
     ];
     for (const [label, change, about] of cases) {
       const org = await orgWithContact();
@@ -251,7 +270,13 @@ describe('a spent key is refused from memory, a live key is checked every time',
 describe('headers and counting', () => {
   it('puts the headers on error responses too, and counts those requests', async () => {
     const org = await orgWithContact();
-    const key = await t.newKey({ orgId: org.orgId, userId: org.userId, name: 'errors', type: 'public', permissions: ['contacts:read', 'contacts:write', 'notes:write'] });
+    const key = await t.newKey({
+      orgId: org.orgId,
+      userId: org.userId,
+      name: 'errors',
+      type: 'public',
+      permissions: ['contacts:read', 'contacts:write', 'notes:write'],
+    });
     freshMinute(t.clock);
     const responses = [
       await req(t, 'GET', '/contacts/search?email=nobody@example.com', { key }),

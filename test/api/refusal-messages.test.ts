@@ -54,7 +54,8 @@ describe('a key its owner stopped says why, to its holder only', () => {
     for (let i = 0; i < 2; i++) {
       expect((await search(org.publicKey)).body).toEqual({
         code: 'unauthorized',
-        error: "This API key stopped working when its owner's account was deactivated; an owner or admin can reactivate the account, or create a new key",
+        error:
+          "This API key stopped working when its owner's account was deactivated; an owner or admin can reactivate the account, or create a new key",
       });
     }
   });
@@ -83,14 +84,17 @@ describe('GET /v1/contacts/search?email=', () => {
       issues: [
         {
           path: 'email',
-          message: "email must be percent-encoded in the query string: a raw '+' reads as a space, so send '+' as %2B (ada%2Bnews@example.com)",
+          message:
+            "email must be percent-encoded in the query string: a raw '+' reads as a space, so send '+' as %2B (ada%2Bnews@example.com)",
         },
       ],
     });
     // Encoded, it is an email like any other (here, one nobody has).
     expect((await search(org.publicKey, 'ada%2Bnews@example.com')).status).toBe(404);
     // Other bad emails keep their own message.
-    expect((await search(org.publicKey, 'not-an-email')).body.issues).toEqual([{ path: 'email', message: 'email must be a valid email address' }]);
+    expect((await search(org.publicKey, 'not-an-email')).body.issues).toEqual([
+      { path: 'email', message: 'email must be a valid email address' },
+    ]);
   });
 });
 

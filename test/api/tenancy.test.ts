@@ -31,16 +31,36 @@ beforeAll(async () => {
   expect((await call(t, 'POST', '/companies/upsert', { key, body: { domain: 'shared.example', name: 'B Shared' } })).status).toBe(200);
   const contact = await call(t, 'POST', '/contacts/upsert', {
     key,
-    body: { email: 'b-person@example.com', firstName: 'Bea', lastName: 'Bee', phone: '555-0100', title: 'CEO', tags: ['b'], custom: { org: 'B' }, companyDomain: 'b-only.example' },
+    body: {
+      email: 'b-person@example.com',
+      firstName: 'Bea',
+      lastName: 'Bee',
+      phone: '555-0100',
+      title: 'CEO',
+      tags: ['b'],
+      custom: { org: 'B' },
+      companyDomain: 'b-only.example',
+    },
   });
   bContactId = contact.body.id;
-  const named = await call(t, 'POST', '/contacts/upsert', { key, body: { companyDomain: 'shared.example', firstName: 'Nia', lastName: 'Named' } });
+  const named = await call(t, 'POST', '/contacts/upsert', {
+    key,
+    body: { companyDomain: 'shared.example', firstName: 'Nia', lastName: 'Named' },
+  });
   bNamedContactId = named.body.id;
   expect((await call(t, 'POST', `/contacts/${bContactId}/notes`, { key, body: { body: 'B private note' } })).status).toBe(201);
   // The API has no pipeline writes; B's extra pipeline is made directly.
-  const [pipeline] = await t.sql<{ id: string }>(`insert into pipelines (organization_id, name) values (?, 'B Secret Pipeline') returning id`, [b.orgId]);
-  await t.sql(`insert into pipeline_stages (organization_id, pipeline_id, name, position) values (?, ?, 'Only', 0)`, [b.orgId, pipeline!.id]);
-  expect((await call(t, 'POST', '/leads', { key, body: { email: 'b-person@example.com', pipeline: 'B Secret Pipeline' } })).body.warning).toBeNull();
+  const [pipeline] = await t.sql<{ id: string }>(
+    `insert into pipelines (organization_id, name) values (?, 'B Secret Pipeline') returning id`,
+    [b.orgId],
+  );
+  await t.sql(`insert into pipeline_stages (organization_id, pipeline_id, name, position) values (?, ?, 'Only', 0)`, [
+    b.orgId,
+    pipeline!.id,
+  ]);
+  expect(
+    (await call(t, 'POST', '/leads', { key, body: { email: 'b-person@example.com', pipeline: 'B Secret Pipeline' } })).body.warning,
+  ).toBeNull();
   bSnapshot = await snapshotOf(b.orgId);
 });
 afterAll(async () => t?.close());
@@ -66,7 +86,10 @@ describe('a key of organization A', () => {
     const r = await call(t, 'POST', `/contacts/${bContactId}/notes`, { key: a.publicKey, body: { body: 'A was here' } });
     expect(r.status).toBe(404);
     expect(r.body.code).toBe('not_found');
-    const unknown = await call(t, 'POST', '/contacts/00000000-0000-4000-8000-000000000001/notes', { key: a.publicKey, body: { body: 'A was here' } });
+    const unknown = await call(t, 'POST', '/contacts/00000000-0000-4000-8000-000000000001/notes', {
+      key: a.publicKey,
+      body: { body: 'A was here' },
+    });
     // A foreign id and a non-existent id look the same.
     expect(unknown.status).toBe(r.status);
     expect(Object.keys(unknown.body).sort()).toEqual(Object.keys(r.body).sort());
@@ -82,30 +105,47 @@ describe('a key of organization A', () => {
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ created: true, matchedBy: null });
     expect(r.body.id).not.toBe(bContactId);
-    const [row] = await t.sql<{ organization_id: string; first_name: string }>('select organization_id, first_name from contacts where id = ?', [r.body.id]);
+    const [row] = await t.sql<{ organization_id: string; first_name: string }>(
+      'select organization_id, first_name from contacts where id = ?',
+      [r.body.id],
+    );
     expect(row).toEqual({ organization_id: a.orgId, first_name: 'Hijack' });
     // Batch and lead paths match on email too: still A's own contact.
-    const batch = await call(t, 'POST', '/contacts/batch-upsert', { key: a.publicKey, body: { contacts: [{ email: 'b-person@example.com', lastName: 'Batch' }] } });
+    const batch = await call(t, 'POST', '/contacts/batch-upsert', {
+      key: a.publicKey,
+      body: { contacts: [{ email: 'b-person@example.com', lastName: 'Batch' }] },
+    });
     expect(batch.body.results[0]).toMatchObject({ ok: true, id: r.body.id });
     const lead = await call(t, 'POST', '/leads', { key: a.publicKey, body: { email: 'b-person@example.com', score: 99 } });
     expect(lead.body.id).toBe(r.body.id);
     await expectBUntouched();
   });
 
-  it("cannot link to a company that exists only in B: 422 company_not_found", async () => {
-    const r = await call(t, 'POST', '/contacts/upsert', { key: a.publicKey, body: { email: 'a-link@example.com', companyDomain: 'b-only.example' } });
+  it('cannot link to a company that exists only in B: 422 company_not_found', async () => {
+    const r = await call(t, 'POST', '/contacts/upsert', {
+      key: a.publicKey,
+      body: { email: 'a-link@example.com', companyDomain: 'b-only.example' },
+    });
     expect(r.status).toBe(422);
     expect(r.body).toEqual({ error: expect.any(String), code: 'company_not_found', domain: 'b-only.example' });
     expect(JSON.stringify(r.body)).not.toContain(bCompanyId);
-    const lead = await call(t, 'POST', '/leads', { key: a.publicKey, body: { email: 'a-link@example.com', companyDomain: 'https://www.B-only.example/about' } });
+    const lead = await call(t, 'POST', '/leads', {
+      key: a.publicKey,
+      body: { email: 'a-link@example.com', companyDomain: 'https://www.B-only.example/about' },
+    });
     expect(lead.status).toBe(422);
     expect(await t.sql(`select 1 from contacts where email = 'a-link@example.com'`)).toHaveLength(0);
     await expectBUntouched();
   });
 
   it("never matches B's contact by name at a domain both organizations have", async () => {
-    expect((await call(t, 'POST', '/companies/upsert', { key: a.publicKey, body: { domain: 'shared.example', name: 'A Shared' } })).body.created).toBe(true);
-    const r = await call(t, 'POST', '/contacts/upsert', { key: a.publicKey, body: { companyDomain: 'shared.example', firstName: 'Nia', lastName: 'Named', phone: '1' } });
+    expect(
+      (await call(t, 'POST', '/companies/upsert', { key: a.publicKey, body: { domain: 'shared.example', name: 'A Shared' } })).body.created,
+    ).toBe(true);
+    const r = await call(t, 'POST', '/contacts/upsert', {
+      key: a.publicKey,
+      body: { companyDomain: 'shared.example', firstName: 'Nia', lastName: 'Named', phone: '1' },
+    });
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ created: true, matchedBy: null });
     expect(r.body.id).not.toBe(bNamedContactId);
@@ -129,7 +169,9 @@ describe('a key of organization A', () => {
     // A's default pipeline still works for A.
     const own = await call(t, 'POST', '/leads', { key: a.publicKey, body: { email: 'a-lead@example.com' } });
     expect(own.body.warning).toBeNull();
-    const [item] = await t.sql<{ organization_id: string }>('select organization_id from pipeline_items where id = ?', [own.body.pipelineItemId]);
+    const [item] = await t.sql<{ organization_id: string }>('select organization_id from pipeline_items where id = ?', [
+      own.body.pipelineItemId,
+    ]);
     expect(item!.organization_id).toBe(a.orgId);
     await expectBUntouched();
   });

@@ -41,14 +41,20 @@ async function orgWithContact() {
   const org = await t.newOrg();
   const r = await call(t, 'POST', '/contacts/upsert', { key: org.publicKey, body: { email: 'rl@example.com' } });
   expect(r.status).toBe(200);
-  const key = await t.newKey({ orgId: org.orgId, userId: org.userId, name: 'burst', type: 'public', permissions: ['contacts:read', 'contacts:write'] });
+  const key = await t.newKey({
+    orgId: org.orgId,
+    userId: org.userId,
+    name: 'burst',
+    type: 'public',
+    permissions: ['contacts:read', 'contacts:write'],
+  });
   return { ...org, key };
 }
 
 describe('unknown keys', () => {
   const lookups = (app: 't' | 'peer') => keyGuardOf((app === 't' ? t.runtime : server.runtime).deps).lookups();
 
-  it('never refuses a valid key for other clients\' unknown keys, from the same address or after a restart', async () => {
+  it("never refuses a valid key for other clients' unknown keys, from the same address or after a restart", async () => {
     const org = await orgWithContact();
     freshMinute(t.clock);
     expect((await search(t, org.key)).status).toBe(200);
@@ -68,7 +74,13 @@ describe('unknown keys', () => {
     // A process that starts now (a restart) has seen no key: a valid one still goes through.
     const fresh = await startPeer(t);
     try {
-      const other = await t.newKey({ orgId: org.orgId, userId: org.userId, name: 'after restart', type: 'public', permissions: ['contacts:read'] });
+      const other = await t.newKey({
+        orgId: org.orgId,
+        userId: org.userId,
+        name: 'after restart',
+        type: 'public',
+        permissions: ['contacts:read'],
+      });
       for (const key of [other, org.key]) {
         const r = await search({ ...t, v1: fresh.v1 }, key);
         expect(r.status, JSON.stringify(r.body)).toBe(200);
@@ -98,7 +110,9 @@ describe('unknown keys', () => {
     freshMinute(t.clock);
     const limit = t.runtime.deps.config.KEY_LOOKUP_CONCURRENCY;
     const keys = await Promise.all(
-      Array.from({ length: 5 }, (_, i) => t.newKey({ orgId: org.orgId, userId: org.userId, name: `mid-flood ${i}`, type: 'public', permissions: ['contacts:read'] })),
+      Array.from({ length: 5 }, (_, i) =>
+        t.newKey({ orgId: org.orgId, userId: org.userId, name: `mid-flood ${i}`, type: 'public', permissions: ['contacts:read'] }),
+      ),
     );
     const flood = burst(200, 40, () => search(peer, generateKeyValue()));
     const real = await Promise.all(keys.map((key) => search(peer, key)));
@@ -127,7 +141,9 @@ describe('unknown keys', () => {
   it('does not count malformed or missing keys, which never reach the database', async () => {
     const org = await orgWithContact();
     freshMinute(t.clock);
-    const refused = await burst(100, 10, (i) => req(t, 'GET', '/contacts/search?email=rl@example.com', i % 2 ? { key: 'ck_live_short' } : {}));
+    const refused = await burst(100, 10, (i) =>
+      req(t, 'GET', '/contacts/search?email=rl@example.com', i % 2 ? { key: 'ck_live_short' } : {}),
+    );
     for (const r of refused) expect([r.status, r.body.code]).toEqual([401, 'unauthorized']);
     const unseen = await t.newKey({ orgId: org.orgId, userId: org.userId, name: 'unseen', type: 'public', permissions: ['contacts:read'] });
     expect((await search(t, unseen)).status).toBe(200);

@@ -27,7 +27,10 @@ const footprint = async (orgId: string) =>
       `select (select count(*) from contacts where organization_id = $1) as contacts, (select count(*) from deals where organization_id = $1) as deals,
         (select count(*) from tasks where organization_id = $1) as tasks, (select count(*) from messages where organization_id = $1) as messages,
         (select count(*) from outbox_events where organization_id = $1) as events, (select contact_count from contact_counters where organization_id = $1) as counter,
-        (select string_agg(tags::text || coalesce(phone, ''), ',' order by id) from contacts where organization_id = $1) as contact_data`.replaceAll('$1', '?'),
+        (select string_agg(tags::text || coalesce(phone, ''), ',' order by id) from contacts where organization_id = $1) as contact_data`.replaceAll(
+        '$1',
+        '?',
+      ),
       [orgId, orgId, orgId, orgId, orgId, orgId, orgId],
     )
   )[0];
@@ -65,7 +68,9 @@ describe('action list', () => {
 describe('running actions', () => {
   it('create_contact creates the contact with its tags and company, emitting contact.created with source zapier', async () => {
     const org = await t.newOrg();
-    expect((await call(t, 'POST', '/companies/upsert', { key: org.publicKey, body: { domain: 'example.com', name: 'Example' } })).status).toBe(200);
+    expect(
+      (await call(t, 'POST', '/companies/upsert', { key: org.publicKey, body: { domain: 'example.com', name: 'Example' } })).status,
+    ).toBe(200);
     const res = await run(org, 'create_contact', {
       firstName: 'Ada',
       lastName: 'Lovelace',
@@ -75,7 +80,13 @@ describe('running actions', () => {
       tags: 'vip, webinar,,',
     });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com', tags: ['vip', 'webinar'], source: 'zapier' });
+    expect(res.body).toMatchObject({
+      firstName: 'Ada',
+      lastName: 'Lovelace',
+      email: 'ada@example.com',
+      tags: ['vip', 'webinar'],
+      source: 'zapier',
+    });
     const [row] = await t.sql<{ company_id: string; domain: string }>(
       `select c.company_id, co.domain from contacts c join companies co on co.id = c.company_id where c.id = ?`,
       [res.body.id],
@@ -84,7 +95,15 @@ describe('running actions', () => {
     const evs = await events(org.orgId);
     expect(evs.map((e) => [e.event, e.payload.source, e.payload.data.contact.id])).toEqual([['contact.created', 'zapier', res.body.id]]);
     // Blank optional inputs (what a platform sends for unmapped fields) are simply not given.
-    const blanks = await run(org, 'create_contact', { firstName: 'Grace', lastName: 'Hopper', email: '', phone: null, company: '', source: 'webinar-2026', tags: '' });
+    const blanks = await run(org, 'create_contact', {
+      firstName: 'Grace',
+      lastName: 'Hopper',
+      email: '',
+      phone: null,
+      company: '',
+      source: 'webinar-2026',
+      tags: '',
+    });
     expect(blanks.status).toBe(201);
     expect(blanks.body).toMatchObject({ email: null, phone: null, tags: [], source: 'webinar-2026' });
   });
@@ -95,7 +114,10 @@ describe('running actions', () => {
     const before = await footprint(org.orgId);
     const missing = await run(org, 'create_contact', { email: 'grace@example.com' });
     expect(missing.status).toBe(400);
-    expect(missing.body).toMatchObject({ code: 'validation_failed', error: 'Validation failed: firstName is required; lastName is required' });
+    expect(missing.body).toMatchObject({
+      code: 'validation_failed',
+      error: 'Validation failed: firstName is required; lastName is required',
+    });
     expect(issuePaths(missing.body)).toEqual(['firstName', 'lastName']);
     const blank = await run(org, 'create_contact', { firstName: '  ', lastName: null, email: 'nope', tags: 7 });
     expect(issuePaths(blank.body)).toEqual(['firstName', 'lastName', 'email', 'tags']);
@@ -145,7 +167,10 @@ describe('running actions', () => {
       [org.orgId],
     );
     const res = await run(org, 'create_deal', { contactId, pipelineId: pipeline!.id });
-    expect(res).toMatchObject({ status: 201, body: { contactId, pipelineId: pipeline!.id, stageId: pipeline!.stage, title: 'Ada Lovelace', status: 'open' } });
+    expect(res).toMatchObject({
+      status: 201,
+      body: { contactId, pipelineId: pipeline!.id, stageId: pipeline!.stage, title: 'Ada Lovelace', status: 'open' },
+    });
     const created = (await events(org.orgId)).filter((e) => e.event === 'deal.created');
     expect(created.map((e) => [e.payload.source, e.payload.data.deal.id])).toEqual([['zapier', res.body.id]]);
   });
@@ -157,7 +182,10 @@ describe('running actions', () => {
     const [foreign] = await t.sql<{ id: string }>(`select id from pipelines where organization_id = ?`, [stranger.orgId]);
     const before = await footprint(org.orgId);
     const missing = await run(org, 'create_deal', {});
-    expect(missing.body).toMatchObject({ code: 'validation_failed', error: 'Validation failed: contactId is required; pipelineId is required' });
+    expect(missing.body).toMatchObject({
+      code: 'validation_failed',
+      error: 'Validation failed: contactId is required; pipelineId is required',
+    });
     expect(issuePaths((await run(org, 'create_deal', { contactId: 'x', pipelineId: '' })).body)).toEqual(['contactId', 'pipelineId']);
     expect((await run(org, 'create_deal', { contactId, pipelineId: foreign!.id })).status).toBe(404);
     expect(await footprint(org.orgId)).toEqual(before);
@@ -179,7 +207,10 @@ describe('running actions', () => {
     const contactId = await newContact(org, { phone: '+1 (415) 555-0123' });
     await t.sql(`update contacts set sms_consent = true where id = ?`, [contactId]);
     const byNumber = await run(org, 'send_sms', { to: '+14155550123', body: 'Hi Ada' });
-    expect(byNumber).toMatchObject({ status: 201, body: { contactId, to: '+1 (415) 555-0123', body: 'Hi Ada', status: 'sent', direction: 'outbound' } });
+    expect(byNumber).toMatchObject({
+      status: 201,
+      body: { contactId, to: '+1 (415) 555-0123', body: 'Hi Ada', status: 'sent', direction: 'outbound' },
+    });
     const byId = await run(org, 'send_sms', { to: contactId, body: 'Again' });
     expect(byId).toMatchObject({ status: 201, body: { contactId, status: 'sent' } });
     const sms = (await events(org.orgId)).filter((e) => e.event.startsWith('message.') || e.event.startsWith('conversation.'));
@@ -199,7 +230,10 @@ describe('running actions', () => {
       expect(res).toMatchObject({ status: 409, body: { code: 'sms_consent_required' } });
     }
     expect((await run(org, 'send_sms', { to: '+1 999 000 0000', body: 'Hi' })).status).toBe(404);
-    expect((await run(org, 'send_sms', { to: 'no digits', body: 'Hi' })).body).toMatchObject({ code: 'validation_failed', issues: [{ path: 'to' }] });
+    expect((await run(org, 'send_sms', { to: 'no digits', body: 'Hi' })).body).toMatchObject({
+      code: 'validation_failed',
+      issues: [{ path: 'to' }],
+    });
     const missing = await run(org, 'send_sms', {});
     expect(missing.body).toMatchObject({ code: 'validation_failed', error: 'Validation failed: to is required; body is required' });
     expect(await footprint(org.orgId)).toEqual(before);

@@ -15,12 +15,27 @@ afterAll(async () => t?.close());
 
 const HOOK = 'https://hooks.example.com/hooks/standard/1/abc/';
 const hooksOf = (orgId: string) =>
-  t.sql<{ id: string; kind: string; url: string; events: string[]; enabled: boolean; disabled_reason: string | null; secret: string; api_key_id: string | null; created_by_id: string }>(
+  t.sql<{
+    id: string;
+    kind: string;
+    url: string;
+    events: string[];
+    enabled: boolean;
+    disabled_reason: string | null;
+    secret: string;
+    api_key_id: string | null;
+    created_by_id: string;
+  }>(
     `select id, kind, url, events, enabled, disabled_reason, secret, api_key_id, created_by_id from webhook_endpoints where organization_id = ? order by created_at, id`,
     [orgId],
   );
 const keyId = async (orgId: string, userId: string) =>
-  (await t.sql<{ id: string }>(`select id from api_keys where organization_id = ? and created_by_id = ? and type = 'internal'`, [orgId, userId]))[0]!.id;
+  (
+    await t.sql<{ id: string }>(`select id from api_keys where organization_id = ? and created_by_id = ? and type = 'internal'`, [
+      orgId,
+      userId,
+    ])
+  )[0]!.id;
 
 async function signIn(orgId: string): Promise<string> {
   const [owner] = await t.sql<{ email: string }>(`select email from users where organization_id = ? and role = 'owner'`, [orgId]);
@@ -37,9 +52,13 @@ describe('subscribe', () => {
     const org = await t.newOrg();
     const at = new Date('2031-03-04T05:06:07.089Z');
     t.clock.freeze(at);
-    const res = await automation(t, 'POST', '/subscribe', { apiKey: org.internalKey }, { hookUrl: HOOK, triggerEvent: 'contact.created' }).finally(() =>
-      t.clock.unfreeze(),
-    );
+    const res = await automation(
+      t,
+      'POST',
+      '/subscribe',
+      { apiKey: org.internalKey },
+      { hookUrl: HOOK, triggerEvent: 'contact.created' },
+    ).finally(() => t.clock.unfreeze());
     expect(res.status).toBe(201);
     expect(res.body).toEqual({
       id: expect.any(String),
@@ -67,11 +86,26 @@ describe('subscribe', () => {
 
   it('works the same with Authorization: Bearer, over typed tRPC, and with a session (no key recorded)', async () => {
     const org = await t.newOrg();
-    const bearer = await automation(t, 'POST', '/subscribe', { bearer: org.internalKey }, { hookUrl: `${HOOK}1`, triggerEvent: 'deal.won' });
+    const bearer = await automation(
+      t,
+      'POST',
+      '/subscribe',
+      { bearer: org.internalKey },
+      { hookUrl: `${HOOK}1`, triggerEvent: 'deal.won' },
+    );
     expect(bearer.status).toBe(201);
-    const typed = await internalClient(t, org.internalKey).automation.subscribe.mutate({ hookUrl: `${HOOK}2`, triggerEvent: 'task.completed' });
+    const typed = await internalClient(t, org.internalKey).automation.subscribe.mutate({
+      hookUrl: `${HOOK}2`,
+      triggerEvent: 'task.completed',
+    });
     expect(typed).toMatchObject({ triggerEvent: 'task.completed', enabled: true });
-    const session = await automation(t, 'POST', '/subscribe', { bearer: await signIn(org.orgId) }, { hookUrl: `${HOOK}3`, triggerEvent: 'form.submitted' });
+    const session = await automation(
+      t,
+      'POST',
+      '/subscribe',
+      { bearer: await signIn(org.orgId) },
+      { hookUrl: `${HOOK}3`, triggerEvent: 'form.submitted' },
+    );
     expect(session.status).toBe(201);
     const rows = await hooksOf(org.orgId);
     const key = await keyId(org.orgId, org.userId);
@@ -104,7 +138,9 @@ describe('subscribe', () => {
   it('returns the existing hook when the same URL subscribes to the same trigger again, even concurrently', async () => {
     const org = await t.newOrg();
     const body = { hookUrl: HOOK, triggerEvent: 'contact.updated' };
-    const replies = await Promise.all(Array.from({ length: 5 }, () => automation(t, 'POST', '/subscribe', { apiKey: org.internalKey }, body)));
+    const replies = await Promise.all(
+      Array.from({ length: 5 }, () => automation(t, 'POST', '/subscribe', { apiKey: org.internalKey }, body)),
+    );
     expect(replies.map((r) => r.status)).toEqual([201, 201, 201, 201, 201]);
     expect(new Set(replies.map((r) => r.body.id)).size).toBe(1);
     const other = await automation(t, 'POST', '/subscribe', { apiKey: org.internalKey }, { ...body, triggerEvent: 'contact.deleted' });
@@ -185,7 +221,9 @@ describe('X-Api-Key authentication', () => {
     }
     expect(await hooksOf(org.orgId)).toEqual([]);
     // The same key in both headers is one credential, not a conflict.
-    const both = await automation(t, 'GET', '/me', { headers: { 'x-api-key': org.internalKey, authorization: `Bearer ${org.internalKey}` } });
+    const both = await automation(t, 'GET', '/me', {
+      headers: { 'x-api-key': org.internalKey, authorization: `Bearer ${org.internalKey}` },
+    });
     expect(both.status).toBe(200);
   });
 

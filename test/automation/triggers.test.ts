@@ -14,13 +14,26 @@ beforeAll(async () => {
 afterAll(async () => t?.close());
 
 /** True when the catalogue's schema of that event accepts the payload. */
-const valid = (payload: { event: string }) => EVENT_CATALOGUE[payload.event as keyof typeof EVENT_CATALOGUE].payload.safeParse(payload).success;
+const valid = (payload: { event: string }) =>
+  EVENT_CATALOGUE[payload.event as keyof typeof EVENT_CATALOGUE].payload.safeParse(payload).success;
 
 /** Spelled out from the spec, not imported, so that a change to the code's list is caught here. */
 const SPEC_TRIGGERS = [
-  'contact.created', 'contact.updated', 'contact.deleted', 'contact.stage_changed', 'contact.tag_added',
-  'deal.created', 'deal.updated', 'deal.won', 'deal.lost', 'deal.stage_changed',
-  'task.created', 'task.completed', 'message.received', 'form.submitted', 'booking.created',
+  'contact.created',
+  'contact.updated',
+  'contact.deleted',
+  'contact.stage_changed',
+  'contact.tag_added',
+  'deal.created',
+  'deal.updated',
+  'deal.won',
+  'deal.lost',
+  'deal.stage_changed',
+  'task.created',
+  'task.completed',
+  'message.received',
+  'form.submitted',
+  'booking.created',
 ];
 
 describe('trigger list', () => {
@@ -44,7 +57,10 @@ describe('trigger samples', () => {
     const org = await t.newOrg();
     for (const name of ['Ada', 'Grace', 'Edith', 'Hedy']) {
       t.clock.advance(1000);
-      const res = await call(t, 'POST', '/contacts/upsert', { key: org.publicKey, body: { email: `${name.toLowerCase()}@example.com`, firstName: name } });
+      const res = await call(t, 'POST', '/contacts/upsert', {
+        key: org.publicKey,
+        body: { email: `${name.toLowerCase()}@example.com`, firstName: name },
+      });
       expect(res.status).toBe(200);
     }
     const stored = await t.sql<{ payload: unknown }>(

@@ -58,7 +58,10 @@ const S = {
 
 const PHASES = ['pgbench', 'ceiling', 'services', 'upsert', 'batch', 'limits', 'edge'] as const;
 type Phase = (typeof PHASES)[number];
-const only = (process.env.BENCH_ONLY ?? '').split(',').map((p) => p.trim()).filter(Boolean);
+const only = (process.env.BENCH_ONLY ?? '')
+  .split(',')
+  .map((p) => p.trim())
+  .filter(Boolean);
 for (const p of only) if (!PHASES.includes(p as Phase)) throw new Error(`BENCH_ONLY: unknown phase ${p} (phases: ${PHASES.join(', ')})`);
 const runs = (p: Phase) => only.length === 0 || only.includes(p);
 
@@ -93,7 +96,9 @@ async function mainPhases(busyBefore: number | null): Promise<Record<string, unk
     const serverConfig = loadConfig(server.env);
     const url = await clusterUrl(server.dataDir);
     pool = new pg.Pool({ connectionString: url, max: 2 });
-    const { rows: [info] } = await pool.query<{ version: string; sync: string; fsync: string; max_conn: string }>(
+    const {
+      rows: [info],
+    } = await pool.query<{ version: string; sync: string; fsync: string; max_conn: string }>(
       `select version() as version, current_setting('synchronous_commit') as sync, current_setting('fsync') as fsync,
          current_setting('max_connections') as max_conn`,
     );
@@ -145,7 +150,9 @@ async function mainPhases(busyBefore: number | null): Promise<Record<string, unk
         await bare.stop();
       }
     };
-    const ceiling = runs('ceiling') ? await bareUpserts('ceiling', () => startBare('ceiling-server.ts', [url, poolSize, String(S.seedContacts)])) : null;
+    const ceiling = runs('ceiling')
+      ? await bareUpserts('ceiling', () => startBare('ceiling-server.ts', [url, poolSize, String(S.seedContacts)]))
+      : null;
     const services = runs('services') ? await bareUpserts('services', () => startBare('services-server.ts', [url, poolSize])) : null;
     let upsert = null;
     if (runs('upsert')) {
@@ -175,8 +182,12 @@ async function mainPhases(busyBefore: number | null): Promise<Record<string, unk
     const cpus = os.cpus();
     const out = process.stdout;
     out.write(`\nLeadwire benchmark (${new Date().toISOString()})\n`);
-    out.write(`machine: ${cpus.length} x ${cpus[0]?.model.trim() ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB; node ${process.version}\n`);
-    out.write(`database: embedded ${info?.version.split(' ').slice(0, 2).join(' ')}, fsync=${info?.fsync}, synchronous_commit=${info?.sync}, max_connections=${info?.max_conn}\n`);
+    out.write(
+      `machine: ${cpus.length} x ${cpus[0]?.model.trim() ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB; node ${process.version}\n`,
+    );
+    out.write(
+      `database: embedded ${info?.version.split(' ').slice(0, 2).join(' ')}, fsync=${info?.fsync}, synchronous_commit=${info?.sync}, max_connections=${info?.max_conn}\n`,
+    );
     out.write(`server: ROLE=all, LOG_LEVEL=warn, DB_POOL_MAX=${serverConfig.DB_POOL_MAX}\n`);
     out.write(
       `mix: ${Math.round(S.existingRatio * 100)}% existing emails (random among ${S.seedContacts.toLocaleString('en-US')} seeded contacts), ` +
@@ -189,7 +200,9 @@ async function mainPhases(busyBefore: number | null): Promise<Record<string, unk
           `and half new keys, -M prepared, ${reference.clients} clients, on the same database\n`,
       );
     }
-    out.write(`timing: ${S.warmupSeconds}s warm-up (discarded) then ${S.seconds}s measured per write phase; ${S.limitSeconds}s per limit phase\n`);
+    out.write(
+      `timing: ${S.warmupSeconds}s warm-up (discarded) then ${S.seconds}s measured per write phase; ${S.limitSeconds}s per limit phase\n`,
+    );
     out.write(
       'note: the load generator (autocannon, pgbench) runs on the same cores as the server and PostgreSQL, ' +
         'so every figure here is lower than a dedicated load machine would see; the ratios are what compare across machines.\n\n',

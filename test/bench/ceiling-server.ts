@@ -26,14 +26,17 @@ const UPSERT: pg.QueryConfig = {
 
 async function setUp(seeds: number): Promise<void> {
   await pool.query(`drop table if exists ${TABLE}`);
-  await pool.query(`create table ${TABLE} (email text primary key, first_name text not null, last_name text not null, updated_at timestamptz not null)`);
+  await pool.query(
+    `create table ${TABLE} (email text primary key, first_name text not null, last_name text not null, updated_at timestamptz not null)`,
+  );
   // The same addresses as the API phase's existing half, so half the requests update and half insert there too.
   const probe = seedEmail(0);
   const at = probe.indexOf('0@');
-  await pool.query(
-    `insert into ${TABLE} select $1 || g || $2, 'Seed', 'Row', now() from generate_series(0, $3::int - 1) g`,
-    [probe.slice(0, at), probe.slice(at + 1), seeds],
-  );
+  await pool.query(`insert into ${TABLE} select $1 || g || $2, 'Seed', 'Row', now() from generate_series(0, $3::int - 1) g`, [
+    probe.slice(0, at),
+    probe.slice(at + 1),
+    seeds,
+  ]);
   await pool.query(`analyze ${TABLE}`);
 }
 

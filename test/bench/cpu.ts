@@ -87,7 +87,15 @@ export function cpuMeter(serverPid: number, postmasterPid: number): () => CpuSha
     const server = per(start.server, end.server);
     const postgres = per(start.postgres, end.postgres);
     const loadGenerator = per(start.self, end.self);
-    return { seconds, cores: os.cpus().length, machine, server, postgres, loadGenerator, other: Math.max(0, machine - server - postgres - loadGenerator) };
+    return {
+      seconds,
+      cores: os.cpus().length,
+      machine,
+      server,
+      postgres,
+      loadGenerator,
+      other: Math.max(0, machine - server - postgres - loadGenerator),
+    };
   };
 }
 

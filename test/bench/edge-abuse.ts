@@ -102,7 +102,13 @@ export function holdSlowConnections(o: {
     measure() {
       f = fresh();
       const t0 = performance.now();
-      return () => ({ ...f, target: o.target, addresses: o.addresses.length, openAtEnd: open.size, seconds: (performance.now() - t0) / 1000 });
+      return () => ({
+        ...f,
+        target: o.target,
+        addresses: o.addresses.length,
+        openAtEnd: open.size,
+        seconds: (performance.now() - t0) / 1000,
+      });
     },
     stop() {
       stopped = true;
@@ -200,7 +206,14 @@ export function startFlood(o: {
       return () => {
         const seconds = (performance.now() - t0) / 1000;
         const sorted = [...latencies].sort((a, b) => a - b);
-        return { seconds, requests: sorted.length, reqPerSec: sorted.length / seconds, statuses: { ...statuses }, p50: percentile(sorted, 50), p99: percentile(sorted, 99) };
+        return {
+          seconds,
+          requests: sorted.length,
+          reqPerSec: sorted.length / seconds,
+          statuses: { ...statuses },
+          p50: percentile(sorted, 50),
+          p99: percentile(sorted, 99),
+        };
       };
     },
     async stop(graceMs) {
@@ -218,7 +231,12 @@ export function postJson(origin: string, path: string, body: unknown, localAddre
     const text = JSON.stringify(body);
     const req = http.request(
       new URL(path, origin),
-      { method: 'POST', localAddress, timeout: 60_000, headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) } },
+      {
+        method: 'POST',
+        localAddress,
+        timeout: 60_000,
+        headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) },
+      },
       (res) => {
         let data = '';
         res.setEncoding('utf8');

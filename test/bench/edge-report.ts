@@ -30,7 +30,8 @@ function growth(idle: Tenant, beside: Tenant): number {
 const times = (g: number) => (Number.isNaN(g) ? 'not measured (idle unbounded)' : Number.isFinite(g) ? `${f2(g)}x` : 'unbounded');
 const p50 = (p: ProbeResult) => (p.requests ? f1(p.p50) : '-');
 
-const failures = (p: ProbeResult) => (p.failed ? `, ${f0(p.failed)} failed (${mix(Object.fromEntries(Object.entries(p.statuses).filter(([k]) => !k.startsWith('2'))))})` : '');
+const failures = (p: ProbeResult) =>
+  p.failed ? `, ${f0(p.failed)} failed (${mix(Object.fromEntries(Object.entries(p.statuses).filter(([k]) => !k.startsWith('2'))))})` : '';
 
 /** One goal per step: the well-behaved tenant's upsert p99 at most twice its idle value, no request failed. */
 export function edgeGoals(r: EdgeResult): Goal[] {
@@ -57,7 +58,9 @@ export function formatEdge(r: EdgeResult): string {
       `(unknown keys, spent key); slow connections: ${f0(r.settings.slowSockets)}`,
     '',
   ];
-  const rows = [['step', 'tenant p50', 'tenant p99', 'x idle', 'failed', 'sign-in p50/p99', 'abuse req/s', 'server CPU', 'server RSS peak']];
+  const rows = [
+    ['step', 'tenant p50', 'tenant p99', 'x idle', 'failed', 'sign-in p50/p99', 'abuse req/s', 'server CPU', 'server RSS peak'],
+  ];
   const tenantRow = (name: string, x: Tenant, ratio: string, rate: string, cpu: string, rss: number | null) => [
     name,
     p50(x.upserts),
@@ -89,7 +92,7 @@ export function formatEdge(r: EdgeResult): string {
     table(rows),
     '',
     'milliseconds; "unbounded": 1% or more of the tenant\'s requests failed (a refused or reset connection, a non-2xx, no answer in 10 s);',
-    'server CPU: milliseconds per abuse request (floods) or cores busy (slow connections), the tenant\'s own work included',
+    "server CPU: milliseconds per abuse request (floods) or cores busy (slow connections), the tenant's own work included",
     '',
   );
 
@@ -97,7 +100,9 @@ export function formatEdge(r: EdgeResult): string {
     const a = s.abuse;
     lines.push(`${s.name}: ${s.what}`);
     if (s.settled.ms > 1_000 || !s.settled.quiet) {
-      lines.push(`  started after ${f1(s.settled.ms / 1000)} s waiting for the previous step's queued work${s.settled.quiet ? '' : ', which was still running'}`);
+      lines.push(
+        `  started after ${f1(s.settled.ms / 1000)} s waiting for the previous step's queued work${s.settled.quiet ? '' : ', which was still running'}`,
+      );
     }
     if (a.slow) {
       const sl = a.slow;
@@ -115,7 +120,7 @@ export function formatEdge(r: EdgeResult): string {
       lines.push(
         `  api_keys look-ups by hash: ${f0(a.keyLookups)} for ${f0(a.requests)} flood requests` +
           `${a.requests ? ` = ${(a.keyLookups / a.requests).toFixed(3)} per request` : ''} ` +
-          '(pg_stat_user_indexes idx_scan, less the tenant\'s own)',
+          "(pg_stat_user_indexes idx_scan, less the tenant's own)",
       );
     }
     const c = s.cpu;
@@ -126,7 +131,9 @@ export function formatEdge(r: EdgeResult): string {
           `per ${a.slow ? 'connection opened' : 'abuse request'} (the tenant's work included): server ${f2(cost.serverMs)} ms, postgres ${f2(cost.postgresMs)} ms`,
       );
     }
-    lines.push(`  PostgreSQL backends at the peak: ${s.db.peakBusy} busy, ${s.db.peakLockWaits} waiting for a lock (the server's pool holds ${r.server.poolMax})`);
+    lines.push(
+      `  PostgreSQL backends at the peak: ${s.db.peakBusy} busy, ${s.db.peakLockWaits} waiting for a lock (the server's pool holds ${r.server.poolMax})`,
+    );
     const tn = s.tenant;
     lines.push(`  tenant: upserts ${mix(tn.upserts.statuses)}; sign-ins ${mix(tn.signIns.statuses)}`);
   }

@@ -59,7 +59,8 @@ function rssMb(pid: number): number | null {
 }
 
 export async function runEdge(S: EdgeSettings, log: (msg: string) => void): Promise<EdgeResult> {
-  for (const name of S.only) if (!EDGE_STEPS.includes(name)) throw new Error(`BENCH_EDGE_ONLY: unknown step ${name} (steps: ${EDGE_STEPS.join(', ')})`);
+  for (const name of S.only)
+    if (!EDGE_STEPS.includes(name)) throw new Error(`BENCH_EDGE_ONLY: unknown step ${name} (steps: ${EDGE_STEPS.join(', ')})`);
   const steps = STEPS.filter((s) => S.only.length === 0 || S.only.includes(s.name));
   log('edge: starting its own server ...');
   const server = await startServer(process.env.TRUST_PROXY === undefined ? { TRUST_PROXY: ADDR.proxy } : {});
@@ -84,14 +85,32 @@ export async function runEdge(S: EdgeSettings, log: (msg: string) => void): Prom
     const keys = org.keys.slice(0, TENANT.keys);
     const upserts = Array.from({ length: 64 }, (_, i) => ({
       headers: { authorization: `Bearer ${keys[i % keys.length]!}` },
-      body: JSON.stringify({ email: seedEmail(Math.floor(Math.random() * TENANT.seeds)), firstName: 'Ada', tags: ['tenant'], custom: { n: String(i) } }),
+      body: JSON.stringify({
+        email: seedEmail(Math.floor(Math.random() * TENANT.seeds)),
+        firstName: 'Ada',
+        tags: ['tenant'],
+        custom: { n: String(i) },
+      }),
     }));
     const durationMs = S.seconds * 1000;
     const common = { origin: server.origin, durationMs, localAddress: ADDR.tenant, freshConnections: true };
     const runTenant = async (): Promise<Tenant> => {
       const [u, s] = await Promise.all([
-        probe({ ...common, path: '/api/v1/contacts/upsert', requests: upserts, perSec: TENANT.upsertsPerSec, idempotencyEvery: TENANT.idempotencyEvery, timeoutMs: 10_000 }),
-        probe({ ...common, path: '/api/accounts/sign-in', requests: [{ headers: {}, body: JSON.stringify({ email: accounts.tenant, password }) }], perSec: TENANT.signInsPerSec, timeoutMs: 10_000 }),
+        probe({
+          ...common,
+          path: '/api/v1/contacts/upsert',
+          requests: upserts,
+          perSec: TENANT.upsertsPerSec,
+          idempotencyEvery: TENANT.idempotencyEvery,
+          timeoutMs: 10_000,
+        }),
+        probe({
+          ...common,
+          path: '/api/accounts/sign-in',
+          requests: [{ headers: {}, body: JSON.stringify({ email: accounts.tenant, password }) }],
+          perSec: TENANT.signInsPerSec,
+          timeoutMs: 10_000,
+        }),
       ]);
       return { upserts: u, signIns: s };
     };
@@ -159,7 +178,9 @@ export async function runEdge(S: EdgeSettings, log: (msg: string) => void): Prom
       log,
     };
 
-    log(`edge 0/${steps.length}: the tenant alone (${TENANT.upsertsPerSec} upserts/s over ${TENANT.keys} keys, a sign-in every ${1 / TENANT.signInsPerSec}s), ${S.seconds}s ...`);
+    log(
+      `edge 0/${steps.length}: the tenant alone (${TENANT.upsertsPerSec} upserts/s over ${TENANT.keys} keys, a sign-in every ${1 / TENANT.signInsPerSec}s), ${S.seconds}s ...`,
+    );
     // A first pass warms the server (JIT, pool connections, prepared statements) and is discarded: measured cold, the
     // idle reference came out four times the same tenant's p99 at the end of the run.
     await settle();
@@ -178,7 +199,9 @@ export async function runEdge(S: EdgeSettings, log: (msg: string) => void): Prom
       await settle();
       idleAfter = await runTenant();
     }
-    const extra = Object.fromEntries(Object.entries(process.env).filter(([k, v]) => SHOWN.test(k) && !SECRET.test(k) && v !== undefined)) as Record<string, string>;
+    const extra = Object.fromEntries(
+      Object.entries(process.env).filter(([k, v]) => SHOWN.test(k) && !SECRET.test(k) && v !== undefined),
+    ) as Record<string, string>;
     return {
       settings: { ...S, slowSockets },
       server: {

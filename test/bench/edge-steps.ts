@@ -128,7 +128,15 @@ function slowStep(name: string, addresses: readonly string[]): Step {
         const [tenant, [slow, w]] = await Promise.all([c.runTenant(), afterWindow(c, () => [measured(), end()] as const)]);
         return {
           tenant,
-          abuse: { from: where, reqPerSec: slow.opened / slow.seconds, requests: slow.opened, statuses: { ...slow.closedByServer, 'still open': slow.openAtEnd }, p50: null, p99: null, slow },
+          abuse: {
+            from: where,
+            reqPerSec: slow.opened / slow.seconds,
+            requests: slow.opened,
+            statuses: { ...slow.closedByServer, 'still open': slow.openAtEnd },
+            p50: null,
+            p99: null,
+            slow,
+          },
           ...w,
         };
       } finally {
@@ -161,7 +169,13 @@ export const STEPS: Step[] = [
           ...floodOpts(c),
           localAddress: ADDR.signUp,
           path: '/api/accounts/sign-up',
-          next: (n) => ({ body: JSON.stringify({ organizationName: `Flood ${n}`, email: `flood-${run}-${n}@edge.example.com`, password: `flood password ${n}` }) }),
+          next: (n) => ({
+            body: JSON.stringify({
+              organizationName: `Flood ${n}`,
+              email: `flood-${run}-${n}@edge.example.com`,
+              password: `flood password ${n}`,
+            }),
+          }),
         }),
       ),
   },
@@ -174,7 +188,10 @@ export const STEPS: Step[] = [
           ...floodOpts(c),
           localAddress: ADDR.signInOne,
           path: '/api/accounts/sign-in',
-          next: (n) => ({ headers: { 'x-forwarded-for': forwarded(n) }, body: JSON.stringify({ email: c.victimEmail, password: `guess ${n}` }) }),
+          next: (n) => ({
+            headers: { 'x-forwarded-for': forwarded(n) },
+            body: JSON.stringify({ email: c.victimEmail, password: `guess ${n}` }),
+          }),
         }),
       ),
   },
@@ -187,7 +204,10 @@ export const STEPS: Step[] = [
           ...floodOpts(c),
           localAddress: ADDR.signInMany,
           path: '/api/accounts/sign-in',
-          next: (n) => ({ headers: { 'x-forwarded-for': forwarded(n) }, body: JSON.stringify({ email: `user-${run}-${n}@edge.example.com`, password: `guess ${n}` }) }),
+          next: (n) => ({
+            headers: { 'x-forwarded-for': forwarded(n) },
+            body: JSON.stringify({ email: `user-${run}-${n}@edge.example.com`, password: `guess ${n}` }),
+          }),
         }),
       ),
   },
@@ -200,7 +220,10 @@ export const STEPS: Step[] = [
           ...floodOpts(c),
           localAddress: ADDR.proxy,
           path: '/api/accounts/sign-in',
-          next: (n) => ({ headers: { 'x-forwarded-for': forwarded(n) }, body: JSON.stringify({ email: `proxied-${run}-${n}@edge.example.com`, password: `guess ${n}` }) }),
+          next: (n) => ({
+            headers: { 'x-forwarded-for': forwarded(n) },
+            body: JSON.stringify({ email: `proxied-${run}-${n}@edge.example.com`, password: `guess ${n}` }),
+          }),
         }),
       ),
   },
@@ -215,9 +238,13 @@ export const STEPS: Step[] = [
         path: '/api/v1/contacts/upsert',
         headers: { 'content-type': 'application/json' },
         body: c.upsertBody,
-        setupRequest: (req: { headers: Record<string, string> }) => ({ ...req, headers: { ...req.headers, authorization: `Bearer ${unknown[next++ % unknown.length]}` } }),
+        setupRequest: (req: { headers: Record<string, string> }) => ({
+          ...req,
+          headers: { ...req.headers, authorization: `Bearer ${unknown[next++ % unknown.length]}` },
+        }),
       };
-      const load = (seconds: number) => autocannon({ url: c.origin, connections: c.loadConnections, timeout: 30, requests: [request], duration: seconds });
+      const load = (seconds: number) =>
+        autocannon({ url: c.origin, connections: c.loadConnections, timeout: 30, requests: [request], duration: seconds });
       await load(WARMUP_MS / 1000);
       const before = await keyLookups(c.pool);
       const end = c.window();
@@ -227,7 +254,11 @@ export const STEPS: Step[] = [
       const statuses = f.errors ? { ...f.statusCodes, error: f.errors } : f.statusCodes;
       const requests = Object.values(statuses).reduce((a, b) => a + b, 0);
       const keyLookupsByFlood = Math.max(0, after - before - tenant.upserts.requests);
-      return { tenant, abuse: { from: ADDR.autocannon, reqPerSec: f.reqPerSec, requests, statuses, p50: f.p50, p99: f.p99, keyLookups: keyLookupsByFlood }, ...w };
+      return {
+        tenant,
+        abuse: { from: ADDR.autocannon, reqPerSec: f.reqPerSec, requests, statuses, p50: f.p50, p99: f.p99, keyLookups: keyLookupsByFlood },
+        ...w,
+      };
     },
   },
   {
@@ -240,7 +271,8 @@ export const STEPS: Step[] = [
         headers: { authorization: `Bearer ${c.abusedKey}`, 'content-type': 'application/json' },
         body: c.upsertBody,
       };
-      const load = (seconds: number) => autocannon({ url: c.origin, connections: c.loadConnections, timeout: 30, requests: [request], duration: seconds });
+      const load = (seconds: number) =>
+        autocannon({ url: c.origin, connections: c.loadConnections, timeout: 30, requests: [request], duration: seconds });
       // Over its limit in this minute and the next two, so every measured request is one to refuse.
       await spendKey(c.pool, c.abusedKey);
       await load(WARMUP_MS / 1000);

@@ -37,7 +37,10 @@ export function edgeSettings(): EdgeSettings {
     floodConnections: Math.round(setting('BENCH_EDGE_FLOOD_CONNECTIONS', 32, 1)),
     loadConnections: Math.round(setting('BENCH_EDGE_CONNECTIONS', 50, 1)),
     slowSockets: slow ? Math.round(setting('BENCH_EDGE_SLOW_SOCKETS', 0, 1)) : null,
-    only: (process.env.BENCH_EDGE_ONLY ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+    only: (process.env.BENCH_EDGE_ONLY ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
   };
 }
 
@@ -49,12 +52,15 @@ export function edgeJson(r: EdgeResult) {
 async function main() {
   const log = (msg: string) => process.stderr.write(`${msg}\n`);
   const busyBefore = await machineBusyCores(2000);
-  if (busyBefore !== null && busyBefore > 0.25) log(`warning: ${busyBefore.toFixed(2)} cores were already busy before the benchmark started; its figures will be noisy`);
+  if (busyBefore !== null && busyBefore > 0.25)
+    log(`warning: ${busyBefore.toFixed(2)} cores were already busy before the benchmark started; its figures will be noisy`);
   const r = await runEdge(edgeSettings(), log);
   const cpus = os.cpus();
   const out = process.stdout;
   out.write(`\nLeadwire edge benchmark (${new Date().toISOString()})\n`);
-  out.write(`machine: ${cpus.length} x ${cpus[0]?.model.trim() ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB; node ${process.version}\n`);
+  out.write(
+    `machine: ${cpus.length} x ${cpus[0]?.model.trim() ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB; node ${process.version}\n`,
+  );
   if (busyBefore !== null) out.write(`before start: ${busyBefore.toFixed(2)} of ${cpus.length} cores busy with other work\n`);
   out.write(`${formatEdge(r)}\n\nBENCH_RESULT ${JSON.stringify({ edge: edgeJson(r) })}\n`);
 }

@@ -70,7 +70,9 @@ export async function keyLookups(pool: pg.Pool): Promise<number> {
   // Backends report their counts when idle for a moment; give them that moment.
   await new Promise((r) => setTimeout(r, 1500));
   await pool.query('select pg_stat_clear_snapshot()');
-  const { rows } = await pool.query<{ n: string }>(`select idx_scan as n from pg_stat_user_indexes where indexrelname = 'api_keys_key_hash_unique'`);
+  const { rows } = await pool.query<{ n: string }>(
+    `select idx_scan as n from pg_stat_user_indexes where indexrelname = 'api_keys_key_hash_unique'`,
+  );
   return Number(rows[0]?.n ?? 0);
 }
 
@@ -92,12 +94,23 @@ export async function runLimitPhases(o: {
   meter: () => () => CpuShare | null;
 }): Promise<LimitsResult> {
   const bodies = Array.from({ length: 64 }, (_, i) =>
-    JSON.stringify({ email: seedEmail(Math.floor(Math.random() * o.seedCount)), firstName: 'Ada', tags: ['probe'], custom: { n: String(i) } }),
+    JSON.stringify({
+      email: seedEmail(Math.floor(Math.random() * o.seedCount)),
+      firstName: 'Ada',
+      tags: ['probe'],
+      custom: { n: String(i) },
+    }),
   );
   const keys = o.goodKeys.slice(0, PROBE.keys);
   const requests = bodies.map((body, i) => ({ headers: { authorization: `Bearer ${keys[i % keys.length]!}` }, body }));
   const runProbe = () =>
-    probe({ origin: o.origin, path: '/api/v1/contacts/upsert', requests, perSec: PROBE.perKeyPerSec * keys.length, durationMs: o.seconds * 1000 });
+    probe({
+      origin: o.origin,
+      path: '/api/v1/contacts/upsert',
+      requests,
+      perSec: PROBE.perKeyPerSec * keys.length,
+      durationMs: o.seconds * 1000,
+    });
   const load = async (opts: Omit<Parameters<typeof autocannon>[0], 'url' | 'connections'>, seconds: number) =>
     figures(await autocannon({ url: o.origin, connections: o.connections, timeout: 30, ...opts, duration: seconds }));
 
@@ -129,7 +142,9 @@ export async function runLimitPhases(o: {
   const [abuseLoad, abuseProbe] = await Promise.all([load(abusive, o.seconds), runProbe()]);
   const abuseCpu = abuseMeter();
 
-  o.log(`limits 4/5: ${FLOOD_KEYS.toLocaleString('en-US')} unknown keys from one address, ${o.connections} connections, with the tenant beside it ...`);
+  o.log(
+    `limits 4/5: ${FLOOD_KEYS.toLocaleString('en-US')} unknown keys from one address, ${o.connections} connections, with the tenant beside it ...`,
+  );
   const unknown = Array.from({ length: FLOOD_KEYS }, () => generateKeyValue());
   let next = 0;
   const flooding = {
@@ -157,7 +172,10 @@ export async function runLimitPhases(o: {
     requests: [
       {
         ...flooding.requests[0]!,
-        setupRequest: (req: { headers: Record<string, string> }) => ({ ...req, headers: { ...req.headers, authorization: `Bearer ${generateKeyValue()}` } }),
+        setupRequest: (req: { headers: Record<string, string> }) => ({
+          ...req,
+          headers: { ...req.headers, authorization: `Bearer ${generateKeyValue()}` },
+        }),
       },
     ],
   };
@@ -170,7 +188,18 @@ export async function runLimitPhases(o: {
     seconds: o.seconds,
     healthz,
     idle,
-    abuse: { load: abuseLoad, cpu: abuseCpu, refusedPerSec: ((abuseLoad.statusCodes['429'] ?? 0) / Math.max(1, Object.values(abuseLoad.statusCodes).reduce((a, b) => a + b, 0))) * abuseLoad.reqPerSec, probe: abuseProbe },
+    abuse: {
+      load: abuseLoad,
+      cpu: abuseCpu,
+      refusedPerSec:
+        ((abuseLoad.statusCodes['429'] ?? 0) /
+          Math.max(
+            1,
+            Object.values(abuseLoad.statusCodes).reduce((a, b) => a + b, 0),
+          )) *
+        abuseLoad.reqPerSec,
+      probe: abuseProbe,
+    },
     flood: {
       load: floodLoad,
       requests: floodRequests,

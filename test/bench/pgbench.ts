@@ -38,7 +38,9 @@ function sh(file: string, args: string[], env: NodeJS.ProcessEnv): Promise<void>
 function locate(): string | null {
   const root = '/usr/lib/postgresql';
   if (existsSync(root)) {
-    const versions = readdirSync(root).filter((v) => /^\d+$/.test(v)).sort((a, b) => Number(b) - Number(a));
+    const versions = readdirSync(root)
+      .filter((v) => /^\d+$/.test(v))
+      .sort((a, b) => Number(b) - Number(a));
     for (const v of versions) {
       const bin = path.join(root, v, 'bin', 'pgbench');
       if (existsSync(bin)) return bin;
@@ -120,7 +122,9 @@ export async function runPgbench(o: {
   const script = path.join(dir, 'upsert.sql');
   await fs.writeFile(script, SCRIPT);
   await o.pool.query(`drop table if exists ${TABLE}`);
-  await o.pool.query(`create table ${TABLE} (email text primary key, first_name text not null, last_name text not null, updated_at timestamptz not null)`);
+  await o.pool.query(
+    `create table ${TABLE} (email text primary key, first_name text not null, last_name text not null, updated_at timestamptz not null)`,
+  );
   try {
     await o.pool.query(
       `insert into ${TABLE} select 'p-' || g || '@bench.example.com', 'Seed', 'Row', now() from generate_series(0, $1::int - 1) g`,
@@ -129,7 +133,21 @@ export async function runPgbench(o: {
     await o.pool.query(`analyze ${TABLE}`);
     const version = (await run(o.binary, ['--version'], env)).trim();
     const threads = String(Math.max(1, Math.min(o.clients, os.cpus().length)));
-    const args = (seconds: number) => ['-n', '-M', 'prepared', '-c', String(o.clients), '-j', threads, '-T', String(seconds), '-D', `seeds=${o.seeds}`, '-f', script];
+    const args = (seconds: number) => [
+      '-n',
+      '-M',
+      'prepared',
+      '-c',
+      String(o.clients),
+      '-j',
+      threads,
+      '-T',
+      String(seconds),
+      '-D',
+      `seeds=${o.seeds}`,
+      '-f',
+      script,
+    ];
     if (o.warmupSeconds > 0) await run(o.binary, args(o.warmupSeconds), env);
     const stop = o.meter();
     const out = await run(o.binary, args(o.seconds), env);

@@ -42,7 +42,12 @@ export function cpuCost(c: CpuShare | null, opsPerSec: number) {
   if (!c || !opsPerSec) return null;
   const ms = (cores: number) => (cores / opsPerSec) * 1000;
   const total = ms(c.server + c.postgres + c.loadGenerator);
-  return { serverMs: ms(c.server), postgresMs: ms(c.postgres), loadGeneratorMs: ms(c.loadGenerator), ceilingPerSec: total ? (c.cores * 1000) / total : 0 };
+  return {
+    serverMs: ms(c.server),
+    postgresMs: ms(c.postgres),
+    loadGeneratorMs: ms(c.loadGenerator),
+    ceilingPerSec: total ? (c.cores * 1000) / total : 0,
+  };
 }
 
 function cpuLines(name: string, unit: string, c: CpuShare | null, opsPerSec: number): string[] {
@@ -68,19 +73,31 @@ export function goals(r: Report): Goal[] {
   if (r.upsert && ref) {
     const share = r.upsert.reqPerSec / ref;
     const errors = r.upsert.non2xx + r.upsert.errors + r.upsert.timeouts;
-    out.push({ goal: `single upserts >= ${pct(GOALS.upsertShareOfReference)} of pgbench`, value: pct(share), met: share >= GOALS.upsertShareOfReference });
+    out.push({
+      goal: `single upserts >= ${pct(GOALS.upsertShareOfReference)} of pgbench`,
+      value: pct(share),
+      met: share >= GOALS.upsertShareOfReference,
+    });
     out.push({ goal: 'single upserts without errors', value: `${errors} errors or non-2xx`, met: errors === 0 });
   }
   if (r.batch && ref) {
     const times = r.batch.contactsPerSec / ref;
     const failed = r.batch.rows.failed + r.batch.non2xx + r.batch.errors;
-    out.push({ goal: `batch upserts >= ${GOALS.batchTimesReference}x pgbench (contacts/s)`, value: `${f2(times)}x`, met: times >= GOALS.batchTimesReference && failed === 0 });
+    out.push({
+      goal: `batch upserts >= ${GOALS.batchTimesReference}x pgbench (contacts/s)`,
+      value: `${f2(times)}x`,
+      met: times >= GOALS.batchTimesReference && failed === 0,
+    });
   }
   if (r.limits) {
     const l = r.limits;
     const refused = l.abuse.refusedPerSec / (l.healthz.reqPerSec || 1);
     const growth = (p: number) => p / (l.idle.p99 || 1);
-    out.push({ goal: `key over its limit refused at >= ${pct(GOALS.refusedShareOfHealthz)} of /healthz`, value: pct(refused), met: refused >= GOALS.refusedShareOfHealthz });
+    out.push({
+      goal: `key over its limit refused at >= ${pct(GOALS.refusedShareOfHealthz)} of /healthz`,
+      value: pct(refused),
+      met: refused >= GOALS.refusedShareOfHealthz,
+    });
     out.push({
       goal: `well-behaved p99 beside the abused key <= ${GOALS.probeP99Growth}x idle`,
       value: `${f2(growth(l.abuse.probe.p99))}x (${f1(l.abuse.probe.p99)} vs ${f1(l.idle.p99)} ms)`,
@@ -98,11 +115,23 @@ export function goals(r: Report): Goal[] {
     });
   }
   if (r.upsert) {
-    out.push({ goal: `aim on the README's machine: upserts >= ${f0(AIMS.upsertReqPerSec)} req/s`, value: f0(r.upsert.reqPerSec), met: r.upsert.reqPerSec >= AIMS.upsertReqPerSec });
-    out.push({ goal: `aim on the README's machine: upsert p99 <= ${AIMS.upsertP99Ms} ms`, value: `${f1(r.upsert.latencyMs.p99)} ms`, met: r.upsert.latencyMs.p99 <= AIMS.upsertP99Ms });
+    out.push({
+      goal: `aim on the README's machine: upserts >= ${f0(AIMS.upsertReqPerSec)} req/s`,
+      value: f0(r.upsert.reqPerSec),
+      met: r.upsert.reqPerSec >= AIMS.upsertReqPerSec,
+    });
+    out.push({
+      goal: `aim on the README's machine: upsert p99 <= ${AIMS.upsertP99Ms} ms`,
+      value: `${f1(r.upsert.latencyMs.p99)} ms`,
+      met: r.upsert.latencyMs.p99 <= AIMS.upsertP99Ms,
+    });
   }
   if (r.batch) {
-    out.push({ goal: `aim on the README's machine: batch >= ${f0(AIMS.batchContactsPerSec)} contacts/s`, value: f0(r.batch.contactsPerSec), met: r.batch.contactsPerSec >= AIMS.batchContactsPerSec });
+    out.push({
+      goal: `aim on the README's machine: batch >= ${f0(AIMS.batchContactsPerSec)} contacts/s`,
+      value: f0(r.batch.contactsPerSec),
+      met: r.batch.contactsPerSec >= AIMS.batchContactsPerSec,
+    });
   }
   return out;
 }
@@ -145,8 +174,14 @@ export function formatReport(r: Report): string {
     ['API upsert against the ceiling', share(r.upsert, r.ceiling)],
   ] as const;
   for (const [what, value] of shares) if (value) lines.push(`${what}: ${value} of its rate`);
-  if (r.upsert) lines.push(`upsert rows: ${f0(r.upsert.rows.created)} created / ${f0(r.upsert.rows.updated)} updated / ${r.upsert.rows.failed} failed; status codes ${JSON.stringify(r.upsert.statusCodes)}`);
-  if (r.batch) lines.push(`batch rows: ${f0(r.batch.rows.created)} created / ${f0(r.batch.rows.updated)} updated / ${r.batch.rows.failed} failed; status codes ${JSON.stringify(r.batch.statusCodes)}`);
+  if (r.upsert)
+    lines.push(
+      `upsert rows: ${f0(r.upsert.rows.created)} created / ${f0(r.upsert.rows.updated)} updated / ${r.upsert.rows.failed} failed; status codes ${JSON.stringify(r.upsert.statusCodes)}`,
+    );
+  if (r.batch)
+    lines.push(
+      `batch rows: ${f0(r.batch.rows.created)} created / ${f0(r.batch.rows.updated)} updated / ${r.batch.rows.failed} failed; status codes ${JSON.stringify(r.batch.statusCodes)}`,
+    );
 
   if (r.limits) {
     const l = r.limits;
@@ -155,11 +190,47 @@ export function formatReport(r: Report): string {
       `rate limits (${l.connections} connections, ${l.seconds}s each; the well-behaved tenant sends ~32 upserts/s over 4 keys):`,
       table([
         ['phase', 'req/s', 'p50 ms', 'p99 ms', 'status codes', 'tenant p50', 'tenant p99', 'tenant codes'],
-        ['GET /healthz', f0(l.healthz.reqPerSec), f1(l.healthz.p50), f1(l.healthz.p99), JSON.stringify(l.healthz.statusCodes), '-', '-', '-'],
+        [
+          'GET /healthz',
+          f0(l.healthz.reqPerSec),
+          f1(l.healthz.p50),
+          f1(l.healthz.p99),
+          JSON.stringify(l.healthz.statusCodes),
+          '-',
+          '-',
+          '-',
+        ],
         ['tenant alone', '-', '-', '-', '-', f1(l.idle.p50), f1(l.idle.p99), JSON.stringify(l.idle.statuses)],
-        ['key over its limit', f0(l.abuse.load.reqPerSec), f1(l.abuse.load.p50), f1(l.abuse.load.p99), JSON.stringify(l.abuse.load.statusCodes), f1(l.abuse.probe.p50), f1(l.abuse.probe.p99), JSON.stringify(l.abuse.probe.statuses)],
-        ['unknown-key flood', f0(l.flood.load.reqPerSec), f1(l.flood.load.p50), f1(l.flood.load.p99), JSON.stringify(l.flood.load.statusCodes), f1(l.flood.probe.p50), f1(l.flood.probe.p99), JSON.stringify(l.flood.probe.statuses)],
-        ['new key per request', f0(l.freshFlood.load.reqPerSec), f1(l.freshFlood.load.p50), f1(l.freshFlood.load.p99), JSON.stringify(l.freshFlood.load.statusCodes), f1(l.freshFlood.probe.p50), f1(l.freshFlood.probe.p99), JSON.stringify(l.freshFlood.probe.statuses)],
+        [
+          'key over its limit',
+          f0(l.abuse.load.reqPerSec),
+          f1(l.abuse.load.p50),
+          f1(l.abuse.load.p99),
+          JSON.stringify(l.abuse.load.statusCodes),
+          f1(l.abuse.probe.p50),
+          f1(l.abuse.probe.p99),
+          JSON.stringify(l.abuse.probe.statuses),
+        ],
+        [
+          'unknown-key flood',
+          f0(l.flood.load.reqPerSec),
+          f1(l.flood.load.p50),
+          f1(l.flood.load.p99),
+          JSON.stringify(l.flood.load.statusCodes),
+          f1(l.flood.probe.p50),
+          f1(l.flood.probe.p99),
+          JSON.stringify(l.flood.probe.statuses),
+        ],
+        [
+          'new key per request',
+          f0(l.freshFlood.load.reqPerSec),
+          f1(l.freshFlood.load.p50),
+          f1(l.freshFlood.load.p99),
+          JSON.stringify(l.freshFlood.load.statusCodes),
+          f1(l.freshFlood.probe.p50),
+          f1(l.freshFlood.probe.p99),
+          JSON.stringify(l.freshFlood.probe.statuses),
+        ],
       ]),
       `refused 429/s for the key over its limit: ${f0(l.abuse.refusedPerSec)} = ${pct(l.abuse.refusedPerSec / (l.healthz.reqPerSec || 1))} of /healthz's rate`,
       `api_keys look-ups by hash during the flood: ${f0(l.flood.keyLookups)} for ${f0(l.flood.requests)} flood requests ` +

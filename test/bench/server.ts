@@ -79,7 +79,15 @@ async function startOnce(extraEnv: Record<string, string>): Promise<BenchServer>
   await fs.chmod(dataDir, 0o755);
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn', ROLE: process.env.BENCH_ROLE ?? 'all', ...extraEnv };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'warn',
+    ROLE: process.env.BENCH_ROLE ?? 'all',
+    ...extraEnv,
+  };
   // The benchmark is about the embedded set-up and the plain request path: no external database, no AI adjuster.
   delete env.DATABASE_URL;
   delete env.SCORE_ADJUSTER_URL;

@@ -21,7 +21,14 @@ function postFrom(url: string, from: string, body: unknown): Promise<number> {
   const u = new URL(url);
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: u.hostname, port: u.port, path: u.pathname, method: 'POST', localAddress: from, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } },
+      {
+        host: u.hostname,
+        port: u.port,
+        path: u.pathname,
+        method: 'POST',
+        localAddress: from,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
+      },
       (res) => {
         res.resume();
         res.on('end', () => resolve(res.statusCode ?? 0));
@@ -54,13 +61,18 @@ try {
     const started = performance.now();
     const res = await fetch(`${server.origin}/api/v1/contacts/upsert`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${keys[turn++ % keys.length]}`, 'content-type': 'application/json', ...(idempotent ? { 'idempotency-key': randomUUID() } : {}) },
+      headers: {
+        authorization: `Bearer ${keys[turn++ % keys.length]}`,
+        'content-type': 'application/json',
+        ...(idempotent ? { 'idempotency-key': randomUUID() } : {}),
+      },
       body: JSON.stringify({ email: `p-${randomUUID()}@probe.example.com` }),
     });
     await res.text();
     if (res.status >= 300) throw new Error(`upsert answered ${res.status}`);
     const ms = performance.now() - started;
-    if (process.env.FLOOD_TRACE && ms > 500) console.log(`slow ${idempotent ? 'idempotent' : 'plain'} upsert ${Math.round(ms)} ms ended ${Date.now() % 100000}`);
+    if (process.env.FLOOD_TRACE && ms > 500)
+      console.log(`slow ${idempotent ? 'idempotent' : 'plain'} upsert ${Math.round(ms)} ms ended ${Date.now() % 100000}`);
     return ms;
   };
   const health = async () => {
@@ -98,7 +110,10 @@ try {
                 email: `flood-${n}-${i}-${randomUUID()}@flood.example.com`,
                 password: 'a flood of passwords',
               })
-            : await postFrom(`${server.origin}/api/accounts/sign-in`, from, { email: `victim${i % 50}@flood.example.com`, password: `guess ${i}` });
+            : await postFrom(`${server.origin}/api/accounts/sign-in`, from, {
+                email: `victim${i % 50}@flood.example.com`,
+                password: `guess ${i}`,
+              });
         statuses[status] = (statuses[status] ?? 0) + 1;
       } catch (err) {
         const e = err as Error & { code?: string; cause?: { code?: string } };
@@ -117,7 +132,10 @@ try {
   const rssBefore = await rssMb();
   let rssPeak = rssBefore;
   const sampler = setInterval(() => {
-    void backends().then((n) => (peak = Math.max(peak, n)), () => {});
+    void backends().then(
+      (n) => (peak = Math.max(peak, n)),
+      () => {},
+    );
     void rssMb().then((mb) => (rssPeak = Math.max(rssPeak, mb)));
   }, 200);
   let peak = before;
@@ -126,10 +144,17 @@ try {
   stop = true;
   await Promise.all(floods);
   clearInterval(sampler);
-  const newConnections = (await admin.query<{ n: number }>(`select count(*)::int as n from pg_stat_activity where backend_type = 'client backend' and backend_start > now() - make_interval(secs => $1)`, [SECONDS + 2])).rows[0]!.n;
+  const newConnections = (
+    await admin.query<{ n: number }>(
+      `select count(*)::int as n from pg_stat_activity where backend_type = 'client backend' and backend_start > now() - make_interval(secs => $1)`,
+      [SECONDS + 2],
+    )
+  ).rows[0]!.n;
   console.log(`flood: ${KIND}s ${summary(signUps)} statuses ${JSON.stringify(statuses)}`);
   console.log(`flood: idempotent ${summary(loaded.idem)} | plain ${summary(loaded.plain)} | healthz ${summary(loaded.health)}`);
-  console.log(`backends: before ${before}, peak ${peak}, started during the flood and still open ${newConnections}; server RSS ${rssBefore} -> peak ${rssPeak} MB`);
+  console.log(
+    `backends: before ${before}, peak ${peak}, started during the flood and still open ${newConnections}; server RSS ${rssBefore} -> peak ${rssPeak} MB`,
+  );
   await admin.end();
 } catch (err) {
   console.error('failed:', err, (err as { cause?: unknown }).cause);

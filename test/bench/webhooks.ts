@@ -98,7 +98,11 @@ function latencies(sent: Map<string, number>, tally: Tally): { p50: number; p99:
 }
 
 async function post<T>(url: string, key: string, body: unknown): Promise<T> {
-  const res = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   const text = await res.text();
   if (!res.ok) throw new Error(`POST ${url} answered ${res.status}: ${text.slice(0, 300)}`);
   return JSON.parse(text) as T;
@@ -158,7 +162,12 @@ async function main() {
     try {
       const db = await openDb(orm);
       for (let i = 0; i < S.orgs; i++) {
-        const o = await bootstrap(db, { name: `Bench ${i}`, ownerEmail: `bench-${i}-${Date.now()}@bench.example.com`, ownerPassword: `pw-${Math.random()}-${Date.now()}`, plan: 'max' });
+        const o = await bootstrap(db, {
+          name: `Bench ${i}`,
+          ownerEmail: `bench-${i}-${Date.now()}@bench.example.com`,
+          ownerPassword: `pw-${Math.random()}-${Date.now()}`,
+          plan: 'max',
+        });
         const path = `/hook/${i}`;
         const endpoint = await post<{ secret: string; enabled: boolean }>(`${server.origin}/api/webhooks`, o.internalKey, {
           url: `${receiver.origin}${path}`,
@@ -193,7 +202,10 @@ async function main() {
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
       const org = orgs[n % orgs.length]!;
       inFlight.push(
-        post<{ id: string }>(`${server.origin}/api/v1/contacts/upsert`, org.publicKey, { email: `paced-${n}@bench.example.com`, firstName: 'Paced' }).then((r) => {
+        post<{ id: string }>(`${server.origin}/api/v1/contacts/upsert`, org.publicKey, {
+          email: `paced-${n}@bench.example.com`,
+          firstName: 'Paced',
+        }).then((r) => {
           pacedSent.set(r.id, performance.now());
         }),
       );
@@ -207,7 +219,10 @@ async function main() {
     const calls: Array<{ org: Org; rows: Array<{ email: string; firstName: string }> }> = [];
     for (const [i, org] of orgs.entries()) {
       for (let start = 0; start < S.eventsPerOrg; start += 100) {
-        const rows = Array.from({ length: Math.min(100, S.eventsPerOrg - start) }, (_, k) => ({ email: `burst-${i}-${start + k}@bench.example.com`, firstName: 'Burst' }));
+        const rows = Array.from({ length: Math.min(100, S.eventsPerOrg - start) }, (_, k) => ({
+          email: `burst-${i}-${start + k}@bench.example.com`,
+          firstName: 'Burst',
+        }));
         calls.push({ org, rows });
       }
     }
@@ -219,7 +234,11 @@ async function main() {
       Array.from({ length: 10 }, async () => {
         while (next < calls.length) {
           const call = calls[next++]!;
-          const out = await post<{ results: Array<{ ok: boolean; id?: string }> }>(`${server.origin}/api/v1/contacts/batch-upsert`, call.org.publicKey, { contacts: call.rows });
+          const out = await post<{ results: Array<{ ok: boolean; id?: string }> }>(
+            `${server.origin}/api/v1/contacts/batch-upsert`,
+            call.org.publicKey,
+            { contacts: call.rows },
+          );
           const at = performance.now();
           for (const r of out.results) if (r.ok && r.id) burstSent.set(r.id, at);
         }
@@ -240,7 +259,9 @@ async function main() {
     out.write(`${S.orgs} workspaces, one HTTPS endpoint each on loopback (receiver verifies every signature in this process)\n`);
     out.write(`reference /healthz: ${fmt(healthz)} req/s (10 connections)\n`);
     if (reference) out.write(`reference pgbench: ${fmt(reference.tps)} upserts/s (50 clients)\n`);
-    out.write(`paced (${S.pacedPerSec}/s single upserts, ${pacedTotal} deliveries): response -> first attempt p50 ${fmt(paced.p50, 1)} ms, p99 ${fmt(paced.p99, 1)} ms, max ${fmt(paced.max, 1)} ms\n`);
+    out.write(
+      `paced (${S.pacedPerSec}/s single upserts, ${pacedTotal} deliveries): response -> first attempt p50 ${fmt(paced.p50, 1)} ms, p99 ${fmt(paced.p99, 1)} ms, max ${fmt(paced.max, 1)} ms\n`,
+    );
     out.write(
       `burst (${burstSent.size} contacts by batch upsert): ${fmt(deliveriesPerSec)} deliveries/s over ${fmt(burstSeconds, 2)} s ` +
         `(${(deliveriesPerSec / healthz).toFixed(3)}x /healthz${reference ? `, ${(deliveriesPerSec / reference.tps).toFixed(3)}x pgbench` : ''}); ` +
@@ -249,11 +270,15 @@ async function main() {
     // The bench process (upserts and the receiver) is shown too: it must stay far from a whole core, or it is what is measured.
     if (cpu) {
       const per = (cores: number) => fmt((cores * 1000) / deliveriesPerSec, 3);
-      out.write(`cpu per delivery in the burst: server ${per(cpu.server)} ms, PostgreSQL ${per(cpu.postgres)} ms, bench process (upserts + receiver) ${per(cpu.loadGenerator)} ms (${cpu.loadGenerator.toFixed(2)} cores); other processes ${cpu.other.toFixed(2)} cores\n`);
+      out.write(
+        `cpu per delivery in the burst: server ${per(cpu.server)} ms, PostgreSQL ${per(cpu.postgres)} ms, bench process (upserts + receiver) ${per(cpu.loadGenerator)} ms (${cpu.loadGenerator.toFixed(2)} cores); other processes ${cpu.other.toFixed(2)} cores\n`,
+      );
     }
     out.write(`lost: ${lost}; duplicated: ${duplicated}; bad signatures: ${tally.badSignatures}\n`);
     out.write(`goal deliveries/s >= ${GOALS.deliveriesPerSec}: ${ok(deliveriesPerSec >= GOALS.deliveriesPerSec)}\n`);
-    out.write(`goal p50 < ${GOALS.p50Ms} ms (paced): ${ok(paced.p50 < GOALS.p50Ms)}; p99 < ${GOALS.p99Ms} ms (paced): ${ok(paced.p99 < GOALS.p99Ms)}\n`);
+    out.write(
+      `goal p50 < ${GOALS.p50Ms} ms (paced): ${ok(paced.p50 < GOALS.p50Ms)}; p99 < ${GOALS.p99Ms} ms (paced): ${ok(paced.p99 < GOALS.p99Ms)}\n`,
+    );
     out.write(`goal nothing lost: ${ok(lost === 0 && tally.badSignatures === 0)}\n`);
     out.write(
       `BENCH_RESULT ${JSON.stringify({ settings: S, healthz, pgbench: reference?.tps ?? null, paced, burst: { ...burst, deliveriesPerSec, seconds: burstSeconds, delivered: burstDelivered }, lost, duplicated, badSignatures: tally.badSignatures, cpu })}\n`,

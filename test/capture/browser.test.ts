@@ -97,9 +97,14 @@ describe.skipIf(!hasChromium)('the lead-capture script in Chromium, on a site of
       }
       await page.keyboard.type('ada@example.com');
       await page.getByRole('button', { name: 'Send' }).click();
-      await expect.poll(() => page.getByRole('status').textContent(), { timeout: 10_000 }).toBe('Thank you! Your answers have been received.');
+      await expect
+        .poll(() => page.getByRole('status').textContent(), { timeout: 10_000 })
+        .toBe('Thank you! Your answers have been received.');
 
-      const [contact] = await t.sql<{ id: string; source: string; first_name: string }>(`select id, source, first_name from contacts where organization_id = ? and email = ?`, [org.orgId, 'ada@example.com']);
+      const [contact] = await t.sql<{ id: string; source: string; first_name: string }>(
+        `select id, source, first_name from contacts where organization_id = ? and email = ?`,
+        [org.orgId, 'ada@example.com'],
+      );
       expect(contact).toMatchObject({ source: 'form', first_name: 'Ada' });
       // The page view the tracking snippet sent from this browser is hers now.
       expect((await pageViews(t, org.orgId)).map((v) => v.contact_id)).toEqual([contact!.id]);
@@ -117,7 +122,10 @@ describe.skipIf(!hasChromium)('the lead-capture script in Chromium, on a site of
         ['Universal lead capture', { name: 'Ada Lovelace', email: 'ada@example.com' }, { source: 'e2e' }],
         ['Newsletter', { email: 'grace@example.com', fullName: 'Grace Hopper' }, { source: 'e2e' }],
       ]);
-      const [grace] = await t.sql<{ source: string; first_name: string; last_name: string }>(`select source, first_name, last_name from contacts where organization_id = ? and email = ?`, [org.orgId, 'grace@example.com']);
+      const [grace] = await t.sql<{ source: string; first_name: string; last_name: string }>(
+        `select source, first_name, last_name from contacts where organization_id = ? and email = ?`,
+        [org.orgId, 'grace@example.com'],
+      );
       expect(grace).toMatchObject({ source: 'form', first_name: 'Grace', last_name: 'Hopper' });
       const events = await formSubmittedEvents(t, org.orgId);
       expect(events.map((e) => e.data.form.name)).toEqual(['Universal lead capture', 'Newsletter']);
@@ -132,7 +140,10 @@ describe.skipIf(!hasChromium)('the lead-capture script in Chromium, on a site of
         const payload = JSON.parse(req.rawBody.toString('utf8'));
         expect(EVENT_CATALOGUE['form.submitted'].payload.parse(payload)).toEqual(payload);
       }
-      expect(delivered.map((r) => JSON.parse(r.rawBody.toString('utf8')).data.contact.email).sort()).toEqual(['ada@example.com', 'grace@example.com']);
+      expect(delivered.map((r) => JSON.parse(r.rawBody.toString('utf8')).data.contact.email).sort()).toEqual([
+        'ada@example.com',
+        'grace@example.com',
+      ]);
       expect(errors).toEqual([]);
     } finally {
       await context.close();

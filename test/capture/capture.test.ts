@@ -27,8 +27,16 @@ describe('POST /api/capture/<org_id>: the universal form', () => {
     // The same browser read a page before: an anonymous view under its visitor id.
     expect((await collect(t, { org: org.orgId, url: 'https://shop.example/pricing', visitor: VISITOR_A })).status).toBe(202);
     const r = await capture(t, org.orgId, {
-      name: 'Ada Lovelace', email: 'Ada@Example.com', phone: '+44 20 7946 0000', message: 'Call me', company: 'not a field',
-      _hp_field: '', utm_source: 'news', _referrer: 'https://www.google.com/', _landingPage: 'https://shop.example/contact', _visitor: VISITOR_A,
+      name: 'Ada Lovelace',
+      email: 'Ada@Example.com',
+      phone: '+44 20 7946 0000',
+      message: 'Call me',
+      company: 'not a field',
+      _hp_field: '',
+      utm_source: 'news',
+      _referrer: 'https://www.google.com/',
+      _landingPage: 'https://shop.example/contact',
+      _visitor: VISITOR_A,
     });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     expect(r.body).toEqual({ ok: true, message: 'Thank you! Your answers have been received.' });
@@ -93,10 +101,16 @@ describe('POST /api/capture/<org_id>: the universal form', () => {
 });
 
 describe('POST /api/capture/<org_id>: a plain page form', () => {
-  it('keeps its answers under their own names, labelled by _form, without the page\'s bookkeeping keys', async () => {
+  it("keeps its answers under their own names, labelled by _form, without the page's bookkeeping keys", async () => {
     const org = await newTestOrg(t);
     const r = await capture(t, org.orgId, {
-      _form: 'Newsletter', email: 'lin@example.com', name: 'Lin Chen', 'your-company': 'Acme', topics: 'Pricing, Demo', _token: 'csrf', _wpnonce: 'n',
+      _form: 'Newsletter',
+      email: 'lin@example.com',
+      name: 'Lin Chen',
+      'your-company': 'Acme',
+      topics: 'Pricing, Demo',
+      _token: 'csrf',
+      _wpnonce: 'n',
       utm_medium: 'email',
     });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
@@ -108,7 +122,9 @@ describe('POST /api/capture/<org_id>: a plain page form', () => {
       attribution: { utm: { medium: 'email' } },
     });
     expect(Object.keys(sub!.answers).sort()).toEqual(['email', 'name', 'topics', 'your-company']);
-    expect(await contactsWith(org.orgId, 'lin@example.com')).toEqual([expect.objectContaining({ source: 'form', first_name: 'Lin', last_name: 'Chen' })]);
+    expect(await contactsWith(org.orgId, 'lin@example.com')).toEqual([
+      expect.objectContaining({ source: 'form', first_name: 'Lin', last_name: 'Chen' }),
+    ]);
     const [event] = await formSubmittedEvents(t, org.orgId);
     expect(event.data.form).toEqual({ id: captureFormId(org.orgId, 'Newsletter'), name: 'Newsletter' });
     expect(EVENT_CATALOGUE['form.submitted'].payload.parse(event)).toEqual(event);
@@ -128,17 +144,52 @@ describe('refusals: nothing partial is saved', () => {
     ['a page form without an email', () => capture(t, a.orgId, { _form: 'Quote', company: 'Acme' }), 400, 'validation_failed'],
     ['an object as a value', () => capture(t, a.orgId, { email: 'x@example.com', name: { first: 'X' } }), 400, 'validation_failed'],
     ['a NUL in a value', () => capture(t, a.orgId, { email: 'x@example.com', message: 'a\u0000b' }), 400, 'validation_failed'],
-    ['a NUL in a page field name', () => capture(t, a.orgId, { _form: 'Q', email: 'x@example.com', 'a\u0000b': '1' }), 400, 'validation_failed'],
+    [
+      'a NUL in a page field name',
+      () => capture(t, a.orgId, { _form: 'Q', email: 'x@example.com', 'a\u0000b': '1' }),
+      400,
+      'validation_failed',
+    ],
     ['a _form that is not text', () => capture(t, a.orgId, { _form: 42, email: 'x@example.com' }), 400, 'validation_failed'],
-    ['a page form of 60 fields', () => capture(t, a.orgId, { _form: 'Q', email: 'x@example.com', ...Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`f${i}`, 'v'])) }), 400, 'validation_failed'],
+    [
+      'a page form of 60 fields',
+      () =>
+        capture(t, a.orgId, {
+          _form: 'Q',
+          email: 'x@example.com',
+          ...Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`f${i}`, 'v'])),
+        }),
+      400,
+      'validation_failed',
+    ],
     ['a JSON array', () => capture(t, a.orgId, '[{"email":"x@example.com"}]'), 400, 'validation_failed'],
     ['broken JSON', () => capture(t, a.orgId, '{"email":'), 400, 'malformed_json'],
     ['an empty body', () => capture(t, a.orgId, ''), 400, 'malformed_json'],
-    ['bytes that are not UTF-8', () => capture(t, a.orgId, new Uint8Array([0x7b, 0x22, 0xff, 0x22, 0x3a, 0x31, 0x7d])), 400, 'malformed_json'],
+    [
+      'bytes that are not UTF-8',
+      () => capture(t, a.orgId, new Uint8Array([0x7b, 0x22, 0xff, 0x22, 0x3a, 0x31, 0x7d])),
+      400,
+      'malformed_json',
+    ],
     ['a body over 32 KB', () => capture(t, a.orgId, { email: 'x@example.com', message: 'x'.repeat(33 * 1024) }), 413, 'payload_too_large'],
-    ['a urlencoded body', () => capture(t, a.orgId, 'email=x%40example.com', { 'content-type': 'application/x-www-form-urlencoded' }), 415, 'unsupported_media_type'],
-    ['a charset other than UTF-8', () => capture(t, a.orgId, '{"email":"x@example.com"}', { 'content-type': 'text/plain; charset=latin1' }), 415, 'unsupported_media_type'],
-    ['a gzip body', () => capture(t, a.orgId, '{"email":"x@example.com"}', { 'content-encoding': 'gzip' }), 415, 'unsupported_content_encoding'],
+    [
+      'a urlencoded body',
+      () => capture(t, a.orgId, 'email=x%40example.com', { 'content-type': 'application/x-www-form-urlencoded' }),
+      415,
+      'unsupported_media_type',
+    ],
+    [
+      'a charset other than UTF-8',
+      () => capture(t, a.orgId, '{"email":"x@example.com"}', { 'content-type': 'text/plain; charset=latin1' }),
+      415,
+      'unsupported_media_type',
+    ],
+    [
+      'a gzip body',
+      () => capture(t, a.orgId, '{"email":"x@example.com"}', { 'content-encoding': 'gzip' }),
+      415,
+      'unsupported_content_encoding',
+    ],
   ];
   it.each(cases)('%s', async (_name, send, status, code) => {
     const before = await footprint(t, a.orgId);
@@ -167,7 +218,11 @@ describe('refusals: nothing partial is saved', () => {
     expect((await capture(t, org.orgId, { email: 'json@example.com' }, { 'content-type': 'application/json' })).status).toBe(200);
     const pre = await fetch(`${t.origin}/api/capture/${org.orgId}`, {
       method: 'OPTIONS',
-      headers: { origin: 'https://elsewhere.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+      headers: {
+        origin: 'https://elsewhere.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type',
+      },
     });
     expect(pre.status).toBe(204);
     expect(pre.headers.get('access-control-allow-origin')).toBe('*');

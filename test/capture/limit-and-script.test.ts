@@ -54,7 +54,12 @@ describe('100 lead captures per hour per workspace', () => {
       // Two hours after its end a window is cleaned up.
       t.clock.advance(2 * 3_600_000 + 1_000);
       await runCleanup(t.runtime.deps.db, t.clock.now());
-      expect(await t.sql(`select 1 from rate_limit_counters where bucket = ? and window_start < ?`, [`capture:${org.orgId}`, new Date('2031-03-04T11:00:00.000Z')])).toEqual([]);
+      expect(
+        await t.sql(`select 1 from rate_limit_counters where bucket = ? and window_start < ?`, [
+          `capture:${org.orgId}`,
+          new Date('2031-03-04T11:00:00.000Z'),
+        ]),
+      ).toEqual([]);
     } finally {
       t.clock.unfreeze();
     }
@@ -63,7 +68,11 @@ describe('100 lead captures per hour per workspace', () => {
 
 describe('the script', () => {
   it('is served at /api/embed/lead-capture.js and, for older installs, /embed/lead-capture.js: the same bytes', async () => {
-    const [current, older] = await Promise.all(['/api/embed/lead-capture.js', '/embed/lead-capture.js'].map((p) => fetch(`${t.origin}${p}`, { headers: { 'accept-encoding': 'identity' } })));
+    const [current, older] = await Promise.all(
+      ['/api/embed/lead-capture.js', '/embed/lead-capture.js'].map((p) =>
+        fetch(`${t.origin}${p}`, { headers: { 'accept-encoding': 'identity' } }),
+      ),
+    );
     for (const r of [current!, older!]) {
       expect(r.status).toBe(200);
       expect(r.headers.get('content-type')).toBe('text/javascript; charset=utf-8');

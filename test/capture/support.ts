@@ -29,10 +29,23 @@ export async function footprint(t: TestApp, orgId: string) {
 }
 
 export const captureSubmissions = (t: TestApp, orgId: string) =>
-  t.sql<{ id: string; form_id: string | null; form_name: string; contact_id: string | null; answers: any; attribution: any; pipeline_item_id: string | null }>(
+  t.sql<{
+    id: string;
+    form_id: string | null;
+    form_name: string;
+    contact_id: string | null;
+    answers: any;
+    attribution: any;
+    pipeline_item_id: string | null;
+  }>(
     `select id, form_id, form_name, contact_id, answers, attribution, pipeline_item_id from form_submissions where organization_id = ? order by created_at, ctid`,
     [orgId],
   );
 
 export const formSubmittedEvents = async (t: TestApp, orgId: string) =>
-  (await t.sql<{ payload: any }>(`select payload from outbox_events where organization_id = ? and event = 'form.submitted' order by created_at, ctid`, [orgId])).map((r) => r.payload);
+  (
+    await t.sql<{ payload: any }>(
+      `select payload from outbox_events where organization_id = ? and event = 'form.submitted' order by created_at, ctid`,
+      [orgId],
+    )
+  ).map((r) => r.payload);

@@ -24,12 +24,15 @@ afterAll(async () => {
   await db?.drop();
 });
 
-const listener = (url: string, name: string, retryMs = 10) => new ChannelListener({ url, channel: 'test_channel', retryMs, log: silent, applicationName: name });
+const listener = (url: string, name: string, retryMs = 10) =>
+  new ChannelListener({ url, channel: 'test_channel', retryMs, log: silent, applicationName: name });
 
 /** Backends of this application still connected, until there are `n` (a closed connection takes a moment to go). */
 async function backends(name: string, n: number): Promise<void> {
   for (let i = 0; i < 500; i++) {
-    const { rows } = await admin.query<{ n: number }>(`select count(*)::int as n from pg_stat_activity where application_name = $1`, [name]);
+    const { rows } = await admin.query<{ n: number }>(`select count(*)::int as n from pg_stat_activity where application_name = $1`, [
+      name,
+    ]);
     if (rows[0]!.n === n) return;
     await new Promise((r) => setTimeout(r, 10));
   }
@@ -101,6 +104,8 @@ describe('ChannelListener', () => {
   });
 
   it('refuses a channel name that is not a plain identifier', () => {
-    expect(() => new ChannelListener({ url: db.url, channel: 'a; drop table x', retryMs: 10, log: silent, applicationName: 'x' })).toThrow(/plain channel/);
+    expect(() => new ChannelListener({ url: db.url, channel: 'a; drop table x', retryMs: 10, log: silent, applicationName: 'x' })).toThrow(
+      /plain channel/,
+    );
   });
 });

@@ -78,7 +78,8 @@ function explaining(db: Db, touched: Touched): Db {
           return target.query(q);
         };
       }
-      if (prop === 'transaction') return <T>(fn: (tx: TxDb) => Promise<T>) => target.transaction((tx) => fn(explaining(tx, touched) as TxDb));
+      if (prop === 'transaction')
+        return <T>(fn: (tx: TxDb) => Promise<T>) => target.transaction((tx) => fn(explaining(tx, touched) as TxDb));
       const value: unknown = Reflect.get(target, prop, target);
       return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
     },
@@ -102,7 +103,9 @@ const LARGE = ['contacts', 'companies'];
 function rowsTouched(node: PlanNode): number {
   const onLarge = LARGE.includes(node['Relation Name'] ?? '') || LARGE.some((t) => node['Index Name']?.startsWith(`${t}_`));
   const own = onLarge
-    ? (node['Actual Rows'] ?? 0) * (node['Actual Loops'] ?? 1) + (node['Rows Removed by Filter'] ?? 0) + (node['Rows Removed by Index Recheck'] ?? 0)
+    ? (node['Actual Rows'] ?? 0) * (node['Actual Loops'] ?? 1) +
+      (node['Rows Removed by Filter'] ?? 0) +
+      (node['Rows Removed by Index Recheck'] ?? 0)
     : 0;
   return Math.max(own, ...(node.Plans ?? []).map(rowsTouched));
 }
@@ -116,15 +119,23 @@ describe('upsert statements in a database with one large organization among many
     key = big.publicKey;
     for (let i = 0; i < 40; i++) {
       const { orgId } = await t.newOrg();
-      await t.sql(`insert into contacts (organization_id, email, tags, source, lead_score) select ?, 's' || g || '@small.example', '{}', 'api', 0 from generate_series(1, 20) g`, [orgId]);
-      await t.sql(`insert into companies (organization_id, domain) select ?, 'co' || g || '.example' from generate_series(1, 5) g`, [orgId]);
+      await t.sql(
+        `insert into contacts (organization_id, email, tags, source, lead_score) select ?, 's' || g || '@small.example', '{}', 'api', 0 from generate_series(1, 20) g`,
+        [orgId],
+      );
+      await t.sql(`insert into companies (organization_id, domain) select ?, 'co' || g || '.example' from generate_series(1, 5) g`, [
+        orgId,
+      ]);
     }
     await t.sql(
       `insert into contacts (organization_id, email, first_name, last_name, tags, source, lead_score)
        select ?, 'c' || g || '@big.example', 'Seed', 'Contact', '{seed}', 'api', 0 from generate_series(1, ?::int) g`,
       [big.orgId, BIG_ORG_CONTACTS],
     );
-    await t.sql(`insert into companies (organization_id, domain) select ?, 'co' || g || '.example' from generate_series(1, ?::int) g`, [big.orgId, BIG_ORG_CONTACTS / 5]);
+    await t.sql(`insert into companies (organization_id, domain) select ?, 'co' || g || '.example' from generate_series(1, ?::int) g`, [
+      big.orgId,
+      BIG_ORG_CONTACTS / 5,
+    ]);
     await t.sql('update contact_counters set contact_count = ? where organization_id = ?', [BIG_ORG_CONTACTS, big.orgId]);
     await t.sql('analyze');
   }, 60_000);

@@ -8,7 +8,7 @@ const MIGRATION = 'Migration20261126043000';
 describe(`${MIGRATION}: webhook_deliveries.message_id`, () => {
   let db: TestDatabase;
   let orm: MikroORM;
-  const sql = <T,>(query: string, params: unknown[] = []) => orm.em.fork().getConnection().execute<T[]>(query, params);
+  const sql = <T>(query: string, params: unknown[] = []) => orm.em.fork().getConnection().execute<T[]>(query, params);
 
   beforeAll(async () => {
     db = await createTestDatabase('message_id_migration');
@@ -20,7 +20,7 @@ describe(`${MIGRATION}: webhook_deliveries.message_id`, () => {
     await db?.drop();
   });
 
-  it('gives replays made before it their first original\'s id, through replays of replays, and goes down and up again', async () => {
+  it("gives replays made before it their first original's id, through replays of replays, and goes down and up again", async () => {
     const [org] = await sql<{ id: string }>(`insert into organizations (name) values ('m') returning id`);
     const [endpoint] = await sql<{ id: string }>(
       `insert into webhook_endpoints (organization_id, url, secret) values (?, 'https://receiver.test/', 'whsec_x') returning id`,
@@ -41,11 +41,18 @@ describe(`${MIGRATION}: webhook_deliveries.message_id`, () => {
 
     await orm.migrator.up({ to: MIGRATION });
     const ids = async () =>
-      Object.fromEntries((await sql<{ id: string; message_id: string | null }>('select id, message_id from webhook_deliveries')).map((r) => [r.id, r.message_id]));
+      Object.fromEntries(
+        (await sql<{ id: string; message_id: string | null }>('select id, message_id from webhook_deliveries')).map((r) => [
+          r.id,
+          r.message_id,
+        ]),
+      );
     expect(await ids()).toEqual({ [original]: null, [replay]: original, [replayOfReplay]: original, [orphan]: null });
 
     await orm.migrator.down({ to: BEFORE });
-    const columns = await sql(`select 1 from information_schema.columns where table_name = 'webhook_deliveries' and column_name = 'message_id'`);
+    const columns = await sql(
+      `select 1 from information_schema.columns where table_name = 'webhook_deliveries' and column_name = 'message_id'`,
+    );
     expect(columns).toEqual([]);
     await orm.migrator.up();
     expect((await ids())[replayOfReplay]).toBe(original);

@@ -28,15 +28,38 @@ export function family(type: string): string {
   if (t.startsWith('_')) return `${family(t.slice(1))}[]`;
   const base = t.replace(/\(.*\)$/, '').trim();
   const families: Record<string, string> = {
-    text: 'text', varchar: 'text', 'character varying': 'text', char: 'text', character: 'text', bpchar: 'text',
-    int: 'integer', int4: 'integer', integer: 'integer', int2: 'integer', smallint: 'integer',
-    int8: 'bigint', bigint: 'bigint',
-    numeric: 'numeric', decimal: 'numeric',
-    real: 'float', float4: 'float', float8: 'float', double: 'float', 'double precision': 'float',
-    bool: 'boolean', boolean: 'boolean',
-    timestamptz: 'timestamptz', 'timestamp with time zone': 'timestamptz',
-    timestamp: 'timestamp', 'timestamp without time zone': 'timestamp',
-    date: 'date', uuid: 'uuid', json: 'json', jsonb: 'jsonb', bytea: 'bytea', inet: 'inet',
+    text: 'text',
+    varchar: 'text',
+    'character varying': 'text',
+    char: 'text',
+    character: 'text',
+    bpchar: 'text',
+    int: 'integer',
+    int4: 'integer',
+    integer: 'integer',
+    int2: 'integer',
+    smallint: 'integer',
+    int8: 'bigint',
+    bigint: 'bigint',
+    numeric: 'numeric',
+    decimal: 'numeric',
+    real: 'float',
+    float4: 'float',
+    float8: 'float',
+    double: 'float',
+    'double precision': 'float',
+    bool: 'boolean',
+    boolean: 'boolean',
+    timestamptz: 'timestamptz',
+    'timestamp with time zone': 'timestamptz',
+    timestamp: 'timestamp',
+    'timestamp without time zone': 'timestamp',
+    date: 'date',
+    uuid: 'uuid',
+    json: 'json',
+    jsonb: 'jsonb',
+    bytea: 'bytea',
+    inet: 'inet',
   };
   return families[base] ?? base;
 }
@@ -61,7 +84,12 @@ function declared(orm: MikroORM): Tables {
     for (const prop of meta.props) {
       if (prop.persist === false || !prop.fieldNames?.length) continue;
       // Collections and the inverse side of a one-to-one live in other tables.
-      if (prop.kind === ReferenceKind.ONE_TO_MANY || prop.kind === ReferenceKind.MANY_TO_MANY || (prop.kind === ReferenceKind.ONE_TO_ONE && !prop.owner)) continue;
+      if (
+        prop.kind === ReferenceKind.ONE_TO_MANY ||
+        prop.kind === ReferenceKind.MANY_TO_MANY ||
+        (prop.kind === ReferenceKind.ONE_TO_ONE && !prop.owner)
+      )
+        continue;
       prop.fieldNames.forEach((name, i) => {
         const raw = prop.defaultRaw ?? (prop.default === undefined ? null : String(prop.default));
         columns.set(name, {
@@ -78,7 +106,13 @@ function declared(orm: MikroORM): Tables {
 
 /** The tables and columns of the database's own schema, from information_schema. */
 async function present(client: pg.ClientBase): Promise<Tables> {
-  const { rows } = await client.query<{ table_name: string; column_name: string; udt_name: string; is_nullable: string; column_default: string | null }>(
+  const { rows } = await client.query<{
+    table_name: string;
+    column_name: string;
+    udt_name: string;
+    is_nullable: string;
+    column_default: string | null;
+  }>(
     `select c.table_name, c.column_name, c.udt_name, c.is_nullable, c.column_default
      from information_schema.columns c
      join information_schema.tables t on t.table_schema = c.table_schema and t.table_name = c.table_name and t.table_type = 'BASE TABLE'
@@ -109,8 +143,12 @@ export function differences(entities: Tables, database: Tables): string[] {
       if (!got) out.push(`${table}.${name}: declared by the entity, missing in the database`);
       else {
         if (got.family !== want.family) out.push(`${table}.${name}: type ${want.family} in the entity, ${got.family} in the database`);
-        if (got.nullable !== want.nullable) out.push(`${table}.${name}: ${want.nullable ? 'nullable' : 'not null'} in the entity, ${got.nullable ? 'nullable' : 'not null'} in the database`);
-        if (got.default !== want.default) out.push(`${table}.${name}: default ${want.default} in the entity, ${got.default} in the database`);
+        if (got.nullable !== want.nullable)
+          out.push(
+            `${table}.${name}: ${want.nullable ? 'nullable' : 'not null'} in the entity, ${got.nullable ? 'nullable' : 'not null'} in the database`,
+          );
+        if (got.default !== want.default)
+          out.push(`${table}.${name}: default ${want.default} in the entity, ${got.default} in the database`);
       }
     }
     for (const name of actual.keys()) if (!columns.has(name)) out.push(`${table}.${name}: in the database, declared by no entity`);

@@ -51,7 +51,9 @@ describe('the statements of the app areas', () => {
     const refused: string[] = [];
     for (const [i, { label, value }] of statements.entries()) {
       if (!isStatement(value)) continue;
-      await db.raw(`prepare app_area_${i} as ${value.text}`).catch((err: unknown) => refused.push(`${label}: ${err instanceof Error ? err.message : String(err)}`));
+      await db
+        .raw(`prepare app_area_${i} as ${value.text}`)
+        .catch((err: unknown) => refused.push(`${label}: ${err instanceof Error ? err.message : String(err)}`));
     }
     expect(refused).toEqual([]);
   });

@@ -55,7 +55,9 @@ describe('the statements of the contact areas', () => {
   it('are each accepted by the migrated schema', async () => {
     const refused: string[] = [];
     for (const [i, { label, value }] of statements.entries()) {
-      await db.raw(`prepare contact_area_${i} as ${value.text}`).catch((err: unknown) => refused.push(`${label}: ${err instanceof Error ? err.message : String(err)}`));
+      await db
+        .raw(`prepare contact_area_${i} as ${value.text}`)
+        .catch((err: unknown) => refused.push(`${label}: ${err instanceof Error ? err.message : String(err)}`));
     }
     expect(refused).toEqual([]);
   });

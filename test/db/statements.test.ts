@@ -82,7 +82,9 @@ describe('the executor', () => {
       const text = (t: TemplateStringsArray) => sql<{ id: number }>(t).compile(qb);
       await expect(db.query(text`select * from t`)).rejects.toThrow(StarStatementError);
       await expect(db.query(text`select t.* from t`)).rejects.toThrow(/must name their columns; this one expands \* near "select t\.\*"/);
-      await expect(db.transaction((tx) => tx.query(qb.updateTable('contacts').set({ stage: 'b' }).returningAll()))).rejects.toThrow(StarStatementError);
+      await expect(db.transaction((tx) => tx.query(qb.updateTable('contacts').set({ stage: 'b' }).returningAll()))).rejects.toThrow(
+        StarStatementError,
+      );
       // A fixed statement is refused when built, at module load: the first test importing its module fails.
       expect(() => statement()(() => qb.selectFrom('contacts').selectAll())).toThrow(StarStatementError);
       // Refused again on every later call, and nothing was prepared or written.

@@ -10,7 +10,10 @@ import { ConfigSchema } from '#core/config.ts';
 import { ROOT } from '../support/process.ts';
 import { anchors, docsFiles, readingOrder, relativeLinks, shellSteps } from './markdown.ts';
 
-const snippetMaps = () => readdirSync(path.join(ROOT, 'snippets')).map((d) => `snippets/${d}/ARCHITECTURE.md`).filter((f) => existsSync(path.join(ROOT, f)));
+const snippetMaps = () =>
+  readdirSync(path.join(ROOT, 'snippets'))
+    .map((d) => `snippets/${d}/ARCHITECTURE.md`)
+    .filter((f) => existsSync(path.join(ROOT, f)));
 const FILES = ['README.md', ...docsFiles(), ...snippetMaps()];
 const read = (file: string) => readFileSync(path.join(ROOT, file), 'utf8');
 const exists = (p: string) => existsSync(path.join(ROOT, p));
@@ -36,7 +39,9 @@ export function treePaths(block: string): string[] {
 /** Paths the prose names from the repository's root, in backticks (`packages/db/src/bounded.ts`). */
 const ROOTS = /^(apps|packages|test|snippets|sdk|migrations|docs)\/[\w./@-]*$/;
 const namedPaths = (text: string) =>
-  [...text.matchAll(/`([^`\s]+)`/g)].map((m) => m[1]!.replace(/[:,]$/, '')).filter((p) => ROOTS.test(p) && !p.includes('<') && !p.includes('*'));
+  [...text.matchAll(/`([^`\s]+)`/g)]
+    .map((m) => m[1]!.replace(/[:,]$/, ''))
+    .filter((p) => ROOTS.test(p) && !p.includes('<') && !p.includes('*'));
 
 describe('the docs hold together', () => {
   it.each(FILES)('every relative link of %s reaches a file and heading', (file) => {
@@ -84,7 +89,10 @@ describe('the docs hold together', () => {
     expect(new Set(readingOrder())).toEqual(new Set(['README.md', ...docsFiles()]));
     for (const file of FILES) {
       const markers = read(file).match(/<!-- example:.*-->/g) ?? [];
-      expect(markers.filter((m) => !/^<!-- example: not run: .+ -->$/.test(m)), file).toEqual([]);
+      expect(
+        markers.filter((m) => !/^<!-- example: not run: .+ -->$/.test(m)),
+        file,
+      ).toEqual([]);
       shellSteps(file);
     }
   });
@@ -97,10 +105,9 @@ describe('the docs hold together', () => {
 
   it('finds what it checks: a broken path, link or map entry fails', () => {
     // Folders side by side on one line are siblings; an indented entry is inside the folder above it.
-    expect(treePaths('apps/server/   x\n  src/main.ts   y\n  src/nope.ts   z\npackages/db/\n  src/ nope/   w').filter((p) => !exists(p))).toEqual([
-      'apps/server/src/nope.ts',
-      'packages/db/nope/',
-    ]);
+    expect(
+      treePaths('apps/server/   x\n  src/main.ts   y\n  src/nope.ts   z\npackages/db/\n  src/ nope/   w').filter((p) => !exists(p)),
+    ).toEqual(['apps/server/src/nope.ts', 'packages/db/nope/']);
     expect(namedPaths('see `packages/db/src/nope.ts`, `limits/key-guard.ts` and `apps/server/src/main.ts`')).toEqual([
       'packages/db/src/nope.ts',
       'apps/server/src/main.ts',

@@ -40,7 +40,11 @@ export function shellSteps(file: string): Step[] {
   const steps: Step[] = [];
   for (let i = 0; i < lines.length; i++) {
     if (lines[i] !== '```sh') continue;
-    const previous = lines.slice(0, i).reverse().find((l) => l.trim() !== '') ?? '';
+    const previous =
+      lines
+        .slice(0, i)
+        .reverse()
+        .find((l) => l.trim() !== '') ?? '';
     const end = lines.indexOf('```', i + 1);
     if (SKIP.test(previous)) {
       i = end;
@@ -78,7 +82,11 @@ export function expectation(shown: string[]): { status: number | null; json: str
   const status = /^(\d{3})\b/.exec(text);
   const rest = status ? text.slice(3).trim() : text;
   const json = /^[[{]/.test(rest) ? rest : null;
-  return { status: status ? Number(status[1]) : json ? 200 : null, json, lines: json || status ? [] : shown.filter((l) => l.trim() !== '') };
+  return {
+    status: status ? Number(status[1]) : json ? 200 : null,
+    json,
+    lines: json || status ? [] : shown.filter((l) => l.trim() !== ''),
+  };
 }
 
 /** `"key":value` pairs of a shown answer whose value is given in full (no `…`): the answer must contain each as is. */

@@ -10,7 +10,14 @@ import { newTestOrg, rest } from '../internal/contacts-support.ts';
 
 /** The spec's "Event names" table, copied here rather than read from names.ts, so that both are checked against it. */
 const SPEC_TABLE: Record<string, string[]> = {
-  Contacts: ['contact.created', 'contact.updated', 'contact.deleted', 'contact.stage_changed', 'contact.score_changed', 'contact.tag_added'],
+  Contacts: [
+    'contact.created',
+    'contact.updated',
+    'contact.deleted',
+    'contact.stage_changed',
+    'contact.score_changed',
+    'contact.tag_added',
+  ],
   Deals: ['deal.created', 'deal.updated', 'deal.won', 'deal.lost', 'deal.stage_changed'],
   Messages: ['message.sent', 'message.received', 'conversation.created'],
   Tasks: ['task.created', 'task.completed'],
@@ -85,7 +92,7 @@ describe('the catalogue', () => {
   });
 
   it('refuses payloads that break the shape', () => {
-    const refused = (p: unknown) => EVENT_CATALOGUE[((p as { event: EventName }).event)].payload.safeParse(p).success;
+    const refused = (p: unknown) => EVENT_CATALOGUE[(p as { event: EventName }).event].payload.safeParse(p).success;
     const contact = exampleFor('contact.created');
     expect(refused({ ...contact, timestamp: '2026-11-22T14:03:07Z' })).toBe(false);
     expect(refused({ ...contact, timestamp: '2026-11-22T14:03:07.123+01:00' })).toBe(false);
@@ -195,7 +202,9 @@ describe('real emissions match the catalogue', () => {
     // Who made each change: /v1 is `api`, the application `app`, the AI step `ai`, an inbound text `inbound`.
     const sources = (pred: (p: any) => boolean) => new Set(rows.filter((r) => pred(r.payload)).map((r) => r.payload.source));
     const about = (id: string) => (p: any) => p.data.contact?.id === id;
-    expect(sources((p) => about(ada.id)(p) && p.event !== 'contact.deleted' && !p.data.restored && p.event !== 'contact.score_changed')).toEqual(new Set(['api']));
+    expect(
+      sources((p) => about(ada.id)(p) && p.event !== 'contact.deleted' && !p.data.restored && p.event !== 'contact.score_changed'),
+    ).toEqual(new Set(['api']));
     expect(sources((p) => about(ada.id)(p) && p.event === 'contact.score_changed')).toEqual(new Set(['api', 'ai']));
     expect(sources((p) => about(c.id)(p) && p.event.startsWith('contact.'))).toEqual(new Set(['app']));
     expect(sources((p) => /^(deal|task|booking|nonprofit)\.|^ai_action\.(approved|rejected)/.test(p.event))).toEqual(new Set(['app']));

@@ -75,7 +75,10 @@ describe('/v1 contact upserts', () => {
     const { id } = await v1('/contacts/upsert', { email: 'fresh@example.com', tags: ['a', 'b'] });
     await v1('/contacts/batch-upsert', { contacts: [{ email: 'fresh2@example.com', tags: ['c'] }] });
     expect(summary(await eventsOf(t, a.orgId, id))).toEqual([['contact.created', 'api', null]]);
-    const [row] = await t.sql<{ id: string }>('select id from contacts where organization_id = ? and email = ?', [a.orgId, 'fresh2@example.com']);
+    const [row] = await t.sql<{ id: string }>('select id from contacts where organization_id = ? and email = ?', [
+      a.orgId,
+      'fresh2@example.com',
+    ]);
     expect(summary(await eventsOf(t, a.orgId, row!.id))).toEqual([['contact.created', 'api', null]]);
   });
 

@@ -38,7 +38,12 @@ describe.each(['turnstile', 'hcaptcha', 'recaptcha'] as const)('a form with %s c
       {
         path: `/${provider}`,
         contentType: 'application/x-www-form-urlencoded;charset=UTF-8',
-        fields: { secret: SECRETS[provider], response: 'good-token', remoteip: '127.0.0.1', ...(provider === 'hcaptcha' ? { sitekey: `site-${provider}` } : {}) },
+        fields: {
+          secret: SECRETS[provider],
+          response: 'good-token',
+          remoteip: '127.0.0.1',
+          ...(provider === 'hcaptcha' ? { sitekey: `site-${provider}` } : {}),
+        },
       },
     ]);
     expect(await submissions(t, form.id)).toHaveLength(1);
@@ -47,7 +52,12 @@ describe.each(['turnstile', 'hcaptcha', 'recaptcha'] as const)('a form with %s c
   it('takes the token as _captchaToken too, and from a page post', async () => {
     const form = await create();
     expect((await submitJson(t, form.id, { ...answers, _captchaToken: 'good-token' })).status).toBe(200);
-    const page = await submitUrlencoded(t, form.id, { email: 'page@example.com', topic: 'Demo', consent: 'on', [TOKEN_KEY[provider]]: 'good-token' });
+    const page = await submitUrlencoded(t, form.id, {
+      email: 'page@example.com',
+      topic: 'Demo',
+      consent: 'on',
+      [TOKEN_KEY[provider]]: 'good-token',
+    });
     expect(page.status).toBe(303);
     expect(await submissions(t, form.id)).toHaveLength(2);
   });

@@ -48,11 +48,23 @@ describe('forms in the application', () => {
     expect(page.items.map((f) => f.name)).toEqual(['Second']);
     expect((await org.member.forms.list.query({ limit: 1, cursor: page.nextCursor! })).items.map((f) => f.name)).toEqual(['First']);
 
-    const updated = await org.member.forms.update.mutate({ id: second.id, name: 'Renamed', captcha: { provider: 'turnstile', siteKey: 'new-site' }, thankYou: { redirectUrl: 'https://www.example.com/thanks' } });
-    expect(updated).toMatchObject({ name: 'Renamed', captcha: { provider: 'turnstile', siteKey: 'new-site', secretSet: true }, thankYou: { redirectUrl: 'https://www.example.com/thanks' }, fields: CONTACT_FORM.fields });
+    const updated = await org.member.forms.update.mutate({
+      id: second.id,
+      name: 'Renamed',
+      captcha: { provider: 'turnstile', siteKey: 'new-site' },
+      thankYou: { redirectUrl: 'https://www.example.com/thanks' },
+    });
+    expect(updated).toMatchObject({
+      name: 'Renamed',
+      captcha: { provider: 'turnstile', siteKey: 'new-site', secretSet: true },
+      thankYou: { redirectUrl: 'https://www.example.com/thanks' },
+      fields: CONTACT_FORM.fields,
+    });
     expect(await t.sql(`select captcha_secret from forms where id = ?`, [second.id])).toEqual([{ captcha_secret: captcha.secret }]);
     // Another provider needs its own secret.
-    expect(await refusal(org.member.forms.update.mutate({ id: second.id, captcha: { provider: 'hcaptcha', siteKey: 'x' } }))).toMatchObject({ status: 400, code: 'validation_failed' });
+    expect(await refusal(org.member.forms.update.mutate({ id: second.id, captcha: { provider: 'hcaptcha', siteKey: 'x' } }))).toMatchObject(
+      { status: 400, code: 'validation_failed' },
+    );
     const cleared = await org.member.forms.update.mutate({ id: second.id, captcha: null, thankYou: null, published: false });
     expect(cleared).toMatchObject({ captcha: null, thankYou: null, published: false });
     expect(await t.sql(`select captcha_secret from forms where id = ?`, [second.id])).toEqual([{ captcha_secret: null }]);
@@ -74,7 +86,14 @@ describe('forms in the application', () => {
     expect(await bad({ fields: [] })).toEqual(['fields']);
     expect(await bad({ fields: [{ id: 'a', label: 'A', type: 'select', required: false }] })).toEqual(['fields.0.options']);
     expect(await bad({ fields: [{ id: 'a', label: 'A', type: 'text', options: ['x'] }] })).toEqual(['fields.0.options']);
-    expect(await bad({ fields: [{ id: 'a', label: 'Same', type: 'text' }, { id: 'b', label: 'same', type: 'text' }] })).toEqual(['fields.1.label']);
+    expect(
+      await bad({
+        fields: [
+          { id: 'a', label: 'Same', type: 'text' },
+          { id: 'b', label: 'same', type: 'text' },
+        ],
+      }),
+    ).toEqual(['fields.1.label']);
     expect(await bad({ fields: [{ id: '_hp_field', label: 'A', type: 'text' }] })).toEqual(['fields.0.id']);
     expect(await bad({ fields: [{ id: 'utm_source', label: 'A', type: 'text' }] })).toEqual(['fields.0.id']);
     expect(await bad({ fields: [{ id: 'a', label: 'A', type: 'file' }] })).toEqual(['fields.0.type']);
@@ -84,12 +103,15 @@ describe('forms in the application', () => {
     expect(await t.sql(`select 1 from forms where organization_id = ? and name = ''`, [a.orgId])).toEqual([]);
   });
 
-  it('keeps organizations apart: another organization\'s forms and pipelines look unknown', async () => {
+  it("keeps organizations apart: another organization's forms and pipelines look unknown", async () => {
     const form = await newForm(a.member);
     expect(await refusal(b.owner.forms.get.query({ id: form.id }))).toMatchObject({ status: 404, code: 'not_found' });
     expect(await refusal(b.owner.forms.delete.mutate({ id: form.id }))).toMatchObject({ status: 404 });
     const pipeline = await a.owner.pipelines.create.mutate({ name: `A only ${Date.now()}`, stages: ['New'] });
-    expect(await refusal(b.member.forms.create.mutate({ ...CONTACT_FORM, pipelineId: pipeline.id }))).toMatchObject({ status: 422, code: 'pipeline_not_found' });
+    expect(await refusal(b.member.forms.create.mutate({ ...CONTACT_FORM, pipelineId: pipeline.id }))).toMatchObject({
+      status: 422,
+      code: 'pipeline_not_found',
+    });
     expect((await b.owner.forms.list.query({})).items.map((f) => f.id)).not.toContain(form.id);
   });
 
@@ -105,12 +127,14 @@ describe('forms in the application', () => {
     const [sub] = await submissions(t, form.id);
     await a.member.forms.delete.mutate({ id: form.id });
     expect((await submitJson(t, form.id, { email: 'late@example.com', topic: 'Demo', consent: true })).status).toBe(404);
-    expect(await t.sql(`select form_id, form_name from form_submissions where id = ?`, [sub!.id])).toEqual([{ form_id: null, form_name: 'Contact us' }]);
+    expect(await t.sql(`select form_id, form_name from form_submissions where id = ?`, [sub!.id])).toEqual([
+      { form_id: null, form_name: 'Contact us' },
+    ]);
     const timeline = await a.owner.contacts.timeline.query({ id: sub!.contact_id!, limit: 10 });
     expect(timeline.items).toContainEqual(expect.objectContaining({ kind: 'form_submission', formId: null, formName: 'Contact us' }));
   });
 
-  it('a merge moves the duplicate\'s submissions to the primary', async () => {
+  it("a merge moves the duplicate's submissions to the primary", async () => {
     const form = await newForm(a.member);
     await submitJson(t, form.id, { email: 'dup1@example.com', topic: 'Demo', consent: true });
     await submitJson(t, form.id, { email: 'dup2@example.com', topic: 'Demo', consent: true });

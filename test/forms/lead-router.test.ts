@@ -11,7 +11,12 @@ let stub: OpenAiStub;
 let enterprise: { id: string; stages: { id: string }[] };
 beforeAll(async () => {
   stub = await startOpenAiStub();
-  t = await initTestApp({ LEAD_ROUTER: 'ai', SCORE_ADJUSTER_URL: stub.baseUrl, SCORE_ADJUSTER_API_KEY: 'sk-router-test', SCORE_ADJUSTER_MODEL: 'router-model' });
+  t = await initTestApp({
+    LEAD_ROUTER: 'ai',
+    SCORE_ADJUSTER_URL: stub.baseUrl,
+    SCORE_ADJUSTER_API_KEY: 'sk-router-test',
+    SCORE_ADJUSTER_MODEL: 'router-model',
+  });
   a = await newTestOrg(t);
   enterprise = await a.owner.pipelines.create.mutate({ name: 'Enterprise', stages: ['New', 'Won'] });
 });
@@ -20,7 +25,13 @@ afterAll(async () => {
   await stub?.close();
 });
 
-const answers = { email: 'cto@bigcorp.example', first_name: 'Ada', topic: 'Pricing', consent: true, message: 'We have 5,000 seats to license' };
+const answers = {
+  email: 'cto@bigcorp.example',
+  first_name: 'Ada',
+  topic: 'Pricing',
+  consent: true,
+  message: 'We have 5,000 seats to license',
+};
 const placementOf = async (email: string) =>
   t.sql<{ pipeline_id: string; stage_id: string }>(
     `select pi.pipeline_id, pi.stage_id from pipeline_items pi join contacts c on c.id = pi.contact_id where c.organization_id = ? and c.email = ?`,
@@ -46,7 +57,12 @@ describe('the AI lead router', () => {
     expect(user).toEqual({
       pipelines: [expect.any(String), 'Enterprise'],
       form: 'Contact us',
-      answers: { 'First name': 'Ada', Topic: 'Pricing', 'I agree to be contacted': 'true', 'Your message': 'We have 5,000 seats to license' },
+      answers: {
+        'First name': 'Ada',
+        Topic: 'Pricing',
+        'I agree to be contacted': 'true',
+        'Your message': 'We have 5,000 seats to license',
+      },
     });
     expect(req!.rawBody).not.toContain('cto@bigcorp.example');
   });

@@ -45,15 +45,23 @@ describe.skipIf(!existsSync(CHROMIUM))('forms in a browser', () => {
   beforeAll(async () => {
     fake = await startFakeCaptcha(SECRETS);
     t = await initTestApp({
-      APP_URL: SERVICE, BASE_URL: `${SERVICE}/api`,
-      CAPTCHA_HCAPTCHA_VERIFY_URL: `${fake.url}/hcaptcha`, CAPTCHA_RECAPTCHA_VERIFY_URL: `${fake.url}/recaptcha`,
+      APP_URL: SERVICE,
+      BASE_URL: `${SERVICE}/api`,
+      CAPTCHA_HCAPTCHA_VERIFY_URL: `${fake.url}/hcaptcha`,
+      CAPTCHA_RECAPTCHA_VERIFY_URL: `${fake.url}/recaptcha`,
     });
     a = await newTestOrg(t);
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: [
-        '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-sync', '--disable-background-networking',
-        '--disable-component-update', '--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-sync',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1',
       ],
     });
   });
@@ -63,7 +71,11 @@ describe.skipIf(!existsSync(CHROMIUM))('forms in a browser', () => {
     await fake?.close();
   });
 
-  async function contextFor(javaScriptEnabled: boolean, customerPage?: string, provider?: keyof typeof FAKE_PROVIDER): Promise<BrowserContext> {
+  async function contextFor(
+    javaScriptEnabled: boolean,
+    customerPage?: string,
+    provider?: keyof typeof FAKE_PROVIDER,
+  ): Promise<BrowserContext> {
     const context = await browser.newContext({ javaScriptEnabled });
     if (provider) {
       const fakeScript = FAKE_PROVIDER[provider];
@@ -75,7 +87,9 @@ describe.skipIf(!existsSync(CHROMIUM))('forms in a browser', () => {
       route.fulfill({ response: await route.fetch({ url: route.request().url().replace(SERVICE, t.origin), maxRedirects: 0 }) }),
     );
     if (customerPage) {
-      await context.route(`${CUSTOMER}/**`, (route) => route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: customerPage }));
+      await context.route(`${CUSTOMER}/**`, (route) =>
+        route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: customerPage }),
+      );
     }
     return context;
   }
@@ -125,47 +139,56 @@ describe.skipIf(!existsSync(CHROMIUM))('forms in a browser', () => {
       await context.close();
     }
     expect(await submissions(t, form.id)).toMatchObject([
-      { answers: { email: 'ada@example.com', first_name: 'Ada', topic: 'Demo', consent: true }, attribution: { utm: { source: 'browser-test' }, landingPage: `${SERVICE}/f/${form.id}` } },
+      {
+        answers: { email: 'ada@example.com', first_name: 'Ada', topic: 'Demo', consent: true },
+        attribution: { utm: { source: 'browser-test' }, landingPage: `${SERVICE}/f/${form.id}` },
+      },
     ]);
   }, 60_000);
 
-  it.each(['hcaptcha', 'recaptcha'] as const)('the hosted page with %s: submitting runs the invisible check, the token reaches the server, answered by the thank-you redirect', async (provider) => {
-    const form = await newForm(a.member, { captcha: { provider, siteKey: `site-${provider}`, secret: SECRETS[provider] } });
-    const context = await contextFor(true, undefined, provider);
-    const page = await context.newPage();
-    const scripts: string[] = [];
-    page.on('requestfinished', (r) => void (r.resourceType() === 'script' && scripts.push(r.url())));
-    const problems: string[] = [];
-    page.on('console', (m) => void (/Content Security Policy|Refused to/i.test(m.text()) && problems.push(m.text())));
-    page.on('pageerror', (err) => void problems.push(err.message));
-    const posts: string[] = [];
-    page.on('requestfinished', (r) => void (r.method() === 'POST' && posts.push(r.postData() ?? '')));
-    try {
-      await page.goto(`${SERVICE}/f/${form.id}`);
-      await expect.poll(() => scripts).toHaveLength(1);
-      // No visible widget: nothing to tick or solve.
-      expect(await page.locator('iframe, .g-recaptcha').count()).toBe(0);
-      await page.getByLabel('Email address (required)').fill(`${provider}@example.com`);
-      await page.getByLabel('Topic (required)').selectOption('Demo');
-      await page.getByLabel('I agree to be contacted (required)').check();
-      const answered = page.waitForResponse((r) => r.request().method() === 'POST');
-      await page.getByRole('button', { name: 'Send' }).click();
-      // The thank-you redirect the browser follows. Playwright's routing does not catch the redirect of a navigation a
-      // script started (form.submit()), so the followed request would leave for the unresolvable test host: the 303 is
-      // what is checked here, the thank-you page itself in the tests above.
-      const res = await answered;
-      expect(res.status()).toBe(303);
-      expect(res.headers().location).toBe(`${SERVICE}/f/${form.id}/thanks`);
-      expect(problems).toEqual([]);
-    } finally {
-      await context.close();
-    }
-    // One post, held back until the token was in it.
-    expect(posts).toHaveLength(1);
-    expect(new URLSearchParams(posts[0]).get('_captchaToken')).toBe('good-token');
-    expect(fake.calls.filter((c) => c.path === `/${provider}`).map((c) => c.fields.response)).toEqual(['good-token']);
-    expect(await submissions(t, form.id)).toMatchObject([{ answers: { email: `${provider}@example.com`, topic: 'Demo', consent: true } }]);
-  }, 60_000);
+  it.each(['hcaptcha', 'recaptcha'] as const)(
+    'the hosted page with %s: submitting runs the invisible check, the token reaches the server, answered by the thank-you redirect',
+    async (provider) => {
+      const form = await newForm(a.member, { captcha: { provider, siteKey: `site-${provider}`, secret: SECRETS[provider] } });
+      const context = await contextFor(true, undefined, provider);
+      const page = await context.newPage();
+      const scripts: string[] = [];
+      page.on('requestfinished', (r) => void (r.resourceType() === 'script' && scripts.push(r.url())));
+      const problems: string[] = [];
+      page.on('console', (m) => void (/Content Security Policy|Refused to/i.test(m.text()) && problems.push(m.text())));
+      page.on('pageerror', (err) => void problems.push(err.message));
+      const posts: string[] = [];
+      page.on('requestfinished', (r) => void (r.method() === 'POST' && posts.push(r.postData() ?? '')));
+      try {
+        await page.goto(`${SERVICE}/f/${form.id}`);
+        await expect.poll(() => scripts).toHaveLength(1);
+        // No visible widget: nothing to tick or solve.
+        expect(await page.locator('iframe, .g-recaptcha').count()).toBe(0);
+        await page.getByLabel('Email address (required)').fill(`${provider}@example.com`);
+        await page.getByLabel('Topic (required)').selectOption('Demo');
+        await page.getByLabel('I agree to be contacted (required)').check();
+        const answered = page.waitForResponse((r) => r.request().method() === 'POST');
+        await page.getByRole('button', { name: 'Send' }).click();
+        // The thank-you redirect the browser follows. Playwright's routing does not catch the redirect of a navigation a
+        // script started (form.submit()), so the followed request would leave for the unresolvable test host: the 303 is
+        // what is checked here, the thank-you page itself in the tests above.
+        const res = await answered;
+        expect(res.status()).toBe(303);
+        expect(res.headers().location).toBe(`${SERVICE}/f/${form.id}/thanks`);
+        expect(problems).toEqual([]);
+      } finally {
+        await context.close();
+      }
+      // One post, held back until the token was in it.
+      expect(posts).toHaveLength(1);
+      expect(new URLSearchParams(posts[0]).get('_captchaToken')).toBe('good-token');
+      expect(fake.calls.filter((c) => c.path === `/${provider}`).map((c) => c.fields.response)).toEqual(['good-token']);
+      expect(await submissions(t, form.id)).toMatchObject([
+        { answers: { email: `${provider}@example.com`, topic: 'Demo', consent: true } },
+      ]);
+    },
+    60_000,
+  );
 
   it('the loader on another origin inserts the form, re-creates its scripts and adds attribution; the post lands on the thank-you page', async () => {
     const form = await newForm(a.member);
@@ -187,7 +210,9 @@ describe.skipIf(!existsSync(CHROMIUM))('forms in a browser', () => {
       await page.locator(`form[data-leadwire-form="${captchaForm.id}"]`).waitFor();
       await expect.poll(() => scripts).toContain('https://challenges.cloudflare.com/turnstile/v0/api.js');
       expect(await embedded.locator('input[name="utm_source"]').getAttribute('value')).toBe('partner');
-      expect(await embedded.locator('input[name="_landingPage"]').getAttribute('value')).toBe(`${CUSTOMER}/landing?utm_source=partner&utm_medium=embed`);
+      expect(await embedded.locator('input[name="_landingPage"]').getAttribute('value')).toBe(
+        `${CUSTOMER}/landing?utm_source=partner&utm_medium=embed`,
+      );
       expect(await embedded.locator('input[name="_visitor"]').getAttribute('value')).toBe('vis_loader_browser_01');
 
       await embedded.getByLabel('Email address (required)').fill('embed@example.com');
@@ -199,7 +224,13 @@ describe.skipIf(!existsSync(CHROMIUM))('forms in a browser', () => {
       await context.close();
     }
     expect(await submissions(t, form.id)).toMatchObject([
-      { answers: { email: 'embed@example.com', topic: 'Pricing', consent: true }, attribution: { utm: { source: 'partner', medium: 'embed' }, landingPage: `${CUSTOMER}/landing?utm_source=partner&utm_medium=embed` } },
+      {
+        answers: { email: 'embed@example.com', topic: 'Pricing', consent: true },
+        attribution: {
+          utm: { source: 'partner', medium: 'embed' },
+          landingPage: `${CUSTOMER}/landing?utm_source=partner&utm_medium=embed`,
+        },
+      },
     ]);
     const [visitor] = await t.sql<{ email: string }>(
       'select c.email from tracking_visitors v join contacts c on c.id = v.contact_id where v.organization_id = ? and v.visitor_id = ?',

@@ -26,14 +26,24 @@ describe('the hosted page GET /f/<id>', () => {
     expect(r.status).toBe(200);
     expect(r.headers.get('content-type')).toBe('text/html; charset=utf-8');
     const csp = r.headers.get('content-security-policy')!;
-    expect(csp).toMatch(/^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/=]+'; form-action 'self' https:\/\/api\.leadwire\.test https:\/\/app\.leadwire\.test; frame-ancestors 'none'; base-uri 'none'$/);
+    expect(csp).toMatch(
+      /^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/=]+'; form-action 'self' https:\/\/api\.leadwire\.test https:\/\/app\.leadwire\.test; frame-ancestors 'none'; base-uri 'none'$/,
+    );
     expect(r.headers.get('x-frame-options')).toBe('DENY');
     expect(r.headers.get('x-content-type-options')).toBe('nosniff');
-    expect(r.text).toContain(`<form method="post" action="https://api.leadwire.test/api/forms/${form.id}/submit" data-leadwire-form="${form.id}">`);
+    expect(r.text).toContain(
+      `<form method="post" action="https://api.leadwire.test/api/forms/${form.id}/submit" data-leadwire-form="${form.id}">`,
+    );
     const p = `lw-${form.id.slice(0, 8)}`;
-    expect(r.text).toContain(`<label for="${p}-email">Email address (required)</label><input id="${p}-email" name="email" type="email" autocomplete="email" maxlength="1000" required>`);
-    expect(r.text).toContain(`<input id="${p}-consent" name="consent" type="checkbox" value="on" required><label for="${p}-consent">I agree to be contacted (required)</label>`);
-    expect(r.text).toContain(`<select id="${p}-topic" name="topic" required><option value="">Choose…</option><option>Demo</option><option>Pricing</option></select>`);
+    expect(r.text).toContain(
+      `<label for="${p}-email">Email address (required)</label><input id="${p}-email" name="email" type="email" autocomplete="email" maxlength="1000" required>`,
+    );
+    expect(r.text).toContain(
+      `<input id="${p}-consent" name="consent" type="checkbox" value="on" required><label for="${p}-consent">I agree to be contacted (required)</label>`,
+    );
+    expect(r.text).toContain(
+      `<select id="${p}-topic" name="topic" required><option value="">Choose…</option><option>Demo</option><option>Pricing</option></select>`,
+    );
     expect(r.text).toContain('<input type="hidden" name="utm_source" value="twitter">');
     expect(r.text).toContain('<input type="hidden" name="utm_campaign" value="launch">');
     expect(r.text).toContain('<input type="hidden" name="_referrer" value="https://news.example/item">');
@@ -81,12 +91,15 @@ describe('the hosted page GET /f/<id>', () => {
   });
 
   it('shows the thank-you message, and lets the CAPTCHA provider in only when one is connected (Turnstile invisible)', async () => {
-    const form = await newForm(a.member, { captcha: { provider: 'turnstile', siteKey: 'site-key', secret: 's' }, thankYou: { redirectUrl: 'https://www.example.com/thanks' } });
+    const form = await newForm(a.member, {
+      captcha: { provider: 'turnstile', siteKey: 'site-key', secret: 's' },
+      thankYou: { redirectUrl: 'https://www.example.com/thanks' },
+    });
     const r = await get(`/f/${form.id}`);
     const csp = r.headers.get('content-security-policy')!;
     expect(csp).toContain('script-src https://challenges.cloudflare.com');
     expect(csp).toContain('frame-src https://challenges.cloudflare.com');
-    expect(csp).toContain('form-action \'self\' https://api.leadwire.test https://app.leadwire.test https://www.example.com;');
+    expect(csp).toContain("form-action 'self' https://api.leadwire.test https://app.leadwire.test https://www.example.com;");
     expect(r.text).toContain('<div class="cf-turnstile" data-sitekey="site-key" data-appearance="interaction-only"></div>');
     expect(r.text).toContain('<script src="https://challenges.cloudflare.com/turnstile/v0/api.js" async defer></script>');
     const plain = await newForm(a.member, { thankYou: { message: 'We will call you.' } });
@@ -101,9 +114,13 @@ describe('invisible hCaptcha and reCAPTCHA on the hosted page', () => {
   it('hCaptcha: an invisible widget, explicit rendering, and a starter script allowed by its hash alone', async () => {
     const form = await newForm(a.member, { captcha: { provider: 'hcaptcha', siteKey: 'hc-site', secret: 's' } });
     const r = await get(`/f/${form.id}`);
-    expect(r.text).toContain('<div data-lw-captcha="hcaptcha" data-sitekey="hc-site" class="h-captcha" data-size="invisible"></div><input type="hidden" name="_captchaToken" value="">');
-    expect(r.text).toContain('<noscript><p>This form\'s spam check needs JavaScript.</p></noscript>');
-    expect(r.text).toContain('<script src="https://js.hcaptcha.com/1/api.js?render=explicit&amp;onload=leadwireHcaptchaReady" async defer></script>');
+    expect(r.text).toContain(
+      '<div data-lw-captcha="hcaptcha" data-sitekey="hc-site" class="h-captcha" data-size="invisible"></div><input type="hidden" name="_captchaToken" value="">',
+    );
+    expect(r.text).toContain("<noscript><p>This form's spam check needs JavaScript.</p></noscript>");
+    expect(r.text).toContain(
+      '<script src="https://js.hcaptcha.com/1/api.js?render=explicit&amp;onload=leadwireHcaptchaReady" async defer></script>',
+    );
     const scripts = inlineScripts(r.text);
     expect(scripts).toHaveLength(1);
     expect(scripts[0]).toContain('window.hcaptcha.execute(');
@@ -122,13 +139,19 @@ describe('invisible hCaptcha and reCAPTCHA on the hosted page', () => {
     expect(r.text).not.toContain('g-recaptcha');
     expect(r.text).not.toContain('<script>alert');
     expect(r.text).not.toContain('<img');
-    expect(r.text).toContain('<div data-lw-captcha="recaptcha" data-sitekey="key &quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror=alert(2)&gt;" data-action="submit"></div>');
-    expect(r.text).toContain(`<script src="https://www.google.com/recaptcha/api.js?render=${encodeURIComponent(`key ${HOSTILE}`)}" async defer></script>`);
+    expect(r.text).toContain(
+      '<div data-lw-captcha="recaptcha" data-sitekey="key &quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror=alert(2)&gt;" data-action="submit"></div>',
+    );
+    expect(r.text).toContain(
+      `<script src="https://www.google.com/recaptcha/api.js?render=${encodeURIComponent(`key ${HOSTILE}`)}" async defer></script>`,
+    );
     const scripts = inlineScripts(r.text);
     expect(scripts).toHaveLength(1);
     expect(scripts[0]).toContain("window.grecaptcha.execute(k,{action:'submit'})");
     const csp = r.headers.get('content-security-policy')!;
-    expect(csp).toContain(`script-src 'sha256-${sha256(scripts[0]!)}' https://www.google.com/recaptcha/ https://www.gstatic.com/recaptcha/ https://recaptcha.google.com/recaptcha/;`);
+    expect(csp).toContain(
+      `script-src 'sha256-${sha256(scripts[0]!)}' https://www.google.com/recaptcha/ https://www.gstatic.com/recaptcha/ https://recaptcha.google.com/recaptcha/;`,
+    );
     expect(csp).not.toContain('unsafe-inline');
     // Turnstile needs no starter: its page carries no inline script and its CSP no hash.
     const turnstile = await newForm(a.member, { captcha: { provider: 'turnstile', siteKey: 'ts', secret: 's' } });
@@ -147,7 +170,9 @@ describe('the embed and its loader', () => {
     const { html } = JSON.parse(r.text);
     expect(html).toContain(`action="https://api.leadwire.test/api/forms/${form.id}/submit"`);
     expect(html).toContain('<div data-lw-captcha="hcaptcha" data-sitekey="hc-site" class="h-captcha" data-size="invisible"></div>');
-    expect(html).toContain('<script src="https://js.hcaptcha.com/1/api.js?render=explicit&amp;onload=leadwireHcaptchaReady" async defer></script>');
+    expect(html).toContain(
+      '<script src="https://js.hcaptcha.com/1/api.js?render=explicit&amp;onload=leadwireHcaptchaReady" async defer></script>',
+    );
     // The starter script travels with the embed (the loader re-creates it); the host page's CSP must allow its hash.
     expect(html).toMatch(/<script>\(function\(\)\{if\(window\.leadwireCaptcha\)return;[^<]+<\/script>/);
     expect(html).toContain('.lw-hp{position:absolute;left:-10000px');
@@ -168,7 +193,12 @@ describe('the embed and its loader', () => {
 
   it('a no-JS post keeps the answers and attribution when re-rendered, and stores nothing', async () => {
     const form = await newForm(a.member);
-    const r = await submitUrlencoded(t, form.id, { email: 'ok@example.com', topic: 'Demo', message: 'Keep me', _landingPage: 'https://www.example.com/' });
+    const r = await submitUrlencoded(t, form.id, {
+      email: 'ok@example.com',
+      topic: 'Demo',
+      message: 'Keep me',
+      _landingPage: 'https://www.example.com/',
+    });
     expect(r.status).toBe(400);
     expect(r.body).toContain('Keep me</textarea>');
     expect(r.body).toContain('<input type="hidden" name="_landingPage" value="https://www.example.com/">');

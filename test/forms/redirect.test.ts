@@ -30,13 +30,22 @@ describe('thankYou.redirectUrl as written', () => {
       'https://www.example.com/a\u0085b',
       'https://www.example.com/a?x=\u009b',
     ]) {
-      const created = await rest(t, 'POST', '/forms', a.memberKey, { ...CONTACT_FORM, name: 'Bad redirect', thankYou: { redirectUrl: bad } });
+      const created = await rest(t, 'POST', '/forms', a.memberKey, {
+        ...CONTACT_FORM,
+        name: 'Bad redirect',
+        thankYou: { redirectUrl: bad },
+      });
       expect(created.status, JSON.stringify(bad)).toBe(400);
-      expect(created.body).toMatchObject({ code: 'validation_failed', issues: [{ path: 'thankYou.redirectUrl', message: expect.stringMatching(/control character/) }] });
+      expect(created.body).toMatchObject({
+        code: 'validation_failed',
+        issues: [{ path: 'thankYou.redirectUrl', message: expect.stringMatching(/control character/) }],
+      });
       const updated = await rest(t, 'PATCH', `/forms/${form.id}`, a.memberKey, { thankYou: { redirectUrl: bad } });
       expect(updated).toMatchObject({ status: 400, body: { code: 'validation_failed', issues: [{ path: 'thankYou.redirectUrl' }] } });
     }
-    expect(await t.sql(`select redirect_url from forms where id = ?`, [form.id])).toEqual([{ redirect_url: 'https://www.example.com/thanks' }]);
+    expect(await t.sql(`select redirect_url from forms where id = ?`, [form.id])).toEqual([
+      { redirect_url: 'https://www.example.com/thanks' },
+    ]);
     expect(await t.sql(`select 1 from forms where organization_id = ? and name = 'Bad redirect'`, [a.orgId])).toEqual([]);
   });
 
@@ -57,7 +66,12 @@ describe('a bad redirect URL stored by an older release', () => {
   };
 
   it('a page post is kept once and answered with the thank-you page, never a 500 after saving', async () => {
-    for (const url of ['https://www.example.com/thanks\r\nSet-Cookie: a=b', 'https://www.example.com/\u0001x', 'not a url', 'javascript:alert(1)']) {
+    for (const url of [
+      'https://www.example.com/thanks\r\nSet-Cookie: a=b',
+      'https://www.example.com/\u0001x',
+      'not a url',
+      'javascript:alert(1)',
+    ]) {
       const form = await legacy(url);
       const r = await submitUrlencoded(t, form.id, answers);
       expect(r.status, `${JSON.stringify(url)}: ${String(r.body).slice(0, 300)}`).toBe(303);
@@ -65,13 +79,18 @@ describe('a bad redirect URL stored by an older release', () => {
       expect(await submissions(t, form.id)).toHaveLength(1);
 
       // The JSON answer and the pages read the same way: the form's message instead of the unusable address.
-      expect(await submitJson(t, form.id, { ...answers, consent: true })).toMatchObject({ status: 200, body: { ok: true, message: expect.any(String) } });
+      expect(await submitJson(t, form.id, { ...answers, consent: true })).toMatchObject({
+        status: 200,
+        body: { ok: true, message: expect.any(String) },
+      });
       expect(await submissions(t, form.id)).toHaveLength(2);
       const thanks = await fetch(`${t.origin}/f/${form.id}/thanks`);
       expect(thanks.status).toBe(200);
       const page = await fetch(`${t.origin}/f/${form.id}`);
       expect(page.status).toBe(200);
-      expect(page.headers.get('content-security-policy')).toContain("form-action 'self' https://api.leadwire.test https://app.leadwire.test;");
+      expect(page.headers.get('content-security-policy')).toContain(
+        "form-action 'self' https://api.leadwire.test https://app.leadwire.test;",
+      );
     }
   });
 });
@@ -82,7 +101,10 @@ describe("a url field's answer", () => {
     for (const site of ['https://shop.example/a\r\nb', 'https://shop.example/a\tb', 'https://shop.example/\u0085']) {
       const r = await submitJson(t, form.id, { site });
       expect(r.status, JSON.stringify(site)).toBe(400);
-      expect(r.body).toMatchObject({ code: 'validation_failed', issues: [{ path: 'site', message: 'Your site must be a web address (https://…)' }] });
+      expect(r.body).toMatchObject({
+        code: 'validation_failed',
+        issues: [{ path: 'site', message: 'Your site must be a web address (https://…)' }],
+      });
     }
     expect(await submissions(t, form.id)).toEqual([]);
     expect((await submitJson(t, form.id, { site: ' https://shop.example/a \n' })).status).toBe(200);

@@ -19,16 +19,24 @@ const contactsWith = (email: string) =>
     [a.orgId, email],
   );
 const defaultPipeline = async (orgId: string) =>
-  (await t.sql<{ id: string; stage: string }>(
-    `select p.id, (select s.id from pipeline_stages s where s.pipeline_id = p.id order by s.position limit 1) as stage
+  (
+    await t.sql<{ id: string; stage: string }>(
+      `select p.id, (select s.id from pipeline_stages s where s.pipeline_id = p.id order by s.position limit 1) as stage
      from pipelines p where p.organization_id = ? and p.is_default`,
-    [orgId],
-  ))[0]!;
+      [orgId],
+    )
+  )[0]!;
 
 describe('POST /api/forms/<id>/submit with JSON', () => {
   it('creates the contact (source form, +10), stores the submission, places it on the default pipeline and emits form.submitted', async () => {
     const form = await newForm(a.member);
-    const r = await submitJson(t, form.id, { ...good, utm_source: 'newsletter', UTM_Campaign: 'spring', _referrer: 'https://www.google.com/', _landingPage: 'https://www.example.com/contact?x=1' });
+    const r = await submitJson(t, form.id, {
+      ...good,
+      utm_source: 'newsletter',
+      UTM_Campaign: 'spring',
+      _referrer: 'https://www.google.com/',
+      _landingPage: 'https://www.example.com/contact?x=1',
+    });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     expect(r.body).toEqual({ ok: true, message: 'Thank you! Your answers have been received.' });
 
@@ -39,10 +47,17 @@ describe('POST /api/forms/<id>/submit with JSON', () => {
     expect(sub).toMatchObject({
       contact_id: contact!.id,
       answers: { email: 'ada@example.com', first_name: 'Ada', lastName: 'Lovelace', topic: 'Demo', consent: true, message: 'Call me' },
-      attribution: { utm: { source: 'newsletter', campaign: 'spring' }, referrer: 'https://www.google.com/', landingPage: 'https://www.example.com/contact?x=1' },
+      attribution: {
+        utm: { source: 'newsletter', campaign: 'spring' },
+        referrer: 'https://www.google.com/',
+        landingPage: 'https://www.example.com/contact?x=1',
+      },
     });
     const pipeline = await defaultPipeline(a.orgId);
-    const items = await t.sql<{ id: string; pipeline_id: string; stage_id: string }>(`select id, pipeline_id, stage_id from pipeline_items where contact_id = ?`, [contact!.id]);
+    const items = await t.sql<{ id: string; pipeline_id: string; stage_id: string }>(
+      `select id, pipeline_id, stage_id from pipeline_items where contact_id = ?`,
+      [contact!.id],
+    );
     expect(items).toEqual([{ id: sub!.pipeline_item_id, pipeline_id: pipeline.id, stage_id: pipeline.stage }]);
 
     const [event] = await formEvents(t, a.orgId);
@@ -60,12 +75,22 @@ describe('POST /api/forms/<id>/submit with JSON', () => {
     const parsed = EVENT_CATALOGUE['form.submitted'].payload.safeParse(event!.payload);
     expect(parsed.error?.issues ?? []).toEqual([]);
     expect(parsed.data).toEqual(event!.payload);
-    expect((await eventsOf(t, a.orgId, contact!.id)).map((e) => [e.event, e.source])).toEqual([['contact.created', 'inbound'], ['form.submitted', 'inbound']]);
+    expect((await eventsOf(t, a.orgId, contact!.id)).map((e) => [e.event, e.source])).toEqual([
+      ['contact.created', 'inbound'],
+      ['form.submitted', 'inbound'],
+    ]);
 
     // On the contact's timeline, with its answers and attribution.
     const timeline = await a.owner.contacts.timeline.query({ id: contact!.id, limit: 50 });
     expect(timeline.items).toContainEqual(
-      expect.objectContaining({ kind: 'form_submission', id: sub!.id, formId: form.id, formName: 'Contact us', answers: sub!.answers, attribution: sub!.attribution }),
+      expect.objectContaining({
+        kind: 'form_submission',
+        id: sub!.id,
+        formId: form.id,
+        formName: 'Contact us',
+        answers: sub!.answers,
+        attribution: sub!.attribution,
+      }),
     );
   });
 
@@ -81,7 +106,7 @@ describe('POST /api/forms/<id>/submit with JSON', () => {
     expect(await t.sql(`select 1 from pipeline_items where contact_id = ?`, [existing.body.id])).toHaveLength(1);
   });
 
-  it('attaches the browser\'s earlier anonymous page views when the submission carries its visitor id (_visitor)', async () => {
+  it("attaches the browser's earlier anonymous page views when the submission carries its visitor id (_visitor)", async () => {
     const form = await newForm(a.member);
     const visitor = 'vis_form_attach_0001';
     const view = await fetch(`${t.origin}/api/track/pageview`, {
@@ -93,16 +118,28 @@ describe('POST /api/forms/<id>/submit with JSON', () => {
     const r = await submitJson(t, form.id, { ...good, email: 'visitor@example.com', _visitor: visitor });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     const [contact] = await contactsWith('visitor@example.com');
-    expect(await t.sql('select url from page_views where organization_id = ? and contact_id = ?', [a.orgId, contact!.id])).toEqual([{ url: 'https://www.example.com/pricing' }]);
+    expect(await t.sql('select url from page_views where organization_id = ? and contact_id = ?', [a.orgId, contact!.id])).toEqual([
+      { url: 'https://www.example.com/pricing' },
+    ]);
     // A value that is not a visitor id is ignored, never a reason to lose the lead.
     expect((await submitJson(t, form.id, { ...good, email: 'visitor2@example.com', _visitor: 'x' })).status).toBe(200);
   });
 
   it('accepts labels as keys, in any case, and ids in any case', async () => {
     const form = await newForm(a.member);
-    const r = await submitJson(t, form.id, { 'EMAIL ADDRESS': 'label@example.com', 'first name': 'Lab', TOPIC: 'Pricing', 'I agree to be contacted': 'on' });
+    const r = await submitJson(t, form.id, {
+      'EMAIL ADDRESS': 'label@example.com',
+      'first name': 'Lab',
+      TOPIC: 'Pricing',
+      'I agree to be contacted': 'on',
+    });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
-    expect((await submissions(t, form.id))[0]!.answers).toEqual({ email: 'label@example.com', first_name: 'Lab', topic: 'Pricing', consent: true });
+    expect((await submissions(t, form.id))[0]!.answers).toEqual({
+      email: 'label@example.com',
+      first_name: 'Lab',
+      topic: 'Pricing',
+      consent: true,
+    });
   });
 
   it('places submissions on the form pipeline when it names one', async () => {
@@ -138,7 +175,11 @@ describe('POST /api/forms/<id>/submit with JSON', () => {
     expect(await submitJson(t, form.id, '{"email":')).toMatchObject({ status: 400, body: { code: 'malformed_json' } });
     expect(await submitJson(t, form.id, '[1,2]')).toMatchObject({ status: 400, body: { code: 'validation_failed' } });
     expect(await submitJson(t, form.id, '"text"')).toMatchObject({ status: 400, body: { code: 'validation_failed' } });
-    const plain = await fetch(`${t.origin}/api/forms/${form.id}/submit`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'email=x' });
+    const plain = await fetch(`${t.origin}/api/forms/${form.id}/submit`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: 'email=x',
+    });
     expect(plain.status).toBe(415);
     expect((await plain.json()).code).toBe('unsupported_media_type');
     const huge = await submitJson(t, form.id, { ...good, message: 'x'.repeat(200_000) });
@@ -185,7 +226,9 @@ describe('POST /api/forms/<id>/submit as a urlencoded page post', () => {
     const r = await submitUrlencoded(t, form.id, { email: 'page@example.com', topic: 'Demo', consent: 'on', utm_medium: 'email' });
     expect(r.status).toBe(303);
     expect(r.headers.get('location')).toBe(`https://app.leadwire.test/f/${form.id}/thanks`);
-    expect(await submissions(t, form.id)).toMatchObject([{ answers: { email: 'page@example.com', topic: 'Demo', consent: true }, attribution: { utm: { medium: 'email' } } }]);
+    expect(await submissions(t, form.id)).toMatchObject([
+      { answers: { email: 'page@example.com', topic: 'Demo', consent: true }, attribution: { utm: { medium: 'email' } } },
+    ]);
   });
 
   it('re-renders the page with 400 and each error tied to its field; nothing is saved', async () => {
@@ -209,7 +252,11 @@ describe('CORS and the rate limit', () => {
     const form = await newForm(a.member);
     const pre = await fetch(`${t.origin}/api/forms/${form.id}/submit`, {
       method: 'OPTIONS',
-      headers: { origin: 'https://www.customer.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+      headers: {
+        origin: 'https://www.customer.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type',
+      },
     });
     expect(pre.status).toBe(204);
     expect(pre.headers.get('access-control-allow-origin')).toBe('*');

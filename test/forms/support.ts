@@ -56,7 +56,9 @@ export const submissions = (t: TestApp, formId: string) =>
   );
 
 export const formEvents = (t: TestApp, orgId: string) =>
-  t.sql<{ payload: any }>(`select payload from outbox_events where organization_id = ? and event = 'form.submitted' order by created_at`, [orgId]);
+  t.sql<{ payload: any }>(`select payload from outbox_events where organization_id = ? and event = 'form.submitted' order by created_at`, [
+    orgId,
+  ]);
 
 export interface CaptchaCall {
   path: string;
@@ -92,7 +94,9 @@ export async function startFakeCaptcha(secrets: Record<string, string>): Promise
       const provider = (req.url ?? '').slice(1);
       const ok = req.method === 'POST' && fields.secret === secrets[provider] && fields.response === 'good-token';
       const extra = provider === 'recaptcha' ? { score: fake.mode === 'low-score' ? 0.1 : 0.9 } : {};
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ success: ok, 'error-codes': ok ? [] : ['invalid-input-response'], ...extra }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ success: ok, 'error-codes': ok ? [] : ['invalid-input-response'], ...extra }));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -22,7 +22,9 @@ describe('form.submitted by webhook', () => {
     const a = await newTestOrg(t);
     const endpoint = await insertEndpoint(t, a.orgId, `${rx.origin}/forms`, { events: ['form.submitted'] });
     const form = await newForm(a.member);
-    expect((await submitJson(t, form.id, { email: 'hooked@example.com', topic: 'Demo', consent: true, utm_source: 'ads' })).status).toBe(200);
+    expect((await submitJson(t, form.id, { email: 'hooked@example.com', topic: 'Demo', consent: true, utm_source: 'ads' })).status).toBe(
+      200,
+    );
     const [line] = await waitForLog(t, endpoint.id, 1);
     expect(line).toMatchObject({ event: 'form.submitted', outcome: 'succeeded' });
     const req = rx.requests.find((r) => r.url === '/forms')!;
@@ -32,7 +34,11 @@ describe('form.submitted by webhook', () => {
     expect(EVENT_CATALOGUE['form.submitted'].payload.parse(payload)).toEqual(payload);
     expect(payload).toMatchObject({
       source: 'inbound',
-      data: { form: { id: form.id }, submission: { fields: { email: 'hooked@example.com' }, attribution: { utm: { source: 'ads' } } }, contact: { email: 'hooked@example.com' } },
+      data: {
+        form: { id: form.id },
+        submission: { fields: { email: 'hooked@example.com' }, attribution: { utm: { source: 'ads' } } },
+        contact: { email: 'hooked@example.com' },
+      },
     });
   });
 });

@@ -24,7 +24,21 @@ export function rng(seed: number) {
 }
 export type Rng = ReturnType<typeof rng>;
 
-export const HOSTILE_STRINGS = ['\u0000', 'a\u0000b', '\ud800', 'x\udfffy', '\ud83d', "'; drop table contacts; --", '%00', '\\u0000', '😀'.repeat(3), ' ', '\u202e', 'null', '{}'];
+export const HOSTILE_STRINGS = [
+  '\u0000',
+  'a\u0000b',
+  '\ud800',
+  'x\udfffy',
+  '\ud83d',
+  "'; drop table contacts; --",
+  '%00',
+  '\\u0000',
+  '😀'.repeat(3),
+  ' ',
+  '\u202e',
+  'null',
+  '{}',
+];
 export const HOSTILE_NUMBERS = [-1, 0, 2 ** 31, -(2 ** 31) - 1, 2 ** 53, 1e308, -1e308, 0.5, 1e-9, Number.MAX_SAFE_INTEGER + 2];
 
 export class Generator {
@@ -143,7 +157,9 @@ export class Generator {
       if (r.type === 'array') return takesText(r.items ?? {});
       return (r.anyOf ?? r.oneOf ?? []).some(takesText);
     };
-    return Object.entries<Schema>(s.properties ?? {}).filter(([, p]) => takesText(p)).map(([n]) => n);
+    return Object.entries<Schema>(s.properties ?? {})
+      .filter(([, p]) => takesText(p))
+      .map(([n]) => n);
   }
 
   /** A hostile variant of a valid object body: text poisoned, one field broken, one missing, unknown fields, or a different shape. */
@@ -161,7 +177,8 @@ export class Generator {
         if (textual.length) {
           const name = this.r.pick(textual);
           const p = this.resolve(s.properties[name]);
-          copy[name] = p.type === 'object' ? { [this.r.chance(0.5) ? `k${bad()}` : 'k']: { nested: [bad()] } } : p.type === 'array' ? [bad()] : bad();
+          copy[name] =
+            p.type === 'object' ? { [this.r.chance(0.5) ? `k${bad()}` : 'k']: { nested: [bad()] } } : p.type === 'array' ? [bad()] : bad();
         }
         return copy;
       case 4:

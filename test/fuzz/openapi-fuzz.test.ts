@@ -71,7 +71,17 @@ let otherSurface: (base: string) => string = () => '';
  */
 function attack(r: ReturnType<typeof rng>, planned: Planned, o: Operation, base: string): Planned {
   const uuid = '7d1e0c54-2b9f-4d7a-8c3e-1f2a3b4c5d6e';
-  const picked = r.pick(['bad-json', 'not-json', 'percent-ff', 'no-auth', 'wrong-surface', 'garbage-auth', 'oversized', 'unknown-id', 'plus']);
+  const picked = r.pick([
+    'bad-json',
+    'not-json',
+    'percent-ff',
+    'no-auth',
+    'wrong-surface',
+    'garbage-auth',
+    'oversized',
+    'unknown-id',
+    'plus',
+  ]);
   // fetch sends no body with a GET: the body attacks become a query-string one there.
   const kind = planned.method === 'GET' && ['bad-json', 'not-json', 'oversized'].includes(picked) ? 'percent-ff' : picked;
   const sep = planned.url.includes('?') ? '&' : '?';
@@ -89,9 +99,18 @@ function attack(r: ReturnType<typeof rng>, planned: Planned, o: Operation, base:
     case 'wrong-surface':
       return { ...planned, mode: kind, headers: { authorization: `Bearer ${otherSurface(base)}` } };
     case 'garbage-auth':
-      return { ...planned, mode: kind, headers: { authorization: r.pick(['Bearer ck_live_%FF', 'Basic Zm9vOmJhcg==', 'Bearer lws_nope', 'Bearer']) } };
+      return {
+        ...planned,
+        mode: kind,
+        headers: { authorization: r.pick(['Bearer ck_live_%FF', 'Basic Zm9vOmJhcg==', 'Bearer lws_nope', 'Bearer']) },
+      };
     case 'oversized':
-      return { ...planned, mode: kind, body: JSON.stringify({ pad: 'x'.repeat(1024 * 1024 + 10) }), headers: { 'content-type': 'application/json' } };
+      return {
+        ...planned,
+        mode: kind,
+        body: JSON.stringify({ pad: 'x'.repeat(1024 * 1024 + 10) }),
+        headers: { 'content-type': 'application/json' },
+      };
     default:
       return { ...planned, mode: kind, url: planned.url.replace(/\/[0-9a-f-]{36}(?=\/|\?|$)/, `/${uuid}`) };
   }
@@ -104,7 +123,7 @@ const firstQuery = (o: Operation): string | undefined => (o.op.parameters ?? [])
 
 /** Percent-encodes any string, a lone surrogate included (as U+FFFD, which is all a URL can carry). */
 const enc = (s: string) => encodeURIComponent(s.toWellFormed());
-const asText = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v) ?? 'undefined');
+const asText = (v: unknown) => (typeof v === 'string' ? v : (JSON.stringify(v) ?? 'undefined'));
 
 function plan(gen: Generator, r: ReturnType<typeof rng>, o: Operation): Planned {
   const roll = r.next();
@@ -115,7 +134,10 @@ function plan(gen: Generator, r: ReturnType<typeof rng>, o: Operation): Planned 
   const query: string[] = [];
   for (const p of params) {
     if (p.in === 'path') {
-      const v = hostile && r.chance(0.3) ? r.pick(['not-a-uuid', '%00', '%C3%A9', 'a'.repeat(300), enc(r.pick(HOSTILE_STRINGS))]) : enc(asText(gen.value(p.schema)));
+      const v =
+        hostile && r.chance(0.3)
+          ? r.pick(['not-a-uuid', '%00', '%C3%A9', 'a'.repeat(300), enc(r.pick(HOSTILE_STRINGS))])
+          : enc(asText(gen.value(p.schema)));
       path = path.replace(`{${p.name}}`, v);
     } else if (p.in === 'query' && (p.required || r.chance(0.5))) {
       // Capped: a query string over 16 KB is refused by the HTTP layer before any schema sees it.
@@ -132,11 +154,17 @@ function plan(gen: Generator, r: ReturnType<typeof rng>, o: Operation): Planned 
     // Password hashing costs about 100 ms of CPU and 128 MB: these bodies always carry an invalid password, so the
     // fuzzer covers their validation and leaves the hashing to their own tests.
     if (isCostly(o) && mutated && typeof mutated === 'object' && !Array.isArray(mutated)) {
-      for (const name of passwordFields(o)) mutated[name] = r.pick<unknown>(['\u0000secret', '\ud800'.repeat(9), 12_345_678, null, 'x'.repeat(300), ['pw']]);
+      for (const name of passwordFields(o))
+        mutated[name] = r.pick<unknown>(['\u0000secret', '\ud800'.repeat(9), 12_345_678, null, 'x'.repeat(300), ['pw']]);
     }
     body = JSON.stringify(mutated);
   }
-  return { method: o.method.toUpperCase(), url: `${path}${query.length ? `?${query.join('&')}` : ''}`, mode, ...(body === undefined ? {} : { body }) };
+  return {
+    method: o.method.toUpperCase(),
+    url: `${path}${query.length ? `?${query.join('&')}` : ''}`,
+    mode,
+    ...(body === undefined ? {} : { body }),
+  };
 }
 
 const passwordFields = (o: Operation) => {
@@ -189,7 +217,8 @@ function responseValidators(doc: Schema): (op: Schema, status: number) => Valida
     const key = `${op.operationId} ${status}`;
     if (!cache.has(key)) {
       const response = op.responses?.[String(status)];
-      const schema = (response?.$ref ? doc.components.responses[response.$ref.split('/').pop()] : response)?.content?.['application/json']?.schema;
+      const schema = (response?.$ref ? doc.components.responses[response.$ref.split('/').pop()] : response)?.content?.['application/json']
+        ?.schema;
       cache.set(key, schema ? ajv.compile(rebase(schema)) : undefined);
     }
     return cache.get(key);
@@ -232,17 +261,26 @@ async function fuzzSurface(docPath: string, base: string, auth: () => string) {
         ...(req.body === undefined ? {} : { body: req.body }),
       });
       const text = await res.text();
-      if (process.env.FUZZ_SLOW && performance.now() - started > 500) console.log(Math.round(performance.now() - started), req.method, req.url, res.status, text.slice(0, 100));
+      if (process.env.FUZZ_SLOW && performance.now() - started > 500)
+        console.log(Math.round(performance.now() - started), req.method, req.url, res.status, text.slice(0, 100));
       if (!AUTH_ATTACKS.has(req.mode)) statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
       const problem = check(doc, { status: res.status, text, headers: res.headers }, o.op, validatorFor);
-      if (problem) problems.push(`${problem}\n  ${req.method} ${base}${req.url} (${req.mode})${req.body ? `\n  body: ${req.body.slice(0, 300)}` : ''}\n  answer: ${res.status} ${text.slice(0, 300)}`);
+      if (problem)
+        problems.push(
+          `${problem}\n  ${req.method} ${base}${req.url} (${req.mode})${req.body ? `\n  body: ${req.body.slice(0, 300)}` : ''}\n  answer: ${res.status} ${text.slice(0, 300)}`,
+        );
     }
   };
   await Promise.all(Array.from({ length: 4 }, worker));
   return { problems, statuses, sent: planned.length };
 }
 
-function check(doc: Schema, res: { status: number; text: string; headers: Headers }, op: Schema, validatorFor: ReturnType<typeof responseValidators>): string | undefined {
+function check(
+  doc: Schema,
+  res: { status: number; text: string; headers: Headers },
+  op: Schema,
+  validatorFor: ReturnType<typeof responseValidators>,
+): string | undefined {
   const { status, text } = res;
   if (status >= 500) return `a ${status}`;
   const response = responseOf(doc, op, status);
@@ -258,7 +296,8 @@ function check(doc: Schema, res: { status: number; text: string; headers: Header
     return `a ${status} body that is not JSON`;
   }
   if (status >= 400) {
-    if (!body || typeof body !== 'object' || typeof body.error !== 'string' || typeof body.code !== 'string') return 'an error outside { error, code }';
+    if (!body || typeof body !== 'object' || typeof body.error !== 'string' || typeof body.code !== 'string')
+      return 'an error outside { error, code }';
     const at = documentedCodes(doc, op).get(body.code);
     if (at === undefined) return `code ${body.code} is not documented for ${op.operationId}`;
     if (at !== status) return `code ${body.code} answered with ${status}, documented as ${at}`;
@@ -270,11 +309,15 @@ describe(`fuzzing both OpenAPI documents (seed ${SEED})`, () => {
   it.each([
     ['/api/v1/docs/json', '/api/v1', () => publicKey],
     ['/api/docs/json', '/api', () => session],
-  ] as const)('%s: no 5xx, every error in the shape with a documented code, every success as documented', async (docPath, base, auth) => {
-    const { problems, statuses, sent } = await fuzzSurface(docPath, base, auth);
-    expect(sent).toBeGreaterThan(200);
-    // The requests must get past authentication, or the fuzzing proves little.
-    expect(statuses.get(401) ?? 0, JSON.stringify(Object.fromEntries(statuses))).toBeLessThan(sent * 0.1);
-    expect(problems.slice(0, 15), `seed ${SEED} (FUZZ_SEED=${SEED} reproduces it): ${problems.length} problems`).toEqual([]);
-  }, 120_000);
+  ] as const)(
+    '%s: no 5xx, every error in the shape with a documented code, every success as documented',
+    async (docPath, base, auth) => {
+      const { problems, statuses, sent } = await fuzzSurface(docPath, base, auth);
+      expect(sent).toBeGreaterThan(200);
+      // The requests must get past authentication, or the fuzzing proves little.
+      expect(statuses.get(401) ?? 0, JSON.stringify(Object.fromEntries(statuses))).toBeLessThan(sent * 0.1);
+      expect(problems.slice(0, 15), `seed ${SEED} (FUZZ_SEED=${SEED} reproduces it): ${problems.length} problems`).toEqual([]);
+    },
+    120_000,
+  );
 });

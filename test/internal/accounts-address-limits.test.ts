@@ -12,7 +12,11 @@ import { PASSWORD, rest, uniqueEmail } from './accounts-support.ts';
 let t: TestApp;
 const PER_HOUR = 3;
 beforeAll(async () => {
-  t = await initTestApp({ SIGNUP_PER_ADDRESS_PER_HOUR: String(PER_HOUR), PASSWORD_RESET_PER_ADDRESS_PER_HOUR: String(PER_HOUR), PASSWORD_HASH_QUEUE: '2' });
+  t = await initTestApp({
+    SIGNUP_PER_ADDRESS_PER_HOUR: String(PER_HOUR),
+    PASSWORD_RESET_PER_ADDRESS_PER_HOUR: String(PER_HOUR),
+    PASSWORD_HASH_QUEUE: '2',
+  });
 });
 afterAll(async () => t?.close());
 afterEach(() => {
@@ -35,7 +39,12 @@ async function newOwner(): Promise<string> {
 }
 const resetFrom = (from: string, email: string) => rest(t, 'POST', '/accounts/password-reset/request', { from, body: { email } });
 const resetJobs = async (email: string) =>
-  (await t.sql<{ n: number }>(`select count(*)::int as n from pgboss.job where name = ? and data->>'email' = ?`, [RESET_REQUEST_QUEUE, email]))[0]!.n;
+  (
+    await t.sql<{ n: number }>(`select count(*)::int as n from pgboss.job where name = ? and data->>'email' = ?`, [
+      RESET_REQUEST_QUEUE,
+      email,
+    ])
+  )[0]!.n;
 
 describe('sign-up per address', () => {
   it('allows 3 attempts an hour, taken emails included; then 429 rate_limited alike for taken and new emails', async () => {
@@ -48,12 +57,20 @@ describe('sign-up per address', () => {
 
     const [forTaken, forNew] = [await signUpFrom(from, taken), await signUpFrom(from, uniqueEmail())];
     for (const r of [forTaken, forNew]) {
-      expect(r).toMatchObject({ status: 429, body: { code: 'rate_limited', retryAfter: 20 * 60 }, headers: { 'retry-after': String(20 * 60) } });
+      expect(r).toMatchObject({
+        status: 429,
+        body: { code: 'rate_limited', retryAfter: 20 * 60 },
+        headers: { 'retry-after': String(20 * 60) },
+      });
     }
     expect(forTaken.body).toEqual(forNew.body);
     // Once spent, the address is refused from memory: the shared counter is not bumped by every refusal of a flood.
     const counted = async () =>
-      (await t.sql<{ n: number }>(`select coalesce(sum(count), 0)::int as n from rate_limit_counters where bucket = ?`, [`sign-up:${from}`]))[0]!.n;
+      (
+        await t.sql<{ n: number }>(`select coalesce(sum(count), 0)::int as n from rate_limit_counters where bucket = ?`, [
+          `sign-up:${from}`,
+        ])
+      )[0]!.n;
     const before = await counted();
     for (let i = 0; i < 5; i++) expect((await signUpFrom(from, uniqueEmail())).status).toBe(429);
     expect(await counted()).toBe(before);

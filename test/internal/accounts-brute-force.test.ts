@@ -20,7 +20,8 @@ const MINUTE_MS = 60_000;
 let lastOctet = 10;
 const address = () => `127.0.0.${++lastOctet}`;
 
-const signInFrom = (from: string, email: string, password: string) => rest(t, 'POST', '/accounts/sign-in', { from, body: { email, password } });
+const signInFrom = (from: string, email: string, password: string) =>
+  rest(t, 'POST', '/accounts/sign-in', { from, body: { email, password } });
 
 /**
  * Failed attempts `minutesAgo` in the past of the server's clock, as earlier guesses would have left them: each from
@@ -35,8 +36,8 @@ async function failures(n: number, opts: { email?: string; ip?: string; minutesA
     [opts.email ?? null, opts.ip ?? null, t.clock.now(), opts.minutesAgo ?? 1, n],
   );
 }
-const attemptsOf = async (email: string) => (await t.sql<{ n: number }>('select count(*)::int as n from sign_in_attempts where email = ?', [email]))[0]!.n;
-
+const attemptsOf = async (email: string) =>
+  (await t.sql<{ n: number }>('select count(*)::int as n from sign_in_attempts where email = ?', [email]))[0]!.n;
 
 describe('the schedules', () => {
   it('a pair gets 3 free failures, then waits 1 s doubling up to 15 minutes; an account slows from 10, up to 8 s', () => {
@@ -62,7 +63,11 @@ describe('per account and address pair', () => {
     for (let i = 0; i < 3; i++) expect((await signInFrom(attacker, owner.email, `wrong ${i}`)).status).toBe(401);
     for (const delay of [1, 2, 4, 8]) {
       const refused = await signInFrom(attacker, owner.email, 'another guess');
-      expect(refused).toMatchObject({ status: 429, body: { code: 'too_many_attempts', retryAfter: delay }, headers: { 'retry-after': String(delay) } });
+      expect(refused).toMatchObject({
+        status: 429,
+        body: { code: 'too_many_attempts', retryAfter: delay },
+        headers: { 'retry-after': String(delay) },
+      });
       // Refused unchecked: even the right password waits, and the refusal is not another failure.
       expect((await signInFrom(attacker, owner.email, PASSWORD)).status).toBe(429);
       expect((await signInFrom(address(), owner.email, PASSWORD)).status).toBe(200);
@@ -71,7 +76,9 @@ describe('per account and address pair', () => {
       t.clock.advance(1);
       expect((await signInFrom(attacker, owner.email, 'another guess')).status).toBe(401);
     }
-    expect(await t.sql('select count(*)::int as n from sign_in_attempts where email = ? and ip = ? and not succeeded', [owner.email, attacker])).toEqual([{ n: 7 }]);
+    expect(
+      await t.sql('select count(*)::int as n from sign_in_attempts where email = ? and ip = ? and not succeeded', [owner.email, attacker]),
+    ).toEqual([{ n: 7 }]);
     // Someone at that address with the right password, once the delay is over, wipes the pair's slate.
     t.clock.advance(16_000);
     expect((await signInFrom(attacker, owner.email, PASSWORD)).status).toBe(200);

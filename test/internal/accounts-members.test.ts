@@ -1,7 +1,22 @@
 import { hashPassword } from '#core/accounts/passwords.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initTestApp, type TestApp } from '../support/app.ts';
-import { client, DEAD, type Inbox, inbox, keyStatuses, keysOf, PASSWORD, refusal, rest, sha256, signUp, tokenOf, uniqueEmail, WORKING } from './accounts-support.ts';
+import {
+  client,
+  DEAD,
+  type Inbox,
+  inbox,
+  keyStatuses,
+  keysOf,
+  PASSWORD,
+  refusal,
+  rest,
+  sha256,
+  signUp,
+  tokenOf,
+  uniqueEmail,
+  WORKING,
+} from './accounts-support.ts';
 
 let t: TestApp;
 let mail: Inbox;
@@ -53,7 +68,10 @@ describe('invitations', () => {
       [email, 'admin', true],
     ]);
 
-    expect(await refusal(client(t).accounts.acceptInvite.mutate({ token, password: 'another password' }))).toMatchObject({ status: 400, code: 'invalid_token' });
+    expect(await refusal(client(t).accounts.acceptInvite.mutate({ token, password: 'another password' }))).toMatchObject({
+      status: 400,
+      code: 'invalid_token',
+    });
   });
 
   it('over REST with 201; admins invite too; members may not', async () => {
@@ -91,14 +109,18 @@ describe('invitations', () => {
       const first = tokenOf((await mail.next(email)).link);
       await client(t, owner.token).accounts.invite.mutate({ email, role: 'admin' });
       const second = tokenOf((await mail.next(email)).link);
-      expect(await refusal(client(t).accounts.acceptInvite.mutate({ token: first, password: PASSWORD }))).toMatchObject({ code: 'invalid_token' });
+      expect(await refusal(client(t).accounts.acceptInvite.mutate({ token: first, password: PASSWORD }))).toMatchObject({
+        code: 'invalid_token',
+      });
       await client(t, owner.token).accounts.invite.mutate({ email: punctual, role: 'member' });
       const onTime = tokenOf((await mail.next(punctual)).link);
 
       t.clock.advance(7 * DAY_MS - 1);
       expect((await client(t).accounts.acceptInvite.mutate({ token: onTime, password: PASSWORD })).user).toMatchObject({ email: punctual });
       t.clock.advance(1);
-      expect(await refusal(client(t).accounts.acceptInvite.mutate({ token: second, password: PASSWORD }))).toMatchObject({ code: 'invalid_token' });
+      expect(await refusal(client(t).accounts.acceptInvite.mutate({ token: second, password: PASSWORD }))).toMatchObject({
+        code: 'invalid_token',
+      });
       expect(await t.sql('select 1 from users where email = ?', [email])).toEqual([]);
     } finally {
       t.clock.unfreeze();
@@ -141,7 +163,9 @@ describe('roles', () => {
     });
     const second = await member(owner.orgId, 'admin');
     await client(t, owner.token).accounts.changeRole.mutate({ userId: second.userId, role: 'owner' });
-    expect(await client(t, owner.token).accounts.changeRole.mutate({ userId: owner.userId, role: 'member' })).toMatchObject({ role: 'member' });
+    expect(await client(t, owner.token).accounts.changeRole.mutate({ userId: owner.userId, role: 'member' })).toMatchObject({
+      role: 'member',
+    });
     expect(await refusal(client(t, second.token).accounts.changeRole.mutate({ userId: second.userId, role: 'admin' }))).toMatchObject({
       code: 'last_owner',
     });
@@ -191,17 +215,27 @@ describe('deactivation', () => {
     const admin = await member(owner.orgId, 'admin');
     const plain = await member(owner.orgId, 'member');
     const other = await member(owner.orgId, 'member');
-    expect(await refusal(client(t, plain.token).accounts.deactivate.mutate({ userId: other.userId }))).toMatchObject({ status: 403, code: 'forbidden_role' });
+    expect(await refusal(client(t, plain.token).accounts.deactivate.mutate({ userId: other.userId }))).toMatchObject({
+      status: 403,
+      code: 'forbidden_role',
+    });
     expect(await refusal(client(t, owner.token).accounts.deactivate.mutate({ userId: owner.userId }))).toMatchObject({
       status: 409,
       code: 'cannot_deactivate_self',
     });
-    expect(await refusal(client(t, admin.token).accounts.deactivate.mutate({ userId: admin.userId }))).toMatchObject({ code: 'cannot_deactivate_self' });
-    expect(await refusal(client(t, admin.token).accounts.deactivate.mutate({ userId: owner.userId }))).toMatchObject({ status: 403, code: 'forbidden_role' });
+    expect(await refusal(client(t, admin.token).accounts.deactivate.mutate({ userId: admin.userId }))).toMatchObject({
+      code: 'cannot_deactivate_self',
+    });
+    expect(await refusal(client(t, admin.token).accounts.deactivate.mutate({ userId: owner.userId }))).toMatchObject({
+      status: 403,
+      code: 'forbidden_role',
+    });
     expect(await meStatus(owner.token)).toBe(200);
 
     expect(await client(t, admin.token).accounts.deactivate.mutate({ userId: other.userId })).toMatchObject({ active: false });
-    expect(await refusal(client(t, plain.token).accounts.reactivate.mutate({ userId: other.userId }))).toMatchObject({ code: 'forbidden_role' });
+    expect(await refusal(client(t, plain.token).accounts.reactivate.mutate({ userId: other.userId }))).toMatchObject({
+      code: 'forbidden_role',
+    });
     expect(await client(t, admin.token).accounts.reactivate.mutate({ userId: other.userId })).toMatchObject({ active: true });
   });
 
@@ -210,7 +244,9 @@ describe('deactivation', () => {
     const admin = await member(owner.orgId, 'admin');
     const plain = await member(owner.orgId, 'member');
     const plainKeys = await keysOf(t, owner.orgId, plain.userId);
-    expect(await refusal(client(t, plainKeys.internalKey).accounts.deactivate.mutate({ userId: admin.userId }))).toMatchObject({ code: 'forbidden_role' });
+    expect(await refusal(client(t, plainKeys.internalKey).accounts.deactivate.mutate({ userId: admin.userId }))).toMatchObject({
+      code: 'forbidden_role',
+    });
     const { internalKey } = await keysOf(t, owner.orgId, admin.userId);
     expect(await client(t, internalKey).accounts.deactivate.mutate({ userId: plain.userId })).toMatchObject({ active: false });
     expect(await keyStatuses(t, plainKeys)).toEqual(DEAD);
@@ -240,7 +276,10 @@ describe('tenant isolation', () => {
 
     // No way to name another organization: the invitation is always into the inviter's own.
     const email = uniqueEmail();
-    const inv = await rest(t, 'POST', '/accounts/invites', { token: adminA.token, body: { email, role: 'member', orgId: b.orgId, organizationId: b.orgId } });
+    const inv = await rest(t, 'POST', '/accounts/invites', {
+      token: adminA.token,
+      body: { email, role: 'member', orgId: b.orgId, organizationId: b.orgId },
+    });
     expect(inv.status).toBe(201);
     const s = await client(t).accounts.acceptInvite.mutate({ token: tokenOf((await mail.next(email)).link), password: PASSWORD });
     expect(s.user.orgId).toBe(a.orgId);

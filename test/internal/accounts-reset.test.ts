@@ -1,7 +1,22 @@
 import { createLogMailer } from '#core/mail/mailer.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initTestApp, type TestApp } from '../support/app.ts';
-import { client, DEAD, type Inbox, inbox, keyStatuses, keysOf, MAIL_FROM, PASSWORD, refusal, rest, sha256, signUp, tokenOf, uniqueEmail } from './accounts-support.ts';
+import {
+  client,
+  DEAD,
+  type Inbox,
+  inbox,
+  keyStatuses,
+  keysOf,
+  MAIL_FROM,
+  PASSWORD,
+  refusal,
+  rest,
+  sha256,
+  signUp,
+  tokenOf,
+  uniqueEmail,
+} from './accounts-support.ts';
 
 let t: TestApp;
 let mail: Inbox;
@@ -70,7 +85,9 @@ describe('password reset', () => {
     expect(r).toMatchObject({ status: 200, body: { ok: true } });
     expect(await meStatus(owner.token)).toBe(401);
     expect(await keyStatuses(t, keys)).toEqual(DEAD);
-    expect(await refusal(client(t).accounts.signIn.mutate({ email: owner.email, password: PASSWORD }))).toMatchObject({ code: 'invalid_credentials' });
+    expect(await refusal(client(t).accounts.signIn.mutate({ email: owner.email, password: PASSWORD }))).toMatchObject({
+      code: 'invalid_credentials',
+    });
     const s = await client(t).accounts.signIn.mutate({ email: owner.email, password: NEW_PASSWORD });
     expect(await meStatus(s.token)).toBe(200);
 
@@ -164,8 +181,13 @@ describe('password reset', () => {
   it('lifts the sign-in throttle of the address the reset came from: the owner proved control through the email', async () => {
     const owner = await signUp(t);
     // The typed client calls from 127.0.0.1: five failures of that pair make it wait.
-    await t.sql(`insert into sign_in_attempts (email, ip, succeeded) select ?, '127.0.0.1', false from generate_series(1, 5)`, [owner.email]);
-    expect(await refusal(client(t).accounts.signIn.mutate({ email: owner.email, password: PASSWORD }))).toMatchObject({ status: 429, code: 'too_many_attempts' });
+    await t.sql(`insert into sign_in_attempts (email, ip, succeeded) select ?, '127.0.0.1', false from generate_series(1, 5)`, [
+      owner.email,
+    ]);
+    expect(await refusal(client(t).accounts.signIn.mutate({ email: owner.email, password: PASSWORD }))).toMatchObject({
+      status: 429,
+      code: 'too_many_attempts',
+    });
     await client(t).accounts.resetPassword.mutate({ token: await requestReset(owner.email), newPassword: NEW_PASSWORD });
     expect((await client(t).accounts.signIn.mutate({ email: owner.email, password: NEW_PASSWORD })).user.id).toBe(owner.userId);
   });
@@ -175,7 +197,18 @@ describe('the development mailer', () => {
   it('writes the link to the log, and that is all it does', async () => {
     const lines: { obj: any; msg?: string }[] = [];
     const log = { info: (obj: object, msg?: string) => lines.push({ obj, msg }), warn() {}, error() {}, debug() {} };
-    await createLogMailer(log).send({ to: 'a@example.com', subject: 'S', text: 'body', template: 'password_reset', link: 'https://x/reset-password?token=lwr_abc' });
-    expect(lines).toEqual([{ obj: { mail: { to: 'a@example.com', subject: 'S', template: 'password_reset', link: 'https://x/reset-password?token=lwr_abc' } }, msg: expect.any(String) }]);
+    await createLogMailer(log).send({
+      to: 'a@example.com',
+      subject: 'S',
+      text: 'body',
+      template: 'password_reset',
+      link: 'https://x/reset-password?token=lwr_abc',
+    });
+    expect(lines).toEqual([
+      {
+        obj: { mail: { to: 'a@example.com', subject: 'S', template: 'password_reset', link: 'https://x/reset-password?token=lwr_abc' } },
+        msg: expect.any(String),
+      },
+    ]);
   });
 });

@@ -26,7 +26,12 @@ export interface Reply {
  * A REST call under /api over node:http, so a test can choose the client's address: every 127.x.y.z is loopback on
  * Linux, and the server sees `from` as the caller's IP (the brute-force throttle keys on it).
  */
-export function rest(t: TestApp, method: string, path: string, opts: { token?: string; body?: unknown; from?: string } = {}): Promise<Reply> {
+export function rest(
+  t: TestApp,
+  method: string,
+  path: string,
+  opts: { token?: string; body?: unknown; from?: string } = {},
+): Promise<Reply> {
   const url = new URL(`${t.origin}/api${path}`);
   const payload = opts.body === undefined ? undefined : JSON.stringify(opts.body);
   const started = performance.now();

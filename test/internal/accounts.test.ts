@@ -50,7 +50,9 @@ async function colleague(orgId: string) {
 describe('sign-up and sign-in', () => {
   it('signs up an organization and its owner, signed in, over REST (201) and typed', async () => {
     const email = uniqueEmail();
-    const r = await rest(t, 'POST', '/accounts/sign-up', { body: { organizationName: 'Acme', email: ` ${email.toUpperCase()} `, password: PASSWORD, name: 'Ada' } });
+    const r = await rest(t, 'POST', '/accounts/sign-up', {
+      body: { organizationName: 'Acme', email: ` ${email.toUpperCase()} `, password: PASSWORD, name: 'Ada' },
+    });
     expect(r.status).toBe(201);
     expect(r.body).toMatchObject({ token: expect.stringMatching(/^lws_[0-9A-Za-z]{43}$/), user: { email, name: 'Ada', role: 'owner' } });
     expect(await rest(t, 'GET', '/me', { token: r.body.token })).toMatchObject({
@@ -80,7 +82,9 @@ describe('sign-up and sign-in', () => {
   it('refuses a taken email, whatever its case', async () => {
     const owner = await signUp(t);
     const { email } = owner;
-    const err = await refusal(client(t).accounts.signUp.mutate({ organizationName: 'Again', email: email.toUpperCase(), password: PASSWORD }));
+    const err = await refusal(
+      client(t).accounts.signUp.mutate({ organizationName: 'Again', email: email.toUpperCase(), password: PASSWORD }),
+    );
     expect(err).toMatchObject({ status: 409, code: 'email_taken' });
 
     // A sign-up racing another for one new email: the other's row is not yet committed when this one checks, so this
@@ -95,7 +99,10 @@ describe('sign-up and sign-in', () => {
       await other.query(`insert into users (organization_id, email, password_hash) values ($1, $2, 'x')`, [owner.orgId, raced]);
       const pending = rest(t, 'POST', '/accounts/sign-up', { body: { organizationName: 'Race', email: raced, password: PASSWORD } });
       await vi.waitFor(
-        async () => expect(await t.sql(`select 1 from pg_stat_activity where wait_event_type = 'Lock' and query like 'insert into "users" %'`)).toHaveLength(1),
+        async () =>
+          expect(
+            await t.sql(`select 1 from pg_stat_activity where wait_event_type = 'Lock' and query like 'insert into "users" %'`),
+          ).toHaveLength(1),
         { timeout: 15_000, interval: 50 },
       );
       await other.query('commit');
@@ -147,7 +154,10 @@ describe('sign-out and log out of all devices', () => {
     expect(await meStatus(other.token)).toBe(200);
     expect(await t.sql('select 1 from sessions where token_hash = ?', [sha256(token)])).toEqual([]);
     // REST as well
-    expect(await rest(t, 'POST', '/accounts/sign-out', { token: other.token, body: {} })).toMatchObject({ status: 200, body: { ok: true } });
+    expect(await rest(t, 'POST', '/accounts/sign-out', { token: other.token, body: {} })).toMatchObject({
+      status: 200,
+      body: { ok: true },
+    });
     expect(await meStatus(other.token)).toBe(401);
   });
 
@@ -181,7 +191,9 @@ describe('sign-out and log out of all devices', () => {
 describe('change password', () => {
   it('needs the current password and changes nothing without it', async () => {
     const owner = await signUp(t);
-    const err = await refusal(client(t, owner.token).accounts.changePassword.mutate({ currentPassword: 'wrong password', newPassword: 'a brand new password' }));
+    const err = await refusal(
+      client(t, owner.token).accounts.changePassword.mutate({ currentPassword: 'wrong password', newPassword: 'a brand new password' }),
+    );
     expect(err).toMatchObject({ status: 403, code: 'wrong_password' });
     expect(await meStatus(owner.token)).toBe(200);
     expect((await signIn(owner.email)).user.id).toBe(owner.userId);
@@ -208,7 +220,10 @@ describe('change password', () => {
 
   it('works over REST', async () => {
     const owner = await signUp(t);
-    const r = await rest(t, 'POST', '/accounts/change-password', { token: owner.token, body: { currentPassword: PASSWORD, newPassword: 'yet another password' } });
+    const r = await rest(t, 'POST', '/accounts/change-password', {
+      token: owner.token,
+      body: { currentPassword: PASSWORD, newPassword: 'yet another password' },
+    });
     expect(r).toMatchObject({ status: 200, body: { token: expect.stringMatching(/^lws_/) } });
     expect(await meStatus(owner.token)).toBe(401);
   });
@@ -227,7 +242,9 @@ describe('security confirmation for API key creation', () => {
     expect(keyCreationUnlockedUntil).toBe(new Date(t.clock.now().getTime() + 5 * 60_000).toISOString());
     await expect(unlocked()).resolves.toBeUndefined();
     const otherActor = await sessionActor(t, other.token);
-    await expect(assertKeyCreationUnlocked(t.runtime.deps.db, otherActor, t.clock.now())).rejects.toMatchObject({ code: 'confirmation_required' });
+    await expect(assertKeyCreationUnlocked(t.runtime.deps.db, otherActor, t.clock.now())).rejects.toMatchObject({
+      code: 'confirmation_required',
+    });
 
     t.clock.advance(5 * 60_000 - 1);
     await expect(unlocked()).resolves.toBeUndefined();
@@ -252,7 +269,10 @@ describe('security confirmation for API key creation', () => {
     const r = await rest(t, 'POST', '/accounts/confirm-password', { token: internalKey, body: { password: PASSWORD } });
     expect(r).toMatchObject({ status: 403, body: { code: 'session_required' } });
     const keyActor = { ...(await sessionActor(t, owner.token)), via: 'internal_key' as const, sessionId: null, apiKeyId: 'k' };
-    await expect(assertKeyCreationUnlocked(t.runtime.deps.db, keyActor, t.clock.now())).rejects.toMatchObject({ status: 403, code: 'confirmation_required' });
+    await expect(assertKeyCreationUnlocked(t.runtime.deps.db, keyActor, t.clock.now())).rejects.toMatchObject({
+      status: 403,
+      code: 'confirmation_required',
+    });
   });
 
   it('confirms over REST', async () => {

@@ -14,7 +14,10 @@ afterAll(async () => t?.close());
 const client = (key: string) => internalClient(t, key);
 const api = (method: string, path: string, key: string, body?: unknown) => internalRest(t, method, path, key, body);
 const failure = async (p: Promise<unknown>) => {
-  const err = await p.then(() => null, (e: unknown) => e);
+  const err = await p.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(TRPCClientError);
   const data = (err as TRPCClientError<InternalRouter>).data as { httpStatus: number; body: { code: string; status?: string } };
   return { status: data.httpStatus, code: data.body.code, was: data.body.status };
@@ -49,7 +52,10 @@ describe('AI actions', () => {
     expect(await events(orgId)).toEqual([
       { event: 'ai_action.created', payload: expect.objectContaining({ source: 'ai', data: { aiAction: action } }) },
     ]);
-    expect(await failure(owner.aiActions.create.mutate({ ...suggestion(contactId), kind: 'Send SMS!' }))).toMatchObject({ status: 400, code: 'validation_failed' });
+    expect(await failure(owner.aiActions.create.mutate({ ...suggestion(contactId), kind: 'Send SMS!' }))).toMatchObject({
+      status: 400,
+      code: 'validation_failed',
+    });
   });
 
   it('lets a member approve once: ai_action.approved (source app), then 409 either way', async () => {
@@ -57,10 +63,20 @@ describe('AI actions', () => {
     const action = await owner.aiActions.create.mutate(suggestion(contactId));
     const approved = await member.aiActions.approve.mutate({ id: action.id });
     expect(approved).toMatchObject({ status: 'approved', decidedBy: memberId, decidedAt: expect.any(String), reason: null });
-    expect((await events(orgId)).at(-1)).toMatchObject({ event: 'ai_action.approved', payload: { source: 'app', data: { aiAction: approved } } });
+    expect((await events(orgId)).at(-1)).toMatchObject({
+      event: 'ai_action.approved',
+      payload: { source: 'app', data: { aiAction: approved } },
+    });
 
-    expect(await failure(member.aiActions.approve.mutate({ id: action.id }))).toEqual({ status: 409, code: 'ai_action_already_decided', was: 'approved' });
-    expect(await failure(owner.aiActions.reject.mutate({ id: action.id, reason: 'changed my mind' }))).toMatchObject({ status: 409, code: 'ai_action_already_decided' });
+    expect(await failure(member.aiActions.approve.mutate({ id: action.id }))).toEqual({
+      status: 409,
+      code: 'ai_action_already_decided',
+      was: 'approved',
+    });
+    expect(await failure(owner.aiActions.reject.mutate({ id: action.id, reason: 'changed my mind' }))).toMatchObject({
+      status: 409,
+      code: 'ai_action_already_decided',
+    });
     expect((await events(orgId)).map((e) => e.event)).toEqual(['ai_action.created', 'ai_action.approved']);
     expect(await owner.aiActions.get.query({ id: action.id })).toEqual(approved);
   });
@@ -74,7 +90,10 @@ describe('AI actions', () => {
     expect(created).toMatchObject({ status: 201, body: { kind: 'add_tag', payload: {} } });
     const plain = await owner.aiActions.reject.mutate({ id: created.body.id });
     expect(plain).toMatchObject({ status: 'rejected', reason: null });
-    expect(await api('POST', `/ai-actions/${created.body.id}/approve`, internalKey, {})).toMatchObject({ status: 409, body: { code: 'ai_action_already_decided' } });
+    expect(await api('POST', `/ai-actions/${created.body.id}/approve`, internalKey, {})).toMatchObject({
+      status: 409,
+      body: { code: 'ai_action_already_decided' },
+    });
     const rejected = (await events(orgId)).filter((e) => e.event === 'ai_action.rejected');
     expect(rejected.map((e) => e.payload.data.aiAction.reason).sort()).toEqual(['Already called them', null].sort());
   });

@@ -82,7 +82,8 @@ async function team() {
   return { org, owner: { ...owner, s: so! }, admin: { ...admin, s: sa! }, m1: { ...m1, s: s1! }, m2: { ...m2, s: s2! } };
 }
 
-const keysIn = async (orgId: string) => Number((await t.sql<{ n: string }>('select count(*) as n from api_keys where organization_id = ?', [orgId]))[0]!.n);
+const keysIn = async (orgId: string) =>
+  Number((await t.sql<{ n: string }>('select count(*) as n from api_keys where organization_id = ?', [orgId]))[0]!.n);
 const me = (token: string) => rest('GET', '/me', token);
 const v1Search = (key: string) => call(t, 'GET', '/contacts/search?email=nobody@example.com', { key });
 
@@ -295,7 +296,12 @@ describe('revoking', () => {
   it('lets members revoke only their own keys; owners and admins revoke any key of the organization', async () => {
     const { owner, admin, m1, m2 } = await team();
     const mk = (s: string, name: string) => client(s).apiKeys.create.mutate({ name, type: 'internal' });
-    const [ownerKey, adminKey, m2Key, m2Other] = [await mk(owner.s, 'o'), await mk(admin.s, 'a'), await mk(m2.s, 'm2'), await mk(m2.s, 'm2b')];
+    const [ownerKey, adminKey, m2Key, m2Other] = [
+      await mk(owner.s, 'o'),
+      await mk(admin.s, 'a'),
+      await mk(m2.s, 'm2'),
+      await mk(m2.s, 'm2b'),
+    ];
 
     for (const target of [ownerKey, adminKey, m2Key]) {
       expect(await refusal(client(m1.s).apiKeys.revoke.mutate({ id: target.id }))).toEqual({ status: 404, code: 'not_found' });

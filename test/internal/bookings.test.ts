@@ -38,12 +38,21 @@ describe('bookings', () => {
     const { orgId, member, contactId } = await setup();
     expect(await score(contactId)).toBe(15);
     const booking = await member.bookings.create.mutate({ contactId, title: 'Demo', ...slot(1) });
-    expect(booking).toMatchObject({ contactId, title: 'Demo', status: 'confirmed', cancelledAt: null, startsAt: '2026-12-01T10:00:00.000Z' });
+    expect(booking).toMatchObject({
+      contactId,
+      title: 'Demo',
+      status: 'confirmed',
+      cancelledAt: null,
+      startsAt: '2026-12-01T10:00:00.000Z',
+    });
     expect(await score(contactId)).toBe(35);
     const [created, changed, ...rest] = await events(orgId);
     expect(rest).toEqual([]);
     expect(created).toMatchObject({ event: 'booking.created', payload: { source: 'app', data: { booking } } });
-    expect(changed).toMatchObject({ event: 'contact.score_changed', payload: { source: 'app', data: { contact: { id: contactId, leadScore: 35 } } } });
+    expect(changed).toMatchObject({
+      event: 'contact.score_changed',
+      payload: { source: 'app', data: { contact: { id: contactId, leadScore: 35 } } },
+    });
   });
 
   it('keeps the bonus while any booking is confirmed and removes it with the last cancellation', async () => {
@@ -56,12 +65,20 @@ describe('bookings', () => {
     const cancelled = await member.bookings.cancel.mutate({ id: first.id });
     expect(cancelled).toMatchObject({ status: 'cancelled', cancelledAt: expect.any(String) });
     expect(await score(contactId)).toBe(35);
-    expect(await api('POST', `/bookings/${first.id}/cancel`, internalKey, {})).toMatchObject({ status: 200, body: { cancelledAt: cancelled.cancelledAt } });
+    expect(await api('POST', `/bookings/${first.id}/cancel`, internalKey, {})).toMatchObject({
+      status: 200,
+      body: { cancelledAt: cancelled.cancelledAt },
+    });
 
     await api('POST', `/bookings/${second.body.id}/cancel`, internalKey, {});
     expect(await score(contactId)).toBe(15);
     expect((await events(orgId)).map((e) => e.event)).toEqual([
-      'booking.created', 'contact.score_changed', 'booking.created', 'booking.cancelled', 'booking.cancelled', 'contact.score_changed',
+      'booking.created',
+      'contact.score_changed',
+      'booking.created',
+      'booking.cancelled',
+      'booking.cancelled',
+      'contact.score_changed',
     ]);
     expect((await events(orgId)).at(-1)?.payload.data.contact.leadScore).toBe(15);
   });
@@ -89,8 +106,9 @@ describe('bookings', () => {
     const { orgId, member, internalKey, contactId } = await setup();
     const r = await api('POST', '/bookings', internalKey, { contactId, startsAt: '2026-12-01T10:00:00Z', endsAt: '2026-12-01T09:00:00Z' });
     expect(r).toMatchObject({ status: 400, body: { code: 'validation_failed', issues: [{ path: 'endsAt' }] } });
-    expect(await failure(member.bookings.create.mutate({ contactId, startsAt: '2026-12-01T10:00:00Z', endsAt: '2026-12-01T10:00:00Z' })))
-      .toEqual({ status: 400, code: 'validation_failed' });
+    expect(
+      await failure(member.bookings.create.mutate({ contactId, startsAt: '2026-12-01T10:00:00Z', endsAt: '2026-12-01T10:00:00Z' })),
+    ).toEqual({ status: 400, code: 'validation_failed' });
     expect(await t.sql(`select id from bookings where organization_id = ?`, [orgId])).toEqual([]);
     expect(await score(contactId)).toBe(15);
   });
@@ -109,7 +127,10 @@ describe('bookings', () => {
     const a = await setup();
     const b = await setup();
     const booking = await a.member.bookings.create.mutate({ contactId: a.contactId, ...slot(1) });
-    expect(await failure(b.member.bookings.create.mutate({ contactId: a.contactId, ...slot(1) }))).toEqual({ status: 404, code: 'not_found' });
+    expect(await failure(b.member.bookings.create.mutate({ contactId: a.contactId, ...slot(1) }))).toEqual({
+      status: 404,
+      code: 'not_found',
+    });
     expect(await failure(b.member.bookings.get.query({ id: booking.id }))).toEqual({ status: 404, code: 'not_found' });
     expect(await failure(b.member.bookings.cancel.mutate({ id: booking.id }))).toEqual({ status: 404, code: 'not_found' });
     expect(await api('GET', `/bookings/${booking.id}`, b.internalKey)).toMatchObject({ status: 404, body: { code: 'not_found' } });
@@ -118,6 +139,9 @@ describe('bookings', () => {
     expect(await score(a.contactId)).toBe(35);
 
     await t.sql(`update contacts set deleted_at = now() where id = ?`, [b.contactId]);
-    expect(await failure(b.member.bookings.create.mutate({ contactId: b.contactId, ...slot(1) }))).toEqual({ status: 404, code: 'not_found' });
+    expect(await failure(b.member.bookings.create.mutate({ contactId: b.contactId, ...slot(1) }))).toEqual({
+      status: 404,
+      code: 'not_found',
+    });
   });
 });

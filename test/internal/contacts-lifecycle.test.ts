@@ -36,7 +36,11 @@ describe('trash', () => {
     const r = await a.member.contacts.delete.mutate({ id: c.id });
     expect(Date.parse(r.purgeAfter) - Date.parse(r.deletedAt)).toBe(30 * DAY);
     expect(await contactCount(t, a.orgId)).toBe(count - 1);
-    expect((await eventsOf(t, a.orgId, c.id)).at(-1)).toMatchObject({ event: 'contact.deleted', source: 'app', data: { contact: { id: c.id } } });
+    expect((await eventsOf(t, a.orgId, c.id)).at(-1)).toMatchObject({
+      event: 'contact.deleted',
+      source: 'app',
+      data: { contact: { id: c.id } },
+    });
     expect(await refusal(a.owner.contacts.get.query({ id: c.id }))).toMatchObject({ status: 404 });
     expect((await a.owner.contacts.list.query({ limit: 100 })).items.map((x) => x.id)).not.toContain(c.id);
     expect(await refusal(a.owner.contacts.delete.mutate({ id: c.id }))).toMatchObject({ status: 404 });
@@ -79,14 +83,19 @@ describe('restore', () => {
   });
 
   it('works for 30 days to the millisecond and answers 410 after', async () => {
-    const [inside, outside] = [await a.owner.contacts.create.mutate({ firstName: 'In' }), await a.owner.contacts.create.mutate({ firstName: 'Out' })];
+    const [inside, outside] = [
+      await a.owner.contacts.create.mutate({ firstName: 'In' }),
+      await a.owner.contacts.create.mutate({ firstName: 'Out' }),
+    ];
     t.clock.freeze();
     await a.owner.contacts.delete.mutate({ id: outside.id });
     t.clock.advance(1);
     await a.owner.contacts.delete.mutate({ id: inside.id });
     // `inside` has been in trash exactly 30 days, `outside` a millisecond longer.
     t.clock.advance(30 * DAY);
-    expect((await a.owner.contacts.trash.query({ limit: 100 })).items.filter((c) => c.id === inside.id || c.id === outside.id)).toMatchObject([
+    expect(
+      (await a.owner.contacts.trash.query({ limit: 100 })).items.filter((c) => c.id === inside.id || c.id === outside.id),
+    ).toMatchObject([
       { id: inside.id, restorable: true },
       { id: outside.id, restorable: false },
     ]);
@@ -110,7 +119,10 @@ describe('restore', () => {
     const other = await org.owner.contacts.create.mutate({ firstName: 'Capped' });
     await org.owner.contacts.delete.mutate({ id: other.id });
     await t.sql('update contact_counters set contact_count = 10000 where organization_id = ?', [org.orgId]);
-    expect(await refusal(org.owner.contacts.restore.mutate({ id: other.id }))).toMatchObject({ status: 403, error: 'Contact limit reached' });
+    expect(await refusal(org.owner.contacts.restore.mutate({ id: other.id }))).toMatchObject({
+      status: 403,
+      error: 'Contact limit reached',
+    });
     expect((await org.owner.contacts.trash.query({})).items.map((c) => c.id)).toContain(other.id);
   });
 
@@ -128,10 +140,21 @@ async function seedTimeline(orgId: string, contactId: string, tag: string) {
   );
   const args = [orgId, contactId];
   await t.sql(`insert into notes (organization_id, contact_id, body) values (?, ?, 'n')`, args);
-  await t.sql(`insert into deals (organization_id, contact_id, pipeline_id, stage_id, title) values (?, ?, ?, ?, 'd')`, [...args, stage!.pipeline_id, stage!.id]);
-  await t.sql(`insert into pipeline_items (organization_id, contact_id, pipeline_id, stage_id) values (?, ?, ?, ?)`, [...args, stage!.pipeline_id, stage!.id]);
+  await t.sql(`insert into deals (organization_id, contact_id, pipeline_id, stage_id, title) values (?, ?, ?, ?, 'd')`, [
+    ...args,
+    stage!.pipeline_id,
+    stage!.id,
+  ]);
+  await t.sql(`insert into pipeline_items (organization_id, contact_id, pipeline_id, stage_id) values (?, ?, ?, ?)`, [
+    ...args,
+    stage!.pipeline_id,
+    stage!.id,
+  ]);
   await t.sql(`insert into tasks (organization_id, contact_id, title) values (?, ?, 't')`, args);
-  await t.sql(`insert into bookings (organization_id, contact_id, starts_at, ends_at) values (?, ?, now(), now() + interval '1 hour')`, args);
+  await t.sql(
+    `insert into bookings (organization_id, contact_id, starts_at, ends_at) values (?, ?, now(), now() + interval '1 hour')`,
+    args,
+  );
   await t.sql(`insert into workflow_runs (organization_id, contact_id, workflow) values (?, ?, 'w')`, args);
   await t.sql(`insert into ai_actions (organization_id, contact_id, kind, summary) values (?, ?, 'k', 's')`, args);
   await t.sql(
@@ -145,12 +168,26 @@ async function seedTimeline(orgId: string, contactId: string, tag: string) {
   );
 }
 
-const TIMELINE_TABLES = ['notes', 'deals', 'pipeline_items', 'tasks', 'bookings', 'workflow_runs', 'ai_actions', 'contact_files', 'conversations', 'messages'];
+const TIMELINE_TABLES = [
+  'notes',
+  'deals',
+  'pipeline_items',
+  'tasks',
+  'bookings',
+  'workflow_runs',
+  'ai_actions',
+  'contact_files',
+  'conversations',
+  'messages',
+];
 
 async function rowsAbout(contactId: string): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
   for (const table of [...TIMELINE_TABLES, 'contacts']) {
-    const [row] = await t.sql<{ n: number }>(`select count(*)::int as n from ${table} where ${table === 'contacts' ? 'id' : 'contact_id'} = ?`, [contactId]);
+    const [row] = await t.sql<{ n: number }>(
+      `select count(*)::int as n from ${table} where ${table === 'contacts' ? 'id' : 'contact_id'} = ?`,
+      [contactId],
+    );
     out[table] = row!.n;
   }
   return out;
@@ -162,7 +199,12 @@ describe('nightly purge', () => {
     const old = await a.owner.contacts.create.mutate({ email: 'old@purge.example' });
     const recent = await a.owner.contacts.create.mutate({ email: 'recent@purge.example' });
     const foreign = await b.owner.contacts.create.mutate({ email: 'foreign@purge.example' });
-    for (const [c, tag] of [[live, 'live'], [old, 'old'], [recent, 'recent'], [foreign, 'foreign']] as const) {
+    for (const [c, tag] of [
+      [live, 'live'],
+      [old, 'old'],
+      [recent, 'recent'],
+      [foreign, 'foreign'],
+    ] as const) {
       await seedTimeline(c.id === foreign.id ? b.orgId : a.orgId, c.id, tag);
     }
     await a.owner.contacts.delete.mutate({ id: old.id });
@@ -181,12 +223,17 @@ describe('nightly purge', () => {
     expect(await purgeTrash(t.runtime.deps.db, new Date(Date.now() + 29 * DAY))).toEqual({ contacts: 0, events: 0, storageKeys: [] });
 
     const now = new Date(Date.now() + 31 * DAY);
-    const due = await t.sql<{ id: string }>(`select id from contacts where deleted_at < ?::timestamptz - interval '30 days'`, [now.toISOString()]);
+    const due = await t.sql<{ id: string }>(`select id from contacts where deleted_at < ?::timestamptz - interval '30 days'`, [
+      now.toISOString(),
+    ]);
     expect(due.map((r) => r.id)).toEqual(expect.arrayContaining([old.id, foreign.id]));
     expect(due.map((r) => r.id)).not.toContain(recent.id);
     const result = await purgeTrash(t.runtime.deps.db, now);
     expect(result.contacts).toBe(due.length);
-    const [left] = await t.sql<{ n: number }>(`select count(*)::int as n from contacts where deleted_at < ?::timestamptz - interval '30 days'`, [now.toISOString()]);
+    const [left] = await t.sql<{ n: number }>(
+      `select count(*)::int as n from contacts where deleted_at < ?::timestamptz - interval '30 days'`,
+      [now.toISOString()],
+    );
     expect(left!.n).toBe(0);
     expect(result.storageKeys.sort()).toEqual(['key-foreign', 'key-old']);
     const none = Object.fromEntries([...TIMELINE_TABLES, 'contacts'].map((k) => [k, 0]));
@@ -204,7 +251,10 @@ describe('nightly purge', () => {
   });
 
   it('purges by the job\u2019s clock: a contact goes 30 days and 1 s after its deletion, one 29 days in trash stays', async () => {
-    const [gone, kept] = [await a.owner.contacts.create.mutate({ firstName: 'Gone' }), await a.owner.contacts.create.mutate({ firstName: 'Kept' })];
+    const [gone, kept] = [
+      await a.owner.contacts.create.mutate({ firstName: 'Gone' }),
+      await a.owner.contacts.create.mutate({ firstName: 'Kept' }),
+    ];
     t.clock.freeze();
     const deletedAt = t.clock.now();
     expect(await a.owner.contacts.delete.mutate({ id: gone.id })).toMatchObject({
@@ -225,7 +275,7 @@ describe('nightly purge', () => {
     await expect(a.owner.contacts.restore.mutate({ id: kept.id })).resolves.toMatchObject({ id: kept.id });
   });
 
-  it('removes the stored bytes of the purged contacts\' files', async () => {
+  it("removes the stored bytes of the purged contacts' files", async () => {
     const doomed = await a.owner.contacts.create.mutate({ firstName: 'Filed' });
     const storage = storageFor(t.runtime.deps.config);
     const key = newStorageKey(a.orgId);
@@ -251,7 +301,9 @@ describe('nightly purge', () => {
       await t.runtime.boss.work([purgeContactsJob(t.runtime.deps)]);
       await second.start([purgeContactsJob(t.runtime.deps)]);
       await second.work([purgeContactsJob(t.runtime.deps)]);
-      const schedules = await t.sql<{ cron: string; timezone: string }>('select cron, timezone from pgboss.schedule where name = ?', [PURGE_CONTACTS_QUEUE]);
+      const schedules = await t.sql<{ cron: string; timezone: string }>('select cron, timezone from pgboss.schedule where name = ?', [
+        PURGE_CONTACTS_QUEUE,
+      ]);
       expect(schedules).toEqual([{ cron: '0 5 * * *', timezone: 'UTC' }]);
 
       const doomed = await a.owner.contacts.create.mutate({ firstName: 'Doomed' });

@@ -30,7 +30,13 @@ const TOTAL = 60;
 function seedRows(orgId: string): Seed[] {
   const lasts = [null, 'Adams', 'adams', 'Baker', 'clark'];
   const firsts = [null, 'Amy', 'bob'];
-  const instants = ['2026-01-01T00:00:00.000001Z', '2026-01-01T00:00:00.000002Z', '2026-01-02T00:00:00.000000Z', '2026-01-03T12:00:00.500000Z', '2026-01-04T00:00:00.000000Z'];
+  const instants = [
+    '2026-01-01T00:00:00.000001Z',
+    '2026-01-01T00:00:00.000002Z',
+    '2026-01-02T00:00:00.000000Z',
+    '2026-01-03T12:00:00.500000Z',
+    '2026-01-04T00:00:00.000000Z',
+  ];
   return Array.from({ length: TOTAL }, (_, i) => ({
     id: randomUUID(),
     first_name: firsts[i % 3]!,
@@ -133,9 +139,14 @@ describe('listing contacts', () => {
 
   it('refuses a cursor it did not make, or one made for another sort', async () => {
     const page = await org.session.contacts.list.query({ sort: 'createdAt', limit: 2 });
-    expect(await refusal(org.session.contacts.list.query({ sort: 'leadScore', cursor: page.nextCursor! }))).toMatchObject({ status: 400, code: 'invalid_cursor' });
+    expect(await refusal(org.session.contacts.list.query({ sort: 'leadScore', cursor: page.nextCursor! }))).toMatchObject({
+      status: 400,
+      code: 'invalid_cursor',
+    });
     expect(await refusal(org.session.contacts.list.query({ cursor: 'garbage' }))).toMatchObject({ status: 400, code: 'invalid_cursor' });
-    const forged = Buffer.from(JSON.stringify([1, 'createdAt', 'desc', ['2026-13-45T00:00:00.000000Z', randomUUID()]])).toString('base64url');
+    const forged = Buffer.from(JSON.stringify([1, 'createdAt', 'desc', ['2026-13-45T00:00:00.000000Z', randomUUID()]])).toString(
+      'base64url',
+    );
     expect(await refusal(org.session.contacts.list.query({ cursor: forged }))).toMatchObject({ status: 400, code: 'invalid_cursor' });
   });
 });
@@ -145,7 +156,11 @@ describe('filtering contacts', () => {
     const page = await org.session.contacts.list.query({ limit: 100, ...input });
     return page.items.map((c) => c.id).sort();
   };
-  const where = (f: (s: Seed) => boolean) => seeds.filter(f).map((s) => s.id).sort();
+  const where = (f: (s: Seed) => boolean) =>
+    seeds
+      .filter(f)
+      .map((s) => s.id)
+      .sort();
 
   it('filters by stage, tag (case-insensitive) and source, alone and together', async () => {
     expect(await ids({ stage: 'customer' })).toEqual(where((s) => s.stage === 'customer'));
@@ -161,7 +176,10 @@ describe('filtering contacts', () => {
     expect(await ids({ q: 'BAKER' })).toEqual(where((s) => s.last_name === 'Baker'));
     expect(await ids({ q: 'amy ada' })).toEqual(where((s) => s.first_name === 'Amy' && s.last_name?.toLowerCase() === 'adams'));
     expect(await ids({ q: 'person17@' })).toEqual(where((s) => s.email.startsWith('person17@')));
-    const [company] = await t.sql<{ id: string }>(`insert into companies (organization_id, domain, name) values (?, 'analytical.example', 'Engines Ltd') returning id`, [org.orgId]);
+    const [company] = await t.sql<{ id: string }>(
+      `insert into companies (organization_id, domain, name) values (?, 'analytical.example', 'Engines Ltd') returning id`,
+      [org.orgId],
+    );
     const linked = await org.session.contacts.create.mutate({ firstName: 'Charles', companyId: company!.id });
     expect(linked.company).toEqual({ id: company!.id, name: 'Engines Ltd', domain: 'analytical.example' });
     expect(await ids({ q: 'engines' })).toEqual([linked.id]);

@@ -16,10 +16,10 @@ afterAll(async () => t?.close());
 
 async function pipeline(orgId: string, name: string) {
   const [p] = await t.sql<{ id: string }>(`insert into pipelines (organization_id, name) values (?, ?) returning id`, [orgId, name]);
-  const [s] = await t.sql<{ id: string }>(`insert into pipeline_stages (organization_id, pipeline_id, name, position) values (?, ?, 'First', 0) returning id`, [
-    orgId,
-    p!.id,
-  ]);
+  const [s] = await t.sql<{ id: string }>(
+    `insert into pipeline_stages (organization_id, pipeline_id, name, position) values (?, ?, 'First', 0) returning id`,
+    [orgId, p!.id],
+  );
   return { id: p!.id, stageId: s!.id };
 }
 
@@ -33,11 +33,10 @@ const place = (orgId: string, contactId: string, p: { id: string; stageId: strin
   ]);
 
 async function conversation(orgId: string, contactId: string, channel: string, messages: number) {
-  const [c] = await t.sql<{ id: string }>(`insert into conversations (organization_id, contact_id, channel) values (?, ?, ?) returning id`, [
-    orgId,
-    contactId,
-    channel,
-  ]);
+  const [c] = await t.sql<{ id: string }>(
+    `insert into conversations (organization_id, contact_id, channel) values (?, ?, ?) returning id`,
+    [orgId, contactId, channel],
+  );
   for (let i = 0; i < messages; i++) {
     await t.sql(
       `insert into messages (organization_id, conversation_id, contact_id, direction, channel, from_address, to_address, body, status, created_at)
@@ -55,9 +54,16 @@ async function attachEverything(orgId: string, contactId: string) {
     [orgId],
   );
   await t.sql(`insert into notes (organization_id, contact_id, body) values (?, ?, 'note')`, args);
-  await t.sql(`insert into deals (organization_id, contact_id, pipeline_id, stage_id, title) values (?, ?, ?, ?, 'deal')`, [...args, stage!.pipeline_id, stage!.id]);
+  await t.sql(`insert into deals (organization_id, contact_id, pipeline_id, stage_id, title) values (?, ?, ?, ?, 'deal')`, [
+    ...args,
+    stage!.pipeline_id,
+    stage!.id,
+  ]);
   await t.sql(`insert into tasks (organization_id, contact_id, title) values (?, ?, 'task')`, args);
-  await t.sql(`insert into bookings (organization_id, contact_id, starts_at, ends_at) values (?, ?, now(), now() + interval '1 hour')`, args);
+  await t.sql(
+    `insert into bookings (organization_id, contact_id, starts_at, ends_at) values (?, ?, now(), now() + interval '1 hour')`,
+    args,
+  );
   await t.sql(`insert into workflow_runs (organization_id, contact_id, workflow) values (?, ?, 'wf')`, args);
   await t.sql(`insert into ai_actions (organization_id, contact_id, kind, summary) values (?, ?, 'k', 's')`, args);
   await t.sql(
@@ -129,18 +135,42 @@ describe('merging contacts', () => {
       leadScore: 55,
     });
     expect(r.body.mergedIds).toEqual([d1.id, d2.id]);
-    expect(r.body.moved).toMatchObject({ notes: 2, deals: 2, tasks: 2, bookings: 2, workflowRuns: 2, files: 2, aiActions: 2, pipelineItems: 1, conversations: 1, messages: 3 });
+    expect(r.body.moved).toMatchObject({
+      notes: 2,
+      deals: 2,
+      tasks: 2,
+      bookings: 2,
+      workflowRuns: 2,
+      files: 2,
+      aiActions: 2,
+      pipelineItems: 1,
+      conversations: 1,
+      messages: 3,
+    });
     expect(r.body.skippedPipelineItems).toBe(2);
 
-    expect(await countsFor(primary.id)).toEqual({ ...Object.fromEntries(SIMPLE.map((k) => [k, 3])), pipeline_items: 2, conversations: 2, messages: 4 });
+    expect(await countsFor(primary.id)).toEqual({
+      ...Object.fromEntries(SIMPLE.map((k) => [k, 3])),
+      pipeline_items: 2,
+      conversations: 2,
+      messages: 4,
+    });
     // Y kept the oldest duplicate placement (d2's); the primary's own X placement stayed.
-    const items = await t.sql<{ pipeline_id: string; created_at: string }>(`select pipeline_id, created_at from pipeline_items where contact_id = ? order by created_at`, [primary.id]);
-    expect(items.filter((i) => i.pipeline_id === y.id).map((i) => new Date(i.created_at).toISOString())).toEqual(['2026-01-02T00:00:00.000Z']);
+    const items = await t.sql<{ pipeline_id: string; created_at: string }>(
+      `select pipeline_id, created_at from pipeline_items where contact_id = ? order by created_at`,
+      [primary.id],
+    );
+    expect(items.filter((i) => i.pipeline_id === y.id).map((i) => new Date(i.created_at).toISOString())).toEqual([
+      '2026-01-02T00:00:00.000Z',
+    ]);
     const convs = await t.sql<{ id: string; n: number }>(
       `select c.id, (select count(*)::int from messages m where m.conversation_id = c.id) as n from conversations c where contact_id = ? order by channel`,
       [primary.id],
     );
-    expect(convs).toEqual([{ id: d2Email, n: 1 }, { id: primarySms, n: 3 }]);
+    expect(convs).toEqual([
+      { id: d2Email, n: 1 },
+      { id: primarySms, n: 3 },
+    ]);
     for (const d of [d1, d2]) {
       expect(await t.sql('select id from contacts where id = ?', [d.id])).toEqual([]);
       expect(Object.values(await countsFor(d.id)).every((n) => n === 0)).toBe(true);
@@ -148,13 +178,20 @@ describe('merging contacts', () => {
     expect(await contactCount(t, a.orgId)).toBe(count - 2);
 
     const updated = (await eventsOf(t, a.orgId, primary.id)).filter((e) => e.event === 'contact.updated').at(-1);
-    expect(updated).toMatchObject({ source: 'app', data: { mergedIds: [d1.id, d2.id], contact: { id: primary.id, email: 'ada@merge.example' } } });
+    expect(updated).toMatchObject({
+      source: 'app',
+      data: { mergedIds: [d1.id, d2.id], contact: { id: primary.id, email: 'ada@merge.example' } },
+    });
     for (const d of [d1, d2]) {
-      expect((await eventsOf(t, a.orgId, d.id)).at(-1)).toMatchObject({ event: 'contact.deleted', source: 'app', data: { mergedInto: primary.id } });
+      expect((await eventsOf(t, a.orgId, d.id)).at(-1)).toMatchObject({
+        event: 'contact.deleted',
+        source: 'app',
+        data: { mergedInto: primary.id },
+      });
     }
   });
 
-  it('keeps one photo: the primary\'s, else the newest duplicate\'s; the others become files', async () => {
+  it("keeps one photo: the primary's, else the newest duplicate's; the others become files", async () => {
     const photo = (contactId: string, name: string, ageDays: number) =>
       t.sql(
         `insert into contact_files (organization_id, contact_id, kind, filename, content_type, size, sha256, storage_key, created_at)
@@ -162,7 +199,11 @@ describe('merging contacts', () => {
         [a.orgId, contactId, name, `k-${name}`, ageDays],
       );
     const kinds = async (contactId: string) =>
-      Object.fromEntries((await t.sql<{ filename: string; kind: string }>('select filename, kind from contact_files where contact_id = ?', [contactId])).map((r) => [r.filename, r.kind]));
+      Object.fromEntries(
+        (await t.sql<{ filename: string; kind: string }>('select filename, kind from contact_files where contact_id = ?', [contactId])).map(
+          (r) => [r.filename, r.kind],
+        ),
+      );
     const p1 = await a.owner.contacts.create.mutate({ firstName: 'Has photo' });
     const q1 = await a.owner.contacts.create.mutate({ firstName: 'Dup one' });
     await photo(p1.id, 'primary.png', 5);
@@ -182,7 +223,13 @@ describe('merging contacts', () => {
   it('answers a wrong payload shape with 400 `Validation failed`, over REST and typed, and changes nothing', async () => {
     const p = await a.owner.contacts.create.mutate({ firstName: 'P' });
     const before = await snapshot(a.orgId);
-    for (const body of [{}, { primaryId: p.id }, { primaryId: p.id, secondaryIds: 'nope' }, { primaryId: 'nope', secondaryIds: [randomUUID()] }, { primaryId: p.id, secondaryIds: [] }]) {
+    for (const body of [
+      {},
+      { primaryId: p.id },
+      { primaryId: p.id, secondaryIds: 'nope' },
+      { primaryId: 'nope', secondaryIds: [randomUUID()] },
+      { primaryId: p.id, secondaryIds: [] },
+    ]) {
       const r = await rest(t, 'POST', '/contacts/merge', a.ownerKey, body);
       expect(r, JSON.stringify(body)).toMatchObject({ status: 400, body: { error: 'Validation failed', code: 'validation_failed' } });
       expect(r.body.issues.length).toBeGreaterThan(0);
@@ -207,8 +254,14 @@ describe('merging contacts', () => {
     const before = await snapshot(a.orgId);
     const foreignBefore = await snapshot(b.orgId);
 
-    expect(await refusal(a.owner.contacts.merge.mutate({ primaryId: p.id, secondaryIds: [d.id, p.id] }))).toMatchObject({ status: 400, error: 'Validation failed' });
-    expect(await refusal(a.owner.contacts.merge.mutate({ primaryId: p.id, secondaryIds: [d.id, d.id] }))).toMatchObject({ status: 400, error: 'Validation failed' });
+    expect(await refusal(a.owner.contacts.merge.mutate({ primaryId: p.id, secondaryIds: [d.id, p.id] }))).toMatchObject({
+      status: 400,
+      error: 'Validation failed',
+    });
+    expect(await refusal(a.owner.contacts.merge.mutate({ primaryId: p.id, secondaryIds: [d.id, d.id] }))).toMatchObject({
+      status: 400,
+      error: 'Validation failed',
+    });
     for (const bad of [randomUUID(), foreign.id, trashed.id]) {
       const r = await refusal(a.owner.contacts.merge.mutate({ primaryId: p.id, secondaryIds: [d.id, bad] }));
       expect(r).toMatchObject({ status: 404, code: 'not_found', body: { ids: [bad] } });
@@ -221,7 +274,10 @@ describe('merging contacts', () => {
   it('is for owners and admins: it cannot be undone', async () => {
     const p = await a.owner.contacts.create.mutate({ firstName: 'P3' });
     const d = await a.owner.contacts.create.mutate({ firstName: 'D3' });
-    expect(await refusal(a.member.contacts.merge.mutate({ primaryId: p.id, secondaryIds: [d.id] }))).toMatchObject({ status: 403, code: 'forbidden_role' });
+    expect(await refusal(a.member.contacts.merge.mutate({ primaryId: p.id, secondaryIds: [d.id] }))).toMatchObject({
+      status: 403,
+      code: 'forbidden_role',
+    });
     await expect(a.admin.contacts.merge.mutate({ primaryId: p.id, secondaryIds: [d.id] })).resolves.toMatchObject({ mergedIds: [d.id] });
   });
 

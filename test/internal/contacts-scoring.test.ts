@@ -15,7 +15,9 @@ afterAll(async () => t?.close());
 
 /** The contact ids of every queued score adjustment, in queue order. */
 async function queued(): Promise<string[]> {
-  const rows = await t.sql<{ data: { contactIds: string[] } }>('select data from pgboss.job where name = ? order by created_on, id', [ADJUST_SCORE_QUEUE]);
+  const rows = await t.sql<{ data: { contactIds: string[] } }>('select data from pgboss.job where name = ? order by created_on, id', [
+    ADJUST_SCORE_QUEUE,
+  ]);
   return rows.flatMap((r) => r.data.contactIds);
 }
 

@@ -19,7 +19,14 @@ export async function rest(t: TestApp, method: string, path: string, token: stri
 }
 
 /** REST under /api with the body sent as given (bytes, malformed JSON) and extra headers; the answer parsed as JSON. */
-export async function restRaw(t: TestApp, method: string, path: string, token: string, body?: BodyInit, headers: Record<string, string> = {}) {
+export async function restRaw(
+  t: TestApp,
+  method: string,
+  path: string,
+  token: string,
+  body?: BodyInit,
+  headers: Record<string, string> = {},
+) {
   const res = await fetch(`${t.origin}/api${path}`, {
     method,
     headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },

@@ -16,7 +16,12 @@ afterAll(async () => t?.close());
 describe('creating contacts', () => {
   it('creates a contact through a session, counts it, and emits contact.created with source app', async () => {
     const before = await contactCount(t, a.orgId);
-    const c = await a.session.contacts.create.mutate({ email: ' Grace@Example.com ', firstName: 'Grace', lastName: 'Hopper', tags: ['navy'] });
+    const c = await a.session.contacts.create.mutate({
+      email: ' Grace@Example.com ',
+      firstName: 'Grace',
+      lastName: 'Hopper',
+      tags: ['navy'],
+    });
     expect(c).toMatchObject({
       email: 'grace@example.com',
       firstName: 'Grace',
@@ -30,7 +35,9 @@ describe('creating contacts', () => {
     });
     expect(await contactCount(t, a.orgId)).toBe(before + 1);
     const events = await eventsOf(t, a.orgId, c.id);
-    expect(events).toEqual([{ event: 'contact.created', source: 'app', data: { contact: expect.objectContaining({ id: c.id, email: 'grace@example.com' }) } }]);
+    expect(events).toEqual([
+      { event: 'contact.created', source: 'app', data: { contact: expect.objectContaining({ id: c.id, email: 'grace@example.com' }) } },
+    ]);
   });
 
   it('refuses an email a live contact already has, in any case, with the spec message and 409', async () => {
@@ -43,8 +50,14 @@ describe('creating contacts', () => {
   });
 
   it('needs an email or a name, and a company of the same organization', async () => {
-    expect(await refusal(a.owner.contacts.create.mutate({ phone: '+1 555 0100' }))).toMatchObject({ status: 400, code: 'validation_failed' });
-    const [company] = await t.sql<{ id: string }>(`insert into companies (organization_id, domain, name) values (?, 'b-corp.example', 'B') returning id`, [b.orgId]);
+    expect(await refusal(a.owner.contacts.create.mutate({ phone: '+1 555 0100' }))).toMatchObject({
+      status: 400,
+      code: 'validation_failed',
+    });
+    const [company] = await t.sql<{ id: string }>(
+      `insert into companies (organization_id, domain, name) values (?, 'b-corp.example', 'B') returning id`,
+      [b.orgId],
+    );
     const noCompany = await refusal(a.owner.contacts.create.mutate({ firstName: 'X', companyId: company!.id }));
     expect(noCompany).toMatchObject({ status: 422, code: 'company_not_found' });
     // The id looked up, as the CompanyNotFoundError shape documents (the /v1 flavour names the domain).
@@ -76,7 +89,14 @@ describe('changing contacts', () => {
     const c = await a.owner.contacts.create.mutate({ email: 'upd@example.com', firstName: 'Up', jobTitle: 'CTO' });
     expect(c.leadScore).toBe(25);
     const u = await a.member.contacts.update.mutate({ id: c.id, jobTitle: null, phone: '+1 555 0101', website: 'https://up.example' });
-    expect(u).toMatchObject({ email: 'upd@example.com', firstName: 'Up', jobTitle: null, phone: '+1 555 0101', website: 'https://up.example', leadScore: 30 });
+    expect(u).toMatchObject({
+      email: 'upd@example.com',
+      firstName: 'Up',
+      jobTitle: null,
+      phone: '+1 555 0101',
+      website: 'https://up.example',
+      leadScore: 30,
+    });
     const events = (await eventsOf(t, a.orgId, c.id)).slice(1);
     expect(events.map((e) => e.event)).toEqual(['contact.updated', 'contact.score_changed']);
     expect(events[1]!.data).toMatchObject({ previousScore: 25, contact: { leadScore: 30 } });
@@ -88,7 +108,10 @@ describe('changing contacts', () => {
 
   it('keeps the booking bonus when a write rescores the contact', async () => {
     const c = await a.owner.contacts.create.mutate({ email: 'booked@example.com' });
-    await t.sql(`insert into bookings (organization_id, contact_id, starts_at, ends_at) values (?, ?, now(), now() + interval '1 hour')`, [a.orgId, c.id]);
+    await t.sql(`insert into bookings (organization_id, contact_id, starts_at, ends_at) values (?, ?, now(), now() + interval '1 hour')`, [
+      a.orgId,
+      c.id,
+    ]);
     // email +15, phone +10, booking +20
     expect((await a.owner.contacts.update.mutate({ id: c.id, phone: '+1 555 0199' })).leadScore).toBe(45);
     expect((await a.owner.contacts.setScoreOverride.mutate({ id: c.id, score: null })).leadScore).toBe(45);
@@ -103,7 +126,9 @@ describe('changing contacts', () => {
     });
     const gone = await a.owner.contacts.create.mutate({ email: 'trashed@example.com' });
     await a.owner.contacts.delete.mutate({ id: gone.id });
-    await expect(a.owner.contacts.update.mutate({ id: c.id, email: 'trashed@example.com' })).resolves.toMatchObject({ email: 'trashed@example.com' });
+    await expect(a.owner.contacts.update.mutate({ id: c.id, email: 'trashed@example.com' })).resolves.toMatchObject({
+      email: 'trashed@example.com',
+    });
     const r = await rest(t, 'POST', `/contacts/${c.id}/update`, a.ownerKey, { email: 'moved@example.com' });
     expect(r).toMatchObject({ status: 200, body: { id: c.id, email: 'moved@example.com' } });
   });
@@ -132,8 +157,14 @@ describe('changing contacts', () => {
     expect(await a.owner.contacts.setScoreOverride.mutate({ id: c.id, score: 90 })).toMatchObject({ leadScore: 90, scoreOverride: 90 });
     expect(await a.owner.contacts.setScoreOverride.mutate({ id: c.id, score: null })).toMatchObject({ leadScore: 15, scoreOverride: null });
     const scores = (await eventsOf(t, a.orgId, c.id)).filter((e) => e.event === 'contact.score_changed');
-    expect(scores.map((e) => [e.data.previousScore, e.data.contact.leadScore])).toEqual([[15, 90], [90, 15]]);
-    expect(await rest(t, 'POST', `/contacts/${c.id}/score`, a.ownerKey, { score: 101 })).toMatchObject({ status: 400, body: { code: 'validation_failed' } });
+    expect(scores.map((e) => [e.data.previousScore, e.data.contact.leadScore])).toEqual([
+      [15, 90],
+      [90, 15],
+    ]);
+    expect(await rest(t, 'POST', `/contacts/${c.id}/score`, a.ownerKey, { score: 101 })).toMatchObject({
+      status: 400,
+      body: { code: 'validation_failed' },
+    });
   });
 
   it('records consent only from real booleans and scores only from real numbers, over REST too', async () => {
@@ -145,9 +176,17 @@ describe('changing contacts', () => {
     for (const score of ['50', false, '']) {
       expect(await rest(t, 'POST', `/contacts/${c.id}/score`, a.ownerKey, { score }), JSON.stringify(score)).toMatchObject({ status: 400 });
     }
-    expect(await rest(t, 'POST', `/contacts/${c.id}/update`, a.ownerKey, { smsConsent: true })).toMatchObject({ status: 200, body: { smsConsent: true } });
-    expect(await rest(t, 'POST', `/contacts/${c.id}/score`, a.ownerKey, { score: null })).toMatchObject({ status: 200, body: { scoreOverride: null } });
-    expect(await a.owner.contacts.get.query({ id: c.id })).toMatchObject({ contact: { smsConsent: true, emailConsent: false, scoreOverride: null } });
+    expect(await rest(t, 'POST', `/contacts/${c.id}/update`, a.ownerKey, { smsConsent: true })).toMatchObject({
+      status: 200,
+      body: { smsConsent: true },
+    });
+    expect(await rest(t, 'POST', `/contacts/${c.id}/score`, a.ownerKey, { score: null })).toMatchObject({
+      status: 200,
+      body: { scoreOverride: null },
+    });
+    expect(await a.owner.contacts.get.query({ id: c.id })).toMatchObject({
+      contact: { smsConsent: true, emailConsent: false, scoreOverride: null },
+    });
   });
 
   it('keeps organizations apart: a foreign id behaves like an unknown one', async () => {
@@ -175,18 +214,28 @@ describe('timeline', () => {
     await a.owner.contacts.setStage.mutate({ id: c.id, stage: 'qualified' });
     const start = Date.now();
     const at = (minutes: number) => new Date(start + minutes * 60_000).toISOString();
-    await t.sql(`insert into notes (organization_id, contact_id, body, created_at) values (?, ?, 'first call', ?), (?, ?, 'not this one', ?)`, [
-      a.orgId, c.id, at(1), a.orgId, other.id, at(1),
-    ]);
+    await t.sql(
+      `insert into notes (organization_id, contact_id, body, created_at) values (?, ?, 'first call', ?), (?, ?, 'not this one', ?)`,
+      [a.orgId, c.id, at(1), a.orgId, other.id, at(1)],
+    );
     const [stage] = await t.sql<{ id: string; pipeline_id: string }>(
       `select s.id, s.pipeline_id from pipeline_stages s join pipelines p on p.id = s.pipeline_id where p.organization_id = ? order by s.position limit 1`,
       [a.orgId],
     );
-    await t.sql(`insert into deals (organization_id, contact_id, pipeline_id, stage_id, title, value_cents, created_at) values (?, ?, ?, ?, 'Big deal', 500000, ?)`, [
-      a.orgId, c.id, stage!.pipeline_id, stage!.id, at(2),
+    await t.sql(
+      `insert into deals (organization_id, contact_id, pipeline_id, stage_id, title, value_cents, created_at) values (?, ?, ?, ?, 'Big deal', 500000, ?)`,
+      [a.orgId, c.id, stage!.pipeline_id, stage!.id, at(2)],
+    );
+    await t.sql(`insert into tasks (organization_id, contact_id, title, due_at, created_at) values (?, ?, 'Call back', ?, ?)`, [
+      a.orgId,
+      c.id,
+      at(60),
+      at(3),
     ]);
-    await t.sql(`insert into tasks (organization_id, contact_id, title, due_at, created_at) values (?, ?, 'Call back', ?, ?)`, [a.orgId, c.id, at(60), at(3)]);
-    const [conv] = await t.sql<{ id: string }>(`insert into conversations (organization_id, contact_id) values (?, ?) returning id`, [a.orgId, c.id]);
+    const [conv] = await t.sql<{ id: string }>(`insert into conversations (organization_id, contact_id) values (?, ?) returning id`, [
+      a.orgId,
+      c.id,
+    ]);
     await t.sql(
       `insert into messages (organization_id, conversation_id, contact_id, direction, from_address, to_address, body, status, created_at)
        values (?, ?, ?, 'inbound', '+1555', '+1666', 'hello', 'received', ?)`,

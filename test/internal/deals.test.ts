@@ -15,7 +15,10 @@ const failure = trpcFailure;
 /** An organization (Max plan, so the Internal-key rate limit stays out of the way) with a contact and a member. */
 async function setup() {
   const org = await t.newOrg({ plan: 'max' });
-  const contact = await call(t, 'POST', '/contacts/upsert', { key: org.publicKey, body: { email: `c-${randomUUID()}@example.com`, firstName: 'Ada' } });
+  const contact = await call(t, 'POST', '/contacts/upsert', {
+    key: org.publicKey,
+    body: { email: `c-${randomUUID()}@example.com`, firstName: 'Ada' },
+  });
   const [u] = await t.sql<{ id: string }>(
     `insert into users (organization_id, email, password_hash, role) values (?, ?, 'x', 'member') returning id`,
     [org.orgId, `m-${randomUUID()}@example.com`],
@@ -35,7 +38,15 @@ describe('deals', () => {
   it('creates a deal on the first stage of the default pipeline and emits deal.created', async () => {
     const { orgId, member, contactId, sales } = await setup();
     const deal = await member.deals.create.mutate({ contactId, title: 'Website redesign', valueCents: 1_250_000, currency: 'eur' });
-    expect(deal).toMatchObject({ contactId, pipelineId: sales.id, stageId: sales.stages[0]!.id, status: 'open', closedAt: null, valueCents: 1_250_000, currency: 'EUR' });
+    expect(deal).toMatchObject({
+      contactId,
+      pipelineId: sales.id,
+      stageId: sales.stages[0]!.id,
+      status: 'open',
+      closedAt: null,
+      valueCents: 1_250_000,
+      currency: 'EUR',
+    });
     const [e, ...more] = await events(orgId);
     expect(more).toHaveLength(0);
     expect(e).toMatchObject({ event: 'deal.created', payload: { event: 'deal.created', source: 'app', data: { deal } } });
@@ -54,16 +65,32 @@ describe('deals', () => {
     const { owner, orgId, contactId, sales } = await setup();
     const other = await owner.pipelines.create.mutate({ name: 'Other', stages: ['X'] });
     const empty = await owner.pipelines.create.mutate({ name: 'Empty' });
-    expect(await failure(owner.deals.create.mutate({ contactId, pipelineId: sales.id, stageId: other.stages[0]!.id, title: 'x' })))
-      .toEqual({ status: 422, code: 'stage_not_in_pipeline' });
-    expect(await failure(owner.deals.create.mutate({ contactId, pipelineId: empty.id, title: 'x' }))).toEqual({ status: 422, code: 'pipeline_has_no_stages' });
-    expect(await failure(owner.deals.create.mutate({ contactId, pipelineId: randomUUID(), title: 'x' }))).toEqual({ status: 404, code: 'not_found' });
+    expect(await failure(owner.deals.create.mutate({ contactId, pipelineId: sales.id, stageId: other.stages[0]!.id, title: 'x' }))).toEqual(
+      { status: 422, code: 'stage_not_in_pipeline' },
+    );
+    expect(await failure(owner.deals.create.mutate({ contactId, pipelineId: empty.id, title: 'x' }))).toEqual({
+      status: 422,
+      code: 'pipeline_has_no_stages',
+    });
+    expect(await failure(owner.deals.create.mutate({ contactId, pipelineId: randomUUID(), title: 'x' }))).toEqual({
+      status: 404,
+      code: 'not_found',
+    });
     const deal = await owner.deals.create.mutate({ contactId, title: 'ok' });
-    expect(await failure(owner.deals.update.mutate({ id: deal.id, stageId: other.stages[0]!.id }))).toEqual({ status: 422, code: 'stage_not_in_pipeline' });
+    expect(await failure(owner.deals.update.mutate({ id: deal.id, stageId: other.stages[0]!.id }))).toEqual({
+      status: 422,
+      code: 'stage_not_in_pipeline',
+    });
 
     const foreign = await setup();
-    expect(await failure(owner.deals.create.mutate({ contactId: foreign.contactId, title: 'x' }))).toEqual({ status: 404, code: 'not_found' });
-    expect(await failure(owner.deals.create.mutate({ contactId, pipelineId: foreign.sales.id, title: 'x' }))).toEqual({ status: 404, code: 'not_found' });
+    expect(await failure(owner.deals.create.mutate({ contactId: foreign.contactId, title: 'x' }))).toEqual({
+      status: 404,
+      code: 'not_found',
+    });
+    expect(await failure(owner.deals.create.mutate({ contactId, pipelineId: foreign.sales.id, title: 'x' }))).toEqual({
+      status: 404,
+      code: 'not_found',
+    });
     await t.sql(`update contacts set deleted_at = now() where id = ?`, [contactId]);
     expect(await failure(owner.deals.create.mutate({ contactId, title: 'x' }))).toEqual({ status: 404, code: 'not_found' });
     expect(await failure(owner.deals.get.query({ id: deal.id }))).toEqual({ status: 404, code: 'not_found' });
@@ -84,7 +111,10 @@ describe('deals', () => {
     expect(moved.stageId).toBe(qualified!.id);
     expect((await events(orgId)).at(-1)).toMatchObject({
       event: 'deal.stage_changed',
-      payload: { source: 'app', data: { deal: moved, fromStage: { id: sales.stages[0]!.id, name: 'New' }, toStage: { id: qualified!.id, name: 'Qualified' } } },
+      payload: {
+        source: 'app',
+        data: { deal: moved, fromStage: { id: sales.stages[0]!.id, name: 'New' }, toStage: { id: qualified!.id, name: 'Qualified' } },
+      },
     });
 
     const won = await owner.deals.update.mutate({ id: deal.id, status: 'won' });
@@ -92,7 +122,10 @@ describe('deals', () => {
     expect(won.closedAt).not.toBeNull();
     expect((await events(orgId)).at(-1)).toMatchObject({ event: 'deal.won', payload: { data: { deal: won } } });
     const lost = await owner.deals.update.mutate({ id: deal.id, status: 'lost' });
-    expect((await events(orgId)).at(-1)).toMatchObject({ event: 'deal.lost', payload: { data: { deal: { status: 'lost', closedAt: lost.closedAt } } } });
+    expect((await events(orgId)).at(-1)).toMatchObject({
+      event: 'deal.lost',
+      payload: { data: { deal: { status: 'lost', closedAt: lost.closedAt } } },
+    });
 
     const before = await seen();
     await owner.deals.update.mutate({ id: deal.id, status: 'lost', title: 'Renewal 2027', stageId: qualified!.id });
@@ -137,7 +170,10 @@ describe('deals', () => {
     const deal = await a.owner.deals.create.mutate({ contactId: a.contactId, title: 'Secret' });
     expect(await failure(b.owner.deals.get.query({ id: deal.id }))).toEqual({ status: 404, code: 'not_found' });
     expect(await failure(b.owner.deals.update.mutate({ id: deal.id, status: 'won' }))).toEqual({ status: 404, code: 'not_found' });
-    expect(await api('POST', `/deals/${deal.id}/update`, b.internalKey, { title: 'Mine' })).toMatchObject({ status: 404, body: { code: 'not_found' } });
+    expect(await api('POST', `/deals/${deal.id}/update`, b.internalKey, { title: 'Mine' })).toMatchObject({
+      status: 404,
+      body: { code: 'not_found' },
+    });
     expect((await b.owner.deals.list.query({})).items).toEqual([]);
     expect((await b.owner.deals.list.query({ contactId: a.contactId })).items).toEqual([]);
     expect(await a.owner.deals.get.query({ id: deal.id })).toMatchObject({ title: 'Secret', status: 'open' });

@@ -38,17 +38,20 @@ const client = (key: string) =>
   createTRPCClient<InternalRouter>({ links: [httpLink({ url: `${t.origin}/api/trpc`, headers: { authorization: `Bearer ${key}` } })] });
 
 async function newContact(orgId: string): Promise<string> {
-  const [row] = await t.sql<{ id: string }>(
-    `insert into contacts (organization_id, email) values (?, ?) returning id`,
-    [orgId, `c-${Math.random().toString(36).slice(2)}@example.com`],
-  );
+  const [row] = await t.sql<{ id: string }>(`insert into contacts (organization_id, email) values (?, ?) returning id`, [
+    orgId,
+    `c-${Math.random().toString(36).slice(2)}@example.com`,
+  ]);
   return row!.id;
 }
 
 /** Every file under DATA_DIR, spool included: what a refused upload must not add to. */
 async function filesOnDisk(): Promise<string[]> {
   const entries = await readdir(dataDir, { recursive: true, withFileTypes: true });
-  return entries.filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name)).sort();
+  return entries
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name))
+    .sort();
 }
 
 async function rowsFor(contactId: string): Promise<number> {
@@ -59,9 +62,16 @@ async function rowsFor(contactId: string): Promise<number> {
 async function upload(path: string, key: string | undefined, file?: { bytes: Buffer | string; name?: string; type?: string }) {
   const form = new FormData();
   form.append('note', 'a field before the file');
-  if (file) form.append('file', new Blob([typeof file.bytes === 'string' ? file.bytes : new Uint8Array(file.bytes)], { type: file.type ?? 'application/octet-stream' }), file.name ?? 'upload.bin');
+  if (file)
+    form.append(
+      'file',
+      new Blob([typeof file.bytes === 'string' ? file.bytes : new Uint8Array(file.bytes)], {
+        type: file.type ?? 'application/octet-stream',
+      }),
+      file.name ?? 'upload.bin',
+    );
   const res = await fetch(`${t.origin}/api${path}`, { method: 'POST', body: form, headers: key ? { authorization: `Bearer ${key}` } : {} });
-  return { status: res.status, body: (await res.json()), headers: res.headers };
+  return { status: res.status, body: await res.json(), headers: res.headers };
 }
 
 const get = (path: string, key: string) => fetch(`${t.origin}/api${path}`, { headers: { authorization: `Bearer ${key}` } });
@@ -90,7 +100,7 @@ describe('contact files', () => {
     expect(typed.files.map((f) => f.id)).toEqual([r.body.id]);
     const rest = await get(`/contacts/${contactId}/files`, org.internalKey);
     expect(rest.status).toBe(200);
-    expect(((await rest.json())).files).toEqual(typed.files);
+    expect((await rest.json()).files).toEqual(typed.files);
 
     const download = await get(`/files/${r.body.id}`, org.internalKey);
     expect(download.status).toBe(200);
@@ -182,7 +192,9 @@ describe('contact files', () => {
     const body = new ReadableStream<Uint8Array>({
       start(controller) {
         controller.enqueue(
-          Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="huge.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`),
+          Buffer.from(
+            `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="huge.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+          ),
         );
       },
       pull(controller) {
@@ -202,7 +214,7 @@ describe('contact files', () => {
       headers: { authorization: `Bearer ${org.internalKey}`, 'content-type': `multipart/form-data; boundary=${boundary}` },
     } as RequestInit);
     expect(res.status).toBe(413);
-    expect(((await res.json())).code).toBe('file_too_large');
+    expect((await res.json()).code).toBe('file_too_large');
     expect(sent).toBeLessThan(total / 2);
     expect(await rowsFor(contactId)).toBe(0);
     expect(await filesOnDisk()).toEqual(before);
@@ -261,7 +273,10 @@ describe('contact photos', () => {
 
   it('scans photos too when a scanner is configured', async () => {
     const contactId = await newContact(org.orgId);
-    const r = await upload(`/contacts/${contactId}/photo`, org.internalKey, { bytes: Buffer.concat([PNG, Buffer.from(EICAR)]), type: 'image/png' });
+    const r = await upload(`/contacts/${contactId}/photo`, org.internalKey, {
+      bytes: Buffer.concat([PNG, Buffer.from(EICAR)]),
+      type: 'image/png',
+    });
     expect(r).toMatchObject({ status: 422, body: { code: 'file_infected' } });
     expect(await rowsFor(contactId)).toBe(0);
   });
@@ -286,7 +301,10 @@ describe('who may reach contact files', () => {
 
   it('needs internal credentials: none is 401, a Public API key 403 wrong_api_surface', async () => {
     const contactId = await newContact(org.orgId);
-    expect(await upload(`/contacts/${contactId}/files`, undefined, { bytes: 'x' })).toMatchObject({ status: 401, body: { code: 'unauthorized' } });
+    expect(await upload(`/contacts/${contactId}/files`, undefined, { bytes: 'x' })).toMatchObject({
+      status: 401,
+      body: { code: 'unauthorized' },
+    });
     expect(await upload(`/contacts/${contactId}/files`, org.publicKey, { bytes: 'x' })).toMatchObject({
       status: 403,
       body: { code: 'wrong_api_surface' },
@@ -326,7 +344,11 @@ describe('without a virus scanner configured', () => {
       return f;
     };
     const post = (path: string, bytes: Buffer | string) =>
-      fetch(`${bare.origin}/api/contacts/${c!.id}${path}`, { method: 'POST', body: form(bytes), headers: { authorization: `Bearer ${o.internalKey}` } });
+      fetch(`${bare.origin}/api/contacts/${c!.id}${path}`, {
+        method: 'POST',
+        body: form(bytes),
+        headers: { authorization: `Bearer ${o.internalKey}` },
+      });
     const file = await post('/files', 'text');
     expect(file.status).toBe(503);
     expect(await file.json()).toMatchObject({ code: 'scanner_unavailable' });

@@ -17,7 +17,8 @@ beforeAll(async () => {
   t = await initTestApp();
   const org = await t.newOrg({ plan: 'max' });
   key = org.internalKey;
-  contactId = (await call(t, 'POST', '/contacts/upsert', { key: org.publicKey, body: { email: 'c@example.com', firstName: 'Ada' } })).body.id;
+  contactId = (await call(t, 'POST', '/contacts/upsert', { key: org.publicKey, body: { email: 'c@example.com', firstName: 'Ada' } })).body
+    .id;
   pipelineId = (await internalClient(t, key).pipelines.list.query()).items[0]!.id;
 });
 afterAll(async () => t?.close());
@@ -38,8 +39,16 @@ describe('REST under /api', () => {
   const at = '2026-12-01T09:00:00Z';
   const until = '2026-12-01T10:00:00Z';
   const rows: [string, string, (bad: string) => unknown][] = [
-    ['/accounts/sign-up', 'organizationName', (bad) => ({ organizationName: `Acme${bad}`, email: `${randomUUID()}@example.com`, password: 'correct horse battery staple' })],
-    ['/accounts/sign-up', 'name', (bad) => ({ organizationName: 'Acme', email: `${randomUUID()}@example.com`, password: 'correct horse battery staple', name: bad })],
+    [
+      '/accounts/sign-up',
+      'organizationName',
+      (bad) => ({ organizationName: `Acme${bad}`, email: `${randomUUID()}@example.com`, password: 'correct horse battery staple' }),
+    ],
+    [
+      '/accounts/sign-up',
+      'name',
+      (bad) => ({ organizationName: 'Acme', email: `${randomUUID()}@example.com`, password: 'correct horse battery staple', name: bad }),
+    ],
     ['/accounts/sign-in', 'email', (bad) => ({ email: `a${bad}@example.com`, password: 'correct horse battery staple' })],
     ['/accounts/sign-in', 'password', (bad) => ({ email: 'a@example.com', password: `pass${bad}word` })],
     ['/accounts/password-reset/request', 'email', (bad) => ({ email: `a${bad}@example.com` })],
@@ -61,7 +70,10 @@ describe('REST under /api', () => {
   ];
   const cases = rows.map(([path, field, body]) => [`POST ${path}`, path, body, field] as const);
   for (const [name, path, body, field] of cases) {
-    for (const [label, bad] of [['NUL', NUL], ['lone surrogate', LONE]] as const) {
+    for (const [label, bad] of [
+      ['NUL', NUL],
+      ['lone surrogate', LONE],
+    ] as const) {
       it(`${name}: refuses a ${label} in ${field}`, async () => {
         const json = JSON.stringify(body(bad)).replaceAll('{id}', contactId);
         const r = await send('POST', path.replace('{id}', contactId).replace('{pipeline}', pipelineId), json);
@@ -84,7 +96,10 @@ describe('REST under /api', () => {
   it('refuses a __proto__ key in an AI action payload and in nonprofit evidence, naming it', async () => {
     const payload = `{"contactId":"${contactId}","kind":"send_sms","summary":"s","payload":{"__proto__":{"x":1}}}`;
     expectRefused(await send('POST', '/ai-actions', payload), 'payload.__proto__');
-    expectRefused(await send('POST', '/nonprofit/verifications', '{"status":"verified","evidence":{"a":{"__proto__":[]}}}'), 'evidence.a.__proto__');
+    expectRefused(
+      await send('POST', '/nonprofit/verifications', '{"status":"verified","evidence":{"a":{"__proto__":[]}}}'),
+      'evidence.a.__proto__',
+    );
   });
 
   it('refuses invalid UTF-8 and compressed bodies', async () => {
@@ -101,35 +116,61 @@ describe('typed tRPC at /api/trpc', () => {
 
   it('refuses NUL and lone surrogates in bodies and queries with validation_failed', async () => {
     expect(await trpcFailure(api().contacts.create.mutate({ firstName: `A${NUL}` }))).toEqual({ status: 400, code: 'validation_failed' });
-    expect(await trpcFailure(api().contacts.create.mutate({ email: 'y@example.com', custom: { k: LONE } }))).toEqual({ status: 400, code: 'validation_failed' });
+    expect(await trpcFailure(api().contacts.create.mutate({ email: 'y@example.com', custom: { k: LONE } }))).toEqual({
+      status: 400,
+      code: 'validation_failed',
+    });
     expect(await trpcFailure(api().pipelines.create.mutate({ name: LONE }))).toEqual({ status: 400, code: 'validation_failed' });
     expect(await trpcFailure(api().contacts.list.query({ q: `a${NUL}` }))).toEqual({ status: 400, code: 'validation_failed' });
     expect(await trpcFailure(api().contacts.list.query({ tag: `a${LONE}` }))).toEqual({ status: 400, code: 'validation_failed' });
-    expect(await trpcFailure(api().apiKeys.create.mutate({ name: NUL, type: 'internal' }))).toEqual({ status: 400, code: 'validation_failed' });
+    expect(await trpcFailure(api().apiKeys.create.mutate({ name: NUL, type: 'internal' }))).toEqual({
+      status: 400,
+      code: 'validation_failed',
+    });
   });
 
   it('refuses a __proto__ key as validation_failed, not malformed', async () => {
     const payload = JSON.parse('{"__proto__":{"x":1}}') as Record<string, unknown>;
-    expect(await trpcFailure(api().aiActions.create.mutate({ contactId, kind: 'send_sms', summary: 's', payload }))).toEqual({ status: 400, code: 'validation_failed' });
+    expect(await trpcFailure(api().aiActions.create.mutate({ contactId, kind: 'send_sms', summary: 's', payload }))).toEqual({
+      status: 400,
+      code: 'validation_failed',
+    });
   });
 
   async function trpcRaw(path: string, body: BodyInit, headers: Record<string, string> = {}) {
-    const res = await fetch(`${t.origin}/api/trpc/${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers }, body });
+    const res = await fetch(`${t.origin}/api/trpc/${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers },
+      body,
+    });
     return { status: res.status, body: await res.json() };
   }
 
   it('shares the body parser: invalid UTF-8 is 400 malformed_json and Content-Encoding 415', async () => {
     const bytes = Buffer.concat([Buffer.from('{"name":"P'), Buffer.from([0xff]), Buffer.from('X"}')]);
-    expect(await trpcRaw('pipelines.create', bytes)).toMatchObject({ status: 400, body: { code: 'malformed_json', error: expect.stringMatching(/UTF-8/) } });
-    expect(await trpcRaw('pipelines.create', '{"name":"Gz"}', { 'content-encoding': 'gzip' })).toMatchObject({ status: 415, body: { code: 'unsupported_content_encoding' } });
+    expect(await trpcRaw('pipelines.create', bytes)).toMatchObject({
+      status: 400,
+      body: { code: 'malformed_json', error: expect.stringMatching(/UTF-8/) },
+    });
+    expect(await trpcRaw('pipelines.create', '{"name":"Gz"}', { 'content-encoding': 'gzip' })).toMatchObject({
+      status: 415,
+      body: { code: 'unsupported_content_encoding' },
+    });
     expect((await api().pipelines.list.query()).items.map((p) => p.name)).not.toContain('Gz');
   });
 
   it('still serves mutations without input and batched calls', async () => {
-    const session = await send('POST', '/accounts/sign-up', JSON.stringify({ organizationName: 'Void', email: `${randomUUID()}@example.com`, password: 'correct horse battery staple' }));
+    const session = await send(
+      'POST',
+      '/accounts/sign-up',
+      JSON.stringify({ organizationName: 'Void', email: `${randomUUID()}@example.com`, password: 'correct horse battery staple' }),
+    );
     expect(session.body.token, JSON.stringify(session.body)).toMatch(/^lws_/);
     await expect(internalClient(t, session.body.token).accounts.signOut.mutate()).resolves.toEqual({ ok: true });
-    const batch = await trpcRaw('pipelines.create,pipelines.create?batch=1', JSON.stringify({ 0: { name: 'B1' }, 1: { name: `B2${NUL}` } }));
+    const batch = await trpcRaw(
+      'pipelines.create,pipelines.create?batch=1',
+      JSON.stringify({ 0: { name: 'B1' }, 1: { name: `B2${NUL}` } }),
+    );
     expect(batch.body[0].result.data.name).toBe('B1');
     expect(batch.body[1].error.data.body.code).toBe('validation_failed');
   });

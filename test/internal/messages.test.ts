@@ -65,7 +65,7 @@ async function rest(method: string, path: string, opts: { key?: string; body?: u
     },
     ...(opts.body !== undefined ? { body: JSON.stringify(opts.body) } : {}),
   });
-  return { status: res.status, body: (await res.json()) };
+  return { status: res.status, body: await res.json() };
 }
 
 async function newContact(orgId: string, fields: { phone?: string | null; smsConsent?: boolean } = {}): Promise<string> {
@@ -98,7 +98,14 @@ describe('sending SMS', () => {
   it('texts a consenting contact through the provider, opens the conversation once and emits message.sent', async () => {
     const contactId = await newContact(org.orgId, { phone: '+1 (555) 010-2000', smsConsent: true });
     const first = await client(org.internalKey).messages.send.mutate({ contactId, body: 'Hello Ada' });
-    expect(first).toMatchObject({ contactId, direction: 'outbound', from: FROM, to: '+1 (555) 010-2000', body: 'Hello Ada', status: 'sent' });
+    expect(first).toMatchObject({
+      contactId,
+      direction: 'outbound',
+      from: FROM,
+      to: '+1 (555) 010-2000',
+      body: 'Hello Ada',
+      status: 'sent',
+    });
     expect(first.providerMessageId).toMatch(/^gw-\d+$/);
     expect(gateway.received.at(-1)).toEqual({
       authorization: 'Bearer gateway-api-key',
@@ -196,7 +203,11 @@ describe('inbound SMS from the provider', () => {
     const first = burst.find((r) => r.body.status === 'stored')!;
     expect(first.body).toMatchObject({ messageId: expect.any(String), conversationId: expect.any(String) });
     for (const r of burst) expect(r.body.messageId).toBe(first.body.messageId);
-    expect((await inbound(msg)).body).toEqual({ status: 'duplicate', messageId: first.body.messageId, conversationId: first.body.conversationId });
+    expect((await inbound(msg)).body).toEqual({
+      status: 'duplicate',
+      messageId: first.body.messageId,
+      conversationId: first.body.conversationId,
+    });
     expect(await countRows('messages', contactId)).toBe(1);
 
     const second = await inbound({ ...msg, body: 'Anyone?', providerMessageId: 'in-2' });
@@ -205,7 +216,12 @@ describe('inbound SMS from the provider', () => {
     const events = await eventsOf(org.orgId, contactId);
     expect(events.map((e) => e.event)).toEqual(['conversation.created', 'message.received', 'message.received']);
     expect(events.every((e) => e.payload.source === 'inbound')).toBe(true);
-    expect(events[1]!.payload.data.message).toMatchObject({ direction: 'inbound', status: 'received', body: 'Call me back', providerMessageId: 'in-1' });
+    expect(events[1]!.payload.data.message).toMatchObject({
+      direction: 'inbound',
+      status: 'received',
+      body: 'Call me back',
+      providerMessageId: 'in-1',
+    });
 
     const list = await client(org.internalKey).messages.list.query({ id: contactId });
     expect(list.messages.map((m) => [m.direction, m.body])).toEqual([
@@ -219,7 +235,13 @@ describe('inbound SMS from the provider', () => {
     const r = await inbound({ orgId: org.orgId, from: '+15550105000', to: FROM, body: 'hi', providerMessageId: 'in-x-1' });
     expect(r).toMatchObject({ status: 200, body: { status: 'no_matching_contact', messageId: null } });
     expect(await countRows('messages', theirs)).toBe(0);
-    const unknownOrg = await inbound({ orgId: '00000000-0000-4000-8000-000000000000', from: '+15550000001', to: FROM, body: 'hi', providerMessageId: 'x' });
+    const unknownOrg = await inbound({
+      orgId: '00000000-0000-4000-8000-000000000000',
+      from: '+15550000001',
+      to: FROM,
+      body: 'hi',
+      providerMessageId: 'x',
+    });
     expect(unknownOrg).toMatchObject({ status: 404, body: { code: 'not_found' } });
   });
 
@@ -244,7 +266,13 @@ describe('inbound SMS without SMS_INBOUND_SECRET configured', () => {
       const res = await fetch(`${bare.origin}/api/messages/inbound`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...headers },
-        body: JSON.stringify({ orgId: '00000000-0000-4000-8000-000000000000', from: '+15550000001', to: FROM, body: 'hi', providerMessageId: 'p' }),
+        body: JSON.stringify({
+          orgId: '00000000-0000-4000-8000-000000000000',
+          from: '+15550000001',
+          to: FROM,
+          body: 'hi',
+          providerMessageId: 'p',
+        }),
       });
       expect(res.status).toBe(401);
       expect(await res.json()).toMatchObject({ code: 'unauthorized' });

@@ -23,7 +23,14 @@ async function setup() {
   };
   const admin = await user('admin');
   const member = await user('member');
-  return { ...org, owner: client(org.internalKey), admin: client(admin.key), adminId: admin.id, member: client(member.key), memberKey: member.key };
+  return {
+    ...org,
+    owner: client(org.internalKey),
+    admin: client(admin.key),
+    adminId: admin.id,
+    member: client(member.key),
+    memberKey: member.key,
+  };
 }
 const events = (orgId: string) =>
   t.sql<{ event: string; payload: any }>(
@@ -36,15 +43,27 @@ const activatedAt = async (orgId: string) =>
 describe('nonprofit verification', () => {
   it('records a rejection without activating anything', async () => {
     const { orgId, admin, adminId } = await setup();
-    const r = await admin.nonprofit.recordVerification.mutate({ status: 'rejected', registrationNumber: 'EIN 00-0000000', evidence: { note: 'not on registry' } });
+    const r = await admin.nonprofit.recordVerification.mutate({
+      status: 'rejected',
+      registrationNumber: 'EIN 00-0000000',
+      evidence: { note: 'not on registry' },
+    });
     expect(r).toMatchObject({
       activated: false,
       nonprofitActivatedAt: null,
-      verification: { status: 'rejected', registrationNumber: 'EIN 00-0000000', evidence: { note: 'not on registry' }, recordedBy: adminId },
+      verification: {
+        status: 'rejected',
+        registrationNumber: 'EIN 00-0000000',
+        evidence: { note: 'not on registry' },
+        recordedBy: adminId,
+      },
     });
     expect(await activatedAt(orgId)).toBeNull();
     expect(await events(orgId)).toEqual([
-      { event: 'nonprofit.verification_recorded', payload: expect.objectContaining({ source: 'app', data: { verification: r.verification } }) },
+      {
+        event: 'nonprofit.verification_recorded',
+        payload: expect.objectContaining({ source: 'app', data: { verification: r.verification } }),
+      },
     ]);
   });
 
@@ -77,14 +96,19 @@ describe('nonprofit verification', () => {
 
   it('activates once under concurrent verified verifications', async () => {
     const { orgId, owner, admin } = await setup();
-    const results = await Promise.all([owner, admin, owner, admin].map((c) => c.nonprofit.recordVerification.mutate({ status: 'verified' })));
+    const results = await Promise.all(
+      [owner, admin, owner, admin].map((c) => c.nonprofit.recordVerification.mutate({ status: 'verified' })),
+    );
     expect(results.filter((r) => r.activated)).toHaveLength(1);
     expect((await events(orgId)).filter((e) => e.event === 'nonprofit.activated')).toHaveLength(1);
   });
 
   it('is for owners and admins only', async () => {
     const { orgId, member, memberKey } = await setup();
-    expect(await failure(member.nonprofit.recordVerification.mutate({ status: 'verified' }))).toEqual({ status: 403, code: 'forbidden_role' });
+    expect(await failure(member.nonprofit.recordVerification.mutate({ status: 'verified' }))).toEqual({
+      status: 403,
+      code: 'forbidden_role',
+    });
     expect(await failure(member.nonprofit.status.query())).toEqual({ status: 403, code: 'forbidden_role' });
     expect(await api('GET', '/nonprofit', memberKey)).toMatchObject({ status: 403, body: { code: 'forbidden_role' } });
     expect(await activatedAt(orgId)).toBeNull();

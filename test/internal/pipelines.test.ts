@@ -14,7 +14,10 @@ afterAll(async () => t?.close());
 const client = (key: string) => internalClient(t, key);
 const api = (method: string, path: string, key: string, body?: unknown) => internalRest(t, method, path, key, body);
 const failure = async (p: Promise<unknown>) => {
-  const err = await p.then(() => null, (e: unknown) => e);
+  const err = await p.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(TRPCClientError);
   const data = (err as TRPCClientError<InternalRouter>).data as { httpStatus: number; body: { code: string } };
   return { status: data.httpStatus, code: data.body.code, body: data.body };
@@ -40,7 +43,12 @@ describe('pipelines', () => {
     expect(items).toHaveLength(1);
     expect(items[0]).toMatchObject({ name: 'Sales', isDefault: true });
     expect(items[0]!.stages.map((s) => [s.name, s.position])).toEqual([
-      ['New', 0], ['Contacted', 1], ['Qualified', 2], ['Proposal', 3], ['Won', 4], ['Lost', 5],
+      ['New', 0],
+      ['Contacted', 1],
+      ['Qualified', 2],
+      ['Proposal', 3],
+      ['Won', 4],
+      ['Lost', 5],
     ]);
   });
 
@@ -48,12 +56,28 @@ describe('pipelines', () => {
     const { internalKey, owner } = await orgWithRoles();
     const r = await api('POST', '/pipelines', internalKey, { name: 'Renewals', stages: ['Due', 'Signed'] });
     expect(r.status).toBe(201);
-    expect(r.body).toMatchObject({ name: 'Renewals', isDefault: false, stages: [{ name: 'Due', position: 0 }, { name: 'Signed', position: 1 }] });
-    expect(await api('POST', '/pipelines', internalKey, { name: ' renewals ' })).toMatchObject({ status: 409, body: { code: 'pipeline_name_taken' } });
+    expect(r.body).toMatchObject({
+      name: 'Renewals',
+      isDefault: false,
+      stages: [
+        { name: 'Due', position: 0 },
+        { name: 'Signed', position: 1 },
+      ],
+    });
+    expect(await api('POST', '/pipelines', internalKey, { name: ' renewals ' })).toMatchObject({
+      status: 409,
+      body: { code: 'pipeline_name_taken' },
+    });
     const other = await owner.pipelines.create.mutate({ name: 'Hiring' });
-    expect(await failure(owner.pipelines.rename.mutate({ id: other.id, name: 'SALES' }))).toMatchObject({ status: 409, code: 'pipeline_name_taken' });
+    expect(await failure(owner.pipelines.rename.mutate({ id: other.id, name: 'SALES' }))).toMatchObject({
+      status: 409,
+      code: 'pipeline_name_taken',
+    });
     expect(await owner.pipelines.rename.mutate({ id: other.id, name: 'HIRING' })).toMatchObject({ name: 'HIRING' });
-    expect(await failure(owner.pipelines.create.mutate({ name: 'Dup', stages: ['A', 'a'] }))).toMatchObject({ status: 409, code: 'stage_name_taken' });
+    expect(await failure(owner.pipelines.create.mutate({ name: 'Dup', stages: ['A', 'a'] }))).toMatchObject({
+      status: 409,
+      code: 'stage_name_taken',
+    });
   });
 
   it('keeps one default: switching moves it, concurrent switches leave exactly one', async () => {
@@ -78,21 +102,41 @@ describe('pipelines', () => {
     const p = await owner.pipelines.create.mutate({ name: 'Board', stages: ['One', 'Two'] });
     await owner.pipelines.addStage.mutate({ id: p.id, name: 'Zero', position: 0 });
     const next = await owner.pipelines.addStage.mutate({ id: p.id, name: 'Three' });
-    expect(next.stages.map((s) => [s.name, s.position])).toEqual([['Zero', 0], ['One', 1], ['Two', 2], ['Three', 3]]);
-    expect(await failure(owner.pipelines.addStage.mutate({ id: p.id, name: 'two' }))).toMatchObject({ status: 409, code: 'stage_name_taken' });
+    expect(next.stages.map((s) => [s.name, s.position])).toEqual([
+      ['Zero', 0],
+      ['One', 1],
+      ['Two', 2],
+      ['Three', 3],
+    ]);
+    expect(await failure(owner.pipelines.addStage.mutate({ id: p.id, name: 'two' }))).toMatchObject({
+      status: 409,
+      code: 'stage_name_taken',
+    });
 
     const ids = next.stages.map((s) => s.id);
     const reordered = await api('POST', `/pipelines/${p.id}/stages/reorder`, internalKey, { stageIds: [ids[3], ids[2], ids[1], ids[0]] });
     expect(reordered.status).toBe(200);
-    expect(reordered.body.stages.map((s: any) => [s.name, s.position])).toEqual([['Three', 0], ['Two', 1], ['One', 2], ['Zero', 3]]);
+    expect(reordered.body.stages.map((s: any) => [s.name, s.position])).toEqual([
+      ['Three', 0],
+      ['Two', 1],
+      ['One', 2],
+      ['Zero', 3],
+    ]);
     for (const bad of [ids.slice(1), [...ids, ids[0]!], [...ids.slice(1), randomUUID()]]) {
-      expect(await failure(owner.pipelines.reorderStages.mutate({ id: p.id, stageIds: bad }))).toMatchObject({ status: 422, code: 'invalid_stage_order' });
+      expect(await failure(owner.pipelines.reorderStages.mutate({ id: p.id, stageIds: bad }))).toMatchObject({
+        status: 422,
+        code: 'invalid_stage_order',
+      });
     }
 
     const renamed = await owner.pipelines.renameStage.mutate({ id: p.id, stageId: ids[1]!, name: 'Uno' });
     expect(renamed.stages.find((s) => s.id === ids[1])?.name).toBe('Uno');
     const removed = await owner.pipelines.removeStage.mutate({ id: p.id, stageId: ids[2]! });
-    expect(removed.stages.map((s) => [s.name, s.position])).toEqual([['Three', 0], ['Uno', 1], ['Zero', 2]]);
+    expect(removed.stages.map((s) => [s.name, s.position])).toEqual([
+      ['Three', 0],
+      ['Uno', 1],
+      ['Zero', 2],
+    ]);
   });
 
   it('refuses to delete a pipeline or remove a stage with deals (409), and deletes empty ones', async () => {
@@ -101,8 +145,15 @@ describe('pipelines', () => {
     const p = await owner.pipelines.create.mutate({ name: 'Busy', stages: ['Open', 'Closing'] });
     const deal = await owner.deals.create.mutate({ contactId: contact.body.id, pipelineId: p.id, title: 'Big one' });
 
-    expect(await failure(owner.pipelines.delete.mutate({ id: p.id }))).toMatchObject({ status: 409, code: 'pipeline_has_deals', body: { deals: 1 } });
-    expect(await failure(owner.pipelines.removeStage.mutate({ id: p.id, stageId: deal.stageId }))).toMatchObject({ status: 409, code: 'stage_has_deals' });
+    expect(await failure(owner.pipelines.delete.mutate({ id: p.id }))).toMatchObject({
+      status: 409,
+      code: 'pipeline_has_deals',
+      body: { deals: 1 },
+    });
+    expect(await failure(owner.pipelines.removeStage.mutate({ id: p.id, stageId: deal.stageId }))).toMatchObject({
+      status: 409,
+      code: 'stage_has_deals',
+    });
     expect(await t.sql(`select id from deals where id = ?`, [deal.id])).toHaveLength(1);
 
     const sales = (await owner.pipelines.list.query()).items.find((x) => x.name === 'Sales')!;
@@ -119,7 +170,10 @@ describe('pipelines', () => {
     const [first, second] = p.stages;
     await owner.pipelines.removeStage.mutate({ id: p.id, stageId: first!.id });
     expect(await t.sql(`select stage_id from pipeline_items where id = ?`, [lead.body.pipelineItemId])).toEqual([{ stage_id: second!.id }]);
-    expect(await failure(owner.pipelines.removeStage.mutate({ id: p.id, stageId: second!.id }))).toMatchObject({ status: 409, code: 'stage_has_leads' });
+    expect(await failure(owner.pipelines.removeStage.mutate({ id: p.id, stageId: second!.id }))).toMatchObject({
+      status: 409,
+      code: 'stage_has_leads',
+    });
 
     await owner.pipelines.delete.mutate({ id: p.id });
     expect(await defaults(orgId)).toEqual([{ name: 'Sales' }]);

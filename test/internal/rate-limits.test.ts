@@ -153,24 +153,28 @@ describe('per minute, by plan', () => {
   it.each([
     ['pro', 120],
     ['max', 300],
-  ] as const)('%s: %i requests, then 429; the plan is read on every request', async (plan, limit) => {
-    const org = await orgOn(plan);
-    freshMinute(t.clock);
-    expectFullMinute(await burst(limit, PARALLEL, () => me(org.internalKey)), limit);
-    const r = await me(org.internalKey);
-    expectLimited(r, limit, minuteEnd(r.sent));
+  ] as const)(
+    '%s: %i requests, then 429; the plan is read on every request',
+    async (plan, limit) => {
+      const org = await orgOn(plan);
+      freshMinute(t.clock);
+      expectFullMinute(await burst(limit, PARALLEL, () => me(org.internalKey)), limit);
+      const r = await me(org.internalKey);
+      expectLimited(r, limit, minuteEnd(r.sent));
 
-    // A key that is not refused yet is checked against its plan's limit on every request: moved back to Starter,
-    // the very next request meets Starter's limit. (A key already refused stays refused until its window ends.)
-    const moved = await orgOn(plan);
-    await setCounter(moved.keyId, 'minute', 60);
-    const before = await me(moved.internalKey);
-    expect(before.status).toBe(200);
-    expect(intHeader(before, 'x-ratelimit-remaining')).toBe(limit - 61);
-    await t.sql(`update organizations set plan = 'starter' where id = ?`, [moved.orgId]);
-    const starter = await me(moved.internalKey);
-    expectLimited(starter, 60, minuteEnd(starter.sent));
-  }, 60_000);
+      // A key that is not refused yet is checked against its plan's limit on every request: moved back to Starter,
+      // the very next request meets Starter's limit. (A key already refused stays refused until its window ends.)
+      const moved = await orgOn(plan);
+      await setCounter(moved.keyId, 'minute', 60);
+      const before = await me(moved.internalKey);
+      expect(before.status).toBe(200);
+      expect(intHeader(before, 'x-ratelimit-remaining')).toBe(limit - 61);
+      await t.sql(`update organizations set plan = 'starter' where id = ?`, [moved.orgId]);
+      const starter = await me(moved.internalKey);
+      expectLimited(starter, 60, minuteEnd(starter.sent));
+    },
+    60_000,
+  );
 });
 
 describe('per day, by plan', () => {
@@ -240,7 +244,6 @@ describe('what is not counted', () => {
     expect(next.status).toBe(200);
     expect(intHeader(next, 'x-ratelimit-remaining')).toBe(59);
   });
-
 
   it('never limits or counts sessions, even the user of a spent key; nor Public keys refused here', async () => {
     const org = await orgOn('starter');

@@ -37,7 +37,8 @@ const kinds: Record<string, Kind> = {
   deals: { make: (c, contactId, i) => c.deals.create.mutate({ contactId, title: `d${i}` }), list: (c, q) => c.deals.list.query(q) },
   tasks: { make: (c, contactId, i) => c.tasks.create.mutate({ contactId, title: `t${i}` }), list: (c, q) => c.tasks.list.query(q) },
   bookings: {
-    make: (c, contactId, i) => c.bookings.create.mutate({ contactId, startsAt: `2026-12-0${i + 1}T10:00:00Z`, endsAt: `2026-12-0${i + 1}T10:30:00Z` }),
+    make: (c, contactId, i) =>
+      c.bookings.create.mutate({ contactId, startsAt: `2026-12-0${i + 1}T10:00:00Z`, endsAt: `2026-12-0${i + 1}T10:30:00Z` }),
     list: (c, q) => c.bookings.list.query(q),
   },
   aiActions: {

@@ -31,7 +31,9 @@ describe('the internal surface', () => {
     expect(await rest('/me', publicKey)).toMatchObject({ status: 403, body: { code: 'wrong_api_surface' } });
     expect(await rest('/me')).toMatchObject({ status: 401, body: { code: 'unauthorized' } });
     expect(await rest('/me', 'lws_nope')).toMatchObject({ status: 401, body: { code: 'unauthorized' } });
-    const err = await client(publicKey).me.query().catch((e: unknown) => e);
+    const err = await client(publicKey)
+      .me.query()
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(TRPCClientError);
     expect((err as TRPCClientError<InternalRouter>).data).toMatchObject({ httpStatus: 403, body: { code: 'wrong_api_surface' } });
   });

@@ -31,21 +31,39 @@ const events = (orgId: string) =>
 describe('tasks', () => {
   it('creates a task with due date, assignee and contact and emits task.created', async () => {
     const { orgId, member, memberId, contactId } = await setup();
-    const task = await member.tasks.create.mutate({ title: 'Call back', dueAt: '2026-12-01T09:00:00+01:00', assigneeId: memberId, contactId });
-    expect(task).toMatchObject({ title: 'Call back', dueAt: '2026-12-01T08:00:00.000Z', assigneeId: memberId, contactId, completedAt: null });
-    expect(await events(orgId)).toEqual([
-      { event: 'task.created', payload: expect.objectContaining({ source: 'app', data: { task } }) },
-    ]);
+    const task = await member.tasks.create.mutate({
+      title: 'Call back',
+      dueAt: '2026-12-01T09:00:00+01:00',
+      assigneeId: memberId,
+      contactId,
+    });
+    expect(task).toMatchObject({
+      title: 'Call back',
+      dueAt: '2026-12-01T08:00:00.000Z',
+      assigneeId: memberId,
+      contactId,
+      completedAt: null,
+    });
+    expect(await events(orgId)).toEqual([{ event: 'task.created', payload: expect.objectContaining({ source: 'app', data: { task } }) }]);
     expect(await member.tasks.get.query({ id: task.id })).toEqual(task);
   });
 
   it('assigns only active users of the organization, and attaches only its live contacts', async () => {
     const { owner, orgId, memberId, contactId } = await setup();
     const other = await setup();
-    expect(await failure(owner.tasks.create.mutate({ title: 'x', assigneeId: other.memberId }))).toEqual({ status: 404, code: 'not_found' });
-    expect(await failure(owner.tasks.create.mutate({ title: 'x', contactId: other.contactId }))).toEqual({ status: 404, code: 'not_found' });
+    expect(await failure(owner.tasks.create.mutate({ title: 'x', assigneeId: other.memberId }))).toEqual({
+      status: 404,
+      code: 'not_found',
+    });
+    expect(await failure(owner.tasks.create.mutate({ title: 'x', contactId: other.contactId }))).toEqual({
+      status: 404,
+      code: 'not_found',
+    });
     await t.sql(`update users set active = false where id = ?`, [memberId]);
-    expect(await failure(owner.tasks.create.mutate({ title: 'x', assigneeId: memberId }))).toEqual({ status: 422, code: 'assignee_inactive' });
+    expect(await failure(owner.tasks.create.mutate({ title: 'x', assigneeId: memberId }))).toEqual({
+      status: 422,
+      code: 'assignee_inactive',
+    });
     await t.sql(`update contacts set deleted_at = now() where id = ?`, [contactId]);
     expect(await failure(owner.tasks.create.mutate({ title: 'x', contactId }))).toEqual({ status: 404, code: 'not_found' });
     expect(await events(orgId)).toEqual([]);

@@ -18,13 +18,23 @@ beforeAll(async () => {
 afterAll(async () => t?.close());
 
 async function refusal(call: Promise<unknown>) {
-  return refusalOf(await call.then(() => null, (e: unknown) => e));
+  return refusalOf(
+    await call.then(
+      () => null,
+      (e: unknown) => e,
+    ),
+  );
 }
 
 function refusalOf(err: unknown) {
   expect(err).toBeInstanceOf(TRPCClientError);
   const e = err as TRPCClientError<InternalRouter>;
-  return { shapeCode: e.shape?.code, dataCode: e.data?.code, httpStatus: e.data?.httpStatus, code: (e.data as { body?: { code?: string } } | undefined)?.body?.code };
+  return {
+    shapeCode: e.shape?.code,
+    dataCode: e.data?.code,
+    httpStatus: e.data?.httpStatus,
+    code: (e.data as { body?: { code?: string } } | undefined)?.body?.code,
+  };
 }
 
 describe('tRPC error codes', () => {
@@ -53,7 +63,11 @@ describe('tRPC error codes', () => {
     // the run only means more calls, never a different answer.
     const client = internalClient(t, org.internalKey);
     let refused: unknown;
-    for (let i = 0; i < 125 && !refused; i++) refused = await client.me.query().then(() => undefined, (e: unknown) => e);
+    for (let i = 0; i < 125 && !refused; i++)
+      refused = await client.me.query().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     const r = refusalOf(refused);
     expect(r).toEqual({ shapeCode: -32029, dataCode: 'TOO_MANY_REQUESTS', httpStatus: 429, code: 'rate_limited' });
   });

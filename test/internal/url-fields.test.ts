@@ -31,7 +31,10 @@ describe('control characters in user-written URLs', () => {
     for (const c of CONTROLS) {
       const r = await rest(t, 'POST', '/webhooks', a.ownerKey, { url: withControl(c), events: ['contact.created'] });
       expect(r.status, JSON.stringify(c)).toBe(400);
-      expect(r.body).toMatchObject({ code: 'validation_failed', issues: [{ path: 'url', message: expect.stringMatching(/control characters/) }] });
+      expect(r.body).toMatchObject({
+        code: 'validation_failed',
+        issues: [{ path: 'url', message: expect.stringMatching(/control characters/) }],
+      });
       const updated = await rest(t, 'PATCH', `/webhooks/${endpoint.body.id}`, a.ownerKey, { url: withControl(c) });
       expect(updated).toMatchObject({ status: 400, body: { code: 'validation_failed', issues: [{ path: 'url' }] } });
     }
@@ -40,7 +43,13 @@ describe('control characters in user-written URLs', () => {
 
   it('an automation hookUrl: 400 naming hookUrl; nothing stored', async () => {
     for (const c of CONTROLS) {
-      const r = await automation(t, 'POST', '/subscribe', { apiKey: a.ownerKey }, { hookUrl: withControl(c), triggerEvent: 'contact.created' });
+      const r = await automation(
+        t,
+        'POST',
+        '/subscribe',
+        { apiKey: a.ownerKey },
+        { hookUrl: withControl(c), triggerEvent: 'contact.created' },
+      );
       expect(r.status, JSON.stringify(c)).toBe(400);
       expect(r.body.code).toBe('validation_failed');
       expect(pathsOf(r.body)).toEqual(['hookUrl']);
@@ -52,7 +61,10 @@ describe('control characters in user-written URLs', () => {
     const contact = await a.owner.contacts.create.mutate({ email: 'web@example.com', website: 'https://web.example' });
     for (const c of CONTROLS) {
       for (const field of ['website', 'linkedin']) {
-        const created = await rest(t, 'POST', '/contacts', a.ownerKey, { email: 'other@example.com', [field]: `https://web.example/${c}x` });
+        const created = await rest(t, 'POST', '/contacts', a.ownerKey, {
+          email: 'other@example.com',
+          [field]: `https://web.example/${c}x`,
+        });
         expect(created.status, `${field} ${JSON.stringify(c)}`).toBe(400);
         expect(pathsOf(created.body)).toEqual([field]);
         const updated = await rest(t, 'POST', `/contacts/${contact.id}/update`, a.ownerKey, { [field]: `https://web.example/${c}x` });

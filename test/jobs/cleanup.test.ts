@@ -117,12 +117,30 @@ it('keeps day windows for the day, and deletes expired sessions, reset tokens, u
   );
   const [user] = await t.sql<{ id: string; organization_id: string }>('select id, organization_id from users limit 1');
   const org = user!.organization_id;
-  for (const [label, expires] of [['old', `?::timestamptz - interval '2 days'`], ['live', `?::timestamptz + interval '1 day'`]] as const) {
-    await t.sql(`insert into sessions (organization_id, user_id, token_hash, user_epoch, expires_at) values (?, ?, ?, 0, ${expires})`, [org, user!.id, `s-${label}`, now]);
-    await t.sql(`insert into password_reset_tokens (user_id, token_hash, expires_at) values (?, ?, ${expires})`, [user!.id, `r-${label}`, now]);
-    await t.sql(`insert into invites (organization_id, invited_by_id, email, role, token_hash, expires_at) values (?, ?, ?, 'member', ?, ${expires})`, [org, user!.id, `${label}@invite.example`, `i-${label}`, now]);
+  for (const [label, expires] of [
+    ['old', `?::timestamptz - interval '2 days'`],
+    ['live', `?::timestamptz + interval '1 day'`],
+  ] as const) {
+    await t.sql(`insert into sessions (organization_id, user_id, token_hash, user_epoch, expires_at) values (?, ?, ?, 0, ${expires})`, [
+      org,
+      user!.id,
+      `s-${label}`,
+      now,
+    ]);
+    await t.sql(`insert into password_reset_tokens (user_id, token_hash, expires_at) values (?, ?, ${expires})`, [
+      user!.id,
+      `r-${label}`,
+      now,
+    ]);
+    await t.sql(
+      `insert into invites (organization_id, invited_by_id, email, role, token_hash, expires_at) values (?, ?, ?, 'member', ?, ${expires})`,
+      [org, user!.id, `${label}@invite.example`, `i-${label}`, now],
+    );
   }
-  await t.sql(`insert into sign_in_attempts (email, ip, succeeded, created_at) values ('a@x.com', '1.2.3.4', false, ?::timestamptz - interval '2 days'), ('b@x.com', '1.2.3.4', false, ?)`, [now, now]);
+  await t.sql(
+    `insert into sign_in_attempts (email, ip, succeeded, created_at) values ('a@x.com', '1.2.3.4', false, ?::timestamptz - interval '2 days'), ('b@x.com', '1.2.3.4', false, ?)`,
+    [now, now],
+  );
   const job = cleanupJob(t.runtime.deps);
   await job.handle(job.parse({}));
   const left = async (q: string) => (await t.sql<{ v: string }>(q)).map((r) => r.v);
@@ -142,16 +160,26 @@ it('keeps each row until the clock passes its cut-off, to the millisecond', asyn
   await t.sql('delete from rate_limit_counters');
   await t.sql('delete from sign_in_attempts');
   // Each row sits exactly on its cut-off at `at`: kept now, gone one millisecond later.
-  await t.sql(`insert into idempotency_records (api_key_id, key, request_hash, status, created_at) values (?, 'edge', 'h', 200, ?::timestamptz - interval '24 hours')`, [apiKeyId, at]);
+  await t.sql(
+    `insert into idempotency_records (api_key_id, key, request_hash, status, created_at) values (?, 'edge', 'h', 200, ?::timestamptz - interval '24 hours')`,
+    [apiKeyId, at],
+  );
   await t.sql(
     `insert into rate_limit_counters (bucket, window_start, count) values
        ('edge-minute', ?::timestamptz - interval '2 minutes', 1), ('edge:day', ?::timestamptz - interval '2 days', 1)`,
     [at, at],
   );
   const dayAgo = new Date(at.getTime() - DAY_MS);
-  await t.sql(`insert into sessions (organization_id, user_id, token_hash, user_epoch, expires_at) values (?, ?, 's-edge', 0, ?)`, [org, userId, dayAgo]);
+  await t.sql(`insert into sessions (organization_id, user_id, token_hash, user_epoch, expires_at) values (?, ?, 's-edge', 0, ?)`, [
+    org,
+    userId,
+    dayAgo,
+  ]);
   await t.sql(`insert into password_reset_tokens (user_id, token_hash, expires_at) values (?, 'r-edge', ?)`, [userId, dayAgo]);
-  await t.sql(`insert into invites (organization_id, invited_by_id, email, role, token_hash, expires_at) values (?, ?, 'edge@invite.example', 'member', 'i-edge', ?)`, [org, userId, dayAgo]);
+  await t.sql(
+    `insert into invites (organization_id, invited_by_id, email, role, token_hash, expires_at) values (?, ?, 'edge@invite.example', 'member', 'i-edge', ?)`,
+    [org, userId, dayAgo],
+  );
   await t.sql(`insert into sign_in_attempts (email, ip, succeeded, created_at) values ('edge@x.com', '1.2.3.4', false, ?)`, [dayAgo]);
 
   const run = async () => {
@@ -174,9 +202,13 @@ it('keeps each row until the clock passes its cut-off, to the millisecond', asyn
 
 it('sets drifted contact counters back to the live count', async () => {
   const { orgId, publicKey } = await t.newOrg();
-  await call(t, 'POST', '/contacts/batch-upsert', { key: publicKey, body: { contacts: [{ email: 'a@drift.example' }, { email: 'b@drift.example' }] } });
+  await call(t, 'POST', '/contacts/batch-upsert', {
+    key: publicKey,
+    body: { contacts: [{ email: 'a@drift.example' }, { email: 'b@drift.example' }] },
+  });
   await call(t, 'POST', '/contacts/upsert', { key: publicKey, body: { email: 'c@drift.example' } });
-  const count = async () => (await t.sql<{ n: number }>('select contact_count as n from contact_counters where organization_id = ?', [orgId]))[0]!.n;
+  const count = async () =>
+    (await t.sql<{ n: number }>('select contact_count as n from contact_counters where organization_id = ?', [orgId]))[0]!.n;
   expect(await count()).toBe(3);
   await t.sql('update contact_counters set contact_count = 42 where organization_id = ?', [orgId]);
   const job = cleanupJob(t.runtime.deps);

@@ -23,7 +23,11 @@ describe('SMTP_URL and MAIL_FROM', () => {
   });
 
   it('accept smtp:// and smtps:// with credentials, and a sender with or without a name', () => {
-    for (const url of [`smtp://user:${SECRET}@mail.example.com:587`, `smtps://user%40example.com:${SECRET}@mail.example.com`, 'smtp://127.0.0.1:2525']) {
+    for (const url of [
+      `smtp://user:${SECRET}@mail.example.com:587`,
+      `smtps://user%40example.com:${SECRET}@mail.example.com`,
+      'smtp://127.0.0.1:2525',
+    ]) {
       expect(loadConfig({ SMTP_URL: url, MAIL_FROM: 'no-reply@example.com' }).SMTP_URL).toBe(url);
     }
     expect(loadConfig({ MAIL_FROM: 'Leadwire <no-reply@example.com>' }).MAIL_FROM).toBe('Leadwire <no-reply@example.com>');
@@ -39,7 +43,13 @@ describe('SMTP_URL and MAIL_FROM', () => {
 
   it('need a sender once a server is set, and refuse a sender that is not an address (or smuggles a header)', () => {
     expect(problemsOf({ SMTP_URL: 'smtp://127.0.0.1:2525' })).toEqual(['MAIL_FROM: is required when SMTP_URL is set']);
-    for (const from of ['Leadwire', 'no-reply', 'Leadwire <no-reply>', 'a@example.com\r\nBcc: x@evil.test', 'A <a@example.com>\nBcc: x@evil.test']) {
+    for (const from of [
+      'Leadwire',
+      'no-reply',
+      'Leadwire <no-reply>',
+      'a@example.com\r\nBcc: x@evil.test',
+      'A <a@example.com>\nBcc: x@evil.test',
+    ]) {
       expect(problemsOf({ MAIL_FROM: from })).toEqual(['MAIL_FROM: must be an address, e.g. Leadwire <no-reply@example.com>']);
     }
   });
@@ -49,8 +59,16 @@ describe('mailerFromConfig', () => {
   it('without SMTP_URL writes emails to the log, and warns once that it does', async () => {
     const log = captureLog();
     const mailer = mailerFromConfig(loadConfig({}), log);
-    expect(log.lines).toEqual([JSON.stringify({ msg: 'SMTP_URL is not set: emails are not sent, they are written to this log with their links' })]);
-    await mailer.send({ to: 'a@example.com', subject: 'S', text: 'body', template: 'invite', link: 'https://x/accept-invite?token=lwi_abc' });
+    expect(log.lines).toEqual([
+      JSON.stringify({ msg: 'SMTP_URL is not set: emails are not sent, they are written to this log with their links' }),
+    ]);
+    await mailer.send({
+      to: 'a@example.com',
+      subject: 'S',
+      text: 'body',
+      template: 'invite',
+      link: 'https://x/accept-invite?token=lwi_abc',
+    });
     expect(log.lines[1]).toContain('https://x/accept-invite?token=lwi_abc');
     expect(typeof createLogMailer(log).send).toBe('function');
   });

@@ -22,8 +22,14 @@ describe.skipIf(!existsSync(CHROMIUM))('the invitation page in a browser with Ja
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: [
-        '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-sync', '--disable-background-networking',
-        '--disable-component-update', '--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-sync',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1',
       ],
     });
   });
@@ -34,7 +40,11 @@ describe.skipIf(!existsSync(CHROMIUM))('the invitation page in a browser with Ja
   });
 
   it('shows an error next to its field, then accepts; the new member signs in through the API', async () => {
-    const owner = await client(t).accounts.signUp.mutate({ organizationName: 'Browser Org', email: uniqueEmail('owner'), password: 'correct horse battery staple' });
+    const owner = await client(t).accounts.signUp.mutate({
+      organizationName: 'Browser Org',
+      email: uniqueEmail('owner'),
+      password: 'correct horse battery staple',
+    });
     const email = uniqueEmail('invitee');
     await client(t, owner.token).accounts.invite.mutate({ email, role: 'member' });
     const link = new URL((await smtp.next(email)).link);

@@ -37,7 +37,9 @@ const post = (path: string, fields: Record<string, string>, init: RequestInit = 
 
 function expectPageHeaders(res: Response) {
   expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
-  expect(res.headers.get('content-security-policy')).toMatch(/^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/]+=*'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'$/);
+  expect(res.headers.get('content-security-policy')).toMatch(
+    /^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/]+=*'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'$/,
+  );
   expect(res.headers.get('x-frame-options')).toBe('DENY');
   expect(res.headers.get('referrer-policy')).toBe('no-referrer');
   expect(res.headers.get('cache-control')).toBe('no-store');
@@ -80,7 +82,9 @@ describe('the reset page', () => {
     expect(await after.text()).toContain('Your new password is set');
 
     expect((await client(t).accounts.signIn.mutate({ email: owner.email, password: 'my brand new password' })).user.id).toBe(owner.userId);
-    expect(await refusal(client(t).accounts.signIn.mutate({ email: owner.email, password: PASSWORD }))).toMatchObject({ code: 'invalid_credentials' });
+    expect(await refusal(client(t).accounts.signIn.mutate({ email: owner.email, password: PASSWORD }))).toMatchObject({
+      code: 'invalid_credentials',
+    });
 
     // The link works once: the form posted again shows the service's own refusal.
     const again = await post('reset-password', { token, newPassword: 'another new password', confirmPassword: 'another new password' });
@@ -111,11 +115,18 @@ describe('the reset page', () => {
 
     // Neither attempt spent the token or changed the password.
     expect((await client(t).accounts.signIn.mutate({ email: owner.email, password: PASSWORD })).user.id).toBe(owner.userId);
-    expect((await post('reset-password', { token, newPassword: 'long enough password', confirmPassword: 'long enough password' })).status).toBe(303);
+    expect(
+      (await post('reset-password', { token, newPassword: 'long enough password', confirmPassword: 'long enough password' })).status,
+    ).toBe(303);
   });
 
   it('answers a missing, foreign or unknown token with a helpful HTML error page', async () => {
-    for (const url of ['/reset-password', '/reset-password?token=', '/reset-password?token=lwi_an-invite-token', '/reset-password?token=a&token=b']) {
+    for (const url of [
+      '/reset-password',
+      '/reset-password?token=',
+      '/reset-password?token=lwi_an-invite-token',
+      '/reset-password?token=a&token=b',
+    ]) {
       const res = await get(`${t.origin}${url}`);
       expect(res.status, url).toBe(400);
       expectPageHeaders(res);
@@ -123,7 +134,11 @@ describe('the reset page', () => {
       expect(html, url).toContain('This password reset link is incomplete');
       expect(html, url).not.toContain('<form');
     }
-    const unknown = await post('reset-password', { token: 'lwr_nope', newPassword: 'long enough password', confirmPassword: 'long enough password' });
+    const unknown = await post('reset-password', {
+      token: 'lwr_nope',
+      newPassword: 'long enough password',
+      confirmPassword: 'long enough password',
+    });
     expect(unknown.status).toBe(400);
     expect(await unknown.text()).toContain('invalid, expired or already used');
   });
@@ -138,7 +153,11 @@ describe('the reset page', () => {
   });
 
   it('refuses what is not a small form, with an HTML page and the same headers', async () => {
-    const json = await fetch(`${t.origin}/reset-password`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"token":"lwr_x"}' });
+    const json = await fetch(`${t.origin}/reset-password`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"token":"lwr_x"}',
+    });
     expect(json.status).toBe(415);
     expectPageHeaders(json);
     expect(await json.text()).toContain('Send the form from the page itself.');
@@ -194,12 +213,19 @@ describe('the invitation page', () => {
     const email = uniqueEmail('nul');
     await client(t, owner.token).accounts.invite.mutate({ email, role: 'member' });
     const token = tokenOf((await smtp.next(email)).link);
-    const res = await post('accept-invite', { token, name: 'Ada\u0000', password: 'the invitee password', confirmPassword: 'the invitee password' });
+    const res = await post('accept-invite', {
+      token,
+      name: 'Ada\u0000',
+      password: 'the invitee password',
+      confirmPassword: 'the invitee password',
+    });
     expect(res.status).toBe(400);
     expectPageHeaders(res);
     expect(await res.text()).toContain('The form holds a character that cannot be saved');
     expect(await t.sql('select 1 from users where email = ?', [email])).toEqual([]);
-    expect((await post('accept-invite', { token, password: 'the invitee password', confirmPassword: 'the invitee password' })).status).toBe(303);
+    expect((await post('accept-invite', { token, password: 'the invitee password', confirmPassword: 'the invitee password' })).status).toBe(
+      303,
+    );
   });
 
   it('answers a reset token or none with the invitation\u2019s error page', async () => {

@@ -106,7 +106,9 @@ describe('while the SMTP server is down', () => {
     const mail = await smtp.next(owner.email);
     expect(tokenOf(mail.link)).toBe(token);
     await client(t).accounts.resetPassword.mutate({ token, newPassword: 'a new password after the outage' });
-    expect((await client(t).accounts.signIn.mutate({ email: owner.email, password: 'a new password after the outage' })).user.id).toBe(owner.userId);
+    expect((await client(t).accounts.signIn.mutate({ email: owner.email, password: 'a new password after the outage' })).user.id).toBe(
+      owner.userId,
+    );
     await expect(client(t).accounts.signIn.mutate({ email: owner.email, password: PASSWORD })).rejects.toThrow();
   });
 });

@@ -38,7 +38,10 @@ export interface JobRow {
  */
 export async function waitForJob(t: TestApp, queue: string, where: (job: JobRow) => boolean): Promise<JobRow> {
   for (;;) {
-    const rows = await t.sql<JobRow>('select id, state, retry_count, start_after, data, output from pgboss.job where name = ? order by created_on', [queue]);
+    const rows = await t.sql<JobRow>(
+      'select id, state, retry_count, start_after, data, output from pgboss.job where name = ? order by created_on',
+      [queue],
+    );
     const hit = rows.find(where);
     if (hit) return hit;
     await new Promise((r) => setTimeout(r, 50));

@@ -84,9 +84,30 @@ describe('admin CLI', { timeout: 60_000 }, () => {
     const boot = oneJsonLine(r.stdout);
     expect(Object.keys(boot)).toEqual(['orgId', 'userId', 'publicKey', 'internalKey']);
 
-    const pub = await admin(['create-key', '--org', boot.orgId, '--user', boot.userId, '--type', 'public', '--permissions', 'contacts:read, leads:write', '--name', 'Zapier'], env);
+    const pub = await admin(
+      [
+        'create-key',
+        '--org',
+        boot.orgId,
+        '--user',
+        boot.userId,
+        '--type',
+        'public',
+        '--permissions',
+        'contacts:read, leads:write',
+        '--name',
+        'Zapier',
+      ],
+      env,
+    );
     expect(pub).toMatchObject({ code: 0, stderr: '' });
-    expect(oneJsonLine(pub.stdout)).toEqual({ id: expect.any(String), name: 'Zapier', type: 'public', permissions: ['contacts:read', 'leads:write'], key: expect.stringMatching(/^ck_live_[0-9A-Za-z]{43}$/) });
+    expect(oneJsonLine(pub.stdout)).toEqual({
+      id: expect.any(String),
+      name: 'Zapier',
+      type: 'public',
+      permissions: ['contacts:read', 'leads:write'],
+      key: expect.stringMatching(/^ck_live_[0-9A-Za-z]{43}$/),
+    });
 
     const internal = await admin(['create-key', '--org', boot.orgId, '--user', boot.userId, '--type', 'internal', '--name', 'Ops'], env);
     expect(internal).toMatchObject({ code: 0, stderr: '' });
@@ -96,10 +117,16 @@ describe('admin CLI', { timeout: 60_000 }, () => {
     const client = new pg.Client({ connectionString: db.url });
     await client.connect();
     try {
-      const { rows } = await client.query('select name, type, permissions from api_keys where organization_id = $1 order by name', [boot.orgId]);
+      const { rows } = await client.query('select name, type, permissions from api_keys where organization_id = $1 order by name', [
+        boot.orgId,
+      ]);
       expect(rows).toEqual([
         { name: 'Bootstrap internal key', type: 'internal', permissions: [] },
-        { name: 'Bootstrap public key', type: 'public', permissions: ['contacts:read', 'contacts:write', 'companies:write', 'leads:write', 'notes:write'] },
+        {
+          name: 'Bootstrap public key',
+          type: 'public',
+          permissions: ['contacts:read', 'contacts:write', 'companies:write', 'leads:write', 'notes:write'],
+        },
         { name: 'Ops', type: 'internal', permissions: [] },
         { name: 'Zapier', type: 'public', permissions: ['contacts:read', 'leads:write'] },
       ]);
@@ -121,7 +148,10 @@ describe('admin CLI', { timeout: 60_000 }, () => {
 
     const cases: [string[], RegExp][] = [
       [['bootstrap', '--org', 'Again', '--email', owner.toUpperCase(), '--password', PASSWORD], /already exists \(email_taken\)/],
-      [['create-key', '--org', first.orgId, '--user', other.userId, '--type', 'public', '--name', 'k'], /No user .* in organization .*\(not_found\)/],
+      [
+        ['create-key', '--org', first.orgId, '--user', other.userId, '--type', 'public', '--name', 'k'],
+        /No user .* in organization .*\(not_found\)/,
+      ],
     ];
     const results = await Promise.all(cases.map(([args]) => admin(args, env)));
     for (const [i, [args, reason]] of cases.entries()) {
@@ -136,11 +166,15 @@ describe('admin CLI', { timeout: 60_000 }, () => {
   it('works through `npm run --silent admin` on a fresh DATA_DIR: migrates first, prints only the JSON line', async () => {
     const home = await freshDataDir('admin-cli');
     try {
-      const npm = spawn('npm', ['run', '--silent', 'admin', '--', 'bootstrap', '--org', 'Fresh', '--email', email(), '--password', PASSWORD], {
-        cwd: ROOT,
-        env: cleanEnv({ DATA_DIR: home.dataDir }),
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      const npm = spawn(
+        'npm',
+        ['run', '--silent', 'admin', '--', 'bootstrap', '--org', 'Fresh', '--email', email(), '--password', PASSWORD],
+        {
+          cwd: ROOT,
+          env: cleanEnv({ DATA_DIR: home.dataDir }),
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
       let stdout = '';
       npm.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
       const code = await new Promise((resolve) => npm.once('exit', resolve));
@@ -150,7 +184,9 @@ describe('admin CLI', { timeout: 60_000 }, () => {
       // It started the cluster for itself and stopped it again.
       expect(await clusterPids(home.dataDir)).toEqual([]);
 
-      const again = await admin(['create-key', '--org', boot.orgId, '--user', boot.userId, '--type', 'internal', '--name', 'Second'], { DATA_DIR: home.dataDir });
+      const again = await admin(['create-key', '--org', boot.orgId, '--user', boot.userId, '--type', 'internal', '--name', 'Second'], {
+        DATA_DIR: home.dataDir,
+      });
       expect(again).toMatchObject({ code: 0, stderr: '' });
       expect(oneJsonLine(again.stdout).key).toMatch(/^ck_live_/);
     } finally {

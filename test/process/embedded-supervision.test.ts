@@ -46,7 +46,10 @@ describe('the embedded PostgreSQL killed under a running server', () => {
     expect(restarted).toBeDefined();
     expect(restarted).not.toBe(postmaster);
     const lines = logLines(s.stdout);
-    expect(lines.find((l) => l.msg === 'embedded PostgreSQL exited unexpectedly')).toMatchObject({ level: 50, exit: { signal: 'SIGKILL' } });
+    expect(lines.find((l) => l.msg === 'embedded PostgreSQL exited unexpectedly')).toMatchObject({
+      level: 50,
+      exit: { signal: 'SIGKILL' },
+    });
     expect(lines.find((l) => l.msg === 'embedded PostgreSQL restarted')).toMatchObject({ level: 30, attempt: expect.any(Number) });
     // Still a clean shutdown afterwards: the restarted cluster is the one stopped.
     const exit = await s.stop('SIGTERM');

@@ -101,10 +101,10 @@ async function untilUnauthorized(origin: string, key: string): Promise<number> {
 }
 
 async function member(orgId: string) {
-  const [row] = await t.sql<{ id: string }>(`insert into users (organization_id, email, password_hash, role) values (?, ?, 'x', 'member') returning id`, [
-    orgId,
-    `member-${randomBytes(4).toString('hex')}@example.com`,
-  ]);
+  const [row] = await t.sql<{ id: string }>(
+    `insert into users (organization_id, email, password_hash, role) values (?, ?, 'x', 'member') returning id`,
+    [orgId, `member-${randomBytes(4).toString('hex')}@example.com`],
+  );
   return row!.id;
 }
 
@@ -122,14 +122,18 @@ const changes: Record<string, (org: Org) => Promise<{ userId: string; check: () 
   },
   'password changed': async (org) => ({
     userId: org.userId,
-    check: () => send(a.origin, 'POST', '/accounts/change-password', org.internalKey, { currentPassword: PASSWORD, newPassword: 'a brand new passphrase 42' }),
+    check: () =>
+      send(a.origin, 'POST', '/accounts/change-password', org.internalKey, {
+        currentPassword: PASSWORD,
+        newPassword: 'a brand new passphrase 42',
+      }),
   }),
   'password reset': async (org) => {
     const token = `lwr_${randomBytes(24).toString('hex')}`;
-    await t.sql(`insert into password_reset_tokens (user_id, token_hash, created_at, expires_at) values (?, ?, now(), now() + interval '1 hour')`, [
-      org.userId,
-      hashKey(token),
-    ]);
+    await t.sql(
+      `insert into password_reset_tokens (user_id, token_hash, created_at, expires_at) values (?, ?, now(), now() + interval '1 hour')`,
+      [org.userId, hashKey(token)],
+    );
     return {
       userId: org.userId,
       check: async () => {
@@ -142,10 +146,15 @@ const changes: Record<string, (org: Org) => Promise<{ userId: string; check: () 
       },
     };
   },
-  'logged out everywhere': async (org) => ({ userId: org.userId, check: () => send(a.origin, 'POST', '/accounts/log-out-all', org.internalKey) }),
+  'logged out everywhere': async (org) => ({
+    userId: org.userId,
+    check: () => send(a.origin, 'POST', '/accounts/log-out-all', org.internalKey),
+  }),
 };
 
-describe('a spent key stops in every process once revoked, or once its owner is deactivated or changes password', { timeout: 60_000 }, () => {
+describe('a spent key stops in every process once revoked, or once its owner is deactivated or changes password', {
+  timeout: 60_000,
+}, () => {
   for (const [label, prepare] of Object.entries(changes)) {
     it(`${label}: process B answers 401 unauthorized, not 429`, async () => {
       const org = await t.newOrg();

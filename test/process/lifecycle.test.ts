@@ -48,7 +48,10 @@ async function stop() {
 /** The last log lines of a server without the per-request noise, for failure messages. */
 function tail(s: ServerProcess): string {
   const lines = `${s.stdout}${s.stderr}`.split('\n').filter((l) => !l.includes('"msg":"request"'));
-  return lines.slice(-15).map((l) => l.slice(0, 400)).join('\n');
+  return lines
+    .slice(-15)
+    .map((l) => l.slice(0, 400))
+    .join('\n');
 }
 
 function readyMs(output: string): unknown {
@@ -88,14 +91,28 @@ describe('the server on an embedded database', { timeout: 90_000 }, () => {
     expect(boot.stderr).toBe('');
     expect(boot.code).toBe(0);
     const out = oneJsonLine(boot.stdout);
-    expect(out).toEqual({ orgId: expect.any(String), userId: expect.any(String), publicKey: expect.stringMatching(/^ck_live_/), internalKey: expect.stringMatching(/^ck_live_/) });
+    expect(out).toEqual({
+      orgId: expect.any(String),
+      userId: expect.any(String),
+      publicKey: expect.stringMatching(/^ck_live_/),
+      internalKey: expect.stringMatching(/^ck_live_/),
+    });
     secrets.push(out.publicKey, out.internalKey);
     state.publicKey = out.publicKey;
 
-    const created = await admin(['create-key', '--org', out.orgId, '--user', out.userId, '--type', 'public', '--permissions', 'contacts:read', '--name', 'Reader'], env);
+    const created = await admin(
+      ['create-key', '--org', out.orgId, '--user', out.userId, '--type', 'public', '--permissions', 'contacts:read', '--name', 'Reader'],
+      env,
+    );
     expect(created.code).toBe(0);
     const reader = oneJsonLine(created.stdout);
-    expect(reader).toEqual({ id: expect.any(String), name: 'Reader', type: 'public', permissions: ['contacts:read'], key: expect.stringMatching(/^ck_live_/) });
+    expect(reader).toEqual({
+      id: expect.any(String),
+      name: 'Reader',
+      type: 'public',
+      permissions: ['contacts:read'],
+      key: expect.stringMatching(/^ck_live_/),
+    });
     secrets.push(reader.key);
 
     // The CLI used the server's cluster and left it running.
@@ -103,12 +120,27 @@ describe('the server on an embedded database', { timeout: 90_000 }, () => {
     expect((await fetch(`${server!.origin}/readyz`)).status).toBe(200);
 
     // 404 not_found rather than 401: the keys authenticate.
-    expect(await api(server!.origin, 'GET', '/contacts/search?email=nobody@nowhere.example', { key: out.publicKey })).toMatchObject({ status: 404, body: { code: 'not_found' } });
-    expect(await api(server!.origin, 'GET', '/contacts/search?email=nobody@nowhere.example', { key: reader.key })).toMatchObject({ status: 404, body: { code: 'not_found' } });
-    expect(await api(server!.origin, 'POST', '/contacts/upsert', { key: reader.key, body: { email: 'x@y.example' } })).toMatchObject({ status: 403, body: { code: 'insufficient_scope' } });
-    expect(await api(server!.origin, 'GET', '/contacts/search?email=nobody@nowhere.example', { key: out.internalKey })).toMatchObject({ status: 403, body: { code: 'wrong_api_surface' } });
+    expect(await api(server!.origin, 'GET', '/contacts/search?email=nobody@nowhere.example', { key: out.publicKey })).toMatchObject({
+      status: 404,
+      body: { code: 'not_found' },
+    });
+    expect(await api(server!.origin, 'GET', '/contacts/search?email=nobody@nowhere.example', { key: reader.key })).toMatchObject({
+      status: 404,
+      body: { code: 'not_found' },
+    });
+    expect(await api(server!.origin, 'POST', '/contacts/upsert', { key: reader.key, body: { email: 'x@y.example' } })).toMatchObject({
+      status: 403,
+      body: { code: 'insufficient_scope' },
+    });
+    expect(await api(server!.origin, 'GET', '/contacts/search?email=nobody@nowhere.example', { key: out.internalKey })).toMatchObject({
+      status: 403,
+      body: { code: 'wrong_api_surface' },
+    });
 
-    const upsert = await api(server!.origin, 'POST', '/contacts/upsert', { key: out.publicKey, body: { email: 'kept@running.example', firstName: 'Kept' } });
+    const upsert = await api(server!.origin, 'POST', '/contacts/upsert', {
+      key: out.publicKey,
+      body: { email: 'kept@running.example', firstName: 'Kept' },
+    });
     expect(upsert).toMatchObject({ status: 200, body: { created: true } });
     state.contactId = upsert.body.id;
   });
@@ -171,12 +203,18 @@ describe('the server on an embedded database', { timeout: 90_000 }, () => {
 
   it('admin CLI bootstraps and creates keys while the server is down, and stops the cluster it started', async () => {
     expect(await clusterPids(home.dataDir)).toEqual([]);
-    const boot = await admin(['bootstrap', '--org', 'Offline Co', '--email', 'owner@offline.example', '--password', PASSWORDS[1]!, '--plan', 'max'], env);
+    const boot = await admin(
+      ['bootstrap', '--org', 'Offline Co', '--email', 'owner@offline.example', '--password', PASSWORDS[1]!, '--plan', 'max'],
+      env,
+    );
     expect(boot.stderr).toBe('');
     expect(boot.code).toBe(0);
     const out = oneJsonLine(boot.stdout);
     secrets.push(out.publicKey, out.internalKey);
-    const created = await admin(['create-key', '--org', out.orgId, '--user', out.userId, '--type', 'public', '--name', 'No permissions'], env);
+    const created = await admin(
+      ['create-key', '--org', out.orgId, '--user', out.userId, '--type', 'public', '--name', 'No permissions'],
+      env,
+    );
     expect(created.code).toBe(0);
     const key = oneJsonLine(created.stdout);
     expect(key).toMatchObject({ type: 'public', permissions: [], key: expect.stringMatching(/^ck_live_/) });
@@ -188,23 +226,35 @@ describe('the server on an embedded database', { timeout: 90_000 }, () => {
 
   it('restarts warm on the same DATA_DIR and finds everything again', async () => {
     const ms = await start();
-    console.log(`warm start (existing DATA_DIR, spawn to /readyz 200): ${ms} ms; server's own count: ${String(readyMs(server!.stdout))} ms`);
+    console.log(
+      `warm start (existing DATA_DIR, spawn to /readyz 200): ${ms} ms; server's own count: ${String(readyMs(server!.stdout))} ms`,
+    );
     const { origin } = server!;
 
     const found = await api(origin, 'GET', '/contacts/search?email=kept@running.example', { key: state.publicKey! });
     expect(found).toMatchObject({ status: 200, body: { id: state.contactId, firstName: 'Kept' } });
     // The batch that was in flight at shutdown was committed.
-    expect(await api(origin, 'GET', '/contacts/search?email=batch49@shutdown.example', { key: state.publicKey! })).toMatchObject({ status: 200 });
+    expect(await api(origin, 'GET', '/contacts/search?email=batch49@shutdown.example', { key: state.publicKey! })).toMatchObject({
+      status: 200,
+    });
     // Keys made by the CLI while the server was down work.
-    expect(await api(origin, 'GET', '/contacts/search?email=kept@running.example', { key: state.offline!.publicKey })).toMatchObject({ status: 404, body: { code: 'not_found' } });
-    expect(await api(origin, 'GET', '/contacts/search?email=kept@running.example', { key: state.offline!.key })).toMatchObject({ status: 403, body: { code: 'insufficient_scope', required: 'contacts:read' } });
+    expect(await api(origin, 'GET', '/contacts/search?email=kept@running.example', { key: state.offline!.publicKey })).toMatchObject({
+      status: 404,
+      body: { code: 'not_found' },
+    });
+    expect(await api(origin, 'GET', '/contacts/search?email=kept@running.example', { key: state.offline!.key })).toMatchObject({
+      status: 403,
+      body: { code: 'insufficient_scope', required: 'contacts:read' },
+    });
   });
 
   it('never prints a key or a password in its logs', async () => {
     const wrongKey = `ck_live_${'W'.repeat(43)}`;
     secrets.push(wrongKey);
     expect(await api(server!.origin, 'GET', '/contacts/search?email=a@b.example', { key: wrongKey })).toMatchObject({ status: 401 });
-    expect(await api(server!.origin, 'POST', '/contacts/upsert', { key: state.publicKey!, body: { email: 'logs@secrets.example' } })).toMatchObject({ status: 200 });
+    expect(
+      await api(server!.origin, 'POST', '/contacts/upsert', { key: state.publicKey!, body: { email: 'logs@secrets.example' } }),
+    ).toMatchObject({ status: 200 });
     expect((await stop()).code).toBe(0);
 
     const all = servers.map((s) => `${s.stdout}\n${s.stderr}`).join('\n');

@@ -50,10 +50,16 @@ describe('ROLE=api and ROLE=worker on one DATABASE_URL', { timeout: 90_000 }, ()
     expect(await listening(apiProcess.port)).toBe(true);
     expect(logLines(apiProcess.stdout).find((l) => l.msg === 'leadwire ready')).toMatchObject({ role: 'api', port: apiProcess.port });
 
-    const boot = await admin(['bootstrap', '--org', 'Roles', '--email', `roles-${Date.now()}@example.com`, '--password', 'roles test password'], { DATABASE_URL: url });
+    const boot = await admin(
+      ['bootstrap', '--org', 'Roles', '--email', `roles-${Date.now()}@example.com`, '--password', 'roles test password'],
+      { DATABASE_URL: url },
+    );
     expect(boot.code).toBe(0);
     const { publicKey } = JSON.parse(boot.stdout);
-    expect(await api(apiProcess.origin, 'GET', '/contacts/search?email=nobody@example.com', { key: publicKey })).toMatchObject({ status: 404, body: { code: 'not_found' } });
+    expect(await api(apiProcess.origin, 'GET', '/contacts/search?email=nobody@example.com', { key: publicKey })).toMatchObject({
+      status: 404,
+      body: { code: 'not_found' },
+    });
 
     // Both still up after the request (the worker did not die for lack of a port), and both stop cleanly.
     expect(worker.child.exitCode).toBeNull();
@@ -66,7 +72,10 @@ describe('ROLE=api and ROLE=worker on one DATABASE_URL', { timeout: 90_000 }, ()
   it('both start at the same time on a fresh database (a deployment rolls them out together)', async () => {
     const url = await database();
     const port = await freePort();
-    const [apiProcess, worker] = await Promise.all([startServer({ DATABASE_URL: url, ROLE: 'api', PORT: String(port) }), startServer({ DATABASE_URL: url, ROLE: 'worker' })]);
+    const [apiProcess, worker] = await Promise.all([
+      startServer({ DATABASE_URL: url, ROLE: 'api', PORT: String(port) }),
+      startServer({ DATABASE_URL: url, ROLE: 'worker' }),
+    ]);
     await Promise.all([apiProcess.waitReady(), worker.waitForOutput(/"msg":"leadwire ready"/)]);
     expect(await listening(worker.port)).toBe(false);
     expect(await Promise.all([apiProcess.stop(), worker.stop()])).toEqual([

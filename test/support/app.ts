@@ -61,7 +61,10 @@ export async function serve(
  * A real server on a random port over its own database, cloned from the run's migrated template: the server's own
  * migration step then finds nothing pending.
  */
-export async function initTestApp(env: Record<string, string> = {}, opts: { resolver?: Resolver; logStream?: DestinationStream } = {}): Promise<TestApp> {
+export async function initTestApp(
+  env: Record<string, string> = {},
+  opts: { resolver?: Resolver; logStream?: DestinationStream } = {},
+): Promise<TestApp> {
   const db = await createTestDatabase(undefined, { migrated: true });
   // Files a test stores (uploads, purges) live in a folder of its own, never in the checkout's .data.
   const dataDir = await mkdtemp(join(tmpdir(), 'leadwire-test-data-'));
@@ -101,9 +104,14 @@ export async function initTestApp(env: Record<string, string> = {}, opts: { reso
       }),
     newKey: async (input) => (await createApiKey(runtime.deps.db, input)).value,
     // Unprepared (raw), so assertions may read whole rows with `select *`, which the executor refuses for the app.
-    sql: async <T,>(query: string, params: unknown[] = []) => {
+    sql: async <T>(query: string, params: unknown[] = []) => {
       let n = 0;
-      return (await runtime.deps.db.raw(query.replace(/\?/g, () => `$${++n}`), params)).rows as T[];
+      return (
+        await runtime.deps.db.raw(
+          query.replace(/\?/g, () => `$${++n}`),
+          params,
+        )
+      ).rows as T[];
     },
     close: async () => {
       await app.close();

@@ -80,7 +80,6 @@ describe('createTestDatabase', () => {
       expect(await databaseExists(name)).toBe(0);
       await open.end().catch(() => {});
     });
-
   });
 
   let hookDb: TestDatabase;

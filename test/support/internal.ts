@@ -19,7 +19,10 @@ export async function internalRest(t: TestApp, method: string, path: string, key
 
 /** The status and code a typed call was refused with (it must be refused). */
 export async function trpcFailure(p: Promise<unknown>) {
-  const err = await p.then(() => null, (e: unknown) => e);
+  const err = await p.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(TRPCClientError);
   const data = (err as TRPCClientError<InternalRouter>).data as { httpStatus: number; body: { code: string } };
   return { status: data.httpStatus, code: data.body.code };

@@ -17,7 +17,8 @@ export async function finishedJob(t: TestApp, queue: string, id: string, timeout
   for (;;) {
     const job = await t.runtime.boss.boss.getJobById(queue, id);
     if (!job) throw new Error(`job ${id} of ${queue} does not exist`);
-    if (job.state === 'completed' || job.state === 'failed' || job.state === 'cancelled') return { id, state: job.state, output: job.output };
+    if (job.state === 'completed' || job.state === 'failed' || job.state === 'cancelled')
+      return { id, state: job.state, output: job.output };
     if (Date.now() > deadline) throw new Error(`job ${id} of ${queue} is still ${job.state} after ${timeoutMs} ms`);
     await sleep(50);
   }

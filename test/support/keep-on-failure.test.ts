@@ -24,7 +24,7 @@ afterAll(async () => {
   });
 });
 
-it('keeps and names the databases of failed files, drops the others and the run\'s template', { timeout: 60_000 }, async () => {
+it("keeps and names the databases of failed files, drops the others and the run's template", { timeout: 60_000 }, async () => {
   const dir = await mkdtemp(path.join(tmpdir(), 'leadwire-keep-'));
   const recordFile = path.join(dir, 'record.txt');
   try {
@@ -32,7 +32,12 @@ it('keeps and names the databases of failed files, drops the others and the run\
       DATABASE_URL: adminUrl,
       FIXTURE_RECORD: recordFile,
     });
-    const created = Object.fromEntries((await readFile(recordFile, 'utf8')).trim().split('\n').map((l) => l.split(' ')));
+    const created = Object.fromEntries(
+      (await readFile(recordFile, 'utf8'))
+        .trim()
+        .split('\n')
+        .map((l) => l.split(' ')),
+    );
     kept = [created.fails, created['inside-fail']].filter((n): n is string => Boolean(n));
     const output = child.stdout + child.stderr;
     expect(child.code, output).toBe(1);
@@ -49,7 +54,9 @@ it('keeps and names the databases of failed files, drops the others and the run\
     // Named where it happened and in the summary, with DATABASE_URL's password masked.
     const shown = (name: string) => `${new URL(adminUrl).host}/${name}`;
     expect(output).toContain(`database ${created.fails} is kept for inspection`);
-    expect(output).toMatch(new RegExp(`Databases of failed test files, kept for inspection:\\n(  postgres://\\S+\\n)*  \\S+${shown(created.fails)}`));
+    expect(output).toMatch(
+      new RegExp(`Databases of failed test files, kept for inspection:\\n(  postgres://\\S+\\n)*  \\S+${shown(created.fails)}`),
+    );
     expect(output).toContain(shown(created['inside-fail']));
     expect(output).not.toContain(shown(created.passes));
     if (new URL(adminUrl).password) expect(output).not.toContain(`:${new URL(adminUrl).password}@`);

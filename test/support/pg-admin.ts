@@ -18,7 +18,9 @@ export function shownUrl(url: string): string {
 /** Databases of this run still present: after the run, the ones failed files kept. */
 export async function keptDatabases(adminUrl: string, prefix: string): Promise<string[]> {
   return withAdmin(adminUrl, async (c) => {
-    const { rows } = await c.query<{ datname: string }>(`select datname from pg_database where starts_with(datname, $1) order by datname`, [prefix]);
+    const { rows } = await c.query<{ datname: string }>(`select datname from pg_database where starts_with(datname, $1) order by datname`, [
+      prefix,
+    ]);
     return rows.map((r) => r.datname);
   });
 }

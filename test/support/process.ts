@@ -103,7 +103,8 @@ export async function startServer(env: Record<string, string>): Promise<ServerPr
   child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
   child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
   const origin = `http://127.0.0.1:${port}`;
-  const died = () => new Error(`server exited (${exit?.code ?? exit?.signal}) before it was ready\nstderr:\n${stderr}\nstdout:\n${stdout.slice(-3000)}`);
+  const died = () =>
+    new Error(`server exited (${exit?.code ?? exit?.signal}) before it was ready\nstderr:\n${stderr}\nstdout:\n${stdout.slice(-3000)}`);
 
   const poll = async (what: string, timeoutMs: number, check: () => Promise<boolean>) => {
     const deadline = Date.now() + timeoutMs;
@@ -133,7 +134,8 @@ export async function startServer(env: Record<string, string>): Promise<ServerPr
       });
       return Math.round(performance.now() - started);
     },
-    waitForOutput: (pattern, timeoutMs = 30_000) => poll(`printing ${pattern}`, timeoutMs, async () => pattern.test(stdout) || pattern.test(stderr)),
+    waitForOutput: (pattern, timeoutMs = 30_000) =>
+      poll(`printing ${pattern}`, timeoutMs, async () => pattern.test(stdout) || pattern.test(stderr)),
     stop: async (signal = 'SIGTERM') => {
       if (!exit) child.kill(signal);
       return exited;

@@ -58,7 +58,9 @@ export class RawClient {
   static connect(origin: string, from?: string): Promise<RawClient> {
     const { hostname, port } = new URL(origin);
     return new Promise((resolve, reject) => {
-      const socket = net.connect({ host: hostname, port: Number(port), ...(from ? { localAddress: from } : {}) }, () => resolve(new RawClient(socket)));
+      const socket = net.connect({ host: hostname, port: Number(port), ...(from ? { localAddress: from } : {}) }, () =>
+        resolve(new RawClient(socket)),
+      );
       socket.once('error', reject);
     });
   }

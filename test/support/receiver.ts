@@ -41,12 +41,16 @@ export interface Receiver {
  * A real HTTPS receiver on loopback with a certificate from the test CA (`untrusted: true` uses a self-signed one that
  * nothing trusts). It records every request's raw bytes and answers through a replaceable responder.
  */
-export async function startReceiver(opts: { host?: '127.0.0.1' | '::1'; untrusted?: boolean; responder?: Responder } = {}): Promise<Receiver> {
+export async function startReceiver(
+  opts: { host?: '127.0.0.1' | '::1'; untrusted?: boolean; responder?: Responder } = {},
+): Promise<Receiver> {
   const name = opts.untrusted ? 'untrusted' : 'receiver';
   const requests: ReceivedRequest[] = [];
-  let responder: Responder = opts.responder ?? ((_req, res) => {
-    res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
-  });
+  let responder: Responder =
+    opts.responder ??
+    ((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+    });
   const waiters = new Set<() => void>();
 
   const server: Server = createServer(
@@ -55,7 +59,13 @@ export async function startReceiver(opts: { host?: '127.0.0.1' | '::1'; untruste
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
-        const received: ReceivedRequest = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, rawBody: Buffer.concat(chunks), at: Date.now() };
+        const received: ReceivedRequest = {
+          method: req.method ?? '',
+          url: req.url ?? '',
+          headers: req.headers,
+          rawBody: Buffer.concat(chunks),
+          at: Date.now(),
+        };
         requests.push(received);
         for (const wake of waiters) wake();
         Promise.resolve(responder(received, res)).catch(() => res.destroy());

@@ -39,7 +39,9 @@ function typecheck(): { program: ts.Program; ok: boolean; output: string } {
   });
   const diagnostics = [...configErrors, ...ts.getPreEmitDiagnostics(program)];
   const host: ts.FormatDiagnosticsHost = { getCanonicalFileName: (f) => f, getCurrentDirectory: () => ROOT, getNewLine: () => '\n' };
-  const output = process.stdout.isTTY ? ts.formatDiagnosticsWithColorAndContext(diagnostics, host) : ts.formatDiagnostics(diagnostics, host);
+  const output = process.stdout.isTTY
+    ? ts.formatDiagnosticsWithColorAndContext(diagnostics, host)
+    : ts.formatDiagnostics(diagnostics, host);
   return { program, ok: parsed !== undefined && diagnostics.length === 0, output };
 }
 
@@ -74,7 +76,10 @@ function formatCheck(): Promise<{ ok: boolean; output: string }> {
 const formatted = formatCheck();
 const checked = typecheck();
 report('typecheck', checked.ok, checked.output);
-const linted = await lint(checked.program).catch((err: unknown) => ({ ok: false, output: err instanceof Error ? (err.stack ?? err.message) : String(err) }));
+const linted = await lint(checked.program).catch((err: unknown) => ({
+  ok: false,
+  output: err instanceof Error ? (err.stack ?? err.message) : String(err),
+}));
 report('lint', linted.ok, linted.output);
 const format = await formatted;
 report('format', format.ok, format.output, null);

@@ -111,12 +111,17 @@ describe.skipIf(!hasChromium)('the tracking snippet in Chromium, on a site of an
       // Identified: the earlier anonymous views of this browser are hers too.
       expect(all.map((r) => r.contact_id)).toEqual([contact.id, contact.id, contact.id, contact.id]);
       expect(all[3]!.url).toBe(`${site.origin}/welcome`);
-      expect((await trackingEvents(t, org.orgId)).map((e) => [e.data.visit.url, e.data.contact.id])).toEqual([[`${site.origin}/welcome`, contact.id]]);
+      expect((await trackingEvents(t, org.orgId)).map((e) => [e.data.visit.url, e.data.contact.id])).toEqual([
+        [`${site.origin}/welcome`, contact.id],
+      ]);
       // ...and is delivered, signed, to the endpoint subscribed to it.
       const [delivered] = await rx.waitFor(1);
       expectSigned(delivered!, endpoint.secret);
       expect(delivered!.headers['x-webhook-event']).toBe('tracking.page_visited');
-      expect(JSON.parse(delivered!.rawBody.toString())).toMatchObject({ event: 'tracking.page_visited', data: { visit: { url: `${site.origin}/welcome` }, contact: { id: contact.id } } });
+      expect(JSON.parse(delivered!.rawBody.toString())).toMatchObject({
+        event: 'tracking.page_visited',
+        data: { visit: { url: `${site.origin}/welcome` }, contact: { id: contact.id } },
+      });
     } finally {
       await context.close();
     }

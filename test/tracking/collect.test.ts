@@ -64,23 +64,41 @@ describe('POST /api/track/pageview', () => {
     const org = await newTestOrg(t);
     const pre = await fetch(`${t.origin}/api/track/pageview`, {
       method: 'OPTIONS',
-      headers: { origin: 'https://shop.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+      headers: {
+        origin: 'https://shop.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type',
+      },
     });
     expect(pre.status).toBe(204);
     expect(pre.headers.get('access-control-allow-origin')).toBe('*');
     expect(pre.headers.get('access-control-allow-methods')).toContain('POST');
     expect(pre.headers.get('access-control-allow-headers')).toBe('content-type');
-    expect((await collect(t, view(org.orgId, { referrer: null, title: null, visitor: undefined }), { 'content-type': 'application/json' })).status).toBe(202);
+    expect(
+      (await collect(t, view(org.orgId, { referrer: null, title: null, visitor: undefined }), { 'content-type': 'application/json' }))
+        .status,
+    ).toBe(202);
     expect(await viewsOf(org)).toMatchObject([{ referrer: null, title: null, visitor_id: null }]);
   });
 
   it('identifies a visitor by ?email=: the contact gets the view and tracking.page_visited, the browser is remembered', async () => {
     const c = await a.owner.contacts.create.mutate({ email: 'ada@shop.example', firstName: 'Ada' });
     const visitor = `v${randomUUID().replaceAll('-', '')}`;
-    const first = view(a.orgId, { url: 'https://shop.example/offer?email=Ada%40Shop.example&utm_source=mail', email: 'ADA@shop.example', visitor });
+    const first = view(a.orgId, {
+      url: 'https://shop.example/offer?email=Ada%40Shop.example&utm_source=mail',
+      email: 'ADA@shop.example',
+      visitor,
+    });
     expect((await collect(t, first)).status).toBe(202);
     // A later view from the same browser, without ?email=, is still hers.
-    expect((await collect(t, view(a.orgId, { url: 'https://shop.example/pricing', referrer: 'https://shop.example/offer?email=Ada%40Shop.example', visitor }))).status).toBe(202);
+    expect(
+      (
+        await collect(
+          t,
+          view(a.orgId, { url: 'https://shop.example/pricing', referrer: 'https://shop.example/offer?email=Ada%40Shop.example', visitor }),
+        )
+      ).status,
+    ).toBe(202);
     const mine = (await viewsOf(a)).filter((v) => v.visitor_id === visitor);
     expect(mine.map((v) => [v.url, v.referrer, v.contact_id])).toEqual([
       // The identifying parameter is not kept in stored addresses; the contact it named is.
@@ -94,17 +112,24 @@ describe('POST /api/track/pageview', () => {
         timestamp: expect.any(String),
         source: 'inbound',
         data: {
-          visit: { url: 'https://shop.example/offer?utm_source=mail', title: 'Pricing', referrer: 'https://www.google.com/', visitorId: visitor },
+          visit: {
+            url: 'https://shop.example/offer?utm_source=mail',
+            title: 'Pricing',
+            referrer: 'https://www.google.com/',
+            visitorId: visitor,
+          },
           contact: { id: c.id, firstName: 'Ada', email: 'ada@shop.example' },
         },
       },
-      expect.objectContaining({ data: expect.objectContaining({ visit: expect.objectContaining({ url: 'https://shop.example/pricing' }) }) }),
+      expect.objectContaining({
+        data: expect.objectContaining({ visit: expect.objectContaining({ url: 'https://shop.example/pricing' }) }),
+      }),
     ]);
     // Each payload is exactly what the event catalogue describes (nothing more, nothing less).
     for (const e of events) expect(EVENT_CATALOGUE['tracking.page_visited'].payload.parse(e)).toEqual(e);
   });
 
-  it('identifies by ?c=<contact id> and attaches the visitor\'s earlier anonymous views (no events for those)', async () => {
+  it("identifies by ?c=<contact id> and attaches the visitor's earlier anonymous views (no events for those)", async () => {
     const c = await a.owner.contacts.create.mutate({ email: 'grace@shop.example', firstName: 'Grace' });
     const visitor = `v${randomUUID().replaceAll('-', '')}`;
     await collect(t, view(a.orgId, { url: 'https://shop.example/', visitor }));
@@ -117,7 +142,9 @@ describe('POST /api/track/pageview', () => {
       ['https://shop.example/blog', c.id],
       ['https://shop.example/demo', c.id],
     ]);
-    expect((await trackingEvents(t, a.orgId)).filter((e) => e.data.visit.visitorId === visitor).map((e) => e.data.visit.url)).toEqual(['https://shop.example/demo']);
+    expect((await trackingEvents(t, a.orgId)).filter((e) => e.data.visit.visitorId === visitor).map((e) => e.data.visit.url)).toEqual([
+      'https://shop.example/demo',
+    ]);
 
     // The contact's timeline shows the three views, once each (not also as events).
     const timeline = await a.owner.contacts.timeline.query({ id: c.id });
@@ -157,18 +184,29 @@ describe('POST /api/track/pageview', () => {
 
   it('ignores identification without a visitor id: there is no browser to remember', async () => {
     const c = await a.owner.contacts.create.mutate({ email: 'novisitor@shop.example' });
-    expect((await collect(t, view(a.orgId, { visitor: null, email: 'novisitor@shop.example', url: 'https://shop.example/nv' }))).status).toBe(202);
+    expect(
+      (await collect(t, view(a.orgId, { visitor: null, email: 'novisitor@shop.example', url: 'https://shop.example/nv' }))).status,
+    ).toBe(202);
     expect((await viewsOf(a)).find((v) => v.url === 'https://shop.example/nv')).toMatchObject({ contact_id: null, visitor_id: null });
     expect((await trackingEvents(t, a.orgId)).filter((e) => e.data.contact.id === c.id)).toEqual([]);
   });
 
-  for (const [name, header] of [['Sec-GPC: 1', { 'sec-gpc': '1' }], ['DNT: 1', { dnt: '1' }]] as const) {
+  for (const [name, header] of [
+    ['Sec-GPC: 1', { 'sec-gpc': '1' }],
+    ['DNT: 1', { dnt: '1' }],
+  ] as const) {
     it(`keeps an anonymous count only when the request says ${name}, whatever the body holds`, async () => {
       const org = await newTestOrg(t);
       await org.owner.contacts.create.mutate({ email: 'private@shop.example' });
-      const res = await collect(t, view(org.orgId, { url: 'https://shop.example/offer?email=private%40shop.example#x', email: 'private@shop.example' }), header);
+      const res = await collect(
+        t,
+        view(org.orgId, { url: 'https://shop.example/offer?email=private%40shop.example#x', email: 'private@shop.example' }),
+        header,
+      );
       expect(res.status).toBe(202);
-      expect(await viewsOf(org)).toMatchObject([{ url: 'https://shop.example/offer', referrer: null, title: 'Pricing', visitor_id: null, contact_id: null }]);
+      expect(await viewsOf(org)).toMatchObject([
+        { url: 'https://shop.example/offer', referrer: null, title: 'Pricing', visitor_id: null, contact_id: null },
+      ]);
       expect(await trackingEvents(t, org.orgId)).toEqual([]);
     });
   }
@@ -194,13 +232,51 @@ describe('refusals', () => {
     ['a javascript: URL', () => ({ body: { org: a.orgId, url: 'javascript:alert(1)' } }), 400, 'validation_failed', 'url'],
     ['a line break in the URL', () => ({ body: { org: a.orgId, url: 'https://shop.example/a\r\nb' } }), 400, 'validation_failed', 'url'],
     ['a C1 control in the URL', () => ({ body: { org: a.orgId, url: 'https://shop.example/a\u0085b' } }), 400, 'validation_failed', 'url'],
-    ['a URL over 2,048 characters', () => ({ body: { org: a.orgId, url: `https://shop.example/${'a'.repeat(2048)}` } }), 400, 'validation_failed', 'url'],
-    ['a visitor id with odd characters', () => ({ body: { org: a.orgId, url: 'https://shop.example/', visitor: '<script>alert(1)</script>' } }), 400, 'validation_failed', 'visitor'],
-    ['a NUL in the title', () => ({ body: { org: a.orgId, url: 'https://shop.example/', title: 'a\u0000b' } }), 400, 'validation_failed', 'title'],
-    ['a body over 8 KB', () => ({ body: { org: a.orgId, url: 'https://shop.example/', title: 'x'.repeat(9000) } }), 413, 'payload_too_large'],
-    ['a form post', () => ({ body: 'org=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 415, 'unsupported_media_type'],
-    ['another charset', () => ({ body: { org: a.orgId, url: 'https://shop.example/' }, headers: { 'content-type': 'text/plain; charset=iso-8859-1' } }), 415, 'unsupported_media_type'],
-    ['a compressed body', () => ({ body: { org: a.orgId, url: 'https://shop.example/' }, headers: { 'content-encoding': 'gzip' } }), 415, 'unsupported_content_encoding'],
+    [
+      'a URL over 2,048 characters',
+      () => ({ body: { org: a.orgId, url: `https://shop.example/${'a'.repeat(2048)}` } }),
+      400,
+      'validation_failed',
+      'url',
+    ],
+    [
+      'a visitor id with odd characters',
+      () => ({ body: { org: a.orgId, url: 'https://shop.example/', visitor: '<script>alert(1)</script>' } }),
+      400,
+      'validation_failed',
+      'visitor',
+    ],
+    [
+      'a NUL in the title',
+      () => ({ body: { org: a.orgId, url: 'https://shop.example/', title: 'a\u0000b' } }),
+      400,
+      'validation_failed',
+      'title',
+    ],
+    [
+      'a body over 8 KB',
+      () => ({ body: { org: a.orgId, url: 'https://shop.example/', title: 'x'.repeat(9000) } }),
+      413,
+      'payload_too_large',
+    ],
+    [
+      'a form post',
+      () => ({ body: 'org=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } }),
+      415,
+      'unsupported_media_type',
+    ],
+    [
+      'another charset',
+      () => ({ body: { org: a.orgId, url: 'https://shop.example/' }, headers: { 'content-type': 'text/plain; charset=iso-8859-1' } }),
+      415,
+      'unsupported_media_type',
+    ],
+    [
+      'a compressed body',
+      () => ({ body: { org: a.orgId, url: 'https://shop.example/' }, headers: { 'content-encoding': 'gzip' } }),
+      415,
+      'unsupported_content_encoding',
+    ],
   ];
   for (const [name, make, status, code, path] of cases) {
     it(`refuses ${name}: ${status} ${code}, nothing stored`, async () => {

@@ -26,7 +26,7 @@ const anonymousView = (org: string, visitor: string, path: string) =>
   collect(t, { org, url: `https://shop.example${path}`, referrer: null, title: null, visitor });
 
 describe('identifyVisitor (called by form intake when a form is submitted from a tracked browser)', () => {
-  it('attaches the visitor\'s earlier anonymous views to the contact, and its later ones follow', async () => {
+  it("attaches the visitor's earlier anonymous views to the contact, and its later ones follow", async () => {
     const c = await a.owner.contacts.create.mutate({ email: 'form@shop.example', firstName: 'Form' });
     const visitor = newVisitor();
     const otherVisitor = newVisitor();
@@ -37,7 +37,10 @@ describe('identifyVisitor (called by form intake when a form is submitted from a
     await anonymousView(b.orgId, visitor, '/b');
 
     expect(await identifyVisitor(t.runtime.deps.db, a.orgId, visitor, c.id)).toEqual({ attached: 2 });
-    expect((await pageViews(t, a.orgId)).filter((v) => v.contact_id === c.id).map((v) => v.url)).toEqual(['https://shop.example/one', 'https://shop.example/two']);
+    expect((await pageViews(t, a.orgId)).filter((v) => v.contact_id === c.id).map((v) => v.url)).toEqual([
+      'https://shop.example/one',
+      'https://shop.example/two',
+    ]);
     expect((await pageViews(t, a.orgId)).find((v) => v.visitor_id === otherVisitor)?.contact_id).toBeNull();
     expect((await pageViews(t, b.orgId)).map((v) => v.contact_id)).toEqual([null]);
     // No events for views that already happened.
@@ -46,7 +49,9 @@ describe('identifyVisitor (called by form intake when a form is submitted from a
     // Later views of that browser are the contact's, with their event.
     await anonymousView(a.orgId, visitor, '/three');
     expect((await pageViews(t, a.orgId)).filter((v) => v.contact_id === c.id)).toHaveLength(3);
-    expect((await trackingEvents(t, a.orgId)).filter((e) => e.data.contact.id === c.id).map((e) => e.data.visit.url)).toEqual(['https://shop.example/three']);
+    expect((await trackingEvents(t, a.orgId)).filter((e) => e.data.contact.id === c.id).map((e) => e.data.visit.url)).toEqual([
+      'https://shop.example/three',
+    ]);
 
     // Again: nothing left to attach.
     expect(await identifyVisitor(t.runtime.deps.db, a.orgId, visitor, c.id)).toEqual({ attached: 0 });
@@ -67,7 +72,7 @@ describe('identifyVisitor (called by form intake when a form is submitted from a
     ]);
   });
 
-  it('joins the caller\'s transaction: rolled back with it', async () => {
+  it("joins the caller's transaction: rolled back with it", async () => {
     const c = await a.owner.contacts.create.mutate({ email: 'rollback@shop.example' });
     const visitor = newVisitor();
     await anonymousView(a.orgId, visitor, '/rb');
@@ -102,7 +107,10 @@ describe('identifyVisitor (called by form intake when a form is submitted from a
     await a.owner.contacts.merge.mutate({ primaryId: primary.id, secondaryIds: [dup.id] });
     expect((await pageViews(t, a.orgId)).find((v) => v.visitor_id === visitor)?.contact_id).toBe(primary.id);
     await anonymousView(a.orgId, visitor, '/after-merge');
-    expect((await pageViews(t, a.orgId)).filter((v) => v.visitor_id === visitor).map((v) => v.contact_id)).toEqual([primary.id, primary.id]);
+    expect((await pageViews(t, a.orgId)).filter((v) => v.visitor_id === visitor).map((v) => v.contact_id)).toEqual([
+      primary.id,
+      primary.id,
+    ]);
   });
 });
 
@@ -110,7 +118,9 @@ describe('GET /api/embed/tracking.js', () => {
   const built = () => readFile(new URL('../../snippets/tracking/dist/tracking.js', import.meta.url));
 
   it('serves the built bytes as JavaScript to any origin, cacheable, with an ETag', async () => {
-    const res = await fetch(`${t.origin}/api/embed/tracking.js`, { headers: { 'accept-encoding': 'identity', origin: 'https://shop.example' } });
+    const res = await fetch(`${t.origin}/api/embed/tracking.js`, {
+      headers: { 'accept-encoding': 'identity', origin: 'https://shop.example' },
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
     expect(res.headers.get('cache-control')).toBe('public, max-age=3600');

@@ -48,7 +48,11 @@ describe('tracked links in texts', () => {
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     gateway = { server, bodies };
-    t = await initTestApp({ BASE_URL: BASE, SMS_PROVIDER: 'http', SMS_PROVIDER_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/sms` });
+    t = await initTestApp({
+      BASE_URL: BASE,
+      SMS_PROVIDER: 'http',
+      SMS_PROVIDER_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/sms`,
+    });
     a = await newTestOrg(t);
   });
   afterAll(async () => {
@@ -64,9 +68,14 @@ describe('tracked links in texts', () => {
 
   it('keeps the site domain as an organization setting, normalised, for owners and admins', async () => {
     expect(await a.member.tracking.settings.query()).toEqual({ siteDomain: null });
-    expect(await a.owner.tracking.updateSettings.mutate({ siteDomain: 'https://WWW.Example.com/home' })).toEqual({ siteDomain: 'example.com' });
+    expect(await a.owner.tracking.updateSettings.mutate({ siteDomain: 'https://WWW.Example.com/home' })).toEqual({
+      siteDomain: 'example.com',
+    });
     expect((await rest(t, 'GET', '/tracking/settings', a.memberKey)).body).toEqual({ siteDomain: 'example.com' });
-    expect(await refusal(a.member.tracking.updateSettings.mutate({ siteDomain: 'evil.test' }))).toMatchObject({ status: 403, code: 'forbidden_role' });
+    expect(await refusal(a.member.tracking.updateSettings.mutate({ siteDomain: 'evil.test' }))).toMatchObject({
+      status: 403,
+      code: 'forbidden_role',
+    });
     const bad = await rest(t, 'PATCH', '/tracking/settings', a.ownerKey, { siteDomain: 'localhost' });
     expect(bad).toMatchObject({ status: 400, body: { code: 'validation_failed', issues: [{ path: 'siteDomain' }] } });
     expect(await a.admin.tracking.updateSettings.mutate({ siteDomain: null })).toEqual({ siteDomain: null });
@@ -76,7 +85,10 @@ describe('tracked links in texts', () => {
   it('rewrites own-site links in a text, sends and stores it so; the link redirects with the contact and emits link_clicked', async () => {
     await a.owner.tracking.updateSettings.mutate({ siteDomain: 'example.com' });
     const c = await textableContact('tess@example.org');
-    const sent = await a.owner.messages.send.mutate({ contactId: c.id, body: 'Your quote: https://www.example.com/quote?id=7 (or https://other.test/x)' });
+    const sent = await a.owner.messages.send.mutate({
+      contactId: c.id,
+      body: 'Your quote: https://www.example.com/quote?id=7 (or https://other.test/x)',
+    });
     const match = /^Your quote: https:\/\/crm\.example\/api\/t\/l\/([\w-]{22}) \(or https:\/\/other\.test\/x\)$/.exec(sent.body);
     expect(match, sent.body).not.toBeNull();
     expect(gateway.bodies.at(-1)).toBe(sent.body);
@@ -88,13 +100,21 @@ describe('tracked links in texts', () => {
     expect(res.headers.get('location')).toBe(`https://www.example.com/quote?id=7&c=${c.id}`);
     expect(res.headers.get('cache-control')).toBe('no-store');
     expect(res.headers.get('referrer-policy')).toBe('no-referrer');
-    const events = await t.sql<{ payload: any }>(`select payload from outbox_events where organization_id = ? and event = 'tracking.link_clicked'`, [a.orgId]);
+    const events = await t.sql<{ payload: any }>(
+      `select payload from outbox_events where organization_id = ? and event = 'tracking.link_clicked'`,
+      [a.orgId],
+    );
     expect(events.map((e) => e.payload)).toEqual([
       {
         event: 'tracking.link_clicked',
         timestamp: expect.any(String),
         source: 'inbound',
-        data: { email: null, message: { id: sent.id }, url: 'https://www.example.com/quote?id=7', contact: { id: c.id, firstName: 'Tess', email: 'tess@example.org' } },
+        data: {
+          email: null,
+          message: { id: sent.id },
+          url: 'https://www.example.com/quote?id=7',
+          contact: { id: c.id, firstName: 'Tess', email: 'tess@example.org' },
+        },
       },
     ]);
     expect(EVENT_CATALOGUE['tracking.link_clicked'].payload.parse(events[0]!.payload)).toEqual(events[0]!.payload);
@@ -102,7 +122,9 @@ describe('tracked links in texts', () => {
     // A link preview asking for the headers only is redirected but not counted.
     const head = await fetch(link, { method: 'HEAD', redirect: 'manual' });
     expect(head.status).toBe(302);
-    expect(await t.sql(`select 1 from outbox_events where organization_id = ? and event = 'tracking.link_clicked'`, [a.orgId])).toHaveLength(1);
+    expect(
+      await t.sql(`select 1 from outbox_events where organization_id = ? and event = 'tracking.link_clicked'`, [a.orgId]),
+    ).toHaveLength(1);
   });
 
   it('leaves texts alone without a site domain, and answers unknown or malformed tokens with 404', async () => {
@@ -117,7 +139,7 @@ describe('tracked links in texts', () => {
     }
   });
 
-  it('still leads a trashed contact\'s link to the site, without the contact and without an event', async () => {
+  it("still leads a trashed contact's link to the site, without the contact and without an event", async () => {
     await a.owner.tracking.updateSettings.mutate({ siteDomain: 'example.com' });
     const c = await textableContact('gone@example.org');
     const sent = await a.owner.messages.send.mutate({ contactId: c.id, body: 'https://example.com/offer' });
@@ -126,6 +148,8 @@ describe('tracked links in texts', () => {
     const res = await fetch(sent.body.replace(BASE, `${t.origin}/api`), { redirect: 'manual' });
     expect(res.status).toBe(302);
     expect(res.headers.get('location')).toBe('https://example.com/offer');
-    expect(await t.sql(`select 1 from outbox_events where organization_id = ? and event = 'tracking.link_clicked'`, [a.orgId])).toEqual(before);
+    expect(await t.sql(`select 1 from outbox_events where organization_id = ? and event = 'tracking.link_clicked'`, [a.orgId])).toEqual(
+      before,
+    );
   });
 });

@@ -27,7 +27,11 @@ async function logged(path: string, init: RequestInit = {}) {
   const id = res.headers.get('x-request-id')!;
   const line = () => output.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.reqId === id && l.msg === 'request');
   // The line is written once the answer has gone out, so it may follow the answer by a moment.
-  await written.until(() => line() !== undefined, () => `no request line for ${path}:\n${output.join('')}`, 5_000);
+  await written.until(
+    () => line() !== undefined,
+    () => `no request line for ${path}:\n${output.join('')}`,
+    5_000,
+  );
   return { status: res.status, line: line()! };
 }
 
@@ -36,7 +40,11 @@ describe('request logs', () => {
     const contact = await a.owner.contacts.create.mutate({ email: 'tess@example.org' });
     const token = randomBytes(16).toString('base64url');
     await t.sql(`insert into tracked_links (id, organization_id, contact_id, token, url) values (?, ?, ?, ?, ?)`, [
-      randomUUID(), a.orgId, contact.id, token, 'https://www.example.com/quote',
+      randomUUID(),
+      a.orgId,
+      contact.id,
+      token,
+      'https://www.example.com/quote',
     ]);
     const unknown = randomBytes(16).toString('base64url');
 

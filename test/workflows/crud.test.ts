@@ -69,10 +69,16 @@ describe('workflows in the application', () => {
     const org = await newTestOrg(t);
     const wf = await org.admin.workflows.create.mutate(TAG_AND_TASK);
     const before = await footprint(t, org.orgId);
-    expect((await rest(t, 'POST', '/workflows', org.memberKey, TAG_AND_TASK))).toMatchObject({ status: 403, body: { code: 'forbidden_role' } });
-    expect(await refusal(org.member.workflows.update.mutate({ id: wf.id, enabled: false }))).toMatchObject({ status: 403, code: 'forbidden_role' });
+    expect(await rest(t, 'POST', '/workflows', org.memberKey, TAG_AND_TASK)).toMatchObject({
+      status: 403,
+      body: { code: 'forbidden_role' },
+    });
+    expect(await refusal(org.member.workflows.update.mutate({ id: wf.id, enabled: false }))).toMatchObject({
+      status: 403,
+      code: 'forbidden_role',
+    });
     expect(await refusal(org.member.workflows.rotateToken.mutate({ id: wf.id }))).toMatchObject({ status: 403, code: 'forbidden_role' });
-    expect((await rest(t, 'DELETE', `/workflows/${wf.id}`, org.memberKey))).toMatchObject({ status: 403, body: { code: 'forbidden_role' } });
+    expect(await rest(t, 'DELETE', `/workflows/${wf.id}`, org.memberKey)).toMatchObject({ status: 403, body: { code: 'forbidden_role' } });
     expect(await footprint(t, org.orgId)).toEqual(before);
     expect((await org.member.workflows.get.query({ id: wf.id })).name).toBe('Webinar sign-ups');
     expect((await org.member.workflows.list.query({ limit: 10 })).items).toHaveLength(1);
@@ -86,16 +92,29 @@ describe('workflows in the application', () => {
     expect(page.items.map((w) => w.name)).toEqual(['Second']);
     expect((await org.member.workflows.list.query({ limit: 1, cursor: page.nextCursor! })).items.map((w) => w.name)).toEqual(['First']);
 
-    const patched = await rest(t, 'PATCH', `/workflows/${second.id}`, org.ownerKey, { enabled: true, steps: [{ action: 'create_task', input: { title: 'Only this' } }] });
+    const patched = await rest(t, 'PATCH', `/workflows/${second.id}`, org.ownerKey, {
+      enabled: true,
+      steps: [{ action: 'create_task', input: { title: 'Only this' } }],
+    });
     expect(patched.status).toBe(200);
-    expect(patched.body).toMatchObject({ name: 'Second', enabled: true, steps: [{ action: 'create_task', input: { title: 'Only this' } }] });
+    expect(patched.body).toMatchObject({
+      name: 'Second',
+      enabled: true,
+      steps: [{ action: 'create_task', input: { title: 'Only this' } }],
+    });
     expect(patched.body.intakeUrl).toBeUndefined();
 
     expect(await refusal(a.owner.workflows.get.query({ id: first.id }))).toMatchObject({ status: 404, code: 'not_found' });
-    expect(await refusal(a.owner.workflows.update.mutate({ id: first.id, name: 'Mine' }))).toMatchObject({ status: 404, code: 'not_found' });
+    expect(await refusal(a.owner.workflows.update.mutate({ id: first.id, name: 'Mine' }))).toMatchObject({
+      status: 404,
+      code: 'not_found',
+    });
     expect(await refusal(a.owner.workflows.delete.mutate({ id: first.id }))).toMatchObject({ status: 404, code: 'not_found' });
 
-    const del = await fetch(`${t.origin}/api/workflows/${first.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${org.ownerKey}` } });
+    const del = await fetch(`${t.origin}/api/workflows/${first.id}`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${org.ownerKey}` },
+    });
     expect(del.status).toBe(204);
     expect(await refusal(org.owner.workflows.delete.mutate({ id: first.id }))).toMatchObject({ status: 404, code: 'not_found' });
     expect(await postIntake(t, first.intakeUrl, { email: 'gone@example.com' })).toMatchObject({ status: 404, body: { code: 'not_found' } });
@@ -133,11 +152,17 @@ describe('workflows in the application', () => {
       { name: 'Proto', steps: [{ action: 'create_task', input: JSON.parse('{"title":"x","__proto__":{"a":1}}') }] },
       { name: 'Too many', steps: Array(21).fill(TAG_AND_TASK.steps[1]) },
     ]) {
-      expect(await rest(t, 'POST', '/workflows', a.ownerKey, bad), JSON.stringify(bad).slice(0, 80)).toMatchObject({ status: 400, body: { code: 'validation_failed' } });
+      expect(await rest(t, 'POST', '/workflows', a.ownerKey, bad), JSON.stringify(bad).slice(0, 80)).toMatchObject({
+        status: 400,
+        body: { code: 'validation_failed' },
+      });
     }
     const [id] = (await a.owner.workflows.list.query({ limit: 1 })).items.map((w) => w.id);
-    expect(await rest(t, 'PATCH', `/workflows/${id}`, a.ownerKey, { steps: [{ action: 'add_tag', input: { contactId: '3f2c6a0e-8b1d-4c47-9d2a-5e7f1b3c9a10', tags: ['x'] } }] }))
-      .toMatchObject({ status: 400, body: { code: 'validation_failed', issues: [{ path: 'steps.0.input.contactId' }] } });
+    expect(
+      await rest(t, 'PATCH', `/workflows/${id}`, a.ownerKey, {
+        steps: [{ action: 'add_tag', input: { contactId: '3f2c6a0e-8b1d-4c47-9d2a-5e7f1b3c9a10', tags: ['x'] } }],
+      }),
+    ).toMatchObject({ status: 400, body: { code: 'validation_failed', issues: [{ path: 'steps.0.input.contactId' }] } });
     expect(await footprint(t, a.orgId)).toEqual(before);
   });
 

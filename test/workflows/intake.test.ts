@@ -17,7 +17,9 @@ beforeAll(async () => {
   // Test apps run no workers of their own: this file's runs are taken by the real worker, as in ROLE=all or worker.
   await t.runtime.boss.work([workflowRunJob(t.runtime.deps)]);
   a = await newTestOrg(t);
-  [{ id: pipelineId }] = (await t.sql<{ id: string }>(`select id from pipelines where organization_id = ? and is_default`, [a.orgId])) as [{ id: string }];
+  [{ id: pipelineId }] = (await t.sql<{ id: string }>(`select id from pipelines where organization_id = ? and is_default`, [a.orgId])) as [
+    { id: string },
+  ];
 });
 afterAll(async () => t?.close());
 
@@ -46,7 +48,12 @@ describe('the intake', () => {
     const contactId = res.body.contactId as string;
 
     const run = await finishedRun(t, res.body.runId);
-    expect(run).toMatchObject({ status: 'completed_with_errors', contact_id: contactId, workflow_id: wf.id, finished_at: expect.any(String) });
+    expect(run).toMatchObject({
+      status: 'completed_with_errors',
+      contact_id: contactId,
+      workflow_id: wf.id,
+      finished_at: expect.any(String),
+    });
     expect(run.payload).toEqual({ email: 'ada@example.com', webinar: 'Pipelines 101', answers: { size: 12 } });
     expect(run.steps.map((s) => [s.action, s.outcome?.status])).toEqual([
       ['add_tag', 'ok'],
@@ -57,8 +64,16 @@ describe('the intake', () => {
     ]);
     expect(run.steps[4]!.outcome).toMatchObject({ code: 'sms_consent_required', message: expect.stringMatching(/consent/i) });
 
-    const [contact] = await t.sql<Record<string, any>>(`select email, source, tags, first_name, phone from contacts where id = ?`, [contactId]);
-    expect(contact).toEqual({ email: 'ada@example.com', source: 'automation', tags: ['webinar', 'vip'], first_name: 'Ada', phone: '+1 415 555 0123' });
+    const [contact] = await t.sql<Record<string, any>>(`select email, source, tags, first_name, phone from contacts where id = ?`, [
+      contactId,
+    ]);
+    expect(contact).toEqual({
+      email: 'ada@example.com',
+      source: 'automation',
+      tags: ['webinar', 'vip'],
+      first_name: 'Ada',
+      phone: '+1 415 555 0123',
+    });
     const [task] = await t.sql(`select id, title, contact_id from tasks where organization_id = ?`, [a.orgId]);
     expect(task).toEqual({ id: run.steps[1]!.outcome!.recordId, title: 'Call after the webinar', contact_id: contactId });
     const [deal] = await t.sql(`select id, pipeline_id, contact_id from deals where organization_id = ?`, [a.orgId]);
@@ -67,9 +82,15 @@ describe('the intake', () => {
 
     // Every change the intake and the steps made says it came from automation.
     const events = await eventsOf(t, a.orgId);
-    expect(events[0]).toMatchObject({ event: 'contact.created', source: 'automation', data: { contact: { id: contactId, source: 'automation' } } });
+    expect(events[0]).toMatchObject({
+      event: 'contact.created',
+      source: 'automation',
+      data: { contact: { id: contactId, source: 'automation' } },
+    });
     expect(events.filter((e) => e.event === 'contact.tag_added').map((e) => e.data.tag)).toEqual(['webinar', 'vip']);
-    expect(new Set(events.map((e) => e.event))).toEqual(new Set(['contact.created', 'contact.updated', 'contact.score_changed', 'contact.tag_added', 'task.created', 'deal.created']));
+    expect(new Set(events.map((e) => e.event))).toEqual(
+      new Set(['contact.created', 'contact.updated', 'contact.score_changed', 'contact.tag_added', 'task.created', 'deal.created']),
+    );
     expect(events.every((e) => e.source === 'automation')).toBe(true);
 
     // The contact's timeline lists the run.
@@ -98,8 +119,13 @@ describe('the intake', () => {
 
   it('a contactId runs the steps on that contact; with consent every step succeeds and the text is sent (message.sent, automation)', async () => {
     const org = await newTestOrg(t);
-    const [{ id: pipeline }] = (await t.sql<{ id: string }>(`select id from pipelines where organization_id = ? and is_default`, [org.orgId])) as [{ id: string }];
-    const wf = await org.admin.workflows.create.mutate({ ...EVERY_ACTION(), steps: EVERY_ACTION().steps.map((s) => (s.action === 'create_deal' ? { ...s, input: { pipelineId: pipeline } } : s)) });
+    const [{ id: pipeline }] = (await t.sql<{ id: string }>(`select id from pipelines where organization_id = ? and is_default`, [
+      org.orgId,
+    ])) as [{ id: string }];
+    const wf = await org.admin.workflows.create.mutate({
+      ...EVERY_ACTION(),
+      steps: EVERY_ACTION().steps.map((s) => (s.action === 'create_deal' ? { ...s, input: { pipelineId: pipeline } } : s)),
+    });
     const contactId = await contactWithConsent(org, 'grace@example.com');
     const before = (await eventsOf(t, org.orgId)).length;
 
@@ -113,7 +139,9 @@ describe('the intake', () => {
     const [message] = await t.sql(`select id, body, status from messages where contact_id = ?`, [contactId]);
     expect(message).toEqual({ id: run.steps[4]!.outcome!.recordId, body: 'Thanks for signing up!', status: 'sent' });
     const events = (await eventsOf(t, org.orgId)).slice(before);
-    expect(events.map((e) => e.event)).toEqual(expect.arrayContaining(['contact.tag_added', 'task.created', 'deal.created', 'contact.updated', 'message.sent']));
+    expect(events.map((e) => e.event)).toEqual(
+      expect.arrayContaining(['contact.tag_added', 'task.created', 'deal.created', 'contact.updated', 'message.sent']),
+    );
     expect(events.every((e) => e.source === 'automation')).toBe(true);
   });
 
@@ -130,30 +158,63 @@ describe('the intake', () => {
   it('refuses a body with neither email nor contactId (400 missing_identity), unknown and disabled URLs (404), bad bodies (400, 413), saving nothing', async () => {
     const org = await newTestOrg(t);
     const wf = await org.owner.workflows.create.mutate({ name: 'Task', steps: [{ action: 'create_task', input: { title: 'Follow up' } }] });
-    const off = await org.owner.workflows.create.mutate({ name: 'Off', enabled: false, steps: [{ action: 'create_task', input: { title: 'x' } }] });
+    const off = await org.owner.workflows.create.mutate({
+      name: 'Off',
+      enabled: false,
+      steps: [{ action: 'create_task', input: { title: 'x' } }],
+    });
     const before = await footprint(t, org.orgId);
     const neither = await postIntake(t, wf.intakeUrl, { firstName: 'Ada', email: '', contactId: null });
-    expect(neither).toMatchObject({ status: 400, body: { code: 'missing_identity', error: 'The body needs an email or a contactId: the contact this workflow run is for' } });
+    expect(neither).toMatchObject({
+      status: 400,
+      body: { code: 'missing_identity', error: 'The body needs an email or a contactId: the contact this workflow run is for' },
+    });
     expect(await postIntake(t, wf.intakeUrl, {})).toMatchObject({ status: 400, body: { code: 'missing_identity' } });
 
     const unknown = `${BASE_URL}/workflows/hooks/wfh_${'A'.repeat(43)}`;
     for (const url of [unknown, `${BASE_URL}/workflows/hooks/not-a-token`, off.intakeUrl]) {
-      expect(await postIntake(t, url, { email: 'ada@example.com' }), url).toMatchObject({ status: 404, body: { code: 'not_found', error: 'No enabled workflow has this intake URL' } });
-    }
-    expect(await postIntake(t, wf.intakeUrl, '{"email": "ada@')).toMatchObject({ status: 400, body: { code: 'malformed_json' } });
-    expect(await postIntake(t, wf.intakeUrl, { email: 'not-an-email' })).toMatchObject({ status: 400, body: { code: 'validation_failed', issues: [{ path: 'email' }] } });
-    expect(await postIntake(t, wf.intakeUrl, { contactId: 'blue' })).toMatchObject({ status: 400, body: { code: 'validation_failed', issues: [{ path: 'contactId' }] } });
-    expect(await postIntake(t, wf.intakeUrl, { contactId: '3f2c6a0e-8b1d-4c47-9d2a-5e7f1b3c9a10' })).toMatchObject({ status: 404, body: { code: 'not_found' } });
-    expect(await postIntake(t, wf.intakeUrl, JSON.parse('{"email":"ada@example.com","extra":{"__proto__":{"x":1}}}')))
-      .toMatchObject({ status: 400, body: { code: 'validation_failed', issues: [{ path: 'extra.__proto__' }] } });
-    // Not an object: said so, rather than read as a body without an email (missing_identity).
-    for (const [body, kind] of [['["ada@example.com"]', 'an array'], ['"ada@example.com"', 'a string'], ['42', 'a number'], ['null', 'null']]) {
-      expect(await postIntake(t, wf.intakeUrl, body!)).toMatchObject({
-        status: 400,
-        body: { code: 'validation_failed', error: `Validation failed: the body must be a JSON object, not ${kind}`, issues: [{ path: '', message: `must be a JSON object, not ${kind}` }] },
+      expect(await postIntake(t, url, { email: 'ada@example.com' }), url).toMatchObject({
+        status: 404,
+        body: { code: 'not_found', error: 'No enabled workflow has this intake URL' },
       });
     }
-    expect(await postIntake(t, wf.intakeUrl, { email: 'ada@example.com', blob: 'x'.repeat(1_100_000) })).toMatchObject({ status: 413, body: { code: 'payload_too_large' } });
+    expect(await postIntake(t, wf.intakeUrl, '{"email": "ada@')).toMatchObject({ status: 400, body: { code: 'malformed_json' } });
+    expect(await postIntake(t, wf.intakeUrl, { email: 'not-an-email' })).toMatchObject({
+      status: 400,
+      body: { code: 'validation_failed', issues: [{ path: 'email' }] },
+    });
+    expect(await postIntake(t, wf.intakeUrl, { contactId: 'blue' })).toMatchObject({
+      status: 400,
+      body: { code: 'validation_failed', issues: [{ path: 'contactId' }] },
+    });
+    expect(await postIntake(t, wf.intakeUrl, { contactId: '3f2c6a0e-8b1d-4c47-9d2a-5e7f1b3c9a10' })).toMatchObject({
+      status: 404,
+      body: { code: 'not_found' },
+    });
+    expect(await postIntake(t, wf.intakeUrl, JSON.parse('{"email":"ada@example.com","extra":{"__proto__":{"x":1}}}'))).toMatchObject({
+      status: 400,
+      body: { code: 'validation_failed', issues: [{ path: 'extra.__proto__' }] },
+    });
+    // Not an object: said so, rather than read as a body without an email (missing_identity).
+    for (const [body, kind] of [
+      ['["ada@example.com"]', 'an array'],
+      ['"ada@example.com"', 'a string'],
+      ['42', 'a number'],
+      ['null', 'null'],
+    ]) {
+      expect(await postIntake(t, wf.intakeUrl, body!)).toMatchObject({
+        status: 400,
+        body: {
+          code: 'validation_failed',
+          error: `Validation failed: the body must be a JSON object, not ${kind}`,
+          issues: [{ path: '', message: `must be a JSON object, not ${kind}` }],
+        },
+      });
+    }
+    expect(await postIntake(t, wf.intakeUrl, { email: 'ada@example.com', blob: 'x'.repeat(1_100_000) })).toMatchObject({
+      status: 413,
+      body: { code: 'payload_too_large' },
+    });
     expect(await footprint(t, org.orgId)).toEqual(before);
   });
 
@@ -195,14 +256,22 @@ describe('the intake', () => {
     expect(run.steps).toMatchObject([{ action: 'add_tag', input: { tags: ['first'] }, outcome: { status: 'ok' } }]);
     await org.owner.workflows.delete.mutate({ id: wf.id });
     const timeline = await org.owner.contacts.timeline.query({ id: res.body.contactId, limit: 50 });
-    expect(timeline.items.find((i) => i.kind === 'workflow_run')).toMatchObject({ workflowId: null, workflowName: 'Short-lived', status: 'completed' });
+    expect(timeline.items.find((i) => i.kind === 'workflow_run')).toMatchObject({
+      workflowId: null,
+      workflowName: 'Short-lived',
+      status: 'completed',
+    });
   });
 
   it('a retried job goes on from the first step without an outcome, never running a recorded step again', async () => {
     const org = await newTestOrg(t);
     const contactId = await contactWithConsent(org, 'grace@example.com');
     const steps = [
-      { action: 'add_tag', input: { tags: ['done-before'] }, outcome: { status: 'ok', recordId: contactId, at: '2026-11-22T10:00:00.000Z' } },
+      {
+        action: 'add_tag',
+        input: { tags: ['done-before'] },
+        outcome: { status: 'ok', recordId: contactId, at: '2026-11-22T10:00:00.000Z' },
+      },
       { action: 'create_task', input: { title: 'Still to do' }, outcome: null },
     ];
     // As a job that died after its first step left it.

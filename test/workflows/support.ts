@@ -19,7 +19,11 @@ export interface StoredRun {
   status: string;
   contact_id: string;
   workflow_id: string | null;
-  steps: { action: string; input: Record<string, unknown>; outcome: null | { status: string; code?: string; message?: string; recordId?: string } }[];
+  steps: {
+    action: string;
+    input: Record<string, unknown>;
+    outcome: null | { status: string; code?: string; message?: string; recordId?: string };
+  }[];
   payload: Record<string, unknown>;
   finished_at: string | null;
 }
@@ -31,7 +35,10 @@ export interface StoredRun {
 export async function finishedRun(t: TestApp, runId: string, timeoutMs = 15_000): Promise<StoredRun> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const [run] = await t.sql<StoredRun>(`select id, status, contact_id, workflow_id, steps, payload, finished_at from workflow_runs where id = ?`, [runId]);
+    const [run] = await t.sql<StoredRun>(
+      `select id, status, contact_id, workflow_id, steps, payload, finished_at from workflow_runs where id = ?`,
+      [runId],
+    );
     if (!run) throw new Error(`run ${runId} does not exist`);
     if (run.status === 'completed' || run.status === 'completed_with_errors') return run;
     if (Date.now() > deadline) throw new Error(`run ${runId} is still ${run.status} after ${timeoutMs} ms`);

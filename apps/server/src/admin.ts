@@ -82,7 +82,8 @@ function parseCommand(argv: readonly string[]): Command {
   const required = (key: Option): string => values[key] as string;
   const oneOf = <T extends string>(key: Option, choices: readonly T[], fallback?: T): T => {
     const v = values[key] ?? fallback;
-    if (!(choices as readonly unknown[]).includes(v)) throw new UsageError(`--${key} must be one of ${choices.join(', ')}, not '${String(v)}'`);
+    if (!(choices as readonly unknown[]).includes(v))
+      throw new UsageError(`--${key} must be one of ${choices.join(', ')}, not '${String(v)}'`);
     return v as T;
   };
   const uuid = (key: 'org' | 'user'): string => {
@@ -99,12 +100,20 @@ function parseCommand(argv: readonly string[]): Command {
     if (password.length < MIN_PASSWORD_LENGTH) throw new UsageError(`--password must have at least ${MIN_PASSWORD_LENGTH} characters`);
     return { kind: 'bootstrap', name: required('org').trim(), email, password, plan: oneOf('plan', PLANS, 'starter') };
   }
-  const permissions = typeof values.permissions === 'string' ? values.permissions.split(',').map((s) => s.trim()).filter(Boolean) : [];
+  const permissions =
+    typeof values.permissions === 'string'
+      ? values.permissions
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)
+      : [];
   const type = oneOf('type', API_KEY_TYPES);
   // Bad arguments like any other (exit 2), judged before the database is opened, with the list to choose from.
   const unknown = permissions.filter((p) => !(PUBLIC_PERMISSIONS as readonly string[]).includes(p));
-  if (unknown.length) throw new UsageError(`--permissions: unknown ${unknown.map((p) => `'${p}'`).join(', ')}; valid: ${PUBLIC_PERMISSIONS.join(', ')}`);
-  if (type === 'internal' && permissions.length) throw new UsageError("--permissions applies to public keys only: an internal key carries its user's reach");
+  if (unknown.length)
+    throw new UsageError(`--permissions: unknown ${unknown.map((p) => `'${p}'`).join(', ')}; valid: ${PUBLIC_PERMISSIONS.join(', ')}`);
+  if (type === 'internal' && permissions.length)
+    throw new UsageError("--permissions applies to public keys only: an internal key carries its user's reach");
   return {
     kind: 'create-key',
     orgId: uuid('org'),

@@ -51,7 +51,12 @@ export async function buildApp(deps: Deps, opts: { logger?: boolean; logStream?:
   });
   app.addHook('onResponse', async (req, reply) => {
     req.log.info(
-      { method: req.method, path: arrivedAs.get(req) ?? loggablePath(req.originalUrl), status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
+      {
+        method: req.method,
+        path: arrivedAs.get(req) ?? loggablePath(req.originalUrl),
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime),
+      },
       'request',
     );
   });

@@ -36,7 +36,11 @@ export async function compose(
   opts: { migrate?: boolean; clock?: Clock; random?: Random; resolver?: Resolver; onDatabaseLost?: (err: Error) => void } = {},
 ): Promise<Runtime> {
   setPasswordHashCost(config.PASSWORD_HASH_COST);
-  setPasswordHashSlots({ concurrency: config.PASSWORD_HASH_CONCURRENCY, queue: config.PASSWORD_HASH_QUEUE, maxWaitMs: config.PASSWORD_HASH_MAX_WAIT_MS });
+  setPasswordHashSlots({
+    concurrency: config.PASSWORD_HASH_CONCURRENCY,
+    queue: config.PASSWORD_HASH_QUEUE,
+    maxWaitMs: config.PASSWORD_HASH_MAX_WAIT_MS,
+  });
   const database = await openDatabase({
     databaseUrl: config.DATABASE_URL,
     dataDir: config.DATA_DIR,
@@ -84,7 +88,13 @@ export async function compose(
     const keyChanges =
       config.ROLE === 'worker'
         ? null
-        : await watchKeyChanges({ url: database.url, guard: keyGuardOf(deps), log, retryMs: config.KEY_CHANGES_RETRY_MS, clock: deps.clock });
+        : await watchKeyChanges({
+            url: database.url,
+            guard: keyGuardOf(deps),
+            log,
+            retryMs: config.KEY_CHANGES_RETRY_MS,
+            clock: deps.clock,
+          });
     return {
       deps,
       jobDeps,

@@ -16,5 +16,13 @@ import {
  * queued before the setting was removed then settle with no adjustment instead of waiting forever.
  */
 export function jobDefinitions(deps: Deps): JobDefinition[] {
-  return [adjustScoreJob(deps), cleanupJob(deps), purgeContactsJob(deps), sendMailJob(deps), passwordResetJob(deps), deliverJob(deps), workflowRunJob(deps)];
+  return [
+    adjustScoreJob(deps),
+    cleanupJob(deps),
+    purgeContactsJob(deps),
+    sendMailJob(deps),
+    passwordResetJob(deps),
+    deliverJob(deps),
+    workflowRunJob(deps),
+  ];
 }

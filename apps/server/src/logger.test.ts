@@ -7,7 +7,9 @@ describe('loggablePath', () => {
     expect(loggablePath(`/api/workflows/hooks/${token}`)).toBe('/api/workflows/hooks/[redacted]');
     expect(loggablePath(`/api/workflows/hooks/${token}?x=1`)).toBe('/api/workflows/hooks/[redacted]');
     expect(loggablePath('/api/contacts/search?email=ada@example.com')).toBe('/api/contacts/search');
-    expect(loggablePath('/api/workflows/3f2c6a0e-8b1d-4c47-9d2a-5e7f1b3c9a10/runs')).toBe('/api/workflows/3f2c6a0e-8b1d-4c47-9d2a-5e7f1b3c9a10/runs');
+    expect(loggablePath('/api/workflows/3f2c6a0e-8b1d-4c47-9d2a-5e7f1b3c9a10/runs')).toBe(
+      '/api/workflows/3f2c6a0e-8b1d-4c47-9d2a-5e7f1b3c9a10/runs',
+    );
   });
 
   it("masks a tracked link's token, the link a text's recipient follows (test/tracking/logs.test.ts reads a real server's lines)", () => {

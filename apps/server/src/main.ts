@@ -40,7 +40,13 @@ async function main() {
   }
   if (app) await app.listen({ port: config.PORT, host: config.HOST });
   log.info(
-    { role: config.ROLE, port: serveHttp ? config.PORT : undefined, baseUrl: config.BASE_URL, ms: Date.now() - started, embeddedDatabase: !config.DATABASE_URL },
+    {
+      role: config.ROLE,
+      port: serveHttp ? config.PORT : undefined,
+      baseUrl: config.BASE_URL,
+      ms: Date.now() - started,
+      embeddedDatabase: !config.DATABASE_URL,
+    },
     'leadwire ready',
   );
 

@@ -69,12 +69,14 @@ describe('loadConfig defaults', () => {
   });
 
   it('refuses a webhook pump interval outside 10-60000 ms', () => {
-    for (const v of ['0', '9', '60001', 'soon']) expect(() => loadConfig({ WEBHOOK_PUMP_INTERVAL_MS: v })).toThrow(/WEBHOOK_PUMP_INTERVAL_MS/);
+    for (const v of ['0', '9', '60001', 'soon'])
+      expect(() => loadConfig({ WEBHOOK_PUMP_INTERVAL_MS: v })).toThrow(/WEBHOOK_PUMP_INTERVAL_MS/);
     expect(loadConfig({ WEBHOOK_PUMP_INTERVAL_MS: '10' }).WEBHOOK_PUMP_INTERVAL_MS).toBe(10);
   });
 
   it('refuses a listen heartbeat outside 10-300000 ms', () => {
-    for (const v of ['9', '300001', 'often']) expect(() => loadConfig({ WEBHOOK_LISTEN_HEARTBEAT_MS: v })).toThrow(/WEBHOOK_LISTEN_HEARTBEAT_MS/);
+    for (const v of ['9', '300001', 'often'])
+      expect(() => loadConfig({ WEBHOOK_LISTEN_HEARTBEAT_MS: v })).toThrow(/WEBHOOK_LISTEN_HEARTBEAT_MS/);
     expect(loadConfig({ WEBHOOK_LISTEN_HEARTBEAT_MS: '10' }).WEBHOOK_LISTEN_HEARTBEAT_MS).toBe(10);
   });
 
@@ -91,7 +93,9 @@ describe('loadConfig defaults', () => {
   });
 
   it('takes CAPTCHA verify addresses as URLs only', () => {
-    expect(loadConfig({ CAPTCHA_HCAPTCHA_VERIFY_URL: 'http://127.0.0.1:9/verify' }).CAPTCHA_HCAPTCHA_VERIFY_URL).toBe('http://127.0.0.1:9/verify');
+    expect(loadConfig({ CAPTCHA_HCAPTCHA_VERIFY_URL: 'http://127.0.0.1:9/verify' }).CAPTCHA_HCAPTCHA_VERIFY_URL).toBe(
+      'http://127.0.0.1:9/verify',
+    );
     expect(() => loadConfig({ CAPTCHA_TURNSTILE_VERIFY_URL: 'not a url', CAPTCHA_VERIFY_TIMEOUT_MS: '5' })).toThrow(
       /CAPTCHA_TURNSTILE_VERIFY_URL[\s\S]*CAPTCHA_VERIFY_TIMEOUT_MS/,
     );
@@ -181,7 +185,17 @@ describe('bad values', () => {
     });
     const vars = problems.map((p) => p.split(':')[0]);
     expect(vars.sort()).toEqual(
-      ['PORT', 'ROLE', 'LOG_LEVEL', 'DATABASE_URL', 'BASE_URL', 'APP_URL', 'DB_POOL_MAX', 'SHUTDOWN_TIMEOUT_MS', 'SCORE_ADJUSTER_URL'].sort(),
+      [
+        'PORT',
+        'ROLE',
+        'LOG_LEVEL',
+        'DATABASE_URL',
+        'BASE_URL',
+        'APP_URL',
+        'DB_POOL_MAX',
+        'SHUTDOWN_TIMEOUT_MS',
+        'SCORE_ADJUSTER_URL',
+      ].sort(),
     );
     for (const p of problems) expect(p).toMatch(/^[A-Z_]+: .+/);
   });
@@ -202,7 +216,8 @@ describe('bad values', () => {
   it('refuses out-of-range and non-integer numbers', () => {
     for (const PORT of ['-1', '65536', '80.5', '1e10']) expect(problemsOf({ PORT }).map((p) => p.split(':')[0])).toEqual(['PORT']);
     for (const DB_POOL_MAX of ['1', '201', 'x']) expect(problemsOf({ DB_POOL_MAX }).map((p) => p.split(':')[0])).toEqual(['DB_POOL_MAX']);
-    for (const PASSWORD_HASH_COST of ['11', '21', '16.5']) expect(problemsOf({ PASSWORD_HASH_COST }).map((p) => p.split(':')[0])).toEqual(['PASSWORD_HASH_COST']);
+    for (const PASSWORD_HASH_COST of ['11', '21', '16.5'])
+      expect(problemsOf({ PASSWORD_HASH_COST }).map((p) => p.split(':')[0])).toEqual(['PASSWORD_HASH_COST']);
   });
 
   it('refuses as many hashing slots as libuv has threads: new database connections need one', () => {
@@ -212,24 +227,34 @@ describe('bad values', () => {
   });
 
   it('refuses a headers time-out longer than the whole request time-out', () => {
-    expect(problemsOf({ HTTP_HEADERS_TIMEOUT_MS: '5000', HTTP_REQUEST_TIMEOUT_MS: '4000' }).map((p) => p.split(':')[0])).toEqual(['HTTP_HEADERS_TIMEOUT_MS']);
+    expect(problemsOf({ HTTP_HEADERS_TIMEOUT_MS: '5000', HTTP_REQUEST_TIMEOUT_MS: '4000' }).map((p) => p.split(':')[0])).toEqual([
+      'HTTP_HEADERS_TIMEOUT_MS',
+    ]);
     expect(loadConfig({ WEBHOOKS_UNSAFE_ALLOW_LOOPBACK: 'true' }).WEBHOOKS_UNSAFE_ALLOW_LOOPBACK).toBe(true);
     expect(problemsOf({ WEBHOOKS_UNSAFE_ALLOW_LOOPBACK: 'yes' }).map((p) => p.split(':')[0])).toEqual(['WEBHOOKS_UNSAFE_ALLOW_LOOPBACK']);
     expect(problemsOf({ HTTP_MAX_CONNECTIONS: '0' }).map((p) => p.split(':')[0])).toEqual(['HTTP_MAX_CONNECTIONS']);
   });
 
   it('refuses a client-side query time-out shorter than the server statement time-out', () => {
-    expect(problemsOf({ DB_STATEMENT_TIMEOUT_MS: '5000', DB_QUERY_TIMEOUT_MS: '4000' }).map((p) => p.split(':')[0])).toEqual(['DB_QUERY_TIMEOUT_MS']);
+    expect(problemsOf({ DB_STATEMENT_TIMEOUT_MS: '5000', DB_QUERY_TIMEOUT_MS: '4000' }).map((p) => p.split(':')[0])).toEqual([
+      'DB_QUERY_TIMEOUT_MS',
+    ]);
     expect(problemsOf({ DB_ACQUIRE_TIMEOUT_MS: '0' }).map((p) => p.split(':')[0])).toEqual(['DB_ACQUIRE_TIMEOUT_MS']);
   });
 
   it('relates the connection guard to the limits it works under', () => {
     // Derived defaults follow the settings they depend on, so a small test configuration stays valid.
-    expect(loadConfig({ HTTP_MAX_CONNECTIONS: '2', HTTP_HEADERS_TIMEOUT_MS: '400' })).toMatchObject({ HTTP_MAX_CONNECTIONS_PER_ADDRESS: 2, HTTP_SHED_MIN_AGE_MS: 200 });
+    expect(loadConfig({ HTTP_MAX_CONNECTIONS: '2', HTTP_HEADERS_TIMEOUT_MS: '400' })).toMatchObject({
+      HTTP_MAX_CONNECTIONS_PER_ADDRESS: 2,
+      HTTP_SHED_MIN_AGE_MS: 200,
+    });
     // Set explicitly, they must make sense: a silent connection is cut at the headers time-out, before it could be shed.
     expect(problemsOf({ HTTP_SHED_MIN_AGE_MS: '10000' }).map((p) => p.split(':')[0])).toEqual(['HTTP_SHED_MIN_AGE_MS']);
-    expect(problemsOf({ HTTP_MAX_CONNECTIONS: '50', HTTP_MAX_CONNECTIONS_PER_ADDRESS: '51' }).map((p) => p.split(':')[0])).toEqual(['HTTP_MAX_CONNECTIONS_PER_ADDRESS']);
-    for (const HTTP_SHED_AT_PERCENT of ['0', '101', '50.5']) expect(problemsOf({ HTTP_SHED_AT_PERCENT }).map((p) => p.split(':')[0])).toEqual(['HTTP_SHED_AT_PERCENT']);
+    expect(problemsOf({ HTTP_MAX_CONNECTIONS: '50', HTTP_MAX_CONNECTIONS_PER_ADDRESS: '51' }).map((p) => p.split(':')[0])).toEqual([
+      'HTTP_MAX_CONNECTIONS_PER_ADDRESS',
+    ]);
+    for (const HTTP_SHED_AT_PERCENT of ['0', '101', '50.5'])
+      expect(problemsOf({ HTTP_SHED_AT_PERCENT }).map((p) => p.split(':')[0])).toEqual(['HTTP_SHED_AT_PERCENT']);
     expect(loadConfig({ HTTP_BODY_MIN_RATE_BYTES_PER_S: '0' }).HTTP_BODY_MIN_RATE_BYTES_PER_S).toBe(0);
   });
 

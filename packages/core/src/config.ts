@@ -12,7 +12,10 @@ export const ConfigSchema = z
     /** The origin of the hosted web application; derived from PORT when unset. */
     APP_URL: optionalUrl,
     /** An external PostgreSQL; when unset an embedded one runs with its data under DATA_DIR. */
-    DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
+    DATABASE_URL: z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
+      .optional(),
     DATA_DIR: z.string().min(1).default('./.data'),
     ROLE: z.enum(['all', 'api', 'worker']).default('all'),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -47,7 +50,16 @@ export const ConfigSchema = z
     TRUST_PROXY: z
       .string()
       .transform((v): boolean | number | string[] =>
-        v === 'true' ? true : v === 'false' ? false : /^\d+$/.test(v) ? Number(v) : v.split(',').map((s) => s.trim()).filter(Boolean),
+        v === 'true'
+          ? true
+          : v === 'false'
+            ? false
+            : /^\d+$/.test(v)
+              ? Number(v)
+              : v
+                  .split(',')
+                  .map((s) => s.trim())
+                  .filter(Boolean),
       )
       .optional(),
     SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
@@ -99,7 +111,10 @@ export const ConfigSchema = z
      * Lets webhooks reach HTTPS receivers on 127.0.0.0/8 and ::1 (local development, tests); every other private or
      * internal address stays refused. Logged loudly at start.
      */
-    WEBHOOKS_UNSAFE_ALLOW_LOOPBACK: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
+    WEBHOOKS_UNSAFE_ALLOW_LOOPBACK: z
+      .enum(['true', 'false'])
+      .default('false')
+      .transform((v) => v === 'true'),
     /** How often a worker's delivery pump looks for new events and due attempts when it found none last time. */
     WEBHOOK_PUMP_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(100),
     /**
@@ -177,12 +192,16 @@ export const ConfigSchema = z
     /** The sender of every email: `Name <address>` or a bare address. */
     MAIL_FROM: z
       .string()
-      .regex(/^(?:[^<>\r\n]*<[^<>\s@]+@[^<>\s@]+\.[^<>\s@]+>|[^<>\s@]+@[^<>\s@]+\.[^<>\s@]+)$/, 'must be an address, e.g. Leadwire <no-reply@example.com>')
+      .regex(
+        /^(?:[^<>\r\n]*<[^<>\s@]+@[^<>\s@]+\.[^<>\s@]+>|[^<>\s@]+@[^<>\s@]+\.[^<>\s@]+)$/,
+        'must be an address, e.g. Leadwire <no-reply@example.com>',
+      )
       .optional(),
   })
   .refine((c) => c.PASSWORD_HASH_CONCURRENCY < c.UV_THREADPOOL_SIZE, {
     path: ['PASSWORD_HASH_CONCURRENCY'],
-    message: 'must be below UV_THREADPOOL_SIZE: hashes on every thread starve new database connections (their SCRAM handshake runs there too)',
+    message:
+      'must be below UV_THREADPOOL_SIZE: hashes on every thread starve new database connections (their SCRAM handshake runs there too)',
   })
   .refine((c) => c.HTTP_HEADERS_TIMEOUT_MS <= c.HTTP_REQUEST_TIMEOUT_MS, {
     path: ['HTTP_HEADERS_TIMEOUT_MS'],

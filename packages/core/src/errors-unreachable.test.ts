@@ -13,7 +13,12 @@ describe('a database outage is 503 service_unavailable, wherever it sits in the 
     ['an AggregateError of refused addresses', new AggregateError([pgError('ECONNREFUSED'), pgError('ECONNREFUSED')], '')],
     ['SQLSTATE 57P03 (starting up)', pgError('57P03')],
     ['a pool connect time-out', new Error('timeout exceeded when trying to connect')],
-    ['the executor finding no connection in time', Object.assign(new Error('No database connection could be had', { cause: new Error('timeout') }), { name: 'DatabaseUnavailableError' })],
+    [
+      'the executor finding no connection in time',
+      Object.assign(new Error('No database connection could be had', { cause: new Error('timeout') }), {
+        name: 'DatabaseUnavailableError',
+      }),
+    ],
   ];
   // The connection went away (or ran out of time) while a statement ran: a read is 503, a write was attempted and
   // rolled back, which is 500 save_failed (issue 16).
@@ -28,7 +33,11 @@ describe('a database outage is 503 service_unavailable, wherever it sits in the 
 
   it.each(noConnection)('%s', (_name, cause) => {
     expect(isDatabaseFailure(cause)).toBe(true);
-    for (const wrapped of [cause, errors.saveFailed(cause), new TRPCError({ code: 'INTERNAL_SERVER_ERROR', cause: errors.saveFailed(cause) })]) {
+    for (const wrapped of [
+      cause,
+      errors.saveFailed(cause),
+      new TRPCError({ code: 'INTERNAL_SERVER_ERROR', cause: errors.saveFailed(cause) }),
+    ]) {
       expect(toPublicError(wrapped)).toEqual(unavailable);
     }
     expect(writeFailure(cause, 'contacts')).toBeUndefined();

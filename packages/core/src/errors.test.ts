@@ -102,7 +102,11 @@ describe('toPublicError: validation', () => {
 
   it('treats a response that fails its own output schema as a server fault (500), not the client\u2019s 400', () => {
     // What tRPC throws when a procedure's result does not match `.output()`: the client sent nothing wrong.
-    const output = new TRPCError({ code: 'INTERNAL_SERVER_ERROR', message: 'Output validation failed', cause: zodError(z.object({ leadScore: z.number().max(100) }), { leadScore: 150 }) });
+    const output = new TRPCError({
+      code: 'INTERNAL_SERVER_ERROR',
+      message: 'Output validation failed',
+      cause: zodError(z.object({ leadScore: z.number().max(100) }), { leadScore: 150 }),
+    });
     const pub = toPublicError(output);
     expect(pub.status).toBe(500);
     expect(pub.body).toEqual({ error: 'Internal server error', code: 'internal_error' });

@@ -36,7 +36,7 @@ export class AppError<C extends ErrorCode = ErrorCode> extends Error {
     this.name = 'AppError';
     this.status = status;
     this.code = code;
-    this.details = (details ?? {});
+    this.details = details ?? {};
   }
 }
 
@@ -66,7 +66,9 @@ export const errors = {
   saveFailed: (cause: unknown, message = 'Failed to save contact') => new AppError('save_failed', message, undefined, cause),
   /** The database is unreachable or the process is shutting down: a retry after `retry-after` seconds will do. */
   serviceUnavailable: (message?: string, retryAfterSeconds = RETRY_AFTER_UNAVAILABLE_S, cause?: unknown) =>
-    Object.assign(new AppError('service_unavailable', message, undefined, cause), { headers: { 'retry-after': String(retryAfterSeconds) } }),
+    Object.assign(new AppError('service_unavailable', message, undefined, cause), {
+      headers: { 'retry-after': String(retryAfterSeconds) },
+    }),
   // Errors of the HTTP edge, raised before a route runs: answered by the app's framework and client-error handlers.
   malformedUrl: (message?: string) => new AppError('malformed_url', message),
   badHttpRequest: () => new AppError('bad_request', 'The request is not valid HTTP'),
@@ -144,9 +146,19 @@ function someInChain(err: unknown, test: (e: Error) => boolean, depth = 0): bool
 }
 
 /** Node's network errors that mean "the database could not be reached", not "the statement was wrong". */
-const UNREACHABLE_ERRNO = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+const UNREACHABLE_ERRNO = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
 /** What node-postgres and its pool say when a connection is lost or cannot be had in time. */
-const UNREACHABLE_MESSAGE = /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|connection is closed|Connection ended unexpectedly/i;
+const UNREACHABLE_MESSAGE =
+  /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|connection is closed|Connection ended unexpectedly/i;
 
 /**
  * A failure to reach PostgreSQL rather than a fault of the request or the code: a network error, SQLSTATE class 08
@@ -157,7 +169,10 @@ const UNREACHABLE_MESSAGE = /Connection terminated|timeout exceeded when trying 
 export function isDatabaseUnreachable(err: unknown): boolean {
   return someInChain(err, (e) => {
     const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && (UNREACHABLE_ERRNO.has(code) || /^08[0-9A-Z]{3}$/.test(code) || /^57P0[123]$/.test(code) || code === '53300')) {
+    if (
+      typeof code === 'string' &&
+      (UNREACHABLE_ERRNO.has(code) || /^08[0-9A-Z]{3}$/.test(code) || /^57P0[123]$/.test(code) || code === '53300')
+    ) {
       return true;
     }
     return e.name === 'ConnectionException' || UNREACHABLE_MESSAGE.test(e.message);
@@ -174,7 +189,11 @@ const CONNECT_ERRNO = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'E
 export const isNoConnection = (err: unknown): boolean =>
   someInChain(err, (e) => {
     const code = (e as { code?: unknown }).code;
-    return e.name === 'DatabaseUnavailableError' || (typeof code === 'string' && CONNECT_ERRNO.has(code)) || /timeout exceeded when trying to connect/i.test(e.message);
+    return (
+      e.name === 'DatabaseUnavailableError' ||
+      (typeof code === 'string' && CONNECT_ERRNO.has(code)) ||
+      /timeout exceeded when trying to connect/i.test(e.message)
+    );
   });
 
 /**
@@ -193,7 +212,9 @@ export function isDatabaseFailure(err: unknown): boolean {
     isDatabaseUnreachable(err) ||
     someInChain(err, (e) => {
       const code = (e as { code?: unknown }).code;
-      return e.name === 'DatabaseTimeoutError' || e.message === 'Query read timeout' || (typeof code === 'string' && TIMEOUT_SQLSTATE.has(code));
+      return (
+        e.name === 'DatabaseTimeoutError' || e.message === 'Query read timeout' || (typeof code === 'string' && TIMEOUT_SQLSTATE.has(code))
+      );
     })
   );
 }

@@ -30,7 +30,12 @@ const EDGE = [
   'service_unavailable',
 ] as const satisfies readonly ErrorCode[];
 /** Every body can be malformed, too big, or not JSON. */
-const BODY = ['malformed_json', 'payload_too_large', 'unsupported_media_type', 'unsupported_content_encoding'] as const satisfies readonly ErrorCode[];
+const BODY = [
+  'malformed_json',
+  'payload_too_large',
+  'unsupported_media_type',
+  'unsupported_content_encoding',
+] as const satisfies readonly ErrorCode[];
 /** What the Public API key check answers (publicApiProcedure). */
 const PUBLIC_KEY = ['unauthorized', 'wrong_api_surface', 'insufficient_scope', 'rate_limited'] as const satisfies readonly ErrorCode[];
 /** What a session or Internal key check answers (internalProcedure). */
@@ -91,7 +96,8 @@ function shareContactInput(doc: oas31.OpenAPIObject, routes: RestRoute[]) {
   const byName = new Map(routes.map((r) => [r.procedure, operationOf(doc, r)]));
   const upsert = byName.get('contacts.upsert');
   const batch = byName.get('contacts.batchUpsert');
-  const media = (op: oas31.OperationObject | undefined) => (op?.requestBody as oas31.RequestBodyObject | undefined)?.content['application/json'];
+  const media = (op: oas31.OperationObject | undefined) =>
+    (op?.requestBody as oas31.RequestBodyObject | undefined)?.content['application/json'];
   const upsertMedia = media(upsert);
   const contacts = media(batch)?.schema as oas31.SchemaObject | undefined;
   if (!upsertMedia?.schema || !contacts?.properties?.contacts) return;
@@ -122,7 +128,9 @@ function finishOperation(doc: oas31.OpenAPIObject, route: RestRoute, shared: Rec
   const ctx: ExampleContext = {
     permission,
     field: props[0] ?? (op.parameters[0] as oas31.ParameterObject | undefined)?.name ?? '',
-    notFound: route.path.includes('{id}') ? 'No contact with id 3f2c6a0e-8b1d-4c47-9d2a-5e7f1b3c9a10' : 'No contact with email ada@example.com',
+    notFound: route.path.includes('{id}')
+      ? 'No contact with id 3f2c6a0e-8b1d-4c47-9d2a-5e7f1b3c9a10'
+      : 'No contact with email ada@example.com',
   };
   Object.assign(op, { 'x-error-codes': [...codes].sort() });
   op.responses = {
@@ -201,7 +209,8 @@ export function buildInternalOpenApiDocument(baseUrl: string): oas31.OpenAPIObje
         type: 'apiKey',
         in: 'header',
         name: 'X-Api-Key',
-        description: 'An Internal API key, for platforms that cannot set `Authorization` (Zapier and the like); the same checks and limits apply.',
+        description:
+          'An Internal API key, for platforms that cannot set `Authorization` (Zapier and the like); the same checks and limits apply.',
       },
     },
   });

@@ -48,7 +48,9 @@ export class BoundedClient {
     if (timeoutMs !== undefined && timeoutMs <= 0) throw new DatabaseTimeoutError('The transaction ran out of its time budget');
     try {
       // query_timeout per query is read by node-postgres but missing from its typings.
-      return await this.client.query(timeoutMs === undefined ? config : ({ ...config, query_timeout: Math.ceil(timeoutMs) } as QueryConfig));
+      return await this.client.query(
+        timeoutMs === undefined ? config : ({ ...config, query_timeout: Math.ceil(timeoutMs) } as QueryConfig),
+      );
     } catch (err) {
       if (sessionSurvives(err)) throw err;
       const failure =
@@ -91,7 +93,8 @@ export async function guardedCommit(conn: BoundedClient, budgetMs: number, timeo
   try {
     await conn.query({ text: `select 1 / (clock_timestamp() - now() < interval '${ms} milliseconds')::int as in_time; commit` }, timeoutMs);
   } catch (err) {
-    if ((err as { code?: unknown }).code === GUARD_REFUSED) throw new DatabaseTimeoutError(`The transaction ran past its ${ms} ms budget on the server; rolled back`, err);
+    if ((err as { code?: unknown }).code === GUARD_REFUSED)
+      throw new DatabaseTimeoutError(`The transaction ran past its ${ms} ms budget on the server; rolled back`, err);
     throw err;
   }
 }

@@ -116,7 +116,8 @@ export class ChannelListener extends EventEmitter<Events> {
     } catch (err) {
       onLost(err);
       if (!this.closed) {
-        if (++this.failures === 1) this.o.log.warn({ err, channel: this.o.channel, retryMs: this.o.retryMs }, 'could not listen; trying again until it works');
+        if (++this.failures === 1)
+          this.o.log.warn({ err, channel: this.o.channel, retryMs: this.o.retryMs }, 'could not listen; trying again until it works');
         this.retry();
       }
       return false;

@@ -43,7 +43,8 @@ export async function openDatabase(opts: {
   const dataDir = path.join(path.resolve(opts.dataDir), 'postgres');
   const running = await runningClusterUrl(dataDir);
   if (running) return { url: running, ownsCluster: false, stop: async () => {} };
-  const start = (port?: number) => startEmbeddedPostgres({ dataDir, ...(port ? { port } : {}), ...(opts.onLog ? { onLog: opts.onLog } : {}) });
+  const start = (port?: number) =>
+    startEmbeddedPostgres({ dataDir, ...(port ? { port } : {}), ...(opts.onLog ? { onLog: opts.onLog } : {}) });
   let current = await start();
   let stopped = false;
   let restarting: Promise<void> | undefined;

@@ -70,7 +70,11 @@ export async function openRequestDb(orm: MikroORM, opts: RequestDbOptions): Prom
   // An 'error' event without a listener would take the process down; the query in flight rejects on its own.
   pool.on('error', onError);
   pool.on('connect', (client) => client.on('error', onError));
-  return new PgDb(pool, { queryTimeoutMs: opts.queryTimeoutMs, transactionTimeoutMs: opts.transactionTimeoutMs, ...(opts.onAfterCommitError ? { onAfterCommitError: opts.onAfterCommitError } : {}) });
+  return new PgDb(pool, {
+    queryTimeoutMs: opts.queryTimeoutMs,
+    transactionTimeoutMs: opts.transactionTimeoutMs,
+    ...(opts.onAfterCommitError ? { onAfterCommitError: opts.onAfterCommitError } : {}),
+  });
 }
 
 /** Arbitrary but fixed: every Leadwire process agrees on it. */

@@ -171,7 +171,10 @@ export class PgDb implements Db {
       return result;
     } catch (err) {
       // A connection in doubt was destroyed (the server rolls back when it notices); a sound one rolls back here.
-      if (!conn.broken) await conn.query({ text: 'rollback' }, this.queryTimeoutMs).catch((e: unknown) => conn.break(e instanceof Error ? e : new Error(String(e))));
+      if (!conn.broken)
+        await conn
+          .query({ text: 'rollback' }, this.queryTimeoutMs)
+          .catch((e: unknown) => conn.break(e instanceof Error ? e : new Error(String(e))));
       throw err;
     } finally {
       conn.release();

@@ -40,7 +40,11 @@ export const wrongParameter = statement<{ orgId: number }>()((p) =>
 );
 
 export const FIND = statement<{ orgId: string; email: string }>()((p) =>
-  qb.selectFrom('contacts').select(['id', 'email', 'tags', 'score_override']).where('organization_id', '=', p.orgId).where('email', '=', p.email),
+  qb
+    .selectFrom('contacts')
+    .select(['id', 'email', 'tags', 'score_override'])
+    .where('organization_id', '=', p.orgId)
+    .where('email', '=', p.email),
 );
 
 /** A row as the statement types it, read into variables of the right and of wrong types. */

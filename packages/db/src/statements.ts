@@ -62,7 +62,12 @@ const STAR = /\b(?:select(?:\s+distinct(?:\s+on\s*\([^)]*\))?|\s+all)?|returning
 export function findStar(sql: string): string | null {
   const bare = sql.replace(/'(?:[^']|'')*'|--[^\n]*|\/\*[\s\S]*?\*\//g, (m) => ' '.repeat(m.length));
   const m = STAR.exec(bare);
-  return m ? sql.slice(Math.max(0, m.index - 20), m.index + m[0].length).replace(/\s+/g, ' ').trim() : null;
+  return m
+    ? sql
+        .slice(Math.max(0, m.index - 20), m.index + m[0].length)
+        .replace(/\s+/g, ' ')
+        .trim()
+    : null;
 }
 
 /**

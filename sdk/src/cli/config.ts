@@ -50,7 +50,8 @@ export async function readConfig(configDir: string): Promise<ConfigFile> {
     const keys: ConfigFile['keys'] = {};
     for (const kind of ['public', 'internal'] as const) {
       const saved = parsed.keys?.[kind];
-      if (saved && typeof saved.apiKey === 'string' && typeof saved.baseUrl === 'string') keys[kind] = { apiKey: saved.apiKey, baseUrl: saved.baseUrl };
+      if (saved && typeof saved.apiKey === 'string' && typeof saved.baseUrl === 'string')
+        keys[kind] = { apiKey: saved.apiKey, baseUrl: saved.baseUrl };
     }
     return { version: 1, keys };
   } catch (err) {
@@ -129,5 +130,8 @@ export async function resolveCredentials(
   if (ctx.env.LEADWIRE_API_KEY) return { apiKey: ctx.env.LEADWIRE_API_KEY, baseUrl, source: 'env' };
   if (saved) return { apiKey: saved.apiKey, baseUrl, source: 'config' };
   const name = kind === 'public' ? 'a Public API key' : 'an Internal key';
-  throw new CliError(ExitCode.auth, `no API key: this command needs ${name}; pass --api-key, set LEADWIRE_API_KEY, or run \`leadwire login\``);
+  throw new CliError(
+    ExitCode.auth,
+    `no API key: this command needs ${name}; pass --api-key, set LEADWIRE_API_KEY, or run \`leadwire login\``,
+  );
 }

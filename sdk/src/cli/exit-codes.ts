@@ -47,16 +47,27 @@ export function cliErrorOf(err: unknown, kind: KeyKind): CliError {
   if (typeof e?.status !== 'number') return new CliError(ExitCode.server, `unexpected failure: ${String(err)}`, { cause: err });
   const detail = typeof e.message === 'string' ? e.message : String(e.code);
   if (e.status === 401) {
-    return new CliError(ExitCode.auth, `the server refused the API key (401 ${String(e.code)}): it is unknown, revoked or expired; run \`leadwire login\` with a valid key`, { cause: err });
+    return new CliError(
+      ExitCode.auth,
+      `the server refused the API key (401 ${String(e.code)}): it is unknown, revoked or expired; run \`leadwire login\` with a valid key`,
+      { cause: err },
+    );
   }
   if (e.status === 403 && e.code === 'wrong_api_surface') {
     const other = kind === 'public' ? 'an Internal key' : 'a Public API key';
-    return new CliError(ExitCode.auth, `this command needs ${KEY_NAMES[kind]}, and the key given is ${other} (403 wrong_api_surface)`, { cause: err });
+    return new CliError(ExitCode.auth, `this command needs ${KEY_NAMES[kind]}, and the key given is ${other} (403 wrong_api_surface)`, {
+      cause: err,
+    });
   }
   if (e.status === 403 && e.code === 'insufficient_scope') {
-    return new CliError(ExitCode.auth, `the API key lacks the permission ${typeof e.required === 'string' ? e.required : 'needed'} (403 insufficient_scope): create a key that has it`, { cause: err });
+    return new CliError(
+      ExitCode.auth,
+      `the API key lacks the permission ${typeof e.required === 'string' ? e.required : 'needed'} (403 insufficient_scope): create a key that has it`,
+      { cause: err },
+    );
   }
-  if (e.status === 401 || e.status === 403) return new CliError(ExitCode.auth, `refused (${e.status} ${String(e.code)}): ${detail}`, { cause: err });
+  if (e.status === 401 || e.status === 403)
+    return new CliError(ExitCode.auth, `refused (${e.status} ${String(e.code)}): ${detail}`, { cause: err });
   if (e.status === 0) return new CliError(ExitCode.server, `could not reach the server (${String(e.code)}): ${detail}`, { cause: err });
   return new CliError(ExitCode.server, `the server answered ${e.status} ${String(e.code)}: ${detail}`, { cause: err });
 }

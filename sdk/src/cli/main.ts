@@ -41,7 +41,12 @@ export async function run(argv: string[], ctx: CliContext): Promise<number> {
   }
   const command = ALL.find((c) => c.name === first);
   if (!command) {
-    const hint = first.startsWith('-') ? undefined : suggest(first, ALL.map((c) => c.name));
+    const hint = first.startsWith('-')
+      ? undefined
+      : suggest(
+          first,
+          ALL.map((c) => c.name),
+        );
     say.error(`unknown ${first.startsWith('-') ? 'option' : 'command'} '${first}'${hint ? `; did you mean '${hint}'?` : ''}`);
     ctx.stderr.write('Run `leadwire --help` for the list of commands.\n');
     return ExitCode.usage;

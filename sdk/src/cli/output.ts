@@ -46,7 +46,10 @@ const PLAIN_EVERY_ROWS = 10_000;
  * A progress display for `total` rows (an estimate; 0 when unknown). On a terminal one line redrawn in place; otherwise
  * a plain line at each tenth of the total, so a CI log stays short.
  */
-export function progressBar(ctx: Pick<CliContext, 'stderr' | 'isTTY'>, opts: { label: string; total: number; now?: () => number }): Progress {
+export function progressBar(
+  ctx: Pick<CliContext, 'stderr' | 'isTTY'>,
+  opts: { label: string; total: number; now?: () => number },
+): Progress {
   const now = opts.now ?? (() => performance.now());
   const started = now();
   let lastDraw = -Infinity;

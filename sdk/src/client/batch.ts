@@ -38,7 +38,11 @@ export interface BatchUpsertOptions {
  * the chunk's error (`network_error`, `timeout`, `rate_limited`, `internal_error`, `payload_too_large`, ...) and the
  * other chunks go on; 401 and 403 reject the whole call instead, since no other chunk could succeed.
  */
-export async function batchUpsert(t: Transport, rows: readonly ContactUpsertInput[], opts: BatchUpsertOptions = {}): Promise<BatchRowResult[]> {
+export async function batchUpsert(
+  t: Transport,
+  rows: readonly ContactUpsertInput[],
+  opts: BatchUpsertOptions = {},
+): Promise<BatchRowResult[]> {
   const size = DEFAULTS.batchSize;
   const chunks = Math.ceil(rows.length / size);
   const results: BatchRowResult[] = new Array<BatchRowResult>(rows.length);

@@ -140,7 +140,10 @@ async function attemptOnce<T>(t: Transport, url: string, init: RequestInit, sign
   throw new LeadwireError({
     status: res.status,
     code: typeof json?.code === 'string' ? json.code : 'unexpected_response',
-    message: typeof json?.error === 'string' ? json.error : `Unexpected ${res.status} answer from ${url} (is baseUrl the API root, ending in /api?)`,
+    message:
+      typeof json?.error === 'string'
+        ? json.error
+        : `Unexpected ${res.status} answer from ${url} (is baseUrl the API root, ending in /api?)`,
     required: json?.required,
     issues: json?.issues,
     retryAfter: retryAfterSeconds(res.headers.get('retry-after')),

@@ -70,7 +70,8 @@ export interface LeadwireClient {
 export function createClient(options: ClientOptions): LeadwireClient {
   // Plain JavaScript callers get a clear message for the usual slip (an unset environment variable), not a TypeError deep inside.
   for (const name of ['baseUrl', 'apiKey'] as const) {
-    if (typeof options[name] !== 'string' || !options[name]) throw new TypeError(`createClient needs ${name} (see the README's quick start)`);
+    if (typeof options[name] !== 'string' || !options[name])
+      throw new TypeError(`createClient needs ${name} (see the README's quick start)`);
   }
   const t: Transport = {
     baseUrl: options.baseUrl.replace(/\/+$/, ''),

@@ -6,9 +6,8 @@
 import type { components, operations } from '../generated/v1.ts';
 
 type JsonBody<O extends keyof operations> = operations[O] extends { requestBody: { content: { 'application/json': infer B } } } ? B : never;
-type JsonResult<O extends keyof operations, S extends number> = operations[O]['responses'] extends Record<S, { content: { 'application/json': infer R } }>
-  ? R
-  : never;
+type JsonResult<O extends keyof operations, S extends number> =
+  operations[O]['responses'] extends Record<S, { content: { 'application/json': infer R } }> ? R : never;
 
 /** One problem of a `validation_failed` error: `path` is a dotted body or query path (`tags.2`) or a header name. */
 export type Issue = components['schemas']['Issue'];

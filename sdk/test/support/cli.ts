@@ -16,7 +16,10 @@ export async function tempDir(prefix = 'leadwire-cli-'): Promise<{ dir: string; 
 }
 
 /** Runs `leadwire <argv>` in-process with captured output; ctx fields may be replaced. */
-export async function cli(argv: string[], over: Partial<CliContext> & { configDir: string }): Promise<{ code: number; stdout: string; stderr: string }> {
+export async function cli(
+  argv: string[],
+  over: Partial<CliContext> & { configDir: string },
+): Promise<{ code: number; stdout: string; stderr: string }> {
   const out: string[] = [];
   const err: string[] = [];
   const code = await run(argv, {
@@ -33,7 +36,10 @@ export async function cli(argv: string[], over: Partial<CliContext> & { configDi
 }
 
 /** Runs the CLI as a real process (`node sdk/src/cli/main.ts ...`), optionally feeding standard input. */
-export function spawnCli(argv: string[], opts: { configDir: string; env?: Record<string, string>; input?: string; cwd?: string }): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function spawnCli(
+  argv: string[],
+  opts: { configDir: string; env?: Record<string, string>; input?: string; cwd?: string },
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [MAIN, ...argv], {
       cwd: opts.cwd ?? REPO_ROOT,
@@ -51,7 +57,11 @@ export function spawnCli(argv: string[], opts: { configDir: string; env?: Record
   });
 }
 
-export const exists = (path: string): Promise<boolean> => access(path).then(() => true, () => false);
+export const exists = (path: string): Promise<boolean> =>
+  access(path).then(
+    () => true,
+    () => false,
+  );
 
 /**
  * For import tests: each call makes a new organization and writes `content` to a new file in `dir`; it returns the
@@ -76,7 +86,10 @@ export function importSetup(t: TestApp, dir: string) {
     await writeFile(path, content);
     const base = ['--api-key', org.publicKey, '--base-url', `${t.origin}/api`];
     const contacts = () =>
-      t.sql<ContactRow>('select email, first_name, last_name, job_title, tags, custom, source from contacts where organization_id = ? order by email', [org.orgId]);
+      t.sql<ContactRow>(
+        'select email, first_name, last_name, job_title, tags, custom, source from contacts where organization_id = ? order by email',
+        [org.orgId],
+      );
     return { ...org, path, base, contacts, configDir: dir };
   };
 }

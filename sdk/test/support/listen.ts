@@ -42,17 +42,29 @@ export async function startCommand(command: Command, argv: string[], env: Record
     failed = e instanceof Error ? e : new Error(String(e));
     w.wake();
   });
-  const lines = () => out.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Record<string, unknown>);
+  const lines = () =>
+    out
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
   return {
     stdout: () => out,
     stderr: () => err,
     stderrMatch: async (re, timeoutMs = 10_000) => {
-      await w.until(() => re.test(err) || failed !== undefined, () => `stderr never matched ${re}:\n${err}`, timeoutMs);
+      await w.until(
+        () => re.test(err) || failed !== undefined,
+        () => `stderr never matched ${re}:\n${err}`,
+        timeoutMs,
+      );
       if (failed !== undefined) throw failed;
       return re.exec(err)!;
     },
     stdoutLines: async (n, timeoutMs = 10_000) => {
-      await w.until(() => lines().length >= n || failed !== undefined, () => `fewer than ${n} lines on stdout:\n${out}\nstderr:\n${err}`, timeoutMs);
+      await w.until(
+        () => lines().length >= n || failed !== undefined,
+        () => `fewer than ${n} lines on stdout:\n${out}\nstderr:\n${err}`,
+        timeoutMs,
+      );
       if (failed !== undefined) throw failed;
       return lines();
     },
@@ -91,7 +103,11 @@ export async function localReceiver(status = 200) {
     requests,
     answer: (s: number) => void (answer = s),
     waitFor: async (n: number, timeoutMs = 10_000) => {
-      await w.until(() => requests.length >= n, () => `receiver got ${requests.length} of ${n} requests`, timeoutMs);
+      await w.until(
+        () => requests.length >= n,
+        () => `receiver got ${requests.length} of ${n} requests`,
+        timeoutMs,
+      );
       return requests;
     },
     close: () =>

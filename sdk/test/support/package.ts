@@ -41,7 +41,11 @@ export function start(command: string, args: readonly string[], opts: { cwd: str
 }
 
 /** Runs a command to its end; killed (and reported as such) after `timeoutMs`. */
-export async function run(command: string, args: readonly string[], opts: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number }): Promise<Ran> {
+export async function run(
+  command: string,
+  args: readonly string[],
+  opts: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number },
+): Promise<Ran> {
   const p = start(command, args, opts);
   const timer = setTimeout(() => p.child.kill('SIGKILL'), opts.timeoutMs ?? 60_000);
   try {
@@ -57,7 +61,8 @@ export function stopAll(): void {
 }
 
 /** `node` as the test runner runs it (Node 24 from node_modules), for scripts run in the install folder. */
-export const node = (args: readonly string[], cwd: string, env: NodeJS.ProcessEnv = process.env) => run(process.execPath, args, { cwd, env });
+export const node = (args: readonly string[], cwd: string, env: NodeJS.ProcessEnv = process.env) =>
+  run(process.execPath, args, { cwd, env });
 
 export interface Installed {
   /** The empty folder the package was installed into (an ESM project). */
@@ -116,14 +121,17 @@ const TLS_DIR = join(REPO, 'test', 'support', 'fixtures', 'tls');
  * headers and body bytes through unchanged.
  */
 export async function tlsFront(port: number): Promise<{ origin: string; close(): Promise<void> }> {
-  const server = createServer({ key: readFileSync(join(TLS_DIR, 'receiver-key.pem')), cert: readFileSync(join(TLS_DIR, 'receiver.pem')) }, (req, res) => {
-    const upstream = request({ host: '127.0.0.1', port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
-    upstream.on('error', () => res.writeHead(502).end());
-    req.pipe(upstream);
-  });
+  const server = createServer(
+    { key: readFileSync(join(TLS_DIR, 'receiver-key.pem')), cert: readFileSync(join(TLS_DIR, 'receiver.pem')) },
+    (req, res) => {
+      const upstream = request({ host: '127.0.0.1', port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      });
+      upstream.on('error', () => res.writeHead(502).end());
+      req.pipe(upstream);
+    },
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const close = () => new Promise<void>((resolve) => server.close(() => resolve()));
   return { origin: `https://127.0.0.1:${(server.address() as AddressInfo).port}`, close };

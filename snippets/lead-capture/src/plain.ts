@@ -21,7 +21,9 @@ type Control = HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
 
 const emailField = (form: HTMLFormElement): Control | undefined =>
   form.querySelector<HTMLInputElement>('input[type=email]') ??
-  (Array.from(form.elements) as Control[]).find((e) => /e-?mail/i.test(e.name || '') && e.tagName === 'INPUT' && (e as HTMLInputElement).type === 'text');
+  (Array.from(form.elements) as Control[]).find(
+    (e) => /e-?mail/i.test(e.name || '') && e.tagName === 'INPUT' && (e as HTMLInputElement).type === 'text',
+  );
 
 /** The form's answers by field name; the email under `email`, whatever the form calls it. */
 function answers(form: HTMLFormElement, email: Control): Record<string, string> {
@@ -56,7 +58,13 @@ export function capturePlainForms(w: Window, endpoint: string, apiBase: string):
         const email = emailField(form);
         const address = email?.value.trim() || '';
         if (!email || !EMAIL.test(address)) return;
-        const body = { ...attribution(w), ...answers(form, email), email: address, _form: (form.getAttribute('data-form-name') || '').slice(0, 100), _visitor: visitor(w) };
+        const body = {
+          ...attribution(w),
+          ...answers(form, email),
+          email: address,
+          _form: (form.getAttribute('data-form-name') || '').slice(0, 100),
+          _visitor: visitor(w),
+        };
         beacon(w, endpoint, JSON.stringify(body));
       } catch {
         // never into the host page, never in the way of its submission

@@ -73,7 +73,13 @@ function render(w: Window, make: Make, endpoint: string): HTMLFormElement {
     const fid = `${id}-${name}`;
     box.appendChild(make('label', { for: fid }, label));
     const input = type === 'textarea' ? make('textarea', { rows: '4' }) : make('input', { type });
-    for (const [k, v] of [['id', fid], ['name', name], ['autocomplete', autocomplete], ['aria-describedby', `${fid}-err`]]) input.setAttribute(k!, v!);
+    for (const [k, v] of [
+      ['id', fid],
+      ['name', name],
+      ['autocomplete', autocomplete],
+      ['aria-describedby', `${fid}-err`],
+    ])
+      input.setAttribute(k!, v!);
     if (name === 'email') input.setAttribute('aria-required', 'true');
     box.appendChild(input);
     box.appendChild(make('p', { id: `${fid}-err`, class: 'lw-err' }));
@@ -123,19 +129,21 @@ function render(w: Window, make: Make, endpoint: string): HTMLFormElement {
       sending = true;
       button.setAttribute('aria-disabled', 'true');
       status.textContent = 'Sending…';
-      void post(w, endpoint, JSON.stringify(body)).then((answer) => {
-        sending = false;
-        button.removeAttribute('aria-disabled');
-        if (answer.status === 200) {
-          form.reset();
-          status.textContent = answer.body.message || TEXT.sent;
-        } else if (answer.status === 429) status.textContent = TEXT.busy;
-        else if (answer.status === 400 && answer.body.issues?.length) {
-          const errors: Record<string, string> = {};
-          for (const i of answer.body.issues) errors[i.path] = i.message;
-          refuse(errors, TEXT.fix);
-        } else status.textContent = TEXT.failed;
-      }).catch(() => undefined);
+      void post(w, endpoint, JSON.stringify(body))
+        .then((answer) => {
+          sending = false;
+          button.removeAttribute('aria-disabled');
+          if (answer.status === 200) {
+            form.reset();
+            status.textContent = answer.body.message || TEXT.sent;
+          } else if (answer.status === 429) status.textContent = TEXT.busy;
+          else if (answer.status === 400 && answer.body.issues?.length) {
+            const errors: Record<string, string> = {};
+            for (const i of answer.body.issues) errors[i.path] = i.message;
+            refuse(errors, TEXT.fix);
+          } else status.textContent = TEXT.failed;
+        })
+        .catch(() => undefined);
     } catch {
       sending = false;
       status.textContent = TEXT.failed;

@@ -37,9 +37,16 @@ describe('plain forms with an email field', () => {
         via: 'beacon',
         url: CAPTURE,
         body: {
-          utm_source: 'ads', _landingPage: 'https://shop.example/join?utm_source=ads',
-          utm_content: 'footer', 'your-name': 'Ada Lovelace', topics: 'Pricing, Demo', consent: 'yes', constructor: 'c',
-          email: 'Ada@Example.com', _form: 'Newsletter', _visitor: 'abcdefghijklmnopqrstuvwxyz12',
+          utm_source: 'ads',
+          _landingPage: 'https://shop.example/join?utm_source=ads',
+          utm_content: 'footer',
+          'your-name': 'Ada Lovelace',
+          topics: 'Pricing, Demo',
+          consent: 'yes',
+          constructor: 'c',
+          email: 'Ada@Example.com',
+          _form: 'Newsletter',
+          _visitor: 'abcdefghijklmnopqrstuvwxyz12',
         },
       },
     ]);
@@ -54,7 +61,7 @@ describe('plain forms with an email field', () => {
     expect(page.sent[0]?.body._form).toBe('');
   });
 
-  it('leave alone forms without a usable email, Leadwire\'s own forms and forms marked data-leadwire-ignore', () => {
+  it("leave alone forms without a usable email, Leadwire's own forms and forms marked data-leadwire-ignore", () => {
     const { page, form } = site();
     for (const id of ['search', 'ours', 'ignored']) expect(submit(page, form(id))).toEqual({ goesOn: true });
     (form('signup').elements.namedItem('your-email') as HTMLInputElement).value = 'not an email';
@@ -75,12 +82,23 @@ describe('plain forms with an email field', () => {
     for (const beacon of ['missing', 'refuses', 'throws'] as const) {
       const { page, form } = site({ beacon });
       submit(page, form('signup'));
-      expect(page.sent).toEqual([{ via: 'fetch', url: CAPTURE, body: expect.objectContaining({ email: 'Ada@Example.com' }), init: expect.objectContaining({ keepalive: true, credentials: 'omit' }) }]);
+      expect(page.sent).toEqual([
+        {
+          via: 'fetch',
+          url: CAPTURE,
+          body: expect.objectContaining({ email: 'Ada@Example.com' }),
+          init: expect.objectContaining({ keepalive: true, credentials: 'omit' }),
+        },
+      ]);
     }
   });
 
   it('still submit, without an error in the page, when every transport fails', async () => {
-    for (const [beacon, fetchMode] of [['throws', 'throws'], ['missing', 'missing'], ['refuses', 'rejects']] as const) {
+    for (const [beacon, fetchMode] of [
+      ['throws', 'throws'],
+      ['missing', 'missing'],
+      ['refuses', 'rejects'],
+    ] as const) {
       const { page, form } = site({ beacon, fetch: fetchMode });
       const errors: unknown[] = [];
       page.win.addEventListener('error', (e) => errors.push(e));

@@ -5,7 +5,10 @@ afterEach(closePages);
 
 const MARKED = '<!doctype html><html><head></head><body><h1>Talk to us</h1><div id="lead" data-leadwire-lead-capture></div></body></html>';
 
-function withForm(url = 'https://shop.example/contact?utm_source=news&utm_campaign=spring&x=1#top', opts: PageOptions = {}): { page: Page; form: HTMLFormElement } {
+function withForm(
+  url = 'https://shop.example/contact?utm_source=news&utm_campaign=spring&x=1#top',
+  opts: PageOptions = {},
+): { page: Page; form: HTMLFormElement } {
   const page = openPage(url, { html: MARKED, referrer: 'https://www.google.com/', ...opts });
   page.paste();
   const form = page.win.document.querySelector('#lead form') as unknown as HTMLFormElement;
@@ -19,8 +22,17 @@ describe('the universal lead-capture form', () => {
   it('renders into the marked element: a label for every field, the email required, a hidden honeypot', () => {
     const { page, form } = withForm();
     expect(form).toBeTruthy();
-    const labels = Array.from(form.querySelectorAll('label'), (l) => [l.textContent, page.win.document.getElementById(l.getAttribute('for')!)?.getAttribute('name')]);
-    expect(labels).toEqual([['Name', 'name'], ['Email (required)', 'email'], ['Phone', 'phone'], ['Message', 'message'], ['Leave this field empty', '_hp_field']]);
+    const labels = Array.from(form.querySelectorAll('label'), (l) => [
+      l.textContent,
+      page.win.document.getElementById(l.getAttribute('for')!)?.getAttribute('name'),
+    ]);
+    expect(labels).toEqual([
+      ['Name', 'name'],
+      ['Email (required)', 'email'],
+      ['Phone', 'phone'],
+      ['Message', 'message'],
+      ['Leave this field empty', '_hp_field'],
+    ]);
     expect(field(form, 'email').getAttribute('type')).toBe('email');
     expect(field(form, 'email').getAttribute('aria-required')).toBe('true');
     // Errors are tied to their fields; the status region announces outcomes.
@@ -50,9 +62,15 @@ describe('the universal lead-capture form', () => {
         via: 'fetch',
         url: CAPTURE,
         body: {
-          name: 'Ada Lovelace', email: 'ada@example.com', message: 'Call me', _hp_field: '',
-          utm_source: 'news', utm_campaign: 'spring', _referrer: 'https://www.google.com/',
-          _landingPage: 'https://shop.example/contact?utm_source=news&utm_campaign=spring&x=1', _visitor: 'abcdefghijklmnopqrstuvwxyz12',
+          name: 'Ada Lovelace',
+          email: 'ada@example.com',
+          message: 'Call me',
+          _hp_field: '',
+          utm_source: 'news',
+          utm_campaign: 'spring',
+          _referrer: 'https://www.google.com/',
+          _landingPage: 'https://shop.example/contact?utm_source=news&utm_campaign=spring&x=1',
+          _visitor: 'abcdefghijklmnopqrstuvwxyz12',
         },
         init: { method: 'POST', body: expect.any(String), credentials: 'omit' },
       },
@@ -83,7 +101,16 @@ describe('the universal lead-capture form', () => {
   });
 
   it("shows the server's field errors by their fields", async () => {
-    const { page, form } = withForm(undefined, { answer: { status: 400, body: { error: 'Validation failed', code: 'validation_failed', issues: [{ path: 'phone', message: 'Phone must be at most 1000 characters' }] } } });
+    const { page, form } = withForm(undefined, {
+      answer: {
+        status: 400,
+        body: {
+          error: 'Validation failed',
+          code: 'validation_failed',
+          issues: [{ path: 'phone', message: 'Phone must be at most 1000 characters' }],
+        },
+      },
+    });
     field(form, 'email').value = 'ada@example.com';
     field(form, 'phone').value = '12';
     form.requestSubmit();
@@ -104,7 +131,9 @@ describe('the universal lead-capture form', () => {
   });
 
   it('shows a friendly message on 429 and keeps the answers', async () => {
-    const { page, form } = withForm(undefined, { answer: { status: 429, body: { error: 'Rate limit exceeded; retry in 1800 s', code: 'rate_limited' } } });
+    const { page, form } = withForm(undefined, {
+      answer: { status: 429, body: { error: 'Rate limit exceeded; retry in 1800 s', code: 'rate_limited' } },
+    });
     field(form, 'email').value = 'ada@example.com';
     form.requestSubmit();
     await page.settle();

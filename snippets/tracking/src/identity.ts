@@ -4,7 +4,8 @@ const READ = /(?:^|;\s*)lw_vid=([\w-]{8,64})/;
 const MAX_AGE_S = 31_536_000;
 
 /** 28 characters from 128 random bits; crypto.getRandomValues works on plain http pages too (randomUUID does not). */
-const newId = (w: Window): string => Array.from(w.crypto.getRandomValues(new Uint32Array(4)), (x) => x.toString(36).padStart(7, '0')).join('');
+const newId = (w: Window): string =>
+  Array.from(w.crypto.getRandomValues(new Uint32Array(4)), (x) => x.toString(36).padStart(7, '0')).join('');
 
 /** Writes the cookie (a max-age of 0 removes it); a page whose cookies cannot be reached (a sandboxed frame) throws. */
 function setCookie(w: Window, value: string, maxAge: number) {

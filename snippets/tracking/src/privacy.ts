@@ -5,4 +5,5 @@ export const automated = (n: Navigator): boolean => n.webdriver === true;
  * Global Privacy Control or Do Not Track is on. Either one makes the snippet anonymous (see ARCHITECTURE.md): no
  * visitor id, no cookie, no identification, no query string or referrer.
  */
-export const optedOut = (n: Navigator): boolean => (n as Navigator & { globalPrivacyControl?: boolean }).globalPrivacyControl === true || n.doNotTrack === '1';
+export const optedOut = (n: Navigator): boolean =>
+  (n as Navigator & { globalPrivacyControl?: boolean }).globalPrivacyControl === true || n.doNotTrack === '1';

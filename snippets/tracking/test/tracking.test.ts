@@ -13,7 +13,13 @@ describe('a page view', () => {
       {
         via: 'beacon',
         url: COLLECT,
-        body: { org: ORG, url: 'https://shop.example/pricing?plan=pro', referrer: 'https://www.google.com/', title: 'Pricing', visitor: expect.stringMatching(VISITOR) },
+        body: {
+          org: ORG,
+          url: 'https://shop.example/pricing?plan=pro',
+          referrer: 'https://www.google.com/',
+          title: 'Pricing',
+          visitor: expect.stringMatching(VISITOR),
+        },
       },
     ]);
   });
@@ -155,7 +161,11 @@ describe('automation and privacy signals', () => {
     ['Do Not Track', { doNotTrack: '1' }],
   ] as const) {
     it(`under ${name}: an anonymous count only (no visitor, cookie, identity, query string or referrer)`, () => {
-      const page = openPage('https://shop.example/offer?email=ada%40example.com&c=x#top', { ...opts, referrer: 'https://mail.example/', cookies: ['lw_vid=abcdefgh12345678'] });
+      const page = openPage('https://shop.example/offer?email=ada%40example.com&c=x#top', {
+        ...opts,
+        referrer: 'https://mail.example/',
+        cookies: ['lw_vid=abcdefgh12345678'],
+      });
       page.paste();
       page.win.history.pushState({}, '', '/thanks?c=1');
       expect(page.sent.map((s) => s.body)).toEqual([
@@ -180,7 +190,12 @@ describe('transport', () => {
       const page = openPage('https://shop.example/', { beacon });
       page.paste();
       expect(page.sent, beacon).toEqual([
-        { via: 'fetch', url: COLLECT, body: expect.objectContaining({ org: ORG }), init: { method: 'POST', body: expect.any(String), keepalive: true, credentials: 'omit' } },
+        {
+          via: 'fetch',
+          url: COLLECT,
+          body: expect.objectContaining({ org: ORG }),
+          init: { method: 'POST', body: expect.any(String), keepalive: true, credentials: 'omit' },
+        },
       ]);
     }
   });
@@ -190,7 +205,11 @@ describe('transport', () => {
     const onUnhandled = (err: unknown) => unhandled.push(err);
     process.on('unhandledRejection', onUnhandled);
     try {
-      for (const [beacon, fetchMode] of [['missing', 'missing'], ['throws', 'throws'], ['refuses', 'rejects']] as const) {
+      for (const [beacon, fetchMode] of [
+        ['missing', 'missing'],
+        ['throws', 'throws'],
+        ['refuses', 'rejects'],
+      ] as const) {
         const page = openPage('https://shop.example/', { beacon, fetch: fetchMode });
         expect(() => page.paste()).not.toThrow();
         expect(() => page.win.history.pushState({}, '', '/next')).not.toThrow();

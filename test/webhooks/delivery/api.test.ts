@@ -32,10 +32,16 @@ describe('the 1,000 deliveries per hour per workspace', () => {
       await upsertContact(t, org.publicKey);
       await upsertContact(t, org.publicKey);
       const log = await waitForLog(t, endpoint.id, 2);
-      expect(log.map((l) => [l.attempt, l.outcome, l.error]).sort()).toEqual([[0, 'skipped', LIMIT_REASON], [1, 'succeeded', null]]);
+      expect(log.map((l) => [l.attempt, l.outcome, l.error]).sort()).toEqual([
+        [0, 'skipped', LIMIT_REASON],
+        [1, 'succeeded', null],
+      ]);
       const ping = await internalRest(t, 'POST', `/webhooks/${endpoint.id}/test`, org.internalKey);
       expect(ping.body).toMatchObject({ state: 'skipped', skipReason: LIMIT_REASON });
-      const [logged] = await t.sql<{ outcome: string; attempt: number }>('select outcome, attempt from webhook_attempts where delivery_id = ?', [ping.body.deliveryId]);
+      const [logged] = await t.sql<{ outcome: string; attempt: number }>(
+        'select outcome, attempt from webhook_attempts where delivery_id = ?',
+        [ping.body.deliveryId],
+      );
       expect(logged).toEqual({ outcome: 'skipped', attempt: 0 });
 
       // Two seconds later a new hour starts, with a fresh allowance.
@@ -61,7 +67,10 @@ describe('the 1,000 deliveries per hour per workspace', () => {
     const now = t.clock.now();
     t.clock.freeze(now);
     try {
-      await t.sql('insert into rate_limit_counters (bucket, window_start, count) values (?, ?, 1000)', [`webhooks:${full.orgId}`, hourWindow(now)]);
+      await t.sql('insert into rate_limit_counters (bucket, window_start, count) values (?, ?, 1000)', [
+        `webhooks:${full.orgId}`,
+        hourWindow(now),
+      ]);
       await upsertContact(t, full.publicKey);
       await upsertContact(t, other.publicKey);
       expect((await waitForLog(t, a.id, 1))[0]).toMatchObject({ outcome: 'skipped', error: LIMIT_REASON });
@@ -85,7 +94,10 @@ describe('/api/webhooks/{id}: log, redeliver, recover', () => {
 
     const all = await internalRest(t, 'GET', `/webhooks/${endpoint.id}/deliveries`, org.internalKey);
     expect(all.status).toBe(200);
-    expect(all.body.items.map((i: { attempt: number; outcome: string }) => [i.attempt, i.outcome])).toEqual([[2, 'succeeded'], [1, 'failed']]);
+    expect(all.body.items.map((i: { attempt: number; outcome: string }) => [i.attempt, i.outcome])).toEqual([
+      [2, 'succeeded'],
+      [1, 'failed'],
+    ]);
     expect(all.body.items[1]).toEqual({
       id: expect.any(String),
       at: expect.any(String),
@@ -107,7 +119,12 @@ describe('/api/webhooks/{id}: log, redeliver, recover', () => {
     expect(other.body.items).toEqual([]);
     const page1 = await internalRest(t, 'GET', `/webhooks/${endpoint.id}/deliveries?limit=1`, org.internalKey);
     expect(page1.body.items).toHaveLength(1);
-    const page2 = await internalRest(t, 'GET', `/webhooks/${endpoint.id}/deliveries?limit=1&cursor=${page1.body.nextCursor}`, org.internalKey);
+    const page2 = await internalRest(
+      t,
+      'GET',
+      `/webhooks/${endpoint.id}/deliveries?limit=1&cursor=${page1.body.nextCursor}`,
+      org.internalKey,
+    );
     expect(page2.body).toMatchObject({ items: [{ attempt: 1 }], nextCursor: null });
   });
 
@@ -121,7 +138,9 @@ describe('/api/webhooks/{id}: log, redeliver, recover', () => {
     await waitForLog(t, endpoint.id, 2);
     await t.sql('update webhook_endpoints set enabled = true where id = ?', [endpoint.id]);
 
-    const later = await internalRest(t, 'POST', `/webhooks/${endpoint.id}/recover`, org.internalKey, { since: new Date(t.clock.now().getTime() + 60_000).toISOString() });
+    const later = await internalRest(t, 'POST', `/webhooks/${endpoint.id}/recover`, org.internalKey, {
+      since: new Date(t.clock.now().getTime() + 60_000).toISOString(),
+    });
     expect(later.body).toEqual({ replayed: 0, remaining: 0 });
     const res = await internalRest(t, 'POST', `/webhooks/${endpoint.id}/recover`, org.internalKey, { since });
     expect(res).toEqual({ status: 200, body: { replayed: 2, remaining: 0 } });
@@ -133,14 +152,20 @@ describe('/api/webhooks/{id}: log, redeliver, recover', () => {
     expect(replays.map((r) => r.replay_of).sort()).toEqual(originals.map((o) => o.id).sort());
     expect(replays.map((r) => r.body).sort()).toEqual(originals.map((o) => o.body).sort());
     // Already replayed with success: a second recover sends nothing again.
-    expect((await internalRest(t, 'POST', `/webhooks/${endpoint.id}/recover`, org.internalKey, { since })).body).toEqual({ replayed: 0, remaining: 0 });
+    expect((await internalRest(t, 'POST', `/webhooks/${endpoint.id}/recover`, org.internalKey, { since })).body).toEqual({
+      replayed: 0,
+      remaining: 0,
+    });
   });
 
-  it('is for owners and admins of the endpoint\'s organization, and refuses bad input with 400', async () => {
+  it("is for owners and admins of the endpoint's organization, and refuses bad input with 400", async () => {
     const org = await t.newOrg();
     const stranger = await t.newOrg();
     const endpoint = await insertEndpoint(t, org.orgId, `${rx.origin}/private`);
-    const [member] = await t.sql<{ id: string }>(`insert into users (organization_id, email, password_hash, role) values (?, ?, 'x', 'member') returning id`, [org.orgId, `m-${org.orgId}@example.com`]);
+    const [member] = await t.sql<{ id: string }>(
+      `insert into users (organization_id, email, password_hash, role) values (?, ?, 'x', 'member') returning id`,
+      [org.orgId, `m-${org.orgId}@example.com`],
+    );
     const memberKey = await t.newKey({ orgId: org.orgId, userId: member!.id, name: 'member', type: 'internal' });
     const id = endpoint.id;
     const calls: [string, string, unknown?][] = [

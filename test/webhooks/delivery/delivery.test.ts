@@ -49,7 +49,14 @@ describe('delivery of a /v1 upsert', () => {
     const [delivery] = await deliveriesOf(t, endpoint.id);
     expect(delivery).toMatchObject({ state: 'succeeded', attempts: 1, manual: false, next_attempt_at: null });
     // The attempt id is X-Webhook-Id; the delivery id is Standard Webhooks' webhook-id; the body is stored as sent.
-    expect(line).toMatchObject({ attempt: 1, outcome: 'succeeded', status_code: 200, response_body: 'answer 200', error: null, next_attempt_at: null });
+    expect(line).toMatchObject({
+      attempt: 1,
+      outcome: 'succeeded',
+      status_code: 200,
+      response_body: 'answer 200',
+      error: null,
+      next_attempt_at: null,
+    });
     expect(req!.headers['x-webhook-id']).toBe(line!.id);
     expect(req!.headers['webhook-id']).toBe(delivery!.id);
     expect(req!.rawBody.toString('utf8')).toBe(delivery!.body);

@@ -36,7 +36,10 @@ describe('a worker with no pump running (jobs run by hand)', () => {
     t.clock.advance(60_001);
     expect(await sweepDeliveries(t.runtime.deps.db, t.runtime.deps.jobs, t.clock.now())).toBe(1);
     const [d] = await deliveriesOf(t, endpoint.id);
-    const jobs = await t.sql(`select data from pgboss.job where name = ? and data @> ?::jsonb`, [DELIVER_QUEUE, JSON.stringify({ attempts: [{ deliveryId: d!.id }] })]);
+    const jobs = await t.sql(`select data from pgboss.job where name = ? and data @> ?::jsonb`, [
+      DELIVER_QUEUE,
+      JSON.stringify({ attempts: [{ deliveryId: d!.id }] }),
+    ]);
     expect(jobs).toHaveLength(2);
 
     const deliver = jobDefinitions(t.runtime.deps).find((j) => j.queue === DELIVER_QUEUE)!;
@@ -71,24 +74,36 @@ describe('a worker with no pump running (jobs run by hand)', () => {
     await t.sql(insert, [ids, org.orgId]);
     const rolledBack = `do $$ begin insert into outbox_events (organization_id, event, payload) values ('${org.orgId}', 'contact.created', '{}'); raise exception 'rolled back'; end $$`;
     await expect(t.sql(rolledBack)).rejects.toThrow(/rolled back/);
-    const queued = await t.sql<{ event_id: string }>('select q.event_id from outbox_pending q join outbox_events o on o.id = q.event_id where o.organization_id = ?', [org.orgId]);
+    const queued = await t.sql<{ event_id: string }>(
+      'select q.event_id from outbox_pending q join outbox_events o on o.id = q.event_id where o.organization_id = ?',
+      [org.orgId],
+    );
     expect(queued.map((r) => r.event_id).sort()).toEqual([...ids].sort());
   });
 
-  it('prunes deliveries and their log after 30 days, and keeps the events and the current hour\'s counter', async () => {
+  it("prunes deliveries and their log after 30 days, and keeps the events and the current hour's counter", async () => {
     const org = await t.newOrg();
     const endpoint = await insertEndpoint(t, org.orgId, `${rx.origin}/old`);
     await upsertContact(t, org.publicKey);
     await dispatchEvents(t.runtime.deps.db, t.clock.now());
     const [d] = await deliveriesOf(t, endpoint.id);
-    await t.sql(`insert into webhook_attempts (organization_id, endpoint_id, delivery_id, event, attempt, outcome) values (?, ?, ?, 'contact.created', 1, 'failed')`, [org.orgId, endpoint.id, d!.id]);
+    await t.sql(
+      `insert into webhook_attempts (organization_id, endpoint_id, delivery_id, event, attempt, outcome) values (?, ?, ?, 'contact.created', 1, 'failed')`,
+      [org.orgId, endpoint.id, d!.id],
+    );
     const now = t.clock.now();
-    await t.sql('insert into rate_limit_counters (bucket, window_start, count) values (?, ?, 5) on conflict do nothing', [`webhooks:${org.orgId}`, new Date(Math.floor(now.getTime() / 3_600_000) * 3_600_000)]);
+    await t.sql('insert into rate_limit_counters (bucket, window_start, count) values (?, ?, 5) on conflict do nothing', [
+      `webhooks:${org.orgId}`,
+      new Date(Math.floor(now.getTime() / 3_600_000) * 3_600_000),
+    ]);
     const day = 86_400_000;
     await runCleanup(t.runtime.deps.db, new Date(now.getTime() + 30 * day - 60_000));
     expect(await deliveriesOf(t, endpoint.id)).toHaveLength(1);
     expect(await t.sql(`select bucket from rate_limit_counters where bucket = ?`, [`webhooks:${org.orgId}`])).toHaveLength(0);
-    await t.sql('insert into rate_limit_counters (bucket, window_start, count) values (?, ?, 5)', [`webhooks:${org.orgId}`, new Date(Math.floor(now.getTime() / 3_600_000) * 3_600_000)]);
+    await t.sql('insert into rate_limit_counters (bucket, window_start, count) values (?, ?, 5)', [
+      `webhooks:${org.orgId}`,
+      new Date(Math.floor(now.getTime() / 3_600_000) * 3_600_000),
+    ]);
     await runCleanup(t.runtime.deps.db, new Date(now.getTime() + 59 * 60_000 - (now.getTime() % 3_600_000)));
     expect(await t.sql(`select bucket from rate_limit_counters where bucket = ?`, [`webhooks:${org.orgId}`])).toHaveLength(1);
     const result = await runCleanup(t.runtime.deps.db, new Date(now.getTime() + 30 * day + 60_000));
@@ -145,8 +160,14 @@ describe('two worker processes on one database', () => {
     const [line] = await waitForLog(t, endpoint.id, 1, 30_000);
     expect(line).toMatchObject({ attempt: 1, outcome: 'succeeded' });
     for (let i = 0; i < 3; i++) await pumpOf(t.runtime.deps).nextRound();
-    const rows = await t.sql<{ state: string; worker_key: string | null }>('select state, worker_key from webhook_deliveries where endpoint_id = ? order by state', [endpoint.id]);
-    expect(rows).toEqual([{ state: 'in_flight', worker_key: live }, { state: 'succeeded', worker_key: null }]);
+    const rows = await t.sql<{ state: string; worker_key: string | null }>(
+      'select state, worker_key from webhook_deliveries where endpoint_id = ? order by state',
+      [endpoint.id],
+    );
+    expect(rows).toEqual([
+      { state: 'in_flight', worker_key: live },
+      { state: 'succeeded', worker_key: null },
+    ]);
     expect(rx.requests.filter((r) => r.url === '/orphans')).toHaveLength(1);
   });
 });

@@ -17,7 +17,12 @@ beforeAll(async () => {
   rx = await startReceiver();
   smtp = await startSmtpInbox();
   t = await initTestApp(
-    { WEBHOOKS_UNSAFE_ALLOW_LOOPBACK: 'true', WEBHOOK_PUMP_INTERVAL_MS: '20', SMTP_URL: smtp.url, MAIL_FROM: 'Leadwire <no-reply@leadwire.test>' },
+    {
+      WEBHOOKS_UNSAFE_ALLOW_LOOPBACK: 'true',
+      WEBHOOK_PUMP_INTERVAL_MS: '20',
+      SMTP_URL: smtp.url,
+      MAIL_FROM: 'Leadwire <no-reply@leadwire.test>',
+    },
     { resolver },
   );
   await startEngine(t, { mail: true });
@@ -33,7 +38,12 @@ async function orgWithAdmin() {
   const [owner] = await t.sql<{ email: string }>('select email from users where id = ?', [org.userId]);
   const adminEmail = `admin-${org.orgId}@example.com`;
   const memberEmail = `member-${org.orgId}@example.com`;
-  await t.sql(`insert into users (organization_id, email, password_hash, role) values (?, ?, 'x', 'admin'), (?, ?, 'x', 'member')`, [org.orgId, adminEmail, org.orgId, memberEmail]);
+  await t.sql(`insert into users (organization_id, email, password_hash, role) values (?, ?, 'x', 'admin'), (?, ?, 'x', 'member')`, [
+    org.orgId,
+    adminEmail,
+    org.orgId,
+    memberEmail,
+  ]);
   return { ...org, ownerEmail: owner!.email, adminEmail, memberEmail };
 }
 
@@ -70,7 +80,9 @@ describe('endpoint health', () => {
     await upsertContact(t, org.publicKey);
     const log = await waitForLog(t, endpoint.id, 5);
     expect(log.slice(2).map((l) => [l.outcome, l.attempt, l.error])).toEqual(Array(3).fill(['skipped', 0, 'endpoint disabled']));
-    expect((await deliveriesOf(t, endpoint.id)).map((d) => [d.state, d.skip_reason])).toEqual(Array(3).fill(['skipped', 'endpoint disabled']));
+    expect((await deliveriesOf(t, endpoint.id)).map((d) => [d.state, d.skip_reason])).toEqual(
+      Array(3).fill(['skipped', 'endpoint disabled']),
+    );
     expect(rx.requests.filter((r) => r.url === '/down')).toHaveLength(sent);
     expect((await endpointRow(t, endpoint.id))!.failure_count).toBe(10);
   });
@@ -108,7 +120,9 @@ describe('endpoint health', () => {
     await upsertContact(t, org.publicKey);
     // The plain endpoint's 410 is an ordinary failure (retried); the hook is gone with its deliveries.
     await waitForLog(t, plain.id, 1);
-    await expect.poll(async () => (await t.sql('select id from webhook_endpoints where id = ?', [hook.id])).length, { timeout: 15_000, interval: 25 }).toBe(0);
+    await expect
+      .poll(async () => (await t.sql('select id from webhook_endpoints where id = ?', [hook.id])).length, { timeout: 15_000, interval: 25 })
+      .toBe(0);
     expect(await deliveriesOf(t, hook.id)).toEqual([]);
     expect((await deliveriesOf(t, plain.id))[0]).toMatchObject({ state: 'pending', attempts: 1 });
     expect(await endpointRow(t, plain.id)).toMatchObject({ enabled: true, failure_count: 1 });
@@ -124,7 +138,13 @@ describe('endpoint health', () => {
     expect(ping.status).toBe(202);
     expect(ping.body).toMatchObject({ event: 'ping', state: 'pending', skipReason: null });
     const [line] = await waitForLog(t, endpoint.id, 1);
-    expect(line).toMatchObject({ delivery_id: ping.body.deliveryId, attempt: 1, outcome: 'failed', status_code: 500, next_attempt_at: null });
+    expect(line).toMatchObject({
+      delivery_id: ping.body.deliveryId,
+      attempt: 1,
+      outcome: 'failed',
+      status_code: 500,
+      next_attempt_at: null,
+    });
     const req = rx.requests.find((r) => r.headers['webhook-id'] === ping.body.deliveryId)!;
     expectSigned(req, endpoint.secret);
     const body = JSON.parse(req.rawBody.toString('utf8'));

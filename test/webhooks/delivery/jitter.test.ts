@@ -40,7 +40,9 @@ describe('retry jitter', () => {
       for (const [retry, nominal] of NOMINAL.entries()) {
         for (const e of endpoints) await waitForLog(t, e.id, retry + 1);
         const deliveries = (await Promise.all(endpoints.map((e) => deliveriesOf(t, e.id)))).flat();
-        expect(deliveries.map((d) => [d.state, d.attempts, d.first_attempt_at!.getTime()])).toEqual(Array(10).fill(['pending', retry + 1, start.getTime()]));
+        expect(deliveries.map((d) => [d.state, d.attempts, d.first_attempt_at!.getTime()])).toEqual(
+          Array(10).fill(['pending', retry + 1, start.getTime()]),
+        );
         const offsets = deliveries.map((d) => d.next_attempt_at!.getTime() - start.getTime()).sort((a, b) => a - b);
         expect(offsets).toEqual(draws.map((d) => Math.round(nominal * (1 + 0.1 * (2 * d - 1)))));
         expect(new Set(offsets).size).toBe(10);
@@ -48,7 +50,7 @@ describe('retry jitter', () => {
         expect(offsets[0]).toBe(low);
         expect(offsets[9]).toBe(high);
         // The log announces the same times.
-        const logged = (await Promise.all(endpoints.map(async (e) => (await waitForLog(t, e.id, retry + 1))[retry]!)));
+        const logged = await Promise.all(endpoints.map(async (e) => (await waitForLog(t, e.id, retry + 1))[retry]!));
         expect(logged.map((l) => l.next_attempt_at!.getTime() - start.getTime()).sort((a, b) => a - b)).toEqual(offsets);
         if (retry < NOMINAL.length - 1) t.random.queue(...draws);
         t.clock.set(new Date(start.getTime() + high));

@@ -20,7 +20,10 @@ afterAll(async () => {
 /** The Standard Webhooks signature recomputed from the spec: it must sign the webhook-id the receiver got. */
 function signsItsId(req: ReceivedRequest, secret: string): boolean {
   const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
-  const content = Buffer.concat([Buffer.from(`${String(req.headers['webhook-id'])}.${String(req.headers['webhook-timestamp'])}.`), req.rawBody]);
+  const content = Buffer.concat([
+    Buffer.from(`${String(req.headers['webhook-id'])}.${String(req.headers['webhook-timestamp'])}.`),
+    req.rawBody,
+  ]);
   return String(req.headers['webhook-signature']) === `v1,${createHmac('sha256', key).update(content).digest('base64')}`;
 }
 

@@ -61,7 +61,8 @@ async function stream(publicKey: string, client: number, onAck: (n: number) => v
     for (let tries = 0; ; tries++) {
       const res = await call(t, 'POST', '/contacts/upsert', { key: publicKey, body: { email, firstName: `N${i}` } }).catch(() => null);
       if (res && res.status >= 200 && res.status < 300) break;
-      if (res && res.status !== 503 && (res.body as { code?: string } | null)?.code !== 'save_failed') throw new Error(`upsert ${email}: ${res.status} ${JSON.stringify(res.body)}`);
+      if (res && res.status !== 503 && (res.body as { code?: string } | null)?.code !== 'save_failed')
+        throw new Error(`upsert ${email}: ${res.status} ${JSON.stringify(res.body)}`);
       if (tries > 300) throw new Error(`upsert ${email} never acknowledged`);
       s.unavailable++;
       await sleep(50);
@@ -94,7 +95,10 @@ async function until(done: (rows: Row[]) => boolean, endpointId: string): Promis
     const rows = await t.sql<Row>(ROWS, [endpointId]);
     if (done(rows)) return rows;
     if (Date.now() > deadline) {
-      const states = rows.reduce<Record<string, number>>((m, r) => ({ ...m, [r.lost ? 'lost' : r.state]: (m[r.lost ? 'lost' : r.state] ?? 0) + 1 }), {});
+      const states = rows.reduce<Record<string, number>>(
+        (m, r) => ({ ...m, [r.lost ? 'lost' : r.state]: (m[r.lost ? 'lost' : r.state] ?? 0) + 1 }),
+        {},
+      );
       throw new Error(`${rows.length} deliveries of ${TOTAL} after 30 s: ${JSON.stringify(states)}`);
     }
     await sleep(100);
@@ -180,7 +184,9 @@ describe('PostgreSQL restarted under load', () => {
     expect(log!.ok).toBe(TOTAL);
     // The attempts answered while PostgreSQL was down were recorded by their worker once it was back (not sent again).
     const heldIds = held.map(({ req }) => String(req.headers['x-webhook-id']));
-    const recorded = await t.sql<{ id: string }>(`select id from webhook_attempts where id = any(?::uuid[]) and outcome = 'succeeded'`, [heldIds]);
+    const recorded = await t.sql<{ id: string }>(`select id from webhook_attempts where id = any(?::uuid[]) and outcome = 'succeeded'`, [
+      heldIds,
+    ]);
     expect(recorded.map((r) => r.id).sort()).toEqual(heldIds.sort());
     console.info(
       `pg-restart: ${TOTAL} upserts (${s.unavailable} answers 503 or refused) in ${streamed - started} ms; PostgreSQL down ` +

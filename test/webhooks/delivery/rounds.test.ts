@@ -25,7 +25,10 @@ describe('Coalescer (group commit of per-attempt statements)', () => {
     const later = [c.push(4), c.push(5)];
     release();
     expect(await Promise.all([...first, ...later])).toEqual([10, 20, 30, 40, 50]);
-    expect(rounds).toEqual([[1, 2, 3], [4, 5]]);
+    expect(rounds).toEqual([
+      [1, 2, 3],
+      [4, 5],
+    ]);
   });
 
   it('caps a round at its maximum, and a failed round rejects its own items only', async () => {
@@ -83,7 +86,9 @@ describe('rounds against the database (jobs run by hand)', () => {
     for (let i = 0; i < n; i++) await upsertContact(t, org.publicKey);
     await dispatchEvents(t.runtime.deps.db, t.clock.now());
     await sweepDeliveries(t.runtime.deps.db, t.runtime.deps.jobs, t.clock.now());
-    const queuedJobs = await t.sql<{ data: DeliverJob }>(`select data from pgboss.job where name = ? and state = 'created'`, [DELIVER_QUEUE]);
+    const queuedJobs = await t.sql<{ data: DeliverJob }>(`select data from pgboss.job where name = ? and state = 'created'`, [
+      DELIVER_QUEUE,
+    ]);
     const refs = new Map(queuedJobs.flatMap((j) => j.data.attempts).map((r) => [r.deliveryId, r]));
     const deliveries = await deliveriesOf(t, endpoint.id);
     const ids = new Set(deliveries.map((d) => d.id));
@@ -118,7 +123,13 @@ describe('rounds against the database (jobs run by hand)', () => {
     const take = pumpOf(t.runtime.deps).attempts.take;
     const [ok, bad, stale] = await Promise.all(jobs.map((j) => take.push(j)));
     const startedAt = t.clock.now();
-    const result = (outcome: 'succeeded' | 'failed', statusCode: number) => ({ outcome, statusCode, responseBody: 'x\0y', durationMs: 12.4, error: outcome === 'failed' ? 'the receiver answered 500' : null });
+    const result = (outcome: 'succeeded' | 'failed', statusCode: number) => ({
+      outcome,
+      statusCode,
+      responseBody: 'x\0y',
+      durationMs: 12.4,
+      error: outcome === 'failed' ? 'the receiver answered 500' : null,
+    });
     // The middle draw: no jitter, the nominal 30 s.
     const deps = { jobs: t.runtime.deps.jobs, baseUrl: t.runtime.deps.config.BASE_URL, random: { next: () => 0.5 } };
     await recordAttempts(
@@ -134,13 +145,21 @@ describe('rounds against the database (jobs run by hand)', () => {
     );
     const byId = new Map((await deliveriesOf(t, endpoint.id)).map((d) => [d.id, d]));
     expect(byId.get(ok!.id)).toMatchObject({ state: 'succeeded', attempts: 1 });
-    expect(byId.get(bad!.id)).toMatchObject({ state: 'pending', attempts: 1, next_attempt_at: new Date(new Date(bad!.first_attempt_at).getTime() + 30_000) });
+    expect(byId.get(bad!.id)).toMatchObject({
+      state: 'pending',
+      attempts: 1,
+      next_attempt_at: new Date(new Date(bad!.first_attempt_at).getTime() + 30_000),
+    });
     expect(byId.get(stale!.id)).toMatchObject({ state: 'in_flight', attempts: 0 });
     // Reset by the success, then counted by the failure of the same round; the stale failure does not count.
     expect(await endpointRow(t, endpoint.id)).toMatchObject({ failure_count: 1, enabled: true });
     const log = await waitForLog(t, endpoint.id, 3);
     expect(log.map((l) => [l.delivery_id, l.outcome, l.response_body]).sort()).toEqual(
-      [[ok!.id, 'succeeded', 'x\uFFFDy'], [bad!.id, 'failed', 'x\uFFFDy'], [stale!.id, 'failed', 'x\uFFFDy']].sort(),
+      [
+        [ok!.id, 'succeeded', 'x\uFFFDy'],
+        [bad!.id, 'failed', 'x\uFFFDy'],
+        [stale!.id, 'failed', 'x\uFFFDy'],
+      ].sort(),
     );
   });
 });

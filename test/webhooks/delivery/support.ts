@@ -42,7 +42,16 @@ export async function insertEndpoint(
   const [row] = await t.sql<{ id: string }>(
     `insert into webhook_endpoints (organization_id, kind, url, events, enabled, disabled_reason, failure_count, secret)
      values (?, ?, ?, ?::text[], ?, ?, ?, ?) returning id`,
-    [orgId, opts.kind ?? 'endpoint', url, opts.events ?? ['contact.created', 'contact.updated'], opts.enabled ?? true, opts.enabled === false ? 'disabled by its owner' : null, opts.failureCount ?? 0, secret],
+    [
+      orgId,
+      opts.kind ?? 'endpoint',
+      url,
+      opts.events ?? ['contact.created', 'contact.updated'],
+      opts.enabled ?? true,
+      opts.enabled === false ? 'disabled by its owner' : null,
+      opts.failureCount ?? 0,
+      secret,
+    ],
   );
   return { id: row!.id, secret };
 }

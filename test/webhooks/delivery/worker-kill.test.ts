@@ -50,8 +50,16 @@ async function setup(label: string): Promise<Setup> {
   await sql.connect();
   cleanups.push(() => sql.end());
 
-  const env = { DATABASE_URL: db.url, WEBHOOKS_UNSAFE_ALLOW_LOOPBACK: 'true', NODE_EXTRA_CA_CERTS: TEST_CA_PATH, WEBHOOK_PUMP_INTERVAL_MS: '50' };
-  const boot = await admin(['bootstrap', '--org', 'Crash', '--email', `crash-${Date.now()}@example.com`, '--password', 'crash test password'], { DATABASE_URL: db.url });
+  const env = {
+    DATABASE_URL: db.url,
+    WEBHOOKS_UNSAFE_ALLOW_LOOPBACK: 'true',
+    NODE_EXTRA_CA_CERTS: TEST_CA_PATH,
+    WEBHOOK_PUMP_INTERVAL_MS: '50',
+  };
+  const boot = await admin(
+    ['bootstrap', '--org', 'Crash', '--email', `crash-${Date.now()}@example.com`, '--password', 'crash test password'],
+    { DATABASE_URL: db.url },
+  );
   expect(boot.code, boot.stderr).toBe(0);
   const { publicKey, internalKey } = JSON.parse(boot.stdout) as { publicKey: string; internalKey: string };
   const apiProcess = await startServer({ ...env, ROLE: 'api' });
@@ -83,7 +91,13 @@ async function upsert(s: Setup, email: string): Promise<void> {
 }
 
 /** Polls a query until `done` holds for its rows (a positive signal), or fails after `timeoutMs`. */
-async function until<T extends pg.QueryResultRow>(s: Setup, query: string, params: unknown[], done: (rows: T[]) => boolean, timeoutMs = 30_000): Promise<T[]> {
+async function until<T extends pg.QueryResultRow>(
+  s: Setup,
+  query: string,
+  params: unknown[],
+  done: (rows: T[]) => boolean,
+  timeoutMs = 30_000,
+): Promise<T[]> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const { rows } = await s.sql.query<T>(query, params);
@@ -143,10 +157,16 @@ describe('a worker SIGKILLed', { timeout: 60_000 }, () => {
     expect(again!.headers['x-webhook-id']).not.toBe(held!.headers['x-webhook-id']);
     expect(again!.rawBody.equals(held!.rawBody)).toBe(true);
     expectSigned(again!, s.endpoint.secret);
-    expect(JSON.parse(again!.rawBody.toString())).toMatchObject({ event: 'contact.created', source: 'api', data: { contact: { email: 'mid-attempt@crash.example' } } });
+    expect(JSON.parse(again!.rawBody.toString())).toMatchObject({
+      event: 'contact.created',
+      source: 'api',
+      data: { contact: { email: 'mid-attempt@crash.example' } },
+    });
     expect(s.rx.requests).toHaveLength(2);
     // The killed attempt left no line (its worker never heard back); the second one is the log's only line.
-    const { rows: log } = await s.sql.query('select id, attempt, outcome, status_code from webhook_attempts where delivery_id = $1', [taken!.id]);
+    const { rows: log } = await s.sql.query('select id, attempt, outcome, status_code from webhook_attempts where delivery_id = $1', [
+      taken!.id,
+    ]);
     expect(log).toEqual([{ id: again!.headers['x-webhook-id'], attempt: 1, outcome: 'succeeded', status_code: 200 }]);
     expect(await second.stop()).toEqual({ code: 0, signal: null });
   });
@@ -156,7 +176,9 @@ describe('a worker SIGKILLed', { timeout: 60_000 }, () => {
     s.rx.respond((_req, res) => void res.writeHead(200).end('ok'));
     // A pause point: the sweeper's claim of a pending delivery waits on an advisory lock this test holds.
     const PAUSE = 7_700_001;
-    await s.sql.query(`create function crash_test_pause() returns trigger language plpgsql as $$ begin perform pg_advisory_xact_lock_shared(${PAUSE}); return new; end $$`);
+    await s.sql.query(
+      `create function crash_test_pause() returns trigger language plpgsql as $$ begin perform pg_advisory_xact_lock_shared(${PAUSE}); return new; end $$`,
+    );
     await s.sql.query(`create trigger crash_test_pause before update on webhook_deliveries for each row
       when (old.state = 'pending' and new.state = 'in_flight') execute function crash_test_pause()`);
     await s.sql.query('select pg_advisory_lock($1)', [PAUSE]);

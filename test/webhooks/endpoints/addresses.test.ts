@@ -22,7 +22,8 @@ beforeAll(async () => {
 afterAll(async () => t?.close());
 
 const create = (body: unknown) => rest(t, 'POST', '/webhooks', org.ownerKey, body);
-const count = async () => (await t.sql<{ n: number }>(`select count(*)::int as n from webhook_endpoints where organization_id = ?`, [org.orgId]))[0]!.n;
+const count = async () =>
+  (await t.sql<{ n: number }>(`select count(*)::int as n from webhook_endpoints where organization_id = ?`, [org.orgId]))[0]!.n;
 
 describe('webhook endpoint input: refused with 400 validation_failed, nothing saved', () => {
   const badUrls: [string, unknown, RegExp][] = [
@@ -74,25 +75,45 @@ describe('webhook endpoint input: refused with 400 validation_failed, nothing sa
       body: { code: 'validation_failed', issues: [{ path: 'description' }] },
     });
     const e = await org.owner.webhooks.create.mutate({ url: 'https://hooks.example.com/x', events: ['deal.won'] });
-    for (const body of [{ url: 'http://hooks.example.com/x' }, { events: [] }, { events: ['nope'] }, { url: 'https://a:b@hooks.example.com' }]) {
+    for (const body of [
+      { url: 'http://hooks.example.com/x' },
+      { events: [] },
+      { events: ['nope'] },
+      { url: 'https://a:b@hooks.example.com' },
+    ]) {
       const r = await rest(t, 'PATCH', `/webhooks/${e.id}`, org.ownerKey, body);
       expect(r, JSON.stringify(body)).toMatchObject({ status: 400, body: { code: 'validation_failed' } });
     }
     expect(await org.owner.webhooks.get.query({ id: e.id })).toEqual(e);
-    expect(await refusal(org.owner.webhooks.update.mutate({ id: e.id, url: 'ftp://x.example.com' }))).toMatchObject({ status: 400, code: 'validation_failed' });
+    expect(await refusal(org.owner.webhooks.update.mutate({ id: e.id, url: 'ftp://x.example.com' }))).toMatchObject({
+      status: 400,
+      code: 'validation_failed',
+    });
     expect(await rest(t, 'GET', '/webhooks/not-a-uuid', org.ownerKey)).toMatchObject({ status: 400, body: { code: 'validation_failed' } });
   });
 });
 
 describe('webhook endpoint addresses: private and internal ones create the endpoint disabled', () => {
   const unsafe: [string, string, RegExp][] = [
-    ['a private IPv4 literal', 'https://10.0.0.1/hook', /^10\.0\.0\.1 is in 10\.0\.0\.0\/8 \(private\); private and internal addresses are refused$/],
+    [
+      'a private IPv4 literal',
+      'https://10.0.0.1/hook',
+      /^10\.0\.0\.1 is in 10\.0\.0\.0\/8 \(private\); private and internal addresses are refused$/,
+    ],
     ['IPv6 loopback without the loopback flag', 'https://[::1]:8443/hook', /^::1 is in ::1\/128 \(loopback\)/],
     ['IPv4 loopback', 'https://127.0.0.1/hook', /127\.0\.0\.0\/8 \(loopback\)/],
     ['the cloud metadata address', 'https://169.254.169.254/latest/meta-data', /169\.254\.0\.0\/16 \(link-local \(cloud metadata\)\)/],
     ['an IPv4-mapped IPv6 private address', 'https://[::ffff:192.168.0.1]/hook', /192\.168\.0\.0\/16 \(private\)/],
-    ['a name resolving to a private address', 'https://intranet.example.com/hook', /^intranet\.example\.com resolves to 10\.20\.30\.40 is in 10\.0\.0\.0\/8 \(private\)/],
-    ['a name with one private address among public ones', 'https://mixed.example.com/hook', /mixed\.example\.com resolves to 192\.168\.1\.10/],
+    [
+      'a name resolving to a private address',
+      'https://intranet.example.com/hook',
+      /^intranet\.example\.com resolves to 10\.20\.30\.40 is in 10\.0\.0\.0\/8 \(private\)/,
+    ],
+    [
+      'a name with one private address among public ones',
+      'https://mixed.example.com/hook',
+      /mixed\.example\.com resolves to 192\.168\.1\.10/,
+    ],
     ['a name resolving to the metadata address', 'https://metadata.example.com/', /169\.254\.169\.254/],
     ['localhost', 'https://localhost/hook', /localhost resolves to 127\.0\.0\.1 is in 127\.0\.0\.0\/8 \(loopback\)/],
     ['a name that does not resolve', 'https://nxdomain.example.com/hook', /^nxdomain\.example\.com could not be resolved \(ENOTFOUND\)$/],
@@ -102,12 +123,20 @@ describe('webhook endpoint addresses: private and internal ones create the endpo
     expect(r.status).toBe(201);
     expect(r.body).toMatchObject({ url: new URL(url).href, enabled: false, failureCount: 0, secret: expect.stringMatching(/^whsec_/) });
     expect(r.body.disabledReason).toMatch(reason);
-    const [row] = await t.sql<{ enabled: boolean; disabled_reason: string }>(`select enabled, disabled_reason from webhook_endpoints where id = ?`, [r.body.id]);
+    const [row] = await t.sql<{ enabled: boolean; disabled_reason: string }>(
+      `select enabled, disabled_reason from webhook_endpoints where id = ?`,
+      [r.body.id],
+    );
     expect(row).toEqual({ enabled: false, disabled_reason: r.body.disabledReason });
   });
 
   it('creates public addresses enabled: a name, an IPv4 and an IPv6 literal, a name with an IPv6 answer', async () => {
-    for (const url of ['https://hooks.example.com/x', `https://${PUBLIC_V4}/x`, `https://[${PUBLIC_V6}]/x`, 'https://v6.example.com:8443/x']) {
+    for (const url of [
+      'https://hooks.example.com/x',
+      `https://${PUBLIC_V4}/x`,
+      `https://[${PUBLIC_V6}]/x`,
+      'https://v6.example.com:8443/x',
+    ]) {
       const r = await create({ url, events: ['contact.created'] });
       expect(r, url).toMatchObject({ status: 201, body: { enabled: true, disabledReason: null } });
     }
@@ -136,8 +165,13 @@ describe('webhook endpoint addresses: private and internal ones create the endpo
     expect(r.body.enabled).toBe(false);
     const refused = await rest(t, 'POST', `/webhooks/${r.body.id}/enable`, org.ownerKey);
     expect(refused.status).toBe(409);
-    expect(refused.body).toMatchObject({ code: 'webhook_url_refused', reason: expect.stringMatching(/moving\.example\.com resolves to 10\.0\.0\.7/) });
-    expect(refused.body.error).toMatch(/^The endpoint stays disabled: moving\.example\.com resolves to 10\.0\.0\.7.*Change its URL, then enable it again$/);
+    expect(refused.body).toMatchObject({
+      code: 'webhook_url_refused',
+      reason: expect.stringMatching(/moving\.example\.com resolves to 10\.0\.0\.7/),
+    });
+    expect(refused.body.error).toMatch(
+      /^The endpoint stays disabled: moving\.example\.com resolves to 10\.0\.0\.7.*Change its URL, then enable it again$/,
+    );
     expect(await org.owner.webhooks.get.query({ id: r.body.id })).toEqual(r.body);
 
     net.dns.set('moving.example.com', [PUBLIC_V4]);

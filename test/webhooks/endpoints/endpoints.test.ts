@@ -16,11 +16,13 @@ afterAll(async () => t?.close());
 const URL_A = 'https://hooks.example.com/leadwire';
 const api = (method: string, path: string, key: string, body?: unknown) => rest(t, method, `/webhooks${path}`, key, body);
 const stored = async (id: string) =>
-  (await t.sql<Record<string, any>>(
-    `select kind, url, events, enabled, disabled_reason, failure_count, secret, previous_secret, previous_secret_expires_at, created_by_id, created_at, updated_at
+  (
+    await t.sql<Record<string, any>>(
+      `select kind, url, events, enabled, disabled_reason, failure_count, secret, previous_secret, previous_secret_expires_at, created_by_id, created_at, updated_at
      from webhook_endpoints where id = ?`,
-    [id],
-  ))[0];
+      [id],
+    )
+  )[0];
 
 describe('webhook endpoints: create, read, change, delete', () => {
   it('creates an endpoint over REST (201) with a whsec_ secret, enabled, and stores it as kind endpoint', async () => {
@@ -60,7 +62,7 @@ describe('webhook endpoints: create, read, change, delete', () => {
     expect((await stored(all.id))!.events).toEqual(all.events);
   });
 
-  it('lists only this organization\'s endpoints, newest first, paged, never the automation REST hooks', async () => {
+  it("lists only this organization's endpoints, newest first, paged, never the automation REST hooks", async () => {
     const mine = await newTestOrg(t);
     const made = [];
     for (const n of [1, 2, 3]) {
@@ -122,7 +124,10 @@ describe('webhook endpoints: disable, enable, rotate', () => {
 
   it('enables: failure count back to 0, reason cleared', async () => {
     const e = await org.owner.webhooks.create.mutate({ url: URL_A, events: ['contact.created'] });
-    await t.sql(`update webhook_endpoints set enabled = false, failure_count = 10, disabled_reason = '10 failed attempts in a row' where id = ?`, [e.id]);
+    await t.sql(
+      `update webhook_endpoints set enabled = false, failure_count = 10, disabled_reason = '10 failed attempts in a row' where id = ?`,
+      [e.id],
+    );
     const r = await api('POST', `/${e.id}/enable`, org.ownerKey);
     expect(r).toMatchObject({ status: 200, body: { enabled: true, failureCount: 0, disabledReason: null } });
     expect(await stored(e.id)).toMatchObject({ enabled: true, failure_count: 0, disabled_reason: null });
@@ -171,7 +176,10 @@ describe('webhook endpoints: who may', () => {
     expect(await refusal(org.member.webhooks.list.query({}))).toMatchObject({ status: 403, code: 'forbidden_role' });
     expect(await refusal(org.member.webhooks.rotateSecret.mutate({ id: e.id }))).toMatchObject({ status: 403, code: 'forbidden_role' });
     expect(await stored(e.id)).toEqual(before);
-    const made = await t.sql(`select id from webhook_endpoints where created_by_id = (select created_by_id from api_keys where organization_id = ? and name = 'member')`, [org.orgId]);
+    const made = await t.sql(
+      `select id from webhook_endpoints where created_by_id = (select created_by_id from api_keys where organization_id = ? and name = 'member')`,
+      [org.orgId],
+    );
     expect(made).toEqual([]);
   });
 
@@ -180,7 +188,7 @@ describe('webhook endpoints: who may', () => {
     expect((await org.session.webhooks.get.query({ id: e.id })).secret).toBe(e.secret);
   });
 
-  it('answers 404 for another organization\'s endpoint on every procedure, changing nothing', async () => {
+  it("answers 404 for another organization's endpoint on every procedure, changing nothing", async () => {
     const other = await newTestOrg(t);
     const theirs = await other.owner.webhooks.create.mutate({ url: URL_A, events: ['contact.created'] });
     const before = await stored(theirs.id);
@@ -202,7 +210,10 @@ describe('webhook endpoints: who may', () => {
 
   it('refuses a Public API key as the wrong surface, and no key as unauthorized', async () => {
     expect(await api('GET', '', org.publicKey)).toMatchObject({ status: 403, body: { code: 'wrong_api_surface' } });
-    expect(await api('POST', '', org.publicKey, { url: URL_A, events: ['contact.created'] })).toMatchObject({ status: 403, body: { code: 'wrong_api_surface' } });
+    expect(await api('POST', '', org.publicKey, { url: URL_A, events: ['contact.created'] })).toMatchObject({
+      status: 403,
+      body: { code: 'wrong_api_surface' },
+    });
     const res = await fetch(`${t.origin}/api/webhooks`);
     expect(res.status).toBe(401);
     expect(await res.json()).toMatchObject({ code: 'unauthorized' });
@@ -216,7 +227,16 @@ describe('webhook endpoints in the internal contract', () => {
       .filter(([path]) => path.startsWith('/webhooks'))
       .flatMap(([path, item]) => Object.entries(item).map(([method, op]) => [`${method.toUpperCase()} ${path}`, op] as const));
     const byRoute = new Map<string, any>(ops);
-    for (const route of ['GET /webhooks', 'POST /webhooks', 'GET /webhooks/{id}', 'PATCH /webhooks/{id}', 'DELETE /webhooks/{id}', 'POST /webhooks/{id}/enable', 'POST /webhooks/{id}/disable', 'POST /webhooks/{id}/rotate-secret']) {
+    for (const route of [
+      'GET /webhooks',
+      'POST /webhooks',
+      'GET /webhooks/{id}',
+      'PATCH /webhooks/{id}',
+      'DELETE /webhooks/{id}',
+      'POST /webhooks/{id}/enable',
+      'POST /webhooks/{id}/disable',
+      'POST /webhooks/{id}/rotate-secret',
+    ]) {
       expect(byRoute.has(route), route).toBe(true);
       expect(byRoute.get(route)['x-error-codes'], route).toContain('forbidden_role');
     }
@@ -225,6 +245,8 @@ describe('webhook endpoints in the internal contract', () => {
     expect(byRoute.get('DELETE /webhooks/{id}').responses['204']).toEqual({ description: 'No content.', headers: expect.any(Object) });
     expect(byRoute.get('DELETE /webhooks/{id}').responses['204'].content).toBeUndefined();
     expect(byRoute.get('POST /webhooks/{id}/enable')['x-error-codes']).toContain('webhook_url_refused');
-    expect(byRoute.get('POST /webhooks').requestBody.content['application/json'].example).toMatchObject({ url: expect.stringMatching(/^https:\/\//) });
+    expect(byRoute.get('POST /webhooks').requestBody.content['application/json'].example).toMatchObject({
+      url: expect.stringMatching(/^https:\/\//),
+    });
   });
 });

@@ -32,7 +32,12 @@ afterAll(async () => {
 /** Another user of the organization with a role and an Internal key. */
 async function userKey(orgId: string, role: 'admin' | 'member') {
   const id = randomUUID();
-  await t.sql(`insert into users (id, organization_id, email, password_hash, role) values (?, ?, ?, 'unused', ?)`, [id, orgId, `${role}-${id}@example.com`, role]);
+  await t.sql(`insert into users (id, organization_id, email, password_hash, role) values (?, ?, ?, 'unused', ?)`, [
+    id,
+    orgId,
+    `${role}-${id}@example.com`,
+    role,
+  ]);
   return t.newKey({ orgId, userId: id, name: role, type: 'internal' });
 }
 
@@ -74,10 +79,12 @@ describe('GET /api/webhooks/listen: the stream', () => {
     expect(admin.ready.secret).not.toBe(a.ready.secret);
     // A signed-in session of the same person listens with the same secret.
     const token = generateToken('lws_');
-    await t.sql(
-      `insert into sessions (organization_id, user_id, token_hash, user_epoch, expires_at) values (?, ?, ?, 0, ?)`,
-      [org.orgId, org.userId, hashKey(token), new Date(t.clock.now().getTime() + 86_400_000)],
-    );
+    await t.sql(`insert into sessions (organization_id, user_id, token_hash, user_epoch, expires_at) values (?, ?, ?, 0, ?)`, [
+      org.orgId,
+      org.userId,
+      hashKey(token),
+      new Date(t.clock.now().getTime() + 86_400_000),
+    ]);
     const session = await open(t, token);
     expect(session.ready.secret).toBe(a.ready.secret);
     for (const s of [a, b, admin, session]) s.close();
@@ -92,7 +99,9 @@ describe('GET /api/webhooks/listen: the stream', () => {
     const [real] = (await receiver.waitFor(before + 1)).slice(before);
     expect(d.event).toBe('contact.created');
     expect(Buffer.from(d.body, 'utf8').equals(real!.rawBody)).toBe(true);
-    const [row] = await t.sql<{ id: string }>(`select id from outbox_events where organization_id = ? order by created_at desc limit 1`, [org.orgId]);
+    const [row] = await t.sql<{ id: string }>(`select id from outbox_events where organization_id = ? order by created_at desc limit 1`, [
+      org.orgId,
+    ]);
     expect(d.id).toBe(row!.id);
     expect(d.headers).toEqual({
       'content-type': 'application/json',
@@ -179,8 +188,12 @@ describe('listener rows', () => {
     const other = await t.newOrg();
     const now = t.clock.now();
     await t.sql(`insert into webhook_listeners (organization_id, process_key, expires_at) values (?, ?, ?), (?, ?, ?)`, [
-      other.orgId, randomUUID(), new Date(now.getTime() - 1_000),
-      other.orgId, randomUUID(), new Date(now.getTime() + 60_000),
+      other.orgId,
+      randomUUID(),
+      new Date(now.getTime() - 1_000),
+      other.orgId,
+      randomUUID(),
+      new Date(now.getTime() + 60_000),
     ]);
     expect((await runCleanup(t.runtime.deps.db, now)).webhookListeners).toBe(1);
     expect(await t.sql(`select organization_id from webhook_listeners where organization_id = ?`, [other.orgId])).toHaveLength(1);

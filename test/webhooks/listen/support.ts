@@ -43,7 +43,15 @@ export async function openStream(t: TestApp, key: string, opts: { events?: strin
   const base = { status: res.status, headers: res.headers, events, close: () => abort.abort() };
   if (res.status !== 200) {
     const error = (await res.json()) as { error: string; code: string };
-    return { ...base, error, ready: undefined as never, heartbeats: 0, nextDelivery: () => Promise.reject(new Error('refused')), heartbeatsReached: () => Promise.reject(new Error('refused')), ended: Promise.resolve() };
+    return {
+      ...base,
+      error,
+      ready: undefined as never,
+      heartbeats: 0,
+      nextDelivery: () => Promise.reject(new Error('refused')),
+      heartbeatsReached: () => Promise.reject(new Error('refused')),
+      ended: Promise.resolve(),
+    };
   }
   const parser = new SseParser(
     (e) => {

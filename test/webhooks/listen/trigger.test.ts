@@ -64,7 +64,10 @@ describe('POST /api/webhooks/trigger', () => {
     const got = (await receiver.waitFor(before + 1)).slice(before).find((q) => q.url === '/one')!;
     expectSigned(got, target.secret);
     expect(JSON.parse(got.rawBody.toString('utf8'))).toEqual(r.body.payload);
-    expect((await deliveriesOf(t, target.id)).find((x) => x.id === r.body.delivery.deliveryId)).toMatchObject({ manual: true, event_id: null });
+    expect((await deliveriesOf(t, target.id)).find((x) => x.id === r.body.delivery.deliveryId)).toMatchObject({
+      manual: true,
+      event_id: null,
+    });
   });
 
   it('says when nobody listens', async () => {

@@ -118,44 +118,63 @@ describe('unsafeAddressReason', () => {
 });
 
 describe('isLoopback', () => {
-  it.each(['127.0.0.1', '127.1.2.3', '127.255.255.255', '::1', '0:0:0:0:0:0:0:1', '::ffff:127.0.0.1', '::ffff:7f00:1'])('%s is loopback', (ip) => {
-    expect(isLoopback(ip)).toBe(true);
-  });
+  it.each(['127.0.0.1', '127.1.2.3', '127.255.255.255', '::1', '0:0:0:0:0:0:0:1', '::ffff:127.0.0.1', '::ffff:7f00:1'])(
+    '%s is loopback',
+    (ip) => {
+      expect(isLoopback(ip)).toBe(true);
+    },
+  );
   // NAT64 leaves the host: 64:ff9b::7f00:1 is a remote gateway's business, never this host's loopback.
-  it.each(['10.0.0.1', '128.0.0.1', '126.255.255.255', '::', '::2', 'fe80::1', '64:ff9b::7f00:1', '::127.0.0.1', '::1%lo', 'localhost'])('%s is not loopback', (ip) => {
-    expect(isLoopback(ip)).toBe(false);
-  });
+  it.each(['10.0.0.1', '128.0.0.1', '126.255.255.255', '::', '::2', 'fe80::1', '64:ff9b::7f00:1', '::127.0.0.1', '::1%lo', 'localhost'])(
+    '%s is not loopback',
+    (ip) => {
+      expect(isLoopback(ip)).toBe(false);
+    },
+  );
 });
 
 /** Answers `answers` and counts its calls. */
 function fixed(answers: string[]): Resolver & { calls: string[] } {
   const calls: string[] = [];
-  return Object.assign(async (host: string) => {
-    calls.push(host);
-    return answers;
-  }, { calls });
+  return Object.assign(
+    async (host: string) => {
+      calls.push(host);
+      return answers;
+    },
+    { calls },
+  );
 }
 
 describe('checkUrlAddress', () => {
   it('resolves a host name once and returns its first address when all are public', async () => {
     const resolver = fixed(['93.184.216.34', '2606:2800:220:1::1']);
-    expect(await checkUrlAddress('https://hooks.example.com:8443/in?x=1', { resolver, allowLoopback: false })).toEqual({ ok: true, address: '93.184.216.34' });
+    expect(await checkUrlAddress('https://hooks.example.com:8443/in?x=1', { resolver, allowLoopback: false })).toEqual({
+      ok: true,
+      address: '93.184.216.34',
+    });
     expect(resolver.calls).toEqual(['hooks.example.com']);
   });
 
   it('takes IP literals as they are, without resolving (brackets removed)', async () => {
     const resolver = fixed(['10.0.0.1']);
     expect(await checkUrlAddress('https://8.8.8.8/', { resolver, allowLoopback: false })).toEqual({ ok: true, address: '8.8.8.8' });
-    expect(await checkUrlAddress('https://[2606:4700:4700::1111]:444/', { resolver, allowLoopback: false })).toEqual({ ok: true, address: '2606:4700:4700::1111' });
+    expect(await checkUrlAddress('https://[2606:4700:4700::1111]:444/', { resolver, allowLoopback: false })).toEqual({
+      ok: true,
+      address: '2606:4700:4700::1111',
+    });
     expect(resolver.calls).toEqual([]);
   });
 
   it('refuses when ANY answer is unsafe, naming the host and the address', async () => {
-    const r = await checkUrlAddress('https://mixed.example/', { resolver: fixed(['93.184.216.34', '169.254.169.254']), allowLoopback: false });
+    const r = await checkUrlAddress('https://mixed.example/', {
+      resolver: fixed(['93.184.216.34', '169.254.169.254']),
+      allowLoopback: false,
+    });
     expect(r).toEqual({
       ok: false,
       kind: 'unsafe',
-      reason: 'mixed.example resolves to 169.254.169.254 is in 169.254.0.0/16 (link-local (cloud metadata)); private and internal addresses are refused',
+      reason:
+        'mixed.example resolves to 169.254.169.254 is in 169.254.0.0/16 (link-local (cloud metadata)); private and internal addresses are refused',
     });
   });
 
@@ -168,7 +187,11 @@ describe('checkUrlAddress', () => {
     ['https://[fd00:ec2::254]/', 'fd00:ec2::254 is in fc00::/7 (unique-local)'],
     ['https://[::]/', ':: is in ::/128 (unspecified)'],
   ])('refuses the literal %s', async (url, reason) => {
-    expect(await checkUrlAddress(url, { resolver: fixed([]), allowLoopback: false })).toEqual({ ok: false, kind: 'unsafe', reason: `${reason}; private and internal addresses are refused` });
+    expect(await checkUrlAddress(url, { resolver: fixed([]), allowLoopback: false })).toEqual({
+      ok: false,
+      kind: 'unsafe',
+      reason: `${reason}; private and internal addresses are refused`,
+    });
   });
 
   it('allowLoopback opens 127.0.0.0/8 and ::1, and nothing else private', async () => {
@@ -176,26 +199,52 @@ describe('checkUrlAddress', () => {
     expect(await checkUrlAddress('https://127.0.0.1:9999/', allow)).toEqual({ ok: true, address: '127.0.0.1' });
     expect(await checkUrlAddress('https://[::1]:9999/', allow)).toEqual({ ok: true, address: '::1' });
     expect(await checkUrlAddress('https://[::ffff:127.0.0.1]/', allow)).toEqual({ ok: true, address: '::ffff:7f00:1' });
-    expect(await checkUrlAddress('https://local.test/', { resolver: fixed(['127.0.0.1', '::1']), allowLoopback: true })).toEqual({ ok: true, address: '127.0.0.1' });
-    for (const url of ['https://10.0.0.1/', 'https://169.254.169.254/', 'https://[64:ff9b::7f00:1]/', 'https://[fe80::1]/', 'https://0.0.0.0/']) {
+    expect(await checkUrlAddress('https://local.test/', { resolver: fixed(['127.0.0.1', '::1']), allowLoopback: true })).toEqual({
+      ok: true,
+      address: '127.0.0.1',
+    });
+    for (const url of [
+      'https://10.0.0.1/',
+      'https://169.254.169.254/',
+      'https://[64:ff9b::7f00:1]/',
+      'https://[fe80::1]/',
+      'https://0.0.0.0/',
+    ]) {
       expect(await checkUrlAddress(url, allow)).toMatchObject({ ok: false, kind: 'unsafe' });
     }
-    expect(await checkUrlAddress('https://local.test/', { resolver: fixed(['127.0.0.1', '192.168.0.10']), allowLoopback: true })).toMatchObject({
+    expect(
+      await checkUrlAddress('https://local.test/', { resolver: fixed(['127.0.0.1', '192.168.0.10']), allowLoopback: true }),
+    ).toMatchObject({
       ok: false,
       reason: expect.stringMatching(/^local\.test resolves to 192\.168\.0\.10/) as unknown,
     });
-    expect(await checkUrlAddress('https://127.0.0.1/', { resolver: fixed([]), allowLoopback: false })).toMatchObject({ ok: false, kind: 'unsafe' });
+    expect(await checkUrlAddress('https://127.0.0.1/', { resolver: fixed([]), allowLoopback: false })).toMatchObject({
+      ok: false,
+      kind: 'unsafe',
+    });
   });
 
   it('a resolver failure is "unresolved", with its code when it has one', async () => {
     const nx: Resolver = () => Promise.reject(Object.assign(new Error('getaddrinfo ENOTFOUND x'), { code: 'ENOTFOUND' }));
-    expect(await checkUrlAddress('https://gone.example/', { resolver: nx, allowLoopback: false })).toEqual({ ok: false, kind: 'unresolved', reason: 'gone.example could not be resolved (ENOTFOUND)' });
+    expect(await checkUrlAddress('https://gone.example/', { resolver: nx, allowLoopback: false })).toEqual({
+      ok: false,
+      kind: 'unresolved',
+      reason: 'gone.example could not be resolved (ENOTFOUND)',
+    });
     const odd: Resolver = () => Promise.reject(new Error('boom'));
-    expect(await checkUrlAddress('https://odd.example/', { resolver: odd, allowLoopback: false })).toEqual({ ok: false, kind: 'unresolved', reason: 'odd.example could not be resolved (lookup failed)' });
+    expect(await checkUrlAddress('https://odd.example/', { resolver: odd, allowLoopback: false })).toEqual({
+      ok: false,
+      kind: 'unresolved',
+      reason: 'odd.example could not be resolved (lookup failed)',
+    });
   });
 
   it('an empty answer is "unresolved"', async () => {
-    expect(await checkUrlAddress('https://empty.example/', { resolver: fixed([]), allowLoopback: true })).toEqual({ ok: false, kind: 'unresolved', reason: 'empty.example has no addresses' });
+    expect(await checkUrlAddress('https://empty.example/', { resolver: fixed([]), allowLoopback: true })).toEqual({
+      ok: false,
+      kind: 'unresolved',
+      reason: 'empty.example has no addresses',
+    });
   });
 
   it('an answer that is not an IP address is refused as unsafe', async () => {
@@ -208,9 +257,21 @@ describe('checkUrlAddress', () => {
 
   it('a URL without a usable host is "invalid"', async () => {
     const resolver = fixed(['8.8.8.8']);
-    expect(await checkUrlAddress('not a url', { resolver, allowLoopback: false })).toEqual({ ok: false, kind: 'invalid', reason: 'the URL cannot be parsed' });
-    expect(await checkUrlAddress('https://[::1/', { resolver, allowLoopback: false })).toEqual({ ok: false, kind: 'invalid', reason: 'the URL cannot be parsed' });
-    expect(await checkUrlAddress('mailto:someone', { resolver, allowLoopback: false })).toEqual({ ok: false, kind: 'invalid', reason: 'the URL has no host' });
+    expect(await checkUrlAddress('not a url', { resolver, allowLoopback: false })).toEqual({
+      ok: false,
+      kind: 'invalid',
+      reason: 'the URL cannot be parsed',
+    });
+    expect(await checkUrlAddress('https://[::1/', { resolver, allowLoopback: false })).toEqual({
+      ok: false,
+      kind: 'invalid',
+      reason: 'the URL cannot be parsed',
+    });
+    expect(await checkUrlAddress('mailto:someone', { resolver, allowLoopback: false })).toEqual({
+      ok: false,
+      kind: 'invalid',
+      reason: 'the URL has no host',
+    });
     expect(resolver.calls).toEqual([]);
   });
 });

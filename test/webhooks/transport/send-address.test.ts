@@ -25,7 +25,18 @@ function scripted(...answers: string[][]): Resolver & { calls: number } {
 
 function delivery(url: string) {
   const body = '{"event":"ping","data":{"message":"hello"}}';
-  return { url, body, headers: signDelivery({ body, secret: 'whsec_c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0', messageId: 'd', attemptId: 'a', event: 'ping', at: new Date() }) };
+  return {
+    url,
+    body,
+    headers: signDelivery({
+      body,
+      secret: 'whsec_c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0',
+      messageId: 'd',
+      attemptId: 'a',
+      event: 'ping',
+      at: new Date(),
+    }),
+  };
 }
 
 describe('sendWebhook: where it may connect', () => {
@@ -48,7 +59,11 @@ describe('sendWebhook: where it may connect', () => {
     ['https://[::ffff:10.0.0.1]/', [], /^10\.0\.0\.1 is in 10\.0\.0\.0\/8 \(private\)/],
     ['https://[64:ff9b::a00:1]/', [], /^10\.0\.0\.1 is in 10\.0\.0\.0\/8 \(private\)/],
     ['https://[fd00:ec2::254]/', [], /fd00:ec2::254 is in fc00::\/7 \(unique-local\)/],
-    ['https://internal.example/', ['10.1.2.3'], /^internal\.example resolves to 10\.1\.2\.3 is in 10\.0\.0\.0\/8 \(private\); private and internal addresses are refused$/],
+    [
+      'https://internal.example/',
+      ['10.1.2.3'],
+      /^internal\.example resolves to 10\.1\.2\.3 is in 10\.0\.0\.0\/8 \(private\); private and internal addresses are refused$/,
+    ],
     ['https://mixed.example/', ['93.184.216.34', '10.0.0.1'], /^mixed\.example resolves to 10\.0\.0\.1/],
     ['https://v6.example/', ['2606:4700::1111', 'fe80::1'], /^v6\.example resolves to fe80::1 is in fe80::\/10/],
   ])('blocks %s (answers %j) without connecting', async (url, answers, reason) => {
@@ -62,7 +77,10 @@ describe('sendWebhook: where it may connect', () => {
   it('a host name resolving to loopback AND a private address is blocked; the loopback receiver is never touched', async () => {
     const counter = await startSilentListener();
     try {
-      const r = await sendWebhook(delivery(`https://receiver.test:${counter.port}/`), { resolver: scripted(['127.0.0.1', '10.0.0.1']), allowLoopback: true });
+      const r = await sendWebhook(delivery(`https://receiver.test:${counter.port}/`), {
+        resolver: scripted(['127.0.0.1', '10.0.0.1']),
+        allowLoopback: true,
+      });
       expect(r.outcome).toBe('blocked');
       expect(counter.connections()).toBe(0);
     } finally {
@@ -73,7 +91,11 @@ describe('sendWebhook: where it may connect', () => {
   it('loopback is blocked without allowLoopback (no connection) and reached with it', async () => {
     const counter = await startSilentListener();
     try {
-      for (const url of [`https://127.0.0.1:${counter.port}/`, `https://receiver.test:${counter.port}/`, `https://[::ffff:127.0.0.1]:${counter.port}/`]) {
+      for (const url of [
+        `https://127.0.0.1:${counter.port}/`,
+        `https://receiver.test:${counter.port}/`,
+        `https://[::ffff:127.0.0.1]:${counter.port}/`,
+      ]) {
         const r = await sendWebhook(delivery(url), { resolver: scripted(['127.0.0.1']), allowLoopback: false });
         expect(r.outcome).toBe('blocked');
         expect(r.error).toMatch(/loopback/);
@@ -114,10 +136,13 @@ describe('sendWebhook: where it may connect', () => {
   it('a pooled keep-alive socket is only reused for the address the current check allowed', async () => {
     // The shared test receiver's 1 s keep-alive leaves the client nothing to reuse, so this server keeps sockets open.
     let connections = 0;
-    const server = createHttpsServer({ key: readFileSync(join(TLS_DIR, 'receiver-key.pem')), cert: readFileSync(join(TLS_DIR, 'receiver.pem')) }, (req, res) => {
-      req.resume();
-      req.on('end', () => res.writeHead(200).end('ok'));
-    });
+    const server = createHttpsServer(
+      { key: readFileSync(join(TLS_DIR, 'receiver-key.pem')), cert: readFileSync(join(TLS_DIR, 'receiver.pem')) },
+      (req, res) => {
+        req.resume();
+        req.on('end', () => res.writeHead(200).end('ok'));
+      },
+    );
     server.keepAliveTimeout = 30_000;
     server.on('secureConnection', () => connections++);
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -143,7 +168,10 @@ describe('sendWebhook: where it may connect', () => {
     const before = rx6.requests.length;
     const literal = await sendWebhook(delivery(`${rx6.origin}/six`), { resolver: scripted([]), allowLoopback: true });
     expect(literal).toMatchObject({ outcome: 'succeeded', statusCode: 200 });
-    const named = await sendWebhook(delivery(`https://receiver.test:${rx6.port}/six`), { resolver: scripted(['::1']), allowLoopback: true });
+    const named = await sendWebhook(delivery(`https://receiver.test:${rx6.port}/six`), {
+      resolver: scripted(['::1']),
+      allowLoopback: true,
+    });
     expect(named).toMatchObject({ outcome: 'succeeded', statusCode: 200 });
     expect(rx6.requests.length - before).toBe(2);
     expect(rx6.requests.at(-2)?.headers.host).toBe(`[::1]:${rx6.port}`);

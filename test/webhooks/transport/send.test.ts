@@ -8,7 +8,8 @@ import { signDelivery } from '../../../packages/core/src/webhooks/transport/sign
 import { type Receiver, startReceiver, startSilentListener } from '../../support/receiver.ts';
 
 /** `receiver.test` is in the test certificate: resolving it to loopback proves verification uses the host name. */
-const toLoopback: Resolver = async (host) => (host === 'receiver.test' || host === 'other.test' ? ['127.0.0.1'] : Promise.reject(Object.assign(new Error('nx'), { code: 'ENOTFOUND' })));
+const toLoopback: Resolver = async (host) =>
+  host === 'receiver.test' || host === 'other.test' ? ['127.0.0.1'] : Promise.reject(Object.assign(new Error('nx'), { code: 'ENOTFOUND' }));
 const loopback = { resolver: toLoopback, allowLoopback: true };
 
 function delivery(url: string, body = '{"event":"ping","data":{"message":"hello"}}', secret = newSigningSecret()) {
@@ -28,9 +29,11 @@ describe('sendWebhook: the exchange with a receiver', () => {
     await untrusted.close();
   });
   const url = (path = '/hooks') => `https://receiver.test:${rx.port}${path}`;
-  const reply = (status: number, body = '', headers: Record<string, string> = {}) => (_req: unknown, res: ServerResponse) => {
-    res.writeHead(status, headers).end(body);
-  };
+  const reply =
+    (status: number, body = '', headers: Record<string, string> = {}) =>
+    (_req: unknown, res: ServerResponse) => {
+      res.writeHead(status, headers).end(body);
+    };
 
   it('POSTs the exact signed bytes to the host name pinned at the checked address and succeeds on 200', async () => {
     rx.respond(reply(200, 'ok'));
@@ -47,7 +50,11 @@ describe('sendWebhook: the exchange with a receiver', () => {
     expect(got?.headers['user-agent']).toBe('Leadwire-Webhooks/1.0');
     expect(got?.headers['content-length']).toBe(String(Buffer.byteLength(d.body)));
     expect(got?.rawBody.equals(Buffer.from(d.body, 'utf8'))).toBe(true);
-    expect(got?.headers['x-webhook-signature']).toBe(createHmac('sha256', d.secret).update(got?.rawBody ?? '').digest('hex'));
+    expect(got?.headers['x-webhook-signature']).toBe(
+      createHmac('sha256', d.secret)
+        .update(got?.rawBody ?? '')
+        .digest('hex'),
+    );
     for (const h of ['x-webhook-event', 'x-webhook-id', 'x-webhook-timestamp', 'webhook-id', 'webhook-timestamp', 'webhook-signature']) {
       expect(got?.headers[h]).toBe(d.headers[Object.keys(d.headers).find((k) => k.toLowerCase() === h) ?? '']);
     }
@@ -55,7 +62,12 @@ describe('sendWebhook: the exchange with a receiver', () => {
 
   it('any 2xx succeeds, an empty body included', async () => {
     rx.respond(reply(204));
-    expect(await sendWebhook(delivery(url()), loopback)).toMatchObject({ outcome: 'succeeded', statusCode: 204, responseBody: '', error: null });
+    expect(await sendWebhook(delivery(url()), loopback)).toMatchObject({
+      outcome: 'succeeded',
+      statusCode: 204,
+      responseBody: '',
+      error: null,
+    });
     rx.respond(reply(299, 'fine'));
     expect(await sendWebhook(delivery(url()), loopback)).toMatchObject({ outcome: 'succeeded', statusCode: 299, responseBody: 'fine' });
   });
@@ -64,7 +76,12 @@ describe('sendWebhook: the exchange with a receiver', () => {
     rx.respond(reply(status, `status ${status}`, { location: url('/elsewhere') }));
     const before = rx.requests.length;
     const r = await sendWebhook(delivery(url()), loopback);
-    expect(r).toMatchObject({ outcome: 'failed', statusCode: status, responseBody: `status ${status}`, error: `the receiver answered ${status}` });
+    expect(r).toMatchObject({
+      outcome: 'failed',
+      statusCode: status,
+      responseBody: `status ${status}`,
+      error: `the receiver answered ${status}`,
+    });
     // Redirects are never followed: the receiver saw exactly one request.
     expect(rx.requests.length - before).toBe(1);
   });
@@ -89,7 +106,12 @@ describe('sendWebhook: the exchange with a receiver', () => {
     rx.respond(() => undefined);
     const before = rx.requests.length;
     const r = await sendWebhook(delivery(url()), { ...loopback, timeoutMs: 300 });
-    expect(r).toMatchObject({ outcome: 'failed', statusCode: null, responseBody: null, error: 'timed out after 0.3 s waiting for the response' });
+    expect(r).toMatchObject({
+      outcome: 'failed',
+      statusCode: null,
+      responseBody: null,
+      error: 'timed out after 0.3 s waiting for the response',
+    });
     expect(rx.requests.length - before).toBe(1);
   });
 

@@ -30,7 +30,17 @@ describe('signDelivery', () => {
     const body = '{"event":"contact.created"}';
     const h = signDelivery({ ...base, body, secret });
     expect(Object.keys(h).sort()).toEqual(
-      ['X-Webhook-Event', 'X-Webhook-Id', 'X-Webhook-Signature', 'X-Webhook-Timestamp', 'content-type', 'user-agent', 'webhook-id', 'webhook-signature', 'webhook-timestamp'].sort(),
+      [
+        'X-Webhook-Event',
+        'X-Webhook-Id',
+        'X-Webhook-Signature',
+        'X-Webhook-Timestamp',
+        'content-type',
+        'user-agent',
+        'webhook-id',
+        'webhook-signature',
+        'webhook-timestamp',
+      ].sort(),
     );
     expect(h['content-type']).toBe('application/json');
     expect(h['user-agent']).toBe('Leadwire-Webhooks/1.0');

@@ -15,7 +15,10 @@ function checkBodyHeaders(req: FastifyRequest) {
   }
   const [mediaType, ...params] = (req.headers['content-type'] ?? '').split(';').map((s) => s.trim().toLowerCase());
   if (!MEDIA_TYPES.has(mediaType ?? '')) throw captureErrors.mediaType();
-  const charset = params.find((p) => p.startsWith('charset='))?.slice('charset='.length).replace(/"/g, '');
+  const charset = params
+    .find((p) => p.startsWith('charset='))
+    ?.slice('charset='.length)
+    .replace(/"/g, '');
   if (charset && charset !== 'utf-8' && charset !== 'utf8') throw captureErrors.mediaType();
 }
 
@@ -45,13 +48,20 @@ export async function capturePlugin(app: FastifyInstance, opts: { deps: Deps }) 
     capture.options('/api/capture/:orgId', async (_req, reply) =>
       reply
         .status(204)
-        .headers({ 'access-control-allow-methods': 'POST, OPTIONS', 'access-control-allow-headers': 'content-type', 'access-control-max-age': '86400' })
+        .headers({
+          'access-control-allow-methods': 'POST, OPTIONS',
+          'access-control-allow-headers': 'content-type',
+          'access-control-max-age': '86400',
+        })
         .send(),
     );
     capture.post<{ Params: { orgId: string } }>('/api/capture/:orgId', { bodyLimit: CAPTURE_MAX_BYTES }, async (req, reply) => {
       checkBodyHeaders(req);
       const body = parseCaptureBody(Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));
-      const thankYou = await captureLead(deps, req.params.orgId, body, { ip: req.ip, setHeader: (name, value) => void reply.header(name, value) });
+      const thankYou = await captureLead(deps, req.params.orgId, body, {
+        ip: req.ip,
+        setHeader: (name, value) => void reply.header(name, value),
+      });
       // Nothing about the contact: an anonymous caller learns nothing about what the workspace already knew.
       return reply.status(200).send({ ok: true, ...thankYou });
     });

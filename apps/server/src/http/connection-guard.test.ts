@@ -33,10 +33,14 @@ async function start(limits: Partial<GuardLimits>, handler: (req: IncomingMessag
   const clock = { ms: 0 };
   const closed: CloseReason[] = [];
   server = createServer(handler);
-  guard = new ConnectionGuard({ ...LIMITS, ...limits }, (socket, _res, reason) => {
-    closed.push(reason);
-    socket.destroy();
-  }, () => clock.ms);
+  guard = new ConnectionGuard(
+    { ...LIMITS, ...limits },
+    (socket, _res, reason) => {
+      closed.push(reason);
+      socket.destroy();
+    },
+    () => clock.ms,
+  );
   const g = guard;
   server.on('connection', (socket) => g.accept(socket));
   server.on('request', (req, res) => g.request(req, res));
@@ -78,7 +82,6 @@ describe('body rules', () => {
     pending!.resume();
     expect((await c.response())?.body).toBe('read');
   });
-
 
   it('do not hold a blocked event loop against a client, but cut a stalled body on the sweeps after it', async () => {
     let pending: IncomingMessage | undefined;

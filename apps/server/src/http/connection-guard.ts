@@ -73,7 +73,10 @@ export class ConnectionGuard {
     this.now = now;
     this.lastSweep = now();
     // A quarter of the shortest rule bounds how late a cut comes, as Node's connectionsCheckingInterval does for its own.
-    this.tick = Math.max(10, Math.min(1_000, Math.floor(Math.min(limits.bodyGraceMs, limits.bodyIdleMs, limits.shedMinAgeMs || 1_000) / 4)));
+    this.tick = Math.max(
+      10,
+      Math.min(1_000, Math.floor(Math.min(limits.bodyGraceMs, limits.bodyIdleMs, limits.shedMinAgeMs || 1_000) / 4)),
+    );
     this.timer = setInterval(() => this.sweep(), this.tick);
     this.timer.unref();
   }

@@ -43,7 +43,12 @@ const INLINE_SCRIPT = /<script\b(?![^>]*\bsrc\s*=)[^>]*>([\s\S]*?)<\/script>/gi;
 
 /** Adds the hash of each inline script of an HTML page to the page's script-src: its exact text, nothing else. */
 function allowInlineScripts(html: string, csp: string): string {
-  const hashes = [...html.matchAll(INLINE_SCRIPT)].map((m) => `'sha256-${createHash('sha256').update(m[1] ?? '').digest('base64')}'`);
+  const hashes = [...html.matchAll(INLINE_SCRIPT)].map(
+    (m) =>
+      `'sha256-${createHash('sha256')
+        .update(m[1] ?? '')
+        .digest('base64')}'`,
+  );
   return hashes.length ? csp.replace(/script-src 'self'/, `script-src 'self' ${hashes.join(' ')}`) : csp;
 }
 

@@ -98,7 +98,8 @@ function guardConnections(app: FastifyInstance, config: Config) {
   app.server.on('request', (req: IncomingMessage, res: ServerResponse) => guard.request(req, res));
   if (!limits.perAddressAtAccept) {
     app.addHook('onRequest', async (req, reply) => {
-      if (!guard.claim(req.raw.socket, req.ip)) return sendError(reply, toPublicError(errors.tooManyConnections()), { connection: 'close' });
+      if (!guard.claim(req.raw.socket, req.ip))
+        return sendError(reply, toPublicError(errors.tooManyConnections()), { connection: 'close' });
     });
   }
   app.addHook('onClose', async () => guard.stop());

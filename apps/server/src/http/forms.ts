@@ -38,14 +38,21 @@ export async function formsPlugin(app: FastifyInstance, opts: { deps: Deps }) {
 
   /** The hosted page again, with the status and what went wrong; never a JSON body for a person. */
   const pageFor = (reply: FastifyReply, form: PublishedForm, status: number, state: FormState) =>
-    reply.status(status).headers(hostedPageHeaders(form, urls)).type('text/html; charset=utf-8')
+    reply
+      .status(status)
+      .headers(hostedPageHeaders(form, urls))
+      .type('text/html; charset=utf-8')
       .send(hostedPage(form.name, formMarkup(form, formUrls(urls, form.id).submitUrl, state)));
   const plainPage = (reply: FastifyReply, status: number, title: string, text: string, detail: string) =>
-    reply.status(status).headers({
-      'content-security-policy': "default-src 'none'; frame-ancestors 'none'; base-uri 'none'",
-      'x-content-type-options': 'nosniff',
-      'cache-control': 'no-store',
-    }).type('text/html; charset=utf-8').send(hostedPage(title, problem(text, detail)));
+    reply
+      .status(status)
+      .headers({
+        'content-security-policy': "default-src 'none'; frame-ancestors 'none'; base-uri 'none'",
+        'x-content-type-options': 'nosniff',
+        'cache-control': 'no-store',
+      })
+      .type('text/html; charset=utf-8')
+      .send(hostedPage(title, problem(text, detail)));
 
   app.setErrorHandler((err, req, reply) => {
     const pub = toPublicError(err);
@@ -54,19 +61,28 @@ export async function formsPlugin(app: FastifyInstance, opts: { deps: Deps }) {
       return sendError(reply, pub, { 'access-control-allow-origin': '*', 'access-control-expose-headers': PUBLIC_HEADERS });
     }
     void reply.headers({ ...pub.headers });
-    return plainPage(reply, pub.status, pub.status === 404 ? 'Form not found' : 'Something went wrong', pub.body.error,
-      pub.status === 404 ? 'The form may have been unpublished or removed.' : 'Nothing was saved. Please try again in a moment.');
+    return plainPage(
+      reply,
+      pub.status,
+      pub.status === 404 ? 'Form not found' : 'Something went wrong',
+      pub.body.error,
+      pub.status === 404 ? 'The form may have been unpublished or removed.' : 'Nothing was saved. Please try again in a moment.',
+    );
   });
 
-  const cors = (reply: FastifyReply) => reply.headers({ 'access-control-allow-origin': '*', 'access-control-expose-headers': PUBLIC_HEADERS });
+  const cors = (reply: FastifyReply) =>
+    reply.headers({ 'access-control-allow-origin': '*', 'access-control-expose-headers': PUBLIC_HEADERS });
 
   app.options(`${apiPath}/forms/:id/submit`, async (_req, reply) =>
-    reply.status(204).headers({
-      'access-control-allow-origin': '*',
-      'access-control-allow-methods': 'POST, OPTIONS',
-      'access-control-allow-headers': 'content-type',
-      'access-control-max-age': '86400',
-    }).send(),
+    reply
+      .status(204)
+      .headers({
+        'access-control-allow-origin': '*',
+        'access-control-allow-methods': 'POST, OPTIONS',
+        'access-control-allow-headers': 'content-type',
+        'access-control-max-age': '86400',
+      })
+      .send(),
   );
 
   app.post(`${apiPath}/forms/:id/submit`, { bodyLimit: SUBMIT_BODY_LIMIT }, async (req: IdRequest, reply) => {
@@ -109,7 +125,13 @@ export async function formsPlugin(app: FastifyInstance, opts: { deps: Deps }) {
   });
 
   app.get(`${apiPath}/embed/form-loader.js`, async (_req, reply) =>
-    reply.headers({ 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'public, max-age=300', 'access-control-allow-origin': '*' }).send(LOADER),
+    reply
+      .headers({
+        'content-type': 'text/javascript; charset=utf-8',
+        'cache-control': 'public, max-age=300',
+        'access-control-allow-origin': '*',
+      })
+      .send(LOADER),
   );
 
   app.get('/f/:id', async (req: IdRequest, reply) => {
@@ -125,7 +147,10 @@ export async function formsPlugin(app: FastifyInstance, opts: { deps: Deps }) {
     const form = await loadPublishedForm(deps.db, req.params.id);
     const thankYou = thankYouOf(form);
     const text = 'message' in thankYou ? thankYou.message : 'Thank you! Your answers have been received.';
-    return reply.status(200).headers(hostedPageHeaders(form, urls)).type('text/html; charset=utf-8')
+    return reply
+      .status(200)
+      .headers(hostedPageHeaders(form, urls))
+      .type('text/html; charset=utf-8')
       .send(hostedPage(form.name, html`${message(text)}<p><a href="${formUrls(urls, form.id).hostedUrl}">Back to the form</a></p>`));
   });
 }

@@ -36,49 +36,56 @@ export async function listenPlugin(app: FastifyInstance, opts: { deps: Deps }) {
     await existingListenHub(deps)?.shutdown();
   });
 
-  app.get('/webhooks/listen', { exposeHeadRoute: false }, async (req: FastifyRequest<{ Querystring: { events?: string | string[] } }>, reply: FastifyReply) => {
-    const actor = await authenticateInternal(
-      deps,
-      deps.db,
-      (name) => one(req.headers[name]),
-      (name, value) => void reply.header(name, value),
-    );
-    requireRole(actor, 'owner', 'admin');
-    const events = parseListenEvents(one(req.query.events));
-    const lastEventId = one(req.headers['last-event-id']);
+  app.get(
+    '/webhooks/listen',
+    { exposeHeadRoute: false },
+    async (req: FastifyRequest<{ Querystring: { events?: string | string[] } }>, reply: FastifyReply) => {
+      const actor = await authenticateInternal(
+        deps,
+        deps.db,
+        (name) => one(req.headers[name]),
+        (name, value) => void reply.header(name, value),
+      );
+      requireRole(actor, 'owner', 'admin');
+      const events = parseListenEvents(one(req.query.events));
+      const lastEventId = one(req.headers['last-event-id']);
 
-    const raw = reply.raw;
-    reply.hijack();
-    let gone = false;
-    let stream: { close(): void } | undefined;
-    const opened = performance.now();
-    raw.on('close', () => {
-      gone = true;
-      stream?.close();
-      // Fastify's own request line is not written for a hijacked reply: one line when the stream ends instead.
-      req.log.info({ path: '/api/webhooks/listen', status: raw.statusCode, ms: Math.round(performance.now() - opened), org: actor.orgId }, 'listen stream closed');
-    });
-    // Once the client is gone nothing more is written: a write to a destroyed response would only raise an error.
-    const sink = {
-      write: (chunk: string) => {
-        if (gone || raw.writableEnded) return;
-        if (!raw.headersSent) raw.writeHead(200, headersOf(reply, STREAM_HEADERS));
-        raw.write(chunk);
-      },
-      buffered: () => raw.writableLength,
-      end: () => {
-        if (!raw.writableEnded) raw.end();
-      },
-    };
-    try {
-      stream = await listenHubOf(deps).open(actor, { events, ...(lastEventId && UUID.test(lastEventId) ? { lastEventId } : {}) }, sink);
-      if (gone) stream.close();
-    } catch (err) {
-      const pub = toPublicError(err);
-      logFailure(req.log, err, pub, 'listen stream not opened');
-      if (raw.headersSent || gone) return void raw.destroy();
-      raw.writeHead(pub.status, headersOf(reply, { ...pub.headers, 'content-type': 'application/json; charset=utf-8' }));
-      raw.end(JSON.stringify(pub.body));
-    }
-  });
+      const raw = reply.raw;
+      reply.hijack();
+      let gone = false;
+      let stream: { close(): void } | undefined;
+      const opened = performance.now();
+      raw.on('close', () => {
+        gone = true;
+        stream?.close();
+        // Fastify's own request line is not written for a hijacked reply: one line when the stream ends instead.
+        req.log.info(
+          { path: '/api/webhooks/listen', status: raw.statusCode, ms: Math.round(performance.now() - opened), org: actor.orgId },
+          'listen stream closed',
+        );
+      });
+      // Once the client is gone nothing more is written: a write to a destroyed response would only raise an error.
+      const sink = {
+        write: (chunk: string) => {
+          if (gone || raw.writableEnded) return;
+          if (!raw.headersSent) raw.writeHead(200, headersOf(reply, STREAM_HEADERS));
+          raw.write(chunk);
+        },
+        buffered: () => raw.writableLength,
+        end: () => {
+          if (!raw.writableEnded) raw.end();
+        },
+      };
+      try {
+        stream = await listenHubOf(deps).open(actor, { events, ...(lastEventId && UUID.test(lastEventId) ? { lastEventId } : {}) }, sink);
+        if (gone) stream.close();
+      } catch (err) {
+        const pub = toPublicError(err);
+        logFailure(req.log, err, pub, 'listen stream not opened');
+        if (raw.headersSent || gone) return void raw.destroy();
+        raw.writeHead(pub.status, headersOf(reply, { ...pub.headers, 'content-type': 'application/json; charset=utf-8' }));
+        raw.end(JSON.stringify(pub.body));
+      }
+    },
+  );
 }

@@ -19,7 +19,12 @@ describe('logFailure', () => {
     const { log, lines } = capture();
     logFailure(log, new Error('bad input'), { status: 400, body: { error: 'bad', code: 'validation_failed' } }, 'request failed');
     logFailure(log, new Error('boom'), { status: 500, body: { error: 'x', code: 'internal_error' } }, 'request failed');
-    logFailure(log, new Error('hashing slots full'), { status: 503, body: { error: 'busy', code: 'service_unavailable' } }, 'request failed');
+    logFailure(
+      log,
+      new Error('hashing slots full'),
+      { status: 503, body: { error: 'busy', code: 'service_unavailable' } },
+      'request failed',
+    );
     expect(lines).toHaveLength(2);
     expect(lines[0]).toMatchObject({ level: 50, msg: 'request failed', err: { message: 'boom' } });
     expect((lines[0]!.err as { stack?: string }).stack).toContain('Error: boom');

@@ -12,7 +12,9 @@ describe('html', () => {
   });
 
   it('inserts nested markup as is, joins arrays, and drops empty values', () => {
-    expect(html`<ul>${['a<', 'b'].map((x) => html`<li>${x}</li>`)}</ul>${false}${undefined}${null}${0}`.__html).toBe('<ul><li>a&lt;</li><li>b</li></ul>0');
+    expect(html`<ul>${['a<', 'b'].map((x) => html`<li>${x}</li>`)}</ul>${false}${undefined}${null}${0}`.__html).toBe(
+      '<ul><li>a&lt;</li><li>b</li></ul>0',
+    );
   });
 });
 

@@ -16,7 +16,13 @@ type Value = Html | string | number | false | null | undefined | readonly Value[
 
 export function html(strings: TemplateStringsArray, ...values: Value[]): Html {
   const part = (v: Value): string =>
-    Array.isArray(v) ? v.map(part).join('') : typeof v === 'object' && v !== null ? (v as Html).__html : v == null || v === false ? '' : escapeHtml(String(v));
+    Array.isArray(v)
+      ? v.map(part).join('')
+      : typeof v === 'object' && v !== null
+        ? (v as Html).__html
+        : v == null || v === false
+          ? ''
+          : escapeHtml(String(v));
   return { __html: strings.reduce((out, s, i) => out + s + (i < values.length ? part(values[i]) : ''), '') };
 }
 
@@ -51,8 +57,12 @@ export function documentOf(opts: { title: string; heading: string; style: string
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-${opts.noindex ? html`<meta name="robots" content="noindex">
-` : ''}<title>${opts.title}</title>
+${
+  opts.noindex
+    ? html`<meta name="robots" content="noindex">
+`
+    : ''
+}<title>${opts.title}</title>
 <style>${{ __html: opts.style }}</style>
 </head>
 <body>
@@ -95,7 +105,14 @@ ${f.hint ? html`<p class="hint" id="${f.name}-hint">${f.hint}</p>` : ''}${error 
  * A form that posts back to the page it is on. The action is relative, so the pages work behind a proxy that mounts
  * the app under a path; the token goes in the body, not the action's query. A summary announces errors (role=alert).
  */
-export function form(opts: { action: string; token: string; fields: Field[]; errors: Record<string, string>; submit: string; intro: string }): Html {
+export function form(opts: {
+  action: string;
+  token: string;
+  fields: Field[];
+  errors: Record<string, string>;
+  submit: string;
+  intro: string;
+}): Html {
   const problems = Object.entries(opts.errors);
   return html`<p>${opts.intro}</p>
 ${

@@ -28,7 +28,8 @@ export async function pagesPlugin(app: FastifyInstance, opts: { deps: Deps }) {
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT }, (_req, body, done) => {
     const fields = new URLSearchParams(body as string);
     for (const value of fields.values()) {
-      if (value.includes('\u0000')) return done(Object.assign(new Error('The form holds a character that cannot be saved'), { statusCode: 400 }));
+      if (value.includes('\u0000'))
+        return done(Object.assign(new Error('The form holds a character that cannot be saved'), { statusCode: 400 }));
     }
     done(null, fields);
   });
@@ -42,7 +43,13 @@ export async function pagesPlugin(app: FastifyInstance, opts: { deps: Deps }) {
     const pub = toPublicError(err);
     logFailure(req.log, err, pub, 'page failed');
     const detail =
-      pub.status === 415 ? 'Send the form from the page itself.' : pub.status === 413 ? 'The form was too large.' : pub.status === 400 ? err.message : 'Please try again in a moment.';
+      pub.status === 415
+        ? 'Send the form from the page itself.'
+        : pub.status === 413
+          ? 'The form was too large.'
+          : pub.status === 400
+            ? err.message
+            : 'Please try again in a moment.';
     void reply.headers({ ...pub.headers });
     return page(reply, pub.status, 'Something went wrong', problem('The form could not be handled.', detail));
   });
@@ -62,14 +69,25 @@ export async function pagesPlugin(app: FastifyInstance, opts: { deps: Deps }) {
     intro: 'Choose a new password for your Leadwire account. It ends every session and API key you have now.',
     submit: 'Set the new password',
     fields: [
-      { name: 'newPassword', label: 'New password', type: 'password', autocomplete: 'new-password', required: true, hint: 'At least 8 characters.' },
+      {
+        name: 'newPassword',
+        label: 'New password',
+        type: 'password',
+        autocomplete: 'new-password',
+        required: true,
+        hint: 'At least 8 characters.',
+      },
       { name: 'confirmPassword', label: 'Repeat the new password', type: 'password', autocomplete: 'new-password', required: true },
     ],
     schema: ResetPasswordInput,
     input: (token, f) => ({ token, newPassword: f.get('newPassword') ?? '' }),
     passwordField: 'newPassword',
     run: (input, req) => resetPassword(deps.db, input, client(req)),
-    done: { title: 'Your password is set', text: 'Your new password is set, and every earlier session and API key has ended.', detail: 'Sign in with your email and the new password.' },
+    done: {
+      title: 'Your password is set',
+      text: 'Your new password is set, and every earlier session and API key has ended.',
+      detail: 'Sign in with your email and the new password.',
+    },
   });
 
   registerFormPage(app, {
@@ -81,7 +99,14 @@ export async function pagesPlugin(app: FastifyInstance, opts: { deps: Deps }) {
     submit: 'Accept the invitation',
     fields: [
       { name: 'name', label: 'Your name (optional)', type: 'text', autocomplete: 'name', required: false },
-      { name: 'password', label: 'Password', type: 'password', autocomplete: 'new-password', required: true, hint: 'At least 8 characters.' },
+      {
+        name: 'password',
+        label: 'Password',
+        type: 'password',
+        autocomplete: 'new-password',
+        required: true,
+        hint: 'At least 8 characters.',
+      },
       { name: 'confirmPassword', label: 'Repeat the password', type: 'password', autocomplete: 'new-password', required: true },
     ],
     schema: AcceptInviteInput,
@@ -89,7 +114,11 @@ export async function pagesPlugin(app: FastifyInstance, opts: { deps: Deps }) {
     passwordField: 'password',
     // The service signs the invitee in for the API's sake; a page has nowhere to keep that session, so it just expires.
     run: async (input, req) => void (await acceptInvite(deps.db, input, client(req))),
-    done: { title: 'Welcome to Leadwire', text: 'You have joined the organization.', detail: 'Sign in with the email address the invitation was sent to and the password you chose.' },
+    done: {
+      title: 'Welcome to Leadwire',
+      text: 'You have joined the organization.',
+      detail: 'Sign in with the email address the invitation was sent to and the password you chose.',
+    },
   });
 }
 
@@ -112,7 +141,8 @@ interface FormPage<S extends z.ZodType> {
 
 function registerFormPage<S extends z.ZodType>(app: FastifyInstance, p: FormPage<S>) {
   const linkOk = (token: unknown): token is string => typeof token === 'string' && token.startsWith(p.prefix) && token.length <= 200;
-  const badLink = (reply: FastifyReply) => page(reply, 400, 'This link does not work', problem(p.badLink, 'Links work once, and only for a limited time.'));
+  const badLink = (reply: FastifyReply) =>
+    page(reply, 400, 'This link does not work', problem(p.badLink, 'Links work once, and only for a limited time.'));
   const show = (reply: FastifyReply, status: number, token: string, errors: Record<string, string>, fields?: URLSearchParams) =>
     page(
       reply,

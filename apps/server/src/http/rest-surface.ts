@@ -12,7 +12,11 @@ declare module 'fastify' {
 }
 
 export function sendError(reply: FastifyReply, err: PublicError, extraHeaders: Record<string, string> = {}) {
-  return reply.status(err.status).headers({ ...err.headers, ...extraHeaders }).type('application/json').send(err.body);
+  return reply
+    .status(err.status)
+    .headers({ ...err.headers, ...extraHeaders })
+    .type('application/json')
+    .send(err.body);
 }
 
 export function createRequestContext(deps: Deps, req: FastifyRequest, reply: FastifyReply): RequestContext {
@@ -78,12 +82,18 @@ export async function restSurface(app: FastifyInstance, opts: { deps: Deps; rout
     if (pathname.startsWith('/docs')) return;
     const m = matchRoute(routes, req.method, pathname);
     if (m.kind === 'not_found') {
-      return sendError(reply, { status: 404, body: { error: `No such endpoint: ${req.method} ${app.prefix}${pathname}`, code: 'not_found' } });
+      return sendError(reply, {
+        status: 404,
+        body: { error: `No such endpoint: ${req.method} ${app.prefix}${pathname}`, code: 'not_found' },
+      });
     }
     if (m.kind === 'method_not_allowed') {
       return sendError(
         reply,
-        { status: 405, body: { error: `Method ${req.method} is not allowed here; use ${m.allow.join(' or ')}`, code: 'method_not_allowed' } },
+        {
+          status: 405,
+          body: { error: `Method ${req.method} is not allowed here; use ${m.allow.join(' or ')}`, code: 'method_not_allowed' },
+        },
         { allow: m.allow.join(', ') },
       );
     }

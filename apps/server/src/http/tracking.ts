@@ -17,7 +17,10 @@ function checkBodyHeaders(req: FastifyRequest) {
   }
   const [mediaType, ...params] = (req.headers['content-type'] ?? '').split(';').map((s) => s.trim().toLowerCase());
   if (!MEDIA_TYPES.has(mediaType ?? '')) throw trackingErrors.mediaType();
-  const charset = params.find((p) => p.startsWith('charset='))?.slice('charset='.length).replace(/"/g, '');
+  const charset = params
+    .find((p) => p.startsWith('charset='))
+    ?.slice('charset='.length)
+    .replace(/"/g, '');
   if (charset && charset !== 'utf-8' && charset !== 'utf8') throw trackingErrors.mediaType();
 }
 
@@ -53,7 +56,11 @@ export async function trackingPlugin(app: FastifyInstance, opts: { deps: Deps })
     collect.options('/track/pageview', async (_req, reply) =>
       reply
         .status(204)
-        .headers({ 'access-control-allow-methods': 'POST, OPTIONS', 'access-control-allow-headers': 'content-type', 'access-control-max-age': '86400' })
+        .headers({
+          'access-control-allow-methods': 'POST, OPTIONS',
+          'access-control-allow-headers': 'content-type',
+          'access-control-max-age': '86400',
+        })
         .send(),
     );
     collect.post('/track/pageview', { bodyLimit: PAGE_VIEW_MAX_BYTES }, async (req, reply) => {

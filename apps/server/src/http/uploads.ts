@@ -47,7 +47,8 @@ function multipartError(err: unknown): unknown {
 }
 
 function uuidParam(value: string, name: string): string {
-  if (!UUID.test(value)) throw errors.validation([{ path: name, message: `${name} must be a UUID` }], `Validation failed: ${name} must be a UUID`);
+  if (!UUID.test(value))
+    throw errors.validation([{ path: name, message: `${name} must be a UUID` }], `Validation failed: ${name} must be a UUID`);
   return value.toLowerCase();
 }
 
@@ -73,7 +74,10 @@ export async function uploadsPlugin(app: FastifyInstance, opts: { deps: Deps }) 
   // Preflight is answered by the REST surface's CORS for all of /api; these responses need the same allowance.
   app.addHook('onRequest', async (req, reply) => {
     if (req.headers.origin === deps.config.APP_URL) {
-      void reply.headers({ 'access-control-allow-origin': deps.config.APP_URL, 'access-control-expose-headers': EXPOSED_HEADERS.join(', ') });
+      void reply.headers({
+        'access-control-allow-origin': deps.config.APP_URL,
+        'access-control-expose-headers': EXPOSED_HEADERS.join(', '),
+      });
     }
     void reply.header('vary', 'Origin');
   });

@@ -7,7 +7,14 @@ import { registerDocs } from './docs.ts';
 import { RefusalPacer } from './refusal-pacer.ts';
 import { restSurface, sendError } from './rest-surface.ts';
 
-export const EXPOSED_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'retry-after', 'x-request-id', 'idempotent-replayed'];
+export const EXPOSED_HEADERS = [
+  'x-ratelimit-limit',
+  'x-ratelimit-remaining',
+  'x-ratelimit-reset',
+  'retry-after',
+  'x-request-id',
+  'idempotent-replayed',
+];
 
 /**
  * The public API v1 under /api/v1: CORS for any origin without credentials (the SDK's browser build calls it), the
@@ -39,6 +46,10 @@ export async function v1Plugin(app: FastifyInstance, opts: { deps: Deps }) {
     if (!refusal) return;
     const hold = pacer.delayFor(req.ip, now.getTime());
     if (hold) await deps.clock.sleep(hold);
-    return sendError(reply, toPublicError(refusal.error), Object.fromEntries(Object.entries(refusal.headers).map(([k, v]) => [k, String(v)])));
+    return sendError(
+      reply,
+      toPublicError(refusal.error),
+      Object.fromEntries(Object.entries(refusal.headers).map(([k, v]) => [k, String(v)])),
+    );
   });
 }

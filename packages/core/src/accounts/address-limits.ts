@@ -9,7 +9,9 @@ const COUNT = statement<{ bucket: string; window: Date }>()((p) =>
   qb
     .insertInto('rate_limit_counters')
     .values({ bucket: p.bucket, window_start: sql<Date>`${p.window}::timestamptz`, count: sql.lit(1) })
-    .onConflict((oc) => oc.columns(['bucket', 'window_start']).doUpdateSet((eb) => ({ count: eb(eb.ref('rate_limit_counters.count'), '+', sql.lit(1)) })))
+    .onConflict((oc) =>
+      oc.columns(['bucket', 'window_start']).doUpdateSet((eb) => ({ count: eb(eb.ref('rate_limit_counters.count'), '+', sql.lit(1)) })),
+    )
     .returning('count'),
 );
 

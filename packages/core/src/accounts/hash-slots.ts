@@ -15,8 +15,7 @@ export interface HashSlotLimits {
  */
 export const HASH_BUSY_RETRY_AFTER_S = 2;
 
-const busy = () =>
-  errors.serviceUnavailable('Too many password checks are in progress; retry shortly', HASH_BUSY_RETRY_AFTER_S);
+const busy = () => errors.serviceUnavailable('Too many password checks are in progress; retry shortly', HASH_BUSY_RETRY_AFTER_S);
 
 interface Waiter {
   grant: () => void;

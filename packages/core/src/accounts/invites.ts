@@ -14,13 +14,22 @@ import type { Client } from './sign-in.ts';
 export const INVITE_TTL_DAYS = 7;
 export const INVITE_PREFIX = 'lwi_';
 
-const EMAIL_TAKEN = statement<{ email: string }>()((p) => qb.selectFrom('users').select(sql.lit(1).as('taken')).where('email', '=', p.email));
+const EMAIL_TAKEN = statement<{ email: string }>()((p) =>
+  qb.selectFrom('users').select(sql.lit(1).as('taken')).where('email', '=', p.email),
+);
 
 const DROP_PENDING = statement<{ orgId: string; email: string }>()((p) =>
   qb.deleteFrom('invites').where('organization_id', '=', p.orgId).where('email', '=', p.email).where('accepted_at', 'is', null),
 );
 
-const ISSUE_INVITE = statement<{ orgId: string; invitedBy: string; email: string; role: InviteInput['role']; tokenHash: string; now: Date }>()((p) =>
+const ISSUE_INVITE = statement<{
+  orgId: string;
+  invitedBy: string;
+  email: string;
+  role: InviteInput['role'];
+  tokenHash: string;
+  now: Date;
+}>()((p) =>
   qb
     .insertInto('invites')
     .values({
@@ -37,7 +46,12 @@ const ISSUE_INVITE = statement<{ orgId: string; invitedBy: string; email: string
       'email',
       'role',
       'expires_at',
-      eb.selectFrom('organizations').select('organizations.name').whereRef('organizations.id', '=', 'invites.organization_id').$asScalar().as('org_name'),
+      eb
+        .selectFrom('organizations')
+        .select('organizations.name')
+        .whereRef('organizations.id', '=', 'invites.organization_id')
+        .$asScalar()
+        .as('org_name'),
     ]),
 );
 
@@ -52,7 +66,14 @@ export async function invite(db: Db, actor: InternalActor, input: InviteInput, p
   const token = generateToken(INVITE_PREFIX);
   const row = await db.transaction(async (tx) => {
     await tx.run(DROP_PENDING, { orgId: actor.orgId, email: input.email });
-    const [r] = await tx.run(ISSUE_INVITE, { orgId: actor.orgId, invitedBy: actor.userId, email: input.email, role: input.role, tokenHash: hashKey(token), now });
+    const [r] = await tx.run(ISSUE_INVITE, {
+      orgId: actor.orgId,
+      invitedBy: actor.userId,
+      email: input.email,
+      role: input.role,
+      tokenHash: hashKey(token),
+      now,
+    });
     await queueMail(tx, postbox.jobs, inviteEmail(postbox.appUrl, r!.email, r!.org_name, r!.role, token));
     return r!;
   });
@@ -78,12 +99,13 @@ const USE_INVITE = statement<{ now: Date; tokenHash: string }>()((p) =>
     .returning(['i.organization_id', 'i.email', 'i.role']),
 );
 
-const INSERT_USER = statement<{ orgId: string; email: string; name: string | null; passwordHash: string; role: 'admin' | 'member' }>()((p) =>
-  qb
-    .insertInto('users')
-    .values({ organization_id: p.orgId, email: p.email, name: p.name, password_hash: p.passwordHash, role: p.role })
-    .onConflict((oc) => oc.column('email').doNothing())
-    .returning(USER_FIELDS),
+const INSERT_USER = statement<{ orgId: string; email: string; name: string | null; passwordHash: string; role: 'admin' | 'member' }>()(
+  (p) =>
+    qb
+      .insertInto('users')
+      .values({ organization_id: p.orgId, email: p.email, name: p.name, password_hash: p.passwordHash, role: p.role })
+      .onConflict((oc) => oc.column('email').doNothing())
+      .returning(USER_FIELDS),
 );
 
 /** The invitee chooses a password and joins the organization with the invited role, signed in at once. */
@@ -92,7 +114,13 @@ export async function acceptInvite(db: Db, input: AcceptInviteInput, client: Cli
   return db.transaction(async (tx) => {
     const [inv] = await tx.run(USE_INVITE, { now: client.now, tokenHash: hashKey(input.token) });
     if (!inv) throw accountErrors.invalidToken('invite');
-    const [user] = await tx.run(INSERT_USER, { orgId: inv.organization_id, email: inv.email, name: input.name ?? null, passwordHash, role: inv.role });
+    const [user] = await tx.run(INSERT_USER, {
+      orgId: inv.organization_id,
+      email: inv.email,
+      name: input.name ?? null,
+      passwordHash,
+      role: inv.role,
+    });
     // Signed up elsewhere since the invitation: the transaction rolls back and the invitation stays unused.
     if (!user) throw accountErrors.emailTaken(inv.email);
     return openSession(tx, user, client);

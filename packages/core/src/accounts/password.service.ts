@@ -22,7 +22,9 @@ const USER_IN_ORG = statement<{ id: string; orgId: string }>()((p) =>
   qb.selectFrom('users').select(USER_FIELDS).where('id', '=', p.id).where('organization_id', '=', p.orgId),
 );
 
-const SET_PASSWORD_HASH = statement<{ hash: string; id: string }>()((p) => qb.updateTable('users').set({ password_hash: p.hash }).where('id', '=', p.id));
+const SET_PASSWORD_HASH = statement<{ hash: string; id: string }>()((p) =>
+  qb.updateTable('users').set({ password_hash: p.hash }).where('id', '=', p.id),
+);
 
 const SPEND_RESET_TOKENS = statement<{ now: Date; userId: string }>()((p) =>
   qb.updateTable('password_reset_tokens').set({ used_at: p.now }).where('user_id', '=', p.userId).where('used_at', 'is', null),

@@ -23,7 +23,8 @@ const tags = ['Account'];
 
 /** Every operation that hashes a password can meet full hashing slots: 503 with `retry-after` (see hash-slots.ts). */
 const HASHING = 'service_unavailable' as const;
-const BUSY = ' Password checks queue for a few hashing slots per server; when the queue is full the answer is 503 `service_unavailable` with `Retry-After`.';
+const BUSY =
+  ' Password checks queue for a few hashing slots per server; when the queue is full the answer is 503 `service_unavailable` with `Retry-After`.';
 const SIGN_IN_THROTTLE =
   'Wrong passwords slow down the address that sent them, never the account as a whole: after 3 failures of one email from one address in 15 minutes, that pair must wait 1 s, then 2, 4, ... up to 15 minutes (429 `too_many_attempts` with `Retry-After`; the password is not checked). An address with 20 failures across accounts in 15 minutes is refused for every account it has not signed in to within a day. Many failures on one account from many addresses only delay checks from addresses the account does not know.' +
   BUSY;
@@ -48,7 +49,14 @@ export const accountsRouter = router({
 
   signIn: baseProcedure
     .meta({
-      openapi: { method: 'POST', path: '/accounts/sign-in', tags, summary: 'Sign in with email and password', description: SIGN_IN_THROTTLE, protect: false },
+      openapi: {
+        method: 'POST',
+        path: '/accounts/sign-in',
+        tags,
+        summary: 'Sign in with email and password',
+        description: SIGN_IN_THROTTLE,
+        protect: false,
+      },
       errorCodes: ['invalid_credentials', 'user_deactivated', 'too_many_attempts', HASHING],
     })
     .input(s.SignInInput)
@@ -63,7 +71,12 @@ export const accountsRouter = router({
 
   logOutAll: internalProcedure
     .meta({
-      openapi: { method: 'POST', path: '/accounts/log-out-all', tags, summary: 'Log out of all devices and stop every API key you created' },
+      openapi: {
+        method: 'POST',
+        path: '/accounts/log-out-all',
+        tags,
+        summary: 'Log out of all devices and stop every API key you created',
+      },
     })
     .input(z.void())
     .output(s.OkView)
@@ -101,13 +114,23 @@ export const accountsRouter = router({
     .output(s.OkView)
     .mutation(
       async ({ ctx, input }) => (
-        await requestPasswordReset(ctx.db, ctx.deps.jobs, input.email, client(ctx), { perHour: ctx.deps.config.PASSWORD_RESET_PER_ADDRESS_PER_HOUR }), ok
+        await requestPasswordReset(ctx.db, ctx.deps.jobs, input.email, client(ctx), {
+          perHour: ctx.deps.config.PASSWORD_RESET_PER_ADDRESS_PER_HOUR,
+        }),
+        ok
       ),
     ),
 
   resetPassword: baseProcedure
     .meta({
-      openapi: { method: 'POST', path: '/accounts/password-reset/complete', tags, summary: 'Set a new password with a reset token', description: BUSY.trim(), protect: false },
+      openapi: {
+        method: 'POST',
+        path: '/accounts/password-reset/complete',
+        tags,
+        summary: 'Set a new password with a reset token',
+        description: BUSY.trim(),
+        protect: false,
+      },
       errorCodes: ['invalid_token', HASHING],
     })
     .input(s.ResetPasswordInput)
@@ -116,12 +139,19 @@ export const accountsRouter = router({
 
   confirmPassword: internalProcedure
     .meta({
-      openapi: { method: 'POST', path: '/accounts/confirm-password', tags, summary: 'Re-enter your password to unlock API key creation for 5 minutes' },
+      openapi: {
+        method: 'POST',
+        path: '/accounts/confirm-password',
+        tags,
+        summary: 'Re-enter your password to unlock API key creation for 5 minutes',
+      },
       errorCodes: ['wrong_password', 'session_required', 'too_many_attempts', HASHING],
     })
     .input(s.ConfirmPasswordInput)
     .output(s.ConfirmPasswordView)
-    .mutation(async ({ ctx, input }) => ({ keyCreationUnlockedUntil: await confirmPassword(ctx.db, ctx.actor, input.password, client(ctx)) })),
+    .mutation(async ({ ctx, input }) => ({
+      keyCreationUnlockedUntil: await confirmPassword(ctx.db, ctx.actor, input.password, client(ctx)),
+    })),
 
   invite: internalProcedure
     .meta({
@@ -166,7 +196,12 @@ export const accountsRouter = router({
 
   deactivate: internalProcedure
     .meta({
-      openapi: { method: 'POST', path: '/accounts/members/{userId}/deactivate', tags, summary: 'Deactivate a user: their sessions and API keys stop at once' },
+      openapi: {
+        method: 'POST',
+        path: '/accounts/members/{userId}/deactivate',
+        tags,
+        summary: 'Deactivate a user: their sessions and API keys stop at once',
+      },
       errorCodes: ['forbidden_role', 'not_found', 'cannot_deactivate_self', 'last_owner'],
     })
     .input(s.UserIdInput)
@@ -175,7 +210,12 @@ export const accountsRouter = router({
 
   reactivate: internalProcedure
     .meta({
-      openapi: { method: 'POST', path: '/accounts/members/{userId}/reactivate', tags, summary: 'Reactivate a user (their old sessions and keys stay ended)' },
+      openapi: {
+        method: 'POST',
+        path: '/accounts/members/{userId}/reactivate',
+        tags,
+        summary: 'Reactivate a user (their old sessions and keys stay ended)',
+      },
       errorCodes: ['forbidden_role', 'not_found'],
     })
     .input(s.UserIdInput)

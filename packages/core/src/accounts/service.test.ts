@@ -27,7 +27,12 @@ const uniqueEmail = () => `owner${++seq}-${Math.random().toString(36).slice(2, 8
 /** Unprepared (raw), so an assertion may read whole rows with `select *`, which the executor refuses for the app. */
 async function sql<T = Record<string, unknown>>(query: string, params: unknown[] = []): Promise<T[]> {
   let n = 0;
-  return (await pg.raw(query.replace(/\?/g, () => `$${++n}`), params)).rows as T[];
+  return (
+    await pg.raw(
+      query.replace(/\?/g, () => `$${++n}`),
+      params,
+    )
+  ).rows as T[];
 }
 
 async function count(table: string): Promise<number> {
@@ -62,15 +67,16 @@ describe('bootstrap', () => {
 
     const pipelines = await sql<any>('select id, name, is_default from pipelines where organization_id = ?', [out.orgId]);
     expect(pipelines).toEqual([{ id: expect.any(String), name: DEFAULT_PIPELINE.name, is_default: true }]);
-    const stages = await sql<any>(
-      'select name, position, organization_id from pipeline_stages where pipeline_id = ? order by position',
-      [pipelines[0].id],
-    );
+    const stages = await sql<any>('select name, position, organization_id from pipeline_stages where pipeline_id = ? order by position', [
+      pipelines[0].id,
+    ]);
     expect(stages.map((s) => s.name)).toEqual(['New', 'Contacted', 'Qualified', 'Proposal', 'Won', 'Lost']);
     expect(stages.map((s) => s.position)).toEqual([0, 1, 2, 3, 4, 5]);
     expect(stages.every((s) => s.organization_id === out.orgId)).toBe(true);
 
-    const keys = await sql<any>('select type, permissions, created_by_id from api_keys where organization_id = ? order by type desc', [out.orgId]);
+    const keys = await sql<any>('select type, permissions, created_by_id from api_keys where organization_id = ? order by type desc', [
+      out.orgId,
+    ]);
     expect(keys).toEqual([
       { type: 'public', permissions: [...PUBLIC_PERMISSIONS], created_by_id: out.userId },
       { type: 'internal', permissions: [], created_by_id: out.userId },

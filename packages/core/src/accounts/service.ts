@@ -30,13 +30,19 @@ const INSERT_OWNER = statement<{ orgId: string; email: string; passwordHash: str
 const INSERT_DEFAULT_PIPELINE = statement<{ orgId: string; name: string; stages: string[] }>()((p) =>
   qb
     .with('p', (db) =>
-      db.insertInto('pipelines').values({ organization_id: p.orgId, name: p.name, is_default: sql.lit(true) }).returning(['id', 'organization_id']),
+      db
+        .insertInto('pipelines')
+        .values({ organization_id: p.orgId, name: p.name, is_default: sql.lit(true) })
+        .returning(['id', 'organization_id']),
     )
     .insertInto('pipeline_stages')
     .columns(['organization_id', 'pipeline_id', 'name', 'position'])
     .expression((eb) =>
       eb
-        .selectFrom(['p', sql<{ name: string; position: number }>`unnest(${p.stages}::text[]) with ordinality`.as<'s'>(sql`s(name, position)`)])
+        .selectFrom([
+          'p',
+          sql<{ name: string; position: number }>`unnest(${p.stages}::text[]) with ordinality`.as<'s'>(sql`s(name, position)`),
+        ])
         .select((eb) => ['p.organization_id', 'p.id as pipeline_id', 's.name', eb(eb.ref('s.position'), '-', sql.lit(1)).as('position')]),
     ),
 );
@@ -80,12 +86,26 @@ const INSERT_KEY = statement<{
 }>()((p) =>
   qb
     .with('u', (db) =>
-      db.selectFrom('users').select(['id', 'organization_id', 'active', 'credential_epoch']).where('id', '=', p.userId).where('organization_id', '=', p.orgId),
+      db
+        .selectFrom('users')
+        .select(['id', 'organization_id', 'active', 'credential_epoch'])
+        .where('id', '=', p.userId)
+        .where('organization_id', '=', p.orgId),
     )
     .with('k', (db) =>
       db
         .insertInto('api_keys')
-        .columns(['organization_id', 'created_by_id', 'name', 'type', 'permissions', 'key_hash', 'display_prefix', 'owner_epoch', 'expires_at'])
+        .columns([
+          'organization_id',
+          'created_by_id',
+          'name',
+          'type',
+          'permissions',
+          'key_hash',
+          'display_prefix',
+          'owner_epoch',
+          'expires_at',
+        ])
         .expression(
           db
             .selectFrom('u')
@@ -112,11 +132,15 @@ const INSERT_KEY = statement<{
 export async function createApiKey(db: Db, input: NewApiKey): Promise<{ id: string; value: string }> {
   const permissions = [...new Set(input.permissions ?? [])];
   if (input.type === 'internal' && permissions.length) {
-    throw errors.validation([{ path: 'permissions', message: 'Internal keys carry the user\u2019s reach; permissions apply to Public API keys only' }]);
+    throw errors.validation([
+      { path: 'permissions', message: 'Internal keys carry the user\u2019s reach; permissions apply to Public API keys only' },
+    ]);
   }
   const unknown = permissions.filter((p) => !(PUBLIC_PERMISSIONS as readonly string[]).includes(p));
   if (unknown.length) {
-    throw errors.validation([{ path: 'permissions', message: `Unknown permission ${unknown.join(', ')}; valid: ${PUBLIC_PERMISSIONS.join(', ')}` }]);
+    throw errors.validation([
+      { path: 'permissions', message: `Unknown permission ${unknown.join(', ')}; valid: ${PUBLIC_PERMISSIONS.join(', ')}` },
+    ]);
   }
   const value = generateKeyValue();
   const [key] = await db.run(INSERT_KEY, {

@@ -15,7 +15,14 @@ export const SESSION_TTL_DAYS = 30;
 /** The user as accounts read it (a selection every user statement shares, each name checked against the entity). */
 export const USER_FIELDS = ['id', 'organization_id', 'email', 'name', 'role', 'active', 'credential_epoch', 'password_hash'] as const;
 
-const INSERT_SESSION = statement<{ orgId: string; userId: string; tokenHash: string; epoch: number; now: Date; userAgent: string | null }>()((p) =>
+const INSERT_SESSION = statement<{
+  orgId: string;
+  userId: string;
+  tokenHash: string;
+  epoch: number;
+  now: Date;
+  userAgent: string | null;
+}>()((p) =>
   qb
     .insertInto('sessions')
     .values({

@@ -30,13 +30,15 @@ export interface Client {
  */
 export async function signUp(db: Db, input: SignUpInput, client: Client, limits: { perHour: number }): Promise<SessionView> {
   await spendAddressBudget(db, 'sign-up', client.ip, limits.perHour, client.now);
-  const { userId } = await createOrganization(db, { name: input.organizationName, ownerEmail: input.email, ownerPassword: input.password }).catch(
-    (err: unknown) => {
-      // Two sign-ups racing for one email: the loser meets the unique index rather than the check before it.
-      if ((err as { code?: unknown }).code === '23505') throw accountErrors.emailTaken(input.email);
-      throw err;
-    },
-  );
+  const { userId } = await createOrganization(db, {
+    name: input.organizationName,
+    ownerEmail: input.email,
+    ownerPassword: input.password,
+  }).catch((err: unknown) => {
+    // Two sign-ups racing for one email: the loser meets the unique index rather than the check before it.
+    if ((err as { code?: unknown }).code === '23505') throw accountErrors.emailTaken(input.email);
+    throw err;
+  });
   if (input.name) await db.run(SET_NAME, { name: input.name, id: userId });
   const [user] = await db.run(USER_BY_ID, { id: userId });
   return openSession(db, user!, client);

@@ -85,9 +85,17 @@ const COUNTS = statement<{ email: string; ip: string; now: Date }>()((p) => {
     )
     .selectNoFrom((eb) => [
       sql<number>`(${eb.selectFrom('pair').select((eb) => eb.fn.countAll().as('n'))})::int`.as('pair_failures'),
-      eb.selectFrom('pair').select((eb) => eb.fn.max('pair.created_at').as('last')).$asScalar().as('pair_last'),
+      eb
+        .selectFrom('pair')
+        .select((eb) => eb.fn.max('pair.created_at').as('last'))
+        .$asScalar()
+        .as('pair_last'),
       sql<number>`(${eb.selectFrom('addr').select((eb) => eb.fn.countAll().as('n'))})::int`.as('address_failures'),
-      eb.selectFrom('addr').select((eb) => eb.fn.min('addr.created_at').as('oldest')).$asScalar().as('address_oldest'),
+      eb
+        .selectFrom('addr')
+        .select((eb) => eb.fn.min('addr.created_at').as('oldest'))
+        .$asScalar()
+        .as('address_oldest'),
       sql<number>`(${eb.selectFrom('acct').select((eb) => eb.fn.countAll().as('n'))})::int`.as('account_failures'),
       eb
         .exists(
@@ -105,7 +113,10 @@ const COUNTS = statement<{ email: string; ip: string; now: Date }>()((p) => {
 });
 
 const RECORD = statement<{ email: string; ip: string; now: Date }>()((p) =>
-  qb.insertInto('sign_in_attempts').values({ email: p.email, ip: p.ip, succeeded: sql.lit(false), created_at: p.now }).returning('id'),
+  qb
+    .insertInto('sign_in_attempts')
+    .values({ email: p.email, ip: p.ip, succeeded: sql.lit(false), created_at: p.now })
+    .returning('id'),
 );
 
 /** The address's lock, then the email's: always in this order. */
@@ -116,7 +127,12 @@ const LOCK_PAIR = statement<{ ipKey: string; emailKey: string }>()((p) =>
   ]),
 );
 
-const SUCCEEDED = statement<{ id: string }>()((p) => qb.updateTable('sign_in_attempts').set({ succeeded: sql.lit(true) }).where('id', '=', p.id));
+const SUCCEEDED = statement<{ id: string }>()((p) =>
+  qb
+    .updateTable('sign_in_attempts')
+    .set({ succeeded: sql.lit(true) })
+    .where('id', '=', p.id),
+);
 
 const RECORD_SUCCESS = statement<{ email: string; ip: string; now: Date }>()((p) =>
   qb.insertInto('sign_in_attempts').values({ email: p.email, ip: p.ip, succeeded: sql.lit(true), created_at: p.now }),
@@ -159,14 +175,16 @@ const checks = new ThrottleGate();
  * guesses count one after another instead of all reading the same counts.
  */
 export async function beginAttempt(db: Db, email: string, ip: string, now: Date, wait: (ms: number) => Promise<void>): Promise<Attempt> {
-  const { verdict, id } = await checks.run(ip, () => db.transaction(async (tx) => {
-    await tx.run(LOCK_PAIR, { ipKey: `sign-in:ip:${ip}`, emailKey: `sign-in:email:${email}` });
-    const [counts] = await tx.run(COUNTS, { email, ip, now });
-    const verdict = decide(counts!, now);
-    if ('retryAfterS' in verdict) return { verdict };
-    const [row] = await tx.run(RECORD, { email, ip, now });
-    return { verdict, id: row!.id };
-  }));
+  const { verdict, id } = await checks.run(ip, () =>
+    db.transaction(async (tx) => {
+      await tx.run(LOCK_PAIR, { ipKey: `sign-in:ip:${ip}`, emailKey: `sign-in:email:${email}` });
+      const [counts] = await tx.run(COUNTS, { email, ip, now });
+      const verdict = decide(counts!, now);
+      if ('retryAfterS' in verdict) return { verdict };
+      const [row] = await tx.run(RECORD, { email, ip, now });
+      return { verdict, id: row!.id };
+    }),
+  );
   if ('retryAfterS' in verdict) throw accountErrors.tooManyAttempts(verdict.retryAfterS);
   if (verdict.waitMs) await wait(verdict.waitMs);
   return { id: id! };

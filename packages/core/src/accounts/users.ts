@@ -41,7 +41,14 @@ const SET_ACTIVE = statement<{ active: boolean; now: Date; id: string }>()((p) =
 );
 
 function view(row: MemberRow): MemberView {
-  return { id: row.id, email: row.email, name: row.name, role: row.role, active: row.active, createdAt: new Date(row.created_at).toISOString() };
+  return {
+    id: row.id,
+    email: row.email,
+    name: row.name,
+    role: row.role,
+    active: row.active,
+    createdAt: new Date(row.created_at).toISOString(),
+  };
 }
 
 /** Everyone in the caller's organization, deactivated users included (they can be reactivated). */

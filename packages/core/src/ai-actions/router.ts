@@ -1,14 +1,7 @@
 import { internalProcedure } from '../auth/internal.ts';
 import { INTERNAL_ERRORS } from '../openapi/internal-errors.ts';
 import { router } from '../trpc.ts';
-import {
-  AiActionCreateInput,
-  AiActionIdInput,
-  AiActionListInput,
-  AiActionPage,
-  AiActionRejectInput,
-  AiActionView,
-} from './schemas.ts';
+import { AiActionCreateInput, AiActionIdInput, AiActionListInput, AiActionPage, AiActionRejectInput, AiActionView } from './schemas.ts';
 import { createAiAction, decideAiAction, getAiAction, listAiActions } from './service.ts';
 
 const tags = ['AI actions'];
@@ -26,14 +19,22 @@ export const aiActionsRouter = router({
     .query(({ ctx, input }) => listAiActions(ctx.db, ctx.actor, input)),
 
   get: internalProcedure
-    .meta({ openapi: { method: 'GET', path: '/ai-actions/{id}', tags, summary: 'A suggested action' }, errorCodes: [...INTERNAL_ERRORS, 'not_found'] })
+    .meta({
+      openapi: { method: 'GET', path: '/ai-actions/{id}', tags, summary: 'A suggested action' },
+      errorCodes: [...INTERNAL_ERRORS, 'not_found'],
+    })
     .input(AiActionIdInput)
     .output(AiActionView)
     .query(({ ctx, input }) => getAiAction(ctx.db, ctx.actor, input.id)),
 
   create: internalProcedure
     .meta({
-      openapi: { method: 'POST', path: '/ai-actions', tags, summary: 'Suggest an action on a contact (emits ai_action.created, source ai)' },
+      openapi: {
+        method: 'POST',
+        path: '/ai-actions',
+        tags,
+        summary: 'Suggest an action on a contact (emits ai_action.created, source ai)',
+      },
       successStatus: 201,
       errorCodes: [...INTERNAL_ERRORS, 'not_found'],
     })
@@ -43,7 +44,12 @@ export const aiActionsRouter = router({
 
   approve: internalProcedure
     .meta({
-      openapi: { method: 'POST', path: '/ai-actions/{id}/approve', tags, summary: 'Approve a pending suggestion (emits ai_action.approved)' },
+      openapi: {
+        method: 'POST',
+        path: '/ai-actions/{id}/approve',
+        tags,
+        summary: 'Approve a pending suggestion (emits ai_action.approved)',
+      },
       errorCodes: DECIDE_ERRORS,
     })
     .input(AiActionIdInput)
@@ -52,7 +58,12 @@ export const aiActionsRouter = router({
 
   reject: internalProcedure
     .meta({
-      openapi: { method: 'POST', path: '/ai-actions/{id}/reject', tags, summary: 'Reject a pending suggestion, optionally saying why (emits ai_action.rejected)' },
+      openapi: {
+        method: 'POST',
+        path: '/ai-actions/{id}/reject',
+        tags,
+        summary: 'Reject a pending suggestion, optionally saying why (emits ai_action.rejected)',
+      },
       errorCodes: DECIDE_ERRORS,
     })
     .input(AiActionRejectInput)

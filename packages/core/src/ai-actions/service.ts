@@ -11,7 +11,18 @@ import { emitEvents } from '../events/outbox.ts';
 import type { AiActionCreateInput, AiActionListInput, AiActionView } from './schemas.ts';
 
 /** What an AI action's view is made of; the insert and the decision return the same columns the reads select. */
-const AI_ACTION_COLUMNS = ['id', 'created_at', 'contact_id', 'kind', 'summary', 'payload', 'status', 'decided_by_id', 'decided_at', 'reason'] as const;
+const AI_ACTION_COLUMNS = [
+  'id',
+  'created_at',
+  'contact_id',
+  'kind',
+  'summary',
+  'payload',
+  'status',
+  'decided_by_id',
+  'decided_at',
+  'reason',
+] as const;
 type AiActionRow = Pick<Selectable<DB['ai_actions']>, (typeof AI_ACTION_COLUMNS)[number]>;
 
 /** Suggestions about a trashed contact are hidden with it. */

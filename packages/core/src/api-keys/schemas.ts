@@ -25,7 +25,11 @@ export const ApiKeyCreateInput = z
       ctx.addIssue({ code: 'custom', path: ['permissions'], message: 'A Public API key needs at least one permission' });
     }
     if (input.type === 'internal' && ticked > 0) {
-      ctx.addIssue({ code: 'custom', path: ['permissions'], message: 'Internal keys carry your own reach; permissions apply to Public API keys only' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['permissions'],
+        message: 'Internal keys carry your own reach; permissions apply to Public API keys only',
+      });
     }
   });
 export type ApiKeyCreateInput = z.infer<typeof ApiKeyCreateInput>;

@@ -22,7 +22,12 @@ const statusAt = (now: Date) =>
     .then(sql.lit<KeyStatus>('revoked'))
     .when(keyAndOwner.and([keyAndOwner('k.expires_at', 'is not', null), keyAndOwner('k.expires_at', '<=', sql<Date>`${now}::timestamptz`)]))
     .then(sql.lit<KeyStatus>('expired'))
-    .when(keyAndOwner.or([keyAndOwner.not(keyAndOwner.ref('u.active')), keyAndOwner('u.credential_epoch', '<>', keyAndOwner.ref('k.owner_epoch'))]))
+    .when(
+      keyAndOwner.or([
+        keyAndOwner.not(keyAndOwner.ref('u.active')),
+        keyAndOwner('u.credential_epoch', '<>', keyAndOwner.ref('k.owner_epoch')),
+      ]),
+    )
     .then(sql.lit<KeyStatus>('stopped'))
     .else(sql.lit<KeyStatus>('active'))
     .end()

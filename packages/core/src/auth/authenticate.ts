@@ -62,7 +62,11 @@ export const AUTHENTICATE = statement<{
         .expression(
           db
             .selectFrom('k')
-            .select((eb) => [sql<string>`'key:' || ${eb.ref('k.id')}`.as('bucket'), sql<Date>`${p.minute}::timestamptz`.as('window_start'), ONE])
+            .select((eb) => [
+              sql<string>`'key:' || ${eb.ref('k.id')}`.as('bucket'),
+              sql<Date>`${p.minute}::timestamptz`.as('window_start'),
+              ONE,
+            ])
             .where('k.type', '=', p.surface),
         )
         .onConflict((oc) => oc.columns(['bucket', 'window_start']).doUpdateSet(bumpCount))
@@ -75,7 +79,11 @@ export const AUTHENTICATE = statement<{
         .expression(
           db
             .selectFrom('k')
-            .select((eb) => [sql<string>`'key:' || ${eb.ref('k.id')} || ':day'`.as('bucket'), sql<Date>`${p.day}::timestamptz`.as('window_start'), ONE])
+            .select((eb) => [
+              sql<string>`'key:' || ${eb.ref('k.id')} || ':day'`.as('bucket'),
+              sql<Date>`${p.day}::timestamptz`.as('window_start'),
+              ONE,
+            ])
             .where('k.type', '=', p.surface)
             .where('k.type', '=', sql.lit('internal')),
         )
@@ -109,7 +117,14 @@ export const AUTHENTICATE = statement<{
 /** The statement's parameters for a key hash, a surface and the current time. */
 function authenticateParams(keyHash: string, surface: ApiKeyType, now: Date) {
   const t = now.getTime();
-  return { keyHash, now, minute: new Date(t - (t % MINUTE_MS)), surface, day: new Date(t - (t % DAY_MS)), minuteAgo: new Date(t - MINUTE_MS) };
+  return {
+    keyHash,
+    now,
+    minute: new Date(t - (t % MINUTE_MS)),
+    surface,
+    day: new Date(t - (t % DAY_MS)),
+    minuteAgo: new Date(t - MINUTE_MS),
+  };
 }
 
 export interface Authenticated {
@@ -148,7 +163,8 @@ const STOPPED_KEY = statement<{ keyHash: string; now: Date }>()((p) =>
 async function stoppedReason(db: Db, keyHash: string, now: Date): Promise<string | undefined> {
   const [row] = await db.run(STOPPED_KEY, { keyHash, now });
   if (!row) return undefined;
-  if (!row.active) return "This API key stopped working when its owner's account was deactivated; an owner or admin can reactivate the account, or create a new key";
+  if (!row.active)
+    return "This API key stopped working when its owner's account was deactivated; an owner or admin can reactivate the account, or create a new key";
   if (!row.current_epoch) {
     return "This API key stopped working when its owner's credentials changed (a password change or reset, log-out-all, or a deactivation): keys end with the owner's sessions; create a new key";
   }
@@ -167,7 +183,10 @@ function refusalFor(guard: KeyGuard, keyHash: string, surface: ApiKeyType, now: 
   const spent = guard.spent(`${surface}:${keyHash}`, now);
   if (spent) {
     const headers = rateHeaders(spent.window, spent.limit, now.getTime());
-    return { error: errors.rateLimited(headers['x-ratelimit-reset']), headers: { ...headers, 'retry-after': headers['x-ratelimit-reset'] } };
+    return {
+      error: errors.rateLimited(headers['x-ratelimit-reset']),
+      headers: { ...headers, 'retry-after': headers['x-ratelimit-reset'] },
+    };
   }
   if (guard.isKnownBad(keyHash, now)) return { error: errors.unauthorized(guard.badReason(keyHash) ?? INVALID_KEY), headers: {} };
   return null;

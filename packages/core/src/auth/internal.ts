@@ -30,10 +30,7 @@ export async function authenticateInternal(
     const { actor: key, window, dayWindow } = auth;
     const limits = INTERNAL_KEY_LIMITS[key.plan];
     enforceRateLimits(
-      [
-        ...(window ? [{ window, limit: limits.perMinute }] : []),
-        ...(dayWindow ? [{ window: dayWindow, limit: limits.perDay }] : []),
-      ],
+      [...(window ? [{ window, limit: limits.perMinute }] : []), ...(dayWindow ? [{ window: dayWindow, limit: limits.perDay }] : [])],
       setHeader,
       now,
       { guard, key: auth.sighting },

@@ -30,7 +30,13 @@ export function applyKeyChange(guard: KeyGuard, payload: string): void {
  * reach its database starts with its memory on; if it fails, the server still starts and judges every key in the
  * database until an attempt succeeds.
  */
-export async function watchKeyChanges(o: { url: string; guard: KeyGuard; log: Logger; retryMs: number; clock: Clock }): Promise<ChannelListener> {
+export async function watchKeyChanges(o: {
+  url: string;
+  guard: KeyGuard;
+  log: Logger;
+  retryMs: number;
+  clock: Clock;
+}): Promise<ChannelListener> {
   const listener = new ChannelListener({
     url: o.url,
     channel: KEY_CHANGES_CHANNEL,

@@ -26,7 +26,9 @@ const FIND_SESSION = statement<{ tokenHash: string; now: Date }>()((p) =>
         .updateTable('sessions')
         .set({ last_used_at: sql<Date>`${p.now}::timestamptz` })
         .where('id', '=', db.selectFrom('s').select('s.id'))
-        .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', sql<Date>`${p.now}::timestamptz - interval '1 minute'`)])),
+        .where((eb) =>
+          eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', sql<Date>`${p.now}::timestamptz - interval '1 minute'`)]),
+        ),
     )
     .selectFrom('s')
     .select(['id', 'user_id', 'organization_id', 'role', 'plan', 'contact_booster']),

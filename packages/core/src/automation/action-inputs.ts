@@ -12,7 +12,10 @@ import { required } from './schemas.ts';
 const requiredText = (name: string, max: number) => z.string(required(name)).pipe(text(max).min(1, `${name} is required`));
 
 const requiredId = (name: string, what: string) =>
-  z.string(required(name)).pipe(z.uuid({ message: `${name} must be ${what} id (UUID)` })).meta({ example: '3f2c6a0e-8b1d-4c47-9d2a-5e7f1b3c9a10' });
+  z
+    .string(required(name))
+    .pipe(z.uuid({ message: `${name} must be ${what} id (UUID)` }))
+    .meta({ example: '3f2c6a0e-8b1d-4c47-9d2a-5e7f1b3c9a10' });
 
 /** An optional input: "" and null mean "not given" (`given()` maps them to undefined). */
 const optional = <T extends z.ZodType>(name: string, schema: T, kind = 'text') =>
@@ -51,7 +54,9 @@ export type CreateContactAction = z.infer<typeof CreateContactAction>;
 
 export const UpdateContactAction = z
   .object({
-    id: optional('id', z.uuid({ message: 'id must be a contact id (UUID)' }), 'a contact id (UUID)').meta({ description: 'The contact to update.' }),
+    id: optional('id', z.uuid({ message: 'id must be a contact id (UUID)' }), 'a contact id (UUID)').meta({
+      description: 'The contact to update.',
+    }),
     email: optional('email', EmailSchema, 'an email address').meta({
       description: 'Identifies the contact when id is not given; with id, the new email.',
     }),

@@ -37,7 +37,12 @@ interface ActionSpec {
 
 /** The spec's Actions table, one entry per action, in its order. */
 export const ACTIONS: readonly ActionSpec[] = [
-  { key: 'create_contact', label: 'Create contact', description: 'Creates a contact (emits contact.created).', schema: CreateContactAction },
+  {
+    key: 'create_contact',
+    label: 'Create contact',
+    description: 'Creates a contact (emits contact.created).',
+    schema: CreateContactAction,
+  },
   {
     key: 'update_contact',
     label: 'Update contact',
@@ -45,7 +50,12 @@ export const ACTIONS: readonly ActionSpec[] = [
     schema: UpdateContactAction,
     requiredAnyOf: ['id', 'email'],
   },
-  { key: 'create_deal', label: 'Create deal', description: "Opens a deal named after the contact on the pipeline's first stage (emits deal.created).", schema: CreateDealAction },
+  {
+    key: 'create_deal',
+    label: 'Create deal',
+    description: "Opens a deal named after the contact on the pipeline's first stage (emits deal.created).",
+    schema: CreateDealAction,
+  },
   { key: 'create_task', label: 'Create task', description: 'Creates an unassigned task (emits task.created).', schema: CreateTaskAction },
   {
     key: 'send_sms',

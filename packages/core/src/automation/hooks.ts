@@ -33,7 +33,10 @@ export async function subscribe(
   input: SubscribeInput,
 ): Promise<Subscription> {
   requireRole(actor, 'owner', 'admin');
-  const check = await checkUrlAddress(input.hookUrl, { resolver: deps.resolver, allowLoopback: deps.config.WEBHOOKS_UNSAFE_ALLOW_LOOPBACK });
+  const check = await checkUrlAddress(input.hookUrl, {
+    resolver: deps.resolver,
+    allowLoopback: deps.config.WEBHOOKS_UNSAFE_ALLOW_LOOPBACK,
+  });
   const now = deps.clock.now();
   return deps.db.transaction(async (tx) => {
     await tx.run(q.LOCK_SUBSCRIPTION, { key: `rest-hook:${actor.orgId}:${input.triggerEvent}:${input.hookUrl}` });

@@ -8,20 +8,18 @@ import { type ErrorCode, errors, issuesFromZod } from '../errors.ts';
 import { MessageView } from '../messages/schemas.ts';
 import { TaskView } from '../tasks/schemas.ts';
 import { router } from '../trpc.ts';
-import { AddTagAction, CreateContactAction, CreateDealAction, CreateTaskAction, SendSmsAction, UpdateContactAction } from './action-inputs.ts';
+import {
+  AddTagAction,
+  CreateContactAction,
+  CreateDealAction,
+  CreateTaskAction,
+  SendSmsAction,
+  UpdateContactAction,
+} from './action-inputs.ts';
 import { ACTION_DEFINITIONS } from './actions.ts';
 import { subscribe, unsubscribe, whoAmI } from './hooks.ts';
 import { runAddTag, runCreateContact, runCreateDeal, runCreateTask, runSendSms, runUpdateContact } from './run.ts';
-import {
-  ActionList,
-  MeOutput,
-  SampleList,
-  SamplesInput,
-  SubscribeInput,
-  Subscription,
-  TriggerList,
-  UnsubscribeInput,
-} from './schemas.ts';
+import { ActionList, MeOutput, SampleList, SamplesInput, SubscribeInput, Subscription, TriggerList, UnsubscribeInput } from './schemas.ts';
 import { listTriggers, triggerSamples } from './triggers.ts';
 
 const tags = ['Automation platforms'];
@@ -73,7 +71,12 @@ export const automationRouter = router({
 
   unsubscribe: internalProcedure
     .meta({
-      openapi: { method: 'DELETE', path: `${BASE}/subscribe/{id}`, tags, summary: 'Unsubscribe a REST hook (its own key, or an owner or admin)' },
+      openapi: {
+        method: 'DELETE',
+        path: `${BASE}/subscribe/{id}`,
+        tags,
+        summary: 'Unsubscribe a REST hook (its own key, or an owner or admin)',
+      },
       successStatus: 204,
       errorCodes: [...INPUT_ERRORS, 'not_found', 'forbidden_role'],
     })
@@ -83,7 +86,12 @@ export const automationRouter = router({
 
   me: internalProcedure
     .meta({
-      openapi: { method: 'GET', path: `${BASE}/me`, tags, summary: 'Test the key: the organization and user it acts for (connection label)' },
+      openapi: {
+        method: 'GET',
+        path: `${BASE}/me`,
+        tags,
+        summary: 'Test the key: the organization and user it acts for (connection label)',
+      },
       errorCodes: AUTH_ERRORS,
     })
     .input(z.void())
@@ -92,7 +100,12 @@ export const automationRouter = router({
 
   triggers: internalProcedure
     .meta({
-      openapi: { method: 'GET', path: `${BASE}/triggers`, tags, summary: 'The triggers a hook may subscribe to, with a sample payload each' },
+      openapi: {
+        method: 'GET',
+        path: `${BASE}/triggers`,
+        tags,
+        summary: 'The triggers a hook may subscribe to, with a sample payload each',
+      },
       errorCodes: AUTH_ERRORS,
     })
     .input(z.void())
@@ -101,7 +114,12 @@ export const automationRouter = router({
 
   samples: internalProcedure
     .meta({
-      openapi: { method: 'GET', path: `${BASE}/triggers/{event}/samples`, tags, summary: "Up to 3 of the organization's latest payloads of a trigger" },
+      openapi: {
+        method: 'GET',
+        path: `${BASE}/triggers/{event}/samples`,
+        tags,
+        summary: "Up to 3 of the organization's latest payloads of a trigger",
+      },
       errorCodes: [...INPUT_ERRORS, 'not_found'],
     })
     .input(SamplesInput)
@@ -119,12 +137,26 @@ export const automationRouter = router({
 
   run: router({
     create_contact: actionProcedure
-      .meta(actionMeta('create_contact', 'Create a contact (source zapier)', ['email_exists', 'contact_limit_reached', 'company_not_found', 'save_failed'], 201))
+      .meta(
+        actionMeta(
+          'create_contact',
+          'Create a contact (source zapier)',
+          ['email_exists', 'contact_limit_reached', 'company_not_found', 'save_failed'],
+          201,
+        ),
+      )
       .input(CreateContactAction)
       .output(AppContact)
       .mutation(({ ctx, input }) => runCreateContact(actionDeps(ctx), ctx.actor, input)),
     update_contact: actionProcedure
-      .meta(actionMeta('update_contact', 'Update a contact found by id or email', ['not_found', 'email_exists', 'company_not_found', 'save_failed']))
+      .meta(
+        actionMeta('update_contact', 'Update a contact found by id or email', [
+          'not_found',
+          'email_exists',
+          'company_not_found',
+          'save_failed',
+        ]),
+      )
       .input(UpdateContactAction)
       .output(AppContact)
       .mutation(({ ctx, input }) => runUpdateContact(actionDeps(ctx), ctx.actor, input)),
@@ -139,7 +171,9 @@ export const automationRouter = router({
       .output(TaskView)
       .mutation(({ ctx, input }) => runCreateTask(actionDeps(ctx), ctx.actor, input)),
     send_sms: actionProcedure
-      .meta(actionMeta('send_sms', 'Text a contact who consented to SMS', ['not_found', 'sms_consent_required', 'contact_has_no_phone'], 201))
+      .meta(
+        actionMeta('send_sms', 'Text a contact who consented to SMS', ['not_found', 'sms_consent_required', 'contact_has_no_phone'], 201),
+      )
       .input(SendSmsAction)
       .output(MessageView)
       .mutation(({ ctx, input }) => runSendSms(actionDeps(ctx), ctx.actor, input)),

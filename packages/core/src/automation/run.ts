@@ -42,7 +42,11 @@ const viaPlatform = (actor: InternalActor): InternalActor => ({ ...actor, eventS
 /** A company of the organization by domain (normalised as everywhere); unknown domains are refused, never created. */
 async function companyId(tx: Db, orgId: string, company: string): Promise<string> {
   const domain = normalizeDomain(company);
-  if (!domain) throw errors.validation([{ path: 'company', message: 'company must be a company domain, e.g. example.com' }], 'Validation failed: company must be a company domain, e.g. example.com');
+  if (!domain)
+    throw errors.validation(
+      [{ path: 'company', message: 'company must be a company domain, e.g. example.com' }],
+      'Validation failed: company must be a company domain, e.g. example.com',
+    );
   const [row] = await tx.run(q.COMPANY_BY_DOMAIN, { orgId, domain });
   if (!row) throw errors.companyNotFound(domain);
   return row.id;
@@ -127,7 +131,10 @@ export async function runSendSms(deps: ActionDeps, actor: InternalActor, input: 
   if (!UUID.test(input.to)) {
     const digits = phoneDigits(input.to);
     if (!digits) {
-      throw errors.validation([{ path: 'to', message: 'to must be a contact id or a phone number' }], 'Validation failed: to must be a contact id or a phone number');
+      throw errors.validation(
+        [{ path: 'to', message: 'to must be a contact id or a phone number' }],
+        'Validation failed: to must be a contact id or a phone number',
+      );
     }
     const [contact] = await deps.db.run(CONTACT_BY_PHONE, { orgId: actor.orgId, digits });
     if (!contact) throw errors.notFound(`No contact has the phone number ${input.to}`);

@@ -10,10 +10,10 @@ export const required = (name: string, kind = 'text') => ({
 });
 
 /** The webhook endpoints' URL rule (https only, no credentials, canonical form), so both kinds store URLs alike. */
-const HookUrl = z
-  .string(required('hookUrl'))
-  .pipe(WebhookUrl)
-  .meta({ description: 'Where the platform receives the events: an https:// URL without credentials.', example: 'https://hooks.zapier.com/hooks/standard/1234567/abcdef/' });
+const HookUrl = z.string(required('hookUrl')).pipe(WebhookUrl).meta({
+  description: 'Where the platform receives the events: an https:// URL without credentials.',
+  example: 'https://hooks.zapier.com/hooks/standard/1234567/abcdef/',
+});
 
 const TriggerEvent = z
   .enum(AUTOMATION_TRIGGERS, { error: () => `triggerEvent must be one of: ${AUTOMATION_TRIGGERS.join(', ')}` })

@@ -61,7 +61,12 @@ export const INSERT_HOOK = statement<{
 );
 
 export const GET_HOOK = statement<{ id: string; orgId: string }>()((p) =>
-  qb.selectFrom('webhook_endpoints').select(HOOK_COLUMNS).where('id', '=', p.id).where('organization_id', '=', p.orgId).where('kind', '=', REST_HOOK),
+  qb
+    .selectFrom('webhook_endpoints')
+    .select(HOOK_COLUMNS)
+    .where('id', '=', p.id)
+    .where('organization_id', '=', p.orgId)
+    .where('kind', '=', REST_HOOK),
 );
 
 /** A REST hook as the statements above return it. */
@@ -69,7 +74,12 @@ export type HookRow = NonNullable<(typeof GET_HOOK)['row']>;
 
 /** Deliveries and their attempts go with the hook (foreign keys cascade). */
 export const DELETE_HOOK = statement<{ id: string; orgId: string }>()((p) =>
-  qb.deleteFrom('webhook_endpoints').where('id', '=', p.id).where('organization_id', '=', p.orgId).where('kind', '=', REST_HOOK).returning('id'),
+  qb
+    .deleteFrom('webhook_endpoints')
+    .where('id', '=', p.id)
+    .where('organization_id', '=', p.orgId)
+    .where('kind', '=', REST_HOOK)
+    .returning('id'),
 );
 
 export const ME = statement<{ userId: string; orgId: string }>()((p) =>

@@ -7,7 +7,13 @@ import { emitEvents } from '../events/outbox.ts';
 const HAS_CONFIRMED = statement<{ contactId: string }>()((p) =>
   qb.selectNoFrom((eb) =>
     eb
-      .exists(eb.selectFrom('bookings').select(eb.lit(1).as('one')).where('contact_id', '=', p.contactId).where('status', '=', sql.lit('confirmed')))
+      .exists(
+        eb
+          .selectFrom('bookings')
+          .select(eb.lit(1).as('one'))
+          .where('contact_id', '=', p.contactId)
+          .where('status', '=', sql.lit('confirmed')),
+      )
       .as('has'),
   ),
 );
@@ -26,6 +32,12 @@ export async function rescoreForBookings(tx: Db, contact: ContactRow, now: Date)
   if (score === contact.lead_score) return;
   const [stored] = await tx.run(STORE_SCORE, { score, now, id: contact.id });
   await emitEvents(tx, [
-    { orgId: contact.organization_id, event: 'contact.score_changed', source: 'app', data: { contact: toEventContact(stored!), previousScore: contact.lead_score }, at: now },
+    {
+      orgId: contact.organization_id,
+      event: 'contact.score_changed',
+      source: 'app',
+      data: { contact: toEventContact(stored!), previousScore: contact.lead_score },
+      at: now,
+    },
   ]);
 }

@@ -38,7 +38,10 @@ export function parseCaptureBody(bytes: Uint8Array): Record<string, unknown> {
     throw captureErrors.malformed();
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw errors.validation([{ path: '', message: 'The body must be a JSON object of field names to values' }], 'Validation failed: the body must be a JSON object');
+    throw errors.validation(
+      [{ path: '', message: 'The body must be a JSON object of field names to values' }],
+      'Validation failed: the body must be a JSON object',
+    );
   }
   return value as Record<string, unknown>;
 }
@@ -74,7 +77,11 @@ function formOf(body: Record<string, unknown>): { name: string; fields: Publishe
   if (named === undefined || named === null) return { name: UNIVERSAL_FORM_NAME, fields: [...UNIVERSAL_FIELDS], issues: [] };
   const { fields, problems } = pageFormFields(body);
   if (typeof named !== 'string' || named.length > FORM_NAME_MAX || unstorableReason(named)) {
-    return { name: PAGE_FORM_NAME, fields, issues: [{ path: FORM_KEY, message: `${FORM_KEY} must be a form name of at most ${FORM_NAME_MAX} characters` }, ...problems] };
+    return {
+      name: PAGE_FORM_NAME,
+      fields,
+      issues: [{ path: FORM_KEY, message: `${FORM_KEY} must be a form name of at most ${FORM_NAME_MAX} characters` }, ...problems],
+    };
   }
   return { name: named.trim() || PAGE_FORM_NAME, fields, issues: problems };
 }
@@ -85,10 +92,13 @@ function formOf(body: Record<string, unknown>): { name: string; fields: Publishe
  * pipeline by the lead router, `form.submitted`) as a form with no stored record. Only submissions about to be kept
  * count against the workspace's 100 an hour; an unknown workspace is 404.
  */
-export async function captureLead(deps: IntakeDeps, orgId: string, body: Record<string, unknown>, client: CaptureClient): Promise<ThankYou> {
-  const [org] = UUID.test(orgId)
-    ? await deps.db.run(q.CAPTURE_ORG, { orgId: orgId.toLowerCase() })
-    : [];
+export async function captureLead(
+  deps: IntakeDeps,
+  orgId: string,
+  body: Record<string, unknown>,
+  client: CaptureClient,
+): Promise<ThankYou> {
+  const [org] = UUID.test(orgId) ? await deps.db.run(q.CAPTURE_ORG, { orgId: orgId.toLowerCase() }) : [];
   if (!org) throw errors.notFound(`No workspace with id ${orgId}`);
   const { name, fields, issues } = formOf(body);
   const now = deps.clock.now();
@@ -109,5 +119,10 @@ export async function captureLead(deps: IntakeDeps, orgId: string, body: Record<
     plan: org.plan,
     contact_booster: org.contact_booster,
   };
-  return acceptSubmission(deps, form, body, client, { detached: true, visitorId: visitorIdOf(body), issues, admit: () => admitCapture(deps, org.id, client) });
+  return acceptSubmission(deps, form, body, client, {
+    detached: true,
+    visitorId: visitorIdOf(body),
+    issues,
+    admit: () => admitCapture(deps, org.id, client),
+  });
 }

@@ -12,6 +12,8 @@ export const COUNT_CAPTURE = statement<{ bucket: string; windowStart: Date }>()(
   qb
     .insertInto('rate_limit_counters')
     .values({ bucket: p.bucket, window_start: sql<Date>`${p.windowStart}::timestamptz`, count: sql.lit(1) })
-    .onConflict((oc) => oc.columns(['bucket', 'window_start']).doUpdateSet((eb) => ({ count: eb(eb.ref('rate_limit_counters.count'), '+', sql.lit(1)) })))
+    .onConflict((oc) =>
+      oc.columns(['bucket', 'window_start']).doUpdateSet((eb) => ({ count: eb(eb.ref('rate_limit_counters.count'), '+', sql.lit(1)) })),
+    )
     .returning('count'),
 );

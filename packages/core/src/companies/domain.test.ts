@@ -19,10 +19,22 @@ describe('normalizeDomain', () => {
     expect(normalizeDomain(input)).toBe(expected);
   });
 
-  it.each(['', '   ', 'localhost', 'http://localhost:3000', '127.0.0.1', 'http://[::1]/', 'exa mple.com', 'example', 'example.c', '-bad.com', 'bad-.com', 'a..b.com', 'example.123', 'http://'])(
-    'rejects %j',
-    (input) => {
-      expect(normalizeDomain(input)).toBeNull();
-    },
-  );
+  it.each([
+    '',
+    '   ',
+    'localhost',
+    'http://localhost:3000',
+    '127.0.0.1',
+    'http://[::1]/',
+    'exa mple.com',
+    'example',
+    'example.c',
+    '-bad.com',
+    'bad-.com',
+    'a..b.com',
+    'example.123',
+    'http://',
+  ])('rejects %j', (input) => {
+    expect(normalizeDomain(input)).toBeNull();
+  });
 });

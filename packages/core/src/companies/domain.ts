@@ -12,7 +12,10 @@ export function normalizeDomain(input: string): string | null {
   } catch {
     return null;
   }
-  host = host.toLowerCase().replace(/\.$/, '').replace(/^www\./, '');
+  host = host
+    .toLowerCase()
+    .replace(/\.$/, '')
+    .replace(/^www\./, '');
   if (host.length > 253 || host.startsWith('[')) return null;
   const labels = host.split('.');
   if (labels.length < 2) return null;

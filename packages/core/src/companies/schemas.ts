@@ -3,12 +3,10 @@ import { text } from '../validation/index.ts';
 import { CustomSchema } from '../contacts/v1/schemas.ts';
 
 export const CompanyUpsertInput = z.object({
-  domain: text(2048)
-    .min(1)
-    .meta({
-      description: 'Matching key. A URL or host is normalised to the bare lowercase host (`https://www.Example.com/x` -> `example.com`).',
-      example: 'example.com',
-    }),
+  domain: text(2048).min(1).meta({
+    description: 'Matching key. A URL or host is normalised to the bare lowercase host (`https://www.Example.com/x` -> `example.com`).',
+    example: 'example.com',
+  }),
   name: text(300).nullish(),
   industry: text(200).nullish(),
   size: text(100).nullish().meta({ description: 'Free text, e.g. `11-50`.' }),

@@ -12,7 +12,17 @@ import type { DealCreateInput, DealListInput, DealUpdateInput, DealView } from '
 
 /** What a deal's view is made of; inserts and updates return the same columns the reads select. */
 const DEAL_COLUMNS = [
-  'id', 'created_at', 'updated_at', 'contact_id', 'pipeline_id', 'stage_id', 'title', 'value_cents', 'currency', 'status', 'closed_at',
+  'id',
+  'created_at',
+  'updated_at',
+  'contact_id',
+  'pipeline_id',
+  'stage_id',
+  'title',
+  'value_cents',
+  'currency',
+  'status',
+  'closed_at',
 ] as const;
 type DealRow = Pick<Selectable<DB['deals']>, (typeof DEAL_COLUMNS)[number]>;
 
@@ -59,7 +69,12 @@ const LOCK_PIPELINE = statement<{ orgId: string; pipelineId: string | null }>()(
     .select('id')
     .where('organization_id', '=', p.orgId)
     .where((eb) =>
-      eb.case().when(sql<boolean>`${p.pipelineId}::uuid is null`).then(eb.ref('is_default')).else(eb('id', '=', p.pipelineId)).end(),
+      eb
+        .case()
+        .when(sql<boolean>`${p.pipelineId}::uuid is null`)
+        .then(eb.ref('is_default'))
+        .else(eb('id', '=', p.pipelineId))
+        .end(),
     )
     .forShare(),
 );
@@ -157,7 +172,12 @@ async function placement(tx: Db, orgId: string, pipelineId: string | null, stage
 }
 
 export function listDeals(db: Db, actor: InternalActor, q: DealListInput) {
-  const filters = { pipelineId: q.pipelineId ?? null, stageId: q.stageId ?? null, contactId: q.contactId ?? null, status: q.status ?? null };
+  const filters = {
+    pipelineId: q.pipelineId ?? null,
+    stageId: q.stageId ?? null,
+    contactId: q.contactId ?? null,
+    status: q.status ?? null,
+  };
   return listRecords(db, LIST, actor.orgId, q, filters, toDealView);
 }
 
@@ -199,7 +219,8 @@ export async function updateDeal(db: Db, actor: InternalActor, input: DealUpdate
   return db.transaction(async (tx) => {
     const cur = await requireRecord(tx, LOCK, actor.orgId, input.id, 'deal');
 
-    const moving = (input.pipelineId !== undefined && input.pipelineId !== cur.pipeline_id) ||
+    const moving =
+      (input.pipelineId !== undefined && input.pipelineId !== cur.pipeline_id) ||
       (input.stageId !== undefined && input.stageId !== cur.stage_id);
     const to = moving ? await placement(tx, actor.orgId, input.pipelineId ?? cur.pipeline_id, input.stageId ?? null) : null;
 
@@ -209,9 +230,7 @@ export async function updateDeal(db: Db, actor: InternalActor, input: DealUpdate
       currency: input.currency ?? cur.currency,
       status: input.status ?? cur.status,
     };
-    const changed = (['title', 'value_cents', 'currency', 'status'] as const).filter(
-      (k) => String(next[k]) !== String(cur[k]),
-    );
+    const changed = (['title', 'value_cents', 'currency', 'status'] as const).filter((k) => String(next[k]) !== String(cur[k]));
     if (!changed.length && !to) return toDealView(cur);
 
     const statusChanged = next.status !== cur.status;

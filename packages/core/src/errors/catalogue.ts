@@ -10,7 +10,8 @@ import { z } from 'zod';
 export const Issue = z
   .object({
     path: z.string().meta({
-      description: 'Where the problem is: a dotted body or query path (`tags.2`), a path parameter, or a header name; empty for the body as a whole.',
+      description:
+        'Where the problem is: a dotted body or query path (`tags.2`), a path parameter, or a header name; empty for the body as a whole.',
     }),
     message: z.string(),
   })
@@ -36,7 +37,10 @@ export const ERROR_CATALOGUE = {
   malformed_json: { status: 400, message: 'The request body is not valid JSON' },
   malformed_url: { status: 400, message: 'The request path is not a valid URL (malformed percent-encoding?)' },
   bad_request: { status: 400, message: 'Bad request' },
-  invalid_cursor: { status: 400, message: 'cursor is not one this list returned with the same sort and order; start again without a cursor' },
+  invalid_cursor: {
+    status: 400,
+    message: 'cursor is not one this list returned with the same sort and order; start again without a cursor',
+  },
   invalid_token: { status: 400, message: 'This link is invalid, expired or already used' },
   malformed_multipart: { status: 400, message: 'The multipart body could not be read' },
   file_missing: { status: 400, message: 'No file in the request: send it in a multipart field named file' },

@@ -19,7 +19,8 @@ function byName(): Record<EventName, EventDefinition> {
   const out = Object.fromEntries(ALL.map((d) => [d.name, d])) as Record<EventName, EventDefinition>;
   // A name of the spec without a definition (or a definition twice) is a bug to catch at load, not in a receiver.
   const missing = EVENT_NAMES.filter((n) => !out[n]);
-  if (missing.length || ALL.length !== EVENT_NAMES.length) throw new Error(`event catalogue out of step with names.ts: ${missing.join(', ')}`);
+  if (missing.length || ALL.length !== EVENT_NAMES.length)
+    throw new Error(`event catalogue out of step with names.ts: ${missing.join(', ')}`);
   return out;
 }
 

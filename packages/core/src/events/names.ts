@@ -1,6 +1,13 @@
 /** Every event of the spec's catalogue ("Event names"), grouped as the spec groups them. */
 export const EVENT_GROUPS = {
-  Contacts: ['contact.created', 'contact.updated', 'contact.deleted', 'contact.stage_changed', 'contact.score_changed', 'contact.tag_added'],
+  Contacts: [
+    'contact.created',
+    'contact.updated',
+    'contact.deleted',
+    'contact.stage_changed',
+    'contact.score_changed',
+    'contact.tag_added',
+  ],
   Deals: ['deal.created', 'deal.updated', 'deal.won', 'deal.lost', 'deal.stage_changed'],
   Messages: ['message.sent', 'message.received', 'conversation.created'],
   Tasks: ['task.created', 'task.completed'],

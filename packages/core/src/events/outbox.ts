@@ -34,7 +34,9 @@ export function buildPayload(e: PendingEvent): EventPayload {
 }
 
 /** The columns an event is written with. */
-export const EVENT_COLUMNS = ['id', 'organization_id', 'event', 'payload', 'created_at'] as const satisfies readonly (keyof Selectable<DB['outbox_events']>)[];
+export const EVENT_COLUMNS = ['id', 'organization_id', 'event', 'payload', 'created_at'] as const satisfies readonly (keyof Selectable<
+  DB['outbox_events']
+>)[];
 
 /**
  * The events of `json` (an `eventRowsParam` string, or a statement's parameter standing for one) as the select of an

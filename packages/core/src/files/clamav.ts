@@ -37,7 +37,10 @@ export function instreamFramer(chunkBytes = DEFAULT_CHUNK_BYTES): Transform {
 
 /** `stream: OK` is clean, `stream: <signature> FOUND` infected; anything else (`... ERROR`) is no verdict at all. */
 export function parseClamdReply(raw: string): ScanResult {
-  const reply = raw.replace(/\0/g, '').trim().replace(/^\d+: /, '');
+  const reply = raw
+    .replace(/\0/g, '')
+    .trim()
+    .replace(/^\d+: /, '');
   if (reply === 'stream: OK') return { clean: true };
   const found = /^stream: (.+) FOUND$/.exec(reply);
   if (found?.[1]) return { clean: false, signature: found[1] };

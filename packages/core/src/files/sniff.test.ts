@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { sniffImage } from './sniff.ts';
 
-const bytes = (...parts: (string | number[])[]) => Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'latin1') : Buffer.from(p))));
+const bytes = (...parts: (string | number[])[]) =>
+  Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'latin1') : Buffer.from(p))));
 
 describe('sniffImage', () => {
   it('recognises JPEG, PNG, GIF and WebP by their signatures', () => {

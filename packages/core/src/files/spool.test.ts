@@ -33,7 +33,9 @@ describe('spool', () => {
 
   it('inspects a file shorter than the sniffing window once, at its end', async () => {
     const heads: Buffer[] = [];
-    await (await spool(Readable.from([Buffer.from('tiny')]), { dir, maxBytes: 100, tooLarge, inspectHead: (h) => heads.push(h) })).discard();
+    await (
+      await spool(Readable.from([Buffer.from('tiny')]), { dir, maxBytes: 100, tooLarge, inspectHead: (h) => heads.push(h) })
+    ).discard();
     expect(heads.map((h) => h.toString())).toEqual(['tiny']);
   });
 
@@ -51,7 +53,9 @@ describe('spool', () => {
     const refuse = () => {
       throw new Error('not an image');
     };
-    await expect(spool(Readable.from([Buffer.alloc(50)]), { dir, maxBytes: 100, tooLarge, inspectHead: refuse })).rejects.toThrow('not an image');
+    await expect(spool(Readable.from([Buffer.alloc(50)]), { dir, maxBytes: 100, tooLarge, inspectHead: refuse })).rejects.toThrow(
+      'not an image',
+    );
     expect(await readdir(dir)).toEqual([]);
   });
 });

@@ -6,7 +6,18 @@ export const LIVE_CONTACT = statement<{ id: string; orgId: string }>()((p) =>
   qb.selectFrom('contacts').select('id').where('id', '=', p.id).where('organization_id', '=', p.orgId).where('deleted_at', 'is', null),
 );
 
-const FILE = ['id', 'contact_id', 'kind', 'filename', 'content_type', 'size', 'sha256', 'uploaded_by_id', 'created_at', 'storage_key'] as const;
+const FILE = [
+  'id',
+  'contact_id',
+  'kind',
+  'filename',
+  'content_type',
+  'size',
+  'sha256',
+  'uploaded_by_id',
+  'created_at',
+  'storage_key',
+] as const;
 const F_FILE = FILE.map((c) => `f.${c}` as const);
 
 /** Inserts only while the contact is live and the caller's, so a contact trashed during the upload gets no file. */

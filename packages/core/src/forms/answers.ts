@@ -47,7 +47,13 @@ function entriesOf(body: Record<string, unknown> | URLSearchParams): Map<string,
 }
 
 const asText = (v: unknown): string | undefined =>
-  typeof v === 'string' ? v.trim() : typeof v === 'number' && Number.isFinite(v) ? String(v) : typeof v === 'boolean' ? String(v) : undefined;
+  typeof v === 'string'
+    ? v.trim()
+    : typeof v === 'number' && Number.isFinite(v)
+      ? String(v)
+      : typeof v === 'boolean'
+        ? String(v)
+        : undefined;
 
 /** One field's value, normalised to its type; a string is the problem found. */
 function coerce(f: FormField, raw: unknown): { value?: Answer; problem?: string } {
@@ -70,7 +76,9 @@ function coerce(f: FormField, raw: unknown): { value?: Answer; problem?: string 
   if (s.length > max) return { problem: `${f.label} must be at most ${max} characters` };
   switch (f.type) {
     case 'email':
-      return s.length <= 254 && Email.safeParse(s.toLowerCase()).success ? { value: s.toLowerCase() } : { problem: `${f.label} must be a valid email address` };
+      return s.length <= 254 && Email.safeParse(s.toLowerCase()).success
+        ? { value: s.toLowerCase() }
+        : { problem: `${f.label} must be a valid email address` };
     case 'number': {
       const n = typeof raw === 'number' ? raw : Number(s);
       return Number.isFinite(n) ? { value: n } : { problem: `${f.label} must be a number` };
@@ -142,8 +150,18 @@ export function parseSubmission(fields: readonly FormField[], body: Record<strin
 
 /** Field ids people commonly give the contact's own fields, compared without case, `_`, `-` or spaces. */
 const CONTACT_KEYS: Record<string, 'firstName' | 'lastName' | 'name' | 'phone' | 'title'> = {
-  firstname: 'firstName', givenname: 'firstName', lastname: 'lastName', surname: 'lastName', familyname: 'lastName',
-  name: 'name', fullname: 'name', phone: 'phone', phonenumber: 'phone', mobile: 'phone', jobtitle: 'title', title: 'title',
+  firstname: 'firstName',
+  givenname: 'firstName',
+  lastname: 'lastName',
+  surname: 'lastName',
+  familyname: 'lastName',
+  name: 'name',
+  fullname: 'name',
+  phone: 'phone',
+  phonenumber: 'phone',
+  mobile: 'phone',
+  jobtitle: 'title',
+  title: 'title',
 };
 
 type PersonKey = 'email' | 'firstName' | 'lastName' | 'phone' | 'title';

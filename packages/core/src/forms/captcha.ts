@@ -11,9 +11,17 @@ import type { CaptchaProvider } from './schemas.ts';
 export const captchaErrors = {
   failed: (why: string) => new AppError('captcha_failed', `The CAPTCHA check failed: ${why}`),
   unavailable: (provider: CaptchaProvider, cause: unknown) =>
-    Object.assign(new AppError('captcha_unavailable', `The CAPTCHA provider (${provider}) could not be reached; nothing was saved, try again`, undefined, cause), {
-      headers: { 'retry-after': '5' },
-    }),
+    Object.assign(
+      new AppError(
+        'captcha_unavailable',
+        `The CAPTCHA provider (${provider}) could not be reached; nothing was saved, try again`,
+        undefined,
+        cause,
+      ),
+      {
+        headers: { 'retry-after': '5' },
+      },
+    ),
 };
 
 /** reCAPTCHA v3 answers a score (1.0 human, 0.0 bot) beside `success`; below this the token counts as failed. */

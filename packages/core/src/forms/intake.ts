@@ -75,8 +75,7 @@ async function countAttempt(deps: IntakeDeps, form: FormRow, client: SubmitClien
   );
 }
 
-const invalid = (issues: Issue[]) =>
-  errors.validation(issues, `Validation failed: ${issues.map((i) => i.message).join('; ')}`);
+const invalid = (issues: Issue[]) => errors.validation(issues, `Validation failed: ${issues.map((i) => i.message).join('; ')}`);
 
 /**
  * One submission to a published form: counted against the rate limits, checked field by field, verified with the
@@ -140,7 +139,8 @@ export async function acceptSubmission(
   // The form's own pipeline wins; without one the router picks (before the transaction: a model may be slow).
   const router = deps.leadRouter ?? leadRouterFor(deps.config, deps.log);
   const pipelineId = person
-    ? (form.pipeline_id ?? (await router(deps.db, { orgId: form.organization_id, formName: form.name, fields: form.fields, answers: parsed.answers })))
+    ? (form.pipeline_id ??
+      (await router(deps.db, { orgId: form.organization_id, formName: form.name, fields: form.fields, answers: parsed.answers })))
     : null;
   await keep(deps, form, parsed.answers, parsed.attribution, person, pipelineId, opts);
   return thankYouOf(form);
@@ -160,11 +160,16 @@ async function keep(
     let contact: ContactRow | null = null;
     let pipelineItemId: string | null = null;
     if (person) {
-      const [outcome] = await upsertContactsInTx(tx, { orgId: form.organization_id, plan: form.plan, contactBooster: form.contact_booster }, [person], {
-        eventSource: 'inbound',
-        now,
-        onScoreInputsChanged: deps.scoreAdjustment ? (t, ids) => deps.jobs.send(t, ADJUST_SCORE_QUEUE, { contactIds: ids }) : undefined,
-      });
+      const [outcome] = await upsertContactsInTx(
+        tx,
+        { orgId: form.organization_id, plan: form.plan, contactBooster: form.contact_booster },
+        [person],
+        {
+          eventSource: 'inbound',
+          now,
+          onScoreInputsChanged: deps.scoreAdjustment ? (t, ids) => deps.jobs.send(t, ADJUST_SCORE_QUEUE, { contactIds: ids }) : undefined,
+        },
+      );
       if (!outcome?.ok) throw outcome?.error ?? errors.saveFailed(new Error('no upsert outcome'));
       contact = outcome.contact;
       if (opts.visitorId) await identifyVisitor(tx, form.organization_id, opts.visitorId, contact.id);

@@ -64,7 +64,10 @@ export function routerPayload(lead: LeadToRoute, pipelines: readonly string[]) {
  * _MODEL). Any failure (time-out, error status, an answer naming no pipeline of the organization) falls back to the
  * default pipeline, logged without the key.
  */
-export function aiLeadRouter(config: Pick<Config, 'SCORE_ADJUSTER_URL' | 'SCORE_ADJUSTER_API_KEY' | 'SCORE_ADJUSTER_MODEL'>, log: Logger): LeadRouter {
+export function aiLeadRouter(
+  config: Pick<Config, 'SCORE_ADJUSTER_URL' | 'SCORE_ADJUSTER_API_KEY' | 'SCORE_ADJUSTER_MODEL'>,
+  log: Logger,
+): LeadRouter {
   const url = `${config.SCORE_ADJUSTER_URL!.replace(/\/+$/, '')}/chat/completions`;
   return async (db, lead) => {
     const pipelines = await db.run(PIPELINES, { orgId: lead.orgId });
@@ -82,17 +85,30 @@ export function aiLeadRouter(config: Pick<Config, 'SCORE_ADJUSTER_URL' | 'SCORE_
           response_format: { type: 'json_object' },
           messages: [
             { role: 'system', content: SYSTEM_PROMPT },
-            { role: 'user', content: JSON.stringify(routerPayload(lead, pipelines.map((p) => p.name))) },
+            {
+              role: 'user',
+              content: JSON.stringify(
+                routerPayload(
+                  lead,
+                  pipelines.map((p) => p.name),
+                ),
+              ),
+            },
           ],
         }),
         signal: AbortSignal.timeout(TIMEOUT_MS),
       });
       if (!res.ok) throw new Error(`the router endpoint answered ${res.status}`);
       const content = Completion.parse(await res.json()).choices[0]!.message.content ?? '';
-      const name = Choice.parse(JSON.parse(content.replace(/^\s*```(?:json)?\s*|\s*```\s*$/gi, ''))).pipeline?.trim().toLowerCase();
+      const name = Choice.parse(JSON.parse(content.replace(/^\s*```(?:json)?\s*|\s*```\s*$/gi, '')))
+        .pipeline?.trim()
+        .toLowerCase();
       return pipelines.find((p) => p.name.toLowerCase() === name)?.id ?? null;
     } catch (err) {
-      log.warn({ err: err instanceof Error ? err.message : String(err), orgId: lead.orgId }, 'AI lead router failed; using the default pipeline');
+      log.warn(
+        { err: err instanceof Error ? err.message : String(err), orgId: lead.orgId },
+        'AI lead router failed; using the default pipeline',
+      );
       return null;
     }
   };

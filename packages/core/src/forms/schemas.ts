@@ -44,9 +44,13 @@ const Fields = z
   .superRefine((fields, ctx) => {
     const seen = new Map<string, number>();
     fields.forEach((f, i) => {
-      for (const [key, what] of [[f.id.toLowerCase(), 'id'], [f.label.toLowerCase(), 'label']] as const) {
+      for (const [key, what] of [
+        [f.id.toLowerCase(), 'id'],
+        [f.label.toLowerCase(), 'label'],
+      ] as const) {
         const other = seen.get(key);
-        if (other !== undefined && other !== i) ctx.addIssue({ code: 'custom', path: [i, what], message: `${what} ${JSON.stringify(key)} is used by another field` });
+        if (other !== undefined && other !== i)
+          ctx.addIssue({ code: 'custom', path: [i, what], message: `${what} ${JSON.stringify(key)} is used by another field` });
         seen.set(key, i);
       }
     });
@@ -57,7 +61,8 @@ const CaptchaInput = z
     provider: z.enum(CAPTCHA_PROVIDERS),
     siteKey: text(200).min(1, 'siteKey must not be empty'),
     secret: text(500).min(1, 'secret must not be empty').optional().meta({
-      description: 'The provider secret. Required when connecting; on update, omit it to keep the stored one (same provider). Never returned.',
+      description:
+        'The provider secret. Required when connecting; on update, omit it to keep the stored one (same provider). Never returned.',
     }),
   })
   .meta({ description: 'Connects a CAPTCHA provider: submissions must then carry a token it accepts.' });

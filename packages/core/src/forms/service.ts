@@ -30,7 +30,8 @@ export function toFormView(r: q.FormRow, urls: FormUrls): FormView {
     fields: r.fields,
     published: r.published,
     pipelineId: r.pipeline_id,
-    captcha: r.captcha_provider && r.captcha_site_key ? { provider: r.captcha_provider, siteKey: r.captcha_site_key, secretSet: true } : null,
+    captcha:
+      r.captcha_provider && r.captcha_site_key ? { provider: r.captcha_provider, siteKey: r.captcha_site_key, secretSet: true } : null,
     thankYou: r.redirect_url ? { redirectUrl: r.redirect_url } : r.thank_you_message ? { message: r.thank_you_message } : null,
     submitUrl,
     embedUrl,
@@ -55,7 +56,10 @@ function captchaColumns(input: FormCreateInput['captcha'], stored: Captcha | nul
   if (!input) return { captcha_provider: null, captcha_site_key: null, captcha_secret: null };
   const secret = input.secret ?? (stored?.captcha_provider === input.provider ? stored.captcha_secret : null);
   if (!secret) {
-    throw errors.validation([{ path: 'captcha.secret', message: `captcha.secret is required to connect ${input.provider}` }], 'Validation failed: captcha.secret is required');
+    throw errors.validation(
+      [{ path: 'captcha.secret', message: `captcha.secret is required to connect ${input.provider}` }],
+      'Validation failed: captcha.secret is required',
+    );
   }
   return { captcha_provider: input.provider, captcha_site_key: input.siteKey, captcha_secret: secret };
 }

@@ -130,7 +130,10 @@ export const ROUTE_PIPELINE = statement<{ orgId: string; pipelineId: string | nu
     ])
     .where('p.organization_id', '=', p.orgId)
     .where((eb) => eb.or([eb('p.id', '=', sql<string>`${p.pipelineId}::uuid`), eb.ref('p.is_default')]))
-    .orderBy((eb) => sql<boolean>`(${eb.ref('p.id')} = ${p.pipelineId}::uuid)`, (ob) => ob.desc().nullsLast())
+    .orderBy(
+      (eb) => sql<boolean>`(${eb.ref('p.id')} = ${p.pipelineId}::uuid)`,
+      (ob) => ob.desc().nullsLast(),
+    )
     .limit(sql.lit(1)),
 );
 
@@ -166,6 +169,8 @@ export const COUNT_HIT = statement<{ byAddress: string; byForm: string; windowSt
       { bucket: p.byAddress, window_start: sql`${p.windowStart}::timestamptz`, count: sql.lit(1) },
       { bucket: p.byForm, window_start: sql`${p.windowStart}::timestamptz`, count: sql.lit(1) },
     ])
-    .onConflict((oc) => oc.columns(['bucket', 'window_start']).doUpdateSet((eb) => ({ count: sql<number>`${eb.ref('rate_limit_counters.count')} + 1` })))
+    .onConflict((oc) =>
+      oc.columns(['bucket', 'window_start']).doUpdateSet((eb) => ({ count: sql<number>`${eb.ref('rate_limit_counters.count')} + 1` })),
+    )
     .returning(['bucket', 'count']),
 );

@@ -13,7 +13,11 @@ const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
  * the other advisory locks (hashed identities of the upsert).
  */
 const LOCK = statement<{ apiKeyId: string; key: string }>()((p) =>
-  qb.selectNoFrom(sql<boolean>`pg_try_advisory_xact_lock(hashtextextended('idempotency:' || ${p.apiKeyId}::text || ':' || ${p.key}::text, 0))`.as('locked')),
+  qb.selectNoFrom(
+    sql<boolean>`pg_try_advisory_xact_lock(hashtextextended('idempotency:' || ${p.apiKeyId}::text || ':' || ${p.key}::text, 0))`.as(
+      'locked',
+    ),
+  ),
 );
 const READ = statement<{ apiKeyId: string; key: string; since: Date }>()((p) =>
   qb
@@ -50,13 +54,18 @@ function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (value && typeof value === 'object') {
     const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
-    return `{${entries.sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
+    return `{${entries
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`)
+      .join(',')}}`;
   }
   return JSON.stringify(value) ?? 'null';
 }
 
 export function requestFingerprint(route: string, input: unknown, extra: string): string {
-  return createHash('sha256').update(`${route}\n${extra}\n${canonical(input)}`).digest('hex');
+  return createHash('sha256')
+    .update(`${route}\n${extra}\n${canonical(input)}`)
+    .digest('hex');
 }
 
 /** Carries a failed result out of the transaction, which rolls back on the way. */

@@ -32,7 +32,13 @@ export class BossRuntime implements Jobs {
     this.log = log;
     // LISTEN/NOTIFY wakes workers of `notify` queues the moment a job commits. Deletion of finished jobs runs every 5
     // minutes rather than pg-boss's daily default, so short retentions (the mail queue's) hold.
-    this.boss = new PgBoss({ connectionString: url, max: 4, application_name: 'leadwire-jobs', useListenNotify: true, maintenanceIntervalSeconds: 300 });
+    this.boss = new PgBoss({
+      connectionString: url,
+      max: 4,
+      application_name: 'leadwire-jobs',
+      useListenNotify: true,
+      maintenanceIntervalSeconds: 300,
+    });
     this.boss.on('error', (err) => this.log.error({ err }, 'job queue error'));
   }
 
@@ -49,7 +55,11 @@ export class BossRuntime implements Jobs {
 
   async sendMany(db: Db, queue: string, data: readonly object[]) {
     if (data.length === 0) return;
-    await this.boss.insert(queue, data.map((d) => ({ data: d })), { db: { executeSql: (text: string, values?: unknown[]) => db.raw(text, values) } });
+    await this.boss.insert(
+      queue,
+      data.map((d) => ({ data: d })),
+      { db: { executeSql: (text: string, values?: unknown[]) => db.raw(text, values) } },
+    );
   }
 
   /** Starts the handlers and the schedules: only in processes that run workers. */
@@ -63,7 +73,11 @@ export class BossRuntime implements Jobs {
             await d.handle(d.parse(job.data));
             return { id: job.id, status: 'completed' };
           } catch (err) {
-            return { id: job.id, status: 'failed', output: { name: err instanceof Error ? err.name : 'Error', message: err instanceof Error ? err.message : String(err) } };
+            return {
+              id: job.id,
+              status: 'failed',
+              output: { name: err instanceof Error ? err.name : 'Error', message: err instanceof Error ? err.message : String(err) },
+            };
           }
         };
         if (d.concurrent) return Promise.all(jobs.map(settle));

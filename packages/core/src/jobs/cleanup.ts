@@ -23,7 +23,11 @@ const dayBefore = (now: Date) => sql<Date>`${now}::timestamptz - interval '1 day
 const DELETE_IDEMPOTENCY = statement<{ now: Date }>()((p) =>
   qb
     .with('doomed', (db) =>
-      db.selectFrom('idempotency_records').select(['api_key_id', 'key']).where('created_at', '<', sql<Date>`${p.now}::timestamptz - interval '24 hours'`).limit(LIMIT),
+      db
+        .selectFrom('idempotency_records')
+        .select(['api_key_id', 'key'])
+        .where('created_at', '<', sql<Date>`${p.now}::timestamptz - interval '24 hours'`)
+        .limit(LIMIT),
     )
     .with('gone', (db) =>
       db
@@ -110,7 +114,11 @@ const DELETE_SIGN_IN_ATTEMPTS = statement<{ now: Date }>()((p) =>
 const DELETE_WEBHOOK_DELIVERIES = statement<{ now: Date }>()((p) =>
   qb
     .with('doomed', (db) =>
-      db.selectFrom('webhook_deliveries').select('id').where('created_at', '<', sql<Date>`${p.now}::timestamptz - interval '30 days'`).limit(LIMIT),
+      db
+        .selectFrom('webhook_deliveries')
+        .select('id')
+        .where('created_at', '<', sql<Date>`${p.now}::timestamptz - interval '30 days'`)
+        .limit(LIMIT),
     )
     .with('gone', (db) =>
       db.deleteFrom('webhook_deliveries as t').using('doomed as d').whereRef('t.id', '=', 'd.id').returning(sql.lit(1).as('one')),
@@ -122,7 +130,9 @@ const DELETE_WEBHOOK_DELIVERIES = statement<{ now: Date }>()((p) =>
 /** Listen rows of server processes that died while streaming: they would keep the outbox trigger notifying for nobody. */
 const DELETE_WEBHOOK_LISTENERS = statement<{ now: Date }>()((p) =>
   qb
-    .with('doomed', (db) => db.selectFrom('webhook_listeners').select('id').where('expires_at', '<', sql<Date>`${p.now}::timestamptz`).limit(LIMIT))
+    .with('doomed', (db) =>
+      db.selectFrom('webhook_listeners').select('id').where('expires_at', '<', sql<Date>`${p.now}::timestamptz`).limit(LIMIT),
+    )
     .with('gone', (db) =>
       db.deleteFrom('webhook_listeners as t').using('doomed as d').whereRef('t.id', '=', 'd.id').returning(sql.lit(1).as('one')),
     )

@@ -23,18 +23,15 @@ const FIND_PIPELINE = statement<{ orgId: string; name: string | null }>()((p) =>
         .as('stage_id'),
     ])
     .where('p.organization_id', '=', p.orgId)
-    .where((eb) => sql<boolean>`(case when ${p.name}::text is null then ${eb.ref('p.is_default')} else lower(${eb.ref('p.name')}) = lower(${p.name}) end)`)
+    .where(
+      (eb) =>
+        sql<boolean>`(case when ${p.name}::text is null then ${eb.ref('p.is_default')} else lower(${eb.ref('p.name')}) = lower(${p.name}) end)`,
+    )
     .limit(sql.lit(1)),
 );
 
-
 /** Lead rules 1-3: upsert the contact, then place it on the first stage of the pipeline, in one transaction. */
-export async function createLead(
-  db: Db,
-  actor: Actor,
-  input: LeadInput,
-  opts: UpsertOptions,
-): Promise<LeadOutput> {
+export async function createLead(db: Db, actor: Actor, input: LeadInput, opts: UpsertOptions): Promise<LeadOutput> {
   return transact(db, async (tx) => {
     const [outcome] = await upsertContactsInTx(tx, actor, [input], opts);
     if (!outcome?.ok) throw outcome?.error ?? errors.saveFailed(new Error('no outcome'));

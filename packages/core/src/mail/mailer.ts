@@ -73,7 +73,13 @@ export function createSmtpMailer(opts: { url: string; from: string }): Mailer {
   return {
     send: async (m) => {
       try {
-        await transport.sendMail({ from: opts.from, to: m.to, subject: m.subject, text: m.text, headers: { 'X-Leadwire-Template': m.template } });
+        await transport.sendMail({
+          from: opts.from,
+          to: m.to,
+          subject: m.subject,
+          text: m.text,
+          headers: { 'X-Leadwire-Template': m.template },
+        });
       } catch (err) {
         throw new MailDeliveryError(err);
       }

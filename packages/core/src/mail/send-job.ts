@@ -45,7 +45,13 @@ export function sendMailJob(deps: Deps, transport?: Mailer): JobDefinition<MailP
     batchSize: 10,
     retryLimit: 8,
     retryDelay: 10,
-    queueOptions: { retryBackoff: true, retryDelayMax: 600, deleteAfterSeconds: DELETE_AFTER_SECONDS, retentionSeconds: RETENTION_SECONDS, notify: true },
+    queueOptions: {
+      retryBackoff: true,
+      retryDelayMax: 600,
+      deleteAfterSeconds: DELETE_AFTER_SECONDS,
+      retentionSeconds: RETENTION_SECONDS,
+      notify: true,
+    },
     parse: (data) => MailPayload.parse(data),
     async handle(message) {
       try {
@@ -53,7 +59,10 @@ export function sendMailJob(deps: Deps, transport?: Mailer): JobDefinition<MailP
         await mailer.send(message);
       } catch (err) {
         const e = err instanceof MailDeliveryError ? err : new MailDeliveryError(err);
-        deps.log.warn({ template: message.template, code: e.code, responseCode: e.responseCode }, 'sending an email failed; it will be retried');
+        deps.log.warn(
+          { template: message.template, code: e.code, responseCode: e.responseCode },
+          'sending an email failed; it will be retried',
+        );
         throw e;
       }
       deps.log.info({ template: message.template }, 'email sent');

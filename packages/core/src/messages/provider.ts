@@ -78,7 +78,9 @@ export class HttpSmsProvider implements SmsProvider {
     } catch {
       throw new SmsSendError('SMS provider answered without JSON', res.status);
     }
-    const id = (parsed as { id?: unknown; providerMessageId?: unknown } | null)?.id ?? (parsed as { providerMessageId?: unknown } | null)?.providerMessageId;
+    const id =
+      (parsed as { id?: unknown; providerMessageId?: unknown } | null)?.id ??
+      (parsed as { providerMessageId?: unknown } | null)?.providerMessageId;
     if (typeof id !== 'string' && typeof id !== 'number') throw new SmsSendError('SMS provider answered without a message id', res.status);
     return { providerMessageId: String(id) };
   }

@@ -36,7 +36,13 @@ export function toMessageView(r: q.MessageRow): MessageView {
 const contactData = (c: q.ContactRef) => ({ id: c.id, firstName: c.first_name, email: c.email });
 
 function conversationCreated(orgId: string, source: EventSource, conversationId: string, c: q.ContactRef, at: Date): PendingEvent {
-  return { orgId, event: 'conversation.created', source, data: { conversation: { id: conversationId, contactId: c.id, channel: 'sms' }, contact: contactData(c) }, at };
+  return {
+    orgId,
+    event: 'conversation.created',
+    source,
+    data: { conversation: { id: conversationId, contactId: c.id, channel: 'sms' }, contact: contactData(c) },
+    at,
+  };
 }
 
 async function openConversation(tx: Db, orgId: string, contactId: string, now: Date) {
@@ -81,7 +87,8 @@ export async function sendSms(
       now: queuedAt,
     });
     await saveTrackedLinks(tx, { orgId: actor.orgId, contactId: contact.id, messageId: message!.id, at: queuedAt }, out.links);
-    if (conversation.created) await emitEvents(tx, [conversationCreated(actor.orgId, actor.eventSource ?? 'app', conversation.id, contact, queuedAt)]);
+    if (conversation.created)
+      await emitEvents(tx, [conversationCreated(actor.orgId, actor.eventSource ?? 'app', conversation.id, contact, queuedAt)]);
     return { message: message!, contact };
   });
 
@@ -99,7 +106,15 @@ export async function sendSms(
     const view = toMessageView(row!);
     if (status === 'sent') {
       const at = deps.clock.now();
-      await emitEvents(tx, [{ orgId: actor.orgId, event: 'message.sent', source: actor.eventSource ?? 'app', data: { message: view, contact: contactData(queued.contact) }, at }]);
+      await emitEvents(tx, [
+        {
+          orgId: actor.orgId,
+          event: 'message.sent',
+          source: actor.eventSource ?? 'app',
+          data: { message: view, contact: contactData(queued.contact) },
+          at,
+        },
+      ]);
     }
     return view;
   });

@@ -33,7 +33,9 @@ export const UPSERT_CONVERSATION = statement<{ id: string; orgId: string; contac
   qb
     .insertInto('conversations')
     .values({ id: p.id, organization_id: p.orgId, contact_id: p.contactId, channel: sql.lit('sms'), last_message_at: p.now })
-    .onConflict((oc) => oc.columns(['contact_id', 'channel']).doUpdateSet((eb) => ({ last_message_at: eb.ref('excluded.last_message_at') })))
+    .onConflict((oc) =>
+      oc.columns(['contact_id', 'channel']).doUpdateSet((eb) => ({ last_message_at: eb.ref('excluded.last_message_at') })),
+    )
     .returning(['id', sql<boolean>`(xmax = 0)`.as('created')]),
 );
 

@@ -13,7 +13,10 @@ export const VerificationRecordInput = z.object({
     .meta({ description: 'Charity or tax-exempt registration number.', example: 'EIN 12-3456789' }),
   evidence: jsonObject({ maxKeys: 50, label: 'evidence' })
     .optional()
-    .meta({ description: 'What the check rests on (registry links, document references).', example: { registry: 'https://example.org/r/123' } }),
+    .meta({
+      description: 'What the check rests on (registry links, document references).',
+      example: { registry: 'https://example.org/r/123' },
+    }),
 });
 export type VerificationRecordInput = z.infer<typeof VerificationRecordInput>;
 

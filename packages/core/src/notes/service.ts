@@ -11,7 +11,14 @@ const INSERT_NOTE = statement<{ id: string; authorId: string; body: string; now:
     .expression(
       qb
         .selectFrom('contacts as c')
-        .select((eb) => [eb.val(p.id).as('id'), 'c.organization_id', 'c.id as contact_id', eb.val(p.authorId).as('author_id'), eb.val(p.body).as('body'), eb.val(p.now).as('created_at')])
+        .select((eb) => [
+          eb.val(p.id).as('id'),
+          'c.organization_id',
+          'c.id as contact_id',
+          eb.val(p.authorId).as('author_id'),
+          eb.val(p.body).as('body'),
+          eb.val(p.now).as('created_at'),
+        ])
         .where('c.id', '=', p.contactId)
         .where('c.organization_id', '=', p.orgId)
         .where('c.deleted_at', 'is', null),

@@ -19,7 +19,8 @@ export const WHEN: Partial<Record<ErrorCode, string>> = {
   missing_identity: 'neither an email nor companyDomain together with firstName and lastName was sent',
   malformed_json: 'the body is not valid JSON or not UTF-8, or is empty while `Content-Type` is `application/json`',
   unauthorized: 'the credential is missing, malformed, unknown, revoked or expired, or its owner was deactivated or changed their password',
-  wrong_api_surface: 'the credential belongs to the other surface: /v1 takes Public API keys only, the application API sessions and Internal keys',
+  wrong_api_surface:
+    'the credential belongs to the other surface: /v1 takes Public API keys only, the application API sessions and Internal keys',
   insufficient_scope: 'the key lacks the permission this operation needs; `required` names it',
   contact_limit_reached: "the organization's plan contact cap is reached; no contact was created",
   forbidden_role: 'the signed-in user lacks the role this action needs; `required` names the roles that may',
@@ -29,13 +30,16 @@ export const WHEN: Partial<Record<ErrorCode, string>> = {
   payload_too_large: 'the body is larger than the limit (1 MB)',
   unsupported_media_type: 'the body is not sent as `application/json`, or `Content-Type` is missing',
   unsupported_content_encoding: 'the body was sent with a `Content-Encoding` (compression is not supported; send it uncompressed)',
-  company_not_found: 'the company named (by domain on /v1, by id on the application API) does not exist in the organization; create it first',
+  company_not_found:
+    'the company named (by domain on /v1, by id on the application API) does not exist in the organization; create it first',
   rate_limited: 'the credential or your address made more requests than its limit allows in the current window; wait `retry-after` seconds',
-  too_many_connections: 'your address holds more open connections than the server allows per address; close or reuse some, then retry (no `x-ratelimit-*` headers: no key was looked at)',
+  too_many_connections:
+    'your address holds more open connections than the server allows per address; close or reuse some, then retry (no `x-ratelimit-*` headers: no key was looked at)',
   internal_error: 'an unexpected failure on our side; retrying (with the same `Idempotency-Key`) is safe',
   save_failed:
     'the write could not finish on the database in time, or lost its connection, and was rolled back (`Failed to save contact` for contacts, `Failed to save` otherwise); retrying with the same `Idempotency-Key` is safe',
-  malformed_url: 'the path or query string is not valid percent-encoded UTF-8 (e.g. `%zz` in a path parameter, `?q=%FF`); encode it, a raw `+` included',
+  malformed_url:
+    'the path or query string is not valid percent-encoded UTF-8 (e.g. `%zz` in a path parameter, `?q=%FF`); encode it, a raw `+` included',
   bad_request: 'the request is not valid HTTP (e.g. an invalid `Content-Length`)',
   request_timeout:
     'the request line, headers or body did not arrive within the time-outs (`HTTP_HEADERS_TIMEOUT_MS`, `HTTP_REQUEST_TIMEOUT_MS`), or the body arrived more slowly than `HTTP_BODY_MIN_RATE_BYTES_PER_S` after `HTTP_BODY_GRACE_MS` or stopped for `HTTP_BODY_IDLE_TIMEOUT_MS`; the connection is closed',
@@ -107,7 +111,10 @@ export function sampleError(code: ErrorCode, ctx: ExampleContext): AppError {
     case 'unsupported_file_type':
       return new AppError(code, undefined, { accepted: ['image/jpeg', 'image/png', 'image/gif', 'image/webp'] });
     case 'stage_not_in_pipeline':
-      return new AppError(code, undefined, { stageId: '0b7a6c1e-2f4d-4e8a-9c3b-5d6e7f8a9b0c', pipelineId: '3f2c6a0e-8b1d-4c47-9d2a-5e7f1b3c9a10' });
+      return new AppError(code, undefined, {
+        stageId: '0b7a6c1e-2f4d-4e8a-9c3b-5d6e7f8a9b0c',
+        pipelineId: '3f2c6a0e-8b1d-4c47-9d2a-5e7f1b3c9a10',
+      });
     case 'invalid_stage_order':
       return new AppError(code, undefined, { stageIds: ['0b7a6c1e-2f4d-4e8a-9c3b-5d6e7f8a9b0c'] });
     case 'file_infected':

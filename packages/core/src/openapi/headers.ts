@@ -27,14 +27,19 @@ function rateLimit(required: boolean): Record<string, oas31.HeaderObject> {
 
 /** The internal surface counts Internal keys only: a session is not rate-limited this way and gets none of these. */
 function internalRateLimit(): Record<string, oas31.HeaderObject> {
-  const tail = ' Sent only when an Internal API key authenticates the request (not with a session token), and absent on requests refused before it was recognised.';
+  const tail =
+    ' Sent only when an Internal API key authenticates the request (not with a session token), and absent on requests refused before it was recognised.';
   return {
     'x-ratelimit-limit': {
       description: `Requests allowed in the window closest to running out (per minute or per day, by the key's plan).${tail}`,
       required: false,
       schema: { type: 'integer', minimum: 1 },
     },
-    'x-ratelimit-remaining': { description: `Requests left in that window, this one counted.${tail}`, required: false, schema: { type: 'integer', minimum: 0 } },
+    'x-ratelimit-remaining': {
+      description: `Requests left in that window, this one counted.${tail}`,
+      required: false,
+      schema: { type: 'integer', minimum: 0 },
+    },
     'x-ratelimit-reset': {
       description: `Whole seconds until that window ends: a delta, never a timestamp.${tail}`,
       required: false,
@@ -75,7 +80,11 @@ const X_SOURCE: oas31.ParameterObject = {
   schema: { $ref: '#/components/schemas/Source' },
 };
 
-const names = { 'x-ratelimit-limit': 'RateLimitLimit', 'x-ratelimit-remaining': 'RateLimitRemaining', 'x-ratelimit-reset': 'RateLimitReset' };
+const names = {
+  'x-ratelimit-limit': 'RateLimitLimit',
+  'x-ratelimit-remaining': 'RateLimitRemaining',
+  'x-ratelimit-reset': 'RateLimitReset',
+};
 /** Names of the optional flavour, for responses where the key may not have been recognised. */
 const optional = (name: string) => `${name}IfAuthenticated`;
 /** Names of the internal surface's flavour, sent for Internal keys only. */
@@ -86,7 +95,12 @@ export function headerComponents(): Record<string, oas31.HeaderObject> {
   const sent = rateLimit(true);
   const maybe = rateLimit(false);
   return {
-    ...Object.fromEntries(Object.entries(names).flatMap(([header, name]) => [[name, sent[header]!], [optional(name), maybe[header]!]])),
+    ...Object.fromEntries(
+      Object.entries(names).flatMap(([header, name]) => [
+        [name, sent[header]!],
+        [optional(name), maybe[header]!],
+      ]),
+    ),
     ...Object.fromEntries(Object.entries(names).map(([header, name]) => [internal(name), internalRateLimit()[header]!])),
     RetryAfter: RETRY_AFTER,
     RetryAfterIfSent: {

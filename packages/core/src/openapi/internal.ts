@@ -40,8 +40,12 @@ export function finishInternalDocument(
     const op = operationOf(route);
     for (const tag of op.tags ?? []) used.add(tag);
     const summary = op.summary ? `${op.summary.replace(/\.$/, '')}.` : undefined;
-    const roles = route.errorCodes.includes('forbidden_role') ? 'Some roles may not: 403 `forbidden_role` names the roles that may.' : undefined;
-    op.description = [op.description ?? summary, authenticated(route) ? AUTH_SENTENCE : KEYLESS_SENTENCE, roles].filter(Boolean).join('\n\n');
+    const roles = route.errorCodes.includes('forbidden_role')
+      ? 'Some roles may not: 403 `forbidden_role` names the roles that may.'
+      : undefined;
+    op.description = [op.description ?? summary, authenticated(route) ? AUTH_SENTENCE : KEYLESS_SENTENCE, roles]
+      .filter(Boolean)
+      .join('\n\n');
   }
   doc.tags = [...used].sort().map((name) => ({ name, description: TAG_DESCRIPTIONS[name] ?? `Operations on ${name.toLowerCase()}.` }));
 }

@@ -26,10 +26,10 @@ const header = (name: string, description: string, schema: oas31.SchemaObject): 
 const HEADERS: Record<string, oas31.ParameterObject> = {
   WebhookSignature: header(
     'X-Webhook-Signature',
-    'Lowercase hex HMAC-SHA256 of the exact raw request body, keyed with the endpoint\'s whole signing secret (the `whsec_...` string as UTF-8), no `sha256=` prefix. Verify it over the raw bytes before parsing, with a constant-time comparison. It signs the body only, no time and no id: it does not protect against replay (a captured delivery verifies forever), so prefer `webhook-signature`, and never fall back to this one when the `webhook-*` headers are missing.',
+    "Lowercase hex HMAC-SHA256 of the exact raw request body, keyed with the endpoint's whole signing secret (the `whsec_...` string as UTF-8), no `sha256=` prefix. Verify it over the raw bytes before parsing, with a constant-time comparison. It signs the body only, no time and no id: it does not protect against replay (a captured delivery verifies forever), so prefer `webhook-signature`, and never fall back to this one when the `webhook-*` headers are missing.",
     { type: 'string', pattern: HEX64, example: '5d1c7c1f0b6a3f2e9e5f1b0c8a7d6e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b9c8d' },
   ),
-  WebhookEvent: header('X-Webhook-Event', 'The event name, the same as the body\'s `event`.', {
+  WebhookEvent: header('X-Webhook-Event', "The event name, the same as the body's `event`.", {
     type: 'string',
     enum: [...EVENT_NAMES],
     example: 'contact.created',
@@ -58,13 +58,17 @@ const HEADERS: Record<string, oas31.ParameterObject> = {
   StandardWebhookSignature: header(
     'webhook-signature',
     'Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. For 24 hours after a secret rotation a second `v1,...` (the previous secret) follows, space-separated; accept the delivery if any one matches.',
-    { type: 'string', pattern: '^v1,[A-Za-z0-9+/]+={0,2}( v1,[A-Za-z0-9+/]+={0,2})*$', example: 'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=' },
+    {
+      type: 'string',
+      pattern: '^v1,[A-Za-z0-9+/]+={0,2}( v1,[A-Za-z0-9+/]+={0,2})*$',
+      example: 'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=',
+    },
   ),
 };
 
 /** What every webhook operation says about delivery; the Webhooks tag carries the long form. */
 const DELIVERY = [
-  'Sent as a POST with a JSON body (`content-type: application/json`) to the endpoint\'s HTTPS URL, signed as the headers below say.',
+  "Sent as a POST with a JSON body (`content-type: application/json`) to the endpoint's HTTPS URL, signed as the headers below say.",
   'Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first, each spread at random by up to 10% either way (27-33 s, 108-132 s, 432-528 s, 1,728-2,112 s) so that deliveries that failed together are not retried together. Ten failed attempts in a row disable the endpoint.',
   'Deliveries are at least once: de-duplicate on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint), or on the event name, `timestamp` and the record id inside `data`.',
 ].join('\n\n');
@@ -74,7 +78,7 @@ export const WEBHOOKS_TAG: oas31.TagObject = {
   description: [
     'Leadwire POSTs an event to each enabled endpoint subscribed to it (`POST /api/webhooks` in the application API).',
     'Payload: `{ event, timestamp, source, data }`. `timestamp` is ISO 8601 UTC with milliseconds; `source` says who made the change (`app`, `api`, `zapier`, `import`, `sync`, `automation`, `ai`, `inbound`, `system`, `partner`) and is absent on `ping`; `data` depends on the event (contact events carry `data.contact`).',
-    'Verify the `webhook-*` headers, which follow Standard Webhooks: its libraries check the signature and refuse a timestamp more than 5 minutes off, so a captured delivery cannot be replayed: `new Webhook(secret).verify(rawBody, headers)` (or `verifyWebhook` of `@leadwire/sdk/webhooks`). Refuse a delivery that lacks them. `X-Webhook-Signature` (hex HMAC-SHA256 of the raw body: `crypto.timingSafeEqual(Buffer.from(createHmac(\'sha256\', secret).update(rawBody).digest(\'hex\')), Buffer.from(signatureHeader))`, lengths compared first) signs no time: it does not protect against replay, so a receiver that checks only it must de-duplicate.',
+    "Verify the `webhook-*` headers, which follow Standard Webhooks: its libraries check the signature and refuse a timestamp more than 5 minutes off, so a captured delivery cannot be replayed: `new Webhook(secret).verify(rawBody, headers)` (or `verifyWebhook` of `@leadwire/sdk/webhooks`). Refuse a delivery that lacks them. `X-Webhook-Signature` (hex HMAC-SHA256 of the raw body: `crypto.timingSafeEqual(Buffer.from(createHmac('sha256', secret).update(rawBody).digest('hex')), Buffer.from(signatureHeader))`, lengths compared first) signs no time: it does not protect against replay, so a receiver that checks only it must de-duplicate.",
     DELIVERY,
     'At most 1,000 deliveries per hour per workspace: events beyond it are not delivered and show in the delivery log as skipped, to be sent later with `recover`. Delivery logs are kept 30 days.',
   ].join('\n\n'),
@@ -113,8 +117,12 @@ function operation(name: EventName): oas31.PathItemObject {
         content: { 'application/json': { schema: { $ref: `${SCHEMA_PREFIX}${payloadId(name)}` }, example: def.example } },
       },
       responses: {
-        '2XX': { description: 'Received. Answer within 10 seconds; the body is ignored (the first 1,024 characters show in the delivery log).' },
-        default: { description: 'Not received: any other status, a redirect, a timeout or a connection error is retried as described above.' },
+        '2XX': {
+          description: 'Received. Answer within 10 seconds; the body is ignored (the first 1,024 characters show in the delivery log).',
+        },
+        default: {
+          description: 'Not received: any other status, a redirect, a timeout or a connection error is retried as described above.',
+        },
       },
     },
   };

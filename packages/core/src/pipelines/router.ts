@@ -33,13 +33,19 @@ const ADMIN_ERRORS = [...INTERNAL_ERRORS, 'forbidden_role', 'not_found'] as cons
 
 export const pipelinesRouter = router({
   list: internalProcedure
-    .meta({ openapi: { method: 'GET', path: '/pipelines', tags, summary: 'Pipelines with their stages, the default first' }, errorCodes: INTERNAL_ERRORS })
+    .meta({
+      openapi: { method: 'GET', path: '/pipelines', tags, summary: 'Pipelines with their stages, the default first' },
+      errorCodes: INTERNAL_ERRORS,
+    })
     .input(z.void())
     .output(PipelineList)
     .query(({ ctx }) => listPipelines(ctx.db, ctx.actor)),
 
   get: internalProcedure
-    .meta({ openapi: { method: 'GET', path: '/pipelines/{id}', tags, summary: 'A pipeline with its stages' }, errorCodes: [...INTERNAL_ERRORS, 'not_found'] })
+    .meta({
+      openapi: { method: 'GET', path: '/pipelines/{id}', tags, summary: 'A pipeline with its stages' },
+      errorCodes: [...INTERNAL_ERRORS, 'not_found'],
+    })
     .input(PipelineIdInput)
     .output(PipelineView)
     .query(({ ctx, input }) => getPipeline(ctx.db, ctx.actor, input.id)),

@@ -62,11 +62,7 @@ export const StageRemoveInput = z.object({ id: PipelineId, stageId: StageId });
 
 export const StageReorderInput = z.object({
   id: PipelineId,
-  stageIds: z
-    .array(StageId)
-    .min(1)
-    .max(MAX_STAGES)
-    .meta({ description: "Every stage of the pipeline exactly once, in the new order." }),
+  stageIds: z.array(StageId).min(1).max(MAX_STAGES).meta({ description: 'Every stage of the pipeline exactly once, in the new order.' }),
 });
 
 export const DeletedOutput = z.object({ id: z.uuid(), deleted: z.literal(true) });

@@ -137,7 +137,13 @@ export async function addStage(db: Db, actor: InternalActor, input: StageAddInpu
     }
     assertStageNamesFree(stages, [input.name]);
     const stageId = randomUUID();
-    await tx.run(q.INSERT_STAGE, { id: stageId, orgId: actor.orgId, pipelineId: input.id, name: input.name, position: (stages.at(-1)?.position ?? -1) + 1 });
+    await tx.run(q.INSERT_STAGE, {
+      id: stageId,
+      orgId: actor.orgId,
+      pipelineId: input.id,
+      name: input.name,
+      position: (stages.at(-1)?.position ?? -1) + 1,
+    });
     const ids = stages.map((s) => s.id);
     ids.splice(input.position ?? ids.length, 0, stageId);
     await applyOrder(tx, input.id, ids);
@@ -149,7 +155,10 @@ export async function renameStage(db: Db, actor: InternalActor, id: string, stag
   await administer(db, actor, id, async (tx) => {
     const stages = await stagesOf(tx, id);
     stageIn(stages, id, stageId);
-    assertStageNamesFree(stages.filter((s) => s.id !== stageId), [name]);
+    assertStageNamesFree(
+      stages.filter((s) => s.id !== stageId),
+      [name],
+    );
     await tx.run(q.RENAME_STAGE, { id: stageId, name });
   });
   return getPipeline(db, actor, id);
@@ -193,7 +202,11 @@ export async function removeStage(db: Db, actor: InternalActor, id: string, stag
       await tx.run(q.MOVE_PLACEMENTS, { from: stageId, to: neighbour.id });
     }
     await tx.run(q.DELETE_STAGE, { id: stageId });
-    await applyOrder(tx, id, rest.map((s) => s.id));
+    await applyOrder(
+      tx,
+      id,
+      rest.map((s) => s.id),
+    );
   });
   return getPipeline(db, actor, id);
 }

@@ -13,7 +13,9 @@ export const SELECT_PIPELINES = statement<{ orgId: string; id: string | null }>(
       sql<StageView[]>`coalesce(${eb
         .selectFrom('pipeline_stages as s')
         .select((s) =>
-          sql`json_agg(json_build_object('id', ${s.ref('s.id')}, 'name', ${s.ref('s.name')}, 'position', ${s.ref('s.position')}) order by ${s.ref('s.position')})`.as('agg'),
+          sql`json_agg(json_build_object('id', ${s.ref('s.id')}, 'name', ${s.ref('s.name')}, 'position', ${s.ref('s.position')}) order by ${s.ref('s.position')})`.as(
+            'agg',
+          ),
         )
         .whereRef('s.pipeline_id', '=', 'p.id')}, '[]')`.as('stages'),
     ])
@@ -48,7 +50,11 @@ export const NAME_TAKEN = statement<{ orgId: string; name: string; exceptId: str
 );
 
 export const HAS_DEFAULT = statement<{ orgId: string }>()((p) =>
-  qb.selectFrom('pipelines').select(sql<number>`1`.as('found')).where('organization_id', '=', p.orgId).where('is_default', '=', sql.lit(true)),
+  qb
+    .selectFrom('pipelines')
+    .select(sql<number>`1`.as('found'))
+    .where('organization_id', '=', p.orgId)
+    .where('is_default', '=', sql.lit(true)),
 );
 
 // Two statements, cleared before set: the partial unique index `pipelines_one_default` is checked row by row.
@@ -85,7 +91,9 @@ export const INSERT_STAGES = statement<{ orgId: string; pipelineId: string; name
 );
 
 export const INSERT_STAGE = statement<{ id: string; orgId: string; pipelineId: string; name: string; position: number }>()((p) =>
-  qb.insertInto('pipeline_stages').values({ id: p.id, organization_id: p.orgId, pipeline_id: p.pipelineId, name: p.name, position: p.position }),
+  qb
+    .insertInto('pipeline_stages')
+    .values({ id: p.id, organization_id: p.orgId, pipeline_id: p.pipelineId, name: p.name, position: p.position }),
 );
 
 export const PROMOTE_OLDEST = statement<{ orgId: string }>()((p) =>
@@ -97,14 +105,18 @@ export const PROMOTE_OLDEST = statement<{ orgId: string }>()((p) =>
     ),
 );
 
-export const RENAME_PIPELINE = statement<{ id: string; name: string }>()((p) => qb.updateTable('pipelines').set({ name: p.name }).where('id', '=', p.id));
+export const RENAME_PIPELINE = statement<{ id: string; name: string }>()((p) =>
+  qb.updateTable('pipelines').set({ name: p.name }).where('id', '=', p.id),
+);
 export const DELETE_PIPELINE = statement<{ id: string }>()((p) => qb.deleteFrom('pipelines').where('id', '=', p.id));
 
 export const STAGES = statement<{ pipelineId: string }>()((p) =>
   qb.selectFrom('pipeline_stages').select(['id', 'name', 'position']).where('pipeline_id', '=', p.pipelineId).orderBy('position'),
 );
 
-export const RENAME_STAGE = statement<{ id: string; name: string }>()((p) => qb.updateTable('pipeline_stages').set({ name: p.name }).where('id', '=', p.id));
+export const RENAME_STAGE = statement<{ id: string; name: string }>()((p) =>
+  qb.updateTable('pipeline_stages').set({ name: p.name }).where('id', '=', p.id),
+);
 export const DELETE_STAGE = statement<{ id: string }>()((p) => qb.deleteFrom('pipeline_stages').where('id', '=', p.id));
 
 /** Deals on the pipeline, or only on one of its stages when `stageId` is given. */
@@ -157,6 +169,8 @@ export const PLACE_CONTACT = statement<{ id: string; orgId: string; pipelineId: 
     )
     .selectFrom('ins')
     .select('id')
-    .unionAll((db) => db.selectFrom('pipeline_items').select('id').where('pipeline_id', '=', p.pipelineId).where('contact_id', '=', p.contactId))
+    .unionAll((db) =>
+      db.selectFrom('pipeline_items').select('id').where('pipeline_id', '=', p.pipelineId).where('contact_id', '=', p.contactId),
+    )
     .limit(sql.lit(1)),
 );

@@ -53,5 +53,9 @@ export function newestFirst<QDB, TB extends keyof QDB, O, A extends TB & string>
 ): SelectQueryBuilder<QDB, TB, O> {
   const ref = (column: 'created_at' | 'id') => sql.ref(`${alias}.${column}`);
   const after: Expression<SqlBool> = sql<boolean>`(${p.cursor}::uuid is null or (${ref('created_at')}, ${ref('id')}) < (select k.created_at, k.id from ${sql.table(table)} k where k.id = ${p.cursor} and k.organization_id = ${p.orgId}))`;
-  return q.where(() => after).orderBy(ref('created_at'), 'desc').orderBy(ref('id'), 'desc').limit(p.limit);
+  return q
+    .where(() => after)
+    .orderBy(ref('created_at'), 'desc')
+    .orderBy(ref('id'), 'desc')
+    .limit(p.limit);
 }

@@ -41,7 +41,14 @@ export async function requireRecord<R>(db: Db, stmt: Statement<ById, R>, orgId: 
   return row;
 }
 
-export async function getRecord<R, V>(db: Db, stmt: Statement<ById, R>, orgId: string, id: string, what: string, view: (r: R) => V): Promise<V> {
+export async function getRecord<R, V>(
+  db: Db,
+  stmt: Statement<ById, R>,
+  orgId: string,
+  id: string,
+  what: string,
+  view: (r: R) => V,
+): Promise<V> {
   return view(await requireRecord(db, stmt, orgId, id, what));
 }
 

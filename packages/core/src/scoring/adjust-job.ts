@@ -39,7 +39,12 @@ const STORE_SCORE = statement<{ adjustment: number; score: number; now: Date; id
     .set((eb) => ({
       score_adjustment: p.adjustment,
       lead_score: p.score,
-      updated_at: eb.case().when(sql<boolean>`${eb.ref('lead_score')} is distinct from ${p.score}`).then(sql<Date>`${p.now}::timestamptz`).else(eb.ref('updated_at')).end(),
+      updated_at: eb
+        .case()
+        .when(sql<boolean>`${eb.ref('lead_score')} is distinct from ${p.score}`)
+        .then(sql<Date>`${p.now}::timestamptz`)
+        .else(eb.ref('updated_at'))
+        .end(),
     }))
     .where('id', '=', p.id)
     .returning(CONTACT_COLUMN_NAMES),
@@ -95,7 +100,13 @@ export async function adjustContactScore(db: Db, adjuster: ScoreAdjuster, snapsh
     const [stored] = await tx.run(STORE_SCORE, { adjustment, score, now, id: locked.id });
     if (!stored || score === locked.lead_score) return 'adjusted';
     await emitEvents(tx, [
-      { orgId: stored.organization_id, event: 'contact.score_changed', source: 'ai', data: { contact: toEventContact(stored), previousScore: locked.lead_score }, at: now },
+      {
+        orgId: stored.organization_id,
+        event: 'contact.score_changed',
+        source: 'ai',
+        data: { contact: toEventContact(stored), previousScore: locked.lead_score },
+        at: now,
+      },
     ]);
     return 'score_changed';
   });
@@ -122,7 +133,10 @@ async function eachLimited<T>(items: readonly T[], limit: number, fn: (item: T) 
  * `contact.adjust-score`: queued in the same transaction as a contact write that changed score inputs. Deleted or
  * missing contacts are skipped. A database failure fails the job and pg-boss retries it; adjusting again is harmless.
  */
-export function adjustScoreJob(deps: Deps, adjuster: ScoreAdjuster = adjusterFromConfig(deps.config, deps.log)): JobDefinition<AdjustScorePayload> {
+export function adjustScoreJob(
+  deps: Deps,
+  adjuster: ScoreAdjuster = adjusterFromConfig(deps.config, deps.log),
+): JobDefinition<AdjustScorePayload> {
   return {
     queue: ADJUST_SCORE_QUEUE,
     retryLimit: 3,

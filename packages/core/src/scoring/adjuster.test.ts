@@ -150,8 +150,7 @@ describe('openAiCompatibleAdjuster', () => {
 
   it('returns 0 and reports a non-2xx answer without leaking the api key', async () => {
     // A gateway that echoes request headers back in its error page.
-    stub.handler = (req, res) =>
-      replyJson(res, 500, JSON.stringify({ error: 'boom', echoed: req.headers.authorization }));
+    stub.handler = (req, res) => replyJson(res, 500, JSON.stringify({ error: 'boom', echoed: req.headers.authorization }));
     const { adjuster, errors } = make();
 
     await expect(adjuster.adjust(input)).resolves.toBe(0);

@@ -56,9 +56,7 @@ const MAX_CUSTOM_KEY_CHARS = 64;
 const MAX_ERROR_BODY_CHARS = 300;
 
 const completionSchema = z.object({
-  choices: z
-    .array(z.object({ message: z.object({ content: z.string().nullable() }) }))
-    .min(1),
+  choices: z.array(z.object({ message: z.object({ content: z.string().nullable() }) })).min(1),
 });
 
 // Any finite number is accepted and then rounded/clamped: a model answering 40 or
@@ -134,8 +132,7 @@ export function openAiCompatibleAdjuster(opts: OpenAiCompatibleAdjusterOptions):
 
   // Upstream error bodies and low-level error messages are echoed into our errors
   // for debuggability; some gateways reflect request headers, so scrub the key.
-  const scrub = (text: string): string =>
-    apiKey === undefined ? text : text.split(apiKey).join('[redacted]');
+  const scrub = (text: string): string => (apiKey === undefined ? text : text.split(apiKey).join('[redacted]'));
 
   const fail = (err: ScoreAdjusterError): number => {
     try {
@@ -180,9 +177,7 @@ export function openAiCompatibleAdjuster(opts: OpenAiCompatibleAdjusterOptions):
     const completion = completionSchema.safeParse(envelope);
     const content = completion.success ? completion.data.choices[0]?.message.content : undefined;
     if (content == null) {
-      return fail(
-        new ScoreAdjusterError('invalid_response', 'score adjuster: response has no choices[0].message.content'),
-      );
+      return fail(new ScoreAdjusterError('invalid_response', 'score adjuster: response has no choices[0].message.content'));
     }
 
     let answer: unknown;
@@ -194,10 +189,7 @@ export function openAiCompatibleAdjuster(opts: OpenAiCompatibleAdjusterOptions):
     const parsed = adjustmentSchema.safeParse(answer);
     if (!parsed.success) {
       return fail(
-        new ScoreAdjusterError(
-          'invalid_response',
-          `score adjuster: unexpected content shape: ${scrub(z.prettifyError(parsed.error))}`,
-        ),
+        new ScoreAdjusterError('invalid_response', `score adjuster: unexpected content shape: ${scrub(z.prettifyError(parsed.error))}`),
       );
     }
     return clampAdjustment(parsed.data.adjustment);

@@ -69,9 +69,7 @@ describe('baseScore', () => {
   });
 
   it.each(['', ' ', '   ', '\t\n'])('ignores blank string %j in every text field', (blank) => {
-    expect(
-      baseScore({ email: blank, phone: blank, jobTitle: blank, website: blank, linkedin: blank, source: blank }),
-    ).toBe(0);
+    expect(baseScore({ email: blank, phone: blank, jobTitle: blank, website: blank, linkedin: blank, source: blank })).toBe(0);
   });
 
   it('counts a value with surrounding whitespace', () => {
@@ -186,9 +184,7 @@ describe('finalScore', () => {
 
 describe('SCORE_FIELDS', () => {
   it('lists exactly the contact fields that feed the base score', () => {
-    expect([...SCORE_FIELDS].sort()).toEqual(
-      ['company', 'email', 'jobTitle', 'linkedin', 'phone', 'source', 'website'].sort(),
-    );
+    expect([...SCORE_FIELDS].sort()).toEqual(['company', 'email', 'jobTitle', 'linkedin', 'phone', 'source', 'website'].sort());
   });
 
   it('is frozen', () => {

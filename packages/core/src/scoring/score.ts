@@ -24,15 +24,7 @@ export interface ScoreInputs {
  * the fields touched by an update to decide whether to recompute. A new booking is
  * not a contact field, so booking creation must trigger a recompute on its own.
  */
-export const SCORE_FIELDS = Object.freeze([
-  'email',
-  'phone',
-  'company',
-  'jobTitle',
-  'website',
-  'linkedin',
-  'source',
-] as const);
+export const SCORE_FIELDS = Object.freeze(['email', 'phone', 'company', 'jobTitle', 'website', 'linkedin', 'source'] as const);
 
 const WEIGHT_EMAIL = 15;
 const WEIGHT_PHONE = 10;
@@ -88,11 +80,7 @@ export function clampAdjustment(adjustment: number): number {
   return clamp(Math.round(adjustment), -MAX_ADJUSTMENT, MAX_ADJUSTMENT) + 0;
 }
 
-export function finalScore(
-  base: number,
-  adjustment: number,
-  manualOverride: number | null | undefined,
-): number {
+export function finalScore(base: number, adjustment: number, manualOverride: number | null | undefined): number {
   // NaN is treated as "no override" rather than clamped to some arbitrary bound.
   if (manualOverride != null && !Number.isNaN(manualOverride)) return clampScore(manualOverride);
   const safeBase = Number.isNaN(base) ? 0 : base;

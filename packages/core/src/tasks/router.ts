@@ -44,7 +44,12 @@ export const tasksRouter = router({
 
   complete: internalProcedure
     .meta({
-      openapi: { method: 'POST', path: '/tasks/{id}/complete', tags, summary: 'Complete a task (emits task.completed once; repeats are no-ops)' },
+      openapi: {
+        method: 'POST',
+        path: '/tasks/{id}/complete',
+        tags,
+        summary: 'Complete a task (emits task.completed once; repeats are no-ops)',
+      },
       errorCodes: [...INTERNAL_ERRORS, 'not_found'],
     })
     .input(TaskIdInput)

@@ -93,7 +93,11 @@ const COMPLETE = statement<{ now: Date; id: string; orgId: string }>()((p) =>
       eb.or([
         eb('t.contact_id', 'is', null),
         eb.exists(
-          eb.selectFrom('contacts as c').select(eb.lit(1).as('one')).whereRef('c.id', '=', 't.contact_id').where('c.deleted_at', 'is', null),
+          eb
+            .selectFrom('contacts as c')
+            .select(eb.lit(1).as('one'))
+            .whereRef('c.id', '=', 't.contact_id')
+            .where('c.deleted_at', 'is', null),
         ),
       ]),
     )

@@ -57,7 +57,7 @@ export async function saveTrackedLinks(
   for (const l of links) {
     const { orgId, contactId, messageId, at: now } = ref;
     await tx.run(q.INSERT_TRACKED_LINK, { id: randomUUID(), orgId, contactId, messageId, token: l.token, url: l.url, now });
-  };
+  }
 }
 
 /**

@@ -14,13 +14,21 @@ const tags = ['Tracking'];
  */
 export const trackingRouter = router({
   settings: internalProcedure
-    .meta({ openapi: { method: 'GET', path: '/tracking/settings', tags, summary: 'Tracking settings of the organization' }, errorCodes: INTERNAL_ERRORS })
+    .meta({
+      openapi: { method: 'GET', path: '/tracking/settings', tags, summary: 'Tracking settings of the organization' },
+      errorCodes: INTERNAL_ERRORS,
+    })
     .input(z.void())
     .output(TrackingSettings)
     .query(({ ctx }) => getSiteDomain(ctx.db, ctx.actor.orgId)),
   updateSettings: internalProcedure
     .meta({
-      openapi: { method: 'PATCH', path: '/tracking/settings', tags, summary: 'Set the site domain whose links are tracked (owner or admin)' },
+      openapi: {
+        method: 'PATCH',
+        path: '/tracking/settings',
+        tags,
+        summary: 'Set the site domain whose links are tracked (owner or admin)',
+      },
       errorCodes: [...INTERNAL_ERRORS, 'forbidden_role'],
     })
     .input(TrackingSettingsInput)

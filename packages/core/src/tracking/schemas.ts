@@ -20,7 +20,11 @@ export const VISITOR_KEY = '_visitor';
 export function visitorIdOf(body: unknown): string | null {
   // A JSON object, or the URLSearchParams of a page's urlencoded post.
   const visitor =
-    body instanceof URLSearchParams ? body.get(VISITOR_KEY) : body && typeof body === 'object' ? (body as Record<string, unknown>)[VISITOR_KEY] : undefined;
+    body instanceof URLSearchParams
+      ? body.get(VISITOR_KEY)
+      : body && typeof body === 'object'
+        ? (body as Record<string, unknown>)[VISITOR_KEY]
+        : undefined;
   return typeof visitor === 'string' && VISITOR_ID.test(visitor) ? visitor : null;
 }
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -33,19 +37,30 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
  * refusing it.
  */
 export const PageViewInput = z.object({
-  org: z.string().regex(UUID, 'must be an organization id (UUID)').transform((s) => s.toLowerCase()),
+  org: z
+    .string()
+    .regex(UUID, 'must be an organization id (UUID)')
+    .transform((s) => s.toLowerCase()),
   url: httpUrl('url', URL_MAX),
-  referrer: text(URL_MAX).nullish().transform((s) => s || null),
-  title: text(1000).nullish().transform((s) => (s ? s.slice(0, TITLE_MAX) : null)),
+  referrer: text(URL_MAX)
+    .nullish()
+    .transform((s) => s || null),
+  title: text(1000)
+    .nullish()
+    .transform((s) => (s ? s.slice(0, TITLE_MAX) : null)),
   visitor: z.string().regex(VISITOR_ID, 'must be 8-64 characters of A-Z, a-z, 0-9, _ and -').nullish(),
-  email: text(254).nullish().transform((s) => (s && EMAIL.test(s) ? s.toLowerCase() : null)),
-  contactId: text(100).nullish().transform((s) => (s && UUID.test(s) ? s.toLowerCase() : null)),
+  email: text(254)
+    .nullish()
+    .transform((s) => (s && EMAIL.test(s) ? s.toLowerCase() : null)),
+  contactId: text(100)
+    .nullish()
+    .transform((s) => (s && UUID.test(s) ? s.toLowerCase() : null)),
 });
 export type PageViewInput = z.output<typeof PageViewInput>;
 
 export const TrackingSettings = z.object({
   siteDomain: z.string().nullable().meta({
-    description: 'The organization\'s own website: links to it (or its subdomains) in texts Leadwire sends become tracked links.',
+    description: "The organization's own website: links to it (or its subdomains) in texts Leadwire sends become tracked links.",
   }),
 });
 export type TrackingSettings = z.infer<typeof TrackingSettings>;

@@ -91,7 +91,9 @@ export async function recordPageView(db: Db, input: PageViewInput, opts: RecordO
   if (count?.hits == null) return { recorded: false };
   enforceRateLimit({ count: count.hits, resetAt: new Date(windowStart.getTime() + MINUTE_MS) }, opts.perMinute, opts.setHeader, now);
 
-  const v = opts.anonymous ? anonymous(input) : { ...input, url: withoutIdentity(input.url), referrer: input.referrer && withoutIdentity(input.referrer) };
+  const v = opts.anonymous
+    ? anonymous(input)
+    : { ...input, url: withoutIdentity(input.url), referrer: input.referrer && withoutIdentity(input.referrer) };
   const orgId = v.org;
   return db.transaction(async (tx) => {
     const { contact, identified } = await contactOf(tx, orgId, v);

@@ -22,7 +22,9 @@ export const COUNT_PAGE_VIEW = statement<{ orgId: string; windowStart: Date }>()
               sql.lit(1).as('count'),
             ]),
         )
-        .onConflict((oc) => oc.columns(['bucket', 'window_start']).doUpdateSet((eb) => ({ count: sql<number>`${eb.ref('rate_limit_counters.count')} + 1` })))
+        .onConflict((oc) =>
+          oc.columns(['bucket', 'window_start']).doUpdateSet((eb) => ({ count: sql<number>`${eb.ref('rate_limit_counters.count')} + 1` })),
+        )
         .returning('count'),
     )
     .selectNoFrom((eb) => eb.selectFrom('hit').select('count').as('hits')),
@@ -102,7 +104,9 @@ export const INSERT_PAGE_VIEW = statement<{
   }),
 );
 
-export const SITE_DOMAIN = statement<{ orgId: string }>()((p) => qb.selectFrom('organizations').select('site_domain').where('id', '=', p.orgId));
+export const SITE_DOMAIN = statement<{ orgId: string }>()((p) =>
+  qb.selectFrom('organizations').select('site_domain').where('id', '=', p.orgId),
+);
 export const SET_SITE_DOMAIN = statement<{ orgId: string; siteDomain: string | null }>()((p) =>
   qb.updateTable('organizations').set({ site_domain: p.siteDomain }).where('id', '=', p.orgId),
 );

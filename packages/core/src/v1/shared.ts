@@ -13,7 +13,11 @@ export function upsertOptions(ctx: RequestContext): UpsertOptions {
   const header = ctx.header('x-source');
   if (header !== undefined) {
     const parsed = SourceSchema.safeParse(header);
-    if (!parsed.success) throw errors.validation(issuesFromZod(parsed.error.issues).map((i) => ({ ...i, path: 'X-Source' })), `X-Source: ${parsed.error.issues[0]?.message}`);
+    if (!parsed.success)
+      throw errors.validation(
+        issuesFromZod(parsed.error.issues).map((i) => ({ ...i, path: 'X-Source' })),
+        `X-Source: ${parsed.error.issues[0]?.message}`,
+      );
   }
   return {
     headerSource: header,

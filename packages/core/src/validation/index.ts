@@ -60,7 +60,10 @@ export const isHttpUrl = (s: string): boolean => !hasControlCharacter(s) && isHt
  */
 export function urlText(name: string, max = 2048) {
   // NUL has text()'s own message.
-  return text(max).refine((s) => !hasControlCharacter(s.replaceAll('\u0000', '')), `${name} must not contain control characters (line breaks, tabs and the like)`);
+  return text(max).refine(
+    (s) => !hasControlCharacter(s.replaceAll('\u0000', '')),
+    `${name} must not contain control characters (line breaks, tabs and the like)`,
+  );
 }
 
 /** An absolute http:// or https:// URL as written (stored as written; see urlText). */

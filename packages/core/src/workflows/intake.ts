@@ -28,7 +28,12 @@ async function countAttempt(deps: IntakeDeps, workflowId: string, setHeader: (na
   const now = deps.clock.now();
   const start = new Date(now.getTime() - (now.getTime() % MINUTE_MS));
   const [row] = await deps.db.run(q.COUNT_RUN, { bucket: `workflow:${workflowId}`, windowStart: start });
-  enforceRateLimit({ count: row?.count ?? 1, resetAt: new Date(start.getTime() + MINUTE_MS) }, WORKFLOW_RUNS_PER_WORKFLOW_PER_MINUTE, setHeader, now);
+  enforceRateLimit(
+    { count: row?.count ?? 1, resetAt: new Date(start.getTime() + MINUTE_MS) },
+    WORKFLOW_RUNS_PER_WORKFLOW_PER_MINUTE,
+    setHeader,
+    now,
+  );
 }
 
 /**
@@ -64,11 +69,16 @@ export async function receiveWebhook(
     if (contactId !== undefined) {
       contact = { id: (await requireLiveContact(tx, wf.organization_id, contactId, 'share')).id, created: false };
     } else {
-      const [outcome] = await upsertContactsInTx(tx, { orgId: wf.organization_id, plan: wf.plan, contactBooster: wf.contact_booster }, [{ email, source: 'automation' }], {
-        eventSource: 'automation',
-        now,
-        onScoreInputsChanged: deps.scoreAdjustment ? (t, ids) => deps.jobs.send(t, ADJUST_SCORE_QUEUE, { contactIds: ids }) : undefined,
-      });
+      const [outcome] = await upsertContactsInTx(
+        tx,
+        { orgId: wf.organization_id, plan: wf.plan, contactBooster: wf.contact_booster },
+        [{ email, source: 'automation' }],
+        {
+          eventSource: 'automation',
+          now,
+          onScoreInputsChanged: deps.scoreAdjustment ? (t, ids) => deps.jobs.send(t, ADJUST_SCORE_QUEUE, { contactIds: ids }) : undefined,
+        },
+      );
       if (!outcome?.ok) throw outcome?.error ?? errors.saveFailed(new Error('no upsert outcome'));
       contact = { id: outcome.id, created: outcome.created };
     }

@@ -70,7 +70,12 @@ export const workflowsRouter = router({
 
   update: internalProcedure
     .meta({
-      openapi: { method: 'PATCH', path: '/workflows/{id}', tags, summary: 'Change a workflow (owner or admin); fields left out keep their values' },
+      openapi: {
+        method: 'PATCH',
+        path: '/workflows/{id}',
+        tags,
+        summary: 'Change a workflow (owner or admin); fields left out keep their values',
+      },
       errorCodes: ADMIN_ON_RECORD,
     })
     .input(WorkflowUpdateInput)
@@ -79,7 +84,12 @@ export const workflowsRouter = router({
 
   rotateToken: urlProcedure
     .meta({
-      openapi: { method: 'POST', path: '/workflows/{id}/rotate-token', tags, summary: 'A new intake URL (owner or admin); the old one stops at once' },
+      openapi: {
+        method: 'POST',
+        path: '/workflows/{id}/rotate-token',
+        tags,
+        summary: 'A new intake URL (owner or admin); the old one stops at once',
+      },
       errorCodes: ADMIN_ON_RECORD,
     })
     .input(WorkflowIdInput)
@@ -88,7 +98,12 @@ export const workflowsRouter = router({
 
   delete: internalProcedure
     .meta({
-      openapi: { method: 'DELETE', path: '/workflows/{id}', tags, summary: 'Delete a workflow (owner or admin); its runs stay on their contacts' },
+      openapi: {
+        method: 'DELETE',
+        path: '/workflows/{id}',
+        tags,
+        summary: 'Delete a workflow (owner or admin); its runs stay on their contacts',
+      },
       successStatus: 204,
       errorCodes: ADMIN_ON_RECORD,
     })
@@ -97,13 +112,19 @@ export const workflowsRouter = router({
     .mutation(({ ctx, input }) => deleteWorkflow(ctx.db, ctx.actor, input.id)),
 
   runs: internalProcedure
-    .meta({ openapi: { method: 'GET', path: '/workflows/{id}/runs', tags, summary: "A workflow's runs, newest first, with each step's outcome" }, errorCodes: ON_RECORD })
+    .meta({
+      openapi: { method: 'GET', path: '/workflows/{id}/runs', tags, summary: "A workflow's runs, newest first, with each step's outcome" },
+      errorCodes: ON_RECORD,
+    })
     .input(WorkflowRunsInput)
     .output(WorkflowRunPage)
     .query(({ ctx, input }) => listRuns(ctx.db, ctx.actor, input)),
 
   run: internalProcedure
-    .meta({ openapi: { method: 'GET', path: '/workflow-runs/{runId}', tags, summary: "A workflow run with each step's outcome" }, errorCodes: ON_RECORD })
+    .meta({
+      openapi: { method: 'GET', path: '/workflow-runs/{runId}', tags, summary: "A workflow run with each step's outcome" },
+      errorCodes: ON_RECORD,
+    })
     .input(WorkflowRunIdInput)
     .output(WorkflowRunView)
     .query(({ ctx, input }) => getRun(ctx.db, ctx.actor, input.runId)),

@@ -9,16 +9,18 @@ export const MAX_STEPS = 20;
 export const RUN_STATUSES = ['queued', 'running', 'completed', 'completed_with_errors'] as const;
 
 /** Each step checked by its action's own schema (steps.ts); what is stored is the normalised input. */
-const StepInput = z.object({
-  action: z.enum(STEP_ACTIONS, { error: () => `action must be one of: ${STEP_ACTIONS.join(', ')}` }),
-  input: jsonObject({ maxKeys: 20, label: 'input' })
-    .default({})
-    .meta({
-      description:
-        "The action's inputs (GET /integrations/automation/actions) without the contact: contactId (add_tag, create_deal), id (update_contact) and to (send_sms) are the run's contact. A create_task task is attached to it.",
-      example: { tags: ['webinar'] },
-    }),
-}).transform((step, ctx) => checkStep(step, ctx));
+const StepInput = z
+  .object({
+    action: z.enum(STEP_ACTIONS, { error: () => `action must be one of: ${STEP_ACTIONS.join(', ')}` }),
+    input: jsonObject({ maxKeys: 20, label: 'input' })
+      .default({})
+      .meta({
+        description:
+          "The action's inputs (GET /integrations/automation/actions) without the contact: contactId (add_tag, create_deal), id (update_contact) and to (send_sms) are the run's contact. A create_task task is attached to it.",
+        example: { tags: ['webinar'] },
+      }),
+  })
+  .transform((step, ctx) => checkStep(step, ctx));
 
 const Steps = z
   .array(StepInput)
@@ -59,7 +61,8 @@ export const WorkflowView = z.object({
   steps: z.array(StepView),
   enabled: z.boolean(),
   intakeUrlHint: z.string().meta({
-    description: 'The intake URL cut after the token\'s first characters, to tell which URL is current. The whole URL is shown only at creation and rotation.',
+    description:
+      "The intake URL cut after the token's first characters, to tell which URL is current. The whole URL is shown only at creation and rotation.",
     example: 'https://api.example.com/api/workflows/hooks/wfh_3kQ9xZ…',
   }),
   createdAt: IsoDateTime,
@@ -77,7 +80,11 @@ export const WorkflowWithUrl = WorkflowView.extend({
 export type WorkflowWithUrl = z.infer<typeof WorkflowWithUrl>;
 
 const Outcome = z.discriminatedUnion('status', [
-  z.object({ status: z.literal('ok'), recordId: z.string().meta({ description: 'The record the step created or changed.' }), at: IsoDateTime }),
+  z.object({
+    status: z.literal('ok'),
+    recordId: z.string().meta({ description: 'The record the step created or changed.' }),
+    at: IsoDateTime,
+  }),
   z.object({ status: z.literal('error'), code: z.string(), message: z.string(), at: IsoDateTime }),
 ]);
 
@@ -107,9 +114,12 @@ export const IntakeInput = z.looseObject({
     description: 'The contact, matched by email; an unknown email creates a contact (source `automation`).',
     example: 'ada@example.com',
   }),
-  contactId: z.union([blank, z.uuid({ message: 'contactId must be a contact id (UUID)' })]).optional().meta({
-    description: 'A live contact of the organization; wins over email when both are sent.',
-  }),
+  contactId: z
+    .union([blank, z.uuid({ message: 'contactId must be a contact id (UUID)' })])
+    .optional()
+    .meta({
+      description: 'A live contact of the organization; wins over email when both are sent.',
+    }),
 });
 export type IntakeInput = z.output<typeof IntakeInput>;
 

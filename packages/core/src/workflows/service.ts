@@ -81,7 +81,13 @@ export async function getWorkflow(db: Db, actor: InternalActor, id: string, base
   return toWorkflowView(row, baseUrl);
 }
 
-export async function createWorkflow(db: Db, actor: InternalActor, input: WorkflowCreateInput, baseUrl: string, now: Date): Promise<WorkflowWithUrl> {
+export async function createWorkflow(
+  db: Db,
+  actor: InternalActor,
+  input: WorkflowCreateInput,
+  baseUrl: string,
+  now: Date,
+): Promise<WorkflowWithUrl> {
   requireRole(actor, 'owner', 'admin');
   const { token, hash, prefix } = newToken();
   const row = await db.transaction(async (tx) => {
@@ -104,7 +110,13 @@ export async function createWorkflow(db: Db, actor: InternalActor, input: Workfl
 }
 
 /** Fields left out keep their values; new steps apply to runs recorded from then on (a run keeps the steps it got). */
-export async function updateWorkflow(db: Db, actor: InternalActor, input: WorkflowUpdateInput, baseUrl: string, now: Date): Promise<WorkflowView> {
+export async function updateWorkflow(
+  db: Db,
+  actor: InternalActor,
+  input: WorkflowUpdateInput,
+  baseUrl: string,
+  now: Date,
+): Promise<WorkflowView> {
   requireRole(actor, 'owner', 'admin');
   return db.transaction(async (tx) => {
     const [cur] = await tx.run(q.LOCK_WORKFLOW, { id: input.id, orgId: actor.orgId });
@@ -141,7 +153,12 @@ export async function deleteWorkflow(db: Db, actor: InternalActor, id: string): 
 export async function listRuns(db: Db, actor: InternalActor, input: { id: string; limit: number; cursor?: string | undefined }) {
   const [wf] = await db.run(q.GET_WORKFLOW, { id: input.id, orgId: actor.orgId });
   if (!wf) throw notFound(input.id);
-  const rows = await db.run(q.LIST_RUNS, { workflowId: input.id, orgId: actor.orgId, cursor: input.cursor ?? null, limit: input.limit + 1 });
+  const rows = await db.run(q.LIST_RUNS, {
+    workflowId: input.id,
+    orgId: actor.orgId,
+    cursor: input.cursor ?? null,
+    limit: input.limit + 1,
+  });
   return toPage(rows, input.limit, toRunView);
 }
 

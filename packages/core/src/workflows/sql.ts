@@ -14,7 +14,18 @@ const WORKFLOW = [
   'created_at',
   'updated_at',
 ] as const;
-const RUN = ['id', 'organization_id', 'contact_id', 'workflow', 'workflow_id', 'status', 'steps', 'payload', 'created_at', 'finished_at'] as const;
+const RUN = [
+  'id',
+  'organization_id',
+  'contact_id',
+  'workflow',
+  'workflow_id',
+  'status',
+  'steps',
+  'payload',
+  'created_at',
+  'finished_at',
+] as const;
 
 /** `cols` qualified by a table alias, for statements that join: `w.id`, `w.name`, ... */
 const qualified = <A extends string, C extends string>(alias: A, cols: readonly C[]) => cols.map((c) => `${alias}.${c}` as const);
@@ -114,7 +125,9 @@ export const COUNT_RUN = statement<{ bucket: string; windowStart: Date }>()((p) 
   qb
     .insertInto('rate_limit_counters')
     .values({ bucket: p.bucket, window_start: sql`${p.windowStart}::timestamptz`, count: sql.lit(1) })
-    .onConflict((oc) => oc.columns(['bucket', 'window_start']).doUpdateSet((eb) => ({ count: sql<number>`${eb.ref('rate_limit_counters.count')} + 1` })))
+    .onConflict((oc) =>
+      oc.columns(['bucket', 'window_start']).doUpdateSet((eb) => ({ count: sql<number>`${eb.ref('rate_limit_counters.count')} + 1` })),
+    )
     .returning('count'),
 );
 
@@ -200,7 +213,11 @@ export const LOAD_RUN = statement<{ id: string }>()((p) =>
 );
 
 export const MARK_RUNNING = statement<{ id: string }>()((p) =>
-  qb.updateTable('workflow_runs').set({ status: sql.lit('running') }).where('id', '=', p.id).where('status', '=', sql.lit('queued')),
+  qb
+    .updateTable('workflow_runs')
+    .set({ status: sql.lit('running') })
+    .where('id', '=', p.id)
+    .where('status', '=', sql.lit('queued')),
 );
 
 /** Records one step's outcome; `path` is `{<index>,outcome}` inside the steps array. */

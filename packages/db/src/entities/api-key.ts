@@ -6,13 +6,7 @@ import { User } from './user.ts';
 export const API_KEY_TYPES = ['public', 'internal'] as const;
 export type ApiKeyType = (typeof API_KEY_TYPES)[number];
 
-export const PUBLIC_PERMISSIONS = [
-  'contacts:read',
-  'contacts:write',
-  'companies:write',
-  'leads:write',
-  'notes:write',
-] as const;
+export const PUBLIC_PERMISSIONS = ['contacts:read', 'contacts:write', 'companies:write', 'leads:write', 'notes:write'] as const;
 export type PublicPermission = (typeof PUBLIC_PERMISSIONS)[number];
 
 /** The channel key changes are announced on (`{"k": key hash, "op": tg_op}` here, `{"u": user id, ...}` from users). */
@@ -26,7 +20,9 @@ export const ApiKeySchema = defineEntity({
   tableName: 'api_keys',
   // Every server process drops what it remembers of a key when the key changes; the DDL lives in the migration
   // Migration20261126050000.
-  triggers: [{ name: 'api_keys_changed', timing: 'after', events: ['insert', 'delete', 'update'], forEach: 'row', expression: CHANGED_TRIGGER_DDL }],
+  triggers: [
+    { name: 'api_keys_changed', timing: 'after', events: ['insert', 'delete', 'update'], forEach: 'row', expression: CHANGED_TRIGGER_DDL },
+  ],
   properties: {
     ...baseProperties,
     organization: () => p.manyToOne(Organization).deleteRule('cascade'),

@@ -6,8 +6,15 @@ import { p } from '@mikro-orm/core';
  * inserts and ORM inserts produce the same kind of key, and ids never reveal how many rows another tenant has.
  */
 export const baseProperties = {
-  id: p.uuid().primary().onCreate(() => randomUUID()).defaultRaw('gen_random_uuid()'),
-  createdAt: p.datetime().onCreate(() => new Date()).defaultRaw('now()'),
+  id: p
+    .uuid()
+    .primary()
+    .onCreate(() => randomUUID())
+    .defaultRaw('gen_random_uuid()'),
+  createdAt: p
+    .datetime()
+    .onCreate(() => new Date())
+    .defaultRaw('now()'),
 };
 
 export const timestamps = {

@@ -64,8 +64,7 @@ export const MessageSchema = defineEntity({
   uniques: [
     {
       name: 'messages_inbound_provider_id_unique',
-      expression:
-        `create unique index "messages_inbound_provider_id_unique" on "messages" ("organization_id", "provider_message_id") where "direction" = 'inbound' and "provider_message_id" is not null`,
+      expression: `create unique index "messages_inbound_provider_id_unique" on "messages" ("organization_id", "provider_message_id") where "direction" = 'inbound' and "provider_message_id" is not null`,
     },
   ],
   properties: {

@@ -13,7 +13,11 @@ export const IdempotencyRecordSchema = defineEntity({
     /** The status of the stored answer. Written in the transaction of the write it answers, so never seen half-done. */
     status: p.integer().nullable(),
     response: p.json<unknown>().nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()).defaultRaw('now()').index(),
+    createdAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .defaultRaw('now()')
+      .index(),
   },
 });
 export class IdempotencyRecord extends IdempotencyRecordSchema.class {}

@@ -23,8 +23,7 @@ export const OutboxEventSchema = defineEntity({
     {
       // Contact timelines and the trash purge look events up by the contact they are about.
       name: 'outbox_events_contact_idx',
-      expression:
-        `create index "outbox_events_contact_idx" on "outbox_events" ("organization_id", (("payload"->'data'->'contact'->>'id')))`,
+      expression: `create index "outbox_events_contact_idx" on "outbox_events" ("organization_id", (("payload"->'data'->'contact'->>'id')))`,
     },
   ],
   // `leadwire listen`: new events of organizations someone listens to are announced by NOTIFY (their ids, in chunks);

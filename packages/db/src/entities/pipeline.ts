@@ -13,8 +13,7 @@ export const PipelineSchema = defineEntity({
     },
     {
       name: 'pipelines_one_default',
-      expression:
-        'create unique index "pipelines_one_default" on "pipelines" ("organization_id") where "is_default"',
+      expression: 'create unique index "pipelines_one_default" on "pipelines" ("organization_id") where "is_default"',
     },
   ],
   properties: {

@@ -14,7 +14,9 @@ export const UserSchema = defineEntity({
   tableName: 'users',
   // Every server process drops what it remembers of the user's keys when their credentials change (announced on
   // KEY_CHANGES_CHANNEL); the DDL lives in the migration Migration20261126050000.
-  triggers: [{ name: 'users_credentials_changed', timing: 'after', events: ['update'], forEach: 'row', expression: CREDENTIALS_TRIGGER_DDL }],
+  triggers: [
+    { name: 'users_credentials_changed', timing: 'after', events: ['update'], forEach: 'row', expression: CREDENTIALS_TRIGGER_DDL },
+  ],
   uniques: [{ name: 'users_email_unique', properties: ['email'] }],
   properties: {
     ...timestamps,

@@ -6,7 +6,15 @@ import { resolveCredentials } from '../config.ts';
 import type { Command } from '../context.ts';
 import { CliError, ExitCode, UsageError } from '../exit-codes.ts';
 import { messages } from '../output.ts';
-import { checkpointPathOf, fingerprintOf, loadCheckpoint, newCheckpoint, optionsHashOf, removeCheckpoint, saveCheckpoint } from '../import/checkpoint.ts';
+import {
+  checkpointPathOf,
+  fingerprintOf,
+  loadCheckpoint,
+  newCheckpoint,
+  optionsHashOf,
+  removeCheckpoint,
+  saveCheckpoint,
+} from '../import/checkpoint.ts';
 import { FailedFile, type FailedRow } from '../import/failed.ts';
 import { CONTACT_FIELDS, parseMapOption } from '../import/mapping.ts';
 import { readCsv, readJsonl } from '../import/reader.ts';
@@ -75,7 +83,8 @@ export const importCommand: Command = {
     const format = /\.(jsonl|ndjson)$/i.test(path) ? 'jsonl' : /\.csv$/i.test(path) ? 'csv' : undefined;
     if (!format) throw new UsageError(`${file!}: the file name must end in .csv or .jsonl (or .ndjson)`);
     const overrides = parseMapOption(values.map);
-    if (values.source !== undefined && !SOURCE.test(values.source)) throw new UsageError('--source takes letters, digits, dot, dash and underscore, at most 40 characters');
+    if (values.source !== undefined && !SOURCE.test(values.source))
+      throw new UsageError('--source takes letters, digits, dot, dash and underscore, at most 40 characters');
     try {
       await access(path, constants.R_OK);
       if (!(await stat(path)).isFile()) throw new Error('not a file');
@@ -83,7 +92,9 @@ export const importCommand: Command = {
       throw new UsageError(`cannot read ${file!}`);
     }
     // Before the hashing pass, which takes seconds on a large file: a missing key should not wait for it.
-    const credentials = values['dry-run'] ? undefined : await resolveCredentials(ctx, { apiKey: values['api-key'], baseUrl: values['base-url'] }, 'public');
+    const credentials = values['dry-run']
+      ? undefined
+      : await resolveCredentials(ctx, { apiKey: values['api-key'], baseUrl: values['base-url'] }, 'public');
     const say = messages(ctx);
     const fingerprint = await fingerprintOf(path, ctx.signal);
     const items = format === 'csv' ? readCsv(path) : readJsonl(path);
@@ -119,7 +130,9 @@ export const importCommand: Command = {
       await saveCheckpoint(cpPath, state);
     } catch (err) {
       // Both files are written as chunks finish: find out now, before anything is sent, that they cannot be.
-      throw new UsageError(`cannot write ${(err as NodeJS.ErrnoException).path ?? dirname(failedPath)} (the checkpoint goes next to the input, failed rows to ${failedPath}): ${(err as Error).message}`);
+      throw new UsageError(
+        `cannot write ${(err as NodeJS.ErrnoException).path ?? dirname(failedPath)} (the checkpoint goes next to the input, failed rows to ${failedPath}): ${(err as Error).message}`,
+      );
     }
     const failed = await FailedFile.open(failedPath, format, state.failedBytes);
 
@@ -127,10 +140,20 @@ export const importCommand: Command = {
     const { createClient } = await import('../../index.ts');
     const lw = createClient({ baseUrl, apiKey, fetch: ctx.fetch });
     // The server validates every field; the rows are passed on as read, so its messages are the ones users see.
-    const send: SendChunk = async (rows, idempotencyKey) => lw.contacts.batchUpsert(rows, { concurrency: 1, idempotencyKeyOf: () => idempotencyKey });
+    const send: SendChunk = async (rows, idempotencyKey) =>
+      lw.contacts.batchUpsert(rows, { concurrency: 1, idempotencyKeyOf: () => idempotencyKey });
     let result;
     try {
-      result = await runImport({ ctx, items, overrides, source: values.source, estimate, send, failed, checkpoint: { path: cpPath, state } });
+      result = await runImport({
+        ctx,
+        items,
+        overrides,
+        source: values.source,
+        estimate,
+        send,
+        failed,
+        checkpoint: { path: cpPath, state },
+      });
     } catch (err) {
       if (err instanceof CliError && err.exitCode !== ExitCode.usage) {
         throw new CliError(err.exitCode, `${err.message}\nProgress is saved: run the same command again to resume.`, { cause: err });
@@ -142,14 +165,24 @@ export const importCommand: Command = {
     const { totals, outcome } = result;
     const failedNote = state.failed > 0 ? ` (see ${failedPath})` : '';
     const skippedNote = totals.skipped > 0 ? `, ${totals.skipped} skipped (done by an earlier run)` : '';
-    const summary = { created: totals.created, updated: totals.updated, failed: totals.failed, skipped: totals.skipped, failedFile: state.failed > 0 ? failedPath : null };
+    const summary = {
+      created: totals.created,
+      updated: totals.updated,
+      failed: totals.failed,
+      skipped: totals.skipped,
+      failedFile: state.failed > 0 ? failedPath : null,
+    };
     if (outcome === 'interrupted') {
-      say.info(`Interrupted: ${totals.created} created, ${totals.updated} updated, ${totals.failed} failed so far. Run the same command again to resume.`);
+      say.info(
+        `Interrupted: ${totals.created} created, ${totals.updated} updated, ${totals.failed} failed so far. Run the same command again to resume.`,
+      );
       ctx.stdout.write(`${JSON.stringify({ ...summary, interrupted: true })}\n`);
       return ExitCode.interrupted;
     }
     await removeCheckpoint(cpPath);
-    say.info(`${outcome === 'stopped' ? 'Stopped' : 'Done'}: ${totals.created} created, ${totals.updated} updated, ${totals.failed} failed${failedNote}${skippedNote}.`);
+    say.info(
+      `${outcome === 'stopped' ? 'Stopped' : 'Done'}: ${totals.created} created, ${totals.updated} updated, ${totals.failed} failed${failedNote}${skippedNote}.`,
+    );
     ctx.stdout.write(`${JSON.stringify(summary)}\n`);
     return state.failed > 0 || outcome === 'stopped' ? ExitCode.partial : ExitCode.ok;
   },

@@ -62,7 +62,8 @@ function forwardUrl(value: string | undefined): string {
   } catch {
     throw new UsageError(`--forward-to must be an http(s) URL such as http://localhost:4000/hook, got ${JSON.stringify(value)}`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--forward-to must use http or https, got ${url.protocol}`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new UsageError(`--forward-to must use http or https, got ${url.protocol}`);
   return url.href;
 }
 
@@ -80,13 +81,22 @@ export const listenCommand: Command = {
     const { values, positionals: rest } = usageErrors(() =>
       parseArgs({
         args: argv,
-        options: { 'forward-to': { type: 'string' }, events: { type: 'string' }, 'api-key': { type: 'string' }, 'base-url': { type: 'string' } },
+        options: {
+          'forward-to': { type: 'string' },
+          events: { type: 'string' },
+          'api-key': { type: 'string' },
+          'base-url': { type: 'string' },
+        },
         allowPositionals: true,
       }),
     );
     positionals(rest, []);
     const target = forwardUrl(values['forward-to']);
-    const events = values.events?.split(',').map((e) => e.trim()).filter((e) => e !== '').map((e) => checkEvent(e, '--events'));
+    const events = values.events
+      ?.split(',')
+      .map((e) => e.trim())
+      .filter((e) => e !== '')
+      .map((e) => checkEvent(e, '--events'));
     const { apiKey, baseUrl } = await resolveCredentials(ctx, { apiKey: values['api-key'], baseUrl: values['base-url'] }, 'internal');
     const url = `${baseUrl}/webhooks/listen${events?.length ? `?events=${encodeURIComponent(events.join(','))}` : ''}`;
     await listen(ctx, { url, apiKey, target });
@@ -104,22 +114,34 @@ async function listen(ctx: CliContext, opts: { url: string; apiKey: string; targ
     let res: Response;
     try {
       res = await ctx.fetch(opts.url, {
-        headers: { authorization: `Bearer ${opts.apiKey}`, accept: 'text/event-stream', ...(lastEventId ? { 'last-event-id': lastEventId } : {}) },
+        headers: {
+          authorization: `Bearer ${opts.apiKey}`,
+          accept: 'text/event-stream',
+          ...(lastEventId ? { 'last-event-id': lastEventId } : {}),
+        },
         signal: ctx.signal,
       });
     } catch (err) {
       if (ctx.signal.aborted) break;
       const wait = backoff(failures++);
-      say.warn(`cannot reach ${opts.url} (${(err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message}); retrying in ${(wait / 1000).toFixed(1)} s`);
+      say.warn(
+        `cannot reach ${opts.url} (${(err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message}); retrying in ${(wait / 1000).toFixed(1)} s`,
+      );
       await pause(wait, ctx.signal);
       continue;
     }
     if (!res.ok) {
       const body = (await res.json().catch(() => ({}))) as { error?: string; code?: string; required?: unknown };
-      const refusal = { status: res.status, code: body.code ?? 'http_error', message: body.error ?? res.statusText, required: body.required };
+      const refusal = {
+        status: res.status,
+        code: body.code ?? 'http_error',
+        message: body.error ?? res.statusText,
+        required: body.required,
+      };
       if (res.status === 400) throw new UsageError(refusal.message);
       if (res.status === 401 || res.status === 403) throw cliErrorOf(refusal, 'internal');
-      if (res.status !== 429 && res.status < 500) throw new CliError(ExitCode.server, `the server refused the stream (${res.status} ${refusal.code}): ${refusal.message}`);
+      if (res.status !== 429 && res.status < 500)
+        throw new CliError(ExitCode.server, `the server refused the stream (${res.status} ${refusal.code}): ${refusal.message}`);
       const wait = Math.max(backoff(failures++), Number(res.headers.get('retry-after') ?? 0) * 1000);
       say.warn(`the server answered ${res.status} ${refusal.code}; retrying in ${(wait / 1000).toFixed(1)} s`);
       await pause(wait, ctx.signal);

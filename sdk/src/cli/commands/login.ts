@@ -38,7 +38,8 @@ export const loginCommand: Command = {
     positionals(rest, []);
     const baseUrl = normalizeBaseUrl(values['base-url'] || ctx.env.LEADWIRE_BASE_URL || DEFAULT_BASE_URL);
     const apiKey = (values['api-key'] ?? (await readKey(ctx))).trim();
-    if (!KEY_SHAPE.test(apiKey)) throw new UsageError('that does not look like an API key (expected something like ck_live_…, printable characters, no spaces)');
+    if (!KEY_SHAPE.test(apiKey))
+      throw new UsageError('that does not look like an API key (expected something like ck_live_…, printable characters, no spaces)');
     const kind = await kindOfKey(ctx, baseUrl, apiKey);
     const config = await readConfig(ctx.configDir);
     config.keys[kind] = { apiKey, baseUrl };
@@ -69,8 +70,12 @@ export async function kindOfKey(ctx: Pick<CliContext, 'fetch' | 'signal'>, baseU
   if (res.status === 200 || res.status === 404) return 'public';
   if (res.status === 403 && body.code === 'insufficient_scope') return 'public';
   if (res.status === 403 && body.code === 'wrong_api_surface') return 'internal';
-  if (res.status === 401) throw new CliError(ExitCode.auth, `${baseUrl} refused the key ${maskKey(apiKey)} (401): it is unknown, revoked or expired`);
-  throw new CliError(ExitCode.server, `${baseUrl} answered ${res.status} ${body.code ?? ''} while checking the key: is it a Leadwire server?`);
+  if (res.status === 401)
+    throw new CliError(ExitCode.auth, `${baseUrl} refused the key ${maskKey(apiKey)} (401): it is unknown, revoked or expired`);
+  throw new CliError(
+    ExitCode.server,
+    `${baseUrl} answered ${res.status} ${body.code ?? ''} while checking the key: is it a Leadwire server?`,
+  );
 }
 
 async function readKey(ctx: CliContext): Promise<string> {

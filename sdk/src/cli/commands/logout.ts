@@ -18,7 +18,9 @@ Options:
   -h, --help     show this help
 `,
   async run(ctx, argv) {
-    const { values, positionals: rest } = usageErrors(() => parseArgs({ args: argv, options: { kind: { type: 'string' } }, allowPositionals: true }));
+    const { values, positionals: rest } = usageErrors(() =>
+      parseArgs({ args: argv, options: { kind: { type: 'string' } }, allowPositionals: true }),
+    );
     positionals(rest, []);
     const say = messages(ctx);
     const path = configPathOf(ctx.configDir);
@@ -26,7 +28,8 @@ Options:
       say.info((await removeConfig(ctx.configDir)) ? `Removed the saved keys (${path}).` : 'No saved keys.');
       return ExitCode.ok;
     }
-    if (values.kind !== 'public' && values.kind !== 'internal') throw new UsageError(`--kind must be public or internal, got ${JSON.stringify(values.kind)}`);
+    if (values.kind !== 'public' && values.kind !== 'internal')
+      throw new UsageError(`--kind must be public or internal, got ${JSON.stringify(values.kind)}`);
     const config = await readConfig(ctx.configDir);
     if (!config.keys[values.kind]) {
       say.info(`No saved ${values.kind} key.`);

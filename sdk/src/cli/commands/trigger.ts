@@ -46,12 +46,17 @@ export const triggerCommand: Command = {
   usage: USAGE,
   async run(ctx, argv) {
     const { values, positionals: rest } = usageErrors(() =>
-      parseArgs({ args: argv, options: { endpoint: { type: 'string' }, 'api-key': { type: 'string' }, 'base-url': { type: 'string' } }, allowPositionals: true }),
+      parseArgs({
+        args: argv,
+        options: { endpoint: { type: 'string' }, 'api-key': { type: 'string' }, 'base-url': { type: 'string' } },
+        allowPositionals: true,
+      }),
     );
     const [name] = positionals(rest, ['event']);
     const event = checkEvent(name!, 'trigger');
     const endpointId = values.endpoint;
-    if (endpointId !== undefined && !UUID.test(endpointId)) throw new UsageError(`--endpoint must be a webhook endpoint id (a UUID), got ${JSON.stringify(endpointId)}`);
+    if (endpointId !== undefined && !UUID.test(endpointId))
+      throw new UsageError(`--endpoint must be a webhook endpoint id (a UUID), got ${JSON.stringify(endpointId)}`);
     const { apiKey, baseUrl } = await resolveCredentials(ctx, { apiKey: values['api-key'], baseUrl: values['base-url'] }, 'internal');
     let res: Response;
     try {
@@ -62,12 +67,19 @@ export const triggerCommand: Command = {
         signal: ctx.signal,
       });
     } catch (err) {
-      throw cliErrorOf({ status: 0, code: 'network_error', message: (err as { cause?: Error }).cause?.message ?? (err as Error).message }, 'internal');
+      throw cliErrorOf(
+        { status: 0, code: 'network_error', message: (err as { cause?: Error }).cause?.message ?? (err as Error).message },
+        'internal',
+      );
     }
     const body = (await res.json().catch(() => ({}))) as Partial<TriggerAnswer> & { error?: string; code?: string; required?: unknown };
     if (!res.ok) {
-      if (res.status === 400 || res.status === 404) throw new CliError(ExitCode.usage, `${body.error ?? res.statusText} (${res.status} ${body.code ?? ''})`.trim());
-      throw cliErrorOf({ status: res.status, code: body.code ?? 'http_error', message: body.error ?? res.statusText, required: body.required }, 'internal');
+      if (res.status === 400 || res.status === 404)
+        throw new CliError(ExitCode.usage, `${body.error ?? res.statusText} (${res.status} ${body.code ?? ''})`.trim());
+      throw cliErrorOf(
+        { status: res.status, code: body.code ?? 'http_error', message: body.error ?? res.statusText, required: body.required },
+        'internal',
+      );
     }
     const answer = body as TriggerAnswer;
     const say = messages(ctx);

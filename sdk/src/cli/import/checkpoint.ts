@@ -53,7 +53,11 @@ export async function fingerprintOf(path: string, signal?: AbortSignal): Promise
     try {
       decoder.decode(chunk, { stream: true });
     } catch (err) {
-      throw new CliError(ExitCode.usage, `${path} is not UTF-8 text (invalid bytes within the first ${size + chunk.length} bytes): save it as UTF-8 and try again`, { cause: err });
+      throw new CliError(
+        ExitCode.usage,
+        `${path} is not UTF-8 text (invalid bytes within the first ${size + chunk.length} bytes): save it as UTF-8 and try again`,
+        { cause: err },
+      );
     }
     for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines++;
     size += chunk.length;
@@ -82,7 +86,8 @@ export async function loadCheckpoint(path: string, file: string, options: string
   } catch {
     return { ignored: `${path} is not valid JSON` };
   }
-  if (cp.version !== 1 || typeof cp.doneChunks !== 'number' || typeof cp.runId !== 'string') return { ignored: `${path} is not a checkpoint of this version` };
+  if (cp.version !== 1 || typeof cp.doneChunks !== 'number' || typeof cp.runId !== 'string')
+    return { ignored: `${path} is not a checkpoint of this version` };
   if (cp.file !== file) return { ignored: 'the file changed since the interrupted import' };
   if (cp.options !== options) return { ignored: 'the options (--map, --source) differ from the interrupted import' };
   return { checkpoint: cp };

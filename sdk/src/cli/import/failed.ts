@@ -86,7 +86,11 @@ export class FailedFile {
   }
 
   private jsonLine(row: FailedRow): string {
-    const entry = { line: row.line, error: { code: row.code, message: row.message }, ...(row.values ? { row: row.values } : { raw: row.raw ?? '' }) };
+    const entry = {
+      line: row.line,
+      error: { code: row.code, message: row.message },
+      ...(row.values ? { row: row.values } : { raw: row.raw ?? '' }),
+    };
     return `${JSON.stringify(entry)}\n`;
   }
 }

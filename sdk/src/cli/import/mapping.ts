@@ -48,7 +48,10 @@ export function parseMapOption(value: string | undefined): Map<string, Target> {
     const header = pair.slice(0, eq).trim();
     const to = pair.slice(eq + 1).trim();
     const target = to === '-' ? { ignore: true as const } : targetOfName(to);
-    if (!target) throw new UsageError(`--map: unknown field ${JSON.stringify(to)} for ${JSON.stringify(header)}; fields are ${CONTACT_FIELDS.join(', ')}, custom.<key>, or - to ignore`);
+    if (!target)
+      throw new UsageError(
+        `--map: unknown field ${JSON.stringify(to)} for ${JSON.stringify(header)}; fields are ${CONTACT_FIELDS.join(', ')}, custom.<key>, or - to ignore`,
+      );
     map.set(header, target);
   }
   return map;
@@ -80,7 +83,10 @@ export function mapperOf(overrides: Map<string, Target>, onUnknown: (name: strin
  */
 export function mapHeaders(headers: string[], overrides: Map<string, Target>, onUnknown: (name: string) => void): (Target | undefined)[] {
   for (const header of overrides.keys()) {
-    if (!headers.includes(header)) throw new UsageError(`--map names the column ${JSON.stringify(header)}, which the file does not have (columns: ${headers.join(', ')})`);
+    if (!headers.includes(header))
+      throw new UsageError(
+        `--map names the column ${JSON.stringify(header)}, which the file does not have (columns: ${headers.join(', ')})`,
+      );
   }
   const mapper = mapperOf(overrides, onUnknown);
   const targets = headers.map((h) => mapper.targetOf(h));
@@ -89,10 +95,16 @@ export function mapHeaders(headers: string[], overrides: Map<string, Target>, on
     if (!t || 'ignore' in t) return;
     const key = 'field' in t ? t.field : `custom.${t.custom}`;
     const other = seen.get(key);
-    if (other !== undefined) throw new UsageError(`the columns ${JSON.stringify(other)} and ${JSON.stringify(headers[i])} both map to ${key}; use --map to send one of them elsewhere (Column=-)`);
+    if (other !== undefined)
+      throw new UsageError(
+        `the columns ${JSON.stringify(other)} and ${JSON.stringify(headers[i])} both map to ${key}; use --map to send one of them elsewhere (Column=-)`,
+      );
     seen.set(key, headers[i]!);
   });
-  if (seen.size === 0) throw new UsageError(`no column maps to a contact field (columns: ${headers.join(', ')}); name them like ${CONTACT_FIELDS.join(', ')} or use --map "Column=field"`);
+  if (seen.size === 0)
+    throw new UsageError(
+      `no column maps to a contact field (columns: ${headers.join(', ')}); name them like ${CONTACT_FIELDS.join(', ')} or use --map "Column=field"`,
+    );
   return targets;
 }
 

@@ -48,7 +48,9 @@ export async function* readCsv(path: string): AsyncGenerator<Item> {
         kind: 'error',
         line: lastEnd + 1 + (/^[\r\n]+/.exec(text)?.[0].match(/\r\n|\r|\n/g)?.length ?? 0),
         code: tooLarge ? 'csv_record_too_large' : err.code === 'CSV_QUOTE_NOT_CLOSED' ? 'csv_unclosed_quote' : 'csv_parse_error',
-        message: tooLarge ? `a record longer than ${MAX_RECORD_BYTES} bytes (a quote never closed?): the rest of the file was not read` : err.message,
+        message: tooLarge
+          ? `a record longer than ${MAX_RECORD_BYTES} bytes (a quote never closed?): the rest of the file was not read`
+          : err.message,
         // Only the start of an over-long record: enough to find it in the file.
         raw: tooLarge ? `${trimNewlines(text).slice(0, 1000)}…` : trimNewlines(text),
         fatal: tooLarge,
@@ -80,9 +82,21 @@ export async function* readCsv(path: string): AsyncGenerator<Item> {
         continue;
       }
       if (raw.includes('"') && !quotedStrictly(raw)) {
-        yield { kind: 'error', line, code: 'csv_malformed_quotes', message: 'malformed quoting: a quote inside an unquoted field, or text after a closing quote', raw };
+        yield {
+          kind: 'error',
+          line,
+          code: 'csv_malformed_quotes',
+          message: 'malformed quoting: a quote inside an unquoted field, or text after a closing quote',
+          raw,
+        };
       } else if (rec.record.length !== width) {
-        yield { kind: 'error', line, code: 'csv_field_count', message: `the row has ${rec.record.length} fields and the header ${width}`, raw };
+        yield {
+          kind: 'error',
+          line,
+          code: 'csv_field_count',
+          message: `the row has ${rec.record.length} fields and the header ${width}`,
+          raw,
+        };
       } else {
         yield { kind: 'row', line, values: rec.record };
       }
@@ -124,7 +138,13 @@ export async function* readJsonl(path: string): AsyncGenerator<Item> {
   const lineItems = function* (text: string): Generator<Item> {
     line++;
     if (tooLong !== undefined) {
-      yield { kind: 'error', line, code: 'json_line_too_long', message: `a line longer than ${MAX_RECORD_BYTES} bytes`, raw: `${tooLong}…` };
+      yield {
+        kind: 'error',
+        line,
+        code: 'json_line_too_long',
+        message: `a line longer than ${MAX_RECORD_BYTES} bytes`,
+        raw: `${tooLong}…`,
+      };
       tooLong = undefined;
       return;
     }

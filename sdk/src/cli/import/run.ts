@@ -23,7 +23,15 @@ export type RowResult = { ok: true; created: boolean } | { ok: false; error: { c
 // Codes the client gives every row of a chunk whose request failed as a whole after its retries. Such a chunk is not
 // a set of bad rows: the import stops there (exit 4) and a re-run resumes with it, rather than writing good rows to
 // the failed file. (A whole-chunk 413 payload_too_large is not here: sending it again would fail again.)
-const CHUNK_FAILURES = new Set(['network_error', 'timeout', 'rate_limited', 'internal_error', 'service_unavailable', 'idempotency_in_progress', 'unexpected_response']);
+const CHUNK_FAILURES = new Set([
+  'network_error',
+  'timeout',
+  'rate_limited',
+  'internal_error',
+  'service_unavailable',
+  'idempotency_in_progress',
+  'unexpected_response',
+]);
 
 /** Sends one chunk; the key is the chunk's Idempotency-Key. */
 export type SendChunk = (rows: Record<string, unknown>[], idempotencyKey: string) => Promise<RowResult[]>;
@@ -78,7 +86,8 @@ export async function runImport(opts: {
   let chunk: Chunk = { index: 0, rows: [], failures: [] };
   let outcome: RunResult['outcome'] = 'done';
 
-  const withSource = (body: Record<string, unknown>) => (opts.source && body.source === undefined ? { ...body, source: opts.source } : body);
+  const withSource = (body: Record<string, unknown>) =>
+    opts.source && body.source === undefined ? { ...body, source: opts.source } : body;
 
   const commit = async (c: Chunk, results: RowResult[] | undefined) => {
     const rows: FailedRow[] = [...c.failures];
@@ -113,9 +122,17 @@ export async function runImport(opts: {
     const { chunk: c, result } = queue.shift()!;
     const r = await result;
     const first = Array.isArray(r) ? r[0] : undefined;
-    if (first && !first.ok && CHUNK_FAILURES.has(first.error.code) && (r as RowResult[]).every((x) => !x.ok && x.error.code === first.error.code)) {
+    if (
+      first &&
+      !first.ok &&
+      CHUNK_FAILURES.has(first.error.code) &&
+      (r as RowResult[]).every((x) => !x.ok && x.error.code === first.error.code)
+    ) {
       await Promise.allSettled(queue.splice(0).map((q) => q.result));
-      throw new CliError(ExitCode.server, `the server did not take the rows from line ${c.rows[0]!.line} on, after retries (${first.error.code}: ${first.error.message})`);
+      throw new CliError(
+        ExitCode.server,
+        `the server did not take the rows from line ${c.rows[0]!.line} on, after retries (${first.error.code}: ${first.error.message})`,
+      );
     }
     if (!Array.isArray(r)) {
       // Later chunks may have succeeded, but the checkpoint only moves past contiguous chunks: a resume sends them

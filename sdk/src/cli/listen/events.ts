@@ -16,5 +16,7 @@ export function eventList(indent = '  '): string {
 export function checkEvent(name: string, flag: string): string {
   if (EVENTS.includes(name)) return name;
   const hint = suggest(name, [...EVENTS]);
-  throw new UsageError(`${flag}: unknown event '${name}'${hint ? `; did you mean '${hint}'?` : ''} (see \`leadwire trigger --help\` for the list)`);
+  throw new UsageError(
+    `${flag}: unknown event '${name}'${hint ? `; did you mean '${hint}'?` : ''} (see \`leadwire trigger --help\` for the list)`,
+  );
 }

@@ -55,7 +55,14 @@ describe('app contact writes', () => {
 describe('merge fields', () => {
   it('keeps every value of the primary and fills only its blanks, from the duplicates in order', () => {
     const primary = contact({ first_name: 'Ada', last_name: null, job_title: null, tags: ['vip'], custom: { a: 1 } });
-    const d1 = contact({ id: 'd1', first_name: 'Augusta', last_name: 'Lovelace', job_title: null, tags: ['VIP', 'x'], custom: { a: 2, b: 1 } });
+    const d1 = contact({
+      id: 'd1',
+      first_name: 'Augusta',
+      last_name: 'Lovelace',
+      job_title: null,
+      tags: ['VIP', 'x'],
+      custom: { a: 2, b: 1 },
+    });
     const d2 = contact({ id: 'd2', first_name: 'Other', last_name: 'King', job_title: 'Countess', tags: ['y'], custom: { b: 2, c: 3 } });
     const merged = mergeFields(primary, [d1, d2], later);
     expect(merged).toMatchObject({

@@ -28,7 +28,11 @@ describe('keyset cursors', () => {
   });
 
   it('compares strictly after the last row, key by key, each key in its own direction', () => {
-    const p = qb.selectFrom('contacts as c').select('c.id').where(keysetPredicate(sortKeys('lastName', 'desc'), ['false', 'lovelace', 'ada', id])).compile();
+    const p = qb
+      .selectFrom('contacts as c')
+      .select('c.id')
+      .where(keysetPredicate(sortKeys('lastName', 'desc'), ['false', 'lovelace', 'ada', id]))
+      .compile();
     expect(p.sql).toBe(
       'select "c"."id" from "contacts" as "c" where ' +
         '(("c"."last_name" is null) > $1::boolean or (("c"."last_name" is null) = $2::boolean and (coalesce(lower("c"."last_name"), \'\') < $3::text or ' +

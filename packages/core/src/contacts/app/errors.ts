@@ -12,7 +12,8 @@ export const contactErrors = {
   invalidCursor: () =>
     new AppError('invalid_cursor', 'cursor is not one this list returned with the same sort and order; start again without a cursor'),
   restoreExpired: (deletedAt: string) =>
-    new AppError('restore_window_expired',
+    new AppError(
+      'restore_window_expired',
       `This contact was deleted more than ${TRASH_DAYS} days ago (${deletedAt}) and can no longer be restored`,
       { deletedAt },
     ),

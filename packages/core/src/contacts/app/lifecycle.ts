@@ -22,7 +22,9 @@ export async function trashContact(db: Db, actor: InternalActor, id: string, now
     await tx.run(q.TRASH, { now, id });
     // Trashed contacts do not count against the plan cap; a restore counts it again.
     await tx.run(BUMP_CONTACT_COUNT, { by: -1, orgId: actor.orgId });
-    await emitEvents(tx, [{ orgId: actor.orgId, event: 'contact.deleted', source: 'app', data: { contact: toEventContact(row) }, at: now }]);
+    await emitEvents(tx, [
+      { orgId: actor.orgId, event: 'contact.deleted', source: 'app', data: { contact: toEventContact(row) }, at: now },
+    ]);
     return { id, deletedAt: now.toISOString(), purgeAfter: purgeAfter(now).toISOString() };
   });
 }
@@ -68,7 +70,9 @@ const PICK_EXPIRED = statement<{ cutoff: Date }>()((p) =>
 );
 const ids = (json: unknown) => sql<string>`(select jsonb_array_elements_text(${json}::jsonb)::uuid)`;
 const COUNT = sql<number>`count(*)::int`.as('n');
-const FILE_KEYS = statement<{ ids: string }>()((p) => qb.selectFrom('contact_files').select('storage_key').where('contact_id', 'in', ids(p.ids)));
+const FILE_KEYS = statement<{ ids: string }>()((p) =>
+  qb.selectFrom('contact_files').select('storage_key').where('contact_id', 'in', ids(p.ids)),
+);
 /**
  * Undelivered events about a purged contact are dropped (nobody should be told about a record that no longer exists);
  * dispatched ones stay as the record of what receivers were sent. Only queued events are looked at.
@@ -80,7 +84,10 @@ const DROP_PENDING_EVENTS = statement<{ ids: string }>()((p) =>
         .deleteFrom('outbox_events as o')
         .using('outbox_pending as q')
         .whereRef('o.id', '=', 'q.event_id')
-        .where((eb) => sql<boolean>`(${eb.ref('o.payload')}->'data'->'contact'->>'id')::text in (select jsonb_array_elements_text(${p.ids}::jsonb))`)
+        .where(
+          (eb) =>
+            sql<boolean>`(${eb.ref('o.payload')}->'data'->'contact'->>'id')::text in (select jsonb_array_elements_text(${p.ids}::jsonb))`,
+        )
         .returning('o.id'),
     )
     .with('unqueued', (db) => db.deleteFrom('outbox_pending').where('event_id', 'in', db.selectFrom('gone').select('id')))

@@ -45,7 +45,14 @@ async function page(db: Db, p: PageQuery) {
   const last = items.at(-1);
   return {
     rows: items,
-    nextCursor: more && last ? encodeCursor(p.sort, p.dir, keys.map((_, i) => String(last[`k${i}`]))) : null,
+    nextCursor:
+      more && last
+        ? encodeCursor(
+            p.sort,
+            p.dir,
+            keys.map((_, i) => String(last[`k${i}`])),
+          )
+        : null,
   };
 }
 

@@ -74,7 +74,11 @@ export const MOVE_ITEMS = statement<MoveParams>()((p) =>
         .where((eb) =>
           eb.not(
             eb.exists(
-              eb.selectFrom('pipeline_items as p').select(ONE).where('p.contact_id', '=', p.primaryId).whereRef('p.pipeline_id', '=', 'pi.pipeline_id'),
+              eb
+                .selectFrom('pipeline_items as p')
+                .select(ONE)
+                .where('p.contact_id', '=', p.primaryId)
+                .whereRef('p.pipeline_id', '=', 'pi.pipeline_id'),
             ),
           ),
         )
@@ -155,7 +159,10 @@ export const REFRESH_LAST_MESSAGE = statement<{ primaryId: string; orgId: string
     .set((eb) => ({
       last_message_at: eb.fn('greatest', [
         'c.last_message_at',
-        eb.selectFrom('messages').select((m) => m.fn.max('messages.created_at').as('latest')).whereRef('messages.conversation_id', '=', 'c.id'),
+        eb
+          .selectFrom('messages')
+          .select((m) => m.fn.max('messages.created_at').as('latest'))
+          .whereRef('messages.conversation_id', '=', 'c.id'),
       ]),
     }))
     .where('c.contact_id', '=', p.primaryId)
@@ -179,7 +186,9 @@ export const DEMOTE_PHOTOS = statement<{ orgId: string; dups: string; primaryId:
     .where('f.contact_id', 'in', ids(p.dups))
     .where((eb) =>
       eb.or([
-        eb.exists(eb.selectFrom('contact_files as p').select(ONE).where('p.contact_id', '=', p.primaryId).where('p.kind', '=', sql.lit('photo'))),
+        eb.exists(
+          eb.selectFrom('contact_files as p').select(ONE).where('p.contact_id', '=', p.primaryId).where('p.kind', '=', sql.lit('photo')),
+        ),
         eb(
           'f.id',
           '<>',

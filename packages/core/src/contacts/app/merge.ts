@@ -92,10 +92,22 @@ export async function mergeContacts(
 
     const events: PendingEvent[] = changeEvents(primary, merged, now, { extra: { mergedIds: secondaryIds }, tagEvents: true });
     if (events.length === 0) {
-      events.push({ orgId: actor.orgId, event: 'contact.updated', source: 'app', data: { contact: toEventContact(merged), mergedIds: secondaryIds }, at: now });
+      events.push({
+        orgId: actor.orgId,
+        event: 'contact.updated',
+        source: 'app',
+        data: { contact: toEventContact(merged), mergedIds: secondaryIds },
+        at: now,
+      });
     }
     for (const d of dups) {
-      events.push({ orgId: actor.orgId, event: 'contact.deleted', source: 'app', data: { contact: toEventContact(d), mergedInto: primaryId }, at: now });
+      events.push({
+        orgId: actor.orgId,
+        event: 'contact.deleted',
+        source: 'app',
+        data: { contact: toEventContact(d), mergedInto: primaryId },
+        at: now,
+      });
     }
     await emitEvents(tx, events);
     if (scoreInputsChanged(primary, merged)) await hooks.onScoreInputsChanged?.(tx, [primaryId]);

@@ -36,9 +36,7 @@ const WRITE_ERRORS = [...READ_ERRORS, 'not_found', 'save_failed'] as const;
 /** Writes that change score inputs queue the AI score adjustment, as /v1 upserts do. */
 export function hooks(deps: Pick<Deps, 'jobs' | 'scoreAdjustment'>): WriteHooks {
   return {
-    onScoreInputsChanged: deps.scoreAdjustment
-      ? (tx, ids) => deps.jobs.send(tx, ADJUST_SCORE_QUEUE, { contactIds: ids })
-      : undefined,
+    onScoreInputsChanged: deps.scoreAdjustment ? (tx, ids) => deps.jobs.send(tx, ADJUST_SCORE_QUEUE, { contactIds: ids }) : undefined,
   };
 }
 
@@ -55,7 +53,12 @@ function exactValidationMessage(error: { code: string; cause?: unknown }): void 
 export const appContactsRouter = router({
   list: internalProcedure
     .meta({
-      openapi: { method: 'GET', path: '/contacts', tags, summary: 'List live contacts: filters, sorting, cursor pages of 25 (at most 100)' },
+      openapi: {
+        method: 'GET',
+        path: '/contacts',
+        tags,
+        summary: 'List live contacts: filters, sorting, cursor pages of 25 (at most 100)',
+      },
       errorCodes: [...READ_ERRORS, 'invalid_cursor'],
     })
     .input(ContactListInput)
@@ -155,7 +158,12 @@ export const appContactsRouter = router({
 
   restore: internalProcedure
     .meta({
-      openapi: { method: 'POST', path: '/contacts/{id}/restore', tags, summary: 'Restore a contact from trash (owner or admin, within 30 days)' },
+      openapi: {
+        method: 'POST',
+        path: '/contacts/{id}/restore',
+        tags,
+        summary: 'Restore a contact from trash (owner or admin, within 30 days)',
+      },
       errorCodes: [...WRITE_ERRORS, 'forbidden_role', 'not_in_trash', 'restore_window_expired', 'email_exists', 'contact_limit_reached'],
     })
     .input(IdInput)

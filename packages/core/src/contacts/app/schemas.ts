@@ -18,10 +18,7 @@ export const StageSchema = z.enum(CONTACT_STAGES).meta({ description: 'Any stage
  * Trimmed text where an empty string means "blank" and is stored as null, so merge sees it as fillable. `url` names a
  * field holding an address (any text, but no control characters: see urlText).
  */
-const blankable = (max: number, url?: string) =>
-  (url ? urlText(url, max) : text(max))
-    .transform((s) => (s === '' ? null : s))
-    .nullish();
+const blankable = (max: number, url?: string) => (url ? urlText(url, max) : text(max)).transform((s) => (s === '' ? null : s)).nullish();
 
 /**
  * The REST adapter coerces plain boolean and number body fields in place (`"false"` would become true, `null` or `""`
@@ -167,7 +164,9 @@ export const TimelineItem = z.discriminatedUnion('kind', [
     workflowId: z.uuid().nullable().meta({ description: 'null once the workflow is deleted; its name is kept.' }),
     workflowName: z.string(),
     status: z.string().meta({ description: 'queued, running, completed or completed_with_errors.' }),
-    steps: z.array(z.object({ action: z.string(), outcome: z.enum(['ok', 'error']).nullable() })).meta({ description: 'Details: GET /workflow-runs/{runId}.' }),
+    steps: z
+      .array(z.object({ action: z.string(), outcome: z.enum(['ok', 'error']).nullable() }))
+      .meta({ description: 'Details: GET /workflow-runs/{runId}.' }),
     finishedAt: iso.nullable(),
   }),
 ]);
@@ -202,7 +201,19 @@ export const ContactMergeInput = z
   });
 export type ContactMergeInput = z.infer<typeof ContactMergeInput>;
 
-export const MERGE_MOVED = ['notes', 'conversations', 'messages', 'deals', 'tasks', 'bookings', 'workflowRuns', 'pipelineItems', 'files', 'aiActions', 'formSubmissions'] as const;
+export const MERGE_MOVED = [
+  'notes',
+  'conversations',
+  'messages',
+  'deals',
+  'tasks',
+  'bookings',
+  'workflowRuns',
+  'pipelineItems',
+  'files',
+  'aiActions',
+  'formSubmissions',
+] as const;
 export const ContactMergeOutput = z.object({
   contact: AppContact,
   mergedIds: z.array(z.uuid()).meta({ description: 'The duplicates, now deleted for good.' }),

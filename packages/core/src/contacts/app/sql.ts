@@ -52,5 +52,8 @@ export const TRASH = statement<{ now: Date; id: string }>()((p) =>
 );
 
 export const UNTRASH = statement<{ now: Date; id: string }>()((p) =>
-  qb.updateTable('contacts').set({ deleted_at: sql.lit(null), updated_at: p.now }).where('id', '=', p.id),
+  qb
+    .updateTable('contacts')
+    .set({ deleted_at: sql.lit(null), updated_at: p.now })
+    .where('id', '=', p.id),
 );

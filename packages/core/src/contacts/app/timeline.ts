@@ -48,12 +48,24 @@ function branches(p: TimelineParams, after: boolean) {
   return [
     qb
       .selectFrom('notes as x')
-      .select((eb) => [kind('note'), 'x.id', 'x.created_at as at', data(sql`'body', ${eb.ref('x.body')}, 'authorId', ${eb.ref('x.author_id')}`)])
-      .where((eb) => scope({ at: eb.ref('x.created_at'), id: eb.ref('x.id'), org: eb.ref('x.organization_id'), contact: of(eb.ref('x.contact_id')) })),
+      .select((eb) => [
+        kind('note'),
+        'x.id',
+        'x.created_at as at',
+        data(sql`'body', ${eb.ref('x.body')}, 'authorId', ${eb.ref('x.author_id')}`),
+      ])
+      .where((eb) =>
+        scope({ at: eb.ref('x.created_at'), id: eb.ref('x.id'), org: eb.ref('x.organization_id'), contact: of(eb.ref('x.contact_id')) }),
+      ),
     // Events name their contact inside the payload (spec: data.contact.id); the organization filter narrows the scan.
     qb
       .selectFrom('outbox_events as x')
-      .select((eb) => [kind('event'), 'x.id', 'x.created_at as at', data(sql`'event', ${eb.ref('x.event')}, 'source', ${eb.ref('x.payload')}->>'source'`)])
+      .select((eb) => [
+        kind('event'),
+        'x.id',
+        'x.created_at as at',
+        data(sql`'event', ${eb.ref('x.event')}, 'source', ${eb.ref('x.payload')}->>'source'`),
+      ])
       .where((eb) =>
         scope({
           at: eb.ref('x.created_at'),
@@ -74,7 +86,9 @@ function branches(p: TimelineParams, after: boolean) {
           sql`'title', ${eb.ref('x.title')}, 'status', ${eb.ref('x.status')}, 'valueCents', ${eb.ref('x.value_cents')}, 'currency', ${eb.ref('x.currency')}, 'stage', ${eb.ref('s.name')}`,
         ),
       ])
-      .where((eb) => scope({ at: eb.ref('x.created_at'), id: eb.ref('x.id'), org: eb.ref('x.organization_id'), contact: of(eb.ref('x.contact_id')) })),
+      .where((eb) =>
+        scope({ at: eb.ref('x.created_at'), id: eb.ref('x.id'), org: eb.ref('x.organization_id'), contact: of(eb.ref('x.contact_id')) }),
+      ),
     qb
       .selectFrom('tasks as x')
       .select((eb) => [
@@ -83,16 +97,22 @@ function branches(p: TimelineParams, after: boolean) {
         'x.created_at as at',
         data(sql`'title', ${eb.ref('x.title')}, 'dueAt', ${eb.ref('x.due_at')}, 'completedAt', ${eb.ref('x.completed_at')}`),
       ])
-      .where((eb) => scope({ at: eb.ref('x.created_at'), id: eb.ref('x.id'), org: eb.ref('x.organization_id'), contact: of(eb.ref('x.contact_id')) })),
+      .where((eb) =>
+        scope({ at: eb.ref('x.created_at'), id: eb.ref('x.id'), org: eb.ref('x.organization_id'), contact: of(eb.ref('x.contact_id')) }),
+      ),
     qb
       .selectFrom('messages as x')
       .select((eb) => [
         kind('message'),
         'x.id',
         'x.created_at as at',
-        data(sql`'direction', ${eb.ref('x.direction')}, 'channel', ${eb.ref('x.channel')}, 'body', ${eb.ref('x.body')}, 'status', ${eb.ref('x.status')}`),
+        data(
+          sql`'direction', ${eb.ref('x.direction')}, 'channel', ${eb.ref('x.channel')}, 'body', ${eb.ref('x.body')}, 'status', ${eb.ref('x.status')}`,
+        ),
       ])
-      .where((eb) => scope({ at: eb.ref('x.created_at'), id: eb.ref('x.id'), org: eb.ref('x.organization_id'), contact: of(eb.ref('x.contact_id')) })),
+      .where((eb) =>
+        scope({ at: eb.ref('x.created_at'), id: eb.ref('x.id'), org: eb.ref('x.organization_id'), contact: of(eb.ref('x.contact_id')) }),
+      ),
     qb
       .selectFrom('form_submissions as x')
       .select((eb) => [
@@ -103,12 +123,21 @@ function branches(p: TimelineParams, after: boolean) {
           sql`'formId', ${eb.ref('x.form_id')}, 'formName', ${eb.ref('x.form_name')}, 'answers', ${eb.ref('x.answers')}, 'attribution', ${eb.ref('x.attribution')}`,
         ),
       ])
-      .where((eb) => scope({ at: eb.ref('x.created_at'), id: eb.ref('x.id'), org: eb.ref('x.organization_id'), contact: of(eb.ref('x.contact_id')) })),
+      .where((eb) =>
+        scope({ at: eb.ref('x.created_at'), id: eb.ref('x.id'), org: eb.ref('x.organization_id'), contact: of(eb.ref('x.contact_id')) }),
+      ),
     // Page views stand for their tracking.page_visited events, and include the views made before the visitor was known.
     qb
       .selectFrom('page_views as x')
-      .select((eb) => [kind('page_view'), 'x.id', 'x.created_at as at', data(sql`'url', ${eb.ref('x.url')}, 'title', ${eb.ref('x.title')}, 'referrer', ${eb.ref('x.referrer')}`)])
-      .where((eb) => scope({ at: eb.ref('x.created_at'), id: eb.ref('x.id'), org: eb.ref('x.organization_id'), contact: of(eb.ref('x.contact_id')) })),
+      .select((eb) => [
+        kind('page_view'),
+        'x.id',
+        'x.created_at as at',
+        data(sql`'url', ${eb.ref('x.url')}, 'title', ${eb.ref('x.title')}, 'referrer', ${eb.ref('x.referrer')}`),
+      ])
+      .where((eb) =>
+        scope({ at: eb.ref('x.created_at'), id: eb.ref('x.id'), org: eb.ref('x.organization_id'), contact: of(eb.ref('x.contact_id')) }),
+      ),
     qb
       .selectFrom('workflow_runs as x')
       .select((eb) => [
@@ -119,7 +148,9 @@ function branches(p: TimelineParams, after: boolean) {
           sql`'workflowId', ${eb.ref('x.workflow_id')}, 'workflowName', ${eb.ref('x.workflow')}, 'status', ${eb.ref('x.status')}, 'steps', ${eb.ref('x.steps')}, 'finishedAt', ${eb.ref('x.finished_at')}`,
         ),
       ])
-      .where((eb) => scope({ at: eb.ref('x.created_at'), id: eb.ref('x.id'), org: eb.ref('x.organization_id'), contact: of(eb.ref('x.contact_id')) })),
+      .where((eb) =>
+        scope({ at: eb.ref('x.created_at'), id: eb.ref('x.id'), org: eb.ref('x.organization_id'), contact: of(eb.ref('x.contact_id')) }),
+      ),
   ].map((b) => b.orderBy('x.created_at', 'desc').orderBy('x.id', 'desc').limit(p.limit));
 }
 
@@ -184,7 +215,13 @@ function toItem(r: Row): TimelineItem {
         attribution: d.attribution as { utm: Record<string, string>; referrer: string | null; landingPage: string | null },
       };
     case 'page_view':
-      return { kind: 'page_view', ...base, url: String(d.url), title: (d.title as string | null) ?? null, referrer: (d.referrer as string | null) ?? null };
+      return {
+        kind: 'page_view',
+        ...base,
+        url: String(d.url),
+        title: (d.title as string | null) ?? null,
+        referrer: (d.referrer as string | null) ?? null,
+      };
     case 'workflow_run':
       return {
         kind: 'workflow_run',

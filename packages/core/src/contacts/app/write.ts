@@ -73,7 +73,9 @@ export async function createContact(
     const inserted = await tx.run(INSERT_CONTACTS, { rows: JSON.stringify([row]) });
     if (inserted.length === 0) throw contactErrors.emailExists();
     await tx.run(BUMP_CONTACT_COUNT, { by: 1, orgId: actor.orgId });
-    await emitEvents(tx, [{ orgId: actor.orgId, event: 'contact.created', source: actor.eventSource ?? 'app', data: { contact: toEventContact(row) }, at: now }]);
+    await emitEvents(tx, [
+      { orgId: actor.orgId, event: 'contact.created', source: actor.eventSource ?? 'app', data: { contact: toEventContact(row) }, at: now },
+    ]);
     await hooks.onScoreInputsChanged?.(tx, [row.id]);
     return loadContact(tx, actor.orgId, row.id);
   });

@@ -11,13 +11,30 @@ const row = (input: ResolvedRow['input'], extra: Partial<ResolvedRow> = {}): Res
 
 describe('newContact', () => {
   it('takes the row, its source and a computed score', () => {
-    const c = newContact('org', 'id', row({ email: 'a@b.com', phone: '1', tags: ['x', 'X'] }, { source: 'referral', companyId: 'co' }), now);
-    expect(c).toMatchObject({ email: 'a@b.com', phone: '1', tags: ['x'], source: 'referral', company_id: 'co', lead_score: 15 + 10 + 15 + 15 });
+    const c = newContact(
+      'org',
+      'id',
+      row({ email: 'a@b.com', phone: '1', tags: ['x', 'X'] }, { source: 'referral', companyId: 'co' }),
+      now,
+    );
+    expect(c).toMatchObject({
+      email: 'a@b.com',
+      phone: '1',
+      tags: ['x'],
+      source: 'referral',
+      company_id: 'co',
+      lead_score: 15 + 10 + 15 + 15,
+    });
   });
 });
 
 describe('applyRow', () => {
-  const base = newContact('org', 'id', row({ email: 'a@b.com', firstName: 'A', phone: '1', tags: ['one'], custom: { k: 1 } }, { companyId: 'co' }), now);
+  const base = newContact(
+    'org',
+    'id',
+    row({ email: 'a@b.com', firstName: 'A', phone: '1', tags: ['one'], custom: { k: 1 } }, { companyId: 'co' }),
+    now,
+  );
 
   it('keeps omitted fields, clears nulls, overwrites sent ones', () => {
     const c = applyRow(base, row({ firstName: 'B', phone: null }), now);

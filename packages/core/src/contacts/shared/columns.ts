@@ -50,4 +50,3 @@ export type WrittenColumn = Exclude<ContactColumn, Unwritten>;
 
 /** Every column qualified by `alias`, as a typed select list: `.select(contactColumnsOf('c'))`. */
 export const contactColumnsOf = <A extends string>(alias: A) => CONTACT_COLUMN_NAMES.map((n) => `${alias}.${n}` as const);
-

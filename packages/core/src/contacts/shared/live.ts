@@ -8,9 +8,28 @@ import type { ContactRow } from './row.ts';
  * returned as a ContactRow): for the statements outside contacts/ that hand a whole contact to scoring or events.
  */
 export const CONTACT_ROW_COLUMNS = [
-  'id', 'organization_id', 'email', 'first_name', 'last_name', 'phone', 'job_title', 'website', 'linkedin', 'tags', 'custom',
-  'source', 'lead_score', 'score_adjustment', 'score_override', 'stage', 'company_id', 'email_consent', 'sms_consent',
-  'deleted_at', 'created_at', 'updated_at',
+  'id',
+  'organization_id',
+  'email',
+  'first_name',
+  'last_name',
+  'phone',
+  'job_title',
+  'website',
+  'linkedin',
+  'tags',
+  'custom',
+  'source',
+  'lead_score',
+  'score_adjustment',
+  'score_override',
+  'stage',
+  'company_id',
+  'email_consent',
+  'sms_consent',
+  'deleted_at',
+  'created_at',
+  'updated_at',
 ] as const;
 
 const liveContact = (p: { orgId: string; id: string }) =>

@@ -10,7 +10,13 @@ const overC = expressionBuilder<DB & { c: DB['contacts'] }, 'c'>();
 
 /** The booking bonus input of the score, read alongside every contact (alias `c`) the upsert may rescore. */
 export const HAS_BOOKING = overC
-  .exists(overC.selectFrom('bookings as b').select(sql.lit(1).as('one')).whereRef('b.contact_id', '=', 'c.id').where('b.status', '=', sql.lit('confirmed')))
+  .exists(
+    overC
+      .selectFrom('bookings as b')
+      .select(sql.lit(1).as('one'))
+      .whereRef('b.contact_id', '=', 'c.id')
+      .where('b.status', '=', sql.lit('confirmed')),
+  )
   .$castTo<boolean>()
   .as('has_booking');
 

@@ -22,14 +22,29 @@ export async function batchUpsertContacts(
   const parsed = rawRows.map((raw) => ContactUpsertInput.safeParse(raw));
   const valid = parsed.flatMap((p, index) => (p.success ? [{ index, input: p.data }] : []));
   const outcomes: RowOutcome[] = valid.length
-    ? await transact(db, (tx) => upsertContactsInTx(tx, actor, valid.map((v) => v.input), opts))
+    ? await transact(db, (tx) =>
+        upsertContactsInTx(
+          tx,
+          actor,
+          valid.map((v) => v.input),
+          opts,
+        ),
+      )
     : [];
   const byIndex = new Map(valid.map((v, n) => [v.index, outcomes[n]!]));
   const results = parsed.map((p, index): BatchRow => {
     if (!p.success) {
       const pub = toPublicError(errors.validation(issuesFromZod(p.error.issues)));
       const issues = pub.body.issues as { path: string; message: string }[];
-      return { index, ok: false, error: { error: `Validation failed: ${issues.map((i) => `${i.path || '(row)'}: ${i.message}`).join('; ')}`, code: 'validation_failed', issues } };
+      return {
+        index,
+        ok: false,
+        error: {
+          error: `Validation failed: ${issues.map((i) => `${i.path || '(row)'}: ${i.message}`).join('; ')}`,
+          code: 'validation_failed',
+          issues,
+        },
+      };
     }
     const o = byIndex.get(index)!;
     if (!o.ok) {

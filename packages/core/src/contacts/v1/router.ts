@@ -54,5 +54,3 @@ export const contactsRouter = router({
     .output(BatchUpsertOutput)
     .mutation(({ ctx, input }) => batchUpsertContacts(ctx.db, ctx.actor, input.contacts, upsertOptions(ctx))),
 });
-
-

@@ -33,13 +33,10 @@ export const ContactUpsertInput = z
     lastName: text(200).nullish(),
     phone: text(50).nullish(),
     title: text(200).nullish().meta({ description: 'Job title; returned as `jobTitle` by search.' }),
-    companyDomain: text(2048)
-      .nullish()
-      .meta({
-        description:
-          'Links the contact to an existing company by domain (normalised to the bare host). Never creates a company.',
-        example: 'example.com',
-      }),
+    companyDomain: text(2048).nullish().meta({
+      description: 'Links the contact to an existing company by domain (normalised to the bare host). Never creates a company.',
+      example: 'example.com',
+    }),
     tags: TagsSchema.optional(),
     custom: CustomSchema.optional(),
     source: SourceSchema.optional(),
@@ -65,7 +62,8 @@ export type ContactUpsertOutput = z.infer<typeof ContactUpsertOutput>;
  * A `+` sent raw in a query string is form encoding for a space, so `?email=ada+news@example.com` arrives as
  * `ada news@example.com`: no email has a space, so that answer says how to send the `+`.
  */
-const RAW_PLUS = "email must be percent-encoded in the query string: a raw '+' reads as a space, so send '+' as %2B (ada%2Bnews@example.com)";
+const RAW_PLUS =
+  "email must be percent-encoded in the query string: a raw '+' reads as a space, so send '+' as %2B (ada%2Bnews@example.com)";
 
 export const ContactSearchInput = z.object({
   email: text(320)

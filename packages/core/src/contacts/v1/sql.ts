@@ -144,11 +144,7 @@ export const MATCH_OR_INSERT_AND_EMIT = statement<{ orgId: string; email: string
 
 export const UPDATE_ONE_IF_UNCHANGED_AND_EMIT = statement<UpdateContactsParams & { version: string; events: string }>()((p) =>
   qb
-    .with('written', () =>
-      updateContacts(p)
-        .where(sql<boolean>`c.xmin = ${p.version}::text::xid`)
-        .returning('c.id'),
-    )
+    .with('written', () => updateContacts(p).where(sql<boolean>`c.xmin = ${p.version}::text::xid`).returning('c.id'))
     .insertInto('outbox_events')
     .columns(EVENT_COLUMNS)
     .expression((eb) => eventRows(p.events, eb.selectFrom('written').select(ONE)))

@@ -69,9 +69,7 @@ function identityOf(i: ContactUpsertInput, companyId: string | null | undefined)
 async function resolveCompanies(tx: Db, orgId: string, inputs: readonly ContactUpsertInput[]) {
   const domains = inputs.map((i) => (i.companyDomain ? normalizeDomain(i.companyDomain) : null));
   const wanted = [...new Set(domains.filter((d): d is string => d !== null))];
-  const found = wanted.length
-    ? await tx.run(sql.FIND_COMPANIES, { orgId, domains: JSON.stringify(wanted) })
-    : [];
+  const found = wanted.length ? await tx.run(sql.FIND_COMPANIES, { orgId, domains: JSON.stringify(wanted) }) : [];
   const idByDomain = new Map(found.map((c) => [c.domain, c.id]));
   return inputs.map((i, n): string | null | undefined | AppError => {
     if (i.companyDomain === undefined) return undefined;
@@ -138,7 +136,8 @@ function followUpEvents(orgId: string, before: ContactRow, after: ContactRow, op
   const out: PendingEvent[] = after.tags
     .filter((t) => !had.has(t.toLowerCase()))
     .map((tag) => ({ ...base, event: 'contact.tag_added', data: { contact, tag } }));
-  if (after.lead_score !== before.lead_score) out.push({ ...base, event: 'contact.score_changed', data: { contact, previousScore: before.lead_score } });
+  if (after.lead_score !== before.lead_score)
+    out.push({ ...base, event: 'contact.score_changed', data: { contact, previousScore: before.lead_score } });
   return out;
 }
 
@@ -196,7 +195,11 @@ export async function upsertContactsInTx(
     const lost = [...inserts.entries()].filter(([, c]) => !insertedIds.has(c.id));
     if (lost.length) {
       for (const [key] of lost) inserts.delete(key);
-      const rematched = await loadMatches(tx, actor.orgId, lost.map(([key]) => groups.get(key)!));
+      const rematched = await loadMatches(
+        tx,
+        actor.orgId,
+        lost.map(([key]) => groups.get(key)!),
+      );
       for (const [key, c] of rematched) matches.set(key, c);
     }
   }
@@ -227,7 +230,8 @@ export async function upsertContactsInTx(
     if (!inserted || g.rows.length > 1) updates.push(current);
     if (inserted || scoreInputsChanged(original, current)) scoreChanged.push(current.id);
   }
-  if (updates.length) await tx.run(sql.UPDATE_CONTACTS_AND_EMIT, { ...updateContactsParams(updates, actor.orgId), events: eventRowsParam(events) });
+  if (updates.length)
+    await tx.run(sql.UPDATE_CONTACTS_AND_EMIT, { ...updateContactsParams(updates, actor.orgId), events: eventRowsParam(events) });
   else await emitEvents(tx, events);
   if (scoreChanged.length && opts.onScoreInputsChanged) await opts.onScoreInputsChanged(tx, scoreChanged);
   return outcomes.map((o) => o ?? { ok: false, error: errors.saveFailed(new Error('row was not processed')) });
@@ -247,7 +251,13 @@ async function upsertOneOptimistic(db: Db, actor: Actor, input: UpsertRowInput, 
   const { now } = opts;
   const event = (c: ContactRow, created: boolean, before?: ContactRow) =>
     eventRowsParam([
-      { orgId: actor.orgId, event: created ? 'contact.created' : 'contact.updated', source: opts.eventSource, data: { contact: toEventContact(c) }, at: now },
+      {
+        orgId: actor.orgId,
+        event: created ? 'contact.created' : 'contact.updated',
+        source: opts.eventSource,
+        data: { contact: toEventContact(c) },
+        at: now,
+      },
       ...(before ? followUpEvents(actor.orgId, before, c, opts) : []),
     ]);
   const fresh = newContact(actor.orgId, randomUUID(), row, now);
@@ -266,7 +276,11 @@ async function upsertOneOptimistic(db: Db, actor: Actor, input: UpsertRowInput, 
   if (version === null) return null;
   const stored = { ...(matched as ContactRow), has_booking: hasBooking === true };
   const next = applyRow(stored, row, now);
-  const written = await db.run(sql.UPDATE_ONE_IF_UNCHANGED_AND_EMIT, { ...updateContactsParams([next], actor.orgId), version, events: event(next, false, stored) });
+  const written = await db.run(sql.UPDATE_ONE_IF_UNCHANGED_AND_EMIT, {
+    ...updateContactsParams([next], actor.orgId),
+    version,
+    events: event(next, false, stored),
+  });
   return written.length ? { ok: true as const, id: next.id, created: false, matchedBy: 'email' as const, contact: next } : null;
 }
 

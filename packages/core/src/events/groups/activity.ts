@@ -87,7 +87,7 @@ export const activityEvents = [
   defineEvent({
     name: 'booking.created',
     label: 'Booking created',
-    description: 'A meeting with a contact was booked. The contact\'s score may move with it (contact.score_changed).',
+    description: "A meeting with a contact was booked. The contact's score may move with it (contact.score_changed).",
     data: z.object({ booking: BookingView }),
     source: 'app',
     exampleData: { booking: EXAMPLE_BOOKING },

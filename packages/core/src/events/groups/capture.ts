@@ -35,7 +35,11 @@ export const captureEvents = [
         id: EX.submission,
         fields: { email: 'ada@example.com', firstName: 'Ada', message: 'Please call me back.' },
         pageUrl: 'https://www.example.com/contact',
-        attribution: { utm: { source: 'newsletter', campaign: 'spring' }, referrer: 'https://www.google.com/', landingPage: 'https://www.example.com/contact' },
+        attribution: {
+          utm: { source: 'newsletter', campaign: 'spring' },
+          referrer: 'https://www.google.com/',
+          landingPage: 'https://www.example.com/contact',
+        },
       },
       contact: EXAMPLE_CONTACT_REF,
     },
@@ -52,10 +56,13 @@ export const captureEvents = [
     name: 'tracking.link_clicked',
     label: 'Link clicked',
     description:
-      'A contact followed a tracked link to the organization\'s own site in an email or a text Leadwire sent (link previews that only ask for the headers do not count). `email` or `message` names what the link was in.',
+      "A contact followed a tracked link to the organization's own site in an email or a text Leadwire sent (link previews that only ask for the headers do not count). `email` or `message` names what the link was in.",
     data: z.object({
       email: email.nullable(),
-      message: z.object({ id: z.uuid() }).nullable().meta({ description: 'The text message the link was in; null for an email (or a deleted message).' }),
+      message: z
+        .object({ id: z.uuid() })
+        .nullable()
+        .meta({ description: 'The text message the link was in; null for an email (or a deleted message).' }),
       url: z.string().meta({ description: 'The link clicked, as it was written.' }),
       contact: EventContactRef,
     }),

@@ -43,7 +43,7 @@ export const contactEvents = [
   defineEvent({
     name: 'contact.stage_changed',
     label: 'Contact stage changed',
-    description: "A contact moved to another stage; `contact.stage` is the new one, `previousStage` the one it left.",
+    description: 'A contact moved to another stage; `contact.stage` is the new one, `previousStage` the one it left.',
     data: z.object({ contact, previousStage: z.string() }),
     source: 'app',
     exampleData: { contact: EXAMPLE_CONTACT, previousStage: 'lead' },

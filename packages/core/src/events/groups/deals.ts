@@ -33,7 +33,7 @@ export const dealEvents = [
     name: 'deal.updated',
     label: 'Deal updated',
     description:
-      'A deal\'s title, value or currency changed, or it was reopened; `changed` names the fields (`title`, `valueCents`, `currency`, `status`). A stage move or a close has its own event.',
+      "A deal's title, value or currency changed, or it was reopened; `changed` names the fields (`title`, `valueCents`, `currency`, `status`). A stage move or a close has its own event.",
     data: z.object({ deal, changed: z.array(z.enum(['title', 'valueCents', 'currency', 'status'])).min(1) }),
     source: 'app',
     exampleData: { deal: EXAMPLE_DEAL, changed: ['valueCents'] },

@@ -30,7 +30,9 @@ const RESERVE = statement<{ bucket: string; window: Date; wanted: number }>()((p
     .insertInto('rate_limit_counters')
     .values({ bucket: p.bucket, window_start: p.window, count: p.wanted })
     .onConflict((oc) =>
-      oc.columns(['bucket', 'window_start']).doUpdateSet((eb) => ({ count: eb(eb.ref('rate_limit_counters.count'), '+', eb.ref('excluded.count')) })),
+      oc
+        .columns(['bucket', 'window_start'])
+        .doUpdateSet((eb) => ({ count: eb(eb.ref('rate_limit_counters.count'), '+', eb.ref('excluded.count')) })),
     )
     .returning('count'),
 );
@@ -51,8 +53,20 @@ const INSERT_DELIVERIES = statement<{ now: Date; rows: string }>()((p) =>
   qb
     .insertInto('webhook_deliveries')
     .columns([
-      'id', 'organization_id', 'endpoint_id', 'event_id', 'event', 'body', 'state', 'manual', 'replay_of', 'message_id', 'next_attempt_at', 'skip_reason',
-      'created_at', 'updated_at',
+      'id',
+      'organization_id',
+      'endpoint_id',
+      'event_id',
+      'event',
+      'body',
+      'state',
+      'manual',
+      'replay_of',
+      'message_id',
+      'next_attempt_at',
+      'skip_reason',
+      'created_at',
+      'updated_at',
     ])
     .expression(
       qb
@@ -63,7 +77,15 @@ const INSERT_DELIVERIES = statement<{ now: Date; rows: string }>()((p) =>
         )
         .leftJoin('webhook_deliveries as o', 'o.id', 'v.replay_of')
         .select((eb) => [
-          'v.id', 'v.organization_id', 'v.endpoint_id', 'v.event_id', 'v.event', 'v.body', 'v.state', 'v.manual', 'v.replay_of',
+          'v.id',
+          'v.organization_id',
+          'v.endpoint_id',
+          'v.event_id',
+          'v.event',
+          'v.body',
+          'v.state',
+          'v.manual',
+          'v.replay_of',
           eb.fn.coalesce('o.message_id', 'o.id').as('message_id'),
           eb.case().when('v.state', '=', sql.lit('pending')).then(sql<Date>`${p.now}::timestamptz`).end().as('next_attempt_at'),
           'v.skip_reason',
@@ -125,18 +147,20 @@ export async function createDeliveries(db: Db, items: readonly NewDelivery[], no
   await db.run(INSERT_DELIVERIES, {
     now,
     rows: JSON.stringify(
-      rows.map((r): DeliveryRecord => ({
-        id: r.id,
-        organization_id: r.orgId,
-        endpoint_id: r.endpointId,
-        event_id: r.eventId,
-        event: r.event,
-        body: r.body,
-        state: r.state,
-        manual: r.manual,
-        replay_of: r.replayOf,
-        skip_reason: r.skipReason,
-      })),
+      rows.map(
+        (r): DeliveryRecord => ({
+          id: r.id,
+          organization_id: r.orgId,
+          endpoint_id: r.endpointId,
+          event_id: r.eventId,
+          event: r.event,
+          body: r.body,
+          state: r.state,
+          manual: r.manual,
+          replay_of: r.replayOf,
+          skip_reason: r.skipReason,
+        }),
+      ),
     ),
   });
   const skipped = rows.filter((r) => r.state === 'skipped').map((r) => r.id);

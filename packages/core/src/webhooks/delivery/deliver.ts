@@ -133,7 +133,11 @@ export const MAX_IN_FLIGHT = 200;
  * the next batch while this one is still being sent: from the take on, the attempt is this worker's (its key, its
  * lease), and a worker that dies with it loses it to the sweeper, exactly as before.
  */
-export async function deliverOne(deps: Deps, worker: { lock: WorkerLock; active: InFlight; attempts: AttemptRounds }, ref: AttemptRef): Promise<void> {
+export async function deliverOne(
+  deps: Deps,
+  worker: { lock: WorkerLock; active: InFlight; attempts: AttemptRounds },
+  ref: AttemptRef,
+): Promise<void> {
   // Without the lock our key would look dead to every sweeper: leave the job; the attempt is queued again after its lease.
   if (!worker.lock.held) throw new Error('webhook worker lock not held; attempt left for the sweeper');
   await worker.active.room();

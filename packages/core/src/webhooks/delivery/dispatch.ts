@@ -13,7 +13,11 @@ export const DISPATCH_BATCH = 500;
 const CLAIM_EVENTS = statement<{ batch: number }>()((p) =>
   qb
     .deleteFrom('outbox_pending')
-    .where('event_id', 'in', qb.selectFrom('outbox_pending').select('event_id').orderBy('created_at').limit(p.batch).forUpdate().skipLocked())
+    .where(
+      'event_id',
+      'in',
+      qb.selectFrom('outbox_pending').select('event_id').orderBy('created_at').limit(p.batch).forUpdate().skipLocked(),
+    )
     .returning('event_id as id'),
 );
 

@@ -1,6 +1,14 @@
 import { internalProcedure } from '../../auth/internal.ts';
 import { INTERNAL_ERRORS } from '../../openapi/internal-errors.ts';
-import { DeliveryLogInput, DeliveryLogPage, EndpointIdInput, QueuedDelivery, RecoverInput, RecoverResult, RedeliverInput } from './schemas.ts';
+import {
+  DeliveryLogInput,
+  DeliveryLogPage,
+  EndpointIdInput,
+  QueuedDelivery,
+  RecoverInput,
+  RecoverResult,
+  RedeliverInput,
+} from './schemas.ts';
 import { listDeliveryLog, recover, redeliver, sendTestPing } from './service.ts';
 
 const tags = ['Webhooks'];
@@ -18,7 +26,8 @@ export const deliveryProcedures = {
         path: '/webhooks/{id}/test',
         tags,
         summary: 'Send a ping event to this endpoint (owner or admin)',
-        description: 'A manual delivery of `ping` (data.message, no source), sent even while the endpoint is disabled; one attempt, not counted toward disabling. It counts toward the hourly delivery limit.',
+        description:
+          'A manual delivery of `ping` (data.message, no source), sent even while the endpoint is disabled; one attempt, not counted toward disabling. It counts toward the hourly delivery limit.',
       },
       successStatus: 202,
       errorCodes: ON_ENDPOINT,
@@ -49,7 +58,8 @@ export const deliveryProcedures = {
         path: '/webhooks/{id}/deliveries/{deliveryId}/redeliver',
         tags,
         summary: 'Send a delivery again (owner or admin)',
-        description: 'A new manual delivery of the same bytes (new delivery id, same `webhook-id`): one attempt, not counted toward disabling.',
+        description:
+          'A new manual delivery of the same bytes (new delivery id, same `webhook-id`): one attempt, not counted toward disabling.',
       },
       successStatus: 202,
       errorCodes: ON_ENDPOINT,
@@ -66,7 +76,7 @@ export const deliveryProcedures = {
         tags,
         summary: 'Replay every delivery that failed or was skipped since a time (owner or admin)',
         description:
-          'Each becomes a manual replay (one attempt, not counted toward disabling, with its original\'s `webhook-id`), oldest first, as many as the hourly limit leaves; call again later for the rest. Deliveries already replayed successfully (or on their way) are not replayed twice.',
+          "Each becomes a manual replay (one attempt, not counted toward disabling, with its original's `webhook-id`), oldest first, as many as the hourly limit leaves; call again later for the rest. Deliveries already replayed successfully (or on their way) are not replayed twice.",
       },
       errorCodes: ON_ENDPOINT,
     })

@@ -35,7 +35,11 @@ type Finished = Pick<Delivery, 'id' | 'state' | 'next_attempt_at'> & { lease_tok
 const FINISH_MANY = statement<{ now: Date; outcomes: string }>()((p) =>
   qb
     .updateTable('webhook_deliveries as d')
-    .from(sql<Finished>`jsonb_to_recordset(${p.outcomes}::jsonb)`.as<'v'>(sql`v(id uuid, lease_token uuid, state text, next_attempt_at timestamptz)`))
+    .from(
+      sql<Finished>`jsonb_to_recordset(${p.outcomes}::jsonb)`.as<'v'>(
+        sql`v(id uuid, lease_token uuid, state text, next_attempt_at timestamptz)`,
+      ),
+    )
     .set((eb) => ({
       state: eb.ref('v.state'),
       attempts: eb(eb.ref('d.attempts'), '+', sql.lit(1)),
@@ -57,7 +61,21 @@ const FINISH_MANY = statement<{ now: Date; outcomes: string }>()((p) =>
 const LOG_SKIPPED = statement<{ id: string; error: string; now: Date; deliveryId: string }>()((p) =>
   qb
     .insertInto('webhook_attempts')
-    .columns(['id', 'organization_id', 'endpoint_id', 'delivery_id', 'event', 'attempt', 'outcome', 'status_code', 'response_body', 'duration_ms', 'error', 'next_attempt_at', 'created_at'])
+    .columns([
+      'id',
+      'organization_id',
+      'endpoint_id',
+      'delivery_id',
+      'event',
+      'attempt',
+      'outcome',
+      'status_code',
+      'response_body',
+      'duration_ms',
+      'error',
+      'next_attempt_at',
+      'created_at',
+    ])
     .expression(
       qb
         .selectFrom('webhook_deliveries as d')
@@ -83,13 +101,36 @@ const LOG_SKIPPED = statement<{ id: string; error: string; now: Date; deliveryId
 /** A line of LOG_MANY's JSON, in the column names it is inserted under. */
 type Logged = Pick<
   Selectable<DB['webhook_attempts']>,
-  'id' | 'delivery_id' | 'attempt' | 'outcome' | 'status_code' | 'response_body' | 'duration_ms' | 'error' | 'next_attempt_at' | 'created_at'
+  | 'id'
+  | 'delivery_id'
+  | 'attempt'
+  | 'outcome'
+  | 'status_code'
+  | 'response_body'
+  | 'duration_ms'
+  | 'error'
+  | 'next_attempt_at'
+  | 'created_at'
 >;
 
 const LOG_MANY = statement<{ lines: string }>()((p) =>
   qb
     .insertInto('webhook_attempts')
-    .columns(['id', 'organization_id', 'endpoint_id', 'delivery_id', 'event', 'attempt', 'outcome', 'status_code', 'response_body', 'duration_ms', 'error', 'next_attempt_at', 'created_at'])
+    .columns([
+      'id',
+      'organization_id',
+      'endpoint_id',
+      'delivery_id',
+      'event',
+      'attempt',
+      'outcome',
+      'status_code',
+      'response_body',
+      'duration_ms',
+      'error',
+      'next_attempt_at',
+      'created_at',
+    ])
     .expression(
       qb
         .selectFrom(
@@ -100,8 +141,19 @@ const LOG_MANY = statement<{ lines: string }>()((p) =>
         )
         .innerJoin('webhook_deliveries as d', 'd.id', 'v.delivery_id')
         .select([
-          'v.id', 'd.organization_id', 'd.endpoint_id', 'd.id as delivery_id', 'd.event', 'v.attempt', 'v.outcome', 'v.status_code', 'v.response_body',
-          'v.duration_ms', 'v.error', 'v.next_attempt_at', 'v.created_at',
+          'v.id',
+          'd.organization_id',
+          'd.endpoint_id',
+          'd.id as delivery_id',
+          'd.event',
+          'v.attempt',
+          'v.outcome',
+          'v.status_code',
+          'v.response_body',
+          'v.duration_ms',
+          'v.error',
+          'v.next_attempt_at',
+          'v.created_at',
         ]),
     )
     .onConflict((oc) => oc.column('id').doNothing()),
@@ -192,22 +244,26 @@ export async function recordAttempts(db: Db, deps: RecordDeps, outcomes: readonl
   await db.transaction(async (tx) => {
     const finished = await tx.run(FINISH_MANY, {
       now,
-      outcomes: JSON.stringify(planned.map((p): Finished => ({ id: p.a.id, lease_token: p.a.lease_token, state: p.state, next_attempt_at: p.retryAt }))),
+      outcomes: JSON.stringify(
+        planned.map((p): Finished => ({ id: p.a.id, lease_token: p.a.lease_token, state: p.state, next_attempt_at: p.retryAt })),
+      ),
     });
     await tx.run(LOG_MANY, {
       lines: JSON.stringify(
-        planned.map((p): Logged => ({
-          id: p.attemptId,
-          delivery_id: p.a.id,
-          attempt: p.attempt,
-          outcome: p.result.outcome,
-          status_code: p.result.statusCode,
-          response_body: text(p.result.responseBody?.slice(0, RESPONSE_BODY_CHARS) ?? null),
-          duration_ms: Math.round(p.result.durationMs),
-          error: text(p.result.error),
-          next_attempt_at: p.retryAt,
-          created_at: p.startedAt,
-        })),
+        planned.map(
+          (p): Logged => ({
+            id: p.attemptId,
+            delivery_id: p.a.id,
+            attempt: p.attempt,
+            outcome: p.result.outcome,
+            status_code: p.result.statusCode,
+            response_body: text(p.result.responseBody?.slice(0, RESPONSE_BODY_CHARS) ?? null),
+            duration_ms: Math.round(p.result.durationMs),
+            error: text(p.result.error),
+            next_attempt_at: p.retryAt,
+            created_at: p.startedAt,
+          }),
+        ),
       ),
     });
     const own = new Set(finished.map((f) => f.id));
@@ -217,7 +273,8 @@ export async function recordAttempts(db: Db, deps: RecordDeps, outcomes: readonl
     if (healthy.length) await tx.run(RESET_FAILURES, { ids: healthy.sort() });
     for (const p of mine) {
       if (p.gone) await tx.run(UNSUBSCRIBE, { id: p.a.endpoint_id });
-      else if (p.result.outcome === 'blocked') await disable(tx, deps, p.a, p.result.error ?? 'The URL points at a private or internal address', now);
+      else if (p.result.outcome === 'blocked')
+        await disable(tx, deps, p.a, p.result.error ?? 'The URL points at a private or internal address', now);
       else if (p.result.outcome === 'failed' && !p.a.manual) {
         const [count] = await tx.run(COUNT_FAILURE, { id: p.a.endpoint_id });
         if ((count?.failure_count ?? 0) >= DISABLE_AFTER_FAILURES) {

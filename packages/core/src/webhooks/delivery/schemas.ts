@@ -23,7 +23,8 @@ export const DeliveryAttemptView = z.object({
   event: z.string(),
   deliveryId: z.uuid().meta({ description: 'The delivery: stable across its attempts; a redelivery or recovery is a new delivery.' }),
   messageId: z.uuid().meta({
-    description: 'Sent as the Standard Webhooks webhook-id: the same for every attempt, redelivery and recovery of one event to this endpoint.',
+    description:
+      'Sent as the Standard Webhooks webhook-id: the same for every attempt, redelivery and recovery of one event to this endpoint.',
   }),
   attempt: z.number().int().meta({ description: '1-5; 0 for a delivery skipped before any attempt.' }),
   outcome: AttemptOutcome,

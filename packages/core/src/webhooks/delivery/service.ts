@@ -163,8 +163,16 @@ export async function listDeliveryLog(db: Db, actor: InternalActor, q: DeliveryL
 export async function sendTestPing(db: Db, actor: InternalActor, id: string, now: Date): Promise<QueuedDelivery> {
   return db.transaction(async (tx) => {
     await requireEndpoint(tx, actor, id);
-    const body = JSON.stringify({ event: 'ping', timestamp: now.toISOString(), data: { message: 'A test event from Leadwire: your endpoint is reachable.' } });
-    return queueOne(tx, { orgId: actor.orgId, endpointId: id, eventId: null, event: 'ping', body, manual: true, replayOf: null, skipReason: null }, now);
+    const body = JSON.stringify({
+      event: 'ping',
+      timestamp: now.toISOString(),
+      data: { message: 'A test event from Leadwire: your endpoint is reachable.' },
+    });
+    return queueOne(
+      tx,
+      { orgId: actor.orgId, endpointId: id, eventId: null, event: 'ping', body, manual: true, replayOf: null, skipReason: null },
+      now,
+    );
   });
 }
 
@@ -185,7 +193,11 @@ export async function recover(db: Db, actor: InternalActor, input: RecoverInput,
     const left = await allowanceLeft(tx, actor.orgId, now);
     const found = await tx.run(RECOVERABLE, { endpointId: input.id, orgId: actor.orgId, since: new Date(input.since) });
     const chosen = found.slice(0, left);
-    await createDeliveries(tx, chosen.map((d) => replayOf(actor, input.id, d)), now);
+    await createDeliveries(
+      tx,
+      chosen.map((d) => replayOf(actor, input.id, d)),
+      now,
+    );
     return { replayed: chosen.length, remaining: found.length - chosen.length };
   });
 }

@@ -34,7 +34,10 @@ const IN_FLIGHT = sql.lit('in_flight' as const);
  */
 const CLAIM = statement<{ settleS: number; now: Date; batch: number; leaseUntil: Date }>()((p) =>
   qb
-    .with((cte) => cte('held').materialized(), () => held(p.settleS))
+    .with(
+      (cte) => cte('held').materialized(),
+      () => held(p.settleS),
+    )
     .with('due', (db) =>
       db
         .selectFrom('webhook_deliveries as d')
@@ -59,7 +62,13 @@ const CLAIM = statement<{ settleS: number; now: Date; batch: number; leaseUntil:
         .skipLocked(),
     )
     .updateTable('webhook_deliveries as d')
-    .set({ state: IN_FLIGHT, lease_token: sql<string>`gen_random_uuid()`, worker_key: null, next_attempt_at: p.leaseUntil, updated_at: p.now })
+    .set({
+      state: IN_FLIGHT,
+      lease_token: sql<string>`gen_random_uuid()`,
+      worker_key: null,
+      next_attempt_at: p.leaseUntil,
+      updated_at: p.now,
+    })
     .where('d.id', 'in', (eb) => eb.selectFrom('due').select('due.id').union(eb.selectFrom('orphaned').select('orphaned.id')))
     .returning(['d.id', 'd.lease_token']),
 );

@@ -37,13 +37,19 @@ const secretProcedure = internalProcedure.use(({ ctx, next }) => {
  */
 export const endpointProcedures = {
   list: secretProcedure
-    .meta({ openapi: { method: 'GET', path: '/webhooks', tags, summary: 'Webhook endpoints, newest first (owner or admin)' }, errorCodes: ERRORS })
+    .meta({
+      openapi: { method: 'GET', path: '/webhooks', tags, summary: 'Webhook endpoints, newest first (owner or admin)' },
+      errorCodes: ERRORS,
+    })
     .input(WebhookEndpointListInput)
     .output(WebhookEndpointPage)
     .query(({ ctx, input }) => listEndpoints(ctx.db, ctx.actor, input)),
 
   get: secretProcedure
-    .meta({ openapi: { method: 'GET', path: '/webhooks/{id}', tags, summary: 'A webhook endpoint with its signing secret (owner or admin)' }, errorCodes: ON_RECORD })
+    .meta({
+      openapi: { method: 'GET', path: '/webhooks/{id}', tags, summary: 'A webhook endpoint with its signing secret (owner or admin)' },
+      errorCodes: ON_RECORD,
+    })
     .input(WebhookEndpointIdInput)
     .output(WebhookEndpointView)
     .query(({ ctx, input }) => getEndpoint(ctx.db, ctx.actor, input.id)),
@@ -72,7 +78,8 @@ export const endpointProcedures = {
         path: '/webhooks/{id}',
         tags,
         summary: 'Change URL, events or description (owner or admin)',
-        description: 'A new URL is checked again: a private or internal address disables the endpoint with the reason. A safe one does not enable a disabled endpoint; use /enable.',
+        description:
+          'A new URL is checked again: a private or internal address disables the endpoint with the reason. A safe one does not enable a disabled endpoint; use /enable.',
       },
       errorCodes: ON_RECORD,
     })
@@ -82,7 +89,12 @@ export const endpointProcedures = {
 
   delete: internalProcedure
     .meta({
-      openapi: { method: 'DELETE', path: '/webhooks/{id}', tags, summary: 'Delete a webhook endpoint and its delivery log (owner or admin)' },
+      openapi: {
+        method: 'DELETE',
+        path: '/webhooks/{id}',
+        tags,
+        summary: 'Delete a webhook endpoint and its delivery log (owner or admin)',
+      },
       successStatus: 204,
       errorCodes: ON_RECORD,
     })
@@ -97,7 +109,8 @@ export const endpointProcedures = {
         path: '/webhooks/{id}/enable',
         tags,
         summary: 'Turn an endpoint back on; resets the failure count (owner or admin)',
-        description: 'The URL is checked again first: while it points at a private or internal address, or does not resolve, the answer is 409 `webhook_url_refused` and nothing changes.',
+        description:
+          'The URL is checked again first: while it points at a private or internal address, or does not resolve, the answer is 409 `webhook_url_refused` and nothing changes.',
       },
       errorCodes: [...ON_RECORD, 'webhook_url_refused', 'concurrent_update'],
     })

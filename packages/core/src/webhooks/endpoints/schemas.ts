@@ -28,7 +28,10 @@ export const WebhookUrl = urlText('url', WEBHOOK_URL_MAX)
       return z.NEVER;
     }
     if (u.protocol !== 'https:') {
-      ctx.addIssue({ code: 'custom', message: `url must use https:// (got ${u.protocol.slice(0, 20)}); webhooks are only sent over HTTPS` });
+      ctx.addIssue({
+        code: 'custom',
+        message: `url must use https:// (got ${u.protocol.slice(0, 20)}); webhooks are only sent over HTTPS`,
+      });
       return z.NEVER;
     }
     if (u.username || u.password) {
@@ -41,7 +44,10 @@ export const WebhookUrl = urlText('url', WEBHOOK_URL_MAX)
     }
     return u.href;
   })
-  .meta({ description: 'The receiver: an https:// URL without credentials, at most 2,048 characters.', example: 'https://hooks.example.com/leadwire' });
+  .meta({
+    description: 'The receiver: an https:// URL without credentials, at most 2,048 characters.',
+    example: 'https://hooks.example.com/leadwire',
+  });
 
 const EventList = z
   .array(z.enum([ALL_EVENTS, ...SUBSCRIBABLE_EVENTS], { message: `each event must be "*" or one of: ${SUBSCRIBABLE_EVENTS.join(', ')}` }))

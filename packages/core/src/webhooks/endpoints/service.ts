@@ -66,7 +66,12 @@ export async function getEndpoint(db: Db, actor: InternalActor, id: string): Pro
  * Creates the endpoint with a new secret. A URL that points at a private or internal address, or whose host does not
  * resolve, still creates it, disabled, with the reason: the owner sees why and enables it once the URL is fixed.
  */
-export async function createEndpoint(db: Db, deps: EndpointDeps, actor: InternalActor, input: WebhookEndpointCreateInput): Promise<WebhookEndpointView> {
+export async function createEndpoint(
+  db: Db,
+  deps: EndpointDeps,
+  actor: InternalActor,
+  input: WebhookEndpointCreateInput,
+): Promise<WebhookEndpointView> {
   manage(actor);
   const reason = await unsafeReason(deps, input.url);
   const now = deps.clock.now();
@@ -86,7 +91,12 @@ export async function createEndpoint(db: Db, deps: EndpointDeps, actor: Internal
 }
 
 /** URL, events and description. A changed URL is checked again; an unsafe one disables the endpoint with the reason. */
-export async function updateEndpoint(db: Db, deps: EndpointDeps, actor: InternalActor, input: WebhookEndpointUpdateInput): Promise<WebhookEndpointView> {
+export async function updateEndpoint(
+  db: Db,
+  deps: EndpointDeps,
+  actor: InternalActor,
+  input: WebhookEndpointUpdateInput,
+): Promise<WebhookEndpointView> {
   manage(actor);
   const current = await find(db, actor, input.id);
   const urlChanged = input.url !== undefined && input.url !== current.url;

@@ -5,14 +5,29 @@ import { qb, sql, statement } from '@leadwire/db';
 
 /** What the endpoint screen shows: every statement answers with these columns. */
 const SHOWN = [
-  'id', 'url', 'events', 'description', 'enabled', 'disabled_reason', 'failure_count', 'secret', 'previous_secret_expires_at', 'created_at', 'updated_at',
+  'id',
+  'url',
+  'events',
+  'description',
+  'enabled',
+  'disabled_reason',
+  'failure_count',
+  'secret',
+  'previous_secret_expires_at',
+  'created_at',
+  'updated_at',
 ] as const;
 
 /** A literal, as the SQL always had it, rather than a parameter: the kind is fixed, not the caller's. */
 const ENDPOINT = sql.lit('endpoint' as const);
 
 export const GET = statement<{ id: string; orgId: string }>()((p) =>
-  qb.selectFrom('webhook_endpoints').select(SHOWN).where('id', '=', p.id).where('organization_id', '=', p.orgId).where('kind', '=', ENDPOINT),
+  qb
+    .selectFrom('webhook_endpoints')
+    .select(SHOWN)
+    .where('id', '=', p.id)
+    .where('organization_id', '=', p.orgId)
+    .where('kind', '=', ENDPOINT),
 );
 
 export type EndpointRow = NonNullable<(typeof GET)['row']>;
@@ -100,7 +115,12 @@ export const UPDATE = statement<{
       url: eb.fn.coalesce(eb.val(p.url), eb.ref('url')),
       failure_count: eb.case().when(sql<boolean>`${p.urlChanged}::boolean`).then(sql.lit(0)).else(eb.ref('failure_count')).end(),
       events: eb.fn.coalesce(sql<string[] | null>`${p.events}::text[]`, eb.ref('events')),
-      description: eb.case().when(sql<boolean>`${p.descriptionSent}::boolean`).then(eb.val(p.description)).else(eb.ref('description')).end(),
+      description: eb
+        .case()
+        .when(sql<boolean>`${p.descriptionSent}::boolean`)
+        .then(eb.val(p.description))
+        .else(eb.ref('description'))
+        .end(),
       enabled: eb.case().when(sql<boolean>`${p.unsafeReason}::text is null`).then(eb.ref('enabled')).else(sql.lit(false)).end(),
       disabled_reason: eb.fn.coalesce(eb.val(p.unsafeReason), eb.ref('disabled_reason')),
       updated_at: p.now,
@@ -154,5 +174,10 @@ export const ROTATE = statement<{ expires: Date; secret: string; now: Date; id: 
 );
 
 export const DELETE = statement<{ id: string; orgId: string }>()((p) =>
-  qb.deleteFrom('webhook_endpoints').where('id', '=', p.id).where('organization_id', '=', p.orgId).where('kind', '=', ENDPOINT).returning('id'),
+  qb
+    .deleteFrom('webhook_endpoints')
+    .where('id', '=', p.id)
+    .where('organization_id', '=', p.orgId)
+    .where('kind', '=', ENDPOINT)
+    .returning('id'),
 );

@@ -78,7 +78,9 @@ export class ListenHub {
       pool: deps.db.pool,
       log: deps.log,
       onMessage: (payload) => {
-        this.notifications = this.notifications.then(() => this.handle(payload)).catch((err: unknown) => deps.log.warn({ err }, 'listen: notification not handled'));
+        this.notifications = this.notifications
+          .then(() => this.handle(payload))
+          .catch((err: unknown) => deps.log.warn({ err }, 'listen: notification not handled'));
       },
       onLost: () => {
         // Events notified while the connection was down are gone: clients reconnect, and must not be told they resumed.
@@ -108,7 +110,11 @@ export class ListenHub {
    * Opens a stream for the actor's organization: its secret, the listener row and the channel first, then the ready
    * event, then whatever `lastEventId` asks to be replayed, then live deliveries.
    */
-  async open(actor: InternalActor, opts: { events: readonly string[] | null; lastEventId?: string }, sink: ListenSink): Promise<{ close(): void }> {
+  async open(
+    actor: InternalActor,
+    opts: { events: readonly string[] | null; lastEventId?: string },
+    sink: ListenSink,
+  ): Promise<{ close(): void }> {
     if (this.closed) throw errors.serviceUnavailable('The server is shutting down; retry shortly', 1);
     const secret = await listenSecret(this.deps, actor);
     const session: Session = { orgId: actor.orgId, events: opts.events ? new Set(opts.events) : null, secret, sink, pending: [] };
@@ -158,8 +164,8 @@ export class ListenHub {
     };
     const refresh = () => {
       this.refresh = clock.setTimeout(refresh, REFRESH_MS);
-      this.serial(() => this.deps.db.run(SQL.REFRESH_LISTENERS, { expiresAt: this.expiry(), processKey: this.processKey })).catch((err: unknown) =>
-        this.deps.log.warn({ err }, 'listen: listener refresh failed'),
+      this.serial(() => this.deps.db.run(SQL.REFRESH_LISTENERS, { expiresAt: this.expiry(), processKey: this.processKey })).catch(
+        (err: unknown) => this.deps.log.warn({ err }, 'listen: listener refresh failed'),
       );
     };
     this.heartbeat ??= clock.setTimeout(beat, this.deps.config.WEBHOOK_LISTEN_HEARTBEAT_MS);
@@ -225,9 +231,7 @@ export class ListenHub {
   private async handle(payload: string): Promise<void> {
     const msg = JSON.parse(payload) as { o: string; ids?: string[]; x?: ListenEvent };
     if (!this.byOrg.has(msg.o)) return;
-    const events = msg.x
-      ? [msg.x]
-      : await this.deps.db.run(SQL.EVENTS_BY_ID, { ids: msg.ids ?? [], orgId: msg.o });
+    const events = msg.x ? [msg.x] : await this.deps.db.run(SQL.EVENTS_BY_ID, { ids: msg.ids ?? [], orgId: msg.o });
     for (const e of events) {
       const item: ListenEvent = { id: e.id, event: e.event, payload: e.payload };
       this.remember(msg.o, item);

@@ -15,9 +15,19 @@ const EVENTS_QUERY_MAX = 2048;
 export function parseListenEvents(raw: string | undefined): EventName[] | null {
   if (raw === undefined || raw.trim() === '' || raw.trim() === '*') return null;
   if (raw.length > EVENTS_QUERY_MAX) {
-    throw errors.validation([{ path: 'events', message: `events must be at most ${EVENTS_QUERY_MAX} characters` }], 'Validation failed: events is too long');
+    throw errors.validation(
+      [{ path: 'events', message: `events must be at most ${EVENTS_QUERY_MAX} characters` }],
+      'Validation failed: events is too long',
+    );
   }
-  const names = [...new Set(raw.split(',').map((n) => n.trim()).filter((n) => n !== ''))];
+  const names = [
+    ...new Set(
+      raw
+        .split(',')
+        .map((n) => n.trim())
+        .filter((n) => n !== ''),
+    ),
+  ];
   const unknown = names.filter((n) => !isEventName(n));
   if (unknown.length) {
     const list = unknown.map((n) => JSON.stringify(n.slice(0, 100))).join(', ');
@@ -32,7 +42,8 @@ export function parseListenEvents(raw: string | undefined): EventName[] | null {
 export const TriggerInput = z.object({
   event: z
     .enum(EVENT_NAMES as [EventName, ...EventName[]], {
-      error: (iss) => `Unknown event ${JSON.stringify(typeof iss.input === 'string' ? iss.input.slice(0, 100) : iss.input)}; one of: ${EVENT_NAMES.join(', ')}`,
+      error: (iss) =>
+        `Unknown event ${JSON.stringify(typeof iss.input === 'string' ? iss.input.slice(0, 100) : iss.input)}; one of: ${EVENT_NAMES.join(', ')}`,
     })
     .meta({ description: 'The event of the catalogue whose example to send.', example: 'contact.created' }),
   endpointId: z

@@ -10,7 +10,9 @@ export const LISTEN_SECRET = statement<{ orgId: string; userId: string; secret: 
   qb
     .insertInto('webhook_listen_secrets')
     .values({ organization_id: p.orgId, user_id: p.userId, secret: p.secret })
-    .onConflict((oc) => oc.columns(['organization_id', 'user_id']).doUpdateSet((eb) => ({ organization_id: eb.ref('excluded.organization_id') })))
+    .onConflict((oc) =>
+      oc.columns(['organization_id', 'user_id']).doUpdateSet((eb) => ({ organization_id: eb.ref('excluded.organization_id') })),
+    )
     .returning('secret'),
 );
 
@@ -18,7 +20,9 @@ export const UPSERT_LISTENER = statement<{ orgId: string; processKey: string; ex
   qb
     .insertInto('webhook_listeners')
     .values({ organization_id: p.orgId, process_key: p.processKey, expires_at: p.expiresAt })
-    .onConflict((oc) => oc.columns(['organization_id', 'process_key']).doUpdateSet((eb) => ({ expires_at: eb.ref('excluded.expires_at') }))),
+    .onConflict((oc) =>
+      oc.columns(['organization_id', 'process_key']).doUpdateSet((eb) => ({ expires_at: eb.ref('excluded.expires_at') })),
+    ),
 );
 
 export const DELETE_LISTENER = statement<{ orgId: string; processKey: string }>()((p) =>
@@ -34,11 +38,16 @@ export const DELETE_PROCESS_LISTENERS = statement<{ processKey: string }>()((p) 
 );
 
 /** Rows of processes that died without removing theirs: they would keep the trigger notifying for nobody. */
-export const DELETE_EXPIRED_LISTENERS = statement<{ now: Date }>()((p) => qb.deleteFrom('webhook_listeners').where('expires_at', '<', p.now));
+export const DELETE_EXPIRED_LISTENERS = statement<{ now: Date }>()((p) =>
+  qb.deleteFrom('webhook_listeners').where('expires_at', '<', p.now),
+);
 
 export const ANY_LISTENER = statement<{ orgId: string }>()((p) =>
   qb.selectNoFrom((eb) =>
-    eb.exists(eb.selectFrom('webhook_listeners').select(sql.lit(1).as('one')).where('organization_id', '=', p.orgId)).$castTo<boolean>().as('listening'),
+    eb
+      .exists(eb.selectFrom('webhook_listeners').select(sql.lit(1).as('one')).where('organization_id', '=', p.orgId))
+      .$castTo<boolean>()
+      .as('listening'),
   ),
 );
 

@@ -31,7 +31,16 @@ export async function triggerEvent(db: Db, actor: InternalActor, input: TriggerI
       await requireEndpoint(tx, actor, input.endpointId);
       delivery = await queueOne(
         tx,
-        { orgId: actor.orgId, endpointId: input.endpointId, eventId: null, event: input.event, body: bodyOf(payload), manual: true, replayOf: null, skipReason: null },
+        {
+          orgId: actor.orgId,
+          endpointId: input.endpointId,
+          eventId: null,
+          event: input.event,
+          body: bodyOf(payload),
+          manual: true,
+          replayOf: null,
+          skipReason: null,
+        },
         now,
       );
     }

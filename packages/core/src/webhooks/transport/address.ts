@@ -133,14 +133,19 @@ export async function checkUrlAddress(url: string, opts: { resolver: Resolver; a
     try {
       addresses = await opts.resolver(literal);
     } catch (err) {
-      return { ok: false, reason: `${literal} could not be resolved (${(err as { code?: string }).code ?? 'lookup failed'})`, kind: 'unresolved' };
+      return {
+        ok: false,
+        reason: `${literal} could not be resolved (${(err as { code?: string }).code ?? 'lookup failed'})`,
+        kind: 'unresolved',
+      };
     }
     if (addresses.length === 0) return { ok: false, reason: `${literal} has no addresses`, kind: 'unresolved' };
   }
   for (const address of addresses) {
     const reason = unsafeAddressReason(address);
     if (reason && !(opts.allowLoopback && isLoopback(address))) {
-      const why = literal === address ? reason : `${literal} resolves to ${isIP(address) ? reason : `${JSON.stringify(address)}, ${reason}`}`;
+      const why =
+        literal === address ? reason : `${literal} resolves to ${isIP(address) ? reason : `${JSON.stringify(address)}, ${reason}`}`;
       return { ok: false, reason: `${why}; private and internal addresses are refused`, kind: 'unsafe' };
     }
   }

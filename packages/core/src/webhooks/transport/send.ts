@@ -56,7 +56,10 @@ function describeError(err: NodeJS.ErrnoException, target: string): string {
 
 /** Postgres text cannot hold NUL; the log shows it as U+FFFD. Cut at BODY_CHARS code points, not UTF-16 units. */
 function keptBody(text: string): string {
-  return Array.from(text.slice(0, BODY_CHARS * 2)).slice(0, BODY_CHARS).join('').replaceAll('\0', '\uFFFD');
+  return Array.from(text.slice(0, BODY_CHARS * 2))
+    .slice(0, BODY_CHARS)
+    .join('')
+    .replaceAll('\0', '\uFFFD');
 }
 
 /**
@@ -74,7 +77,12 @@ export async function sendWebhook(
   const started = now();
   const deadline = Date.now() + timeoutMs;
   const timedOut = (phase: string) => `timed out after ${timeoutMs / 1000} s ${phase}`;
-  const result = (outcome: SendResult['outcome'], statusCode: number | null, responseBody: string | null, error: string | null): SendResult => ({
+  const result = (
+    outcome: SendResult['outcome'],
+    statusCode: number | null,
+    responseBody: string | null,
+    error: string | null,
+  ): SendResult => ({
     outcome,
     statusCode,
     responseBody,
@@ -88,7 +96,8 @@ export async function sendWebhook(
   } catch {
     return result('blocked', null, null, 'the URL cannot be parsed');
   }
-  if (url.protocol !== 'https:') return result('blocked', null, null, `only https URLs are delivered to (this one is ${url.protocol.slice(0, -1)})`);
+  if (url.protocol !== 'https:')
+    return result('blocked', null, null, `only https URLs are delivered to (this one is ${url.protocol.slice(0, -1)})`);
 
   // The resolver shares the deadline: a hanging DNS server must not hold a worker longer than a slow receiver could.
   let resolveTimer: NodeJS.Timeout | undefined;
@@ -96,13 +105,22 @@ export async function sendWebhook(
     Promise.race([
       opts.resolver(host),
       new Promise<never>((_resolve, reject) => {
-        resolveTimer = setTimeout(() => reject(Object.assign(new Error('timed out'), { code: 'ETIMEOUT' })), Math.max(0, deadline - Date.now()));
+        resolveTimer = setTimeout(
+          () => reject(Object.assign(new Error('timed out'), { code: 'ETIMEOUT' })),
+          Math.max(0, deadline - Date.now()),
+        );
       }),
     ]);
   const check = await checkUrlAddress(input.url, { resolver, allowLoopback: opts.allowLoopback }).finally(() => clearTimeout(resolveTimer));
   if (!check.ok) {
     // Only an address that is unsafe disables the endpoint; a host that does not resolve right now is retried.
-    if (check.kind === 'unresolved') return result('failed', null, null, check.reason.includes('ETIMEOUT') ? `${timedOut('resolving the host name')}: ${check.reason}` : check.reason);
+    if (check.kind === 'unresolved')
+      return result(
+        'failed',
+        null,
+        null,
+        check.reason.includes('ETIMEOUT') ? `${timedOut('resolving the host name')}: ${check.reason}` : check.reason,
+      );
     return result('blocked', null, null, check.reason);
   }
 
@@ -131,10 +149,15 @@ export async function sendWebhook(
       headers: { ...input.headers, host: url.host, 'content-length': String(Buffer.byteLength(input.body)) },
     });
 
-    const timer = setTimeout(() => {
-      settle(result('failed', statusCode, null, timedOut(statusCode === null ? 'waiting for the response' : 'reading the response body')));
-      req.destroy();
-    }, Math.max(0, deadline - Date.now()));
+    const timer = setTimeout(
+      () => {
+        settle(
+          result('failed', statusCode, null, timedOut(statusCode === null ? 'waiting for the response' : 'reading the response body')),
+        );
+        req.destroy();
+      },
+      Math.max(0, deadline - Date.now()),
+    );
 
     req.on('error', (err: NodeJS.ErrnoException) => settle(result('failed', statusCode, null, describeError(err, target))));
 
