@@ -1,6 +1,6 @@
 import { qb, sql, statement, type Db } from '@leadwire/db';
 import { scoreOf } from '../contacts/shared/apply.ts';
-import { CONTACT_ROW_COLUMNS } from '../contacts/shared/live.ts';
+import { CONTACT_COLUMN_NAMES } from '../contacts/shared/columns.ts';
 import { type ContactRow, toEventContact } from '../contacts/shared/row.ts';
 import { emitEvents } from '../events/outbox.ts';
 
@@ -18,7 +18,7 @@ const HAS_CONFIRMED = statement<{ contactId: string }>()((p) =>
   ),
 );
 const STORE_SCORE = statement<{ score: number; now: Date; id: string }>()((p) =>
-  qb.updateTable('contacts').set({ lead_score: p.score, updated_at: p.now }).where('id', '=', p.id).returning(CONTACT_ROW_COLUMNS),
+  qb.updateTable('contacts').set({ lead_score: p.score, updated_at: p.now }).where('id', '=', p.id).returning(CONTACT_COLUMN_NAMES),
 );
 
 /**

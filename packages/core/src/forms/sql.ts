@@ -1,4 +1,5 @@
 import { qb, sql, statement, type DB } from '@leadwire/db';
+import { newestFirst } from '../records/pagination.ts';
 import type { ExpressionBuilder } from 'kysely';
 import type { FormField } from './schemas.ts';
 
@@ -31,23 +32,7 @@ export const LOCK_FORM = statement<{ id: string; orgId: string }>()((p) =>
 
 /** Newest first, after the `cursor` form (null: from the start), keyed by (created_at, id). */
 export const LIST_FORMS = statement<{ orgId: string; cursor: string | null; limit: number }>()((p) =>
-  qb
-    .selectFrom('forms')
-    .select(form)
-    .where('organization_id', '=', p.orgId)
-    .where((eb) =>
-      eb.or([
-        eb(sql`${p.cursor}::uuid`, 'is', null),
-        sql<boolean>`(${eb.ref('forms.created_at')}, ${eb.ref('forms.id')}) < ${eb
-          .selectFrom('forms as k')
-          .select(['k.created_at', 'k.id'])
-          .where('k.id', '=', p.cursor)
-          .where('k.organization_id', '=', p.orgId)}`,
-      ]),
-    )
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(p.limit),
+  newestFirst(qb.selectFrom('forms').select(form).where('organization_id', '=', p.orgId), 'forms', 'forms', p),
 );
 
 /** The stored columns a form's create and update set; `fields` as JSON text. */

@@ -1,4 +1,6 @@
 import { qb, sql, statement } from '@leadwire/db';
+import { newestFirst } from '../records/pagination.ts';
+import { qualified } from '../records/query.ts';
 
 /** A workflow's columns, every statement's selection: a misspelt one fails the type check. */
 const WORKFLOW = [
@@ -27,9 +29,6 @@ const RUN = [
   'finished_at',
 ] as const;
 
-/** `cols` qualified by a table alias, for statements that join: `w.id`, `w.name`, ... */
-const qualified = <A extends string, C extends string>(alias: A, cols: readonly C[]) => cols.map((c) => `${alias}.${c}` as const);
-
 export const GET_WORKFLOW = statement<{ id: string; orgId: string }>()((p) =>
   qb.selectFrom('workflows').select(WORKFLOW).where('id', '=', p.id).where('organization_id', '=', p.orgId),
 );
@@ -41,23 +40,7 @@ export const LOCK_WORKFLOW = statement<{ id: string; orgId: string }>()((p) =>
 
 /** Newest first, after the `cursor` workflow (null: from the start), keyed by (created_at, id). */
 export const LIST_WORKFLOWS = statement<{ orgId: string; cursor: string | null; limit: number }>()((p) =>
-  qb
-    .selectFrom('workflows')
-    .select(WORKFLOW)
-    .where('organization_id', '=', p.orgId)
-    .where((eb) =>
-      eb.or([
-        eb(sql`${p.cursor}::uuid`, 'is', null),
-        sql<boolean>`(${eb.ref('workflows.created_at')}, ${eb.ref('workflows.id')}) < ${eb
-          .selectFrom('workflows as k')
-          .select(['k.created_at', 'k.id'])
-          .where('k.id', '=', p.cursor)
-          .where('k.organization_id', '=', p.orgId)}`,
-      ]),
-    )
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(p.limit),
+  newestFirst(qb.selectFrom('workflows').select(WORKFLOW).where('organization_id', '=', p.orgId), 'workflows', 'workflows', p),
 );
 
 export const INSERT_WORKFLOW = statement<{
@@ -162,24 +145,12 @@ export type RunRow = NonNullable<(typeof GET_RUN)['row']>;
 
 /** A workflow's runs, newest first, after the `cursor` run (null: from the start), keyed by (created_at, id). */
 export const LIST_RUNS = statement<{ workflowId: string; orgId: string; cursor: string | null; limit: number }>()((p) =>
-  qb
-    .selectFrom('workflow_runs')
-    .select(RUN)
-    .where('workflow_id', '=', p.workflowId)
-    .where('organization_id', '=', p.orgId)
-    .where((eb) =>
-      eb.or([
-        eb(sql`${p.cursor}::uuid`, 'is', null),
-        sql<boolean>`(${eb.ref('workflow_runs.created_at')}, ${eb.ref('workflow_runs.id')}) < ${eb
-          .selectFrom('workflow_runs as k')
-          .select(['k.created_at', 'k.id'])
-          .where('k.id', '=', p.cursor)
-          .where('k.organization_id', '=', p.orgId)}`,
-      ]),
-    )
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(p.limit),
+  newestFirst(
+    qb.selectFrom('workflow_runs').select(RUN).where('workflow_id', '=', p.workflowId).where('organization_id', '=', p.orgId),
+    'workflow_runs',
+    'workflow_runs',
+    p,
+  ),
 );
 
 /**

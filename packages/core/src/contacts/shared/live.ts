@@ -1,41 +1,12 @@
 import { qb, statement, type Db } from '@leadwire/db';
 import { errors } from '../../errors.ts';
-import { qualified } from '../../records/query.ts';
+import { contactColumnsOf } from './columns.ts';
 import type { ContactRow } from './row.ts';
-
-/**
- * Every column of a contact, as `ContactRow` wants them (a missing one fails the type check where a statement's row is
- * returned as a ContactRow): for the statements outside contacts/ that hand a whole contact to scoring or events.
- */
-export const CONTACT_ROW_COLUMNS = [
-  'id',
-  'organization_id',
-  'email',
-  'first_name',
-  'last_name',
-  'phone',
-  'job_title',
-  'website',
-  'linkedin',
-  'tags',
-  'custom',
-  'source',
-  'lead_score',
-  'score_adjustment',
-  'score_override',
-  'stage',
-  'company_id',
-  'email_consent',
-  'sms_consent',
-  'deleted_at',
-  'created_at',
-  'updated_at',
-] as const;
 
 const liveContact = (p: { orgId: string; id: string }) =>
   qb
     .selectFrom('contacts as c')
-    .select(qualified('c', CONTACT_ROW_COLUMNS))
+    .select(contactColumnsOf('c'))
     .where('c.id', '=', p.id)
     .where('c.organization_id', '=', p.orgId)
     .where('c.deleted_at', 'is', null);

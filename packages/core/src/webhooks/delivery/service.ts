@@ -2,7 +2,7 @@ import { qb, sql, statement, type Db } from '@leadwire/db';
 import type { InternalActor } from '../../auth/actor.ts';
 import { requireRole } from '../../auth/internal.ts';
 import { iso, isoOrNull } from '../../records/dates.ts';
-import { toPage } from '../../records/pagination.ts';
+import { newestFirst, toPage } from '../../records/pagination.ts';
 import { errors } from '../../errors.ts';
 import { allowanceLeft, createDeliveries, type NewDelivery } from './create.ts';
 import type { DeliveryAttemptView, DeliveryLogInput, QueuedDelivery, RecoverInput, RecoverResult, RedeliverInput } from './schemas.ts';
@@ -62,46 +62,33 @@ const LOG = statement<{
   cursor: string | null;
   limit: number;
 }>()((p) =>
-  qb
-    .selectFrom('webhook_attempts as a')
-    .innerJoin('webhook_deliveries as d', 'd.id', 'a.delivery_id')
-    .select((eb) => [
-      'a.id',
-      'a.created_at',
-      'a.event',
-      'a.delivery_id',
-      eb.fn.coalesce('d.message_id', 'd.id').as('message_id'),
-      'a.attempt',
-      'a.outcome',
-      'a.status_code',
-      'a.response_body',
-      'a.duration_ms',
-      'a.error',
-      'a.next_attempt_at',
-      'd.manual',
-    ])
-    .where('a.endpoint_id', '=', p.endpointId)
-    .where('a.organization_id', '=', p.orgId)
-    .where((eb) => eb.or([sql<boolean>`${p.outcome}::text is null`, eb('a.outcome', '=', p.outcome)]))
-    .where((eb) => eb.or([sql<boolean>`${p.event}::text is null`, eb('a.event', '=', p.event)]))
-    .where((eb) =>
-      eb.or([
-        sql<boolean>`${p.cursor}::uuid is null`,
-        eb(
-          eb.refTuple('a.created_at', 'a.id'),
-          '<',
-          eb
-            .selectFrom('webhook_attempts as k')
-            .select(['k.created_at', 'k.id'])
-            .where('k.id', '=', p.cursor)
-            .where('k.organization_id', '=', p.orgId)
-            .$asTuple('created_at', 'id'),
-        ),
-      ]),
-    )
-    .orderBy('a.created_at', 'desc')
-    .orderBy('a.id', 'desc')
-    .limit(p.limit),
+  newestFirst(
+    qb
+      .selectFrom('webhook_attempts as a')
+      .innerJoin('webhook_deliveries as d', 'd.id', 'a.delivery_id')
+      .select((eb) => [
+        'a.id',
+        'a.created_at',
+        'a.event',
+        'a.delivery_id',
+        eb.fn.coalesce('d.message_id', 'd.id').as('message_id'),
+        'a.attempt',
+        'a.outcome',
+        'a.status_code',
+        'a.response_body',
+        'a.duration_ms',
+        'a.error',
+        'a.next_attempt_at',
+        'd.manual',
+      ])
+      .where('a.endpoint_id', '=', p.endpointId)
+      .where('a.organization_id', '=', p.orgId)
+      .where((eb) => eb.or([sql<boolean>`${p.outcome}::text is null`, eb('a.outcome', '=', p.outcome)]))
+      .where((eb) => eb.or([sql<boolean>`${p.event}::text is null`, eb('a.event', '=', p.event)])),
+    'webhook_attempts',
+    'a',
+    p,
+  ),
 );
 
 type AttemptRow = NonNullable<(typeof LOG)['row']>;

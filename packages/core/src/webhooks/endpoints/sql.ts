@@ -1,4 +1,5 @@
 import { qb, sql, statement } from '@leadwire/db';
+import { newestFirst } from '../../records/pagination.ts';
 
 /** Statements of the endpoint service. Every one is scoped to the organization and to kind 'endpoint' (REST hooks of
  * automation platforms share the table and are managed through their own routes). */
@@ -34,29 +35,12 @@ export type EndpointRow = NonNullable<(typeof GET)['row']>;
 
 /** Keyset pagination over (created_at, id), newest first; the cursor is the last id of the previous page (records/pagination.ts). */
 export const LIST = statement<{ orgId: string; cursor: string | null; limit: number }>()((p) =>
-  qb
-    .selectFrom('webhook_endpoints as w')
-    .select(SHOWN)
-    .where('w.organization_id', '=', p.orgId)
-    .where('w.kind', '=', ENDPOINT)
-    .where((eb) =>
-      eb.or([
-        sql<boolean>`${p.cursor}::uuid is null`,
-        eb(
-          eb.refTuple('w.created_at', 'w.id'),
-          '<',
-          eb
-            .selectFrom('webhook_endpoints as k')
-            .select(['k.created_at', 'k.id'])
-            .where('k.id', '=', p.cursor)
-            .where('k.organization_id', '=', p.orgId)
-            .$asTuple('created_at', 'id'),
-        ),
-      ]),
-    )
-    .orderBy('w.created_at', 'desc')
-    .orderBy('w.id', 'desc')
-    .limit(p.limit),
+  newestFirst(
+    qb.selectFrom('webhook_endpoints as w').select(SHOWN).where('w.organization_id', '=', p.orgId).where('w.kind', '=', ENDPOINT),
+    'webhook_endpoints',
+    'w',
+    p,
+  ),
 );
 
 /** `enabled` and `disabled_reason` come from the address check made just before. */
