@@ -4,7 +4,7 @@
  * Imports point down this list, never up, and never in a circle:
  *
  *   apps/server               the process: composes the runtime, the HTTP edge, the hand-written routes
- *   core composition          packages/core/src/{index,v1-router,internal-router,openapi,runtime,surfaces}.ts
+ *   core composition          packages/core/src/{index,boot,v1-router,internal-router,openapi,runtime,surfaces}.ts
  *   core resources            a folder per resource (accounts/, contacts/, deals/, webhooks/endpoints/, ...)
  *   core foundation           errors (and errors/, the catalogue), conflict, clock, config, random, context, trpc,
  *                             records/ (what CRM record types share), validation/, http/, limits/, auth/,
@@ -21,7 +21,7 @@ import path from 'node:path';
 
 const FOUNDATION =
   '^packages/core/src/((errors|conflict|clock|config|random|context|trpc)\\.ts$|(errors|records|validation|http|limits|auth|idempotency|events|mail|openapi|jobs|webhooks/transport)/)';
-const COMPOSITION = '^packages/core/src/(index|v1-router|internal-router|openapi|runtime|surfaces)\\.ts$';
+const COMPOSITION = '^packages/core/src/(index|boot|v1-router|internal-router|openapi|runtime|surfaces)\\.ts$';
 const TESTS = '(\\.test\\.ts|\\.test-support\\.ts)$';
 
 /** The files a package.json `exports` map names, as paths from the repository root. */

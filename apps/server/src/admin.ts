@@ -9,7 +9,7 @@
 import { parseArgs } from 'node:util';
 // Only what argument parsing needs is loaded up front (the package indexes pull in the HTTP routers and the database
 // driver), so --help and usage errors answer at once; the rest is imported once the arguments are good.
-import { AppError, ConfigError, loadConfig } from '@leadwire/core';
+import { AppError, ConfigError, loadConfig } from '@leadwire/core/boot';
 import { API_KEY_TYPES, type ApiKeyType, type Db, type Plan, PLANS, PUBLIC_PERMISSIONS } from '@leadwire/db';
 
 const USAGE = `Usage:

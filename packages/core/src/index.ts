@@ -1,7 +1,8 @@
 /*
  * `@leadwire/core`: configuration, the error model, the two routers and their REST routes, authentication, the clock.
- * The package exports only this and three named subpaths (package.json `exports`): `./runtime` (what a process
- * composes), `./surfaces` (the services behind the hand-written routes) and `./openapi` (the two documents).
+ * The package exports only this and four named subpaths (package.json `exports`): `./boot` (configuration and errors
+ * alone), `./runtime` (what a process composes), `./surfaces` (the services behind the hand-written routes) and
+ * `./openapi` (the two documents).
  * Tests in this repository reach the inside through the root package's `#core/*` import map instead.
  */
 export * from './config.ts';
