@@ -54,6 +54,23 @@ const FINISH_MANY = statement<{ now: Date; outcomes: string }>()((p) =>
     .returning('d.id'),
 );
 
+/** A log line's columns, in the order both inserts below select them. */
+const ATTEMPT_COLUMNS = [
+  'id',
+  'organization_id',
+  'endpoint_id',
+  'delivery_id',
+  'event',
+  'attempt',
+  'outcome',
+  'status_code',
+  'response_body',
+  'duration_ms',
+  'error',
+  'next_attempt_at',
+  'created_at',
+] as const;
+
 /**
  * The log line; written even for a reclaimed attempt (it did reach the receiver), unless the delivery is gone. An
  * attempt id already logged is a retry of a round whose commit was lost with the connection: it stays as logged.
@@ -61,21 +78,7 @@ const FINISH_MANY = statement<{ now: Date; outcomes: string }>()((p) =>
 const LOG_SKIPPED = statement<{ id: string; error: string; now: Date; deliveryId: string }>()((p) =>
   qb
     .insertInto('webhook_attempts')
-    .columns([
-      'id',
-      'organization_id',
-      'endpoint_id',
-      'delivery_id',
-      'event',
-      'attempt',
-      'outcome',
-      'status_code',
-      'response_body',
-      'duration_ms',
-      'error',
-      'next_attempt_at',
-      'created_at',
-    ])
+    .columns(ATTEMPT_COLUMNS)
     .expression(
       qb
         .selectFrom('webhook_deliveries as d')
@@ -116,21 +119,7 @@ type Logged = Pick<
 const LOG_MANY = statement<{ lines: string }>()((p) =>
   qb
     .insertInto('webhook_attempts')
-    .columns([
-      'id',
-      'organization_id',
-      'endpoint_id',
-      'delivery_id',
-      'event',
-      'attempt',
-      'outcome',
-      'status_code',
-      'response_body',
-      'duration_ms',
-      'error',
-      'next_attempt_at',
-      'created_at',
-    ])
+    .columns(ATTEMPT_COLUMNS)
     .expression(
       qb
         .selectFrom(
