@@ -20,7 +20,7 @@ export const ConfigSchema = z
     ROLE: z.enum(['all', 'api', 'worker']).default('all'),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     DB_POOL_MAX: z.coerce.number().int().min(2).max(200).default(20),
-    // Bounded database time on the request path (README "A stalled database"): past these a request is answered
+    // Bounded database time on the request path (docs/operating.md, "A stalled database"): past these a request is answered
     // (500 save_failed for a write, 503 for a read or when no connection could be had), never left hanging.
     /** Wait for a pooled connection (or a new one to be set up); past it 503 service_unavailable with retry-after. */
     DB_ACQUIRE_TIMEOUT_MS: z.coerce.number().int().min(10).max(600_000).default(3_000),

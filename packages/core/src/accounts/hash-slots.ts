@@ -26,7 +26,7 @@ interface Waiter {
  * A counting semaphore with a bounded FIFO queue for password hashing. scrypt runs on libuv's threadpool (4 threads by
  * default, 128 MB each at cost 17), which Node shares with WebCrypto, dns.lookup and fs: pg's SCRAM handshake for a
  * new database connection is a chain of WebCrypto calls there. Unbounded, a flood of sign-ups queued its hashes ahead
- * of those calls, so any request that needed a new pool connection waited seconds (see the README, "Measured"). With
+ * of those calls, so any request that needed a new pool connection waited seconds (see docs/benchmarks.md, "Measured"). With
  * fewer slots than threads, the other threads stay free; the queue and its wait bound memory and latency, and past
  * them the caller hears 503 with `retry-after` (the server's capacity, not the caller's rate, is what ran out).
  *

@@ -9,7 +9,7 @@ import { z } from 'zod';
 /** Largest value of a PostgreSQL `int` (int4) column. */
 export const INT4_MAX = 2_147_483_647;
 
-/** Documented maxima (README "Input limits"); a string field without one of its own uses these. */
+/** Documented maxima (docs/partners.md, "Input limits"); a string field without one of its own uses these. */
 export const LIMITS = {
   /** Names, titles, short labels. */
   name: 200,

@@ -31,7 +31,7 @@ const toView = (r: q.EndpointRow): WebhookEndpointView => ({
   updatedAt: iso(r.updated_at),
 });
 
-/** Webhook endpoints carry signing secrets: owners and admins only (README "The application surface"). */
+/** Webhook endpoints carry signing secrets: owners and admins only (docs/application.md). */
 const manage = (actor: InternalActor) => requireRole(actor, 'owner', 'admin');
 const notFound = (id: string) => errors.notFound(`No webhook endpoint with id ${id}`);
 
