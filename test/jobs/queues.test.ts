@@ -2,6 +2,7 @@
  * Every queue wakes its workers by NOTIFY when a job commits. A queue without it waits for a worker's next poll
  * (every 2 s), which is latency in production and a wall-clock wait in every test that runs a job on a worker.
  */
+import { BossRuntime, type JobDefinition } from '#core/jobs/boss.ts';
 import { jobDefinitions } from '../../apps/server/src/jobs.ts';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { initTestApp, type TestApp } from '../support/app.ts';
@@ -19,4 +20,26 @@ it('every queue the application runs is created with notify', async () => {
     names,
   ]);
   expect(rows).toEqual([...names].sort().map((name) => ({ name, notify: true })));
+});
+
+it("a queue an earlier deployment created with other options takes the code's options at the next start", async () => {
+  const definition = (notify: boolean): JobDefinition => ({
+    queue: 'options-drift',
+    queueOptions: { notify, deleteAfterSeconds: notify ? 600 : 60 },
+    handle: async () => {},
+    parse: (d) => d as object,
+  });
+  const read = () =>
+    t.sql<{ notify: boolean; deletion_seconds: number }>(
+      "select notify, deletion_seconds from pgboss.queue where name = 'options-drift'",
+    );
+  for (const notify of [false, true]) {
+    const boss = new BossRuntime(t.runtime.deps.config.DATABASE_URL!, t.runtime.deps.log);
+    try {
+      await boss.start([definition(notify)]);
+    } finally {
+      await boss.stop();
+    }
+    expect(await read()).toEqual([{ notify, deletion_seconds: notify ? 600 : 60 }]);
+  }
 });

@@ -8,8 +8,11 @@ export interface JobDefinition<T extends object = object> {
   /** Retry policy of the queue. */
   retryLimit?: number;
   retryDelay?: number;
-  /** Further queue options: backoff, retention, `notify` (wake workers at once instead of at their next poll). */
-  queueOptions?: Omit<Queue, 'name' | 'retryLimit' | 'retryDelay'>;
+  /**
+   * Further queue options: backoff, retention, `notify` (wake workers at once instead of at their next poll). Only
+   * options pg-boss can change on an existing queue, since every start applies them again.
+   */
+  queueOptions?: Omit<Queue, 'name' | 'retryLimit' | 'retryDelay' | 'policy' | 'partition'>;
   /** Jobs fetched at once (default 1); give queues that can back up, such as mail, more. */
   batchSize?: number;
   /** Run the jobs of a batch at the same time rather than one after another (jobs that mostly wait on the network). */
@@ -45,7 +48,11 @@ export class BossRuntime implements Jobs {
   async start(definitions: readonly JobDefinition[]): Promise<void> {
     await this.boss.start();
     for (const d of definitions) {
-      await this.boss.createQueue(d.queue, { retryLimit: d.retryLimit ?? 3, retryDelay: d.retryDelay ?? 30, ...d.queueOptions });
+      const options = { retryLimit: d.retryLimit ?? 3, retryDelay: d.retryDelay ?? 30, ...d.queueOptions };
+      // createQueue leaves a queue that exists as it was created, so a deployment that changes a queue's options (e.g.
+      // turning on notify) would keep the old ones forever: the definitions in the code are applied on every start.
+      await this.boss.createQueue(d.queue, options);
+      await this.boss.updateQueue(d.queue, options);
     }
   }
 
