@@ -30,9 +30,7 @@ it("a queue an earlier deployment created with other options takes the code's op
     parse: (d) => d as object,
   });
   const read = () =>
-    t.sql<{ notify: boolean; deletion_seconds: number }>(
-      "select notify, deletion_seconds from pgboss.queue where name = 'options-drift'",
-    );
+    t.sql<{ notify: boolean; deletion_seconds: number }>("select notify, deletion_seconds from pgboss.queue where name = 'options-drift'");
   for (const notify of [false, true]) {
     const boss = new BossRuntime(t.runtime.deps.config.DATABASE_URL!, t.runtime.deps.log);
     try {
