@@ -75,6 +75,24 @@ describe('forms in the application', () => {
     expect(await refusal(org.member.forms.get.query({ id: first.id }))).toMatchObject({ status: 404, code: 'not_found' });
   });
 
+  it('DELETE with a JSON content type and no body deletes (clients such as automation platforms send the header anyway)', async () => {
+    const created = await rest(t, 'POST', '/forms', a.memberKey, { ...CONTACT_FORM, name: 'Header only' });
+    const res = await fetch(`${t.origin}/api/forms/${created.body.id}`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${a.memberKey}`, 'content-type': 'application/json' },
+    });
+    expect(res.status, await res.clone().text()).toBe(204);
+    expect(await t.sql(`select id from forms where id = ?`, [created.body.id])).toEqual([]);
+    // A body that is there is still read, and refused when it is not JSON.
+    const again = await rest(t, 'POST', '/forms', a.memberKey, { ...CONTACT_FORM, name: 'Bad body' });
+    const bad = await fetch(`${t.origin}/api/forms/${again.body.id}`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${a.memberKey}`, 'content-type': 'application/json' },
+      body: '{"oops"',
+    });
+    expect({ status: bad.status, code: ((await bad.json()) as { code: string }).code }).toEqual({ status: 400, code: 'malformed_json' });
+  });
+
   it('refuses bad definitions with 400 naming the field', async () => {
     const bad = async (body: Record<string, unknown>) => {
       const r = await rest(t, 'POST', '/forms', a.memberKey, { ...CONTACT_FORM, ...body });

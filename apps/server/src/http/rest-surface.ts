@@ -56,7 +56,9 @@ export async function restSurface(app: FastifyInstance, opts: { deps: Deps; rout
     sendError(reply, { status: 404, body: { error: `No such endpoint: ${req.method} ${req.url.split('?')[0]}`, code: 'not_found' } }),
   );
 
-  addJsonBodyParser(app, { empty: (req) => (bodiless.has(req) ? { value: {} } : undefined) });
+  // A DELETE carries no body; clients that send `content-type: application/json` on every request (automation
+  // platforms among them) send it with an empty one, which is no body, not malformed JSON.
+  addJsonBodyParser(app, { empty: (req) => (bodiless.has(req) || req.method === 'DELETE' ? { value: {} } : undefined) });
 
   // trpc-to-openapi hands the Fastify reply to tRPC as the response, and tRPC aborts the request's signal when the
   // response closes unless `res.writableEnded`, which a reply lacks: every request ended in an abort (an AbortError
