@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { qb, sql, statement, type DB, type Db } from '@leadwire/db';
-import type { Selectable } from 'kysely';
+import type { Selectable } from '@leadwire/db';
 import type { InternalActor } from '../auth/actor.ts';
 import { AppError, errors } from '../errors.ts';
 import { emitEvents, type PendingEvent } from '../events/outbox.ts';

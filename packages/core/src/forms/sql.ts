@@ -1,6 +1,7 @@
 import { qb, sql, statement, type DB } from '@leadwire/db';
+import { firstStageId } from '../pipelines/sql.ts';
 import { newestFirst } from '../records/pagination.ts';
-import type { ExpressionBuilder } from 'kysely';
+import type { ExpressionBuilder } from '@leadwire/db';
 import type { FormField } from './schemas.ts';
 
 /** A form's columns but `fields`, which every selection adds typed (jsonb the forms service alone writes, checked). */
@@ -102,17 +103,7 @@ export type PublishedForm = NonNullable<(typeof PUBLISHED_FORM)['row']>;
 export const ROUTE_PIPELINE = statement<{ orgId: string; pipelineId: string | null }>()((p) =>
   qb
     .selectFrom('pipelines as p')
-    .select((eb) => [
-      'p.id as pipeline_id',
-      eb
-        .selectFrom('pipeline_stages as s')
-        .select('s.id')
-        .whereRef('s.pipeline_id', '=', 'p.id')
-        .orderBy('s.position')
-        .orderBy('s.id')
-        .limit(sql.lit(1))
-        .as('stage_id'),
-    ])
+    .select((eb) => ['p.id as pipeline_id', firstStageId(eb).as('stage_id')])
     .where('p.organization_id', '=', p.orgId)
     .where((eb) => eb.or([eb('p.id', '=', sql<string>`${p.pipelineId}::uuid`), eb.ref('p.is_default')]))
     .orderBy(

@@ -4,24 +4,14 @@ import type { Actor } from '../auth/actor.ts';
 import { errors } from '../errors.ts';
 import { transact } from '../contacts/shared/transact.ts';
 import { type UpsertOptions, upsertContactsInTx } from '../contacts/v1/upsert.ts';
-import { PLACE_CONTACT } from '../pipelines/sql.ts';
+import { firstStageId, PLACE_CONTACT } from '../pipelines/sql.ts';
 import type { LeadInput, LeadOutput } from './schemas.ts';
 
 /** The named pipeline (case-insensitive) or the default one, with its first stage if it has any. */
 const FIND_PIPELINE = statement<{ orgId: string; name: string | null }>()((p) =>
   qb
     .selectFrom('pipelines as p')
-    .select((eb) => [
-      'p.id as pipeline_id',
-      eb
-        .selectFrom('pipeline_stages as s')
-        .select('s.id')
-        .whereRef('s.pipeline_id', '=', 'p.id')
-        .orderBy('s.position')
-        .orderBy('s.id')
-        .limit(sql.lit(1))
-        .as('stage_id'),
-    ])
+    .select((eb) => ['p.id as pipeline_id', firstStageId(eb).as('stage_id')])
     .where('p.organization_id', '=', p.orgId)
     .where(
       (eb) =>

@@ -1,4 +1,4 @@
-import { qb, sql, statement } from '@leadwire/db';
+import { type DB, type ExpressionBuilder, qb, sql, statement } from '@leadwire/db';
 import type { StageView } from './schemas.ts';
 
 /** An organization's pipelines with their stages in board order; `id` null for all of them. */
@@ -174,3 +174,13 @@ export const PLACE_CONTACT = statement<{ id: string; orgId: string; pipelineId: 
     )
     .limit(sql.lit(1)),
 );
+
+/** The first stage (by position) of the pipeline aliased `p`: where a new placement lands. */
+export const firstStageId = (eb: ExpressionBuilder<DB & { p: DB['pipelines'] }, 'p'>) =>
+  eb
+    .selectFrom('pipeline_stages as s')
+    .select('s.id')
+    .whereRef('s.pipeline_id', '=', 'p.id')
+    .orderBy('s.position')
+    .orderBy('s.id')
+    .limit(sql.lit(1));

@@ -1,5 +1,5 @@
 import { sql, type DB } from '@leadwire/db';
-import type { Expression, Selectable, SelectQueryBuilder, SqlBool } from 'kysely';
+import type { Expression, Selectable, SelectQueryBuilder, SqlBool } from '@leadwire/db';
 import { z } from 'zod';
 
 /**

@@ -1,5 +1,5 @@
 import { sql, type Db, type Statement } from '@leadwire/db';
-import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
+import type { Expression, ExpressionBuilder, SqlBool } from '@leadwire/db';
 import { errors } from '../errors.ts';
 import { toPage, type PageParams } from './pagination.ts';
 
