@@ -3,7 +3,8 @@ import type { InternalActor } from '../../auth/actor.ts';
 import { contactColumnsOf } from '../shared/columns.ts';
 import { contactErrors } from './errors.ts';
 import { type Direction, decodeCursor, encodeCursor, keyColumns, keysetPredicate, type ListSort, sortKeys } from './cursor.ts';
-import { iso, purgeAfter, toAppContact, trashCutoff } from './row.ts';
+import { iso } from '../../records/dates.ts';
+import { purgeAfter, toAppContact, trashCutoff } from './row.ts';
 import type { AppContact, ContactListInput } from './schemas.ts';
 
 /** `%` and `_` in a search are literal characters, not wildcards. */

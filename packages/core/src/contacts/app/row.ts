@@ -1,6 +1,7 @@
 import { type ContactRow, toContactView } from '../shared/row.ts';
 import type { AppContact } from './schemas.ts';
 import type { GET_LIVE } from './sql.ts';
+import { iso } from '../../records/dates.ts';
 
 type Joined = NonNullable<(typeof GET_LIVE)['row']>;
 
@@ -10,8 +11,6 @@ export interface AppContactRow extends ContactRow, Partial<Pick<Joined, 'company
 /** Days a contact stays in trash before the nightly purge may delete it (spec "Limits"). */
 export const TRASH_DAYS = 30;
 const DAY_MS = 86_400_000;
-
-export const iso = (d: Date | string) => new Date(d).toISOString();
 
 /** The instant before which a trashed contact is past the restore window and due for purging. */
 export const trashCutoff = (now: Date) => new Date(now.getTime() - TRASH_DAYS * DAY_MS);

@@ -2,7 +2,7 @@ import { type Db, type Expression, qb, sql, statement } from '@leadwire/db';
 import type { InternalActor } from '../../auth/actor.ts';
 import { contactErrors } from './errors.ts';
 import { decodeCursor, encodeCursor, type SortKey } from './cursor.ts';
-import { iso } from './row.ts';
+import { iso } from '../../records/dates.ts';
 import type { AppContact, TimelineItem } from './schemas.ts';
 import { loadContact } from './write.ts';
 
