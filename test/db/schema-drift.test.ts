@@ -41,6 +41,8 @@ export function family(type: string): string {
     smallint: 'integer',
     int8: 'bigint',
     bigint: 'bigint',
+    // A serial is a bigint whose default is its own sequence (the default is compared on its own).
+    bigserial: 'bigint',
     numeric: 'numeric',
     decimal: 'numeric',
     real: 'float',
@@ -91,7 +93,9 @@ function declared(orm: MikroORM): Tables {
       )
         continue;
       prop.fieldNames.forEach((name, i) => {
-        const raw = prop.defaultRaw ?? (prop.default === undefined ? null : String(prop.default));
+        // An autoincrement column that is no primary key defaults to the sequence named as PostgreSQL names a serial's.
+        const serial = prop.autoincrement && !prop.primary ? `nextval('${meta.tableName}_${name}_seq')` : null;
+        const raw = prop.defaultRaw ?? serial ?? (prop.default === undefined ? null : String(prop.default));
         columns.set(name, {
           family: family(prop.columnTypes[i] ?? prop.type),
           nullable: !prop.primary && Boolean(prop.nullable),

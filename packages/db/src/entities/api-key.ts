@@ -6,7 +6,15 @@ import { User } from './user.ts';
 export const API_KEY_TYPES = ['public', 'internal'] as const;
 export type ApiKeyType = (typeof API_KEY_TYPES)[number];
 
-export const PUBLIC_PERMISSIONS = ['contacts:read', 'contacts:write', 'companies:write', 'leads:write', 'notes:write'] as const;
+export const PUBLIC_PERMISSIONS = [
+  'contacts:read',
+  'contacts:write',
+  'companies:read',
+  'companies:write',
+  'leads:write',
+  'notes:write',
+  'events:read',
+] as const;
 export type PublicPermission = (typeof PUBLIC_PERMISSIONS)[number];
 
 /** The channel key changes are announced on (`{"k": key hash, "op": tg_op}` here, `{"u": user id, ...}` from users). */

@@ -21,6 +21,11 @@ export const OutboxEventSchema = defineEntity({
   tableName: 'outbox_events',
   indexes: [
     {
+      // The changes feed (GET /v1/events) pages each organization's events in feed order, index only up to the rows.
+      name: 'outbox_events_feed_idx',
+      properties: ['organization', 'txid', 'seq'],
+    },
+    {
       // Contact timelines and the trash purge look events up by the contact they are about.
       name: 'outbox_events_contact_idx',
       expression: `create index "outbox_events_contact_idx" on "outbox_events" ("organization_id", (("payload"->'data'->'contact'->>'id')))`,
@@ -38,8 +43,15 @@ export const OutboxEventSchema = defineEntity({
     // No index of its own: outbox_events_contact_idx leads with the organization.
     organization: () => p.manyToOne(Organization).deleteRule('cascade'),
     event: p.text(),
-    /** The payload exactly as it will be delivered: { event, timestamp, source?, data }. */
+    /** The payload exactly as it will be delivered: { id, event, timestamp, source?, data }. */
     payload: p.json<Record<string, unknown>>(),
+    /**
+     * The writing transaction's id (the changes feed's order): every transaction below the oldest one still running
+     * has ended, so a reader that stops at that horizon never passes a row that commits later. Set by the database.
+     */
+    txid: p.string().columnType('xid8').defaultRaw('pg_current_xact_id()'),
+    /** Insertion order within a transaction (and the tiebreak of the feed's order). Set by the database. */
+    seq: p.bigint('string').autoincrement(),
   },
 });
 export class OutboxEvent extends OutboxEventSchema.class {}
