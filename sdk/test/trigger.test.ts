@@ -46,7 +46,7 @@ describe('leadwire trigger', () => {
       expect(sent.stderr).toContain(`Sent deal.won (example ${answer.id}`);
       const [got] = await local.waitFor(1);
       const event = await verifyWebhook({ rawBody: got!.rawBody, headers: got!.headers, secret });
-      expect(event).toEqual({ ...exampleFor('deal.won'), timestamp: answer.payload.timestamp });
+      expect(event).toEqual({ ...exampleFor('deal.won'), id: answer.id, timestamp: answer.payload.timestamp });
       expect(got!.headers['webhook-id']).toBe(answer.id);
 
       const endpoint = await insertEndpoint(t, org.orgId, `${rx.origin}/endpoint`, { events: ['contact.created'] });

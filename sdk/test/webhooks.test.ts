@@ -252,10 +252,10 @@ describe('dedupeKey', () => {
   it('keeps events of one name at one instant apart where the record alone cannot (one tag_added per tag)', () => {
     const base = { event: 'contact.tag_added', timestamp: '2026-11-22T14:03:07.123Z', source: 'api' } as const;
     const contact = { id: 'c1' } as WebhookEventOf<'contact.tag_added'>['data']['contact'];
-    const one: WebhookEvent = { ...base, data: { contact, tag: 'vip' } };
-    const two: WebhookEvent = { ...base, data: { contact, tag: 'newsletter' } };
+    const one: WebhookEvent = { ...base, id: 'e1', data: { contact, tag: 'vip' } };
+    const two: WebhookEvent = { ...base, id: 'e2', data: { contact, tag: 'newsletter' } };
     expect(dedupeKey(one)).not.toBe(dedupeKey(two));
-    expect(dedupeKey({ event: 'ping', timestamp: base.timestamp, data: { message: 'hi' } })).toBe(`ping|${base.timestamp}|`);
+    expect(dedupeKey({ id: 'e3', event: 'ping', timestamp: base.timestamp, data: { message: 'hi' } })).toBe(`ping|${base.timestamp}|`);
   });
 });
 

@@ -60,6 +60,7 @@ describe('POST /api/capture/<org_id>: the universal form', () => {
 
     const [event] = await formSubmittedEvents(t, org.orgId);
     expect(event).toEqual({
+      id: expect.any(String),
       event: 'form.submitted',
       timestamp: expect.any(String),
       source: 'inbound',

@@ -30,6 +30,7 @@ const SPEC_TABLE: Record<string, string[]> = {
 };
 const SPEC_SOURCES = ['app', 'api', 'zapier', 'import', 'sync', 'automation', 'ai', 'inbound', 'system', 'partner'];
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 /** Events whose emitters belong to later features (form intake, tracking) or to the delivery engine (ping). */
 const NOT_EMITTED_HERE = ['form.submitted', 'tracking.email_opened', 'tracking.link_clicked', 'tracking.page_visited', 'ping'];
 
@@ -47,10 +48,11 @@ function expectDescribed(payload: { event: string }) {
 
 function expectShape(p: Record<string, unknown>) {
   expect(p.timestamp, p.event as string).toMatch(TIMESTAMP);
+  expect(p.id, p.event as string).toMatch(UUID);
   if (p.event === 'ping') {
-    expect(Object.keys(p).sort()).toEqual(['data', 'event', 'timestamp']);
+    expect(Object.keys(p).sort()).toEqual(['data', 'event', 'id', 'timestamp']);
   } else {
-    expect(Object.keys(p).sort()).toEqual(['data', 'event', 'source', 'timestamp']);
+    expect(Object.keys(p).sort()).toEqual(['data', 'event', 'id', 'source', 'timestamp']);
     expect(SPEC_SOURCES).toContain(p.source);
   }
 }
@@ -82,7 +84,24 @@ describe('the catalogue', () => {
         expect(ex.data.contact, name).toMatchObject({ id: expect.any(String), firstName: expect.any(String), email: expect.any(String) });
       }
     }
-    expect(exampleFor('ping')).toEqual({ event: 'ping', timestamp: expect.stringMatching(TIMESTAMP), data: { message: PING_MESSAGE } });
+    expect(exampleFor('ping')).toEqual({
+      id: expect.stringMatching(UUID),
+      event: 'ping',
+      timestamp: expect.stringMatching(TIMESTAMP),
+      data: { message: PING_MESSAGE },
+    });
+  });
+
+  it('gives each example a fixed id of its own, the same on every build', () => {
+    const ids = EVENT_NAMES.map((name) => exampleFor(name).id);
+    expect(new Set(ids).size).toBe(EVENT_NAMES.length);
+    // Spelled out: a document regenerated tomorrow shows the same example id.
+    expect(exampleFor('contact.created').id).toBe('d3fe1bec-fc0f-49e5-88df-be04dc801200');
+    expect(EVENT_CATALOGUE['contact.created'].payload.safeParse({ ...exampleFor('contact.created'), id: 'not-a-uuid' }).success).toBe(
+      false,
+    );
+    const { id: _id, ...withoutId } = exampleFor('contact.created');
+    expect(EVENT_CATALOGUE['contact.created'].payload.safeParse(withoutId).success).toBe(false);
   });
 
   it('hands out copies of the examples', () => {
@@ -186,12 +205,14 @@ describe('real emissions match the catalogue', () => {
     });
     expect(inbound.status).toBe(200);
 
-    const rows = await t.sql<{ event: string; payload: any; created_at: string }>(
-      'select event, payload, created_at from outbox_events where organization_id = ? order by created_at, ctid',
+    const rows = await t.sql<{ id: string; event: string; payload: any; created_at: string }>(
+      'select id, event, payload, created_at from outbox_events where organization_id = ? order by created_at, ctid',
       [a.orgId],
     );
     for (const r of rows) {
       expect(r.payload.event).toBe(r.event);
+      // The payload's id is its outbox row's: the id deliveries, the feed and listen streams carry.
+      expect(r.payload.id).toBe(r.id);
       expectShape(r.payload);
       expectDescribed(r.payload);
       expect(new Date(r.payload.timestamp).getTime()).toBe(new Date(r.created_at).getTime());

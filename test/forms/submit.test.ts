@@ -62,6 +62,7 @@ describe('POST /api/forms/<id>/submit with JSON', () => {
 
     const [event] = await formEvents(t, a.orgId);
     expect(event!.payload).toEqual({
+      id: expect.any(String),
       event: 'form.submitted',
       timestamp: expect.any(String),
       source: 'inbound',

@@ -142,7 +142,7 @@ export interface webhooks {
          *
          *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first, each spread at random by up to 10% either way (27-33 s, 108-132 s, 432-528 s, 1,728-2,112 s) so that deliveries that failed together are not retried together. Ten failed attempts in a row disable the endpoint.
          *
-         *     Deliveries are at least once: de-duplicate on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint), or on the event name, `timestamp` and the record id inside `data`.
+         *     Deliveries are at least once: de-duplicate on the body's `id`, the event's id (the same in every attempt, redelivery and recovery, to every endpoint, in the changes feed `GET /v1/events` and in `leadwire listen` streams), or on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint).
          */
         post: operations["webhook.ai_action.approved"];
         delete?: never;
@@ -168,7 +168,7 @@ export interface webhooks {
          *
          *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first, each spread at random by up to 10% either way (27-33 s, 108-132 s, 432-528 s, 1,728-2,112 s) so that deliveries that failed together are not retried together. Ten failed attempts in a row disable the endpoint.
          *
-         *     Deliveries are at least once: de-duplicate on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint), or on the event name, `timestamp` and the record id inside `data`.
+         *     Deliveries are at least once: de-duplicate on the body's `id`, the event's id (the same in every attempt, redelivery and recovery, to every endpoint, in the changes feed `GET /v1/events` and in `leadwire listen` streams), or on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint).
          */
         post: operations["webhook.ai_action.created"];
         delete?: never;
@@ -194,7 +194,7 @@ export interface webhooks {
          *
          *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first, each spread at random by up to 10% either way (27-33 s, 108-132 s, 432-528 s, 1,728-2,112 s) so that deliveries that failed together are not retried together. Ten failed attempts in a row disable the endpoint.
          *
-         *     Deliveries are at least once: de-duplicate on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint), or on the event name, `timestamp` and the record id inside `data`.
+         *     Deliveries are at least once: de-duplicate on the body's `id`, the event's id (the same in every attempt, redelivery and recovery, to every endpoint, in the changes feed `GET /v1/events` and in `leadwire listen` streams), or on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint).
          */
         post: operations["webhook.ai_action.rejected"];
         delete?: never;
@@ -220,7 +220,7 @@ export interface webhooks {
          *
          *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first, each spread at random by up to 10% either way (27-33 s, 108-132 s, 432-528 s, 1,728-2,112 s) so that deliveries that failed together are not retried together. Ten failed attempts in a row disable the endpoint.
          *
-         *     Deliveries are at least once: de-duplicate on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint), or on the event name, `timestamp` and the record id inside `data`.
+         *     Deliveries are at least once: de-duplicate on the body's `id`, the event's id (the same in every attempt, redelivery and recovery, to every endpoint, in the changes feed `GET /v1/events` and in `leadwire listen` streams), or on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint).
          */
         post: operations["webhook.booking.cancelled"];
         delete?: never;
@@ -246,7 +246,7 @@ export interface webhooks {
          *
          *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first, each spread at random by up to 10% either way (27-33 s, 108-132 s, 432-528 s, 1,728-2,112 s) so that deliveries that failed together are not retried together. Ten failed attempts in a row disable the endpoint.
          *
-         *     Deliveries are at least once: de-duplicate on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint), or on the event name, `timestamp` and the record id inside `data`.
+         *     Deliveries are at least once: de-duplicate on the body's `id`, the event's id (the same in every attempt, redelivery and recovery, to every endpoint, in the changes feed `GET /v1/events` and in `leadwire listen` streams), or on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint).
          */
         post: operations["webhook.booking.created"];
         delete?: never;
@@ -272,7 +272,7 @@ export interface webhooks {
          *
          *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first, each spread at random by up to 10% either way (27-33 s, 108-132 s, 432-528 s, 1,728-2,112 s) so that deliveries that failed together are not retried together. Ten failed attempts in a row disable the endpoint.
          *
-         *     Deliveries are at least once: de-duplicate on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint), or on the event name, `timestamp` and the record id inside `data`.
+         *     Deliveries are at least once: de-duplicate on the body's `id`, the event's id (the same in every attempt, redelivery and recovery, to every endpoint, in the changes feed `GET /v1/events` and in `leadwire listen` streams), or on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint).
          */
         post: operations["webhook.contact.created"];
         delete?: never;
@@ -298,7 +298,7 @@ export interface webhooks {
          *
          *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first, each spread at random by up to 10% either way (27-33 s, 108-132 s, 432-528 s, 1,728-2,112 s) so that deliveries that failed together are not retried together. Ten failed attempts in a row disable the endpoint.
          *
-         *     Deliveries are at least once: de-duplicate on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint), or on the event name, `timestamp` and the record id inside `data`.
+         *     Deliveries are at least once: de-duplicate on the body's `id`, the event's id (the same in every attempt, redelivery and recovery, to every endpoint, in the changes feed `GET /v1/events` and in `leadwire listen` streams), or on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint).
          */
         post: operations["webhook.contact.deleted"];
         delete?: never;
@@ -324,7 +324,7 @@ export interface webhooks {
          *
          *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first, each spread at random by up to 10% either way (27-33 s, 108-132 s, 432-528 s, 1,728-2,112 s) so that deliveries that failed together are not retried together. Ten failed attempts in a row disable the endpoint.
          *
-         *     Deliveries are at least once: de-duplicate on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint), or on the event name, `timestamp` and the record id inside `data`.
+         *     Deliveries are at least once: de-duplicate on the body's `id`, the event's id (the same in every attempt, redelivery and recovery, to every endpoint, in the changes feed `GET /v1/events` and in `leadwire listen` streams), or on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint).
          */
         post: operations["webhook.contact.score_changed"];
         delete?: never;
@@ -350,7 +350,7 @@ export interface webhooks {
          *
          *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first, each spread at random by up to 10% either way (27-33 s, 108-132 s, 432-528 s, 1,728-2,112 s) so that deliveries that failed together are not retried together. Ten failed attempts in a row disable the endpoint.
          *
-         *     Deliveries are at least once: de-duplicate on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint), or on the event name, `timestamp` and the record id inside `data`.
+         *     Deliveries are at least once: de-duplicate on the body's `id`, the event's id (the same in every attempt, redelivery and recovery, to every endpoint, in the changes feed `GET /v1/events` and in `leadwire listen` streams), or on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint).
          */
         post: operations["webhook.contact.stage_changed"];
         delete?: never;
@@ -376,7 +376,7 @@ export interface webhooks {
          *
          *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first, each spread at random by up to 10% either way (27-33 s, 108-132 s, 432-528 s, 1,728-2,112 s) so that deliveries that failed together are not retried together. Ten failed attempts in a row disable the endpoint.
          *
-         *     Deliveries are at least once: de-duplicate on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint), or on the event name, `timestamp` and the record id inside `data`.
+         *     Deliveries are at least once: de-duplicate on the body's `id`, the event's id (the same in every attempt, redelivery and recovery, to every endpoint, in the changes feed `GET /v1/events` and in `leadwire listen` streams), or on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint).
          */
         post: operations["webhook.contact.tag_added"];
         delete?: never;
@@ -402,7 +402,7 @@ export interface webhooks {
          *
          *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first, each spread at random by up to 10% either way (27-33 s, 108-132 s, 432-528 s, 1,728-2,112 s) so that deliveries that failed together are not retried together. Ten failed attempts in a row disable the endpoint.
          *
-         *     Deliveries are at least once: de-duplicate on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint), or on the event name, `timestamp` and the record id inside `data`.
+         *     Deliveries are at least once: de-duplicate on the body's `id`, the event's id (the same in every attempt, redelivery and recovery, to every endpoint, in the changes feed `GET /v1/events` and in `leadwire listen` streams), or on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint).
          */
         post: operations["webhook.contact.updated"];
         delete?: never;
@@ -428,7 +428,7 @@ export interface webhooks {
          *
          *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first, each spread at random by up to 10% either way (27-33 s, 108-132 s, 432-528 s, 1,728-2,112 s) so that deliveries that failed together are not retried together. Ten failed attempts in a row disable the endpoint.
          *
-         *     Deliveries are at least once: de-duplicate on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint), or on the event name, `timestamp` and the record id inside `data`.
+         *     Deliveries are at least once: de-duplicate on the body's `id`, the event's id (the same in every attempt, redelivery and recovery, to every endpoint, in the changes feed `GET /v1/events` and in `leadwire listen` streams), or on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint).
          */
         post: operations["webhook.conversation.created"];
         delete?: never;
@@ -454,7 +454,7 @@ export interface webhooks {
          *
          *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first, each spread at random by up to 10% either way (27-33 s, 108-132 s, 432-528 s, 1,728-2,112 s) so that deliveries that failed together are not retried together. Ten failed attempts in a row disable the endpoint.
          *
-         *     Deliveries are at least once: de-duplicate on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint), or on the event name, `timestamp` and the record id inside `data`.
+         *     Deliveries are at least once: de-duplicate on the body's `id`, the event's id (the same in every attempt, redelivery and recovery, to every endpoint, in the changes feed `GET /v1/events` and in `leadwire listen` streams), or on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint).
          */
         post: operations["webhook.deal.created"];
         delete?: never;
@@ -480,7 +480,7 @@ export interface webhooks {
          *
          *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first, each spread at random by up to 10% either way (27-33 s, 108-132 s, 432-528 s, 1,728-2,112 s) so that deliveries that failed together are not retried together. Ten failed attempts in a row disable the endpoint.
          *
-         *     Deliveries are at least once: de-duplicate on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint), or on the event name, `timestamp` and the record id inside `data`.
+         *     Deliveries are at least once: de-duplicate on the body's `id`, the event's id (the same in every attempt, redelivery and recovery, to every endpoint, in the changes feed `GET /v1/events` and in `leadwire listen` streams), or on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint).
          */
         post: operations["webhook.deal.lost"];
         delete?: never;
@@ -506,7 +506,7 @@ export interface webhooks {
          *
          *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first, each spread at random by up to 10% either way (27-33 s, 108-132 s, 432-528 s, 1,728-2,112 s) so that deliveries that failed together are not retried together. Ten failed attempts in a row disable the endpoint.
          *
-         *     Deliveries are at least once: de-duplicate on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint), or on the event name, `timestamp` and the record id inside `data`.
+         *     Deliveries are at least once: de-duplicate on the body's `id`, the event's id (the same in every attempt, redelivery and recovery, to every endpoint, in the changes feed `GET /v1/events` and in `leadwire listen` streams), or on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint).
          */
         post: operations["webhook.deal.stage_changed"];
         delete?: never;
@@ -532,7 +532,7 @@ export interface webhooks {
          *
          *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first, each spread at random by up to 10% either way (27-33 s, 108-132 s, 432-528 s, 1,728-2,112 s) so that deliveries that failed together are not retried together. Ten failed attempts in a row disable the endpoint.
          *
-         *     Deliveries are at least once: de-duplicate on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint), or on the event name, `timestamp` and the record id inside `data`.
+         *     Deliveries are at least once: de-duplicate on the body's `id`, the event's id (the same in every attempt, redelivery and recovery, to every endpoint, in the changes feed `GET /v1/events` and in `leadwire listen` streams), or on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint).
          */
         post: operations["webhook.deal.updated"];
         delete?: never;
@@ -558,7 +558,7 @@ export interface webhooks {
          *
          *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first, each spread at random by up to 10% either way (27-33 s, 108-132 s, 432-528 s, 1,728-2,112 s) so that deliveries that failed together are not retried together. Ten failed attempts in a row disable the endpoint.
          *
-         *     Deliveries are at least once: de-duplicate on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint), or on the event name, `timestamp` and the record id inside `data`.
+         *     Deliveries are at least once: de-duplicate on the body's `id`, the event's id (the same in every attempt, redelivery and recovery, to every endpoint, in the changes feed `GET /v1/events` and in `leadwire listen` streams), or on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint).
          */
         post: operations["webhook.deal.won"];
         delete?: never;
@@ -584,7 +584,7 @@ export interface webhooks {
          *
          *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first, each spread at random by up to 10% either way (27-33 s, 108-132 s, 432-528 s, 1,728-2,112 s) so that deliveries that failed together are not retried together. Ten failed attempts in a row disable the endpoint.
          *
-         *     Deliveries are at least once: de-duplicate on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint), or on the event name, `timestamp` and the record id inside `data`.
+         *     Deliveries are at least once: de-duplicate on the body's `id`, the event's id (the same in every attempt, redelivery and recovery, to every endpoint, in the changes feed `GET /v1/events` and in `leadwire listen` streams), or on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint).
          */
         post: operations["webhook.form.submitted"];
         delete?: never;
@@ -610,7 +610,7 @@ export interface webhooks {
          *
          *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first, each spread at random by up to 10% either way (27-33 s, 108-132 s, 432-528 s, 1,728-2,112 s) so that deliveries that failed together are not retried together. Ten failed attempts in a row disable the endpoint.
          *
-         *     Deliveries are at least once: de-duplicate on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint), or on the event name, `timestamp` and the record id inside `data`.
+         *     Deliveries are at least once: de-duplicate on the body's `id`, the event's id (the same in every attempt, redelivery and recovery, to every endpoint, in the changes feed `GET /v1/events` and in `leadwire listen` streams), or on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint).
          */
         post: operations["webhook.message.received"];
         delete?: never;
@@ -636,7 +636,7 @@ export interface webhooks {
          *
          *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first, each spread at random by up to 10% either way (27-33 s, 108-132 s, 432-528 s, 1,728-2,112 s) so that deliveries that failed together are not retried together. Ten failed attempts in a row disable the endpoint.
          *
-         *     Deliveries are at least once: de-duplicate on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint), or on the event name, `timestamp` and the record id inside `data`.
+         *     Deliveries are at least once: de-duplicate on the body's `id`, the event's id (the same in every attempt, redelivery and recovery, to every endpoint, in the changes feed `GET /v1/events` and in `leadwire listen` streams), or on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint).
          */
         post: operations["webhook.message.sent"];
         delete?: never;
@@ -662,7 +662,7 @@ export interface webhooks {
          *
          *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first, each spread at random by up to 10% either way (27-33 s, 108-132 s, 432-528 s, 1,728-2,112 s) so that deliveries that failed together are not retried together. Ten failed attempts in a row disable the endpoint.
          *
-         *     Deliveries are at least once: de-duplicate on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint), or on the event name, `timestamp` and the record id inside `data`.
+         *     Deliveries are at least once: de-duplicate on the body's `id`, the event's id (the same in every attempt, redelivery and recovery, to every endpoint, in the changes feed `GET /v1/events` and in `leadwire listen` streams), or on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint).
          */
         post: operations["webhook.nonprofit.activated"];
         delete?: never;
@@ -688,7 +688,7 @@ export interface webhooks {
          *
          *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first, each spread at random by up to 10% either way (27-33 s, 108-132 s, 432-528 s, 1,728-2,112 s) so that deliveries that failed together are not retried together. Ten failed attempts in a row disable the endpoint.
          *
-         *     Deliveries are at least once: de-duplicate on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint), or on the event name, `timestamp` and the record id inside `data`.
+         *     Deliveries are at least once: de-duplicate on the body's `id`, the event's id (the same in every attempt, redelivery and recovery, to every endpoint, in the changes feed `GET /v1/events` and in `leadwire listen` streams), or on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint).
          */
         post: operations["webhook.nonprofit.verification_recorded"];
         delete?: never;
@@ -714,7 +714,7 @@ export interface webhooks {
          *
          *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first, each spread at random by up to 10% either way (27-33 s, 108-132 s, 432-528 s, 1,728-2,112 s) so that deliveries that failed together are not retried together. Ten failed attempts in a row disable the endpoint.
          *
-         *     Deliveries are at least once: de-duplicate on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint), or on the event name, `timestamp` and the record id inside `data`.
+         *     Deliveries are at least once: de-duplicate on the body's `id`, the event's id (the same in every attempt, redelivery and recovery, to every endpoint, in the changes feed `GET /v1/events` and in `leadwire listen` streams), or on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint).
          */
         post: operations["webhook.ping"];
         delete?: never;
@@ -740,7 +740,7 @@ export interface webhooks {
          *
          *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first, each spread at random by up to 10% either way (27-33 s, 108-132 s, 432-528 s, 1,728-2,112 s) so that deliveries that failed together are not retried together. Ten failed attempts in a row disable the endpoint.
          *
-         *     Deliveries are at least once: de-duplicate on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint), or on the event name, `timestamp` and the record id inside `data`.
+         *     Deliveries are at least once: de-duplicate on the body's `id`, the event's id (the same in every attempt, redelivery and recovery, to every endpoint, in the changes feed `GET /v1/events` and in `leadwire listen` streams), or on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint).
          */
         post: operations["webhook.task.completed"];
         delete?: never;
@@ -766,7 +766,7 @@ export interface webhooks {
          *
          *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first, each spread at random by up to 10% either way (27-33 s, 108-132 s, 432-528 s, 1,728-2,112 s) so that deliveries that failed together are not retried together. Ten failed attempts in a row disable the endpoint.
          *
-         *     Deliveries are at least once: de-duplicate on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint), or on the event name, `timestamp` and the record id inside `data`.
+         *     Deliveries are at least once: de-duplicate on the body's `id`, the event's id (the same in every attempt, redelivery and recovery, to every endpoint, in the changes feed `GET /v1/events` and in `leadwire listen` streams), or on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint).
          */
         post: operations["webhook.task.created"];
         delete?: never;
@@ -792,7 +792,7 @@ export interface webhooks {
          *
          *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first, each spread at random by up to 10% either way (27-33 s, 108-132 s, 432-528 s, 1,728-2,112 s) so that deliveries that failed together are not retried together. Ten failed attempts in a row disable the endpoint.
          *
-         *     Deliveries are at least once: de-duplicate on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint), or on the event name, `timestamp` and the record id inside `data`.
+         *     Deliveries are at least once: de-duplicate on the body's `id`, the event's id (the same in every attempt, redelivery and recovery, to every endpoint, in the changes feed `GET /v1/events` and in `leadwire listen` streams), or on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint).
          */
         post: operations["webhook.tracking.email_opened"];
         delete?: never;
@@ -818,7 +818,7 @@ export interface webhooks {
          *
          *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first, each spread at random by up to 10% either way (27-33 s, 108-132 s, 432-528 s, 1,728-2,112 s) so that deliveries that failed together are not retried together. Ten failed attempts in a row disable the endpoint.
          *
-         *     Deliveries are at least once: de-duplicate on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint), or on the event name, `timestamp` and the record id inside `data`.
+         *     Deliveries are at least once: de-duplicate on the body's `id`, the event's id (the same in every attempt, redelivery and recovery, to every endpoint, in the changes feed `GET /v1/events` and in `leadwire listen` streams), or on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint).
          */
         post: operations["webhook.tracking.link_clicked"];
         delete?: never;
@@ -844,7 +844,7 @@ export interface webhooks {
          *
          *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first, each spread at random by up to 10% either way (27-33 s, 108-132 s, 432-528 s, 1,728-2,112 s) so that deliveries that failed together are not retried together. Ten failed attempts in a row disable the endpoint.
          *
-         *     Deliveries are at least once: de-duplicate on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint), or on the event name, `timestamp` and the record id inside `data`.
+         *     Deliveries are at least once: de-duplicate on the body's `id`, the event's id (the same in every attempt, redelivery and recovery, to every endpoint, in the changes feed `GET /v1/events` and in `leadwire listen` streams), or on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint).
          */
         post: operations["webhook.tracking.page_visited"];
         delete?: never;
@@ -923,7 +923,7 @@ export interface components {
              * @description The permission the key lacks.
              * @enum {string}
              */
-            required: "contacts:read" | "contacts:write" | "companies:write" | "leads:write" | "notes:write";
+            required: "contacts:read" | "contacts:write" | "companies:read" | "companies:write" | "leads:write" | "notes:write" | "events:read";
         };
         Issue: {
             message: string;
@@ -1020,6 +1020,12 @@ export interface components {
              */
             event: "ai_action.approved";
             /**
+             * Format: uuid
+             * @description The event's id: the same in every attempt, redelivery, recovery, the changes feed and listen streams; de-duplicate on it.
+             * @example 9c1f4e2a-7b3d-4a58-8e6f-0d2c1b3a4e5f
+             */
+            id: string;
+            /**
              * @description Who made the change, so a receiver can ignore changes its own integration made (`api` is /v1, `app` the application).
              * @enum {string}
              */
@@ -1063,6 +1069,12 @@ export interface components {
              */
             event: "ai_action.created";
             /**
+             * Format: uuid
+             * @description The event's id: the same in every attempt, redelivery, recovery, the changes feed and listen streams; de-duplicate on it.
+             * @example 9c1f4e2a-7b3d-4a58-8e6f-0d2c1b3a4e5f
+             */
+            id: string;
+            /**
              * @description Who made the change, so a receiver can ignore changes its own integration made (`api` is /v1, `app` the application).
              * @enum {string}
              */
@@ -1105,6 +1117,12 @@ export interface components {
              * @enum {string}
              */
             event: "ai_action.rejected";
+            /**
+             * Format: uuid
+             * @description The event's id: the same in every attempt, redelivery, recovery, the changes feed and listen streams; de-duplicate on it.
+             * @example 9c1f4e2a-7b3d-4a58-8e6f-0d2c1b3a4e5f
+             */
+            id: string;
             /**
              * @description Who made the change, so a receiver can ignore changes its own integration made (`api` is /v1, `app` the application).
              * @enum {string}
@@ -1151,6 +1169,12 @@ export interface components {
              */
             event: "booking.cancelled";
             /**
+             * Format: uuid
+             * @description The event's id: the same in every attempt, redelivery, recovery, the changes feed and listen streams; de-duplicate on it.
+             * @example 9c1f4e2a-7b3d-4a58-8e6f-0d2c1b3a4e5f
+             */
+            id: string;
+            /**
              * @description Who made the change, so a receiver can ignore changes its own integration made (`api` is /v1, `app` the application).
              * @enum {string}
              */
@@ -1196,6 +1220,12 @@ export interface components {
              */
             event: "booking.created";
             /**
+             * Format: uuid
+             * @description The event's id: the same in every attempt, redelivery, recovery, the changes feed and listen streams; de-duplicate on it.
+             * @example 9c1f4e2a-7b3d-4a58-8e6f-0d2c1b3a4e5f
+             */
+            id: string;
+            /**
              * @description Who made the change, so a receiver can ignore changes its own integration made (`api` is /v1, `app` the application).
              * @enum {string}
              */
@@ -1221,6 +1251,12 @@ export interface components {
              * @enum {string}
              */
             event: "contact.created";
+            /**
+             * Format: uuid
+             * @description The event's id: the same in every attempt, redelivery, recovery, the changes feed and listen streams; de-duplicate on it.
+             * @example 9c1f4e2a-7b3d-4a58-8e6f-0d2c1b3a4e5f
+             */
+            id: string;
             /**
              * @description Who made the change, so a receiver can ignore changes its own integration made (`api` is /v1, `app` the application).
              * @enum {string}
@@ -1248,6 +1284,12 @@ export interface components {
              */
             event: "contact.deleted";
             /**
+             * Format: uuid
+             * @description The event's id: the same in every attempt, redelivery, recovery, the changes feed and listen streams; de-duplicate on it.
+             * @example 9c1f4e2a-7b3d-4a58-8e6f-0d2c1b3a4e5f
+             */
+            id: string;
+            /**
              * @description Who made the change, so a receiver can ignore changes its own integration made (`api` is /v1, `app` the application).
              * @enum {string}
              */
@@ -1270,6 +1312,12 @@ export interface components {
              */
             event: "contact.score_changed";
             /**
+             * Format: uuid
+             * @description The event's id: the same in every attempt, redelivery, recovery, the changes feed and listen streams; de-duplicate on it.
+             * @example 9c1f4e2a-7b3d-4a58-8e6f-0d2c1b3a4e5f
+             */
+            id: string;
+            /**
              * @description Who made the change, so a receiver can ignore changes its own integration made (`api` is /v1, `app` the application).
              * @enum {string}
              */
@@ -1291,6 +1339,12 @@ export interface components {
              * @enum {string}
              */
             event: "contact.stage_changed";
+            /**
+             * Format: uuid
+             * @description The event's id: the same in every attempt, redelivery, recovery, the changes feed and listen streams; de-duplicate on it.
+             * @example 9c1f4e2a-7b3d-4a58-8e6f-0d2c1b3a4e5f
+             */
+            id: string;
             /**
              * @description Who made the change, so a receiver can ignore changes its own integration made (`api` is /v1, `app` the application).
              * @enum {string}
@@ -1315,6 +1369,12 @@ export interface components {
              */
             event: "contact.tag_added";
             /**
+             * Format: uuid
+             * @description The event's id: the same in every attempt, redelivery, recovery, the changes feed and listen streams; de-duplicate on it.
+             * @example 9c1f4e2a-7b3d-4a58-8e6f-0d2c1b3a4e5f
+             */
+            id: string;
+            /**
              * @description Who made the change, so a receiver can ignore changes its own integration made (`api` is /v1, `app` the application).
              * @enum {string}
              */
@@ -1337,6 +1397,12 @@ export interface components {
              * @enum {string}
              */
             event: "contact.updated";
+            /**
+             * Format: uuid
+             * @description The event's id: the same in every attempt, redelivery, recovery, the changes feed and listen streams; de-duplicate on it.
+             * @example 9c1f4e2a-7b3d-4a58-8e6f-0d2c1b3a4e5f
+             */
+            id: string;
             /**
              * @description Who made the change, so a receiver can ignore changes its own integration made (`api` is /v1, `app` the application).
              * @enum {string}
@@ -1365,6 +1431,12 @@ export interface components {
              * @enum {string}
              */
             event: "conversation.created";
+            /**
+             * Format: uuid
+             * @description The event's id: the same in every attempt, redelivery, recovery, the changes feed and listen streams; de-duplicate on it.
+             * @example 9c1f4e2a-7b3d-4a58-8e6f-0d2c1b3a4e5f
+             */
+            id: string;
             /**
              * @description Who made the change, so a receiver can ignore changes its own integration made (`api` is /v1, `app` the application).
              * @enum {string}
@@ -1414,6 +1486,12 @@ export interface components {
              */
             event: "deal.created";
             /**
+             * Format: uuid
+             * @description The event's id: the same in every attempt, redelivery, recovery, the changes feed and listen streams; de-duplicate on it.
+             * @example 9c1f4e2a-7b3d-4a58-8e6f-0d2c1b3a4e5f
+             */
+            id: string;
+            /**
              * @description Who made the change, so a receiver can ignore changes its own integration made (`api` is /v1, `app` the application).
              * @enum {string}
              */
@@ -1461,6 +1539,12 @@ export interface components {
              * @enum {string}
              */
             event: "deal.lost";
+            /**
+             * Format: uuid
+             * @description The event's id: the same in every attempt, redelivery, recovery, the changes feed and listen streams; de-duplicate on it.
+             * @example 9c1f4e2a-7b3d-4a58-8e6f-0d2c1b3a4e5f
+             */
+            id: string;
             /**
              * @description Who made the change, so a receiver can ignore changes its own integration made (`api` is /v1, `app` the application).
              * @enum {string}
@@ -1525,6 +1609,12 @@ export interface components {
              */
             event: "deal.stage_changed";
             /**
+             * Format: uuid
+             * @description The event's id: the same in every attempt, redelivery, recovery, the changes feed and listen streams; de-duplicate on it.
+             * @example 9c1f4e2a-7b3d-4a58-8e6f-0d2c1b3a4e5f
+             */
+            id: string;
+            /**
              * @description Who made the change, so a receiver can ignore changes its own integration made (`api` is /v1, `app` the application).
              * @enum {string}
              */
@@ -1574,6 +1664,12 @@ export interface components {
              */
             event: "deal.updated";
             /**
+             * Format: uuid
+             * @description The event's id: the same in every attempt, redelivery, recovery, the changes feed and listen streams; de-duplicate on it.
+             * @example 9c1f4e2a-7b3d-4a58-8e6f-0d2c1b3a4e5f
+             */
+            id: string;
+            /**
              * @description Who made the change, so a receiver can ignore changes its own integration made (`api` is /v1, `app` the application).
              * @enum {string}
              */
@@ -1622,6 +1718,12 @@ export interface components {
              */
             event: "deal.won";
             /**
+             * Format: uuid
+             * @description The event's id: the same in every attempt, redelivery, recovery, the changes feed and listen streams; de-duplicate on it.
+             * @example 9c1f4e2a-7b3d-4a58-8e6f-0d2c1b3a4e5f
+             */
+            id: string;
+            /**
              * @description Who made the change, so a receiver can ignore changes its own integration made (`api` is /v1, `app` the application).
              * @enum {string}
              */
@@ -1666,6 +1768,12 @@ export interface components {
              */
             event: "form.submitted";
             /**
+             * Format: uuid
+             * @description The event's id: the same in every attempt, redelivery, recovery, the changes feed and listen streams; de-duplicate on it.
+             * @example 9c1f4e2a-7b3d-4a58-8e6f-0d2c1b3a4e5f
+             */
+            id: string;
+            /**
              * @description Who made the change, so a receiver can ignore changes its own integration made (`api` is /v1, `app` the application).
              * @enum {string}
              */
@@ -1708,6 +1816,12 @@ export interface components {
              * @enum {string}
              */
             event: "message.received";
+            /**
+             * Format: uuid
+             * @description The event's id: the same in every attempt, redelivery, recovery, the changes feed and listen streams; de-duplicate on it.
+             * @example 9c1f4e2a-7b3d-4a58-8e6f-0d2c1b3a4e5f
+             */
+            id: string;
             /**
              * @description Who made the change, so a receiver can ignore changes its own integration made (`api` is /v1, `app` the application).
              * @enum {string}
@@ -1752,6 +1866,12 @@ export interface components {
              */
             event: "message.sent";
             /**
+             * Format: uuid
+             * @description The event's id: the same in every attempt, redelivery, recovery, the changes feed and listen streams; de-duplicate on it.
+             * @example 9c1f4e2a-7b3d-4a58-8e6f-0d2c1b3a4e5f
+             */
+            id: string;
+            /**
              * @description Who made the change, so a receiver can ignore changes its own integration made (`api` is /v1, `app` the application).
              * @enum {string}
              */
@@ -1794,6 +1914,12 @@ export interface components {
              */
             event: "nonprofit.activated";
             /**
+             * Format: uuid
+             * @description The event's id: the same in every attempt, redelivery, recovery, the changes feed and listen streams; de-duplicate on it.
+             * @example 9c1f4e2a-7b3d-4a58-8e6f-0d2c1b3a4e5f
+             */
+            id: string;
+            /**
              * @description Who made the change, so a receiver can ignore changes its own integration made (`api` is /v1, `app` the application).
              * @enum {string}
              */
@@ -1830,6 +1956,12 @@ export interface components {
              */
             event: "nonprofit.verification_recorded";
             /**
+             * Format: uuid
+             * @description The event's id: the same in every attempt, redelivery, recovery, the changes feed and listen streams; de-duplicate on it.
+             * @example 9c1f4e2a-7b3d-4a58-8e6f-0d2c1b3a4e5f
+             */
+            id: string;
+            /**
              * @description Who made the change, so a receiver can ignore changes its own integration made (`api` is /v1, `app` the application).
              * @enum {string}
              */
@@ -1850,6 +1982,12 @@ export interface components {
              * @enum {string}
              */
             event: "ping";
+            /**
+             * Format: uuid
+             * @description The event's id: the same in every attempt, redelivery, recovery, the changes feed and listen streams; de-duplicate on it.
+             * @example 9c1f4e2a-7b3d-4a58-8e6f-0d2c1b3a4e5f
+             */
+            id: string;
             /**
              * Format: date-time
              * @description When the change happened: ISO 8601 UTC with milliseconds.
@@ -1886,6 +2024,12 @@ export interface components {
              * @enum {string}
              */
             event: "task.completed";
+            /**
+             * Format: uuid
+             * @description The event's id: the same in every attempt, redelivery, recovery, the changes feed and listen streams; de-duplicate on it.
+             * @example 9c1f4e2a-7b3d-4a58-8e6f-0d2c1b3a4e5f
+             */
+            id: string;
             /**
              * @description Who made the change, so a receiver can ignore changes its own integration made (`api` is /v1, `app` the application).
              * @enum {string}
@@ -1928,6 +2072,12 @@ export interface components {
              */
             event: "task.created";
             /**
+             * Format: uuid
+             * @description The event's id: the same in every attempt, redelivery, recovery, the changes feed and listen streams; de-duplicate on it.
+             * @example 9c1f4e2a-7b3d-4a58-8e6f-0d2c1b3a4e5f
+             */
+            id: string;
+            /**
              * @description Who made the change, so a receiver can ignore changes its own integration made (`api` is /v1, `app` the application).
              * @enum {string}
              */
@@ -1954,6 +2104,12 @@ export interface components {
              * @enum {string}
              */
             event: "tracking.email_opened";
+            /**
+             * Format: uuid
+             * @description The event's id: the same in every attempt, redelivery, recovery, the changes feed and listen streams; de-duplicate on it.
+             * @example 9c1f4e2a-7b3d-4a58-8e6f-0d2c1b3a4e5f
+             */
+            id: string;
             /**
              * @description Who made the change, so a receiver can ignore changes its own integration made (`api` is /v1, `app` the application).
              * @enum {string}
@@ -1988,6 +2144,12 @@ export interface components {
              */
             event: "tracking.link_clicked";
             /**
+             * Format: uuid
+             * @description The event's id: the same in every attempt, redelivery, recovery, the changes feed and listen streams; de-duplicate on it.
+             * @example 9c1f4e2a-7b3d-4a58-8e6f-0d2c1b3a4e5f
+             */
+            id: string;
+            /**
              * @description Who made the change, so a receiver can ignore changes its own integration made (`api` is /v1, `app` the application).
              * @enum {string}
              */
@@ -2016,6 +2178,12 @@ export interface components {
              * @enum {string}
              */
             event: "tracking.page_visited";
+            /**
+             * Format: uuid
+             * @description The event's id: the same in every attempt, redelivery, recovery, the changes feed and listen streams; de-duplicate on it.
+             * @example 9c1f4e2a-7b3d-4a58-8e6f-0d2c1b3a4e5f
+             */
+            id: string;
             /**
              * @description Who made the change, so a receiver can ignore changes its own integration made (`api` is /v1, `app` the application).
              * @enum {string}
@@ -3257,6 +3425,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
+                 *       "id": "5ba2d5b3-71d4-4ac0-8b1a-a7482f1d05bc",
                  *       "event": "ai_action.approved",
                  *       "timestamp": "2026-11-22T14:03:07.123Z",
                  *       "source": "app",
@@ -3326,6 +3495,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
+                 *       "id": "e1739a2f-0999-48a1-8f94-127c213ee033",
                  *       "event": "ai_action.created",
                  *       "timestamp": "2026-11-22T14:03:07.123Z",
                  *       "source": "ai",
@@ -3395,6 +3565,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
+                 *       "id": "18e5bea5-8b48-4d51-811f-9a551980be08",
                  *       "event": "ai_action.rejected",
                  *       "timestamp": "2026-11-22T14:03:07.123Z",
                  *       "source": "app",
@@ -3464,6 +3635,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
+                 *       "id": "ed8bb82c-1381-4f6e-81fa-d58942a2b058",
                  *       "event": "booking.cancelled",
                  *       "timestamp": "2026-11-22T14:03:07.123Z",
                  *       "source": "app",
@@ -3529,6 +3701,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
+                 *       "id": "ebc5da11-14be-45d7-8e75-265d2ac969dd",
                  *       "event": "booking.created",
                  *       "timestamp": "2026-11-22T14:03:07.123Z",
                  *       "source": "app",
@@ -3594,6 +3767,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
+                 *       "id": "d3fe1bec-fc0f-49e5-88df-be04dc801200",
                  *       "event": "contact.created",
                  *       "timestamp": "2026-11-22T14:03:07.123Z",
                  *       "source": "api",
@@ -3667,6 +3841,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
+                 *       "id": "5e6433ad-5a68-47bb-8194-99be6222c742",
                  *       "event": "contact.deleted",
                  *       "timestamp": "2026-11-22T14:03:07.123Z",
                  *       "source": "app",
@@ -3740,6 +3915,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
+                 *       "id": "a7d1375c-0199-4a38-825f-e197a63f4c32",
                  *       "event": "contact.score_changed",
                  *       "timestamp": "2026-11-22T14:03:07.123Z",
                  *       "source": "ai",
@@ -3814,6 +3990,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
+                 *       "id": "2b24dbdd-c60d-43be-8194-d26db8b29d76",
                  *       "event": "contact.stage_changed",
                  *       "timestamp": "2026-11-22T14:03:07.123Z",
                  *       "source": "app",
@@ -3888,6 +4065,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
+                 *       "id": "3de1897e-0b31-499c-8ed5-c9e8476b1b44",
                  *       "event": "contact.tag_added",
                  *       "timestamp": "2026-11-22T14:03:07.123Z",
                  *       "source": "api",
@@ -3962,6 +4140,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
+                 *       "id": "9ca294f4-77ea-4147-8f29-b26b4ac1a6eb",
                  *       "event": "contact.updated",
                  *       "timestamp": "2026-11-22T14:03:07.123Z",
                  *       "source": "api",
@@ -4035,6 +4214,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
+                 *       "id": "3745f3ed-43ae-4471-87d4-7c51069a5db0",
                  *       "event": "conversation.created",
                  *       "timestamp": "2026-11-22T14:03:07.123Z",
                  *       "source": "inbound",
@@ -4100,6 +4280,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
+                 *       "id": "41a47661-bdfe-487e-8a39-3da13340f384",
                  *       "event": "deal.created",
                  *       "timestamp": "2026-11-22T14:03:07.123Z",
                  *       "source": "app",
@@ -4168,6 +4349,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
+                 *       "id": "850714d2-be7e-40ca-8e04-253fefa7224b",
                  *       "event": "deal.lost",
                  *       "timestamp": "2026-11-22T14:03:07.123Z",
                  *       "source": "app",
@@ -4236,6 +4418,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
+                 *       "id": "b587aa65-484a-4af2-897c-6d459d686217",
                  *       "event": "deal.stage_changed",
                  *       "timestamp": "2026-11-22T14:03:07.123Z",
                  *       "source": "app",
@@ -4314,6 +4497,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
+                 *       "id": "20b0bb82-f962-45d0-88d2-ce4af6f65c5b",
                  *       "event": "deal.updated",
                  *       "timestamp": "2026-11-22T14:03:07.123Z",
                  *       "source": "app",
@@ -4385,6 +4569,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
+                 *       "id": "4810fb95-c2c5-4b6f-852c-cc22a8a0963d",
                  *       "event": "deal.won",
                  *       "timestamp": "2026-11-22T14:03:07.123Z",
                  *       "source": "app",
@@ -4453,6 +4638,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
+                 *       "id": "b2d9d81d-c8b1-4a6d-8d87-45995f6cdec3",
                  *       "event": "form.submitted",
                  *       "timestamp": "2026-11-22T14:03:07.123Z",
                  *       "source": "inbound",
@@ -4534,6 +4720,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
+                 *       "id": "cd79527e-553b-4f91-8973-01f9f8f0fa33",
                  *       "event": "message.received",
                  *       "timestamp": "2026-11-22T14:03:07.123Z",
                  *       "source": "inbound",
@@ -4607,6 +4794,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
+                 *       "id": "f4197227-97f2-4391-8afa-d1a92bd06270",
                  *       "event": "message.sent",
                  *       "timestamp": "2026-11-22T14:03:07.123Z",
                  *       "source": "app",
@@ -4680,6 +4868,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
+                 *       "id": "ba508ad6-3a16-4599-8a28-2a45dcd50352",
                  *       "event": "nonprofit.activated",
                  *       "timestamp": "2026-11-22T14:03:07.123Z",
                  *       "source": "app",
@@ -4749,6 +4938,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
+                 *       "id": "e58eab81-f100-4300-8af8-b7e5fb281442",
                  *       "event": "nonprofit.verification_recorded",
                  *       "timestamp": "2026-11-22T14:03:07.123Z",
                  *       "source": "app",
@@ -4814,6 +5004,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
+                 *       "id": "160a3dbb-e3ad-4662-881a-c4b2a2eeebe9",
                  *       "event": "ping",
                  *       "timestamp": "2026-11-22T14:03:07.123Z",
                  *       "data": {
@@ -4869,6 +5060,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
+                 *       "id": "e2e6153d-8394-41ae-898b-839854a044bd",
                  *       "event": "task.completed",
                  *       "timestamp": "2026-11-22T14:03:07.123Z",
                  *       "source": "app",
@@ -4934,6 +5126,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
+                 *       "id": "c0f67a06-9270-4f9e-8b27-885c1f92cfe0",
                  *       "event": "task.created",
                  *       "timestamp": "2026-11-22T14:03:07.123Z",
                  *       "source": "app",
@@ -4999,6 +5192,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
+                 *       "id": "568734cb-4655-46c7-857a-f5fc28851a1f",
                  *       "event": "tracking.email_opened",
                  *       "timestamp": "2026-11-22T14:03:07.123Z",
                  *       "source": "inbound",
@@ -5063,6 +5257,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
+                 *       "id": "bd87f5da-a585-42ee-83a9-6c29cec53a47",
                  *       "event": "tracking.link_clicked",
                  *       "timestamp": "2026-11-22T14:03:07.123Z",
                  *       "source": "inbound",
@@ -5128,6 +5323,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
+                 *       "id": "71128eeb-3823-4769-8fe3-ccad0d637df2",
                  *       "event": "tracking.page_visited",
                  *       "timestamp": "2026-11-22T14:03:07.123Z",
                  *       "source": "inbound",

@@ -148,7 +148,7 @@ describe('endpoint health', () => {
     const req = rx.requests.find((r) => r.headers['webhook-id'] === ping.body.deliveryId)!;
     expectSigned(req, endpoint.secret);
     const body = JSON.parse(req.rawBody.toString('utf8'));
-    expect(body).toEqual({ event: 'ping', timestamp: expect.any(String), data: { message: expect.any(String) } });
+    expect(body).toEqual({ id: expect.any(String), event: 'ping', timestamp: expect.any(String), data: { message: expect.any(String) } });
     expect((await deliveriesOf(t, endpoint.id))[0]).toMatchObject({ state: 'failed', attempts: 1, manual: true });
 
     await t.sql('update webhook_endpoints set enabled = true where id = ?', [endpoint.id]);

@@ -39,7 +39,7 @@ describe('POST /api/webhooks/trigger', () => {
     expect(r.body).toEqual({
       id: expect.any(String),
       event: 'deal.won',
-      payload: { ...example, timestamp: at.toISOString() },
+      payload: { ...example, id: r.body.id, timestamp: at.toISOString() },
       listening: true,
       delivery: null,
     });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AUTOMATION_TRIGGERS } from '../events/names.ts';
 import { EVENT_SOURCES } from '../events/outbox.ts';
+import { EventId } from '../events/payload.ts';
 import { IsoDateTime, text } from '../validation/index.ts';
 import { WebhookUrl } from '../webhooks/endpoints/schemas.ts';
 
@@ -49,6 +50,7 @@ export type MeOutput = z.infer<typeof MeOutput>;
 
 /** A payload as delivered to hooks and webhooks (spec "Payload shape"). */
 export const EventPayload = z.object({
+  id: EventId,
   event: z.string(),
   timestamp: z.string().meta({ description: 'ISO 8601 UTC with milliseconds.' }),
   source: z.enum(EVENT_SOURCES).optional(),

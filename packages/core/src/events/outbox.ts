@@ -17,6 +17,8 @@ export interface PendingEvent {
 }
 
 export interface EventPayload {
+  /** The outbox row's id: the same in every attempt, redelivery, recovery, the changes feed and listen streams. */
+  id: string;
   event: EventName;
   /** ISO 8601 UTC with milliseconds. */
   timestamp: string;
@@ -24,8 +26,9 @@ export interface EventPayload {
   data: Record<string, unknown>;
 }
 
-export function buildPayload(e: PendingEvent): EventPayload {
+export function buildPayload(e: PendingEvent, id: string): EventPayload {
   return {
+    id,
     event: e.event,
     timestamp: e.at.toISOString(),
     ...(e.source ? { source: e.source } : {}),
@@ -69,8 +72,9 @@ export async function emitEvents(db: Db, events: readonly PendingEvent[]): Promi
 export function eventRowsParam(events: readonly PendingEvent[]): string {
   return JSON.stringify(
     events.map((e) => {
-      const payload = buildPayload(e);
-      return { id: randomUUID(), organization_id: e.orgId, event: e.event, payload, created_at: payload.timestamp };
+      const id = randomUUID();
+      const payload = buildPayload(e, id);
+      return { id, organization_id: e.orgId, event: e.event, payload, created_at: payload.timestamp };
     }),
   );
 }

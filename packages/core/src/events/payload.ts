@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { ContactView } from './records.ts';
 import { EVENT_GROUPS, type EventName } from './names.ts';
@@ -7,6 +8,20 @@ import { EVENT_SOURCES, type EventPayload, type EventSource } from './outbox.ts'
 export const EventTimestamp = z.iso
   .datetime({ precision: 3 })
   .meta({ description: 'When the change happened: ISO 8601 UTC with milliseconds.', example: '2026-11-22T14:03:07.123Z' });
+
+export const EventId = z.uuid().meta({
+  description: "The event's id: the same in every attempt, redelivery, recovery, the changes feed and listen streams; de-duplicate on it.",
+  example: '9c1f4e2a-7b3d-4a58-8e6f-0d2c1b3a4e5f',
+});
+
+/**
+ * The fixed id of an example: derived from the event name, so the document is the same on every build and no two
+ * events' examples share one (a receiver de-duplicating on `id` keeps them all).
+ */
+export function exampleEventId(name: string): string {
+  const h = createHash('sha256').update(`leadwire example event ${name}`).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
 
 export const EventSourceSchema = z.enum(EVENT_SOURCES).meta({
   description: 'Who made the change, so a receiver can ignore changes its own integration made (`api` is /v1, `app` the application).',
@@ -42,7 +57,7 @@ export interface EventDefinition<N extends EventName = EventName, D extends z.Zo
   description: string;
   /** Shape of the payload's `data` (typed per event, so the SDK's `WebhookEvent` derives from it). */
   data: D;
-  /** The whole payload: `{ event, timestamp, source, data }` (`ping`: no `source`). */
+  /** The whole payload: `{ id, event, timestamp, source, data }` (`ping`: no `source`). */
   payload: z.ZodObject;
   example: EventPayload;
 }
@@ -63,12 +78,14 @@ export function defineEvent<N extends EventName, D extends z.ZodObject>(def: {
   exampleData: z.input<D>;
 }): EventDefinition<N, D> {
   const payload = z.strictObject({
+    id: EventId,
     event: z.literal(def.name).meta({ description: 'The event name.' }),
     timestamp: EventTimestamp,
     ...(def.source === null ? {} : { source: EventSourceSchema }),
     data: def.data,
   });
   const example: EventPayload = {
+    id: exampleEventId(def.name),
     event: def.name,
     timestamp: EXAMPLE_TIMESTAMP,
     ...(def.source === null ? {} : { source: def.source }),

@@ -70,14 +70,14 @@ const HEADERS: Record<string, oas31.ParameterObject> = {
 const DELIVERY = [
   "Sent as a POST with a JSON body (`content-type: application/json`) to the endpoint's HTTPS URL, signed as the headers below say.",
   'Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first, each spread at random by up to 10% either way (27-33 s, 108-132 s, 432-528 s, 1,728-2,112 s) so that deliveries that failed together are not retried together. Ten failed attempts in a row disable the endpoint.',
-  'Deliveries are at least once: de-duplicate on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint), or on the event name, `timestamp` and the record id inside `data`.',
+  "Deliveries are at least once: de-duplicate on the body's `id`, the event's id (the same in every attempt, redelivery and recovery, to every endpoint, in the changes feed `GET /v1/events` and in `leadwire listen` streams), or on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint).",
 ].join('\n\n');
 
 export const WEBHOOKS_TAG: oas31.TagObject = {
   name: 'Webhooks',
   description: [
     'Leadwire POSTs an event to each enabled endpoint subscribed to it (`POST /api/webhooks` in the application API).',
-    'Payload: `{ event, timestamp, source, data }`. `timestamp` is ISO 8601 UTC with milliseconds; `source` says who made the change (`app`, `api`, `zapier`, `import`, `sync`, `automation`, `ai`, `inbound`, `system`, `partner`) and is absent on `ping`; `data` depends on the event (contact events carry `data.contact`).',
+    "Payload: `{ id, event, timestamp, source, data }`. `id` is the event's id: de-duplicate on it (a restored contact's second `contact.created` is a new event with a new id). `timestamp` is ISO 8601 UTC with milliseconds; `source` says who made the change (`app`, `api`, `zapier`, `import`, `sync`, `automation`, `ai`, `inbound`, `system`, `partner`) and is absent on `ping`; `data` depends on the event (contact events carry `data.contact`).",
     "Verify the `webhook-*` headers, which follow Standard Webhooks: its libraries check the signature and refuse a timestamp more than 5 minutes off, so a captured delivery cannot be replayed: `new Webhook(secret).verify(rawBody, headers)` (or `verifyWebhook` of `@leadwire/sdk/webhooks`). Refuse a delivery that lacks them. `X-Webhook-Signature` (hex HMAC-SHA256 of the raw body: `crypto.timingSafeEqual(Buffer.from(createHmac('sha256', secret).update(rawBody).digest('hex')), Buffer.from(signatureHeader))`, lengths compared first) signs no time: it does not protect against replay, so a receiver that checks only it must de-duplicate.",
     DELIVERY,
     'At most 1,000 deliveries per hour per workspace: events beyond it are not delivered and show in the delivery log as skipped, to be sent later with `recover`. Delivery logs are kept 30 days.',

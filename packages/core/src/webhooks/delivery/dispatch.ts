@@ -44,12 +44,12 @@ const TARGETED_EVENTS = statement<{ ids: string[] }>()((p) =>
 );
 
 /**
- * The bytes every attempt sends: the outbox payload with the spec's field order first (event, timestamp, source,
- * data). Built once, stored on the delivery, signed as stored.
+ * The bytes every attempt sends: the outbox payload with its id first, then the spec's field order (event, timestamp,
+ * source, data). Built once, stored on the delivery, signed as stored.
  */
 export function bodyOf(payload: Record<string, unknown>): string {
-  const { event, timestamp, source, data, ...rest } = payload;
-  return JSON.stringify({ event, timestamp, ...(source === undefined ? {} : { source }), data, ...rest });
+  const { id, event, timestamp, source, data, ...rest } = payload;
+  return JSON.stringify({ id, event, timestamp, ...(source === undefined ? {} : { source }), data, ...rest });
 }
 
 /**
@@ -74,7 +74,7 @@ export async function dispatchEvents(db: Db, now: Date, batch = DISPATCH_BATCH):
           endpointId: t.endpoint_id,
           eventId: e.id,
           event: e.event,
-          body: bodyOf(e.payload),
+          body: bodyOf({ ...e.payload, id: e.id }),
           manual: false,
           replayOf: null,
           skipReason: t.enabled ? null : SKIP_DISABLED,

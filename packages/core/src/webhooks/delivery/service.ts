@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { qb, sql, statement, type Db } from '@leadwire/db';
 import type { InternalActor } from '../../auth/actor.ts';
 import { requireRole } from '../../auth/internal.ts';
@@ -151,6 +152,8 @@ export async function sendTestPing(db: Db, actor: InternalActor, id: string, now
   return db.transaction(async (tx) => {
     await requireEndpoint(tx, actor, id);
     const body = JSON.stringify({
+      // A fresh id per ping: each is a new event to a receiver that de-duplicates on `id`.
+      id: randomUUID(),
       event: 'ping',
       timestamp: now.toISOString(),
       data: { message: 'A test event from Leadwire: your endpoint is reachable.' },

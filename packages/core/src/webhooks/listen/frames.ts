@@ -31,10 +31,11 @@ export const HEARTBEAT = ': keep-alive\n\n';
 
 /**
  * One delivery, exactly as the delivery engine builds it: the same body bytes (`bodyOf`) and the same signed headers
- * (`signDelivery`). `webhook-id` is the event id, the same if the stream replays it after a reconnect.
+ * (`signDelivery`). `webhook-id` and the body's `id` are the event id, the same if the stream replays it after a reconnect.
  */
 export function deliveryFrame(e: ListenEvent, secret: string, at: Date): string {
-  const body = bodyOf(e.payload);
+  // The row's id, whether or not the stored payload already holds it.
+  const body = bodyOf({ ...e.payload, id: e.id });
   const headers = signDelivery({ body, secret, messageId: e.id, attemptId: randomUUID(), event: e.event, at });
   return frame('delivery', { event: e.event, headers, body }, e.id);
 }

@@ -57,8 +57,14 @@ export const TriggerResult = z.object({
   id: z.uuid().meta({ description: "The example's id: the `id:` of its delivery on listen streams and its webhook-id there." }),
   event: z.string(),
   payload: z
-    .object({ event: z.string(), timestamp: z.string(), source: z.string().optional(), data: z.record(z.string(), z.unknown()) })
-    .meta({ description: "The catalogue's example of the event with the current time as its timestamp: what was sent." }),
+    .object({
+      id: z.uuid(),
+      event: z.string(),
+      timestamp: z.string(),
+      source: z.string().optional(),
+      data: z.record(z.string(), z.unknown()),
+    })
+    .meta({ description: "The catalogue's example of the event with a fresh id and the current time as its timestamp: what was sent." }),
   listening: z.boolean().meta({ description: 'Whether a listen stream of the organization was open on any server process.' }),
   delivery: QueuedDelivery.nullable().meta({ description: 'The manual delivery to `endpointId`; null without one.' }),
 });

@@ -21,8 +21,10 @@ const NOTIFY_MAX_BYTES = 7_900;
  */
 export async function triggerEvent(db: Db, actor: InternalActor, input: TriggerInput, now: Date): Promise<TriggerResult> {
   requireRole(actor, 'owner', 'admin');
-  const payload = { ...exampleFor(input.event), timestamp: now.toISOString() };
-  const example: ListenEvent = { id: randomUUID(), event: input.event, payload };
+  const id = randomUUID();
+  // A fresh id as well as a fresh time: a receiver de-duplicating on `id` takes a second trigger as a new event.
+  const payload = { ...exampleFor(input.event), id, timestamp: now.toISOString() };
+  const example: ListenEvent = { id, event: input.event, payload };
   const message = JSON.stringify({ o: actor.orgId, x: example });
   if (Buffer.byteLength(message) > NOTIFY_MAX_BYTES) throw new Error(`example of ${input.event} too large to announce`);
   return db.transaction(async (tx) => {
