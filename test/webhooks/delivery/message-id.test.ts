@@ -77,6 +77,14 @@ describe('webhook-id, the Standard Webhooks message id', () => {
     expect(requests[2]!.rawBody.equals(requests[0]!.rawBody)).toBe(true);
     expect(requests[5]!.rawBody.equals(requests[3]!.rawBody)).toBe(true);
     for (const r of requests) expect(signsItsId(r, endpoint.secret)).toBe(true);
+    // The body's id is the event's (its outbox row's), the same on every copy, unlike webhook-id, which is per endpoint.
+    const [eventA, eventB] = [a!.event_id, b.event_id];
+    expect(eventA).not.toBe(eventB);
+    expect(requests.map((r) => JSON.parse(r.rawBody.toString('utf8')).id)).toEqual([eventA, eventA, eventA, eventB, eventB, eventB]);
+    const stored = await t.sql<{ id: string; payload: { id: string } }>('select id, payload from outbox_events where id = any(?::uuid[])', [
+      [eventA, eventB],
+    ]);
+    for (const row of stored) expect(row.payload.id).toBe(row.id);
 
     // The delivery log shows each attempt's message id beside its own delivery id.
     const log = await internalRest(t, 'GET', `/webhooks/${endpoint.id}/deliveries`, org.internalKey);
