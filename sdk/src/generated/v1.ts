@@ -961,6 +961,19 @@ export interface components {
             error: string;
             issues: components["schemas"]["Issue"][];
         };
+        /** @description Present only on the first delivery after the endpoint missed events; absent otherwise. Sent and signed as part of the body, so every attempt and redelivery of this delivery carries it. */
+        WebhookDeliveryGap: {
+            /**
+             * @description A changes-feed cursor just before the first missed event: `GET /v1/events?after=<after>&types=<your events>` lists the missed events first; read on up to this delivery's `id` to catch up.
+             * @example MTo4MTQ0Nzo5MDIx
+             */
+            after: string;
+            /**
+             * @description How many events this endpoint missed since its previous delivery: skipped over the 1,000 deliveries per hour limit or while the endpoint was disabled.
+             * @example 37
+             */
+            skipped: number;
+        };
         /** @description The contact after the change. */
         WebhookEventContact: {
             companyId: string | null;
@@ -1019,6 +1032,7 @@ export interface components {
              * @enum {string}
              */
             event: "ai_action.approved";
+            gap?: components["schemas"]["WebhookDeliveryGap"];
             /**
              * Format: uuid
              * @description The event's id: the same in every attempt, redelivery, recovery, the changes feed and listen streams; de-duplicate on it.
@@ -1068,6 +1082,7 @@ export interface components {
              * @enum {string}
              */
             event: "ai_action.created";
+            gap?: components["schemas"]["WebhookDeliveryGap"];
             /**
              * Format: uuid
              * @description The event's id: the same in every attempt, redelivery, recovery, the changes feed and listen streams; de-duplicate on it.
@@ -1117,6 +1132,7 @@ export interface components {
              * @enum {string}
              */
             event: "ai_action.rejected";
+            gap?: components["schemas"]["WebhookDeliveryGap"];
             /**
              * Format: uuid
              * @description The event's id: the same in every attempt, redelivery, recovery, the changes feed and listen streams; de-duplicate on it.
@@ -1168,6 +1184,7 @@ export interface components {
              * @enum {string}
              */
             event: "booking.cancelled";
+            gap?: components["schemas"]["WebhookDeliveryGap"];
             /**
              * Format: uuid
              * @description The event's id: the same in every attempt, redelivery, recovery, the changes feed and listen streams; de-duplicate on it.
@@ -1219,6 +1236,7 @@ export interface components {
              * @enum {string}
              */
             event: "booking.created";
+            gap?: components["schemas"]["WebhookDeliveryGap"];
             /**
              * Format: uuid
              * @description The event's id: the same in every attempt, redelivery, recovery, the changes feed and listen streams; de-duplicate on it.
@@ -1251,6 +1269,7 @@ export interface components {
              * @enum {string}
              */
             event: "contact.created";
+            gap?: components["schemas"]["WebhookDeliveryGap"];
             /**
              * Format: uuid
              * @description The event's id: the same in every attempt, redelivery, recovery, the changes feed and listen streams; de-duplicate on it.
@@ -1283,6 +1302,7 @@ export interface components {
              * @enum {string}
              */
             event: "contact.deleted";
+            gap?: components["schemas"]["WebhookDeliveryGap"];
             /**
              * Format: uuid
              * @description The event's id: the same in every attempt, redelivery, recovery, the changes feed and listen streams; de-duplicate on it.
@@ -1311,6 +1331,7 @@ export interface components {
              * @enum {string}
              */
             event: "contact.score_changed";
+            gap?: components["schemas"]["WebhookDeliveryGap"];
             /**
              * Format: uuid
              * @description The event's id: the same in every attempt, redelivery, recovery, the changes feed and listen streams; de-duplicate on it.
@@ -1339,6 +1360,7 @@ export interface components {
              * @enum {string}
              */
             event: "contact.stage_changed";
+            gap?: components["schemas"]["WebhookDeliveryGap"];
             /**
              * Format: uuid
              * @description The event's id: the same in every attempt, redelivery, recovery, the changes feed and listen streams; de-duplicate on it.
@@ -1368,6 +1390,7 @@ export interface components {
              * @enum {string}
              */
             event: "contact.tag_added";
+            gap?: components["schemas"]["WebhookDeliveryGap"];
             /**
              * Format: uuid
              * @description The event's id: the same in every attempt, redelivery, recovery, the changes feed and listen streams; de-duplicate on it.
@@ -1397,6 +1420,7 @@ export interface components {
              * @enum {string}
              */
             event: "contact.updated";
+            gap?: components["schemas"]["WebhookDeliveryGap"];
             /**
              * Format: uuid
              * @description The event's id: the same in every attempt, redelivery, recovery, the changes feed and listen streams; de-duplicate on it.
@@ -1431,6 +1455,7 @@ export interface components {
              * @enum {string}
              */
             event: "conversation.created";
+            gap?: components["schemas"]["WebhookDeliveryGap"];
             /**
              * Format: uuid
              * @description The event's id: the same in every attempt, redelivery, recovery, the changes feed and listen streams; de-duplicate on it.
@@ -1485,6 +1510,7 @@ export interface components {
              * @enum {string}
              */
             event: "deal.created";
+            gap?: components["schemas"]["WebhookDeliveryGap"];
             /**
              * Format: uuid
              * @description The event's id: the same in every attempt, redelivery, recovery, the changes feed and listen streams; de-duplicate on it.
@@ -1539,6 +1565,7 @@ export interface components {
              * @enum {string}
              */
             event: "deal.lost";
+            gap?: components["schemas"]["WebhookDeliveryGap"];
             /**
              * Format: uuid
              * @description The event's id: the same in every attempt, redelivery, recovery, the changes feed and listen streams; de-duplicate on it.
@@ -1608,6 +1635,7 @@ export interface components {
              * @enum {string}
              */
             event: "deal.stage_changed";
+            gap?: components["schemas"]["WebhookDeliveryGap"];
             /**
              * Format: uuid
              * @description The event's id: the same in every attempt, redelivery, recovery, the changes feed and listen streams; de-duplicate on it.
@@ -1663,6 +1691,7 @@ export interface components {
              * @enum {string}
              */
             event: "deal.updated";
+            gap?: components["schemas"]["WebhookDeliveryGap"];
             /**
              * Format: uuid
              * @description The event's id: the same in every attempt, redelivery, recovery, the changes feed and listen streams; de-duplicate on it.
@@ -1717,6 +1746,7 @@ export interface components {
              * @enum {string}
              */
             event: "deal.won";
+            gap?: components["schemas"]["WebhookDeliveryGap"];
             /**
              * Format: uuid
              * @description The event's id: the same in every attempt, redelivery, recovery, the changes feed and listen streams; de-duplicate on it.
@@ -1767,6 +1797,7 @@ export interface components {
              * @enum {string}
              */
             event: "form.submitted";
+            gap?: components["schemas"]["WebhookDeliveryGap"];
             /**
              * Format: uuid
              * @description The event's id: the same in every attempt, redelivery, recovery, the changes feed and listen streams; de-duplicate on it.
@@ -1816,6 +1847,7 @@ export interface components {
              * @enum {string}
              */
             event: "message.received";
+            gap?: components["schemas"]["WebhookDeliveryGap"];
             /**
              * Format: uuid
              * @description The event's id: the same in every attempt, redelivery, recovery, the changes feed and listen streams; de-duplicate on it.
@@ -1865,6 +1897,7 @@ export interface components {
              * @enum {string}
              */
             event: "message.sent";
+            gap?: components["schemas"]["WebhookDeliveryGap"];
             /**
              * Format: uuid
              * @description The event's id: the same in every attempt, redelivery, recovery, the changes feed and listen streams; de-duplicate on it.
@@ -1913,6 +1946,7 @@ export interface components {
              * @enum {string}
              */
             event: "nonprofit.activated";
+            gap?: components["schemas"]["WebhookDeliveryGap"];
             /**
              * Format: uuid
              * @description The event's id: the same in every attempt, redelivery, recovery, the changes feed and listen streams; de-duplicate on it.
@@ -1955,6 +1989,7 @@ export interface components {
              * @enum {string}
              */
             event: "nonprofit.verification_recorded";
+            gap?: components["schemas"]["WebhookDeliveryGap"];
             /**
              * Format: uuid
              * @description The event's id: the same in every attempt, redelivery, recovery, the changes feed and listen streams; de-duplicate on it.
@@ -2024,6 +2059,7 @@ export interface components {
              * @enum {string}
              */
             event: "task.completed";
+            gap?: components["schemas"]["WebhookDeliveryGap"];
             /**
              * Format: uuid
              * @description The event's id: the same in every attempt, redelivery, recovery, the changes feed and listen streams; de-duplicate on it.
@@ -2071,6 +2107,7 @@ export interface components {
              * @enum {string}
              */
             event: "task.created";
+            gap?: components["schemas"]["WebhookDeliveryGap"];
             /**
              * Format: uuid
              * @description The event's id: the same in every attempt, redelivery, recovery, the changes feed and listen streams; de-duplicate on it.
@@ -2104,6 +2141,7 @@ export interface components {
              * @enum {string}
              */
             event: "tracking.email_opened";
+            gap?: components["schemas"]["WebhookDeliveryGap"];
             /**
              * Format: uuid
              * @description The event's id: the same in every attempt, redelivery, recovery, the changes feed and listen streams; de-duplicate on it.
@@ -2143,6 +2181,7 @@ export interface components {
              * @enum {string}
              */
             event: "tracking.link_clicked";
+            gap?: components["schemas"]["WebhookDeliveryGap"];
             /**
              * Format: uuid
              * @description The event's id: the same in every attempt, redelivery, recovery, the changes feed and listen streams; de-duplicate on it.
@@ -2178,6 +2217,7 @@ export interface components {
              * @enum {string}
              */
             event: "tracking.page_visited";
+            gap?: components["schemas"]["WebhookDeliveryGap"];
             /**
              * Format: uuid
              * @description The event's id: the same in every attempt, redelivery, recovery, the changes feed and listen streams; de-duplicate on it.

@@ -3,6 +3,7 @@ import type { oas31 } from 'zod-openapi';
 import { EVENT_CATALOGUE } from '../events/catalogue.ts';
 import { EVENT_NAMES, type EventName } from '../events/names.ts';
 import { EventContact, EventContactRef } from '../events/payload.ts';
+import { DeliveryGap } from '../webhooks/delivery/gap.ts';
 
 /*
  * The v1 document's top-level `webhooks` (OpenAPI 3.1): one POST per event, as Leadwire sends it to an endpoint. The
@@ -81,6 +82,7 @@ export const WEBHOOKS_TAG: oas31.TagObject = {
     "Verify the `webhook-*` headers, which follow Standard Webhooks: its libraries check the signature and refuse a timestamp more than 5 minutes off, so a captured delivery cannot be replayed: `new Webhook(secret).verify(rawBody, headers)` (or `verifyWebhook` of `@leadwire/sdk/webhooks`). Refuse a delivery that lacks them. `X-Webhook-Signature` (hex HMAC-SHA256 of the raw body: `crypto.timingSafeEqual(Buffer.from(createHmac('sha256', secret).update(rawBody).digest('hex')), Buffer.from(signatureHeader))`, lengths compared first) signs no time: it does not protect against replay, so a receiver that checks only it must de-duplicate.",
     DELIVERY,
     'At most 1,000 deliveries per hour per workspace: events beyond it are not delivered and show in the delivery log as skipped, to be sent later with `recover`. Delivery logs are kept 30 days.',
+    "Gaps: when an endpoint missed events (skipped over the hourly limit, or sent while the endpoint was disabled), its next delivery carries `gap: { skipped, after }`: how many it missed, and a changes-feed cursor just before the first of them. Catch up with `GET /v1/events?after=<gap.after>&types=<your events>`, reading on until you reach this delivery's `id`, and de-duplicate on `id`. A delivery without a gap has no `gap` field.",
   ].join('\n\n'),
 };
 
@@ -91,7 +93,12 @@ function payloadSchemas(): Record<string, oas31.SchemaObject> {
   const registry = z.registry<{ id: string }>();
   registry.add(EventContact, { id: 'WebhookEventContact' });
   registry.add(EventContactRef, { id: 'WebhookEventContactRef' });
-  for (const name of EVENT_NAMES) registry.add(EVENT_CATALOGUE[name].payload, { id: payloadId(name) });
+  registry.add(DeliveryGap, { id: 'WebhookDeliveryGap' });
+  for (const name of EVENT_NAMES) {
+    // `gap` belongs to deliveries, not to the event (the feed's items have none); `ping`, always manual, never has one.
+    const payload = EVENT_CATALOGUE[name].payload;
+    registry.add(name === 'ping' ? payload : payload.extend({ gap: DeliveryGap.optional() }), { id: payloadId(name) });
+  }
   // `input`: objects inside `data` stay open, so a receiver that validates keeps working when a field is added later.
   const { schemas } = z.toJSONSchema(registry, { uri: (id) => `${SCHEMA_PREFIX}${id}`, io: 'input', unrepresentable: 'any' });
   return Object.fromEntries(

@@ -33,6 +33,14 @@ export const WebhookEndpointSchema = defineEntity({
     createdBy: () => p.manyToOne(User).nullable().deleteRule('set null'),
     /** The Internal key that subscribed a REST hook. */
     apiKey: () => p.manyToOne(ApiKey).nullable().deleteRule('set null'),
+    /**
+     * Events missed (skipped over the hourly limit or while disabled) since the endpoint's last automatic delivery;
+     * the next one carries them as `gap` and sets this back to 0 (delivery/gap.ts).
+     */
+    gapSkipped: p.integer().default(0),
+    /** The changes-feed place (txid, seq) of the earliest missed event; null while nothing is missed. */
+    gapTxid: p.string().columnType('xid8').nullable(),
+    gapSeq: p.bigint('string').nullable(),
   },
 });
 export class WebhookEndpoint extends WebhookEndpointSchema.class {}

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { qb, sql, statement, type Db, type DB, type Selectable } from '@leadwire/db';
+import type { FeedPosition } from '../../events/feed/cursor.ts';
+import { carryGaps } from './gap.ts';
 import { HOURLY_DELIVERY_LIMIT, hourWindow, SKIP_LIMIT } from './policy.ts';
 
 /** A delivery about to be created; `skipReason` set means it is recorded but never sent (endpoint disabled). */
@@ -12,6 +14,10 @@ export interface NewDelivery {
   manual: boolean;
   replayOf: string | null;
   skipReason: string | null;
+  /** The event's changes-feed place, on automatic deliveries: a skipped one is counted as missed (gap.ts). */
+  position?: FeedPosition;
+  /** Dispatch read missed events on the endpoint: this delivery, if sent, may carry them as `gap`. */
+  gapStored?: boolean;
 }
 
 export interface CreatedDelivery {
@@ -144,6 +150,7 @@ export async function createDeliveries(db: Db, items: readonly NewDelivery[], no
     }
     return { ...d, id: randomUUID(), state: skipReason ? ('skipped' as const) : ('pending' as const), skipReason };
   });
+  await carryGaps(db, rows);
   await db.run(INSERT_DELIVERIES, {
     now,
     rows: JSON.stringify(

@@ -28,7 +28,7 @@ const TARGETS = statement<{ ids: string[] }>()((p) =>
     .innerJoin('webhook_endpoints as w', (join) =>
       join.onRef('w.organization_id', '=', 'o.organization_id').on((eb) => eb('o.event', '=', eb.fn.any('w.events'))),
     )
-    .select(['o.id as event_id', 'w.id as endpoint_id', 'w.enabled'])
+    .select(['o.id as event_id', 'w.id as endpoint_id', 'w.enabled', 'w.gap_skipped'])
     .where('o.id', '=', (eb) => eb.fn.any(sql<string[]>`${p.ids}::uuid[]`))
     .orderBy('o.created_at')
     .orderBy('o.id')
@@ -39,7 +39,7 @@ const TARGETS = statement<{ ids: string[] }>()((p) =>
 const TARGETED_EVENTS = statement<{ ids: string[] }>()((p) =>
   qb
     .selectFrom('outbox_events')
-    .select(['id', 'organization_id', 'event', 'payload'])
+    .select(['id', 'organization_id', 'event', 'payload', sql<string>`txid::text`.as('txid'), sql<string>`seq::text`.as('seq')])
     .where('id', '=', (eb) => eb.fn.any(sql<string[]>`${p.ids}::uuid[]`)),
 );
 
@@ -54,7 +54,8 @@ export function bodyOf(payload: Record<string, unknown>): string {
 
 /**
  * One dispatch round: claims a batch of events (off the pending queue) and creates one delivery per subscribed
- * endpoint (skipped for disabled endpoints and beyond the hourly limit), all in one transaction. Returns the number
+ * endpoint (skipped for disabled endpoints and beyond the hourly limit; an endpoint's first sent one after skips
+ * carries them as `gap`), all in one transaction. Returns the number
  * of events handled (a full batch means more may be waiting).
  */
 export async function dispatchEvents(db: Db, now: Date, batch = DISPATCH_BATCH): Promise<number> {
@@ -78,6 +79,8 @@ export async function dispatchEvents(db: Db, now: Date, batch = DISPATCH_BATCH):
           manual: false,
           replayOf: null,
           skipReason: t.enabled ? null : SKIP_DISABLED,
+          position: { txid: e.txid, seq: e.seq },
+          gapStored: t.gap_skipped > 0,
         });
       }
       await createDeliveries(tx, items, now);
