@@ -103,6 +103,9 @@ describe('GET /api/webhooks/listen: the stream', () => {
       org.orgId,
     ]);
     expect(d.id).toBe(row!.id);
+    // The frame's body carries the same id, first: the event's, as every delivery of it does.
+    expect(Object.keys(JSON.parse(d.body))[0]).toBe('id');
+    expect(JSON.parse(d.body).id).toBe(row!.id);
     expect(d.headers).toEqual({
       'content-type': 'application/json',
       'user-agent': 'Leadwire-Webhooks/1.0',
