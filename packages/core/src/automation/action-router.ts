@@ -81,9 +81,7 @@ export const actionRouter = router({
     .output(TaskView)
     .mutation(({ ctx, input }) => runCreateTask(actionDeps(ctx), ctx.actor, input)),
   send_sms: actionProcedure
-    .meta(
-      actionMeta('send_sms', 'Text a contact who consented to SMS', ['not_found', 'sms_consent_required', 'contact_has_no_phone'], 201),
-    )
+    .meta(actionMeta('send_sms', 'Text a contact who consented to SMS', ['not_found', 'sms_consent_required', 'contact_has_no_phone'], 201))
     .input(SendSmsAction)
     .output(MessageView)
     .mutation(({ ctx, input }) => runSendSms(actionDeps(ctx), ctx.actor, input)),

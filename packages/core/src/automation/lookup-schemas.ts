@@ -3,11 +3,13 @@ import { AppContact } from '../contacts/app/schemas.ts';
 import { ContactSearchInput } from '../contacts/v1/schemas.ts';
 import { PipelineView } from '../pipelines/schemas.ts';
 import { text } from '../validation/index.ts';
-import { limitQuery, strictQuery } from './schemas.ts';
+import { limitQuery, required, strictQuery } from './schemas.ts';
 
 /** Inputs and answers of the automation lookups: the find-contact search and the dropdowns' choices. */
 
-export const FindContactInput = strictQuery({ email: ContactSearchInput.shape.email });
+export const FindContactInput = strictQuery({
+  email: z.string(required('email', 'an email address')).pipe(ContactSearchInput.shape.email),
+});
 export const FoundContacts = z.array(AppContact).meta({
   description: 'The live contact with this email, or nothing: a list of 0 or 1 contacts, as platform searches expect.',
 });
@@ -40,7 +42,9 @@ export const CompanyChoice = z.object({
   id: z.uuid(),
   domain: z.string().meta({ description: 'What create_contact.company and update_contact.company take.', example: 'example.com' }),
   name: z.string().nullable(),
-  label: z.string().meta({ description: '`name (domain)`, or the domain when the company has no name.', example: 'Example Inc (example.com)' }),
+  label: z
+    .string()
+    .meta({ description: '`name (domain)`, or the domain when the company has no name.', example: 'Example Inc (example.com)' }),
 });
 export const CompanyChoices = z.array(CompanyChoice).meta({
   description: 'A page of the companies in domain order; fewer than `limit` means the last page.',

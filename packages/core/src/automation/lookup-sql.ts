@@ -8,11 +8,7 @@ import { withCompany } from '../contacts/app/sql.ts';
 
 /** The live contact with this email: emails are stored lowercased and unique among live contacts (the partial index). */
 export const LIVE_CONTACT_WITH_EMAIL = statement<{ orgId: string; email: string }>()((p) =>
-  withCompany()
-    .where('c.organization_id', '=', p.orgId)
-    .where('c.email', '=', p.email)
-    .where('c.deleted_at', 'is', null)
-    .limit(sql.lit(1)),
+  withCompany().where('c.organization_id', '=', p.orgId).where('c.email', '=', p.email).where('c.deleted_at', 'is', null).limit(sql.lit(1)),
 );
 
 /**

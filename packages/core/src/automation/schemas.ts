@@ -34,7 +34,8 @@ export const Subscription = z.object({
   triggerEvent: z.enum(AUTOMATION_TRIGGERS),
   secret: z.string().meta({ description: 'Signing secret (`whsec_...`) of the deliveries, as for webhook endpoints.' }),
   enabled: z.boolean().meta({
-    description: 'True when subscribed: a hookUrl that can never be delivered to is refused (422 `hook_url_refused`), never stored disabled.',
+    description:
+      'True when subscribed: a hookUrl that can never be delivered to is refused (422 `hook_url_refused`), never stored disabled.',
   }),
   disabledReason: z.string().nullable(),
   createdAt: IsoDateTime,

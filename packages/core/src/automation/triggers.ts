@@ -5,7 +5,7 @@ import { errors } from '../errors.ts';
 import { EVENT_CATALOGUE, exampleFor } from '../events/catalogue.ts';
 import { AUTOMATION_TRIGGERS, type AutomationTrigger } from '../events/names.ts';
 import type { EventPayload as StoredPayload } from '../events/outbox.ts';
-import { type EventPayload, POLL_LIMIT_MAX, type TriggerDefinition } from './schemas.ts';
+import { POLL_LIMIT_MAX, type TriggerDefinition } from './schemas.ts';
 import * as q from './sql.ts';
 
 /** How many real payloads a platform gets as samples: enough to pick fields from, few enough to read. */
@@ -29,7 +29,7 @@ export function listTriggers(config: Pick<Config, 'BASE_URL'>): TriggerDefinitio
       label: def.label,
       description: def.description,
       // Spread last: the catalogue's own fixed example id, once it has one, wins.
-      sample: { id: EXAMPLE_EVENT_ID, ...exampleFor(key) } as EventPayload,
+      sample: { id: EXAMPLE_EVENT_ID, ...exampleFor(key) },
       sampleIsExample: true as const,
       samplesUrl: `${config.BASE_URL}${BASE}/triggers/${key}/samples`,
       pollUrl: `${config.BASE_URL}${BASE}/triggers/${key}/poll?limit=${POLL_LIMIT_MAX}`,
@@ -47,11 +47,17 @@ function requireTrigger(event: string): asserts event is AutomationTrigger {
  * The organization's latest events of `event`, newest first, each exactly as hooks receive it, with the event's id
  * first (the row's id, whether or not the stored payload already holds it): platforms de-duplicate on `id`.
  */
-async function recentEvents(db: Db, config: Pick<Config, 'AUTOMATION_POLL_SCAN_EVENTS'>, actor: InternalActor, event: string, limit: number) {
+async function recentEvents(
+  db: Db,
+  config: Pick<Config, 'AUTOMATION_POLL_SCAN_EVENTS'>,
+  actor: InternalActor,
+  event: string,
+  limit: number,
+) {
   requireTrigger(event);
   const rows = await db.run(q.RECENT_EVENTS, { orgId: actor.orgId, event, scan: config.AUTOMATION_POLL_SCAN_EVENTS, limit });
   // The outbox keeps each payload as buildPayload made it.
-  return rows.map((r) => ({ id: r.id, ...(r.payload as unknown as StoredPayload) }) as EventPayload);
+  return rows.map((r) => ({ id: r.id, ...(r.payload as unknown as StoredPayload) }));
 }
 
 /**
