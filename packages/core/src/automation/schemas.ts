@@ -35,7 +35,7 @@ export const Subscription = z.object({
   secret: z.string().meta({ description: 'Signing secret (`whsec_...`) of the deliveries, as for webhook endpoints.' }),
   enabled: z.boolean().meta({
     description:
-      'True when subscribed: a hookUrl that can never be delivered to is refused (422 `hook_url_refused`), never stored disabled.',
+      'Whether deliveries are sent. A new subscription is always enabled (a hookUrl that can never be delivered to is refused: 422 `hook_url_refused`); repeated failed deliveries may disable it later, saying why in `disabledReason`.',
   }),
   disabledReason: z.string().nullable(),
   createdAt: IsoDateTime,
