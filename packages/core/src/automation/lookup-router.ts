@@ -12,15 +12,21 @@ import {
 import { companyChoices, findContact, pipelineChoices, tagChoices } from './lookups.ts';
 import { BASE, INPUT_ERRORS, tags } from './meta.ts';
 
-const get = (path: `/${string}`, summary: string) => ({
-  openapi: { method: 'GET' as const, path: `${BASE}${path}` as const, tags, summary },
+const get = (path: `/${string}`, summary: string, description?: string) => ({
+  openapi: { method: 'GET' as const, path: `${BASE}${path}` as const, tags, summary, ...(description ? { description } : {}) },
   // validation_failed: an unknown query parameter is refused, never ignored.
   errorCodes: INPUT_ERRORS,
 });
 
 /** The find-contact search of find-or-create. */
 export const findContactProcedure = internalProcedure
-  .meta(get('/contacts/find', 'Find the contact with an exact email (a list of 0 or 1), for find-or-create'))
+  .meta(
+    get(
+      '/contacts/find',
+      'Find the contact with an exact email (a list of 0 or 1), for find-or-create',
+      'Matches the live contact whose email is exactly `email`, trimmed and case-insensitive. Nothing found is `[]`, not 404: a platform then runs `create_contact`.',
+    ),
+  )
   .input(FindContactInput)
   .output(FoundContacts)
   .query(({ ctx, input }) => findContact(ctx.db, ctx.actor, input.email));

@@ -101,6 +101,8 @@ export const automationRouter = router({
         path: `${BASE}/triggers/{event}/poll`,
         tags,
         summary: "A polling trigger: the organization's latest events of a trigger, newest first, each with its id",
+        description:
+          "A polling platform's `performList` (`pollUrl` in the trigger list): the payloads hooks receive, newest first, each with the event's `id` first; the platform fires for ids it has not seen. Looks through the organization's newest 10,000 events of any kind (AUTOMATION_POLL_SCAN_EVENTS); `GET /v1/events` reads everything since a cursor.",
       },
       errorCodes: [...INPUT_ERRORS, 'not_found'],
     })
