@@ -192,7 +192,7 @@ describe('dropdowns', () => {
     expect(contact.company).toMatchObject({ id: first.body[0].id, domain: 'alpha.example' });
   });
 
-  it('refuses unknown parameters and bad limits with 400 naming them; needs an Internal key', async () => {
+  it('refuses unknown parameters and bad limits with 400 naming them; needs an Internal key (X-Api-Key or Bearer)', async () => {
     const org = await t.newOrg();
     for (const [path, issuePath, message] of [
       ['/dropdowns/pipelines?name=Sales', '', /unknown query parameter name/],
@@ -206,7 +206,8 @@ describe('dropdowns', () => {
       expect(res.body.code, path).toBe('validation_failed');
       expect(res.body.issues[0], path).toMatchObject({ path: issuePath, message: expect.stringMatching(message) });
     }
-    for (const path of ['/dropdowns/pipelines', '/dropdowns/tags', '/dropdowns/companies']) {
+    for (const path of ['/dropdowns/pipelines', '/dropdowns/tags', '/dropdowns/companies', '/contacts/find?email=a@example.com']) {
+      expect((await automation(t, 'GET', path, { bearer: org.internalKey })).status, path).toBe(200);
       expect((await automation(t, 'GET', path, { apiKey: org.publicKey })).status, path).toBe(403);
       expect((await automation(t, 'GET', path, null)).status, path).toBe(401);
     }

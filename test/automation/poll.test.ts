@@ -91,6 +91,7 @@ describe('polling trigger', () => {
     for (const event of ['contact.score_changed', 'ping', 'nope']) {
       expect(await poll(org.internalKey, `${event}/poll`), event).toMatchObject({ status: 404, body: { code: 'not_found' } });
     }
+    expect((await automation(t, 'GET', '/triggers/contact.created/poll', { bearer: org.internalKey })).body).toHaveLength(25);
     expect((await automation(t, 'GET', '/triggers/contact.created/poll', { apiKey: org.publicKey })).status).toBe(403);
     expect((await automation(t, 'GET', '/triggers/contact.created/poll', null)).status).toBe(401);
   });
