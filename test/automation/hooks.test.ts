@@ -116,23 +116,52 @@ describe('subscribe', () => {
     ]);
   });
 
-  it('creates a hook whose URL reaches a private or internal address disabled, saying why', async () => {
+  it('refuses a hookUrl that can never be delivered to with 422 hook_url_refused naming the reason, storing nothing', async () => {
     const org = await t.newOrg();
     const cases: [string, RegExp][] = [
-      ['https://intranet.example.com/hook', /intranet\.example\.com resolves to 10\.1\.2\.3 is in .*private/],
-      ['https://mixed.example.com/hook', /169\.254\.169\.254/],
+      ['https://10.0.0.5/hook', /10\.0\.0\.5 is in 10\.0\.0\.0\/8 \(private\)/],
+      ['https://192.168.1.20:8443/hook', /192\.168\.1\.20 is in .*private/],
+      ['https://169.254.169.254/latest/meta-data', /link-local \(cloud metadata\)/],
       ['https://127.0.0.1:8443/hook', /127\.0\.0\.1 is in .*loopback/],
       ['https://[::1]/hook', /::1 is in .*loopback/],
-      ['https://nowhere.example.com/hook', /could not be resolved/],
+      ['https://[fd00:ec2::254]/hook', /fd00:ec2::254 is in fc00::\/7 \(unique-local\)/],
+      ['https://[fe80::1]/hook', /link-local/],
+      ['https://[::ffff:10.0.0.1]/hook', /10\.0\.0\.1 is in .*private/],
+      ['https://localhost/hook', /localhost resolves to 127\.0\.0\.1 is in .*loopback/],
+      ['https://ip6-localhost/hook', /ip6-localhost resolves to ::1 is in .*loopback/],
+      ['https://intranet.example.com/hook', /intranet\.example\.com resolves to 10\.1\.2\.3 is in .*private/],
+      ['https://ula.example.com/hook', /ula\.example\.com resolves to fd12:3456:789a::1 is in .*unique-local/],
+      // A name with one private answer among public ones is refused too (a rebinding attempt).
+      ['https://mixed.example.com/hook', /169\.254\.169\.254/],
+      ['https://nowhere.example.com/hook', /nowhere\.example\.com could not be resolved \(ENOTFOUND\)/],
     ];
     for (const [hookUrl, reason] of cases) {
       const res = await automation(t, 'POST', '/subscribe', { apiKey: org.internalKey }, { hookUrl, triggerEvent: 'contact.created' });
-      expect(res.status, hookUrl).toBe(201);
-      expect(res.body.enabled, hookUrl).toBe(false);
-      expect(res.body.disabledReason, hookUrl).toMatch(reason);
+      expect(res.status, hookUrl).toBe(422);
+      expect(res.body, hookUrl).toEqual({ error: expect.any(String), code: 'hook_url_refused', reason: expect.stringMatching(reason) });
+      expect(res.body.error, hookUrl).toBe(`hookUrl is refused: ${res.body.reason}. Nothing was subscribed`);
     }
-    const rows = await hooksOf(org.orgId);
-    expect(rows.map((r) => [r.enabled, r.disabled_reason !== null])).toEqual(cases.map(() => [false, true]));
+    // http:// where https is required is refused by the input rule, before any address is looked at.
+    const http = await automation(
+      t,
+      'POST',
+      '/subscribe',
+      { apiKey: org.internalKey },
+      { hookUrl: 'http://hooks.example.com/x', triggerEvent: 'contact.created' },
+    );
+    expect(http).toMatchObject({ status: 400, body: { code: 'validation_failed', issues: [{ path: 'hookUrl' }] } });
+    expect(await hooksOf(org.orgId)).toEqual([]);
+    // The same organization subscribes a deliverable URL as before.
+    const good = await automation(t, 'POST', '/subscribe', { apiKey: org.internalKey }, { hookUrl: HOOK, triggerEvent: 'contact.created' });
+    expect(good).toMatchObject({ status: 201, body: { enabled: true, disabledReason: null } });
+    expect((await hooksOf(org.orgId)).map((r) => r.url)).toEqual([HOOK]);
+  });
+
+  it('lists hook_url_refused among the answers of subscribe in the internal OpenAPI document', async () => {
+    const doc = (await (await fetch(`${t.origin}/api/docs/json`)).json()) as { paths: Record<string, Record<string, any>> };
+    const op = doc.paths['/integrations/automation/subscribe']!.post;
+    expect(op['x-error-codes']).toContain('hook_url_refused');
+    expect(Object.keys(op.responses)).toContain('422');
   });
 
   it('returns the existing hook when the same URL subscribes to the same trigger again, even concurrently', async () => {

@@ -31,11 +31,14 @@ export async function orgWithRoles(t: TestApp) {
   return { ...org, admin: await keyFor('admin'), member: await keyFor('member') };
 }
 
-/** Names a test resolver knows: a public address, a private one, and the loopback. */
+/** Names a test resolver knows: a public address, private ones, and the loopback. */
 export const HOSTS: Record<string, string[]> = {
   'hooks.example.com': ['93.184.215.14'],
   'intranet.example.com': ['10.1.2.3'],
   'mixed.example.com': ['93.184.215.14', '169.254.169.254'],
+  'ula.example.com': ['fd12:3456:789a::1'],
+  localhost: ['127.0.0.1', '::1'],
+  'ip6-localhost': ['::1'],
 };
 
 export const testResolver = async (hostname: string): Promise<string[]> => {

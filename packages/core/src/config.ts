@@ -123,6 +123,11 @@ export const ConfigSchema = z
      */
     WEBHOOK_LISTEN_HEARTBEAT_MS: z.coerce.number().int().min(10).max(300_000).default(15_000),
     /**
+     * How many of an organization's newest events an automation polling trigger (and its samples) looks through for
+     * the trigger's event: bounds each poll's cost in a busy workspace; an event further back is not "recent" any more.
+     */
+    AUTOMATION_POLL_SCAN_EVENTS: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
+    /**
      * Database look-ups of API keys this process has not seen authenticate, in flight at once; more wait their turn.
      * A flood of made-up keys then holds at most this many pool connections, while a real key waits, never refused.
      */

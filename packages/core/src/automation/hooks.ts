@@ -4,7 +4,7 @@ import type { InternalActor } from '../auth/actor.ts';
 import { requireRole } from '../auth/internal.ts';
 import type { Deps } from '../context.ts';
 import { iso } from '../records/dates.ts';
-import { errors } from '../errors.ts';
+import { AppError, errors } from '../errors.ts';
 import type { AutomationTrigger } from '../events/names.ts';
 import { checkUrlAddress } from '../webhooks/transport/address.ts';
 import { newSigningSecret } from '../webhooks/transport/secret.ts';
@@ -23,9 +23,11 @@ const toSubscription = (r: q.HookRow): Subscription => ({
 
 /**
  * Subscribes a REST hook: owners and admins, as for webhook endpoints (a hook sends the organization's data out). The
- * address is checked once here, outside the transaction (it may resolve DNS): an unsafe one creates the hook disabled
- * with the reason, as for endpoints. Subscribing the same URL to the same trigger again returns the existing hook, so
- * a platform retrying after a time-out creates no second one.
+ * address is checked once here, outside the transaction (it may resolve DNS). Unlike a webhook endpoint, whose owner
+ * sees `enabled: false` and fixes the URL, a hook that can never be delivered to is refused (422 hook_url_refused,
+ * nothing saved): a platform reads any 2xx as a working subscription and would turn on a workflow that never fires.
+ * Subscribing the same URL to the same trigger again returns the existing hook, so a platform retrying after a
+ * time-out creates no second one.
  */
 export async function subscribe(
   deps: Pick<Deps, 'clock' | 'resolver' | 'config'> & { db: Db },
@@ -37,6 +39,9 @@ export async function subscribe(
     resolver: deps.resolver,
     allowLoopback: deps.config.WEBHOOKS_UNSAFE_ALLOW_LOOPBACK,
   });
+  if (!check.ok) {
+    throw new AppError('hook_url_refused', `hookUrl is refused: ${check.reason}. Nothing was subscribed`, { reason: check.reason });
+  }
   const now = deps.clock.now();
   return deps.db.transaction(async (tx) => {
     await tx.run(q.LOCK_SUBSCRIPTION, { key: `rest-hook:${actor.orgId}:${input.triggerEvent}:${input.hookUrl}` });
@@ -47,8 +52,8 @@ export async function subscribe(
       orgId: actor.orgId,
       url: input.hookUrl,
       event: input.triggerEvent,
-      enabled: check.ok,
-      disabledReason: check.ok ? null : check.reason,
+      enabled: true,
+      disabledReason: null,
       secret: newSigningSecret(),
       userId: actor.userId,
       apiKeyId: actor.apiKeyId,

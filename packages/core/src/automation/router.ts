@@ -1,61 +1,29 @@
 import { z } from 'zod';
 import { internalProcedure } from '../auth/internal.ts';
-import type { Db } from '@leadwire/db';
-import type { Deps, Logger } from '../context.ts';
-import { AppContact } from '../contacts/app/schemas.ts';
-import { DealView } from '../deals/schemas.ts';
-import { type ErrorCode, errors, issuesFromZod } from '../errors.ts';
-import { MessageView } from '../messages/schemas.ts';
-import { TaskView } from '../tasks/schemas.ts';
 import { router } from '../trpc.ts';
-import {
-  AddTagAction,
-  CreateContactAction,
-  CreateDealAction,
-  CreateTaskAction,
-  SendSmsAction,
-  UpdateContactAction,
-} from './action-inputs.ts';
-import { ACTION_DEFINITIONS } from './actions.ts';
+import { actionRouter } from './action-router.ts';
+import { actionDefinitions, searchDefinitions } from './actions.ts';
 import { subscribe, unsubscribe, whoAmI } from './hooks.ts';
-import { runAddTag, runCreateContact, runCreateDeal, runCreateTask, runSendSms, runUpdateContact } from './run.ts';
-import { ActionList, MeOutput, SampleList, SamplesInput, SubscribeInput, Subscription, TriggerList, UnsubscribeInput } from './schemas.ts';
-import { listTriggers, triggerSamples } from './triggers.ts';
-
-const tags = ['Automation platforms'];
-const BASE = '/integrations/automation';
-const AUTH_ERRORS = ['unauthorized', 'wrong_api_surface', 'rate_limited'] as const;
-const INPUT_ERRORS = [...AUTH_ERRORS, 'validation_failed'] as const;
-
-/**
- * A platform shows the `error` text to someone building a workflow, so one sentence names every input that is
- * missing or wrong ("firstName is required; lastName is required"); `issues` keeps them one by one.
- */
-function nameEveryInput(error: { code: string; cause?: unknown }): void {
-  if (error.code !== 'BAD_REQUEST') return;
-  const cause = error.cause as { name?: unknown; issues?: unknown } | undefined;
-  if (cause?.name !== 'ZodError' || !Array.isArray(cause.issues)) return;
-  const issues = issuesFromZod(cause.issues);
-  const sentence = issues.map((i) => (i.message.startsWith(i.path) || !i.path ? i.message : `${i.path}: ${i.message}`)).join('; ');
-  throw errors.validation(issues, `Validation failed: ${sentence}`);
-}
-
-const actionProcedure = internalProcedure.use(async ({ next }) => {
-  const result = await next();
-  if (!result.ok) nameEveryInput(result.error);
-  return result;
-});
-
-const actionDeps = (ctx: { deps: Deps; db: Db; log: Logger }) => ({ ...ctx.deps, db: ctx.db, log: ctx.log });
-const actionMeta = (key: string, summary: string, errorCodes: readonly ErrorCode[], successStatus = 200) => ({
-  openapi: { method: 'POST' as const, path: `${BASE}/actions/${key}` as const, tags, summary },
-  successStatus,
-  errorCodes: [...INPUT_ERRORS, ...errorCodes],
-});
+import { dropdownRouter, findContactProcedure } from './lookup-router.ts';
+import { AUTH_ERRORS, BASE, INPUT_ERRORS, tags } from './meta.ts';
+import {
+  ActionList,
+  MeOutput,
+  PollInput,
+  PollList,
+  SampleList,
+  SamplesInput,
+  SearchList,
+  SubscribeInput,
+  Subscription,
+  TriggerList,
+  UnsubscribeInput,
+} from './schemas.ts';
+import { listTriggers, pollTrigger, triggerSamples } from './triggers.ts';
 
 /**
  * What REST-hook automation platforms (Zapier and the like) call: subscribe and unsubscribe hooks, test the key, list
- * triggers with samples, list and run actions. Internal keys (in `X-Api-Key` or `Authorization: Bearer`) and sessions
+ * triggers with samples and poll them, list and run actions, find a contact, and fill dynamic dropdowns. Internal keys (in `X-Api-Key` or `Authorization: Bearer`) and sessions
  * reach it. Subscribing needs the owner or admin role, as webhook endpoints do; everything else any member may do.
  */
 export const automationRouter = router({
@@ -63,7 +31,7 @@ export const automationRouter = router({
     .meta({
       openapi: { method: 'POST', path: `${BASE}/subscribe`, tags, summary: 'Subscribe a REST hook to one trigger (owner or admin)' },
       successStatus: 201,
-      errorCodes: [...INPUT_ERRORS, 'forbidden_role'],
+      errorCodes: [...INPUT_ERRORS, 'forbidden_role', 'hook_url_refused'],
     })
     .input(SubscribeInput)
     .output(Subscription)
@@ -104,13 +72,13 @@ export const automationRouter = router({
         method: 'GET',
         path: `${BASE}/triggers`,
         tags,
-        summary: 'The triggers a hook may subscribe to, with a sample payload each',
+        summary: 'The triggers a hook may subscribe to, with an example payload, and the samples and polling URLs of each',
       },
       errorCodes: AUTH_ERRORS,
     })
     .input(z.void())
     .output(TriggerList)
-    .query(() => listTriggers()),
+    .query(({ ctx }) => listTriggers(ctx.deps.config)),
 
   samples: internalProcedure
     .meta({
@@ -124,7 +92,23 @@ export const automationRouter = router({
     })
     .input(SamplesInput)
     .output(SampleList)
-    .query(({ ctx, input }) => triggerSamples(ctx.db, ctx.actor, input.event)),
+    .query(({ ctx, input }) => triggerSamples(ctx.db, ctx.deps.config, ctx.actor, input.event)),
+
+  poll: internalProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: `${BASE}/triggers/{event}/poll`,
+        tags,
+        summary: "A polling trigger: the organization's latest events of a trigger, newest first, each with its id",
+        description:
+          "A polling platform's `performList` (`pollUrl` in the trigger list): the payloads hooks receive, newest first, each with the event's `id` first; the platform fires for ids it has not seen. Looks through the organization's newest 10,000 events of any kind (AUTOMATION_POLL_SCAN_EVENTS); `GET /v1/events` reads everything since a cursor.",
+      },
+      errorCodes: [...INPUT_ERRORS, 'not_found'],
+    })
+    .input(PollInput)
+    .output(PollList)
+    .query(({ ctx, input }) => pollTrigger(ctx.db, ctx.deps.config, ctx.actor, input)),
 
   actions: internalProcedure
     .meta({
@@ -133,54 +117,19 @@ export const automationRouter = router({
     })
     .input(z.void())
     .output(ActionList)
-    .query(() => [...ACTION_DEFINITIONS]),
+    .query(({ ctx }) => actionDefinitions(ctx.deps.config.BASE_URL)),
 
-  run: router({
-    create_contact: actionProcedure
-      .meta(
-        actionMeta(
-          'create_contact',
-          'Create a contact (source zapier)',
-          ['email_exists', 'contact_limit_reached', 'company_not_found', 'save_failed'],
-          201,
-        ),
-      )
-      .input(CreateContactAction)
-      .output(AppContact)
-      .mutation(({ ctx, input }) => runCreateContact(actionDeps(ctx), ctx.actor, input)),
-    update_contact: actionProcedure
-      .meta(
-        actionMeta('update_contact', 'Update a contact found by id or email', [
-          'not_found',
-          'email_exists',
-          'company_not_found',
-          'save_failed',
-        ]),
-      )
-      .input(UpdateContactAction)
-      .output(AppContact)
-      .mutation(({ ctx, input }) => runUpdateContact(actionDeps(ctx), ctx.actor, input)),
-    create_deal: actionProcedure
-      .meta(actionMeta('create_deal', 'Open a deal for a contact on a pipeline', ['not_found', 'pipeline_has_no_stages'], 201))
-      .input(CreateDealAction)
-      .output(DealView)
-      .mutation(({ ctx, input }) => runCreateDeal(actionDeps(ctx), ctx.actor, input)),
-    create_task: actionProcedure
-      .meta(actionMeta('create_task', 'Create a task', [], 201))
-      .input(CreateTaskAction)
-      .output(TaskView)
-      .mutation(({ ctx, input }) => runCreateTask(actionDeps(ctx), ctx.actor, input)),
-    send_sms: actionProcedure
-      .meta(
-        actionMeta('send_sms', 'Text a contact who consented to SMS', ['not_found', 'sms_consent_required', 'contact_has_no_phone'], 201),
-      )
-      .input(SendSmsAction)
-      .output(MessageView)
-      .mutation(({ ctx, input }) => runSendSms(actionDeps(ctx), ctx.actor, input)),
-    add_tag: actionProcedure
-      .meta(actionMeta('add_tag', 'Add tags to a contact', ['not_found', 'save_failed']))
-      .input(AddTagAction)
-      .output(AppContact)
-      .mutation(({ ctx, input }) => runAddTag(actionDeps(ctx), ctx.actor, input)),
-  }),
+  searches: internalProcedure
+    .meta({
+      openapi: { method: 'GET', path: `${BASE}/searches`, tags, summary: 'The searches (find-or-create) with their inputs' },
+      errorCodes: AUTH_ERRORS,
+    })
+    .input(z.void())
+    .output(SearchList)
+    .query(({ ctx }) => searchDefinitions(ctx.deps.config.BASE_URL)),
+
+  findContact: findContactProcedure,
+  dropdowns: dropdownRouter,
+
+  run: actionRouter,
 });

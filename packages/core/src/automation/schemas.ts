@@ -5,6 +5,9 @@ import { EventId } from '../events/payload.ts';
 import { IsoDateTime, text } from '../validation/index.ts';
 import { WebhookUrl } from '../webhooks/endpoints/schemas.ts';
 
+export const POLL_LIMIT_DEFAULT = 25;
+export const POLL_LIMIT_MAX = 100;
+
 /** Messages name the input, so a platform shows "hookUrl is required" rather than a type error. */
 export const required = (name: string, kind = 'text') => ({
   error: (iss: { input?: unknown }) => (iss.input === undefined || iss.input === null ? `${name} is required` : `${name} must be ${kind}`),
@@ -31,7 +34,10 @@ export const Subscription = z.object({
   hookUrl: z.string(),
   triggerEvent: z.enum(AUTOMATION_TRIGGERS),
   secret: z.string().meta({ description: 'Signing secret (`whsec_...`) of the deliveries, as for webhook endpoints.' }),
-  enabled: z.boolean().meta({ description: 'False when the URL points at a private or internal address; nothing is sent then.' }),
+  enabled: z.boolean().meta({
+    description:
+      'Whether deliveries are sent. A new subscription is always enabled (a hookUrl that can never be delivered to is refused: 422 `hook_url_refused`); repeated failed deliveries may disable it later, saying why in `disabledReason`.',
+  }),
   disabledReason: z.string().nullable(),
   createdAt: IsoDateTime,
 });
@@ -48,7 +54,7 @@ export const MeOutput = z.object({
 });
 export type MeOutput = z.infer<typeof MeOutput>;
 
-/** A payload as delivered to hooks and webhooks (spec "Payload shape"). */
+/** A payload as delivered to hooks and webhooks (spec "Payload shape"), with the event's id first. */
 export const EventPayload = z.object({
   id: EventId,
   event: z.string(),
@@ -57,20 +63,76 @@ export const EventPayload = z.object({
   data: z.record(z.string(), z.unknown()),
 });
 
+export type EventPayload = z.infer<typeof EventPayload>;
+
 export const TriggerDefinition = z.object({
   key: z.enum(AUTOMATION_TRIGGERS),
   label: z.string(),
   description: z.string(),
-  sample: EventPayload,
+  sample: EventPayload.meta({
+    description:
+      "The event catalogue's example, to show the fields: its records do not exist (a lookup of its contact id is 404). Real payloads: `samplesUrl`.",
+  }),
+  sampleIsExample: z.literal(true).meta({ description: 'Always true: `sample` is a made-up example, never a real event.' }),
+  samplesUrl: z.string().meta({ description: "Up to 3 of the organization's latest real payloads of the trigger; [] when it has none." }),
+  pollUrl: z.string().meta({
+    description:
+      "A polling trigger's `performList`: the organization's latest events of the trigger, newest first, each with its `id` (de-duplicate on it).",
+  }),
 });
+export type TriggerDefinition = z.infer<typeof TriggerDefinition>;
 export const TriggerList = z.array(TriggerDefinition);
 
 export const SamplesInput = z.object({
   event: text(100).meta({ description: 'A trigger key.', example: 'contact.created' }),
 });
 export const SampleList = z.array(EventPayload).meta({
-  description: "Up to 3 of the organization's latest payloads of this event, newest first; the catalogue sample when there are none.",
+  description: "Up to 3 of the organization's latest payloads of this event, newest first; an empty list when it has none.",
 });
+
+/**
+ * A GET route's query, refusing parameters it does not take (a misspelt filter would otherwise be ignored and answer
+ * more than was asked for), naming them.
+ */
+export const strictQuery = <T extends z.core.$ZodLooseShape>(shape: T) =>
+  z.strictObject(shape, {
+    error: (iss) =>
+      iss.code === 'unrecognized_keys'
+        ? `unknown query parameter ${iss.keys.join(', ')}; this route takes ${Object.keys(shape).join(', ')}`
+        : undefined,
+  });
+
+/** A `limit` query parameter. */
+export const limitQuery = (def: number, max: number) =>
+  z.coerce
+    .number({ error: 'limit must be a whole number' })
+    .int('limit must be a whole number')
+    .min(1, 'limit must be at least 1')
+    .max(max, `limit may be at most ${max}`)
+    .default(def)
+    .meta({ description: `How many, default ${def}, at most ${max}.` });
+
+export const PollInput = strictQuery({
+  event: SamplesInput.shape.event,
+  limit: limitQuery(POLL_LIMIT_DEFAULT, POLL_LIMIT_MAX),
+});
+export const PollList = z.array(EventPayload).meta({
+  description:
+    "The organization's latest events of the trigger, newest first (the order the changes feed gives them, reversed), among its newest 10,000 events of any kind by default (AUTOMATION_POLL_SCAN_EVENTS).",
+});
+
+export const DROPDOWN_SOURCES = ['pipelines', 'tags', 'companies'] as const;
+export type DropdownSource = (typeof DROPDOWN_SOURCES)[number];
+
+export const DropdownRef = z
+  .object({
+    source: z.enum(DROPDOWN_SOURCES),
+    url: z.string().meta({ description: 'GET it for the choices: a list of objects.' }),
+    value: z.string().meta({ description: "The field of each choice to send as the input's value." }),
+    label: z.string().meta({ description: 'The field of each choice to show.' }),
+  })
+  .nullable()
+  .meta({ description: 'Where a dynamic dropdown of this input gets its choices; null for free input.' });
 
 export const ActionInputDefinition = z.object({
   key: z.string(),
@@ -78,7 +140,9 @@ export const ActionInputDefinition = z.object({
   required: z.boolean().meta({ description: 'False for inputs of a `requiredAnyOf` group: one of them is required.' }),
   list: z.boolean().meta({ description: 'Takes several values (an array, or one comma-separated string).' }),
   description: z.string(),
+  dropdown: DropdownRef,
 });
+export type ActionInputDefinition = z.infer<typeof ActionInputDefinition>;
 
 export const ActionDefinition = z.object({
   key: z.string(),
@@ -91,3 +155,13 @@ export const ActionDefinition = z.object({
 });
 export type ActionDefinition = z.infer<typeof ActionDefinition>;
 export const ActionList = z.array(ActionDefinition);
+
+export const SearchDefinition = z.object({
+  key: z.string(),
+  label: z.string(),
+  description: z.string(),
+  url: z.string().meta({ description: 'GET it with the inputs as query parameters; the answer is a list of 0 or 1 records.' }),
+  inputs: z.array(ActionInputDefinition),
+  createAction: z.string().meta({ description: 'The action that creates what the search did not find (find-or-create).' }),
+});
+export const SearchList = z.array(SearchDefinition);

@@ -91,15 +91,28 @@ export const ME = statement<{ userId: string; orgId: string }>()((p) =>
     .where('o.id', '=', p.orgId),
 );
 
-/** The organization's latest payloads of one event, as they were (or will be) delivered. */
-export const RECENT_PAYLOADS = statement<{ orgId: string; event: string; limit: number }>()((p) =>
+/**
+ * The organization's latest events of one kind, newest first in feed order ((txid, seq) descending). The inner query
+ * walks outbox_events_feed_idx backwards over the organization's newest `scan` events only, whatever their kind, and
+ * the outer one keeps those of `event`: a poll costs at most `scan` index entries and rows, however many events the
+ * organization holds or however rare the kind is. Payloads are read only for the rows returned.
+ */
+export const RECENT_EVENTS = statement<{ orgId: string; event: string; scan: number; limit: number }>()((p) =>
   qb
-    .selectFrom('outbox_events')
-    .select('payload')
-    .where('organization_id', '=', p.orgId)
-    .where('event', '=', p.event)
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
+    .selectFrom((db) =>
+      db
+        .selectFrom('outbox_events')
+        .select(['id', 'event', 'payload', 'txid', 'seq'])
+        .where('organization_id', '=', p.orgId)
+        .orderBy('txid', 'desc')
+        .orderBy('seq', 'desc')
+        .limit(p.scan)
+        .as('w'),
+    )
+    .select(['w.id', 'w.payload'])
+    .where('w.event', '=', p.event)
+    .orderBy('w.txid', 'desc')
+    .orderBy('w.seq', 'desc')
     .limit(p.limit),
 );
 

@@ -151,6 +151,11 @@ export const ERROR_CATALOGUE = {
   },
   file_infected: { status: 422, message: 'The file was refused by the virus scanner', details: z.object({ signature: z.string() }) },
   pipeline_not_found: { status: 422, message: 'No such pipeline in your organization', details: z.object({ pipelineId: z.string() }) },
+  hook_url_refused: {
+    status: 422,
+    message: 'The hookUrl can never be delivered to, so nothing was subscribed',
+    details: z.object({ reason: z.string().meta({ description: 'Why the hookUrl is refused (a private address, a host that does not resolve...).' }) }),
+  },
   // 429: slow down.
   rate_limited: { status: 429, message: 'Rate limit exceeded', details: z.object({ retryAfter: retryAfter.optional() }) },
   too_many_attempts: { status: 429, message: 'Too many failed sign-in attempts', details: z.object({ retryAfter }) },

@@ -99,6 +99,8 @@ export function sampleError(code: ErrorCode, ctx: ExampleContext): AppError {
       return new AppError('restore_window_expired', undefined, { deletedAt: '2026-01-01T00:00:00.000Z' });
     case 'webhook_url_refused':
       return new AppError('webhook_url_refused', undefined, { reason: 'the host resolves to a private address' });
+    case 'hook_url_refused':
+      return new AppError(code, undefined, { reason: 'intranet.example.com resolves to 10.1.2.3 is in 10.0.0.0/8 (private)' });
     case 'pipeline_has_deals':
     case 'stage_has_deals':
       return new AppError(code, undefined, { deals: 3 });

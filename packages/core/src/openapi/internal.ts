@@ -17,7 +17,8 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   Tasks: 'Tasks on contacts, assigned to users.',
   Tracking: 'Website tracking settings.',
   Webhooks: 'Webhook endpoints, their deliveries and the `leadwire listen` relay.',
-  'Automation platforms': 'REST hooks and actions for Zapier, Make and the like (an Internal key, also in `X-Api-Key`).',
+  'Automation platforms':
+    'REST hooks, polling triggers, searches, dropdown choices and actions for Zapier, Make and the like (an Internal key, also in `X-Api-Key`).',
   Workflows: 'Automations: workflows, their runs, and the intake URL that starts them.',
 };
 
