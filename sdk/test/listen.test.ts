@@ -37,6 +37,9 @@ async function listen(argv: string[], env: Record<string, string> = {}) {
 
 const RECEIVER_EXAMPLE = `${REPO_ROOT}/docs/examples/receiver.mjs`;
 
+const PRINT_ENV_AND_EXIT =
+  "console.log('receiver env: ' + JSON.stringify({ key: process.env.LEADWIRE_API_KEY ?? null, secret: process.env.LEADWIRE_WEBHOOK_SECRET })); process.exit(3)";
+
 const secretOf = async (r: RunningCommand) => (await r.stderrMatch(/Ready\. Your webhook signing secret is (whsec_\S+)/))[1]!;
 
 /** A port nothing listens on: taken, then released. */
@@ -182,8 +185,13 @@ describe('leadwire listen', () => {
 
   it('stops listening (exit 4) when the receiver it started exits, and refuses a -- with no command', async () => {
     const port = await closedPort();
-    const cli = await listen(['--forward-to', `http://127.0.0.1:${port}/hook`, '--', process.execPath, '-e', 'process.exit(3)']);
+    const cli = await listen(['--forward-to', `http://127.0.0.1:${port}/hook`, '--', process.execPath, '-e', PRINT_ENV_AND_EXIT]);
     await expect(cli.done).rejects.toMatchObject({ exitCode: 4, message: expect.stringMatching(/receiver .* ended \(exit code 3\)/) });
+    // The receiver gets the signing secret listen printed, never the API key listen was given.
+    const secret = /secret is (whsec_\S+)/.exec(cli.stderr())![1]!;
+    expect(cli.stderr()).toContain(`receiver env: ${JSON.stringify({ key: null, secret })}`);
+    const missing = await listen(['--forward-to', `http://127.0.0.1:${port}/hook`, '--', '/nonexistent/receiver']);
+    await expect(missing.done).rejects.toMatchObject({ exitCode: 4, message: expect.stringMatching(/could not start: .*ENOENT/) });
     await expect((await listen(['--forward-to', `http://127.0.0.1:${port}/hook`, '--'])).done).rejects.toThrow(
       /-- must be followed by the command/,
     );
