@@ -103,7 +103,9 @@ it("the README's laptop path: at most five commands from a clone to a webhook th
   expect(commands[0]).toEqual({ line: 'npm ci', background: false });
   db = await createTestDatabase(undefined, { migrated: true });
   const serverPort = await freePort();
-  const receiverPort = await freePort();
+  // Taken just before the command that uses it: a port found free long before may meanwhile be the source port of
+  // some other test's outgoing connection.
+  let receiverPort = 0;
   // The reader's PATH: npm ci puts node_modules/.bin on it only inside npm scripts and npx.
   const PATH = (process.env.PATH ?? '')
     .split(':')
@@ -126,11 +128,12 @@ it("the README's laptop path: at most five commands from a clone to a webhook th
   for (const { line, background } of commands.slice(1)) {
     const started = performance.now();
     const isServer = /^npm (run )?start\b/.test(line);
+    if (line.includes('localhost:4000')) receiverPort = await freePort();
     const t = new Terminal(substitute(line), env(isServer ? serverPort : receiverPort));
     terminals.push(t);
     if (!background) {
       const code = await t.exited;
-      expect(code, `${line}\n${t.out}`).toBe(0);
+      expect(code, `${line}\n${t.out}\n--- the other terminals:\n${terminals.map((o) => o.out.slice(-3000)).join('\n---\n')}`).toBe(0);
     } else if (isServer) {
       const ready = async () =>
         (await fetch(`http://127.0.0.1:${serverPort}/readyz`, { signal: AbortSignal.timeout(2_000) }).catch(() => undefined))?.status ===
