@@ -258,6 +258,34 @@ describe('leadwire login / logout against a real server', () => {
     const junk = await cli(['login', '--base-url', base()], { configDir: freshDir(), stdin: Readable.from(['not a key\n']) });
     expect(junk.code).toBe(2);
   });
+  it('logs in with both keys of the JSON `admin bootstrap` prints, piped in; a bad key in it saves neither', async () => {
+    const configDir = freshDir();
+    const bootstrap = JSON.stringify({ orgId: 'x', userId: 'y', publicKey: keys.publicKey, internalKey: keys.internalKey });
+    const r = await cli(['login', '--base-url', base()], { configDir, stdin: Readable.from([`${bootstrap}\n`]) });
+    expect(r.code, r.stderr).toBe(0);
+    expect(
+      r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).kind),
+    ).toEqual(['public', 'internal']);
+    expect(r.stdout + r.stderr).not.toContain(keys.internalKey);
+    expect((await readConfig(configDir)).keys).toEqual({
+      public: { apiKey: keys.publicKey, baseUrl: base() },
+      internal: { apiKey: keys.internalKey, baseUrl: base() },
+    });
+
+    const other = freshDir();
+    const revoked = JSON.stringify({ publicKey: keys.publicKey, internalKey: 'ck_live_thisKeyDoesNotExist0000000000' });
+    const bad = await cli(['login', '--base-url', base()], { configDir: other, stdin: Readable.from([revoked]) });
+    expect(bad.code).toBe(3);
+    expect((await readConfig(other)).keys).toEqual({});
+    for (const junk of ['{"orgId":"x"}', '{not json']) {
+      const refused = await cli(['login', '--base-url', base()], { configDir: freshDir(), stdin: Readable.from([junk]) });
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toMatch(/publicKey nor internalKey|is not JSON/);
+    }
+  });
 });
 
 describe('error mapping and progress', () => {

@@ -153,12 +153,54 @@ describe('leadwire import (CSV)', () => {
     }) as unknown as typeof fetch;
     const r = await cli(['import', s.path, '--dry-run'], { configDir: s.configDir, fetch: noNetwork });
     expect(r.code).toBe(1);
-    expect(JSON.parse(r.stdout)).toEqual({ dryRun: true, rows: 1, failed: 2 });
+    // Issue 18: the dry run writes the failed-rows file, as the import would.
+    expect(JSON.parse(r.stdout)).toEqual({ dryRun: true, rows: 1, failed: 2, failedFile: `${s.path}.failed.csv` });
     expect(r.stderr).toContain('line 3: csv_malformed_quotes');
     expect(r.stderr).toContain('line 4: csv_field_count');
     expect(r.stderr).toContain('"name_first" matches no contact field');
-    expect(await exists(`${s.path}.failed.csv`)).toBe(false);
+    expect(await exists(`${s.path}.failed.csv`)).toBe(true);
     expect(await exists(`${s.path}.leadwire-import.json`)).toBe(false);
+  });
+
+  it("--dry-run judges rows as the server does (invalid emails, no identity): its counts and failed file are the import's", async () => {
+    const rows = [
+      'email,first_name,last_name,phone,tags',
+      'good1@example.com,Ada,Lovelace,,',
+      'not-an-email,Bad,Email,,',
+      'two@@example.com,Two,Ats,,',
+      ',Only,Names,,',
+      ',,,+1 555 0100,',
+      ',,,,lonely-tag',
+      'good2@example.com,,,,vip;speaker',
+      `good3@example.com,${'x'.repeat(201)},,,`,
+      'GOOD4@Example.com,Grace,Hopper,,',
+    ];
+    const s = await setup('judged.csv', `${rows.join('\n')}\n`);
+    const noNetwork = (() => {
+      throw new Error('the dry run must not call the server');
+    }) as unknown as typeof fetch;
+    const dry = await cli(['import', s.path, '--dry-run'], { configDir: s.configDir, fetch: noNetwork });
+    expect(dry.code).toBe(1);
+    expect(JSON.parse(dry.stdout)).toEqual({ dryRun: true, rows: 3, failed: 6, failedFile: `${s.path}.failed.csv` });
+    expect(dry.stderr).toContain(`Dry run: 3 rows would be sent, 6 would fail (see ${s.path}.failed.csv); nothing was sent.`);
+    expect(dry.stderr).toContain('line 3: validation_failed: Validation failed: email: email must be a valid email address');
+    expect(dry.stderr).toContain('line 5: missing_identity: A contact needs an email');
+    const dryFailed = await readFile(`${s.path}.failed.csv`, 'utf8');
+    const failedLines = parse<Record<string, string>>(dryFailed, { columns: true }).map((r) => [r.import_line, r.import_error_code]);
+    expect(failedLines).toEqual([
+      ['3', 'validation_failed'],
+      ['4', 'validation_failed'],
+      ['5', 'missing_identity'],
+      ['6', 'missing_identity'],
+      ['7', 'missing_identity'],
+      ['9', 'validation_failed'],
+    ]);
+    expect(await s.contacts()).toEqual([]);
+
+    // The import itself: the same counts, and the same failed file to the byte.
+    const real = await cli(['import', s.path, ...s.base], { configDir: s.configDir });
+    expect(JSON.parse(real.stdout)).toMatchObject({ created: 3, failed: 6 });
+    expect(await readFile(`${s.path}.failed.csv`, 'utf8')).toBe(dryFailed);
   });
 });
 

@@ -35,6 +35,11 @@ async function listen(argv: string[], env: Record<string, string> = {}) {
   return r;
 }
 
+const RECEIVER_EXAMPLE = `${REPO_ROOT}/docs/examples/receiver.mjs`;
+
+const PRINT_ENV_AND_EXIT =
+  "console.log('receiver env: ' + JSON.stringify({ key: process.env.LEADWIRE_API_KEY ?? null, secret: process.env.LEADWIRE_WEBHOOK_SECRET })); process.exit(3)";
+
 const secretOf = async (r: RunningCommand) => (await r.stderrMatch(/Ready\. Your webhook signing secret is (whsec_\S+)/))[1]!;
 
 /** A port nothing listens on: taken, then released. */
@@ -159,6 +164,37 @@ describe('leadwire listen', () => {
     expect(cli.stderr()).not.toMatch(/could not be replayed/);
     expect(await cli.stop()).toBe(0);
     await local.close();
+  });
+
+  it('starts the receiver given after -- with the secret in its environment, forwards once it accepts, and stops it', async () => {
+    const port = await closedPort();
+    const cli = await listen(
+      ['--forward-to', `http://127.0.0.1:${port}/hook`, '--events', 'contact.created', '--', process.execPath, RECEIVER_EXAMPLE],
+      { PORT: String(port) },
+    );
+    await cli.stderrMatch(/Started `.*receiver\.mjs` with LEADWIRE_WEBHOOK_SECRET set/);
+    const email = await upsertContact(t, org.publicKey);
+    const [line] = await cli.stdoutLines(1);
+    // The example receiver answers 400 to a delivery it cannot verify: 200 means it held the secret listen printed.
+    expect(line).toMatchObject({ event: 'contact.created', status: 200 });
+    await cli.stderrMatch(new RegExp(`contact\\.created ${email.replace(/[.+]/g, '\\$&')} verified`));
+    expect(await cli.stop()).toBe(0);
+    // Stopped with listen: nothing accepts at its port any more.
+    await expect(fetch(`http://127.0.0.1:${port}/hook`, { method: 'POST', body: '{}' })).rejects.toThrow();
+  });
+
+  it('stops listening (exit 4) when the receiver it started exits, and refuses a -- with no command', async () => {
+    const port = await closedPort();
+    const cli = await listen(['--forward-to', `http://127.0.0.1:${port}/hook`, '--', process.execPath, '-e', PRINT_ENV_AND_EXIT]);
+    await expect(cli.done).rejects.toMatchObject({ exitCode: 4, message: expect.stringMatching(/receiver .* ended \(exit code 3\)/) });
+    // The receiver gets the signing secret listen printed, never the API key listen was given.
+    const secret = /secret is (whsec_\S+)/.exec(cli.stderr())![1]!;
+    expect(cli.stderr()).toContain(`receiver env: ${JSON.stringify({ key: null, secret })}`);
+    const missing = await listen(['--forward-to', `http://127.0.0.1:${port}/hook`, '--', '/nonexistent/receiver']);
+    await expect(missing.done).rejects.toMatchObject({ exitCode: 4, message: expect.stringMatching(/could not start: .*ENOENT/) });
+    await expect((await listen(['--forward-to', `http://127.0.0.1:${port}/hook`, '--'])).done).rejects.toThrow(
+      /-- must be followed by the command/,
+    );
   });
 
   it('refuses bad usage (exit 2) and the wrong key (exit 3, naming the Internal key)', async () => {

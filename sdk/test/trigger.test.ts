@@ -66,6 +66,47 @@ describe('leadwire trigger', () => {
     }
   });
 
+  it('says the example is synthetic (its contact answers 404), and --create sends a real contact.created instead', async () => {
+    const local = await localReceiver();
+    const listening = await startCommand(listenCommand, ['--base-url', base, '--forward-to', local.url, '--events', 'contact.created'], {
+      LEADWIRE_API_KEY: org.internalKey,
+    });
+    const getContact = (id: string) => fetch(`${base}/contacts/${id}`, { headers: { authorization: `Bearer ${org.internalKey}` } });
+    try {
+      const secret = (await listening.stderrMatch(/secret is (whsec_\S+)/))[1]!;
+      const example = await trigger(['contact.created']);
+      expect(example.code).toBe(0);
+      const answer = JSON.parse(example.stdout);
+      expect(answer.synthetic).toBe(true);
+      const exampleId = answer.payload.data.contact.id as string;
+      expect(example.stderr).toContain(`synthetic example: its ids (contact ${exampleId}) do not exist on the server`);
+      expect(example.stderr).toContain('`leadwire trigger contact.created --create` sends a real one');
+      expect((await getContact(exampleId)).status).toBe(404);
+      await local.waitFor(1);
+
+      const real = await trigger(['contact.created', '--create']);
+      expect(real.code, real.stderr).toBe(0);
+      const made = JSON.parse(real.stdout);
+      expect(made).toMatchObject({ event: 'contact.created', synthetic: false, contact: { id: expect.any(String) } });
+      expect(real.stderr).toContain(`Created contact ${made.contact.id}`);
+      const [, got] = await local.waitFor(2);
+      const event = await verifyWebhook({ rawBody: got!.rawBody, headers: got!.headers, secret });
+      expect(event).toMatchObject({ event: 'contact.created', data: { contact: { id: made.contact.id, email: made.contact.email } } });
+      const stored = await getContact(made.contact.id);
+      expect(stored.status).toBe(200);
+    } finally {
+      expect(await listening.stop()).toBe(0);
+      await local.close();
+    }
+  });
+
+  it('refuses --create for an event it cannot make real, and with --endpoint', async () => {
+    await expect(trigger(['deal.won', '--create'])).rejects.toThrow(/--create makes a real contact.created only/);
+    await expect(trigger(['contact.created', '--create', '--endpoint', '00000000-0000-4000-8000-000000000000'])).rejects.toThrow(
+      /--create and --endpoint do not go together/,
+    );
+  });
+
   it('warns when nobody is listening', async () => {
     const lonely = await t.newOrg({ plan: 'max' });
     const sent = await trigger(['ping'], lonely.internalKey);

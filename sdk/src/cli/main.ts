@@ -83,7 +83,11 @@ function isEntryPoint(): boolean {
   }
 }
 
-if (isEntryPoint()) {
+/**
+ * The process's command line, with the real context; sets process.exitCode. Called below when this file is the entry
+ * point (the published bundle, `node sdk/src/cli/main.ts`), and by apps/cli/leadwire.ts, the checkout's `npx leadwire`.
+ */
+export async function main(): Promise<void> {
   const controller = new AbortController();
   const onSigint = () => {
     // A second Ctrl-C means "now": skip the orderly finish of the in-flight work.
@@ -106,3 +110,5 @@ if (isEntryPoint()) {
   });
   process.off('SIGINT', onSigint);
 }
+
+if (isEntryPoint()) await main();

@@ -42,7 +42,9 @@ Options:
   --failed <path>     where to write the failed rows (default <file>.failed.csv / .failed.jsonl)
   --source <source>   the source of contacts created (letters, digits, . - _; default api),
                       unless a row has its own source column
-  --dry-run           read and map the whole file and report problems; nothing is sent
+  --dry-run           check every row by the server's rules and write the failed file; nothing
+                      is sent and no key is needed (whether a companyDomain names an existing
+                      company is for the server to say)
   --api-key <key>     a Public API key (default LEADWIRE_API_KEY, then \`leadwire login\`)
   --base-url <url>    the server's API root (default LEADWIRE_BASE_URL, then the saved one)
   -h, --help          show this help
@@ -100,20 +102,29 @@ export const importCommand: Command = {
     const items = format === 'csv' ? readCsv(path) : readJsonl(path);
     const estimate = Math.max(fingerprint.lines - (format === 'csv' ? 1 : 0), 0);
 
+    const failedPath = values.failed ? resolve(ctx.cwd, values.failed) : `${path}.failed.${format}`;
     if (values['dry-run']) {
+      try {
+        await access(dirname(failedPath), constants.W_OK);
+      } catch (err) {
+        throw new UsageError(`cannot write the failed rows to ${failedPath}: ${(err as Error).message}`);
+      }
       let shown = 0;
       const onDryRunFailure = (row: FailedRow) => {
         if (shown++ < DRY_RUN_SHOWN) say.info(`line ${row.line}: ${row.code}: ${row.message}`);
       };
-      const { totals } = await runImport({ ctx, items, overrides, source: values.source, estimate, onDryRunFailure });
+      const failed = await FailedFile.open(failedPath, format, 0);
+      const { totals } = await runImport({ ctx, items, overrides, source: values.source, estimate, onDryRunFailure, failed });
       if (shown > DRY_RUN_SHOWN) say.info(`… and ${shown - DRY_RUN_SHOWN} more`);
-      say.info(`Dry run: ${totals.created} rows would be sent, ${totals.failed} cannot be (nothing was sent).`);
-      ctx.stdout.write(`${JSON.stringify({ dryRun: true, rows: totals.created, failed: totals.failed })}\n`);
+      const failedFile = totals.failed > 0 ? failedPath : null;
+      say.info(
+        `Dry run: ${totals.created} rows would be sent, ${totals.failed} would fail${failedFile ? ` (see ${failedFile})` : ''}; nothing was sent.`,
+      );
+      ctx.stdout.write(`${JSON.stringify({ dryRun: true, rows: totals.created, failed: totals.failed, failedFile })}\n`);
       return totals.failed > 0 ? ExitCode.partial : ExitCode.ok;
     }
 
     const { apiKey, baseUrl } = credentials!;
-    const failedPath = values.failed ? resolve(ctx.cwd, values.failed) : `${path}.failed.${format}`;
     const cpPath = checkpointPathOf(path);
     const optionsHash = optionsHashOf({ format, map: [...overrides], source: values.source ?? null });
     const loaded = await loadCheckpoint(cpPath, fingerprint.id, optionsHash);

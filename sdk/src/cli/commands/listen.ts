@@ -5,15 +5,20 @@ import type { CliContext, Command } from '../context.ts';
 import { CliError, cliErrorOf, ExitCode, UsageError } from '../exit-codes.ts';
 import { checkEvent } from '../listen/events.ts';
 import { forward, recordIdOf, type StreamedDelivery } from '../listen/forward.ts';
+import { SECRET_ENV, type StartedReceiver, startReceiver } from '../listen/receiver.ts';
 import { messages } from '../output.ts';
 import { SseParser } from '../sse.ts';
 
-const USAGE = `Usage: leadwire listen --forward-to <url> [options]
+const USAGE = `Usage: leadwire listen --forward-to <url> [options] [-- <receiver command…>]
 
 Streams your organization's webhook deliveries from the server and posts each one to a local
 receiver with the exact headers and body bytes a webhook endpoint would get, signed with a
 listen secret that stays the same every time you listen (one per person and organization).
 No tunnel is needed, even when the server is remote. Needs an Internal key of an owner or admin.
+
+After --, the command of your receiver: listen starts it once the stream is ready, with the secret
+in its environment as LEADWIRE_WEBHOOK_SECRET, forwards once it accepts connections, shows its
+output on stderr and stops it when listening stops (and stops listening if it exits).
 
 Options:
   --forward-to <url>  the receiver, http:// or https://, e.g. http://localhost:4000/hook
@@ -26,10 +31,12 @@ Prints "Ready. Your webhook signing secret is whsec_…" once connected, then a 
 stderr (time, event, record id, the receiver's status and time) and the same as JSON on stdout.
 A receiver that is down is reported and listening goes on; a dropped connection is retried with
 backoff and resumes where it stopped. Ctrl-C stops listening (exit 0).
-Exit codes: 0 stopped; 2 usage error; 3 key missing or refused; 4 the server refused the stream.
+Exit codes: 0 stopped; 2 usage error; 3 key missing or refused; 4 the server refused the stream,
+or the receiver started after -- exited.
 
 Example:
   leadwire listen --forward-to http://localhost:4000/hook --events contact.created,deal.won
+  leadwire listen --forward-to http://localhost:4000/hook -- node docs/examples/receiver.mjs
   leadwire trigger contact.created     # in another terminal
 `;
 
@@ -78,9 +85,13 @@ export const listenCommand: Command = {
   summary: 'forward webhook deliveries to a local receiver, signed with a stable secret',
   usage: USAGE,
   async run(ctx, argv) {
+    // Everything after the first -- is the receiver's command, passed on as it is (its own options included).
+    const separator = argv.indexOf('--');
+    const receiver = separator < 0 ? undefined : argv.slice(separator + 1);
+    if (receiver?.length === 0) throw new UsageError('-- must be followed by the command that starts your receiver');
     const { values, positionals: rest } = usageErrors(() =>
       parseArgs({
-        args: argv,
+        args: separator < 0 ? argv : argv.slice(0, separator),
         options: {
           'forward-to': { type: 'string' },
           events: { type: 'string' },
@@ -99,79 +110,112 @@ export const listenCommand: Command = {
       .map((e) => checkEvent(e, '--events'));
     const { apiKey, baseUrl } = await resolveCredentials(ctx, { apiKey: values['api-key'], baseUrl: values['base-url'] }, 'internal');
     const url = `${baseUrl}/webhooks/listen${events?.length ? `?events=${encodeURIComponent(events.join(','))}` : ''}`;
-    await listen(ctx, { url, apiKey, target });
+    await listen(ctx, { url, apiKey, target, receiver });
     return ExitCode.ok;
   },
 };
 
-/** Connects, streams and forwards until interrupted; reconnects (resuming) whenever the stream drops. */
-async function listen(ctx: CliContext, opts: { url: string; apiKey: string; target: string }): Promise<void> {
+/**
+ * Connects, streams and forwards until interrupted (or until the receiver it started exits); reconnects (resuming)
+ * whenever the stream drops.
+ */
+async function listen(outer: CliContext, opts: { url: string; apiKey: string; target: string; receiver?: string[] | undefined }) {
+  // The receiver's exit stops listening as Ctrl-C does: one signal for both.
+  const receiverGone = new AbortController();
+  const ctx: CliContext = { ...outer, signal: AbortSignal.any([outer.signal, receiverGone.signal]) };
   const say = messages(ctx);
   let secret: string | null = null;
   let lastEventId = '';
   let failures = 0;
-  while (!ctx.signal.aborted) {
-    let res: Response;
-    try {
-      res = await ctx.fetch(opts.url, {
-        headers: {
-          authorization: `Bearer ${opts.apiKey}`,
-          accept: 'text/event-stream',
-          ...(lastEventId ? { 'last-event-id': lastEventId } : {}),
+  let receiver: StartedReceiver | undefined;
+  let receiverEnded: string | undefined;
+  const startOnce = (withSecret: string) => {
+    if (!opts.receiver || receiver) return;
+    const started = startReceiver(ctx, opts.receiver, withSecret, opts.target);
+    receiver = started;
+    const shown = opts.receiver.join(' ');
+    void started.exited.then((reason) => {
+      if (outer.signal.aborted) return;
+      receiverEnded = `the receiver \`${shown}\` ended (${reason}); listening stopped`;
+      receiverGone.abort();
+    });
+    void started.ready.then(() => {
+      if (!ctx.signal.aborted) say.info(`Started \`${shown}\` with ${SECRET_ENV} set to the secret; forwarding to it.`);
+    });
+  };
+  try {
+    await loop();
+  } finally {
+    await receiver?.stop();
+  }
+  if (receiverEnded) throw new CliError(ExitCode.server, receiverEnded);
+
+  async function loop() {
+    while (!ctx.signal.aborted) {
+      let res: Response;
+      try {
+        res = await ctx.fetch(opts.url, {
+          headers: {
+            authorization: `Bearer ${opts.apiKey}`,
+            accept: 'text/event-stream',
+            ...(lastEventId ? { 'last-event-id': lastEventId } : {}),
+          },
+          signal: ctx.signal,
+        });
+      } catch (err) {
+        if (ctx.signal.aborted) break;
+        const wait = backoff(failures++);
+        say.warn(
+          `cannot reach ${opts.url} (${(err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message}); retrying in ${(wait / 1000).toFixed(1)} s`,
+        );
+        await pause(wait, ctx.signal);
+        continue;
+      }
+      if (!res.ok) {
+        const body = (await res.json().catch(() => ({}))) as { error?: string; code?: string; required?: unknown };
+        const refusal = {
+          status: res.status,
+          code: body.code ?? 'http_error',
+          message: body.error ?? res.statusText,
+          required: body.required,
+        };
+        if (res.status === 400) throw new UsageError(refusal.message);
+        if (res.status === 401 || res.status === 403) throw cliErrorOf(refusal, 'internal');
+        if (res.status !== 429 && res.status < 500)
+          throw new CliError(ExitCode.server, `the server refused the stream (${res.status} ${refusal.code}): ${refusal.message}`);
+        const wait = Math.max(backoff(failures++), Number(res.headers.get('retry-after') ?? 0) * 1000);
+        say.warn(`the server answered ${res.status} ${refusal.code}; retrying in ${(wait / 1000).toFixed(1)} s`);
+        await pause(wait, ctx.signal);
+        continue;
+      }
+      const ended = await stream(ctx, res, {
+        onReady: (ready) => {
+          failures = 0;
+          if (ready.secret !== secret) {
+            secret = ready.secret;
+            say.info(`Ready. Your webhook signing secret is ${ready.secret} (forwarding to ${opts.target}; Ctrl-C to stop)`);
+            startOnce(ready.secret);
+          } else say.info('Reconnected.');
+          if (ready.resumed === false) say.warn('events sent while disconnected could not be replayed; some may have been missed');
         },
-        signal: ctx.signal,
+        onDelivery: async (d) => {
+          lastEventId = d.id;
+          if (ctx.signal.aborted) return;
+          await receiver?.ready;
+          const result = await forward(ctx.fetch, opts.target, d, ctx.signal);
+          if (ctx.signal.aborted) return;
+          const at = new Date().toISOString();
+          const recordId = recordIdOf(d.body);
+          const outcome = result.status === null ? `failed: ${result.error}` : `${result.status}`;
+          say.info(`${at}  ${d.event.padEnd(24)} ${recordId}  -> ${outcome} (${result.durationMs} ms)`);
+          ctx.stdout.write(`${JSON.stringify({ at, id: d.id, event: d.event, recordId, ...result })}\n`);
+        },
       });
-    } catch (err) {
       if (ctx.signal.aborted) break;
       const wait = backoff(failures++);
-      say.warn(
-        `cannot reach ${opts.url} (${(err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message}); retrying in ${(wait / 1000).toFixed(1)} s`,
-      );
+      say.warn(`stream ended (${ended}); reconnecting in ${(wait / 1000).toFixed(1)} s`);
       await pause(wait, ctx.signal);
-      continue;
     }
-    if (!res.ok) {
-      const body = (await res.json().catch(() => ({}))) as { error?: string; code?: string; required?: unknown };
-      const refusal = {
-        status: res.status,
-        code: body.code ?? 'http_error',
-        message: body.error ?? res.statusText,
-        required: body.required,
-      };
-      if (res.status === 400) throw new UsageError(refusal.message);
-      if (res.status === 401 || res.status === 403) throw cliErrorOf(refusal, 'internal');
-      if (res.status !== 429 && res.status < 500)
-        throw new CliError(ExitCode.server, `the server refused the stream (${res.status} ${refusal.code}): ${refusal.message}`);
-      const wait = Math.max(backoff(failures++), Number(res.headers.get('retry-after') ?? 0) * 1000);
-      say.warn(`the server answered ${res.status} ${refusal.code}; retrying in ${(wait / 1000).toFixed(1)} s`);
-      await pause(wait, ctx.signal);
-      continue;
-    }
-    const ended = await stream(ctx, res, {
-      onReady: (ready) => {
-        failures = 0;
-        if (ready.secret !== secret) {
-          secret = ready.secret;
-          say.info(`Ready. Your webhook signing secret is ${ready.secret} (forwarding to ${opts.target}; Ctrl-C to stop)`);
-        } else say.info('Reconnected.');
-        if (ready.resumed === false) say.warn('events sent while disconnected could not be replayed; some may have been missed');
-      },
-      onDelivery: async (d) => {
-        lastEventId = d.id;
-        if (ctx.signal.aborted) return;
-        const result = await forward(ctx.fetch, opts.target, d, ctx.signal);
-        if (ctx.signal.aborted) return;
-        const at = new Date().toISOString();
-        const recordId = recordIdOf(d.body);
-        const outcome = result.status === null ? `failed: ${result.error}` : `${result.status}`;
-        say.info(`${at}  ${d.event.padEnd(24)} ${recordId}  -> ${outcome} (${result.durationMs} ms)`);
-        ctx.stdout.write(`${JSON.stringify({ at, id: d.id, event: d.event, recordId, ...result })}\n`);
-      },
-    });
-    if (ctx.signal.aborted) break;
-    const wait = backoff(failures++);
-    say.warn(`stream ended (${ended}); reconnecting in ${(wait / 1000).toFixed(1)} s`);
-    await pause(wait, ctx.signal);
   }
 }
 

@@ -13,7 +13,9 @@ a Public API key (used by \`leadwire import\`) or an Internal key (used by \`lea
 
 Options:
   --api-key <key>   the key (ck_live_…); without it, the key is asked for on a terminal (typing
-                    is not shown) or read from standard input: \`leadwire login < key.txt\`
+                    is not shown) or read from standard input: \`leadwire login < key.txt\`;
+                    the JSON that \`npm run admin -- bootstrap\` prints logs in with both of its
+                    keys: \`npm run --silent admin -- bootstrap … | npx leadwire login\`
   --base-url <url>  the server's API root, default LEADWIRE_BASE_URL or ${DEFAULT_BASE_URL}
   -h, --help        show this help
 
@@ -37,16 +39,23 @@ export const loginCommand: Command = {
     );
     positionals(rest, []);
     const baseUrl = normalizeBaseUrl(values['base-url'] || ctx.env.LEADWIRE_BASE_URL || DEFAULT_BASE_URL);
-    const apiKey = (values['api-key'] ?? (await readKey(ctx))).trim();
-    if (!KEY_SHAPE.test(apiKey))
-      throw new UsageError('that does not look like an API key (expected something like ck_live_…, printable characters, no spaces)');
-    const kind = await kindOfKey(ctx, baseUrl, apiKey);
+    const apiKeys = keysOf((values['api-key'] ?? (await readKey(ctx))).trim());
+    for (const apiKey of apiKeys) {
+      if (!KEY_SHAPE.test(apiKey))
+        throw new UsageError('that does not look like an API key (expected something like ck_live_…, printable characters, no spaces)');
+    }
+    // Every key is checked before any is saved: a bad second key leaves the config as it was.
+    const kinds: KeyKind[] = [];
+    for (const apiKey of apiKeys) kinds.push(await kindOfKey(ctx, baseUrl, apiKey));
     const config = await readConfig(ctx.configDir);
-    config.keys[kind] = { apiKey, baseUrl };
+    apiKeys.forEach((apiKey, i) => (config.keys[kinds[i]!] = { apiKey, baseUrl }));
     await writeConfig(ctx.configDir, config);
-    const name = kind === 'public' ? 'Public API key' : 'Internal key';
-    messages(ctx).info(`Logged in to ${baseUrl} with the ${name} ${maskKey(apiKey)}; saved in ${configPathOf(ctx.configDir)}.`);
-    ctx.stdout.write(`${JSON.stringify({ kind, baseUrl, key: maskKey(apiKey) })}\n`);
+    apiKeys.forEach((apiKey, i) => {
+      const kind = kinds[i]!;
+      const name = kind === 'public' ? 'Public API key' : 'Internal key';
+      messages(ctx).info(`Logged in to ${baseUrl} with the ${name} ${maskKey(apiKey)}; saved in ${configPathOf(ctx.configDir)}.`);
+      ctx.stdout.write(`${JSON.stringify({ kind, baseUrl, key: maskKey(apiKey) })}\n`);
+    });
     return ExitCode.ok;
   },
 };
@@ -76,6 +85,24 @@ export async function kindOfKey(ctx: Pick<CliContext, 'fetch' | 'signal'>, baseU
     ExitCode.server,
     `${baseUrl} answered ${res.status} ${body.code ?? ''} while checking the key: is it a Leadwire server?`,
   );
+}
+
+/**
+ * The keys given: one key as typed, or the JSON object `admin bootstrap` prints, whose publicKey and internalKey are
+ * both logged in, so a fresh organization is one pipe away from every command.
+ */
+function keysOf(input: string): string[] {
+  if (!input.startsWith('{')) return [input];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(input);
+  } catch {
+    throw new UsageError('standard input starts with { but is not JSON: give a key, or the JSON `admin bootstrap` prints');
+  }
+  const record = (parsed ?? {}) as Record<string, unknown>;
+  const keys = [record.publicKey, record.internalKey].filter((k): k is string => typeof k === 'string');
+  if (!keys.length) throw new UsageError('the JSON given holds no publicKey nor internalKey (as `admin bootstrap` prints)');
+  return keys;
 }
 
 async function readKey(ctx: CliContext): Promise<string> {

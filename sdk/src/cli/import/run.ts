@@ -10,6 +10,7 @@ import { type Checkpoint, saveCheckpoint } from './checkpoint.ts';
 import type { FailedFile, FailedRow } from './failed.ts';
 import { bodyOfCsv, bodyOfJson, mapHeaders, mapperOf, type Target } from './mapping.ts';
 import type { Item } from './reader.ts';
+import { validateContactRow } from './validate.ts';
 
 /** Rows per request: the batch endpoint's maximum. */
 export const CHUNK_ROWS = 100;
@@ -56,13 +57,19 @@ export interface RunResult {
   outcome: 'done' | 'interrupted' | 'stopped';
 }
 
+/** A dry run's outcome of one row: what the server would answer, as far as the server's data is not needed. */
+function judge(body: Record<string, unknown>): RowResult {
+  const problem = validateContactRow(body);
+  return problem ? { ok: false, error: { code: problem.code, message: problem.message } } : { ok: true, created: true };
+}
+
 export async function runImport(opts: {
   ctx: CliContext;
   items: AsyncIterable<Item>;
   overrides: Map<string, Target>;
   source?: string | undefined;
   estimate: number;
-  /** Absent for --dry-run: rows are mapped and checked, nothing is sent or written. */
+  /** Absent for --dry-run: rows are mapped and checked by the server's rules, nothing is sent. */
   send?: SendChunk;
   failed?: FailedFile;
   checkpoint?: { path: string; state: Checkpoint };
@@ -104,12 +111,10 @@ export async function runImport(opts: {
     });
     rows.sort((a, b) => a.line - b.line);
     totals.failed += rows.length;
-    if (!send) {
-      rows.forEach((r) => opts.onDryRunFailure?.(r));
-      totals.created += c.rows.length;
-    }
-    if (failed && checkpoint) {
-      checkpoint.state.failedBytes = await failed.append(rows);
+    if (!send) rows.forEach((r) => opts.onDryRunFailure?.(r));
+    const failedBytes = failed ? await failed.append(rows) : 0;
+    if (checkpoint) {
+      checkpoint.state.failedBytes = failedBytes;
       checkpoint.state.failed += rows.length;
       checkpoint.state.doneChunks = c.index + 1;
       await saveCheckpoint(checkpoint.path, checkpoint.state);
@@ -148,7 +153,15 @@ export async function runImport(opts: {
       totals.skipped += c.rows.length;
       return;
     }
-    if (!send || c.rows.length === 0) {
+    if (!send) {
+      // The dry run: each row judged by the server's rules (validate.ts); a row that passes counts as one to send.
+      await commit(
+        c,
+        c.rows.map((r) => judge(withSource(r.body))),
+      );
+      return;
+    }
+    if (c.rows.length === 0) {
       await commit(c, undefined);
       return;
     }

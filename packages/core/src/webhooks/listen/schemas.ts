@@ -67,5 +67,9 @@ export const TriggerResult = z.object({
     .meta({ description: "The catalogue's example of the event with a fresh id and the current time as its timestamp: what was sent." }),
   listening: z.boolean().meta({ description: 'Whether a listen stream of the organization was open on any server process.' }),
   delivery: QueuedDelivery.nullable().meta({ description: 'The manual delivery to `endpointId`; null without one.' }),
+  synthetic: z.literal(true).meta({
+    description:
+      "Always true: the payload is the catalogue's example, so its record ids (the contact's, the deal's…) do not exist. Make a real change through the API for a real event.",
+  }),
 });
 export type TriggerResult = z.infer<typeof TriggerResult>;

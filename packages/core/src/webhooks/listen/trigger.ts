@@ -17,7 +17,7 @@ const NOTIFY_MAX_BYTES = 7_900;
  * de-duplicate on event, timestamp and record do not drop a second trigger), announced to the organization's listen
  * streams on every server process, never fanned out to its endpoints. With `endpointId` it also becomes one manual
  * delivery to that endpoint (the path of the test ping and of redeliver). The NOTIFY is transactional: it goes out
- * with the delivery's commit, or not at all.
+ * with the delivery's commit, or not at all. The answer says `synthetic: true`: the example's ids name no record.
  */
 export async function triggerEvent(db: Db, actor: InternalActor, input: TriggerInput, now: Date): Promise<TriggerResult> {
   requireRole(actor, 'owner', 'admin');
@@ -48,6 +48,6 @@ export async function triggerEvent(db: Db, actor: InternalActor, input: TriggerI
     }
     await tx.run(SQL.NOTIFY, { channel: LISTEN_CHANNEL, message });
     const [row] = await tx.run(SQL.ANY_LISTENER, { orgId: actor.orgId });
-    return { id: example.id, event: input.event, payload, listening: row?.listening ?? false, delivery };
+    return { id: example.id, event: input.event, payload, listening: row?.listening ?? false, delivery, synthetic: true };
   });
 }
