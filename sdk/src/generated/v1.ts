@@ -12,7 +12,7 @@ export interface paths {
         };
         /**
          * List companies, oldest change first, to sync or reconcile
-         * @description Companies in `updatedAt` then `id` order, in cursor pages. A company changed while you page moves to the end and is listed again, so a walk to the end never misses a change; de-duplicate on `id`, keeping the latest `updatedAt`. Unknown query parameters are refused with 400.
+         * @description Companies in `updatedAt` then `id` order, in cursor pages. A company changed while you page moves to the end and is listed again: de-duplicate on `id`, keeping the latest `updatedAt`. To sync again later, pass `updatedSince` a minute before the greatest `updatedAt` you saw (see Reading and reconciling). Unknown query parameters are refused with 400.
          *
          *     Requires the `companies:read` permission.
          */
@@ -96,7 +96,7 @@ export interface paths {
         };
         /**
          * List contacts, oldest change first, to sync or reconcile
-         * @description Live contacts in `updatedAt` then `id` order, in cursor pages. A contact changed while you page moves to the end and is listed again, so a walk to the end never misses a change; de-duplicate on `id`, keeping the latest `updatedAt`. Trashed and deleted contacts are not listed (their `contact.deleted` events are in GET /v1/events). Unknown query parameters are refused with 400.
+         * @description Live contacts in `updatedAt` then `id` order, in cursor pages. A contact changed while you page moves to the end and is listed again: de-duplicate on `id`, keeping the latest `updatedAt`. To sync again later, pass `updatedSince` a minute before the greatest `updatedAt` you saw (see Reading and reconciling). Trashed and deleted contacts are not listed (their `contact.deleted` events are in GET /v1/events). Unknown query parameters are refused with 400.
          *
          *     Requires the `contacts:read` permission.
          */

@@ -33,7 +33,7 @@ export const companiesRouter = router({
         tags,
         summary: 'List companies, oldest change first, to sync or reconcile',
         description:
-          'Companies in `updatedAt` then `id` order, in cursor pages. A company changed while you page moves to the end and is listed again, so a walk to the end never misses a change; de-duplicate on `id`, keeping the latest `updatedAt`. Unknown query parameters are refused with 400.',
+          'Companies in `updatedAt` then `id` order, in cursor pages. A company changed while you page moves to the end and is listed again: de-duplicate on `id`, keeping the latest `updatedAt`. To sync again later, pass `updatedSince` a minute before the greatest `updatedAt` you saw (see Reading and reconciling). Unknown query parameters are refused with 400.',
       },
       errorCodes: [...AUTH_ERRORS, 'validation_failed', 'invalid_cursor'],
     })

@@ -71,9 +71,11 @@ the same body) or a different \`X-Source\` gives **409 \`idempotency_key_reused\
 
 \`GET /contacts\` and \`GET /companies\` list records oldest change first, by \`updatedAt\` then \`id\`, in pages of
 \`limit\` (1-100, default 25). Pass a page's \`nextCursor\` as \`cursor\` for the next page; \`nextCursor\` is null on the
-last one. A record changed while you page moves to the end and is listed again, so a walk to the end misses no change:
-keep the latest \`updatedAt\` per \`id\`. To sync again later, start with \`updatedSince\` (inclusive, to the
-microsecond) set to the greatest \`updatedAt\` you saw. Trashed and deleted contacts are not listed: their
+last one. A record changed while you page moves to the end and is listed again: keep the latest \`updatedAt\` per
+\`id\`. To sync again later, pass \`updatedSince\` (inclusive, to the microsecond) **a minute before** the greatest
+\`updatedAt\` you saw: a change is stamped when its write starts and listed once it commits, seconds later at most, so
+the overlap catches a write that was still committing when you read; the few records read twice de-duplicate on
+\`id\`. For every change in commit order, with none skipped, follow \`GET /events\`. Trashed and deleted contacts are not listed: their
 \`contact.deleted\` events are. A contact item is exactly the \`data.contact\` of contact events. A cursor that is not
 one these lists returned is **400 \`invalid_cursor\`**. These read routes refuse query parameters they do not take
 (**400 \`validation_failed\`** naming them), so a misspelt filter never lists everything; the routes that came before
