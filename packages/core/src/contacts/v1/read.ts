@@ -3,8 +3,10 @@ import type { Actor } from '../../auth/actor.ts';
 import { errors } from '../../errors.ts';
 import type { EventContact } from '../../events/payload.ts';
 import { afterStart, positionOf, startOf, type SyncPageInput, toSyncPage } from '../../records/sync-page.ts';
-import { contactColumnsOf } from '../shared/columns.ts';
-import { toEventContact } from '../shared/row.ts';
+import { EVENT_CONTACT_COLUMNS, toEventContact } from '../shared/row.ts';
+
+/** Only what the answer holds: `custom` alone can be megabytes a page. */
+const COLUMNS = EVENT_CONTACT_COLUMNS.map((c) => `c.${c}` as const);
 
 /**
  * Live contacts in (updated_at, id) order from a start, walking contacts_org_updated_live_idx: the index holds only
@@ -13,7 +15,7 @@ import { toEventContact } from '../shared/row.ts';
 export const LIST_CONTACTS = statement<{ orgId: string; afterTs: string; afterId: string; limit: number }>()((p) =>
   qb
     .selectFrom('contacts as c')
-    .select(contactColumnsOf('c'))
+    .select(COLUMNS)
     .select((eb) => positionOf(eb.ref('c.updated_at')).as('position'))
     .where('c.organization_id', '=', p.orgId)
     .where('c.deleted_at', 'is', null)
@@ -26,7 +28,7 @@ export const LIST_CONTACTS = statement<{ orgId: string; afterTs: string; afterId
 const FIND_CONTACT = statement<{ orgId: string; id: string }>()((p) =>
   qb
     .selectFrom('contacts as c')
-    .select(contactColumnsOf('c'))
+    .select(COLUMNS)
     .where('c.organization_id', '=', p.orgId)
     .where('c.id', '=', p.id)
     .where('c.deleted_at', 'is', null)
