@@ -36,6 +36,7 @@ const STATUS: Record<string, number> = {
   request_timeout: 408,
   headers_too_large: 431,
   service_unavailable: 503,
+  invalid_cursor: 400,
 };
 const RATE_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'];
 const SPEC_ENDPOINTS = [

@@ -1,5 +1,6 @@
+import type { EventContact } from '../../events/payload.ts';
 import type { ContactView } from '../v1/schemas.ts';
-import type { ContactRecord } from './columns.ts';
+import type { ContactColumn, ContactRecord } from './columns.ts';
 
 /** A contacts row as statements return it (every column, typed from the entity). */
 export interface ContactRow extends ContactRecord {
@@ -7,7 +8,25 @@ export interface ContactRow extends ContactRecord {
   has_booking?: boolean;
 }
 
-export function toContactView(r: ContactRow): ContactView {
+/** The columns a contact's public view and its event object are made of: a read that answers only those selects only those. */
+export const EVENT_CONTACT_COLUMNS = [
+  'id',
+  'email',
+  'first_name',
+  'last_name',
+  'phone',
+  'job_title',
+  'tags',
+  'lead_score',
+  'stage',
+  'source',
+  'company_id',
+  'created_at',
+  'updated_at',
+] as const satisfies readonly ContactColumn[];
+export type EventContactRow = Pick<ContactRecord, (typeof EVENT_CONTACT_COLUMNS)[number]>;
+
+export function toContactView(r: EventContactRow): ContactView {
   return {
     id: r.id,
     email: r.email,
@@ -21,8 +40,8 @@ export function toContactView(r: ContactRow): ContactView {
   };
 }
 
-/** The contact as it appears in event payloads (`data.contact`). */
-export function toEventContact(r: ContactRow): Record<string, unknown> {
+/** The contact as it appears in event payloads (`data.contact`) and in /v1's contact reads. */
+export function toEventContact(r: EventContactRow): EventContact {
   return {
     ...toContactView(r),
     source: r.source,
