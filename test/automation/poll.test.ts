@@ -80,7 +80,7 @@ describe('polling trigger', () => {
       ['limit=0', 'limit', /limit must be at least 1/],
       ['limit=ten', 'limit', /limit must be a whole number/],
       ['limit=2.5', 'limit', /limit must be a whole number/],
-      ['since=2026-01-01', '', /unknown query parameter since; this route takes event, limit/],
+      ['since=2026-01-01', 'since', /unknown query parameter "since"/],
     ] as const) {
       const res = await poll(org.internalKey, `contact.created/poll?${query}`);
       expect(res.status, query).toBe(400);

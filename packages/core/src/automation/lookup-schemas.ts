@@ -3,11 +3,11 @@ import { AppContact } from '../contacts/app/schemas.ts';
 import { ContactSearchInput } from '../contacts/v1/schemas.ts';
 import { PipelineView } from '../pipelines/schemas.ts';
 import { text } from '../validation/index.ts';
-import { limitQuery, required, strictQuery } from './schemas.ts';
+import { limitQuery, required } from './schemas.ts';
 
 /** Inputs and answers of the automation lookups: the find-contact search and the dropdowns' choices. */
 
-export const FindContactInput = strictQuery({
+export const FindContactInput = z.object({
   email: z.string(required('email', 'an email address')).pipe(ContactSearchInput.shape.email),
 });
 export const FoundContacts = z.array(AppContact).meta({
@@ -15,7 +15,7 @@ export const FoundContacts = z.array(AppContact).meta({
 });
 
 /** No query parameters; an unknown one is refused. */
-export const NoQuery = strictQuery({}).optional();
+export const NoQuery = z.object({}).optional();
 
 export const PipelineChoices = z.array(PipelineView).meta({
   description: "The organization's pipelines, the default first, each with its stages in board order.",
@@ -32,7 +32,7 @@ export const TagChoices = z.array(TagChoice).meta({
 });
 
 export const COMPANY_CHOICES_MAX = 100;
-export const CompanyChoicesInput = strictQuery({
+export const CompanyChoicesInput = z.object({
   after: text(2048)
     .optional()
     .meta({ description: "The last choice's `domain` of the previous page; omit for the first page.", example: 'example.com' }),
