@@ -13,6 +13,8 @@ reference at \`${serverUrl}/docs\`.
 Send a **Public API key** on every call: \`Authorization: Bearer ck_live_...\`. Each operation needs one permission,
 ticked when the key was created (\`contacts:read\`, \`contacts:write\`, \`companies:write\`, \`leads:write\`,
 \`notes:write\`); the operation lists it under its security requirement.
+The changes feed (\`GET /events\`) takes either of two: \`events:read\` reads every event, \`contacts:read\` the
+contact events only; each is a security requirement of its own, and a refusal names \`events:read\`.
 
 - Missing, malformed, unknown, revoked or expired key, or its owner deactivated or changed password: **401 \`unauthorized\`**.
 - An Internal key on /v1: **403 \`wrong_api_surface\`**.
@@ -29,7 +31,7 @@ the codes it can answer with, by status, with examples.
 
 | Status | Codes |
 |---|---|
-| 400 | \`validation_failed\`, \`missing_identity\`, \`malformed_json\` |
+| 400 | \`validation_failed\`, \`missing_identity\`, \`malformed_json\`, \`invalid_cursor\` (a feed cursor this API did not return) |
 | 401 | \`unauthorized\` |
 | 403 | \`wrong_api_surface\`, \`insufficient_scope\`, \`contact_limit_reached\` |
 | 404 | \`not_found\` (also for an unknown path) |

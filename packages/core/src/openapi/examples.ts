@@ -45,6 +45,8 @@ export const V1_REQUEST_EXAMPLES: Record<string, Record<string, unknown>> = {
     pipeline: 'Sales',
   },
   'notes.create': { id: CONTACT, body: 'Asked for a demo' },
+  // A cursor as GET /v1/events returns them (transaction 48213, event 907311): what a reconciling partner resumes from.
+  'events.list': { after: 'MTo0ODIxMzo5MDczMTE', types: 'contact.created,contact.updated,contact.deleted', limit: 100 },
 };
 
 const page = { limit: 25 };
