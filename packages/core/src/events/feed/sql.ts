@@ -12,9 +12,6 @@ import { type ExpressionBuilder, qb, sql, statement, type DB } from '@leadwire/d
 
 type Cursor = { orgId: string; txid: string; seq: string };
 
-const XID8_MAX = sql.lit('18446744073709551615');
-const BIGINT_MAX = sql.lit('9223372036854775807');
-
 const HORIZON = qb.selectNoFrom(sql<string>`pg_snapshot_xmin(pg_current_snapshot())`.as('xmin')).as('h');
 
 /** Rows of the organization after the cursor and below the horizon `h.xmin`, in feed order. */
@@ -51,10 +48,12 @@ export const FEED_PAGE = statement<Cursor & { take: number }>()((p) =>
 );
 
 /**
- * Some event types: the first `take` matching rows among the `window` rows after the cursor. `bound` is the window's
- * last row (found index-only: the (txid, seq) of the window-th entry), null when fewer rows than the window remain below
- * the horizon; the matching rows are read up to it, so a page over rows that do not match costs at most the window,
- * however sparse the matches.
+ * Some event types: the first `take` matching rows among the `window` rows after the cursor. The window is a subquery
+ * with its own limit, read in feed order from the index, and the type is filtered outside it: so no plan can trade
+ * the walk for a scan of every row of that type (the planner would, for a rare type, and read the whole table), and a
+ * page over rows that do not match costs at most the window, however sparse the matches. `bound` is the window's last
+ * row (index-only: the (txid, seq) of the window-th entry), null when fewer rows than the window remain below the
+ * horizon: where the next page starts when this one ends without filling.
  */
 export const FEED_PAGE_OF_TYPES = statement<Cursor & { take: number; window: number; types: string[] }>()((p) =>
   qb
@@ -65,15 +64,19 @@ export const FEED_PAGE_OF_TYPES = statement<Cursor & { take: number; window: num
     )
     .leftJoinLateral(
       (eb) =>
-        afterCursor(eb, p)
-          .where('e.event', '=', sql<string>`any(${p.types}::text[])`)
-          // Up to the window's last row, or to the end when the window reaches past it: an index condition (a null
-          // bound spelled as an OR would be a filter, and the scan would go on to the end of the organization).
-          .where(
-            (w) =>
-              sql<boolean>`(${w.ref('e.txid')}, ${w.ref('e.seq')}) <= (coalesce(${sql.ref('b.txid')}, ${XID8_MAX}::xid8), coalesce(${sql.ref('b.seq')}, ${BIGINT_MAX}::bigint))`,
+        eb
+          .selectFrom(
+            afterCursor(eb, p).select(['e.id', 'e.event', 'e.payload', 'e.txid', 'e.seq']).limit(sql<number>`${p.window}::int`).as('w'),
           )
-          .select(ITEM_COLUMNS)
+          .where('w.event', '=', sql<string>`any(${p.types}::text[])`)
+          .select((s) => [
+            s.ref('w.id').as('id'),
+            s.ref('w.payload').as('payload'),
+            sql<string>`${s.ref('w.txid')}::text`.as('txid'),
+            sql<string>`${s.ref('w.seq')}::text`.as('seq'),
+          ])
+          .orderBy('w.txid')
+          .orderBy('w.seq')
           .limit(sql<number>`${p.take}::int`)
           .as('i'),
       (join) => join.onTrue(),
