@@ -114,7 +114,9 @@ export interface paths {
          * List events in commit order (the changes feed)
          * @description Every event the workspace produced, in commit order, as its webhook carries it: delivered or not (beyond the hourly delivery cap, to a disabled endpoint, or subscribed by no one), deletes and merges included, kept as long as the events are. Use it to reconcile after missed deliveries, or as a polling trigger.
          *
-         *     Page with `nextCursor` while `hasMore` is true; then poll later with the last `nextCursor` (never null). The cursor never skips an event: a page stops before the oldest transaction still running, so an event whose transaction started earlier and commits later is still ahead of the cursor. A long-running transaction therefore delays the feed (nothing after it is returned until it ends), but loses nothing.
+         *     Page with `nextCursor` while `hasMore` is true; then poll later with the last `nextCursor` (never null). The cursor never skips an event: a page stops before the oldest transaction still running, so an event whose transaction started earlier and commits later is still ahead of the cursor. A long-running transaction on the database therefore delays the feed (nothing after it is returned until it ends), but loses nothing.
+         *
+         *     With `types`, a page looks at a bounded stretch of the feed (1,000 events by default): it can return fewer than `limit` events, or none, with `hasMore: true`. Keep calling while `hasMore` is true.
          *
          *     `events:read` reads every event; `contacts:read` alone reads the contact events (`contact.*`), and naming other `types` with it answers 403 `insufficient_scope`.
          *
@@ -3105,7 +3107,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description True: more events may be read now; call again at once with `nextCursor`. False: caught up; poll later with `nextCursor`. */
+                        /** @description True: more events may be read now; call again at once with `nextCursor` (a page filtered by `types` can be short, even empty, and still say true). False: caught up; poll later with `nextCursor`. */
                         hasMore: boolean;
                         /** @description Events in commit order (the order of the feed), oldest first. */
                         items: components["schemas"]["FeedEvent"][];

@@ -77,7 +77,7 @@ export const FeedListOutput = z
     }),
     hasMore: z.boolean().meta({
       description:
-        'True: more events may be read now; call again at once with `nextCursor`. False: caught up; poll later with `nextCursor`.',
+        'True: more events may be read now; call again at once with `nextCursor` (a page filtered by `types` can be short, even empty, and still say true). False: caught up; poll later with `nextCursor`.',
     }),
   })
   .meta({
