@@ -89,7 +89,7 @@ describe('GET /v1/events', () => {
     const p3 = await feedPage(t, all, { after: p2.nextCursor, limit: 2 });
     expect([p3.items.length, p3.hasMore]).toEqual([1, false]);
     expect([...p1.items, ...p2.items, ...p3.items].map((i) => i.id)).toEqual(ids);
-    // A page of exactly `limit` that ends the feed says hasMore (it cannot know without reading past): the next is empty.
+    // A page of exactly `limit` that ends the feed says so: a page reads one event more than it returns.
     const exact = await feedPage(t, all, { after: p2.nextCursor, limit: 1 });
     expect([exact.items.length, exact.hasMore]).toEqual([1, false]);
   });
