@@ -64,6 +64,7 @@ describe('loadConfig defaults', () => {
       SMS_PROVIDER: 'log',
       SMS_FROM_NUMBER: '+15550000000',
       TRACKING_PAGE_VIEWS_PER_MINUTE: 1200,
+      FEED_SCAN_WINDOW: 1000,
       WEBHOOK_PUMP_INTERVAL_MS: 100,
       WEBHOOK_LISTEN_HEARTBEAT_MS: 15_000,
     });

@@ -202,6 +202,9 @@ export const ConfigSchema = z
         'must be an address, e.g. Leadwire <no-reply@example.com>',
       )
       .optional(),
+    // The changes feed (GET /v1/events).
+    /** Most events a page filtered by type walks past: bounds a page's cost however rare the matching events are. */
+    FEED_SCAN_WINDOW: z.coerce.number().int().min(10).max(100_000).default(1_000),
   })
   .refine((c) => c.PASSWORD_HASH_CONCURRENCY < c.UV_THREADPOOL_SIZE, {
     path: ['PASSWORD_HASH_CONCURRENCY'],

@@ -62,6 +62,7 @@ const TAGS = [
   { name: 'Companies', description: 'List, read, find and upsert companies, matched on their normalised domain.' },
   { name: 'Leads', description: 'Upsert a contact and place it on a pipeline.' },
   { name: 'Notes', description: 'Attach notes to contacts.' },
+  { name: 'Events', description: 'The changes feed: every event of the workspace in commit order, to reconcile or poll.' },
 ];
 
 function resolve(doc: oas31.OpenAPIObject, schema: Schema | undefined): oas31.SchemaObject | undefined {
@@ -114,8 +115,10 @@ function finishOperation(doc: oas31.OpenAPIObject, route: RestRoute, shared: Rec
   const contactWrite = writesContacts(doc, op);
 
   // Bearer is not OAuth, but OpenAPI 3.1 lets a requirement name roles: here, the key permission.
-  op.security = [{ bearerAuth: [permission] }];
-  op.description = [op.description, `Requires the \`${permission}\` permission.`].filter(Boolean).join('\n\n');
+  // Alternatives are requirements of their own: any one of them lets the key in (OpenAPI ORs the list).
+  op.security = [permission, ...route.alsoPermitted].map((p) => ({ bearerAuth: [p] }));
+  const needs = [permission, ...route.alsoPermitted].map((p) => `\`${p}\``).join(' or ');
+  op.description = [op.description, `Requires the ${needs} permission.`].filter(Boolean).join('\n\n');
   op.parameters = [
     ...(op.parameters ?? []),
     ...(isPost ? [parameter('IdempotencyKey')] : []),

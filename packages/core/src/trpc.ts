@@ -10,6 +10,8 @@ export type LeadwireMeta = {
   successStatus?: number;
   /** The permission a Public API key needs; set by `publicApiProcedure`, documented in the contract. */
   permission?: string;
+  /** Permissions that also let a key call the operation (each may read less than `permission`); see publicApiProcedure. */
+  alsoPermitted?: readonly string[];
   /** Stable error codes this operation can answer with, documented in the OpenAPI contract. */
   errorCodes?: readonly ErrorCode[];
 };

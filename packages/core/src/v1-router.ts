@@ -1,5 +1,6 @@
 import { companiesRouter } from './companies/router.ts';
 import { contactsRouter } from './contacts/v1/router.ts';
+import { eventsRouter } from './events/feed/router.ts';
 import { leadsRouter } from './leads/router.ts';
 import { notesRouter } from './notes/router.ts';
 import { router } from './trpc.ts';
@@ -10,6 +11,7 @@ export const v1Router = router({
   companies: companiesRouter,
   leads: leadsRouter,
   notes: notesRouter,
+  events: eventsRouter,
 });
 
 export type V1Router = typeof v1Router;

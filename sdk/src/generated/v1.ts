@@ -209,6 +209,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List events in commit order (the changes feed)
+         * @description Every event the workspace produced, in commit order, as its webhook carries it: delivered or not (beyond the hourly delivery cap, to a disabled endpoint, or subscribed by no one), deletes and merges included, kept as long as the events are. Use it to reconcile after missed deliveries, or as a polling trigger.
+         *
+         *     Page with `nextCursor` while `hasMore` is true; then poll later with the last `nextCursor` (never null). The cursor never skips an event: a page stops before the oldest transaction still running, so an event whose transaction started earlier and commits later is still ahead of the cursor. A long-running transaction on the database therefore delays the feed (nothing after it is returned until it ends), but loses nothing.
+         *
+         *     With `types`, a page looks at a bounded stretch of the feed (1,000 events by default): it can return fewer than `limit` events, or none, with `hasMore: true`. Keep calling while `hasMore` is true.
+         *
+         *     `events:read` reads every event; `contacts:read` alone reads the contact events (`contact.*`), and naming other `types` with it answers 403 `insufficient_scope`.
+         *
+         *     Requires the `events:read` or `contacts:read` permission.
+         */
+        get: operations["events-list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/leads": {
         parameters: {
             query?: never;
@@ -1099,6 +1127,34 @@ export interface components {
              * @example Invalid, revoked or expired API key
              */
             error: string;
+        };
+        /** @description An event, exactly as its webhook delivery carries it. */
+        FeedEvent: {
+            /** @description The event's data, as its webhook carries it. */
+            data: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description The event name (see the catalogue under `webhooks`).
+             * @enum {string}
+             */
+            event: "contact.created" | "contact.updated" | "contact.deleted" | "contact.stage_changed" | "contact.score_changed" | "contact.tag_added" | "deal.created" | "deal.updated" | "deal.won" | "deal.lost" | "deal.stage_changed" | "message.sent" | "message.received" | "conversation.created" | "task.created" | "task.completed" | "booking.created" | "booking.cancelled" | "form.submitted" | "ai_action.created" | "ai_action.approved" | "ai_action.rejected" | "tracking.email_opened" | "tracking.link_clicked" | "tracking.page_visited" | "nonprofit.verification_recorded" | "nonprofit.activated" | "ping";
+            /**
+             * Format: uuid
+             * @description The event's id: the same in every attempt, redelivery, recovery, the changes feed and listen streams; de-duplicate on it.
+             */
+            id: string;
+            /**
+             * @description Who made the change, so a receiver can ignore changes its own integration made (`api` is /v1, `app` the application).
+             * @enum {string}
+             */
+            source?: "app" | "api" | "zapier" | "import" | "sync" | "automation" | "ai" | "inbound" | "system" | "partner";
+            /**
+             * Format: date-time
+             * @description When the change happened: ISO 8601 UTC with milliseconds.
+             * @example 2026-11-22T14:03:07.123Z
+             */
+            timestamp: string;
         };
         /** @description `insufficient_scope` (403): This API key lacks a permission. */
         InsufficientScopeError: {
@@ -3912,6 +3968,105 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "events-list": {
+        parameters: {
+            query?: {
+                /** @example MTo0ODIxMzo5MDczMTE */
+                after?: string;
+                /** @example 100 */
+                limit?: number;
+                /** @example contact.created,contact.updated,contact.deleted */
+                types?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description True: more events may be read now; call again at once with `nextCursor` (a page filtered by `types` can be short, even empty, and still say true). False: caught up; poll later with `nextCursor`. */
+                        hasMore: boolean;
+                        /** @description Events in commit order (the order of the feed), oldest first. */
+                        items: components["schemas"]["FeedEvent"][];
+                        /**
+                         * @description Pass as `after` to continue. Never null: after an empty or last page it still moves forward (to the oldest transaction still running), so keep it and poll with it.
+                         * @example MTo0ODIxOTo5MDczNDI
+                         */
+                        nextCursor: string;
+                    };
+                };
+            };
+            /**
+             * @description Bad request.
+             *
+             *     - `validation_failed`: the body, the query, the path or a header (`X-Source`, `Idempotency-Key`) is invalid; `issues` lists every problem.
+             *     - `malformed_url`: the path or query string is not valid percent-encoded UTF-8 (e.g. `%zz` in a path parameter, `?q=%FF`); encode it, a raw `+` included.
+             *     - `bad_request`: the request is not valid HTTP (e.g. an invalid `Content-Length`).
+             *     - `invalid_cursor`: the cursor is not one this list returned (or was made for another sort or order); start again without one.
+             */
+            400: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /**
+             * @description Forbidden.
+             *
+             *     - `wrong_api_surface`: the credential belongs to the other surface: /v1 takes Public API keys only, the application API sessions and Internal keys.
+             *     - `insufficient_scope`: the key lacks the permission this operation needs; `required` names it.
+             */
+            403: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["InsufficientScopeError"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            /**
+             * @description Too many requests.
+             *
+             *     - `rate_limited`: the credential or your address made more requests than its limit allows in the current window; wait `retry-after` seconds.
+             *     - `too_many_connections`: your address holds more open connections than the server allows per address; close or reuse some, then retry (no `x-ratelimit-*` headers: no key was looked at).
+             */
+            429: {
+                headers: {
+                    "retry-after": components["headers"]["RetryAfterIfSent"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"] | components["schemas"]["ErrorBody"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };

@@ -10,16 +10,23 @@ import { authenticate } from './authenticate.ts';
 /**
  * Procedures of the public API v1: a Public API key, counted against 600 requests per minute, holding `permission`.
  * Auth runs before input parsing, so an anonymous caller learns nothing about the body rules.
+ *
+ * `permission` may be a list: the key needs any one of them, and a refusal names the first. The operation then decides
+ * what each one lets the key read (the changes feed: `events:read` every event, `contacts:read` the contact events).
  */
-export function publicApiProcedure(permission: PublicPermission) {
+export function publicApiProcedure(permission: PublicPermission | readonly [PublicPermission, ...PublicPermission[]]) {
+  const [first, ...alternatives] = typeof permission === 'string' ? [permission] : permission;
   // Meta merges shallowly in tRPC, so the router's own .meta() keeps this permission.
-  return baseProcedure.meta({ permission }).use(async ({ ctx, next }) => {
+  const meta = alternatives.length ? { permission: first, alsoPermitted: alternatives } : { permission: first };
+  return baseProcedure.meta(meta).use(async ({ ctx, next }) => {
     const now = ctx.deps.clock.now();
     const guard = keyGuardOf(ctx.deps);
     const auth = await authenticate(ctx.db, ctx.header('authorization'), 'public', { now, guard, setHeader: ctx.setHeader });
     const { actor, window } = auth;
     if (window) enforceRateLimits([{ window, limit: PUBLIC_API_PER_MINUTE }], ctx.setHeader, now, { guard, key: auth.sighting });
-    if (!actor.permissions.includes(permission)) throw errors.insufficientScope(permission);
+    if (!actor.permissions.includes(first) && !alternatives.some((p) => actor.permissions.includes(p))) {
+      throw errors.insufficientScope(first);
+    }
     return next({ ctx: { ...ctx, actor } });
   });
 }

@@ -12,6 +12,8 @@ export interface RestRoute {
   successStatus: number;
   errorCodes: readonly ErrorCode[];
   permission: string | undefined;
+  /** Other permissions that let a key call it (publicApiProcedure with a list); `permission` is the one refusals name. */
+  alsoPermitted: readonly string[];
   type: 'query' | 'mutation';
   /** The middlewares the procedure runs, for the contract to read its wiring (authentication, rate limits). */
   middlewares: readonly unknown[];
@@ -106,6 +108,7 @@ export function restRoutes(router: AnyTRPCRouter): RestRoute[] {
         successStatus: meta.successStatus ?? 200,
         errorCodes: meta.errorCodes ?? [],
         permission: meta.permission,
+        alsoPermitted: meta.alsoPermitted ?? [],
         type: type === 'mutation' ? 'mutation' : 'query',
         middlewares,
         inputKeys: inputKeysOf(inputs),

@@ -23,6 +23,9 @@ ticked when the key was created; the operation lists it under its security requi
 | \`notes:write\` | Add notes to contacts: \`POST /contacts/{id}/notes\` |
 | \`events:read\` | Read every event of the workspace, of every kind of record: \`GET /events\` |
 
+The changes feed (\`GET /events\`) takes either of two: \`events:read\` reads every event, \`contacts:read\` the
+contact events only; each is a security requirement of its own, and a refusal names \`events:read\`.
+
 - Missing, malformed, unknown, revoked or expired key, or its owner deactivated or changed password: **401 \`unauthorized\`**.
 - An Internal key on /v1: **403 \`wrong_api_surface\`**.
 - A permission missing: **403 \`insufficient_scope\`**, with the permission in \`required\`.
@@ -38,7 +41,7 @@ the codes it can answer with, by status, with examples.
 
 | Status | Codes |
 |---|---|
-| 400 | \`validation_failed\`, \`missing_identity\`, \`malformed_json\`, \`invalid_cursor\` |
+| 400 | \`validation_failed\`, \`missing_identity\`, \`malformed_json\`, \`invalid_cursor\` (a feed cursor this API did not return) |
 | 401 | \`unauthorized\` |
 | 403 | \`wrong_api_surface\`, \`insufficient_scope\`, \`contact_limit_reached\` |
 | 404 | \`not_found\` (also for an unknown path) |

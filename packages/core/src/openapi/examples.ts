@@ -52,6 +52,8 @@ export const V1_REQUEST_EXAMPLES: Record<string, Record<string, unknown>> = {
   'companies.list': { limit: 100, updatedSince: '2026-11-20T00:00:00Z' },
   'companies.get': { id: COMPANY },
   'companies.search': { domain: 'example.com' },
+  // A cursor as GET /v1/events returns them (transaction 48213, event 907311): what a reconciling partner resumes from.
+  'events.list': { after: 'MTo0ODIxMzo5MDczMTE', types: 'contact.created,contact.updated,contact.deleted', limit: 100 },
 };
 
 const page = { limit: 25 };
