@@ -12,7 +12,7 @@ export type { Actor, InternalActor } from './auth/actor.ts';
 export type { Jobs } from './jobs/queue.ts';
 export { v1Router, type V1Router } from './v1-router.ts';
 export { internalRouter, type InternalRouter } from './internal-router.ts';
-export { restRoutes, matchRoute, type RestRoute } from './http/routes.ts';
+export { restRoutes, matchRoute, unknownQueryKeys, type RestRoute } from './http/routes.ts';
 export * from './auth/key-material.ts';
 export { authenticate, knownRefusal } from './auth/authenticate.ts';
 export { type Clock, systemClock } from './clock.ts';

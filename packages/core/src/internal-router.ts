@@ -1,6 +1,7 @@
 import { me } from './accounts/me.ts';
 import { accountsRouter } from './accounts/router.ts';
 import { apiKeysRouter } from './api-keys/router.ts';
+import { appCompaniesRouter } from './companies/app-router.ts';
 import { appContactsRouter } from './contacts/app/router.ts';
 import { filesRouter } from './files/router.ts';
 import { formsRouter } from './forms/router.ts';
@@ -24,6 +25,7 @@ import { workflowsRouter } from './workflows/router.ts';
 export const internalRouter = router({
   accounts: accountsRouter,
   apiKeys: apiKeysRouter,
+  companies: appCompaniesRouter,
   contacts: appContactsRouter,
   files: filesRouter,
   forms: formsRouter,

@@ -3,6 +3,70 @@
  * server's OpenAPI document. Do not edit: run `npm run sdk:generate` after changing the /v1 contract.
  */
 export interface paths {
+    "/companies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List companies, oldest change first, to sync or reconcile
+         * @description Companies in `updatedAt` then `id` order, in cursor pages. A company changed while you page moves to the end and is listed again, so a walk to the end never misses a change; de-duplicate on `id`, keeping the latest `updatedAt`. Unknown query parameters are refused with 400.
+         *
+         *     Requires the `companies:read` permission.
+         */
+        get: operations["companies-list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/companies/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a company by id
+         * @description Requires the `companies:read` permission.
+         */
+        get: operations["companies-get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/companies/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Find a company by domain
+         * @description The domain is normalised as upserts normalise it, so a URL finds its company. 404 when there is none.
+         *
+         *     Requires the `companies:read` permission.
+         */
+        get: operations["companies-search"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/companies/upsert": {
         parameters: {
             query?: never;
@@ -17,6 +81,48 @@ export interface paths {
          * @description Requires the `companies:write` permission.
          */
         post: operations["companies-upsert"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/contacts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List contacts, oldest change first, to sync or reconcile
+         * @description Live contacts in `updatedAt` then `id` order, in cursor pages. A contact changed while you page moves to the end and is listed again, so a walk to the end never misses a change; de-duplicate on `id`, keeping the latest `updatedAt`. Trashed and deleted contacts are not listed (their `contact.deleted` events are in GET /v1/events). Unknown query parameters are refused with 400.
+         *
+         *     Requires the `contacts:read` permission.
+         */
+        get: operations["contacts-list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/contacts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a contact by id
+         * @description Requires the `contacts:read` permission.
+         */
+        get: operations["contacts-get"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -892,6 +998,53 @@ export interface components {
             domain?: string;
             /** @description Human-readable message: show or log it; its wording may change. */
             error: string;
+        };
+        /** @description A company of your organization. */
+        CompanyRecord: {
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds.
+             */
+            createdAt: string;
+            custom: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description The normalised domain: the bare lowercase host, the natural key.
+             * @example example.com
+             */
+            domain: string;
+            /** Format: uuid */
+            id: string;
+            industry: string | null;
+            name: string | null;
+            /** @description Free text, e.g. `11-50`. */
+            size: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds.
+             */
+            updatedAt: string;
+        };
+        /** @description A contact: the same object as `data.contact` in contact events. */
+        ContactRecord: {
+            companyId: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            email: string | null;
+            firstName: string | null;
+            /** Format: uuid */
+            id: string;
+            jobTitle: string | null;
+            lastName: string | null;
+            leadScore: number;
+            phone: string | null;
+            /** @description Origin of the record, set when it was created. */
+            source: string;
+            stage: string;
+            tags: string[];
+            /** Format: date-time */
+            updatedAt: string;
         };
         /** @description Identify the contact by email, or by companyDomain together with firstName and lastName. Fields sent overwrite stored values; fields omitted are left alone; null clears a field. */
         ContactUpsertInput: {
@@ -2245,6 +2398,305 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    "companies-list": {
+        parameters: {
+            query?: {
+                cursor?: string;
+                /** @example 100 */
+                limit?: number;
+                /** @example 2026-11-20T00:00:00Z */
+                updatedSince?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Oldest change first, by `updatedAt` then `id`. */
+                        items: components["schemas"]["CompanyRecord"][];
+                        /** @description Pass as `cursor` for the next page; null when this page reached the end. Records changed after that show up again on a new walk with `updatedSince`. */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /**
+             * @description Bad request.
+             *
+             *     - `validation_failed`: the body, the query, the path or a header (`X-Source`, `Idempotency-Key`) is invalid; `issues` lists every problem.
+             *     - `malformed_url`: the path or query string is not valid percent-encoded UTF-8 (e.g. `%zz` in a path parameter, `?q=%FF`); encode it, a raw `+` included.
+             *     - `bad_request`: the request is not valid HTTP (e.g. an invalid `Content-Length`).
+             *     - `invalid_cursor`: cursor is not one this list returned with the same sort and order; start again without a cursor.
+             */
+            400: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /**
+             * @description Forbidden.
+             *
+             *     - `wrong_api_surface`: the credential belongs to the other surface: /v1 takes Public API keys only, the application API sessions and Internal keys.
+             *     - `insufficient_scope`: the key lacks the permission this operation needs; `required` names it.
+             */
+            403: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["InsufficientScopeError"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            /**
+             * @description Too many requests.
+             *
+             *     - `rate_limited`: the credential or your address made more requests than its limit allows in the current window; wait `retry-after` seconds.
+             *     - `too_many_connections`: your address holds more open connections than the server allows per address; close or reuse some, then retry (no `x-ratelimit-*` headers: no key was looked at).
+             */
+            429: {
+                headers: {
+                    "retry-after": components["headers"]["RetryAfterIfSent"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"] | components["schemas"]["ErrorBody"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "companies-get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The company id.
+                 * @example c7a1e9d3-2b4f-4a6c-8e0d-5f3b1a7c9e24
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CompanyRecord"];
+                };
+            };
+            /**
+             * @description Bad request.
+             *
+             *     - `validation_failed`: the body, the query, the path or a header (`X-Source`, `Idempotency-Key`) is invalid; `issues` lists every problem.
+             *     - `malformed_url`: the path or query string is not valid percent-encoded UTF-8 (e.g. `%zz` in a path parameter, `?q=%FF`); encode it, a raw `+` included.
+             *     - `bad_request`: the request is not valid HTTP (e.g. an invalid `Content-Length`).
+             */
+            400: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /**
+             * @description Forbidden.
+             *
+             *     - `wrong_api_surface`: the credential belongs to the other surface: /v1 takes Public API keys only, the application API sessions and Internal keys.
+             *     - `insufficient_scope`: the key lacks the permission this operation needs; `required` names it.
+             */
+            403: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["InsufficientScopeError"];
+                };
+            };
+            /**
+             * @description Not found.
+             *
+             *     - `not_found`: no matching record in your organization.
+             */
+            404: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            /**
+             * @description Too many requests.
+             *
+             *     - `rate_limited`: the credential or your address made more requests than its limit allows in the current window; wait `retry-after` seconds.
+             *     - `too_many_connections`: your address holds more open connections than the server allows per address; close or reuse some, then retry (no `x-ratelimit-*` headers: no key was looked at).
+             */
+            429: {
+                headers: {
+                    "retry-after": components["headers"]["RetryAfterIfSent"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"] | components["schemas"]["ErrorBody"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "companies-search": {
+        parameters: {
+            query: {
+                /**
+                 * @description A domain, host or URL, normalised as upserts do (`https://www.Example.com/x` -> `example.com`).
+                 * @example example.com
+                 */
+                domain: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CompanyRecord"];
+                };
+            };
+            /**
+             * @description Bad request.
+             *
+             *     - `validation_failed`: the body, the query, the path or a header (`X-Source`, `Idempotency-Key`) is invalid; `issues` lists every problem.
+             *     - `malformed_url`: the path or query string is not valid percent-encoded UTF-8 (e.g. `%zz` in a path parameter, `?q=%FF`); encode it, a raw `+` included.
+             *     - `bad_request`: the request is not valid HTTP (e.g. an invalid `Content-Length`).
+             */
+            400: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /**
+             * @description Forbidden.
+             *
+             *     - `wrong_api_surface`: the credential belongs to the other surface: /v1 takes Public API keys only, the application API sessions and Internal keys.
+             *     - `insufficient_scope`: the key lacks the permission this operation needs; `required` names it.
+             */
+            403: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["InsufficientScopeError"];
+                };
+            };
+            /**
+             * @description Not found.
+             *
+             *     - `not_found`: no matching record in your organization.
+             */
+            404: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            /**
+             * @description Too many requests.
+             *
+             *     - `rate_limited`: the credential or your address made more requests than its limit allows in the current window; wait `retry-after` seconds.
+             *     - `too_many_connections`: your address holds more open connections than the server allows per address; close or reuse some, then retry (no `x-ratelimit-*` headers: no key was looked at).
+             */
+            429: {
+                headers: {
+                    "retry-after": components["headers"]["RetryAfterIfSent"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"] | components["schemas"]["ErrorBody"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     "companies-upsert": {
         parameters: {
             query?: never;
@@ -2416,6 +2868,202 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "contacts-list": {
+        parameters: {
+            query?: {
+                cursor?: string;
+                /** @example 100 */
+                limit?: number;
+                /** @example 2026-11-20T00:00:00Z */
+                updatedSince?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Oldest change first, by `updatedAt` then `id`. */
+                        items: components["schemas"]["ContactRecord"][];
+                        /** @description Pass as `cursor` for the next page; null when this page reached the end. Records changed after that show up again on a new walk with `updatedSince`. */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /**
+             * @description Bad request.
+             *
+             *     - `validation_failed`: the body, the query, the path or a header (`X-Source`, `Idempotency-Key`) is invalid; `issues` lists every problem.
+             *     - `malformed_url`: the path or query string is not valid percent-encoded UTF-8 (e.g. `%zz` in a path parameter, `?q=%FF`); encode it, a raw `+` included.
+             *     - `bad_request`: the request is not valid HTTP (e.g. an invalid `Content-Length`).
+             *     - `invalid_cursor`: cursor is not one this list returned with the same sort and order; start again without a cursor.
+             */
+            400: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /**
+             * @description Forbidden.
+             *
+             *     - `wrong_api_surface`: the credential belongs to the other surface: /v1 takes Public API keys only, the application API sessions and Internal keys.
+             *     - `insufficient_scope`: the key lacks the permission this operation needs; `required` names it.
+             */
+            403: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["InsufficientScopeError"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            /**
+             * @description Too many requests.
+             *
+             *     - `rate_limited`: the credential or your address made more requests than its limit allows in the current window; wait `retry-after` seconds.
+             *     - `too_many_connections`: your address holds more open connections than the server allows per address; close or reuse some, then retry (no `x-ratelimit-*` headers: no key was looked at).
+             */
+            429: {
+                headers: {
+                    "retry-after": components["headers"]["RetryAfterIfSent"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"] | components["schemas"]["ErrorBody"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "contacts-get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The contact id.
+                 * @example 3f2c6a0e-8b1d-4c47-9d2a-5e7f1b3c9a10
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContactRecord"];
+                };
+            };
+            /**
+             * @description Bad request.
+             *
+             *     - `validation_failed`: the body, the query, the path or a header (`X-Source`, `Idempotency-Key`) is invalid; `issues` lists every problem.
+             *     - `malformed_url`: the path or query string is not valid percent-encoded UTF-8 (e.g. `%zz` in a path parameter, `?q=%FF`); encode it, a raw `+` included.
+             *     - `bad_request`: the request is not valid HTTP (e.g. an invalid `Content-Length`).
+             */
+            400: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /**
+             * @description Forbidden.
+             *
+             *     - `wrong_api_surface`: the credential belongs to the other surface: /v1 takes Public API keys only, the application API sessions and Internal keys.
+             *     - `insufficient_scope`: the key lacks the permission this operation needs; `required` names it.
+             */
+            403: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["InsufficientScopeError"];
+                };
+            };
+            /**
+             * @description Not found.
+             *
+             *     - `not_found`: no matching record in your organization.
+             */
+            404: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            /**
+             * @description Too many requests.
+             *
+             *     - `rate_limited`: the credential or your address made more requests than its limit allows in the current window; wait `retry-after` seconds.
+             *     - `too_many_connections`: your address holds more open connections than the server allows per address; close or reuse some, then retry (no `x-ratelimit-*` headers: no key was looked at).
+             */
+            429: {
+                headers: {
+                    "retry-after": components["headers"]["RetryAfterIfSent"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"] | components["schemas"]["ErrorBody"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };

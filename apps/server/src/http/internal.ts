@@ -59,5 +59,5 @@ export async function internalRestPlugin(app: FastifyInstance, opts: { deps: Dep
   const { deps } = opts;
   await appCors(app, deps);
   registerDocs(app, { title: 'Leadwire application API reference', build: () => buildInternalOpenApiDocument(deps.config.BASE_URL) });
-  await restSurface(app, { deps, router: internalRouter });
+  await restSurface(app, { deps, router: internalRouter, strictQuery: true });
 }

@@ -1,4 +1,13 @@
-import { type Deps, errors, matchRoute, type PublicError, type RequestContext, restRoutes, toPublicError } from '@leadwire/core';
+import {
+  type Deps,
+  errors,
+  matchRoute,
+  type PublicError,
+  type RequestContext,
+  restRoutes,
+  toPublicError,
+  unknownQueryKeys,
+} from '@leadwire/core';
 import type { AnyTRPCRouter } from '@trpc/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type CreateOpenApiFastifyPluginOptions, fastifyTRPCOpenApiPlugin } from 'trpc-to-openapi';
@@ -42,7 +51,12 @@ export function createRequestContext(deps: Deps, req: FastifyRequest, reply: Fas
 /** Requests that arrived with no body and no content type; their empty body parses as `{}`. */
 const bodiless = new WeakSet<FastifyRequest>();
 
-export async function restSurface(app: FastifyInstance, opts: { deps: Deps; router: AnyTRPCRouter }) {
+/**
+ * `strictQuery`: every GET route refuses query parameters its input does not name (the internal surface), instead of
+ * ignoring them; a misspelt filter (`?emial=`) would otherwise answer as if there were no filter at all. Routes can ask
+ * for it one by one with meta `strictQuery` (/v1's read routes).
+ */
+export async function restSurface(app: FastifyInstance, opts: { deps: Deps; router: AnyTRPCRouter; strictQuery?: boolean }) {
   const { deps, router } = opts;
   const routes = restRoutes(router);
   const successStatus = new Map(routes.map((r) => [r.procedure, r.successStatus]));
@@ -98,6 +112,19 @@ export async function restSurface(app: FastifyInstance, opts: { deps: Deps; rout
         },
         { allow: m.allow.join(', ') },
       );
+    }
+    // Like the path and the method, the parameter names are the published contract, checked before authentication.
+    if (m.route.method === 'GET' && (opts.strictQuery || m.route.strictQuery)) {
+      const unknown = unknownQueryKeys(m.route, req.query as Record<string, unknown>);
+      if (unknown.length > 0) {
+        const issues = unknown.map((k) => ({ path: k, message: `unknown query parameter ${JSON.stringify(k)}` }));
+        const known = [...(m.route.inputKeys ?? [])].filter((k) => !m.route.path.includes(`{${k}}`));
+        const hint = known.length ? `; this route takes ${known.join(', ')}` : '; this route takes no query parameters';
+        return sendError(
+          reply,
+          toPublicError(errors.validation(issues, `Validation failed: unknown query parameter ${unknown.join(', ')}${hint}`)),
+        );
+      }
     }
   });
 

@@ -1,6 +1,8 @@
 import { z } from 'zod';
-import { text } from '../validation/index.ts';
+import { IsoDateTime, text } from '../validation/index.ts';
 import { CustomSchema } from '../contacts/v1/schemas.ts';
+import { PageFields, pageOf } from '../records/pagination.ts';
+import { SyncPageFields, syncPageOf } from '../records/sync-page.ts';
 
 export const CompanyUpsertInput = z.object({
   domain: text(2048).min(1).meta({
@@ -19,3 +21,41 @@ export const CompanyUpsertOutput = z.object({
   created: z.boolean(),
   domain: z.string().meta({ description: 'The normalised domain the company is stored under.' }),
 });
+
+/** A company as /v1's and the application's reads return it. */
+export const CompanyRecord = z
+  .object({
+    id: z.uuid(),
+    domain: z.string().meta({ description: 'The normalised domain: the bare lowercase host, the natural key.', example: 'example.com' }),
+    name: z.string().nullable(),
+    industry: z.string().nullable(),
+    size: z.string().nullable().meta({ description: 'Free text, e.g. `11-50`.' }),
+    custom: z.record(z.string(), z.unknown()),
+    createdAt: IsoDateTime,
+    updatedAt: IsoDateTime,
+  })
+  .meta({ id: 'CompanyRecord', description: 'A company of your organization.' });
+export type CompanyRecord = z.infer<typeof CompanyRecord>;
+
+export const CompanyListInput = z.object(SyncPageFields);
+export const CompanyRecordPage = syncPageOf(CompanyRecord);
+export const CompanyIdInput = z.object({ id: z.uuid().meta({ description: 'The company id.' }) });
+export const CompanySearchInput = z.object({
+  domain: text(2048)
+    .min(1)
+    .meta({
+      description: 'A domain, host or URL, normalised as upserts do (`https://www.Example.com/x` -> `example.com`).',
+      example: 'example.com',
+    }),
+});
+
+/** The application's create: the same fields as the /v1 upsert, but a domain that exists is a conflict, not an update. */
+export const CompanyCreateInput = CompanyUpsertInput;
+export type CompanyCreateInput = CompanyUpsertInput;
+
+export const AppCompanyListInput = z.object({
+  ...PageFields,
+  q: text(200).min(1).optional().meta({ description: 'Only companies whose name or domain contains this text (case-insensitive).' }),
+});
+export type AppCompanyListInput = z.infer<typeof AppCompanyListInput>;
+export const AppCompanyPage = pageOf(CompanyRecord);

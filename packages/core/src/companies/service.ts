@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { qb, sql, statement, type Db } from '@leadwire/db';
 import type { Actor } from '../auth/actor.ts';
-import { errors } from '../errors.ts';
-import { normalizeDomain } from './domain.ts';
+import { requireDomain } from './domain.ts';
 import type { CompanyUpsertInput } from './schemas.ts';
 
 /**
@@ -48,13 +47,7 @@ const UPSERT_COMPANY = statement<{
 );
 
 export async function upsertCompany(db: Db, actor: Actor, input: CompanyUpsertInput, now: Date) {
-  const domain = normalizeDomain(input.domain);
-  if (!domain) {
-    throw errors.validation(
-      [{ path: 'domain', message: 'domain is not a usable domain (expected e.g. example.com)' }],
-      `domain ${JSON.stringify(input.domain)} is not a usable domain`,
-    );
-  }
+  const domain = requireDomain(input.domain);
   const custom = JSON.stringify(input.custom ?? {});
   const [row] = await db.run(UPSERT_COMPANY, {
     id: randomUUID(),

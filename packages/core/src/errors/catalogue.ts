@@ -88,6 +88,11 @@ export const ERROR_CATALOGUE = {
     message: 'Email already exists in your organization',
     details: z.object({ existingContactId: z.uuid().optional().meta({ description: 'The contact that has the email.' }) }),
   },
+  company_exists: {
+    status: 409,
+    message: 'A company with this domain already exists in your organization',
+    details: z.object({ existingCompanyId: z.uuid().optional().meta({ description: 'The company that has the domain.' }) }),
+  },
   not_in_trash: { status: 409, message: 'The record is not in trash' },
   email_taken: { status: 409, message: 'A user with this email already exists' },
   user_inactive: { status: 409, message: 'Keys cannot be created for a deactivated user' },

@@ -17,20 +17,90 @@ export interface RestRoute {
   type: 'query' | 'mutation';
   /** The middlewares the procedure runs, for the contract to read its wiring (authentication, rate limits). */
   middlewares: readonly unknown[];
+  /** The input's field names (path and query parameters of a GET), or null when its schema takes any key. */
+  inputKeys: ReadonlySet<string> | null;
+  /** Whether unknown query parameters are refused on this route even where the surface accepts them (meta `strictQuery`). */
+  strictQuery: boolean;
+}
+
+/** The minimum of zod's internals the key walk reads. */
+interface ZodLike {
+  _zod?: {
+    def: {
+      type: string;
+      shape?: Record<string, unknown>;
+      catchall?: ZodLike;
+      in?: ZodLike;
+      innerType?: ZodLike;
+      options?: ZodLike[];
+      left?: ZodLike;
+      right?: ZodLike;
+    };
+  };
+}
+
+/**
+ * The field names an input schema accepts, or null when it takes any (a record, a catch-all, a schema this walk does
+ * not know): a route whose keys cannot be listed is never made strict by mistake.
+ */
+export function inputKeysOf(schemas: readonly unknown[]): ReadonlySet<string> | null {
+  const keys = new Set<string>();
+  const walk = (s: ZodLike | undefined): boolean => {
+    const def = s?._zod?.def;
+    if (!def) return false;
+    switch (def.type) {
+      case 'object':
+        if (def.catchall && def.catchall._zod?.def.type !== 'never') return false;
+        for (const k of Object.keys(def.shape ?? {})) keys.add(k);
+        return true;
+      case 'void':
+      case 'undefined':
+        return true;
+      case 'pipe':
+        return walk(def.in);
+      case 'optional':
+      case 'nullable':
+      case 'default':
+      case 'prefault':
+      case 'readonly':
+      case 'catch':
+        return walk(def.innerType);
+      case 'union':
+        return (def.options ?? []).every(walk);
+      case 'intersection':
+        return walk(def.left) && walk(def.right);
+      default:
+        return false;
+    }
+  };
+  return schemas.every((s) => walk(s as ZodLike)) ? keys : null;
+}
+
+/** The query parameters of `query` that `route` does not take, in the order sent. */
+export function unknownQueryKeys(route: RestRoute, query: Record<string, unknown>): string[] {
+  const allowed = route.inputKeys;
+  return allowed ? Object.keys(query).filter((k) => !allowed.has(k)) : [];
 }
 
 /** The REST routes a router exposes, read from its OpenAPI meta: one source for routing checks and status codes. */
 export function restRoutes(router: AnyTRPCRouter): RestRoute[] {
   const procedures = router._def.procedures as Record<
     string,
-    { _def: { meta?: OpenApiMeta<LeadwireMeta>; type: 'query' | 'mutation' | 'subscription'; middlewares: readonly unknown[] } }
+    {
+      _def: {
+        meta?: OpenApiMeta<LeadwireMeta>;
+        type: 'query' | 'mutation' | 'subscription';
+        middlewares: readonly unknown[];
+        inputs: readonly unknown[];
+      };
+    }
   >;
   return Object.entries(procedures).flatMap(([procedure, p]) => {
     const meta = p._def.meta;
     if (!meta?.openapi) return [];
     const { method, path } = meta.openapi;
     const pattern = new RegExp(`^${path.replace(/\{[^}]+\}/g, '[^/]+')}/?$`);
-    const { type, middlewares } = p._def;
+    const { type, middlewares, inputs } = p._def;
     return [
       {
         method,
@@ -43,6 +113,8 @@ export function restRoutes(router: AnyTRPCRouter): RestRoute[] {
         alsoPermitted: meta.alsoPermitted ?? [],
         type: type === 'mutation' ? 'mutation' : 'query',
         middlewares,
+        inputKeys: inputKeysOf(inputs),
+        strictQuery: meta.strictQuery ?? false,
       },
     ];
   });

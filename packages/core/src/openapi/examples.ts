@@ -17,6 +17,7 @@ const STAGE_2 = 'd2b3c4e5-f6a7-4819-8b2c-3d4e5f6a7b8c';
 const USER = 'e3c4d5f6-a7b8-4920-9c3d-4e5f6a7b8c9d';
 const ORG = 'f4d5e6a7-b8c9-4a31-8d4e-5f6a7b8c9d0e';
 const RECORD = 'a5e6f7b8-c9d0-4b42-9e5f-6a7b8c9d0e1f';
+const COMPANY = 'c7a1e9d3-2b4f-4a6c-8e0d-5f3b1a7c9e24';
 const PASSWORD = 'correct horse battery staple';
 
 const ada = {
@@ -47,6 +48,12 @@ export const V1_REQUEST_EXAMPLES: Record<string, Record<string, unknown>> = {
   'notes.create': { id: CONTACT, body: 'Asked for a demo' },
   // A cursor as GET /v1/events returns them (transaction 48213, event 907311): what a reconciling partner resumes from.
   'events.list': { after: 'MTo0ODIxMzo5MDczMTE', types: 'contact.created,contact.updated,contact.deleted', limit: 100 },
+  // The read side (issue 18): a sync resumes from the last updatedAt it saw.
+  'contacts.list': { limit: 100, updatedSince: '2026-11-20T00:00:00Z' },
+  'contacts.get': { id: CONTACT },
+  'companies.list': { limit: 100, updatedSince: '2026-11-20T00:00:00Z' },
+  'companies.get': { id: COMPANY },
+  'companies.search': { domain: 'example.com' },
 };
 
 const page = { limit: 25 };
@@ -210,6 +217,10 @@ export const INTERNAL_REQUEST_EXAMPLES: Record<string, Record<string, unknown>> 
     firstName: 'Ada',
     webinar: 'Pipelines 101',
   },
+  // Companies on the application surface (issue 18).
+  'companies.list': { ...page, q: 'example' },
+  'companies.get': { id: COMPANY },
+  'companies.create': { domain: 'https://www.example.com/about', name: 'Example Inc', industry: 'Software', size: '11-50' },
 };
 
 /** The operations that take input: a path or query parameter, or a body. */

@@ -22,6 +22,12 @@ export const ContactSchema = defineEntity({
         'create index "contacts_org_company_name_idx" on "contacts" ("organization_id", "company_id", lower("first_name"), lower("last_name"), "created_at") where "deleted_at" is null',
     },
     { name: 'contacts_org_deleted_idx', properties: ['organization', 'deletedAt'] },
+    // /v1's contact list and sync walk live contacts in (updated_at, id) order: a page reads its rows, never sorts.
+    {
+      name: 'contacts_org_updated_live_idx',
+      expression:
+        'create index "contacts_org_updated_live_idx" on "contacts" ("organization_id", "updated_at", "id") where "deleted_at" is null',
+    },
   ],
   properties: {
     ...timestamps,

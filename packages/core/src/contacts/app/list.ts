@@ -66,6 +66,8 @@ export async function listContacts(
   const filters: PageQuery['filters'] = [];
   if (input.stage) filters.push(listed('c.stage', '=', input.stage));
   if (input.source) filters.push(listed('c.source', '=', input.source));
+  // Stored lowercased and trimmed, as the schema leaves the filter: an equality the live-email unique index serves.
+  if (input.email) filters.push(listed('c.email', '=', input.email));
   if (input.tag) filters.push(sql<SqlBool>`exists (select 1 from unnest(${listed.ref('c.tags')}) t where lower(t) = lower(${input.tag}))`);
   if (input.q) {
     const like = likePattern(input.q);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { text, urlText } from '../../validation/index.ts';
-import { ContactView, CustomSchema, EmailSchema, SourceSchema } from '../v1/schemas.ts';
+import { ContactView, CustomSchema, EmailSchema, LookupEmail, SourceSchema } from '../v1/schemas.ts';
 
 /** Contact list page size (spec "Limits"). */
 export const PAGE_DEFAULT = 25;
@@ -88,6 +88,10 @@ export const ContactListInput = z.object({
   tag: filterText('Only contacts carrying this tag (case-insensitive).'),
   source: filterText('Only contacts with this source.'),
   q: filterText('Text search over first and last name, email, and company name and domain.'),
+  email: LookupEmail.optional().meta({
+    description: 'Only the contact with exactly this email (trimmed, case-insensitive; percent-encode a `+` as %2B).',
+    example: 'ada@example.com',
+  }),
   sort: z.enum(SORT_FIELDS).default('createdAt'),
   order: z.enum(['asc', 'desc']).default('desc'),
 });

@@ -1,3 +1,4 @@
+import type { EventContact } from '../../events/payload.ts';
 import type { ContactView } from '../v1/schemas.ts';
 import type { ContactRecord } from './columns.ts';
 
@@ -21,8 +22,8 @@ export function toContactView(r: ContactRow): ContactView {
   };
 }
 
-/** The contact as it appears in event payloads (`data.contact`). */
-export function toEventContact(r: ContactRow): Record<string, unknown> {
+/** The contact as it appears in event payloads (`data.contact`) and in /v1's contact reads. */
+export function toEventContact(r: ContactRow): EventContact {
   return {
     ...toContactView(r),
     source: r.source,

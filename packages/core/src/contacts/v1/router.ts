@@ -5,15 +5,37 @@ import { batchUpsertContacts } from './batch.ts';
 import {
   BatchUpsertInput,
   BatchUpsertOutput,
+  ContactIdInput,
+  ContactListInput,
+  ContactRecord,
+  ContactRecordPage,
   ContactSearchInput,
   ContactUpsertInput,
   ContactUpsertOutput,
   ContactView,
 } from './schemas.ts';
+import { getContactRecord, listContactRecords } from './read.ts';
 import { searchContactByEmail } from './search.ts';
 import { upsertContact } from './upsert.ts';
 
 export const contactsRouter = router({
+  list: publicApiProcedure('contacts:read')
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/contacts',
+        tags: ['Contacts'],
+        summary: 'List contacts, oldest change first, to sync or reconcile',
+        description:
+          'Live contacts in `updatedAt` then `id` order, in cursor pages. A contact changed while you page moves to the end and is listed again, so a walk to the end never misses a change; de-duplicate on `id`, keeping the latest `updatedAt`. Trashed and deleted contacts are not listed (their `contact.deleted` events are in GET /v1/events). Unknown query parameters are refused with 400.',
+      },
+      errorCodes: [...AUTH_ERRORS, 'validation_failed', 'invalid_cursor'],
+      strictQuery: true,
+    })
+    .input(ContactListInput)
+    .output(ContactRecordPage)
+    .query(({ ctx, input }) => listContactRecords(ctx.db, ctx.actor, input)),
+
   search: publicApiProcedure('contacts:read')
     .meta({
       openapi: { method: 'GET', path: '/contacts/search', tags: ['Contacts'], summary: 'Find a contact by email' },
@@ -22,6 +44,17 @@ export const contactsRouter = router({
     .input(ContactSearchInput)
     .output(ContactView)
     .query(({ ctx, input }) => searchContactByEmail(ctx.db, ctx.actor, input.email)),
+
+  // After `search`: `/contacts/search` must reach the search, not be read as the id "search".
+  get: publicApiProcedure('contacts:read')
+    .meta({
+      openapi: { method: 'GET', path: '/contacts/{id}', tags: ['Contacts'], summary: 'Get a contact by id' },
+      errorCodes: [...AUTH_ERRORS, 'validation_failed', 'not_found'],
+      strictQuery: true,
+    })
+    .input(ContactIdInput)
+    .output(ContactRecord)
+    .query(({ ctx, input }) => getContactRecord(ctx.db, ctx.actor, input.id)),
 
   upsert: publicApiMutation('contacts:write')
     .meta({

@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import { EventContact } from '../../events/payload.ts';
 import { ContactView } from '../../events/records.ts';
+import { SyncPageFields, syncPageOf } from '../../records/sync-page.ts';
 import { jsonObject, text } from '../../validation/index.ts';
 
 export { ContactView };
@@ -65,11 +67,16 @@ export type ContactUpsertOutput = z.infer<typeof ContactUpsertOutput>;
 const RAW_PLUS =
   "email must be percent-encoded in the query string: a raw '+' reads as a space, so send '+' as %2B (ada%2Bnews@example.com)";
 
+/** An email to look a contact up by, from a query string: trimmed and lowercased, as emails are stored. */
+export const LookupEmail = text(320)
+  .refine((s) => !s.includes(' '), { message: RAW_PLUS, abort: true })
+  .pipe(EmailSchema);
+
 export const ContactSearchInput = z.object({
-  email: text(320)
-    .refine((s) => !s.includes(' '), { message: RAW_PLUS, abort: true })
-    .pipe(EmailSchema)
-    .meta({ description: 'Email to look up (case-insensitive). Percent-encode a `+` as %2B.', example: 'ada@example.com' }),
+  email: LookupEmail.meta({
+    description: 'Email to look up (case-insensitive). Percent-encode a `+` as %2B.',
+    example: 'ada@example.com',
+  }),
 });
 
 export const BATCH_MAX = 100;
@@ -103,3 +110,13 @@ export const BatchUpsertOutput = z.object({
   updated: z.number().int(),
   failed: z.number().int(),
 });
+
+/** A contact as /v1's reads return it: the very object contact events carry as `data.contact`. */
+export const ContactRecord = EventContact.meta({
+  id: 'ContactRecord',
+  description: 'A contact: the same object as `data.contact` in contact events.',
+});
+
+export const ContactListInput = z.object(SyncPageFields);
+export const ContactRecordPage = syncPageOf(ContactRecord);
+export const ContactIdInput = z.object({ id: z.uuid().meta({ description: 'The contact id.' }) });

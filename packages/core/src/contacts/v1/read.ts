@@ -1,0 +1,48 @@
+import { qb, sql, statement, type Db } from '@leadwire/db';
+import type { Actor } from '../../auth/actor.ts';
+import { errors } from '../../errors.ts';
+import type { EventContact } from '../../events/payload.ts';
+import { afterStart, positionOf, startOf, type SyncPageInput, toSyncPage } from '../../records/sync-page.ts';
+import { contactColumnsOf } from '../shared/columns.ts';
+import { toEventContact } from '../shared/row.ts';
+
+/**
+ * Live contacts in (updated_at, id) order from a start, walking contacts_org_updated_live_idx: the index holds only
+ * live contacts in this order, so a page reads its own rows and never sorts (test/db/sync-list-plans.test.ts).
+ */
+export const LIST_CONTACTS = statement<{ orgId: string; afterTs: string; afterId: string; limit: number }>()((p) =>
+  qb
+    .selectFrom('contacts as c')
+    .select(contactColumnsOf('c'))
+    .select((eb) => positionOf(eb.ref('c.updated_at')).as('position'))
+    .where('c.organization_id', '=', p.orgId)
+    .where('c.deleted_at', 'is', null)
+    .where((eb) => afterStart(eb.ref('c.updated_at'), eb.ref('c.id'), p.afterTs, p.afterId))
+    .orderBy('c.updated_at')
+    .orderBy('c.id')
+    .limit(p.limit),
+);
+
+const FIND_CONTACT = statement<{ orgId: string; id: string }>()((p) =>
+  qb
+    .selectFrom('contacts as c')
+    .select(contactColumnsOf('c'))
+    .where('c.organization_id', '=', p.orgId)
+    .where('c.id', '=', p.id)
+    .where('c.deleted_at', 'is', null)
+    .limit(sql.lit(1)),
+);
+
+/** One page of the organization's live contacts, oldest change first; each item is a contact event's `data.contact`. */
+export async function listContactRecords(db: Db, actor: Actor, input: SyncPageInput) {
+  const start = startOf(input);
+  const rows = await db.run(LIST_CONTACTS, { orgId: actor.orgId, ...start, limit: input.limit + 1 });
+  return toSyncPage(rows, input.limit, toEventContact);
+}
+
+/** A live contact of the organization; unknown, foreign and trashed ids are all simply not found. */
+export async function getContactRecord(db: Db, actor: Actor, id: string): Promise<EventContact> {
+  const [row] = await db.run(FIND_CONTACT, { orgId: actor.orgId, id });
+  if (!row) throw errors.notFound(`No contact with id ${id}`);
+  return toEventContact(row);
+}
