@@ -58,6 +58,12 @@ export async function horizonPast(t: TestApp, txid: string): Promise<void> {
   }
 }
 
+/** Waits until every transaction that has committed so far is below the horizon: their events are readable. */
+export async function settle(t: TestApp): Promise<void> {
+  const [row] = await t.sql<{ txid: string }>('select pg_current_xact_id()::text as txid');
+  await horizonPast(t, row!.txid);
+}
+
 /** Writes events in a transaction of their own, committed and readable from the feed; their outbox ids in order. */
 export async function emit(t: TestApp, events: PendingEvent[]): Promise<string[]> {
   const { ids, txid } = await commitEvents(t, events);
@@ -79,6 +85,8 @@ export async function commitEvents(t: TestApp, events: PendingEvent[]): Promise<
  * test says, so that commit order is the test's choice and not the scheduler's.
  */
 export class HeldTransaction {
+  /** Still open: `rollbackAll` ends them after a failed test, so the horizon is not held for the tests that follow. */
+  private static readonly open = new Set<HeldTransaction>();
   private readonly client: PoolClient;
   readonly tx: TxDb;
   private constructor(client: PoolClient) {
@@ -91,7 +99,13 @@ export class HeldTransaction {
     await client.query('begin');
     // The transaction takes its id now, as a writer's first insert would: it is "running" from here on.
     await client.query('select pg_current_xact_id()');
-    return new HeldTransaction(client);
+    const held = new HeldTransaction(client);
+    HeldTransaction.open.add(held);
+    return held;
+  }
+
+  static async rollbackAll(): Promise<void> {
+    await Promise.all([...HeldTransaction.open].map((h) => h.rollback()));
   }
 
   /** Writes events; their outbox ids in order. */
@@ -108,6 +122,7 @@ export class HeldTransaction {
   }
 
   async commit(): Promise<void> {
+    HeldTransaction.open.delete(this);
     try {
       await this.client.query('commit');
     } finally {
@@ -116,6 +131,7 @@ export class HeldTransaction {
   }
 
   async rollback(): Promise<void> {
+    HeldTransaction.open.delete(this);
     try {
       await this.client.query('rollback');
     } finally {

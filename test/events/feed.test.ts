@@ -1,8 +1,9 @@
 import { decodeFeedCursor, encodeFeedCursor } from '#core/events/feed/cursor.ts';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { initTestApp, type TestApp } from '../support/app.ts';
-import { commitEvents, emit, feed, feedPage, HeldTransaction, horizonPast, pending, readAll } from './feed-support.ts';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { call, initTestApp, type TestApp } from '../support/app.ts';
+import { rest } from '../internal/contacts-support.ts';
+import { commitEvents, emit, feed, feedPage, HeldTransaction, horizonPast, pending, readAll, settle } from './feed-support.ts';
 
 /** Small, so that a filtered page bounded by it is cheap to set up. */
 const WINDOW = 50;
@@ -19,6 +20,7 @@ beforeAll(async () => {
   all = await t.newKey({ orgId: org.orgId, userId: org.userId, type: 'public', name: 'feed', permissions: ['events:read'] });
   contactsOnly = await t.newKey({ orgId: org.orgId, userId: org.userId, type: 'public', name: 'sync', permissions: ['contacts:read'] });
 });
+afterEach(() => HeldTransaction.rollbackAll());
 afterAll(async () => {
   await pool?.end();
   await t?.close();
@@ -127,6 +129,32 @@ describe('GET /v1/events', () => {
     expect(read).not.toContain(mine[0]);
     const forged = encodeFeedCursor({ txid: '0', seq: '0' });
     expect((await readAll(t, otherKey, { after: forged, limit: 100 })).items.map((i) => i.id)).toEqual(theirs);
+  });
+});
+
+describe('deletes and merges', () => {
+  it('are in the feed as the application wrote them, for a contacts:read key too', async () => {
+    const start = (await feedPage(t, all, { after: 'now' })).nextCursor;
+    const made: string[] = [];
+    for (const email of ['gone@feed.example', 'ada@feed.example', 'ada.l@feed.example']) {
+      const r = await call(t, 'POST', '/contacts/upsert', { key: org.publicKey, body: { email, firstName: 'Ada' } });
+      expect(r.status).toBe(200);
+      made.push(r.body.id);
+    }
+    const [gone, primary, duplicate] = made as [string, string, string];
+    expect((await rest(t, 'POST', `/contacts/${gone}/delete`, org.internalKey)).status).toBe(200);
+    expect((await rest(t, 'POST', '/contacts/merge', org.internalKey, { primaryId: primary, secondaryIds: [duplicate] })).status).toBe(200);
+    await settle(t);
+    const items = (await readAll(t, contactsOnly, { after: start })).items;
+    const shape = items.map((i) => [i.event, (i.data.contact as { id: string }).id, i.data.mergedInto ?? i.data.mergedIds ?? null]);
+    expect(shape).toEqual([
+      ['contact.created', gone, null],
+      ['contact.created', primary, null],
+      ['contact.created', duplicate, null],
+      ['contact.deleted', gone, null],
+      ['contact.updated', primary, [duplicate]],
+      ['contact.deleted', duplicate, primary],
+    ]);
   });
 });
 
