@@ -66,7 +66,7 @@ describe('unknown paths and wrong methods', () => {
       '/nope',
       '',
       '/',
-      '/contacts',
+      '/people',
       '/contacts/upsert/extra',
       `/contacts/${contactId}/notes/x`,
       '/v2/contacts/upsert',
@@ -93,6 +93,11 @@ describe('unknown paths and wrong methods', () => {
       ['GET', `/contacts/${contactId}/notes`, 'POST'],
       ['GET', '/companies/upsert', 'POST'],
       ['GET', '/leads', 'POST'],
+      // The read side (issue 18): GET only, and a concrete path is never read as an id.
+      ['POST', '/contacts', 'GET'],
+      ['POST', `/contacts/${contactId}`, 'GET'],
+      ['POST', '/companies', 'GET'],
+      ['POST', '/companies/search', 'GET'],
     ];
     for (const [method, path, allow] of cases) {
       for (const k of [key, undefined]) {

@@ -125,14 +125,22 @@ const FRAMEWORK_ERRORS: Record<string, { status: number; code: ErrorCode; messag
 interface ZodLikeIssue {
   path: PropertyKey[];
   message: string;
+  /** On `unrecognized_keys` (a strict object): the keys it does not take. */
+  code?: string;
+  keys?: string[];
 }
 
 function isZodError(e: unknown): e is { issues: ZodLikeIssue[] } {
   return e instanceof Error && e.name === 'ZodError' && Array.isArray((e as { issues?: unknown }).issues);
 }
 
+/** Each unknown key of a strict object is named as its own path, so a client sees which field (or parameter) to drop. */
 export function issuesFromZod(issues: ZodLikeIssue[]): Issue[] {
-  return issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message }));
+  return issues.flatMap((i) =>
+    i.code === 'unrecognized_keys' && i.keys?.length
+      ? i.keys.map((k) => ({ path: [...i.path, k].map(String).join('.'), message: `unknown field or parameter ${JSON.stringify(k)}` }))
+      : [{ path: i.path.map(String).join('.'), message: i.message }],
+  );
 }
 
 /**

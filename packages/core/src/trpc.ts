@@ -14,11 +14,6 @@ export type LeadwireMeta = {
   alsoPermitted?: readonly string[];
   /** Stable error codes this operation can answer with, documented in the OpenAPI contract. */
   errorCodes?: readonly ErrorCode[];
-  /**
-   * REST: refuse unknown query parameters with 400 on this route even on a surface that otherwise ignores them (/v1
-   * keeps ignoring them on its first routes, by its versioning rules; its read routes refuse them from the start).
-   */
-  strictQuery?: boolean;
 };
 
 const TRPC_CODE_BY_STATUS: Record<number, TRPC_ERROR_CODE_KEY> = {

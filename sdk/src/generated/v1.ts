@@ -2436,7 +2436,7 @@ export interface operations {
              *     - `validation_failed`: the body, the query, the path or a header (`X-Source`, `Idempotency-Key`) is invalid; `issues` lists every problem.
              *     - `malformed_url`: the path or query string is not valid percent-encoded UTF-8 (e.g. `%zz` in a path parameter, `?q=%FF`); encode it, a raw `+` included.
              *     - `bad_request`: the request is not valid HTTP (e.g. an invalid `Content-Length`).
-             *     - `invalid_cursor`: cursor is not one this list returned with the same sort and order; start again without a cursor.
+             *     - `invalid_cursor`: the cursor is not one this list returned (or was made for another sort or order); start again without one.
              */
             400: {
                 headers: {
@@ -2909,7 +2909,7 @@ export interface operations {
              *     - `validation_failed`: the body, the query, the path or a header (`X-Source`, `Idempotency-Key`) is invalid; `issues` lists every problem.
              *     - `malformed_url`: the path or query string is not valid percent-encoded UTF-8 (e.g. `%zz` in a path parameter, `?q=%FF`); encode it, a raw `+` included.
              *     - `bad_request`: the request is not valid HTTP (e.g. an invalid `Content-Length`).
-             *     - `invalid_cursor`: cursor is not one this list returned with the same sort and order; start again without a cursor.
+             *     - `invalid_cursor`: the cursor is not one this list returned (or was made for another sort or order); start again without one.
              */
             400: {
                 headers: {
@@ -3771,7 +3771,7 @@ export interface operations {
              *     - `validation_failed`: the body, the query, the path or a header (`X-Source`, `Idempotency-Key`) is invalid; `issues` lists every problem.
              *     - `malformed_url`: the path or query string is not valid percent-encoded UTF-8 (e.g. `%zz` in a path parameter, `?q=%FF`); encode it, a raw `+` included.
              *     - `bad_request`: the request is not valid HTTP (e.g. an invalid `Content-Length`).
-             *     - `invalid_cursor`: cursor is not one this list returned with the same sort and order; start again without a cursor.
+             *     - `invalid_cursor`: the cursor is not one this list returned (or was made for another sort or order); start again without one.
              */
             400: {
                 headers: {

@@ -53,8 +53,9 @@ const bodiless = new WeakSet<FastifyRequest>();
 
 /**
  * `strictQuery`: every GET route refuses query parameters its input does not name (the internal surface), instead of
- * ignoring them; a misspelt filter (`?emial=`) would otherwise answer as if there were no filter at all. Routes can ask
- * for it one by one with meta `strictQuery` (/v1's read routes).
+ * ignoring them; a misspelt filter (`?emial=`) would otherwise answer as if there were no filter at all. /v1 keeps
+ * ignoring them on its first routes (its versioning rules); its read routes have strict input schemas instead, which
+ * refuse them after authentication, as every /v1 input is judged.
  */
 export async function restSurface(app: FastifyInstance, opts: { deps: Deps; router: AnyTRPCRouter; strictQuery?: boolean }) {
   const { deps, router } = opts;
@@ -114,7 +115,7 @@ export async function restSurface(app: FastifyInstance, opts: { deps: Deps; rout
       );
     }
     // Like the path and the method, the parameter names are the published contract, checked before authentication.
-    if (m.route.method === 'GET' && (opts.strictQuery || m.route.strictQuery)) {
+    if (opts.strictQuery && m.route.method === 'GET') {
       const unknown = unknownQueryKeys(m.route, req.query as Record<string, unknown>);
       if (unknown.length > 0) {
         const issues = unknown.map((k) => ({ path: k, message: `unknown query parameter ${JSON.stringify(k)}` }));

@@ -36,7 +36,6 @@ export const companiesRouter = router({
           'Companies in `updatedAt` then `id` order, in cursor pages. A company changed while you page moves to the end and is listed again, so a walk to the end never misses a change; de-duplicate on `id`, keeping the latest `updatedAt`. Unknown query parameters are refused with 400.',
       },
       errorCodes: [...AUTH_ERRORS, 'validation_failed', 'invalid_cursor'],
-      strictQuery: true,
     })
     .input(CompanyListInput)
     .output(CompanyRecordPage)
@@ -53,7 +52,6 @@ export const companiesRouter = router({
         description: 'The domain is normalised as upserts normalise it, so a URL finds its company. 404 when there is none.',
       },
       errorCodes: [...AUTH_ERRORS, 'validation_failed', 'not_found'],
-      strictQuery: true,
     })
     .input(CompanySearchInput)
     .output(CompanyRecord)
@@ -63,7 +61,6 @@ export const companiesRouter = router({
     .meta({
       openapi: { method: 'GET', path: '/companies/{id}', tags, summary: 'Get a company by id' },
       errorCodes: [...AUTH_ERRORS, 'validation_failed', 'not_found'],
-      strictQuery: true,
     })
     .input(CompanyIdInput)
     .output(CompanyRecord)

@@ -37,16 +37,15 @@ export const CompanyRecord = z
   .meta({ id: 'CompanyRecord', description: 'A company of your organization.' });
 export type CompanyRecord = z.infer<typeof CompanyRecord>;
 
-export const CompanyListInput = z.object(SyncPageFields);
+/** Strict, as /v1's contact reads: an unknown query parameter is refused, never ignored. */
+export const CompanyListInput = z.strictObject(SyncPageFields);
 export const CompanyRecordPage = syncPageOf(CompanyRecord);
-export const CompanyIdInput = z.object({ id: z.uuid().meta({ description: 'The company id.' }) });
-export const CompanySearchInput = z.object({
-  domain: text(2048)
-    .min(1)
-    .meta({
-      description: 'A domain, host or URL, normalised as upserts do (`https://www.Example.com/x` -> `example.com`).',
-      example: 'example.com',
-    }),
+export const CompanyIdInput = z.strictObject({ id: z.uuid().meta({ description: 'The company id.' }) });
+export const CompanySearchInput = z.strictObject({
+  domain: text(2048).min(1).meta({
+    description: 'A domain, host or URL, normalised as upserts do (`https://www.Example.com/x` -> `example.com`).',
+    example: 'example.com',
+  }),
 });
 
 /** The application's create: the same fields as the /v1 upsert, but a domain that exists is a conflict, not an update. */

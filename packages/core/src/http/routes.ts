@@ -19,8 +19,6 @@ export interface RestRoute {
   middlewares: readonly unknown[];
   /** The input's field names (path and query parameters of a GET), or null when its schema takes any key. */
   inputKeys: ReadonlySet<string> | null;
-  /** Whether unknown query parameters are refused on this route even where the surface accepts them (meta `strictQuery`). */
-  strictQuery: boolean;
 }
 
 /** The minimum of zod's internals the key walk reads. */
@@ -114,7 +112,6 @@ export function restRoutes(router: AnyTRPCRouter): RestRoute[] {
         type: type === 'mutation' ? 'mutation' : 'query',
         middlewares,
         inputKeys: inputKeysOf(inputs),
-        strictQuery: meta.strictQuery ?? false,
       },
     ];
   });
@@ -123,8 +120,12 @@ export function restRoutes(router: AnyTRPCRouter): RestRoute[] {
 export type RouteMatch = { kind: 'ok'; route: RestRoute } | { kind: 'method_not_allowed'; allow: string[] } | { kind: 'not_found' };
 
 export function matchRoute(routes: readonly RestRoute[], method: string, pathname: string): RouteMatch {
-  const onPath = routes.filter((r) => r.pattern.test(pathname));
-  if (onPath.length === 0) return { kind: 'not_found' };
+  const matching = routes.filter((r) => r.pattern.test(pathname));
+  if (matching.length === 0) return { kind: 'not_found' };
+  // A path without parameters wins over a template (as OpenAPI reads paths): `GET /contacts/upsert` is the upsert's
+  // wrong method, not the contact with id "upsert", and `/contacts/search` is the search whatever the router's order.
+  const concrete = matching.filter((r) => !r.path.includes('{'));
+  const onPath = concrete.length > 0 ? concrete : matching;
   // No HEAD alias: the REST adapter answers HEAD itself, before authentication, so HEAD is refused here.
   const route = onPath.find((r) => r.method === method);
   return route ? { kind: 'ok', route } : { kind: 'method_not_allowed', allow: onPath.map((r) => r.method) };

@@ -11,10 +11,18 @@ reference at \`${serverUrl}/docs\`.
 ## Authentication
 
 Send a **Public API key** on every call: \`Authorization: Bearer ck_live_...\`. Each operation needs one permission,
-ticked when the key was created (\`contacts:read\`, \`contacts:write\`, \`companies:write\`, \`leads:write\`,
-\`notes:write\`); the operation lists it under its security requirement.
-The changes feed (\`GET /events\`) takes either of two: \`events:read\` reads every event, \`contacts:read\` the
-contact events only; each is a security requirement of its own, and a refusal names \`events:read\`.
+ticked when the key was created; the operation lists it under its security requirement. The changes feed (\`GET /events\`)
+takes either of two, each a security requirement of its own, and a refusal names \`events:read\`.
+
+| Permission | What it allows |
+|---|---|
+| \`contacts:read\` | Read contacts: \`GET /contacts\`, \`GET /contacts/{id}\`, \`GET /contacts/search\`; and the contact events (\`contact.*\`) in \`GET /events\` |
+| \`contacts:write\` | Create and update contacts: \`POST /contacts/upsert\`, \`POST /contacts/batch-upsert\` |
+| \`companies:read\` | Read companies: \`GET /companies\`, \`GET /companies/{id}\`, \`GET /companies/search\` |
+| \`companies:write\` | Create and update companies: \`POST /companies/upsert\` |
+| \`leads:write\` | Create leads (a contact placed on a pipeline): \`POST /leads\` |
+| \`notes:write\` | Add notes to contacts: \`POST /contacts/{id}/notes\` |
+| \`events:read\` | Read every event of the workspace, of every kind of record: \`GET /events\` |
 
 - Missing, malformed, unknown, revoked or expired key, or its owner deactivated or changed password: **401 \`unauthorized\`**.
 - An Internal key on /v1: **403 \`wrong_api_surface\`**.
@@ -31,7 +39,7 @@ the codes it can answer with, by status, with examples.
 
 | Status | Codes |
 |---|---|
-| 400 | \`validation_failed\`, \`missing_identity\`, \`malformed_json\`, \`invalid_cursor\` (a feed cursor this API did not return) |
+| 400 | \`validation_failed\`, \`missing_identity\`, \`malformed_json\`, \`invalid_cursor\` (a cursor this API did not return) |
 | 401 | \`unauthorized\` |
 | 403 | \`wrong_api_surface\`, \`insufficient_scope\`, \`contact_limit_reached\` |
 | 404 | \`not_found\` (also for an unknown path) |
@@ -59,6 +67,18 @@ successful response is stored for **24 hours** and replayed to retries with the 
 \`idempotent-replayed: true\`; nothing is written twice. The same key with a different body (keys in another order are
 the same body) or a different \`X-Source\` gives **409 \`idempotency_key_reused\`**; while the first request still runs,
 **409 \`idempotency_in_progress\`**. Errors are not stored, so a corrected retry runs. Keys are scoped to the API key.
+
+## Reading and reconciling
+
+\`GET /contacts\` and \`GET /companies\` list records oldest change first, by \`updatedAt\` then \`id\`, in pages of
+\`limit\` (1-100, default 25). Pass a page's \`nextCursor\` as \`cursor\` for the next page; \`nextCursor\` is null on the
+last one. A record changed while you page moves to the end and is listed again, so a walk to the end misses no change:
+keep the latest \`updatedAt\` per \`id\`. To sync again later, start with \`updatedSince\` (inclusive, to the
+microsecond) set to the greatest \`updatedAt\` you saw. Trashed and deleted contacts are not listed: their
+\`contact.deleted\` events are. A contact item is exactly the \`data.contact\` of contact events. A cursor that is not
+one these lists returned is **400 \`invalid_cursor\`**. These read routes refuse query parameters they do not take
+(**400 \`validation_failed\`** naming them), so a misspelt filter never lists everything; the routes that came before
+them keep ignoring unknown parameters.
 
 ## Upsert semantics
 

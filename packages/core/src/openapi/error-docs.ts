@@ -32,6 +32,8 @@ export const WHEN: Partial<Record<ErrorCode, string>> = {
   unsupported_content_encoding: 'the body was sent with a `Content-Encoding` (compression is not supported; send it uncompressed)',
   company_not_found:
     'the company named (by domain on /v1, by id on the application API) does not exist in the organization; create it first',
+  company_exists: 'a company with this domain (as normalised) already exists; `existingCompanyId` names it, open or update that one',
+  invalid_cursor: 'the cursor is not one this list returned (or was made for another sort or order); start again without one',
   rate_limited: 'the credential or your address made more requests than its limit allows in the current window; wait `retry-after` seconds',
   too_many_connections:
     'your address holds more open connections than the server allows per address; close or reuse some, then retry (no `x-ratelimit-*` headers: no key was looked at)',

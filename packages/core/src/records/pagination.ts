@@ -52,7 +52,12 @@ export function newestFirst<QDB, TB extends keyof QDB, O, A extends TB & string>
   p: PageParams,
 ): SelectQueryBuilder<QDB, TB, O> {
   const ref = (column: 'created_at' | 'id') => sql.ref(`${alias}.${column}`);
-  const after: Expression<SqlBool> = sql<boolean>`(${p.cursor}::uuid is null or (${ref('created_at')}, ${ref('id')}) < (select k.created_at, k.id from ${sql.table(table)} k where k.id = ${p.cursor} and k.organization_id = ${p.orgId}))`;
+  // One row comparison with the cursor row's keys (or "after everything" without a cursor; an unknown cursor leaves
+  // nulls, which match nothing): an index condition a generic plan can start its walk at. The former `cursor is null
+  // or ...` could not be one, so a page deep into a large organization filtered every newer row first.
+  const key = (column: 'created_at' | 'id', none: string) =>
+    sql`coalesce((select k.${sql.ref(column)} from ${sql.table(table)} k where k.id = ${p.cursor} and k.organization_id = ${p.orgId}), case when ${p.cursor}::uuid is null then ${sql.raw(none)} end)`;
+  const after: Expression<SqlBool> = sql<boolean>`((${ref('created_at')}, ${ref('id')}) < (${key('created_at', "'infinity'::timestamptz")}, ${key('id', "'ffffffff-ffff-ffff-ffff-ffffffffffff'::uuid")}))`;
   return q
     .where(() => after)
     .orderBy(ref('created_at'), 'desc')

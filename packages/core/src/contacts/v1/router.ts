@@ -30,7 +30,6 @@ export const contactsRouter = router({
           'Live contacts in `updatedAt` then `id` order, in cursor pages. A contact changed while you page moves to the end and is listed again, so a walk to the end never misses a change; de-duplicate on `id`, keeping the latest `updatedAt`. Trashed and deleted contacts are not listed (their `contact.deleted` events are in GET /v1/events). Unknown query parameters are refused with 400.',
       },
       errorCodes: [...AUTH_ERRORS, 'validation_failed', 'invalid_cursor'],
-      strictQuery: true,
     })
     .input(ContactListInput)
     .output(ContactRecordPage)
@@ -50,7 +49,6 @@ export const contactsRouter = router({
     .meta({
       openapi: { method: 'GET', path: '/contacts/{id}', tags: ['Contacts'], summary: 'Get a contact by id' },
       errorCodes: [...AUTH_ERRORS, 'validation_failed', 'not_found'],
-      strictQuery: true,
     })
     .input(ContactIdInput)
     .output(ContactRecord)

@@ -117,6 +117,7 @@ export const ContactRecord = EventContact.meta({
   description: 'A contact: the same object as `data.contact` in contact events.',
 });
 
-export const ContactListInput = z.object(SyncPageFields);
+/** Strict: an unknown query parameter is refused (after authentication, as every input), never ignored. */
+export const ContactListInput = z.strictObject(SyncPageFields);
 export const ContactRecordPage = syncPageOf(ContactRecord);
-export const ContactIdInput = z.object({ id: z.uuid().meta({ description: 'The contact id.' }) });
+export const ContactIdInput = z.strictObject({ id: z.uuid().meta({ description: 'The contact id.' }) });
