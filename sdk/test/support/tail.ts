@@ -29,6 +29,11 @@ export function startTail(argv: string[], over: Partial<CliContext> & Pick<CliCo
       }),
     ...over,
   };
+  const release = () => {
+    const p = pending;
+    pending = [];
+    for (const resolve of p) resolve();
+  };
   let code: number | undefined;
   const done = run(['events', 'tail', ...argv], ctx).then((c) => {
     code = c;
@@ -57,11 +62,15 @@ export function startTail(argv: string[], over: Partial<CliContext> & Pick<CliCo
     abort: () => abort.abort(),
     sleeping: (n: number) => until(() => sleeps.length >= n, `${n} sleeps`),
     lineCount: (n: number) => until(() => lines().length >= n, `${n} lines`),
-    release: () => {
-      const p = pending;
-      pending = [];
-      for (const resolve of p) resolve();
+    /** Waits for `n` lines, letting any wait the command starts before then (a retry, a poll) end at once. */
+    linesReleasing: async (n: number) => {
+      while (lines().length < n) {
+        const asked = sleeps.length;
+        await until(() => lines().length >= n || sleeps.length > asked, `${n} lines`);
+        if (lines().length < n) release();
+      }
     },
+    release,
     stop: async () => {
       abort.abort();
       return done;
