@@ -2,8 +2,9 @@
  * Cursor pages turned into async iterables, resumable at any item. The API's cursors name page boundaries; a loop that
  * stops in the middle of a page needs a position there too. So the iterator's `cursor`, inside a page, is the page's
  * own cursor plus the id of the last item received (`<cursor>.<id>`: API cursors are base64url, never holding a dot);
- * given back as a start, the page is read again and everything up to and including that id is passed over. Events
- * and contacts only move forward in their order, so the page read again starts with what was received before.
+ * given back as a start, the page is read again and everything up to and including that id is passed over. Records
+ * only move forward in their order (a changed contact moves to the end), so the page read again still starts with what
+ * was received before; when that id is no longer there (it moved on, or was deleted), the whole page is new.
  */
 
 /** One page as the API answers it: `nextCursor` is null after the last page; `hasMore` false (events) means caught up. */
