@@ -12,6 +12,9 @@ import { type ExpressionBuilder, qb, sql, statement, type DB } from '@leadwire/d
 
 type Cursor = { orgId: string; txid: string; seq: string };
 
+const XID8_MAX = sql.lit('18446744073709551615');
+const BIGINT_MAX = sql.lit('9223372036854775807');
+
 const HORIZON = qb.selectNoFrom(sql<string>`pg_snapshot_xmin(pg_current_snapshot())`.as('xmin')).as('h');
 
 /** Rows of the organization after the cursor and below the horizon `h.xmin`, in feed order. */
@@ -57,19 +60,19 @@ export const FEED_PAGE_OF_TYPES = statement<Cursor & { take: number; window: num
   qb
     .selectFrom(HORIZON)
     .leftJoinLateral(
-      (eb) =>
-        afterCursor(eb, p)
-          .select((s) => [sql<string>`${s.ref('e.txid')}::text`.as('txid'), sql<string>`${s.ref('e.seq')}::text`.as('seq')])
-          .offset(sql<number>`${p.window}::int - 1`)
-          .limit(1)
-          .as('b'),
+      (eb) => afterCursor(eb, p).select(['e.txid', 'e.seq']).offset(sql<number>`${p.window}::int - 1`).limit(1).as('b'),
       (join) => join.onTrue(),
     )
     .leftJoinLateral(
       (eb) =>
         afterCursor(eb, p)
           .where('e.event', '=', sql<string>`any(${p.types}::text[])`)
-          .where((w) => sql<boolean>`(b.txid is null or (${w.ref('e.txid')}, ${w.ref('e.seq')}) <= (b.txid::xid8, b.seq::bigint))`)
+          // Up to the window's last row, or to the end when the window reaches past it: an index condition (a null
+          // bound spelled as an OR would be a filter, and the scan would go on to the end of the organization).
+          .where(
+            (w) =>
+              sql<boolean>`(${w.ref('e.txid')}, ${w.ref('e.seq')}) <= (coalesce(${sql.ref('b.txid')}, ${XID8_MAX}::xid8), coalesce(${sql.ref('b.seq')}, ${BIGINT_MAX}::bigint))`,
+          )
           .select(ITEM_COLUMNS)
           .limit(sql<number>`${p.take}::int`)
           .as('i'),
@@ -77,8 +80,8 @@ export const FEED_PAGE_OF_TYPES = statement<Cursor & { take: number; window: num
     )
     .select([
       sql<string>`h.xmin::text`.as('horizon'),
-      sql<string | null>`b.txid`.as('boundTxid'),
-      sql<string | null>`b.seq`.as('boundSeq'),
+      sql<string | null>`b.txid::text`.as('boundTxid'),
+      sql<string | null>`b.seq::text`.as('boundSeq'),
       'i.id',
       'i.payload',
       'i.txid',
