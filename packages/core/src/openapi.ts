@@ -58,8 +58,8 @@ function codesOf(route: RestRoute, op: oas31.OperationObject, wiring: readonly E
 }
 
 const TAGS = [
-  { name: 'Contacts', description: 'Look up and upsert contacts.' },
-  { name: 'Companies', description: 'Upsert companies, matched on their normalised domain.' },
+  { name: 'Contacts', description: 'List, read, look up and upsert contacts.' },
+  { name: 'Companies', description: 'List, read, find and upsert companies, matched on their normalised domain.' },
   { name: 'Leads', description: 'Upsert a contact and place it on a pipeline.' },
   { name: 'Notes', description: 'Attach notes to contacts.' },
   { name: 'Events', description: 'The changes feed: every event of the workspace in commit order, to reconcile or poll.' },
@@ -205,7 +205,7 @@ export function buildInternalOpenApiDocument(baseUrl: string): oas31.OpenAPIObje
     version: '1.0.0',
     baseUrl,
     description:
-      'The application surface: a session token (`lws_...`) or an Internal API key (`ck_live_...`) in `Authorization: Bearer`, or an Internal key in `X-Api-Key`. Errors are `{ "error", "code" }` as on /v1, from one catalogue: see ErrorBody and the shapes beside it. The same procedures are served as typed tRPC at /api/trpc.',
+      'The application surface: a session token (`lws_...`) or an Internal API key (`ck_live_...`) in `Authorization: Bearer`, or an Internal key in `X-Api-Key`. Errors are `{ "error", "code" }` as on /v1, from one catalogue: see ErrorBody and the shapes beside it. A GET with a query parameter the operation does not take is refused with 400 `validation_failed` naming it (before the credential is checked, like an unknown path). The same procedures are served as typed tRPC at /api/trpc.',
     securitySchemes: {
       bearerAuth: { type: 'http', scheme: 'bearer', description: 'A session token (`lws_...`) or an Internal API key (`ck_live_...`).' },
       apiKeyHeader: {

@@ -999,7 +999,21 @@ export interface components {
             /** @description Human-readable message: show or log it; its wording may change. */
             error: string;
         };
-        /** @description A company of your organization. */
+        /**
+         * @description A company of your organization.
+         * @example {
+         *       "id": "c7a1e9d3-2b4f-4a6c-8e0d-5f3b1a7c9e24",
+         *       "domain": "example.com",
+         *       "name": "Example Inc",
+         *       "industry": "Software",
+         *       "size": "11-50",
+         *       "custom": {
+         *         "tier": "gold"
+         *       },
+         *       "createdAt": "2026-11-18T16:20:05.112Z",
+         *       "updatedAt": "2026-11-21T08:41:37.950Z"
+         *     }
+         */
         CompanyRecord: {
             /**
              * Format: date-time
@@ -1026,7 +1040,27 @@ export interface components {
              */
             updatedAt: string;
         };
-        /** @description A contact: the same object as `data.contact` in contact events. */
+        /**
+         * @description A contact: the same object as `data.contact` in contact events.
+         * @example {
+         *       "id": "3f2c6a0e-8b1d-4c47-9d2a-5e7f1b3c9a10",
+         *       "email": "ada@example.com",
+         *       "firstName": "Ada",
+         *       "lastName": "Lovelace",
+         *       "phone": "+44 20 7946 0018",
+         *       "jobTitle": "Head of Engineering",
+         *       "tags": [
+         *         "vip",
+         *         "newsletter"
+         *       ],
+         *       "leadScore": 55,
+         *       "stage": "qualified",
+         *       "source": "webinar-2026",
+         *       "companyId": "c7a1e9d3-2b4f-4a6c-8e0d-5f3b1a7c9e24",
+         *       "createdAt": "2026-11-20T09:15:42.301Z",
+         *       "updatedAt": "2026-11-22T14:03:07.123Z"
+         *     }
+         */
         ContactRecord: {
             companyId: string | null;
             /** Format: date-time */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { EX } from '../events/payload.ts';
 import { IsoDateTime, text } from '../validation/index.ts';
 import { CustomSchema } from '../contacts/v1/schemas.ts';
 import { PageFields, pageOf } from '../records/pagination.ts';
@@ -34,7 +35,20 @@ export const CompanyRecord = z
     createdAt: IsoDateTime,
     updatedAt: IsoDateTime,
   })
-  .meta({ id: 'CompanyRecord', description: 'A company of your organization.' });
+  .meta({
+    id: 'CompanyRecord',
+    description: 'A company of your organization.',
+    example: {
+      id: EX.company,
+      domain: 'example.com',
+      name: 'Example Inc',
+      industry: 'Software',
+      size: '11-50',
+      custom: { tier: 'gold' },
+      createdAt: '2026-11-18T16:20:05.112Z',
+      updatedAt: '2026-11-21T08:41:37.950Z',
+    },
+  });
 export type CompanyRecord = z.infer<typeof CompanyRecord>;
 
 /** Strict, as /v1's contact reads: an unknown query parameter is refused, never ignored. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { EventContact } from '../../events/payload.ts';
+import { EventContact, EXAMPLE_CONTACT } from '../../events/payload.ts';
 import { ContactView } from '../../events/records.ts';
 import { SyncPageFields, syncPageOf } from '../../records/sync-page.ts';
 import { jsonObject, text } from '../../validation/index.ts';
@@ -115,6 +115,7 @@ export const BatchUpsertOutput = z.object({
 export const ContactRecord = EventContact.meta({
   id: 'ContactRecord',
   description: 'A contact: the same object as `data.contact` in contact events.',
+  example: EXAMPLE_CONTACT,
 });
 
 /** Strict: an unknown query parameter is refused (after authentication, as every input), never ignored. */
