@@ -14,6 +14,13 @@ export interface CliContext {
   fetch: typeof fetch;
   /** Aborted on SIGINT: a command finishes what is in flight, saves its state and returns 130. */
   signal: AbortSignal;
+  /**
+   * How a command waits (polling, backoff, the client's retries): resolves after `ms`, or early when `signal` aborts.
+   * Default: a timer. Tests pass their own, so that none waits on wall time.
+   */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** The clock, in milliseconds since the epoch, for rates and signature timestamps. Default: `Date.now`. */
+  now?: () => number;
   /** Standard input, for `leadwire login` reading a key from a pipe or prompting on a terminal; absent in most tests. */
   stdin?: NodeJS.ReadableStream & { isTTY?: boolean; setRawMode?: (raw: boolean) => unknown };
 }

@@ -7,6 +7,8 @@ import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import pkg from '../../package.json' with { type: 'json' };
 import { suggest, wantsHelp } from './args.ts';
+import { eventsCommand } from './commands/events.ts';
+import { exportCommand } from './commands/export.ts';
 import { importCommand } from './commands/import.ts';
 import { listenCommand } from './commands/listen.ts';
 import { helpCommand, topLevelUsage } from './commands/help.ts';
@@ -20,7 +22,7 @@ import { messages } from './output.ts';
 
 export type { CliContext, Command } from './context.ts';
 
-const COMMANDS: Command[] = [loginCommand, logoutCommand, importCommand, listenCommand, triggerCommand];
+const COMMANDS: Command[] = [loginCommand, logoutCommand, importCommand, exportCommand, eventsCommand, listenCommand, triggerCommand];
 const ALL: Command[] = [...COMMANDS, helpCommand(() => ALL)];
 
 /** Runs `leadwire <argv>` and returns the exit code; never throws. */

@@ -14,6 +14,7 @@ import type { Issue, Permission } from './types.ts';
  * - `batchSize`: rows per batch-upsert request, the server's maximum.
  * - `concurrency`: batch-upsert requests in flight at once; 4 keeps a single import well inside 600 requests/minute
  *   while the server works on several chunks.
+ * - `pageSize`: records or events per request of a listing, the server's maximum: a sync makes the fewest requests.
  */
 export const DEFAULTS = {
   maxRetries: 2,
@@ -22,6 +23,7 @@ export const DEFAULTS = {
   backoffMaxMs: 8_000,
   batchSize: 100,
   concurrency: 4,
+  pageSize: 100,
 } as const;
 
 /** What every call needs to know, fixed when the client is created. */

@@ -4,6 +4,7 @@
  * fails until the generated file is refreshed.
  */
 import type { components, operations } from '../generated/v1.ts';
+import type { WebhookEvent } from '../webhooks.ts';
 
 type JsonBody<O extends keyof operations> = operations[O] extends { requestBody: { content: { 'application/json': infer B } } } ? B : never;
 type JsonResult<O extends keyof operations, S extends number> =
@@ -72,3 +73,51 @@ export interface BatchRowFailure {
 
 /** The outcome of one row of `batchUpsert`. */
 export type BatchRowResult = BatchRowSuccess | BatchRowFailure;
+
+/** A contact as the read routes return it (`GET /v1/contacts`, `GET /v1/contacts/{id}`): the `data.contact` of contact events. */
+export type ContactRecord = components['schemas']['ContactRecord'];
+
+/** A company as the read routes return it (`GET /v1/companies`, `/companies/{id}`, `/companies/search`). */
+export type CompanyRecord = components['schemas']['CompanyRecord'];
+
+/** Options of `contacts.list` and `companies.list`. */
+export interface ListOptions {
+  /** Only records changed at or after this instant (ISO 8601, inclusive), e.g. the last `updatedAt` a previous sync saw. */
+  updatedSince?: string;
+  /** Records per request, 1-100. Default `DEFAULTS.pageSize` (100, the most the server allows: the fewest requests). */
+  limit?: number;
+  /** Where to start: a listing's saved `cursor`, or a page's `nextCursor`. Default: the first record. Keep the same `updatedSince`. */
+  cursor?: string;
+  /** Aborts the listing (the request in flight and its retries); the loop then throws the signal's reason. */
+  signal?: AbortSignal;
+}
+
+/** The query of `companies.search`. */
+export type CompanySearchQuery = operations['companies-search']['parameters']['query'];
+
+/**
+ * One event of the changes feed (`GET /v1/events`): exactly what its webhook delivery carries, so the same union
+ * `verifyWebhook` returns (`switch (event.event)` narrows `data`), with the event's `id` to de-duplicate on.
+ */
+export type FeedEvent = WebhookEvent & { id: string };
+
+/** Options of `events.list`. */
+export interface EventListOptions {
+  /**
+   * Where to start: a listing's saved `cursor`, a page's `nextCursor`, or `now` (only events from now on). Default:
+   * the oldest event kept.
+   */
+  after?: string;
+  /** Only these events (names of the catalogue). Default: every event the key may read. */
+  types?: readonly WebhookEvent['event'][];
+  /** Events per request, 1-100. Default `DEFAULTS.pageSize` (100). */
+  limit?: number;
+  /** Aborts the listing (the request in flight and its retries); the loop then throws the signal's reason. */
+  signal?: AbortSignal;
+}
+
+/**
+ * One page of the changes feed: `items` in commit order; `nextCursor` (never null) where the next page starts, or
+ * where to poll from later once caught up; `hasMore` true means call again now, false caught up.
+ */
+export type EventPage = Omit<JsonResult<'events-list', 200>, 'items'> & { items: FeedEvent[] };
