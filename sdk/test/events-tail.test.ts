@@ -157,7 +157,7 @@ describe('leadwire events tail', () => {
         const verified = await verifyWebhook({ rawBody: req.rawBody, headers: req.headers, secret });
         expect(verified).toEqual(listed[0]);
         expect(req.headers['webhook-id']).toBe(listed[0]!.id);
-        expect(emailOf(verified as FeedEvent)).toBe(email);
+        expect(emailOf(verified)).toBe(email);
       }
       expect(rx.requests[0]!.headers['x-webhook-id']).not.toBe(rx.requests[1]!.headers['x-webhook-id']);
       expect(a.lines().map((l) => [l.id, l.status, l.attempt])).toEqual([

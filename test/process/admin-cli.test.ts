@@ -58,7 +58,7 @@ describe('admin CLI', { timeout: 60_000 }, () => {
       [['create-key', '--org', 'acme', ...key.slice(3)], /--org must be an id/],
       [
         [...key, '--permissions', 'contacts:read,contacts:delete'],
-        /--permissions: unknown 'contacts:delete'; valid: contacts:read, contacts:write, companies:write, leads:write, notes:write/,
+        /--permissions: unknown 'contacts:delete'; valid: contacts:read, contacts:write, companies:read, companies:write, leads:write, notes:write, events:read/,
       ],
       [[...key.slice(0, 6), 'internal', ...key.slice(7), '--permissions', 'contacts:read'], /--permissions applies to public keys only/],
     ];
@@ -125,7 +125,15 @@ describe('admin CLI', { timeout: 60_000 }, () => {
         {
           name: 'Bootstrap public key',
           type: 'public',
-          permissions: ['contacts:read', 'contacts:write', 'companies:write', 'leads:write', 'notes:write'],
+          permissions: [
+            'contacts:read',
+            'contacts:write',
+            'companies:read',
+            'companies:write',
+            'leads:write',
+            'notes:write',
+            'events:read',
+          ],
         },
         { name: 'Ops', type: 'internal', permissions: [] },
         { name: 'Zapier', type: 'public', permissions: ['contacts:read', 'leads:write'] },

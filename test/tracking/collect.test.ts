@@ -108,6 +108,7 @@ describe('POST /api/track/pageview', () => {
     const events = (await trackingEvents(t, a.orgId)).filter((e) => e.data.visit.visitorId === visitor);
     expect(events).toEqual([
       {
+        id: expect.any(String),
         event: 'tracking.page_visited',
         timestamp: expect.any(String),
         source: 'inbound',

@@ -100,12 +100,13 @@ describe('tracked links in texts', () => {
     expect(res.headers.get('location')).toBe(`https://www.example.com/quote?id=7&c=${c.id}`);
     expect(res.headers.get('cache-control')).toBe('no-store');
     expect(res.headers.get('referrer-policy')).toBe('no-referrer');
-    const events = await t.sql<{ payload: any }>(
-      `select payload from outbox_events where organization_id = ? and event = 'tracking.link_clicked'`,
+    const events = await t.sql<{ id: string; payload: any }>(
+      `select id, payload from outbox_events where organization_id = ? and event = 'tracking.link_clicked'`,
       [a.orgId],
     );
     expect(events.map((e) => e.payload)).toEqual([
       {
+        id: events[0]!.id,
         event: 'tracking.link_clicked',
         timestamp: expect.any(String),
         source: 'inbound',

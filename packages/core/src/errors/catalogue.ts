@@ -159,7 +159,9 @@ export const ERROR_CATALOGUE = {
   hook_url_refused: {
     status: 422,
     message: 'The hookUrl can never be delivered to, so nothing was subscribed',
-    details: z.object({ reason: z.string().meta({ description: 'Why the hookUrl is refused (a private address, a host that does not resolve...).' }) }),
+    details: z.object({
+      reason: z.string().meta({ description: 'Why the hookUrl is refused (a private address, a host that does not resolve...).' }),
+    }),
   },
   // 429: slow down.
   rate_limited: { status: 429, message: 'Rate limit exceeded', details: z.object({ retryAfter: retryAfter.optional() }) },

@@ -132,3 +132,26 @@ export const EXAMPLE_CONTACT: EventContact = {
 };
 
 export const EXAMPLE_CONTACT_REF = { id: EX.contact, firstName: 'Ada', email: 'ada@example.com' };
+
+/**
+ * What the first delivery after an endpoint missed events adds to the payload (webhooks/delivery/gap.ts): how many, and
+ * the changes-feed cursor just before the first of them.
+ */
+export const DeliveryGap = z
+  .object({
+    skipped: z.int().min(1).meta({
+      description:
+        'How many events this endpoint missed since its previous delivery: skipped over the 1,000 deliveries per hour limit or while the endpoint was disabled.',
+      example: 37,
+    }),
+    after: z.string().meta({
+      description:
+        "A changes-feed cursor just before the first missed event: `GET /v1/events?after=<after>&types=<your events>` lists the missed events first; read on up to this delivery's `id` to catch up.",
+      example: 'MTo4MTQ0Nzo5MDIx',
+    }),
+  })
+  .meta({
+    description:
+      'Present only on the first delivery after the endpoint missed events; absent otherwise. Sent and signed as part of the body, so every attempt and redelivery of this delivery carries it.',
+  });
+export type DeliveryGap = z.infer<typeof DeliveryGap>;

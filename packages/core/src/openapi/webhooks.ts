@@ -2,8 +2,7 @@ import { z } from 'zod';
 import type { oas31 } from 'zod-openapi';
 import { EVENT_CATALOGUE } from '../events/catalogue.ts';
 import { EVENT_NAMES, type EventName } from '../events/names.ts';
-import { EventContact, EventContactRef } from '../events/payload.ts';
-import { DeliveryGap } from '../webhooks/delivery/gap.ts';
+import { DeliveryGap, EventContact, EventContactRef } from '../events/payload.ts';
 
 /*
  * The v1 document's top-level `webhooks` (OpenAPI 3.1): one POST per event, as Leadwire sends it to an endpoint. The

@@ -1,6 +1,6 @@
 import { jsonRows, qb, sql, statement, type Db } from '@leadwire/db';
-import { z } from 'zod';
 import { encodeFeedCursor, type FeedPosition, laterOf } from '../../events/feed/cursor.ts';
+import type { DeliveryGap } from '../../events/payload.ts';
 
 /**
  * A delivery tells its receiver about the events the endpoint missed before it (skipped over the hourly limit or while
@@ -8,24 +8,6 @@ import { encodeFeedCursor, type FeedPosition, laterOf } from '../../events/feed/
  * reads `GET /v1/events?after=<gap.after>` up to this delivery's `id` to catch up. The endpoint row keeps the count and
  * the earliest missed place between deliveries.
  */
-export const DeliveryGap = z
-  .object({
-    skipped: z.int().min(1).meta({
-      description:
-        'How many events this endpoint missed since its previous delivery: skipped over the 1,000 deliveries per hour limit or while the endpoint was disabled.',
-      example: 37,
-    }),
-    after: z.string().meta({
-      description:
-        "A changes-feed cursor just before the first missed event: `GET /v1/events?after=<after>&types=<your events>` lists the missed events first; read on up to this delivery's `id` to catch up.",
-      example: 'MTo4MTQ0Nzo5MDIx',
-    }),
-  })
-  .meta({
-    description:
-      'Present only on the first delivery after the endpoint missed events; absent otherwise. Sent and signed as part of the body, so every attempt and redelivery of this delivery carries it.',
-  });
-export type DeliveryGap = z.infer<typeof DeliveryGap>;
 
 /** What gap accounting needs of a delivery being created; `body` is replaced when the delivery carries a gap. */
 export interface GapItem {
