@@ -24,9 +24,14 @@ interface Zapier {
   createAppHandler(app: unknown): (event: { command: string }) => Promise<{ results: unknown }>;
 }
 
-// CommonJS, loaded as Zapier's CLI loads it.
+// CommonJS, loaded as Zapier's CLI loads it. Its checks throw (instead of only logging) when NODE_ENV starts with
+// `test` as it loads; another test file run earlier in this worker may have set NODE_ENV otherwise.
 const require = createRequire(import.meta.url);
+const nodeEnv = process.env.NODE_ENV;
+process.env.NODE_ENV = 'test';
 const zapier = require('zapier-platform-core') as Zapier;
+if (nodeEnv === undefined) delete process.env.NODE_ENV;
+else process.env.NODE_ENV = nodeEnv;
 
 let t: TestApp;
 let key: string;
@@ -34,8 +39,6 @@ let publicKey: string;
 let app: ReturnType<typeof appDefinition>;
 let tester: AppTester;
 beforeAll(async () => {
-  // Zapier's checks throw (instead of only logging) when the process runs tests; vitest sets NODE_ENV=test.
-  expect(process.env.NODE_ENV).toBe('test');
   t = await initTestApp({}, { resolver: testResolver });
   const org = await t.newOrg({ plan: 'max' });
   key = org.internalKey;
