@@ -261,3 +261,15 @@ describe("sdk/README.md's runnable examples, installed from the tarball, against
     it(`README line ${example.line} (${example.kind}) runs unchanged and exits 0`, () => runExample(example));
   }
 });
+
+describe("the repository README's SDK examples, installed from the tarball, against a real server", () => {
+  const examples = readmeExamples(readFileSync(join(REPO, 'README.md'), 'utf8'));
+
+  it('finds the reconciliation example', () => {
+    expect(examples.map((e) => e.code)).toEqual([expect.stringContaining('lw.events.list(')]);
+  });
+
+  for (const example of examples) {
+    it(`README.md line ${example.line} (${example.kind}) runs unchanged and exits 0`, () => runExample(example));
+  }
+});
