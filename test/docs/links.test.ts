@@ -90,7 +90,7 @@ describe('the docs hold together', () => {
     for (const file of FILES) {
       // Shell blocks run here (or say why not); a JavaScript block marked `run` is an SDK example that
       // sdk/test/pack.test.ts runs against the packed SDK.
-      const markers = read(file).match(/<!-- example:.*-->(\n```\w*)?/g) ?? [];
+      const markers = read(file).match(/^<!-- example:.*-->(\n```\w*)?/gm) ?? [];
       expect(
         markers.filter((m) => !/^<!-- example: not run: .+ -->\n```\w*$/.test(m) && !/^<!-- example: run -->\n```js$/.test(m)),
         file,
