@@ -58,8 +58,9 @@ export const errors = {
   missingIdentity: () => new AppError('missing_identity'),
   rateLimited: (retryAfterSeconds: number) => new AppError('rate_limited', `Rate limit exceeded; retry in ${retryAfterSeconds} s`),
   contactLimitReached: () => new AppError('contact_limit_reached'),
-  companyNotFound: (domain: string) =>
-    new AppError('company_not_found', `No company with domain ${domain}; create it first with POST /v1/companies/upsert`, { domain }),
+  /** `createWith`: the route that creates a company on the surface the caller is on (its key may not reach the other). */
+  companyNotFound: (domain: string, createWith = 'POST /v1/companies/upsert') =>
+    new AppError('company_not_found', `No company with domain ${domain}; create it first with ${createWith}`, { domain }),
   idempotencyConflict: () => new AppError('idempotency_key_reused'),
   idempotencyInProgress: () => new AppError('idempotency_in_progress'),
   /** A write that failed on the database (timed out, lost its connection) and was rolled back; the spec's message for contacts. */

@@ -48,7 +48,7 @@ async function companyId(tx: Db, orgId: string, company: string): Promise<string
       'Validation failed: company must be a company domain, e.g. example.com',
     );
   const [row] = await tx.run(q.COMPANY_BY_DOMAIN, { orgId, domain });
-  if (!row) throw errors.companyNotFound(domain);
+  if (!row) throw errors.companyNotFound(domain, 'POST /api/companies');
   return row.id;
 }
 
