@@ -1,36 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { qb, sql, statement, type Db } from '@leadwire/db';
+import { qb, statement, type Db } from '@leadwire/db';
 import type { InternalActor } from '../auth/actor.ts';
 import { AppError } from '../errors.ts';
 import { requireDomain } from './domain.ts';
 import { BY_DOMAIN, COMPANY_COLUMNS, toCompanyRecord } from './read.ts';
 import type { CompanyCreateInput, CompanyRecord } from './schemas.ts';
+import { newCompany, type NewCompanyParams } from './service.ts';
 
 /** Inserts unless the domain is taken (the organization's unique key decides, so two concurrent creates make one). */
-const INSERT = statement<{
-  id: string;
-  orgId: string;
-  domain: string;
-  name: string | null;
-  industry: string | null;
-  size: string | null;
-  custom: string;
-  now: Date;
-}>()((p) =>
+const INSERT = statement<NewCompanyParams>()((p) =>
   qb
     .insertInto('companies')
-    .values({
-      id: p.id,
-      organization_id: p.orgId,
-      domain: p.domain,
-      name: p.name,
-      industry: p.industry,
-      size: p.size,
-      // A key sent as null means "no value", as in every other write of custom data.
-      custom: sql`jsonb_strip_nulls(${p.custom}::jsonb)`,
-      created_at: p.now,
-      updated_at: p.now,
-    })
+    .values(newCompany(p))
     .onConflict((oc) => oc.columns(['organization_id', 'domain']).doNothing())
     .returning(COMPANY_COLUMNS),
 );

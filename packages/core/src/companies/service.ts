@@ -4,11 +4,8 @@ import type { Actor } from '../auth/actor.ts';
 import { requireDomain } from './domain.ts';
 import type { CompanyUpsertInput } from './schemas.ts';
 
-/**
- * One statement: insert, or on the natural key (organization, domain) overwrite the fields sent. Fields omitted keep
- * their values (the `has_*` flags), and custom keys merge with null removing a key, as for contacts.
- */
-const UPSERT_COMPANY = statement<{
+/** A company's parameters as a statement takes them (`custom`: a JSON text). */
+export interface NewCompanyParams {
   id: string;
   orgId: string;
   domain: string;
@@ -17,23 +14,36 @@ const UPSERT_COMPANY = statement<{
   size: string | null;
   custom: string;
   now: Date;
-  hasName: boolean;
-  hasIndustry: boolean;
-  hasSize: boolean;
-}>()((p) =>
+}
+
+/** The row a new company is inserted as, by the /v1 upsert and the application's create. */
+export const newCompany = (p: NewCompanyParams) => ({
+  id: p.id,
+  organization_id: p.orgId,
+  domain: p.domain,
+  name: p.name,
+  industry: p.industry,
+  size: p.size,
+  // A key sent as null means "no value", as in every other write of custom data.
+  custom: sql<Record<string, unknown>>`jsonb_strip_nulls(${p.custom}::jsonb)`,
+  created_at: p.now,
+  updated_at: p.now,
+});
+
+/**
+ * One statement: insert, or on the natural key (organization, domain) overwrite the fields sent. Fields omitted keep
+ * their values (the `has_*` flags), and custom keys merge with null removing a key, as for contacts.
+ */
+const UPSERT_COMPANY = statement<
+  NewCompanyParams & {
+    hasName: boolean;
+    hasIndustry: boolean;
+    hasSize: boolean;
+  }
+>()((p) =>
   qb
     .insertInto('companies')
-    .values({
-      id: p.id,
-      organization_id: p.orgId,
-      domain: p.domain,
-      name: p.name,
-      industry: p.industry,
-      size: p.size,
-      custom: sql`jsonb_strip_nulls(${p.custom}::jsonb)`,
-      created_at: p.now,
-      updated_at: p.now,
-    })
+    .values(newCompany(p))
     .onConflict((oc) =>
       oc.columns(['organization_id', 'domain']).doUpdateSet((eb) => ({
         name: eb.case().when(sql<boolean>`${p.hasName}`).then(eb.ref('excluded.name')).else(eb.ref('companies.name')).end(),
