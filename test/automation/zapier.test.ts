@@ -4,6 +4,8 @@
  * `zapier-platform-core`'s app tester against the real server, whose output checks (every trigger item has an `id`,
  * searches answer a list, creates an object) reject what the platform would reject.
  */
+import http from 'node:http';
+import https from 'node:https';
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, initTestApp, type TestApp } from '../support/app.ts';
@@ -27,6 +29,7 @@ interface Zapier {
 // CommonJS, loaded as Zapier's CLI loads it. Its checks throw (instead of only logging) when NODE_ENV starts with
 // `test` as it loads; another test file run earlier in this worker may have set NODE_ENV otherwise.
 const require = createRequire(import.meta.url);
+const untouched = { fetch: globalThis.fetch, http: http.request, https: https.request };
 const nodeEnv = process.env.NODE_ENV;
 process.env.NODE_ENV = 'test';
 const zapier = require('zapier-platform-core') as Zapier;
@@ -98,6 +101,9 @@ function appDefinition(u: Urls) {
   return {
     version: '1.0.0',
     platformVersion: zapier.version,
+    // Zapier would otherwise wrap this process's http, https and global fetch to log every request, for good: test
+    // files share their worker's modules, and the wrapped fetch throws on requests other files send on purpose.
+    flags: { skipHttpPatch: true },
     authentication: {
       type: 'custom',
       fields: [{ key: 'apiKey', label: 'Internal API key', required: true, type: 'password' }],
@@ -226,5 +232,11 @@ describe('a Zapier app over the automation surface', () => {
     expect(await tester(app.triggers.tags.operation.perform, auth())).toContainEqual({ id: 'zap', name: 'zap', contacts: 1 });
     const found = await tester(app.searches.find_contact.operation.perform, { ...auth(), inputData: { email: ' NEW@example.com ' } });
     expect(found).toEqual([contact]);
+  });
+});
+
+describe('the test process after the Zapier runs', () => {
+  it('keeps its own fetch, http and https: nothing Zapier patched leaks into the other test files of this worker', () => {
+    expect({ fetch: globalThis.fetch, http: http.request, https: https.request }).toEqual(untouched);
   });
 });
