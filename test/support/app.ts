@@ -140,14 +140,27 @@ export async function call(
   return answerOf(res);
 }
 
-/** A response as tests read it: the body parsed as JSON, or left as text (HTML, empty, or a failure the test shows). */
-export async function answerOf(res: Response): Promise<{ status: number; body: any; headers: Headers }> {
+/**
+ * A response as tests read it: the body parsed as JSON, or left as text (HTML, empty, or a failure the test shows).
+ * An error body's `requestId` (issue 19) is checked here, for every test, to be the response's `x-request-id`, and then
+ * taken out so that tests compare the rest of the body; `keepRequestId` leaves it for the tests of request ids.
+ */
+export async function answerOf(
+  res: Response,
+  opts: { keepRequestId?: boolean } = {},
+): Promise<{ status: number; body: any; headers: Headers }> {
   const text = await res.text();
   let body: any = text;
   try {
     body = JSON.parse(text);
   } catch {
     // not JSON: kept as text, so an assertion can show it
+  }
+  if (!opts.keepRequestId && res.status >= 400 && body && typeof body === 'object' && 'requestId' in body) {
+    const { requestId, ...rest } = body;
+    if (requestId !== res.headers.get('x-request-id'))
+      throw new Error(`error body's requestId ${JSON.stringify(requestId)} is not its x-request-id ${res.headers.get('x-request-id')}`);
+    body = rest;
   }
   return { status: res.status, body, headers: res.headers };
 }
