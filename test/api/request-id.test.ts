@@ -139,6 +139,21 @@ describe('request ids', () => {
     expect(res.json).toMatchObject({ code: 'bad_request', requestId: res.headers['x-request-id'] });
   });
 
+  it('go into the data of the jobs a request queues', async () => {
+    const email = `reset-${Date.now()}@example.com`;
+    const r = await send('/api/accounts/password-reset/request', 'reset-req-1', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email }),
+    });
+    expect(r.status).toBe(200);
+    const jobs = await t.sql<{ data: Record<string, unknown> }>(
+      `select data from pgboss.job where name = 'accounts.password-reset' and data->>'email' = ?`,
+      [email],
+    );
+    expect(jobs.map((j) => j.data)).toEqual([{ email, requestId: 'reset-req-1' }]);
+  });
+
   it("are in a typed tRPC error's body", async () => {
     const client = createTRPCClient<InternalRouter>({
       links: [httpLink({ url: `${t.origin}/api/trpc`, headers: { authorization: 'Bearer ck_live_nonsense', 'x-request-id': 'trpc-77' } })],

@@ -156,11 +156,17 @@ export async function answerOf(
   } catch {
     // not JSON: kept as text, so an assertion can show it
   }
-  if (!opts.keepRequestId && res.status >= 400 && body && typeof body === 'object' && 'requestId' in body) {
-    const { requestId, ...rest } = body;
-    if (requestId !== res.headers.get('x-request-id'))
-      throw new Error(`error body's requestId ${JSON.stringify(requestId)} is not its x-request-id ${res.headers.get('x-request-id')}`);
-    body = rest;
-  }
-  return { status: res.status, body, headers: res.headers };
+  return {
+    status: res.status,
+    body: opts.keepRequestId ? body : withoutRequestId(res.status, body, res.headers.get('x-request-id')),
+    headers: res.headers,
+  };
+}
+
+/** An error body without its `requestId`, once it is checked to be the response's `x-request-id` (see answerOf). */
+export function withoutRequestId(status: number, body: any, header: string | string[] | null | undefined): any {
+  if (status < 400 || !body || typeof body !== 'object' || !('requestId' in body)) return body;
+  const { requestId, ...rest } = body;
+  if (requestId !== header) throw new Error(`error body's requestId ${JSON.stringify(requestId)} is not its x-request-id ${JSON.stringify(header)}`);
+  return rest;
 }

@@ -1,6 +1,7 @@
 import {
   type Deps,
   errors,
+  jobsOfRequest,
   matchRoute,
   type PublicError,
   type RequestContext,
@@ -34,10 +35,12 @@ export function sendError(reply: FastifyReply, err: PublicError, extraHeaders: R
 }
 
 export function createRequestContext(deps: Deps, req: FastifyRequest, reply: FastifyReply): RequestContext {
+  const requestId = String(req.id);
   return {
-    deps,
+    // The jobs this request queues carry its id.
+    deps: { ...deps, jobs: jobsOfRequest(deps.jobs, requestId) },
     db: deps.db,
-    requestId: String(req.id),
+    requestId,
     ip: req.ip,
     log: req.log,
     header: (name) => {
