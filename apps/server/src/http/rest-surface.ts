@@ -37,8 +37,9 @@ export function sendError(reply: FastifyReply, err: PublicError, extraHeaders: R
 export function createRequestContext(deps: Deps, req: FastifyRequest, reply: FastifyReply): RequestContext {
   const requestId = String(req.id);
   return {
-    // The jobs this request queues carry its id.
-    deps: { ...deps, jobs: jobsOfRequest(deps.jobs, requestId) },
+    // Shared as it is: some parts keep per-process state keyed on it (the key guard, the listen hub).
+    deps,
+    jobs: jobsOfRequest(deps.jobs, requestId),
     db: deps.db,
     requestId,
     ip: req.ip,
