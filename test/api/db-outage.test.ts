@@ -11,7 +11,7 @@ import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '#db/embedded
 import { TRPCClientError } from '@trpc/client';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, initTestApp, type TestApp } from '../support/app.ts';
+import { answerOf, call, initTestApp, type TestApp } from '../support/app.ts';
 import { internalClient, internalRest } from '../support/internal.ts';
 import { freePort } from '../support/process.ts';
 
@@ -93,7 +93,7 @@ describe('PostgreSQL down', () => {
       await call(t, 'POST', '/contacts/batch-upsert', { key: org.publicKey, body: { contacts: [{ email: 'b1@outage.example' }] } }),
     );
     const rest = await fetch(`${t.origin}/api/contacts`, { headers: { authorization: `Bearer ${org.internalKey}` } });
-    expectUnavailable({ status: rest.status, body: await rest.json(), headers: rest.headers });
+    expectUnavailable(await answerOf(rest));
 
     const err = await internalClient(t, org.internalKey)
       .me.query()
@@ -105,7 +105,11 @@ describe('PostgreSQL down', () => {
     const e = err as TRPCClientError<InternalRouter>;
     // tRPC numbers every 5xx -32603 (JSON-RPC's internal error); data.code is what tells the outage apart.
     expect([e.shape?.code, e.data?.code, e.data?.httpStatus]).toEqual([-32603, 'SERVICE_UNAVAILABLE', 503]);
-    expect((e.data as { body?: unknown }).body).toEqual({ error: expect.any(String), code: 'service_unavailable' });
+    expect((e.data as { body?: unknown }).body).toEqual({
+      error: expect.any(String),
+      code: 'service_unavailable',
+      requestId: expect.any(String),
+    });
 
     // Not a server fault: input errors are still answered as such, and /healthz still answers while /readyz says 503.
     expect((await call(t, 'POST', '/contacts/upsert', { key: org.publicKey, body: '{"email":' })).body.code).toBe('malformed_json');

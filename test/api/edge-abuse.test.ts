@@ -58,7 +58,7 @@ const slowPost = (path: string) => head(`POST ${path} HTTP/1.1`, { 'content-type
 function expectError(res: RawResponse | undefined, status: number, code: string) {
   expect(res?.status, JSON.stringify(res)).toBe(status);
   expect(res!.headers['content-type']).toMatch(/^application\/json/);
-  expect(res!.json).toEqual({ error: expect.any(String), code });
+  expect(res!.json).toEqual({ error: expect.any(String), code, requestId: res!.headers['x-request-id'] });
 }
 
 async function healthz(origin: string, from: string, headers: Record<string, string> = {}): Promise<RawClient> {

@@ -37,7 +37,9 @@ function expectError(res: { status: number; headers: Record<string, string> | He
   const header = (name: string) => (res.headers instanceof Headers ? res.headers.get(name) : res.headers[name]);
   expect(res.status, JSON.stringify(res.body)).toBe(status);
   expect(header('content-type')).toMatch(/^application\/json/);
-  expect(res.body).toEqual({ error: expect.any(String), code });
+  // The request's id (issue 19), the same in the header and the body, on the edge's own answers too.
+  expect(header('x-request-id')).toMatch(/^[\w.:-]{1,128}$/);
+  expect(res.body).toEqual({ error: expect.any(String), code, requestId: header('x-request-id') });
   expect(JSON.stringify(res.body)).not.toMatch(INTERNALS);
 }
 

@@ -152,7 +152,11 @@ describe('charsets and query strings that are not UTF-8', () => {
     for (const query of ['q=%FF', 'q=P%ffX', 'tag=%C0%AF', 'q=%E2%82', 'q=100%']) {
       const res = await fetch(`${t.v1}/contacts/search?${query}`, { headers: { authorization: `Bearer ${key}` } });
       expect(res.status, query).toBe(400);
-      expect(await res.json()).toEqual({ error: expect.stringMatching(/query string/), code: 'malformed_url' });
+      expect(await res.json()).toEqual({
+        error: expect.stringMatching(/query string/),
+        code: 'malformed_url',
+        requestId: res.headers.get('x-request-id'),
+      });
     }
     const ok = await fetch(`${t.v1}/contacts/search?email=${encodeURIComponent('existing@example.com')}`, {
       headers: { authorization: `Bearer ${key}` },

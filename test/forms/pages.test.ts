@@ -179,7 +179,11 @@ describe('the embed and its loader', () => {
     const draft = await newForm(a.member, { published: false });
     const missing = await get(`/api/forms/${draft.id}/embed`);
     expect(missing.status).toBe(404);
-    expect(JSON.parse(missing.text)).toEqual({ error: `No published form with id ${draft.id}`, code: 'not_found' });
+    expect(JSON.parse(missing.text)).toEqual({
+      error: `No published form with id ${draft.id}`,
+      code: 'not_found',
+      requestId: expect.any(String),
+    });
   });
 
   it('serves the loader as plain JavaScript', async () => {

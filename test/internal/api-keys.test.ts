@@ -102,7 +102,7 @@ describe('security confirmation', () => {
     expect(await refusal(client(org.internalKey).apiKeys.create.mutate(input))).toEqual({ status: 403, code: 'confirmation_required' });
     const r = await rest('POST', '/api-keys', never, input);
     expect(r.status).toBe(403);
-    expect(r.body).toEqual({ error: expect.any(String), code: 'confirmation_required' });
+    expect(r.body).toEqual({ error: expect.any(String), code: 'confirmation_required', requestId: r.headers.get('x-request-id') });
     expect(await keysIn(org.orgId)).toBe(before);
 
     // The unlock belongs to one session and lasts: two keys in a row within the window.

@@ -70,7 +70,7 @@ function expectFullMinute(responses: Res[], limit: number) {
 /** 429 rate_limited with the window's headers and a retry-after equal to its reset. */
 function expectLimited(r: Res, limit: number, end: number) {
   expect(r.status, JSON.stringify(r.body)).toBe(429);
-  expect(r.body).toEqual({ error: expect.any(String), code: 'rate_limited' });
+  expect(r.body).toEqual({ error: expect.any(String), code: 'rate_limited', requestId: r.headers.get('x-request-id') });
   expect(intHeader(r, 'x-ratelimit-limit')).toBe(limit);
   expect(intHeader(r, 'x-ratelimit-remaining')).toBe(0);
   expect(intHeader(r, 'retry-after')).toBe(expectReset(r, end));

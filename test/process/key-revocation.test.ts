@@ -90,7 +90,7 @@ async function untilUnauthorized(origin: string, key: string): Promise<number> {
   for (;;) {
     const r = await search(origin, key);
     if (r.status === 401) {
-      expect(r.body).toEqual({ error: expect.any(String), code: 'unauthorized' });
+      expect(r.body).toEqual({ error: expect.any(String), code: 'unauthorized', requestId: expect.any(String) });
       return stale;
     }
     expect([r.status, r.body.code]).toEqual([429, 'rate_limited']);

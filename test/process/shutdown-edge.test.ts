@@ -48,7 +48,11 @@ describe('shutdown', { timeout: 60_000 }, () => {
       const res = await client.response();
       expect(res?.status, client.received).toBe(503);
       expect(res!.headers['content-type']).toMatch(/^application\/json/);
-      expect(res!.json).toEqual({ error: expect.stringMatching(/shutting down/), code: 'service_unavailable' });
+      expect(res!.json).toEqual({
+        error: expect.stringMatching(/shutting down/),
+        code: 'service_unavailable',
+        requestId: res!.headers['x-request-id'],
+      });
       expect(res!.headers['retry-after']).toBe('1');
       expect(res!.headers.connection).toBe('close');
     } finally {

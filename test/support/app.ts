@@ -140,8 +140,15 @@ export async function call(
   return answerOf(res);
 }
 
-/** A response as tests read it: the body parsed as JSON, or left as text (HTML, empty, or a failure the test shows). */
-export async function answerOf(res: Response): Promise<{ status: number; body: any; headers: Headers }> {
+/**
+ * A response as tests read it: the body parsed as JSON, or left as text (HTML, empty, or a failure the test shows).
+ * An error body's `requestId` (issue 19) is checked here, for every test, to be the response's `x-request-id`, and then
+ * taken out so that tests compare the rest of the body; `keepRequestId` leaves it for the tests of request ids.
+ */
+export async function answerOf(
+  res: Response,
+  opts: { keepRequestId?: boolean } = {},
+): Promise<{ status: number; body: any; headers: Headers }> {
   const text = await res.text();
   let body: any = text;
   try {
@@ -149,5 +156,17 @@ export async function answerOf(res: Response): Promise<{ status: number; body: a
   } catch {
     // not JSON: kept as text, so an assertion can show it
   }
-  return { status: res.status, body, headers: res.headers };
+  return {
+    status: res.status,
+    body: opts.keepRequestId ? body : withoutRequestId(res.status, body, res.headers.get('x-request-id')),
+    headers: res.headers,
+  };
+}
+
+/** An error body without its `requestId`, once it is checked to be the response's `x-request-id` (see answerOf). */
+export function withoutRequestId(status: number, body: any, header: string | string[] | null | undefined): any {
+  if (status < 400 || !body || typeof body !== 'object' || !('requestId' in body)) return body;
+  const { requestId, ...rest } = body;
+  if (requestId !== header) throw new Error(`error body's requestId ${JSON.stringify(requestId)} is not its x-request-id ${JSON.stringify(header)}`);
+  return rest;
 }

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { Deps } from '@leadwire/core';
 import { pendingMigrations, qb, sql, statement } from '@leadwire/db';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
@@ -9,12 +8,12 @@ import { formsPlugin } from './http/forms.ts';
 import { internalRestPlugin, internalTrpcPlugin } from './http/internal.ts';
 import { listenPlugin } from './http/listen.ts';
 import { pagesPlugin } from './http/pages.ts';
+import { requestIdOf } from './http/request-id.ts';
 import { trackingPlugin } from './http/tracking.ts';
 import { uploadsPlugin } from './http/uploads.ts';
 import { v1Plugin } from './http/v1.ts';
 import { loggablePath, loggerOptions } from './logger.ts';
 
-const REQUEST_ID = /^[\w.-]{1,64}$/;
 /** The readiness probe's round trip: no table, so it answers while any migration is pending. */
 const PING = statement()(() => qb.selectNoFrom(sql<number>`1`.as('up')));
 
@@ -34,21 +33,20 @@ export async function buildApp(deps: Deps, opts: { logger?: boolean; logStream?:
     trustProxy: trustProxy(deps.config.TRUST_PROXY),
     routerOptions: { maxParamLength: 5000 },
     requestIdHeader: false,
-    genReqId: (req) => {
-      const incoming = req.headers['x-request-id'];
-      return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
-    },
+    genReqId: requestIdOf,
     ...edgeOptions(deps.config),
   });
-  edgeHandlers(app, deps.config);
-
   // trpc-to-openapi strips its prefix from the raw URL, and originalUrl is only read from it when first asked for: the
-  // path is taken on arrival, or the REST routes would be logged without /api (/api/v1).
+  // path is taken on arrival, or the REST routes would be logged without /api (/api/v1). The first hook, so that the
+  // edge's own refusals in later hooks carry the request id too.
   const arrivedAs = new WeakMap<object, string>();
   app.addHook('onRequest', async (req, reply) => {
     arrivedAs.set(req, loggablePath(req.originalUrl));
     void reply.header('x-request-id', req.id);
+    // Also on the raw response: the connection guard answers slow bodies there, outside Fastify's reply.
+    reply.raw.setHeader('x-request-id', req.id);
   });
+  edgeHandlers(app, deps.config);
   app.addHook('onResponse', async (req, reply) => {
     req.log.info(
       {

@@ -41,6 +41,8 @@ export interface RequestContext {
   /** Where this request's statements run: the pool, or a transaction a middleware opened around the procedure. */
   db: Db;
   requestId: string;
+  /** The queue as this request sees it: the jobs it queues carry its id (`deps.jobs` is the process's, without one). */
+  jobs: Jobs;
   log: Logger;
   header(name: string): string | undefined;
   setHeader(name: string, value: string | number): void;

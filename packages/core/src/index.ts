@@ -9,7 +9,7 @@ export * from './config.ts';
 export * from './errors.ts';
 export type { Deps, Logger, RequestContext } from './context.ts';
 export type { Actor, InternalActor } from './auth/actor.ts';
-export type { Jobs } from './jobs/queue.ts';
+export { type Jobs, jobsOfRequest } from './jobs/queue.ts';
 export { v1Router, type V1Router } from './v1-router.ts';
 export { internalRouter, type InternalRouter } from './internal-router.ts';
 export { restRoutes, matchRoute, unknownQueryKeys, type RestRoute } from './http/routes.ts';

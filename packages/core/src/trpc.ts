@@ -39,8 +39,10 @@ const t = initTRPC
   .create({
     // Stack traces and framework internals never reach a client.
     isDev: false,
-    errorFormatter({ shape, error }) {
+    errorFormatter({ shape, error, ctx }) {
       const pub = toPublicError(error);
+      // Undefined only when the context itself could not be made; the response header still carries the id then.
+      const body = ctx ? { ...pub.body, requestId: ctx.requestId } : pub.body;
       // Typed clients switch on data.code and the JSON-RPC shape.code: both follow our status, not tRPC's view of an
       // error it did not raise (which is -32603 INTERNAL_SERVER_ERROR for anything thrown as a plain error).
       const code = TRPC_CODE_BY_STATUS[pub.status] ?? shape.data.code;
@@ -48,7 +50,7 @@ const t = initTRPC
         ...shape,
         code: TRPC_ERROR_CODES_BY_KEY[code],
         message: pub.body.error,
-        data: { ...shape.data, code, httpStatus: pub.status, body: pub.body },
+        data: { ...shape.data, code, httpStatus: pub.status, body },
       };
     },
   });

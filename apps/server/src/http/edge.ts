@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import { type Config, errors, type PublicError, toPublicError } from '@leadwire/core';
@@ -31,14 +32,18 @@ function clientErrorOf(err: NodeJS.ErrnoException): PublicError | undefined {
   }
 }
 
-/** A response written straight to the socket: Node's HTTP layer has no request object for these failures. */
-function rawResponse(pub: PublicError): string {
-  const body = JSON.stringify(pub.body);
+/**
+ * A response written straight to the socket: Node's HTTP layer has no request object for these failures, so the id is
+ * made here (an incoming one cannot be trusted to have been read whole) and also goes into the log line about it.
+ */
+function rawResponse(pub: PublicError, requestId: string): string {
+  const body = JSON.stringify({ ...pub.body, requestId });
   const head = [
     `HTTP/1.1 ${pub.status} ${STATUS_CODES[pub.status] ?? 'Error'}`,
     'content-type: application/json; charset=utf-8',
     `content-length: ${Buffer.byteLength(body)}`,
     'connection: close',
+    `x-request-id: ${requestId}`,
     ...Object.entries(pub.headers ?? {}).map(([name, value]) => `${name}: ${value}`),
   ];
   return `${head.join('\r\n')}\r\n\r\n${body}`;
@@ -51,9 +56,10 @@ function rawResponse(pub: PublicError): string {
 function clientErrorHandler(this: FastifyInstance, err: NodeJS.ErrnoException, socket: Socket) {
   const pub = clientErrorOf(err);
   if (!pub || socket.destroyed) return;
-  this.log.debug({ code: err.code, status: pub.status }, 'client error');
+  const reqId = randomUUID();
+  this.log.debug({ reqId, code: err.code, status: pub.status }, 'client error');
   const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
-  if (socket.writable && !inFlight?.headersSent) socket.end(rawResponse(pub));
+  if (socket.writable && !inFlight?.headersSent) socket.end(rawResponse(pub, reqId));
   // end() flushes the answer first; destroySoon keeps a slow client from holding the socket half-open.
   socket.destroySoon();
 }
@@ -91,7 +97,10 @@ function guardConnections(app: FastifyInstance, config: Config) {
     }
     // Only a request still being received is answered; an idle or silent connection has nothing to hear.
     if (!res || res.headersSent || !socket.writable) return void socket.destroy();
-    socket.end(rawResponse(reason === 'shed' ? SHED : BODY_TOO_SLOW));
+    // The app's first hook put the request's id on the raw response (before the body is read), so the id matches.
+    const reqId = String(res.getHeader('x-request-id') ?? randomUUID());
+    app.log.debug({ reqId, reason }, 'request answered by the guard');
+    socket.end(rawResponse(reason === 'shed' ? SHED : BODY_TOO_SLOW, reqId));
     socket.destroySoon();
   });
   app.server.on('connection', (socket: Socket) => guard.accept(socket));

@@ -84,7 +84,7 @@ export async function listenPlugin(app: FastifyInstance, opts: { deps: Deps }) {
         logFailure(req.log, err, pub, 'listen stream not opened');
         if (raw.headersSent || gone) return void raw.destroy();
         raw.writeHead(pub.status, headersOf(reply, { ...pub.headers, 'content-type': 'application/json; charset=utf-8' }));
-        raw.end(JSON.stringify(pub.body));
+        raw.end(JSON.stringify({ ...pub.body, requestId: String(req.id) }));
       }
     },
   );

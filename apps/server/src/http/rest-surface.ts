@@ -1,6 +1,7 @@
 import {
   type Deps,
   errors,
+  jobsOfRequest,
   matchRoute,
   type PublicError,
   type RequestContext,
@@ -20,19 +21,27 @@ declare module 'fastify' {
   }
 }
 
+/**
+ * Every JSON error answer: the body carries the request's id as `requestId` (and the header as `x-request-id`, also
+ * for answers sent before the app's hooks ran), so that a client quoting either one finds the request's log lines.
+ */
 export function sendError(reply: FastifyReply, err: PublicError, extraHeaders: Record<string, string> = {}) {
+  const requestId = String(reply.request.id);
   return reply
     .status(err.status)
-    .headers({ ...err.headers, ...extraHeaders })
+    .headers({ ...err.headers, ...extraHeaders, 'x-request-id': requestId })
     .type('application/json')
-    .send(err.body);
+    .send({ ...err.body, requestId });
 }
 
 export function createRequestContext(deps: Deps, req: FastifyRequest, reply: FastifyReply): RequestContext {
+  const requestId = String(req.id);
   return {
+    // Shared as it is: some parts keep per-process state keyed on it (the key guard, the listen hub).
     deps,
+    jobs: jobsOfRequest(deps.jobs, requestId),
     db: deps.db,
-    requestId: String(req.id),
+    requestId,
     ip: req.ip,
     log: req.log,
     header: (name) => {
@@ -143,7 +152,9 @@ export async function restSurface(app: FastifyInstance, opts: { deps: Deps; rout
   });
 
   // trpc-to-openapi writes its own error body; ours replaces it, taken from the error itself rather than re-parsed.
-  app.addHook('onSend', async (req, _reply, payload) => (req.publicError ? JSON.stringify(req.publicError.body) : payload));
+  app.addHook('onSend', async (req, _reply, payload) =>
+    req.publicError ? JSON.stringify({ ...req.publicError.body, requestId: String(req.id) }) : payload,
+  );
 
   await app.register(fastifyTRPCOpenApiPlugin, {
     basePath: '/',

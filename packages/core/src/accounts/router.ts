@@ -17,7 +17,7 @@ const client = (ctx: Pick<RequestContext, 'ip' | 'header' | 'deps'>): Client => 
   now: ctx.deps.clock.now(),
   wait: (ms) => ctx.deps.clock.sleep(ms),
 });
-const postbox = (ctx: Pick<RequestContext, 'deps'>): Postbox => ({ jobs: ctx.deps.jobs, appUrl: ctx.deps.config.APP_URL });
+const postbox = (ctx: Pick<RequestContext, 'deps' | 'jobs'>): Postbox => ({ jobs: ctx.jobs, appUrl: ctx.deps.config.APP_URL });
 const ok = { ok: true as const };
 const tags = ['Account'];
 
@@ -114,7 +114,7 @@ export const accountsRouter = router({
     .output(s.OkView)
     .mutation(
       async ({ ctx, input }) => (
-        await requestPasswordReset(ctx.db, ctx.deps.jobs, input.email, client(ctx), {
+        await requestPasswordReset(ctx.db, ctx.jobs, input.email, client(ctx), {
           perHour: ctx.deps.config.PASSWORD_RESET_PER_ADDRESS_PER_HOUR,
         }),
         ok

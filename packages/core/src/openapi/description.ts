@@ -53,7 +53,7 @@ the codes it can answer with, by status, with examples.
 | 429 | \`rate_limited\` |
 | 500 | \`internal_error\`, \`save_failed\` |
 
-Every response carries \`x-request-id\` (a valid incoming \`X-Request-Id\` is kept); quote it when asking for help.
+Every response carries \`x-request-id\`, and every error body the same id as \`requestId\`: your \`X-Request-Id\` when it is 1-128 characters of letters, digits and \`_ . : -\`, else one the server made. Quote it when asking for help.
 
 ## Rate limits
 

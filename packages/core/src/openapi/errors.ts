@@ -27,6 +27,14 @@ const hasDetails = (code: ErrorCode): boolean => 'details' in ERROR_CATALOGUE[co
 export const shapeOf = (code: ErrorCode): string => (hasDetails(code) ? (SHAPE_NAMES[code] ?? `${pascal(code)}Error`) : 'ErrorBody');
 
 const ERROR_FIELD = { type: 'string' as const, description: 'Human-readable message: show or log it; its wording may change.' };
+/** Every error body's id of its request, also sent as `x-request-id`; the examples show a made-up one. */
+const REQUEST_ID_FIELD = {
+  type: 'string' as const,
+  description:
+    'The id of this request, as in the `x-request-id` response header: your `X-Request-Id` when it is 1-128 characters of letters, digits and `_ . : -`, else one the server made. Quote it when reporting a problem; it finds the request in the server logs.',
+  example: '01JDX7Q4V8M2K3N5P6R7S8T9VW',
+};
+const EXAMPLE_REQUEST_ID = REQUEST_ID_FIELD.example;
 
 /** components.schemas of every error shape. */
 export function errorSchemas(): Record<string, oas31.SchemaObject> {
@@ -45,7 +53,8 @@ export function errorSchemas(): Record<string, oas31.SchemaObject> {
       const out = schema as oas31.SchemaObject;
       if (code) {
         out.description = `\`${code}\` (${ERROR_CATALOGUE[code].status}): ${ERROR_CATALOGUE[code].message}.`;
-        out.properties = { ...out.properties, error: ERROR_FIELD };
+        out.properties = { ...out.properties, error: ERROR_FIELD, requestId: REQUEST_ID_FIELD };
+        out.required = [...(out.required ?? []), 'requestId'];
       }
       return [id, out];
     }),
@@ -54,12 +63,13 @@ export function errorSchemas(): Record<string, oas31.SchemaObject> {
     ErrorBody: {
       type: 'object',
       description:
-        'The body of every error: `error` is a human-readable message (its wording may change), `code` a stable machine identifier to branch on. The codes that add fields have shapes of their own (ValidationError, InsufficientScopeError, ...), with the same two fields.',
+        'The body of every error: `error` is a human-readable message (its wording may change), `code` a stable machine identifier to branch on, `requestId` the id to quote when reporting a problem. The codes that add fields have shapes of their own (ValidationError, InsufficientScopeError, ...), with the same two fields.',
       properties: {
         error: { ...ERROR_FIELD, example: 'Invalid, revoked or expired API key' },
         code: { type: 'string', enum: plain, description: 'Stable machine identifier.', example: 'unauthorized' },
+        requestId: REQUEST_ID_FIELD,
       },
-      required: ['error', 'code'],
+      required: ['error', 'code', 'requestId'],
     },
     ...detailed,
   };
@@ -95,7 +105,12 @@ export interface ErrorResponseOptions {
 function errorResponse(status: number, group: readonly ErrorCode[], o: ErrorResponseOptions): oas31.ResponseObject {
   const shapes = [...new Set(group.map(shapeOf))];
   const retry = group.filter((c) => SENDS_RETRY_AFTER.has(c)).length;
-  const examples = Object.fromEntries(group.map((code) => [code, { summary: code, value: toPublicError(sampleError(code, o.ctx)).body }]));
+  const examples = Object.fromEntries(
+    group.map((code) => [
+      code,
+      { summary: code, value: { ...toPublicError(sampleError(code, o.ctx)).body, requestId: EXAMPLE_REQUEST_ID } },
+    ]),
+  );
   return {
     description: `${STATUS_TITLES[status] ?? 'Error'}.\n\n${group.map((c) => `- \`${c}\`: ${WHEN[c] ?? ERROR_CATALOGUE[c].message}.`).join('\n')}`,
     headers: responseHeaders({

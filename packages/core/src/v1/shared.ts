@@ -23,7 +23,7 @@ export function upsertOptions(ctx: RequestContext): UpsertOptions {
     headerSource: header,
     eventSource: 'api',
     onScoreInputsChanged: ctx.deps.scoreAdjustment
-      ? (tx, ids) => ctx.deps.jobs.send(tx, 'contact.adjust-score', { contactIds: ids })
+      ? (tx, ids) => ctx.jobs.send(tx, 'contact.adjust-score', { contactIds: ids })
       : undefined,
     now: ctx.deps.clock.now(),
   };

@@ -91,7 +91,9 @@ export const appContactsRouter = router({
     })
     .input(ContactCreateInput)
     .output(AppContact)
-    .mutation(({ ctx, input }) => createContact(ctx.db, ctx.actor, input, ctx.deps.clock.now(), hooks(ctx.deps))),
+    .mutation(({ ctx, input }) =>
+      createContact(ctx.db, ctx.actor, input, ctx.deps.clock.now(), hooks({ jobs: ctx.jobs, scoreAdjustment: ctx.deps.scoreAdjustment })),
+    ),
 
   update: internalProcedure
     .meta({
@@ -100,7 +102,9 @@ export const appContactsRouter = router({
     })
     .input(ContactUpdateInput)
     .output(AppContact)
-    .mutation(({ ctx, input }) => updateContact(ctx.db, ctx.actor, input, ctx.deps.clock.now(), hooks(ctx.deps))),
+    .mutation(({ ctx, input }) =>
+      updateContact(ctx.db, ctx.actor, input, ctx.deps.clock.now(), hooks({ jobs: ctx.jobs, scoreAdjustment: ctx.deps.scoreAdjustment })),
+    ),
 
   addTags: internalProcedure
     .meta({
@@ -187,5 +191,7 @@ export const appContactsRouter = router({
     })
     .input(ContactMergeInput)
     .output(ContactMergeOutput)
-    .mutation(({ ctx, input }) => mergeContacts(ctx.db, ctx.actor, input, ctx.deps.clock.now(), hooks(ctx.deps))),
+    .mutation(({ ctx, input }) =>
+      mergeContacts(ctx.db, ctx.actor, input, ctx.deps.clock.now(), hooks({ jobs: ctx.jobs, scoreAdjustment: ctx.deps.scoreAdjustment })),
+    ),
 });
