@@ -6,6 +6,8 @@ import type { Deps } from '../../context.ts';
 import { iso, isoOrNull } from '../../records/dates.ts';
 import { toPage } from '../../records/pagination.ts';
 import { AppError, errors } from '../../errors.ts';
+import { emitEvents } from '../../events/outbox.ts';
+import { endpointDisabled, endpointEnabled } from '../delivery/operational.ts';
 import { checkUrlAddress } from '../transport/address.ts';
 import { newSigningSecret } from '../transport/secret.ts';
 import type { WebhookEndpointCreateInput, WebhookEndpointListInput, WebhookEndpointUpdateInput, WebhookEndpointView } from './schemas.ts';
@@ -136,16 +138,33 @@ export async function enableEndpoint(db: Db, deps: EndpointDeps, actor: Internal
     const { url } = await find(db, actor, id);
     const reason = await unsafeReason(deps, url);
     if (reason) throw urlRefused(reason);
-    const [row] = await db.run(q.ENABLE, { now: deps.clock.now(), id, orgId: actor.orgId, url });
+    const now = deps.clock.now();
+    const row = await db.transaction(async (tx) => {
+      const [before] = await tx.run(q.LOCK, { id, orgId: actor.orgId });
+      const [enabled] = await tx.run(q.ENABLE, { now, id, orgId: actor.orgId, url });
+      if (enabled && before && !before.enabled) await emitEvents(tx, [endpointEnabled({ orgId: actor.orgId, id, url }, actor.userId, now)]);
+      return enabled;
+    });
     if (row) return toView(row);
   }
   throw new AppError('concurrent_update', 'The endpoint URL kept changing while it was being enabled; try again');
 }
 
-/** Stops deliveries; the reason names who did it. Disabling a disabled endpoint changes nothing (its reason stays). */
+/**
+ * Stops deliveries, with `webhook.endpoint_disabled`; the reason names who did it. Disabling a disabled endpoint changes
+ * nothing (its reason stays, no event).
+ */
 export async function disableEndpoint(db: Db, deps: EndpointDeps, actor: InternalActor, id: string): Promise<WebhookEndpointView> {
   manage(actor);
-  const [row] = await db.run(q.DISABLE, { userId: actor.userId, orgId: actor.orgId, now: deps.clock.now(), id });
+  const now = deps.clock.now();
+  const row = await db.transaction(async (tx) => {
+    const [disabled] = await tx.run(q.DISABLE, { userId: actor.userId, orgId: actor.orgId, now, id });
+    if (disabled) {
+      const endpoint = { orgId: actor.orgId, id, url: disabled.url };
+      await emitEvents(tx, [endpointDisabled(endpoint, disabled.disabled_reason ?? 'disabled by a user', disabled.failure_count, now)]);
+    }
+    return disabled;
+  });
   return row ? toView(row) : getEndpoint(db, actor, id);
 }
 
