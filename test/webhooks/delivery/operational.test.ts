@@ -5,6 +5,7 @@ import { pumpOf } from '#core/webhooks/delivery/pump.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from '../../support/app.ts';
 import { internalRest } from '../../support/internal.ts';
+import { readAll, settle } from '../../events/feed-support.ts';
 import { type Receiver, startReceiver } from '../../support/receiver.ts';
 import { deliveriesOf, endpointRow, expectSigned, insertEndpoint, startDeliveringApp, upsertContact, waitForLog } from './support.ts';
 
@@ -125,6 +126,11 @@ describe('operational events', () => {
       { event: 'webhook.endpoint_disabled', source: 'system', data: { endpoint, reason: `disabled by ${owner!.email}`, failureCount: 0 } },
       { event: 'webhook.endpoint_enabled', source: 'system', data: { endpoint, enabledBy: org.userId } },
     ]);
+    // In the changes feed (GET /v1/events, events:read) with the ids the deliveries carried.
+    const key = await t.newKey({ orgId: org.orgId, userId: org.userId, type: 'public', name: 'ops', permissions: ['events:read'] });
+    await settle(t);
+    const { items } = await readAll(t, key, { types: 'webhook.endpoint_disabled,webhook.endpoint_enabled' });
+    expect(items.map((i) => i.id).sort()).toEqual(received.map((b) => b.id).sort());
   });
 
   it('reaching the hourly limit emits webhook.limit_reached once per workspace-hour, delivered beyond the limit', async () => {
