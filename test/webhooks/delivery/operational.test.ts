@@ -131,6 +131,17 @@ describe('operational events', () => {
     await settle(t);
     const { items } = await readAll(t, key, { types: 'webhook.endpoint_disabled,webhook.endpoint_enabled' });
     expect(items.map((i) => i.id).sort()).toEqual(received.map((b) => b.id).sort());
+
+    // A new URL pointing at a private address disables it too, with the reason.
+    const patched = await internalRest(t, 'PATCH', `/webhooks/${other.id}`, org.internalKey, { url: 'https://10.0.0.7/hook' });
+    expect(patched.body).toMatchObject({ enabled: false });
+    const disabled = await outbox(org.orgId, 'webhook.endpoint_disabled');
+    expect(disabled).toHaveLength(2);
+    expect(disabled.map((d) => d.payload.data)).toContainEqual({
+      endpoint: { id: other.id, url: 'https://10.0.0.7/hook' },
+      reason: (patched.body as { disabledReason: string }).disabledReason,
+      failureCount: 0,
+    });
   });
 
   it('reaching the hourly limit emits webhook.limit_reached once per workspace-hour, delivered beyond the limit', async () => {

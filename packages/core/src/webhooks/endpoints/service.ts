@@ -92,7 +92,10 @@ export async function createEndpoint(
   return toView(row!);
 }
 
-/** URL, events and description. A changed URL is checked again; an unsafe one disables the endpoint with the reason. */
+/**
+ * URL, events and description. A changed URL is checked again; an unsafe one disables the endpoint with the reason (and
+ * `webhook.endpoint_disabled`, when it was enabled).
+ */
 export async function updateEndpoint(
   db: Db,
   deps: EndpointDeps,
@@ -103,16 +106,26 @@ export async function updateEndpoint(
   const current = await find(db, actor, input.id);
   const urlChanged = input.url !== undefined && input.url !== current.url;
   const reason = urlChanged ? await unsafeReason(deps, input.url!) : null;
-  const [row] = await db.run(q.UPDATE, {
-    url: urlChanged ? input.url! : null,
-    urlChanged,
-    events: input.events ?? null,
-    descriptionSent: input.description !== undefined,
-    description: input.description || null,
-    unsafeReason: reason,
-    now: deps.clock.now(),
-    id: input.id,
-    orgId: actor.orgId,
+  const now = deps.clock.now();
+  const row = await db.transaction(async (tx) => {
+    // Only an unsafe URL can disable it: then whether it was enabled decides `webhook.endpoint_disabled`.
+    const [before] = reason ? await tx.run(q.LOCK, { id: input.id, orgId: actor.orgId }) : [];
+    const [updated] = await tx.run(q.UPDATE, {
+      url: urlChanged ? input.url! : null,
+      urlChanged,
+      events: input.events ?? null,
+      descriptionSent: input.description !== undefined,
+      description: input.description || null,
+      unsafeReason: reason,
+      now,
+      id: input.id,
+      orgId: actor.orgId,
+    });
+    if (updated && reason && before?.enabled)
+      await emitEvents(tx, [
+        endpointDisabled({ orgId: actor.orgId, id: updated.id, url: updated.url }, reason, updated.failure_count, now),
+      ]);
+    return updated;
   });
   if (!row) throw notFound(input.id);
   return toView(row);
