@@ -238,6 +238,10 @@ const RECORD: { [N in WebhookEventName]: (data: DataOf<N>) => string } = {
   'nonprofit.verification_recorded': (d) => d.verification.id,
   'nonprofit.activated': (d) => d.organization.id,
   ping: () => '',
+  'webhook.endpoint_disabled': (d) => d.endpoint.id,
+  'webhook.endpoint_enabled': (d) => d.endpoint.id,
+  'webhook.delivery_failed': (d) => d.delivery.id,
+  'webhook.limit_reached': (d) => d.hour,
 };
 
 /**
@@ -245,7 +249,8 @@ const RECORD: { [N in WebhookEventName]: (data: DataOf<N>) => string } = {
  * second endpoint) of one event gives the same key, while `X-Webhook-Id` changes per attempt. The record is the one the
  * event is about: `data.contact.id` for contact events, `data.deal.id`, `data.message.id`, `data.conversation.id`,
  * `data.task.id`, `data.booking.id`, `data.submission.id` (form.submitted), `data.aiAction.id`, `data.verification.id`,
- * `data.organization.id` (nonprofit.activated). Where one change sends several events of one name at one instant the
+ * `data.organization.id` (nonprofit.activated), `data.endpoint.id` (webhook.endpoint_*), `data.delivery.id`
+ * (webhook.delivery_failed), `data.hour` (webhook.limit_reached). Where one change sends several events of one name at one instant the
  * key adds what tells them apart: the tag (contact.tag_added), the email (tracking.email_opened), the URL
  * (tracking.link_clicked), the visitor and URL (tracking.page_visited). `ping` has no record.
  */

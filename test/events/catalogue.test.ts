@@ -27,12 +27,27 @@ const SPEC_TABLE: Record<string, string[]> = {
   Tracking: ['tracking.email_opened', 'tracking.link_clicked', 'tracking.page_visited'],
   Nonprofit: ['nonprofit.verification_recorded', 'nonprofit.activated'],
   Test: ['ping'],
+  // Issue 19's operational events, beside the spec's table.
+  Webhooks: ['webhook.endpoint_disabled', 'webhook.endpoint_enabled', 'webhook.delivery_failed', 'webhook.limit_reached'],
 };
 const SPEC_SOURCES = ['app', 'api', 'zapier', 'import', 'sync', 'automation', 'ai', 'inbound', 'system', 'partner'];
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-/** Events whose emitters belong to later features (form intake, tracking) or to the delivery engine (ping). */
-const NOT_EMITTED_HERE = ['form.submitted', 'tracking.email_opened', 'tracking.link_clicked', 'tracking.page_visited', 'ping'];
+/**
+ * Events whose emitters belong to later features (form intake, tracking) or to the delivery engine (ping, and the
+ * operational `webhook.*` events: test/webhooks/delivery/operational.test.ts).
+ */
+const NOT_EMITTED_HERE = [
+  'form.submitted',
+  'tracking.email_opened',
+  'tracking.link_clicked',
+  'tracking.page_visited',
+  'ping',
+  'webhook.endpoint_disabled',
+  'webhook.endpoint_enabled',
+  'webhook.delivery_failed',
+  'webhook.limit_reached',
+];
 
 /**
  * A payload matches its definition when its schema accepts it AND gives back exactly what went in: zod objects drop

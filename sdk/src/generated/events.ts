@@ -50,6 +50,12 @@ export const EVENT_GROUPS = {
   ],
   "Test": [
     "ping"
+  ],
+  "Webhooks": [
+    "webhook.endpoint_disabled",
+    "webhook.endpoint_enabled",
+    "webhook.delivery_failed",
+    "webhook.limit_reached"
   ]
 } as const;
 

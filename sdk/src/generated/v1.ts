@@ -987,6 +987,110 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "webhook.delivery_failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Webhook delivery failed (webhook.delivery_failed)
+         * @description A delivery failed all its 5 attempts and will not be tried again (redeliver it from the delivery log). Never sent about the delivery of another `webhook.*` event.
+         *
+         *     Sent as a POST with a JSON body (`content-type: application/json`) to the endpoint's HTTPS URL, signed as the headers below say.
+         *
+         *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first, each spread at random by up to 10% either way (27-33 s, 108-132 s, 432-528 s, 1,728-2,112 s) so that deliveries that failed together are not retried together. Ten failed attempts in a row disable the endpoint.
+         *
+         *     Deliveries are at least once: de-duplicate on the body's `id`, the event's id (the same in every attempt, redelivery and recovery, to every endpoint, in the changes feed `GET /v1/events` and in `leadwire listen` streams), or on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint).
+         */
+        post: operations["webhook.webhook.delivery_failed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.endpoint_disabled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Webhook endpoint disabled (webhook.endpoint_disabled)
+         * @description An endpoint stopped receiving deliveries: after failures in a row, a URL pointing at a private address, or a user disabling it (`reason` says which). Sent once per disabling; the owners get the same news by mail.
+         *
+         *     Sent as a POST with a JSON body (`content-type: application/json`) to the endpoint's HTTPS URL, signed as the headers below say.
+         *
+         *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first, each spread at random by up to 10% either way (27-33 s, 108-132 s, 432-528 s, 1,728-2,112 s) so that deliveries that failed together are not retried together. Ten failed attempts in a row disable the endpoint.
+         *
+         *     Deliveries are at least once: de-duplicate on the body's `id`, the event's id (the same in every attempt, redelivery and recovery, to every endpoint, in the changes feed `GET /v1/events` and in `leadwire listen` streams), or on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint).
+         */
+        post: operations["webhook.webhook.endpoint_disabled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.endpoint_enabled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Webhook endpoint enabled (webhook.endpoint_enabled)
+         * @description A user enabled a disabled endpoint again; its failure count starts from zero.
+         *
+         *     Sent as a POST with a JSON body (`content-type: application/json`) to the endpoint's HTTPS URL, signed as the headers below say.
+         *
+         *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first, each spread at random by up to 10% either way (27-33 s, 108-132 s, 432-528 s, 1,728-2,112 s) so that deliveries that failed together are not retried together. Ten failed attempts in a row disable the endpoint.
+         *
+         *     Deliveries are at least once: de-duplicate on the body's `id`, the event's id (the same in every attempt, redelivery and recovery, to every endpoint, in the changes feed `GET /v1/events` and in `leadwire listen` streams), or on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint).
+         */
+        post: operations["webhook.webhook.endpoint_enabled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.limit_reached": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Hourly delivery limit reached (webhook.limit_reached)
+         * @description The workspace used its 1,000 deliveries of this UTC hour: further deliveries are recorded as skipped until the next hour (the next one sent carries them as `gap`). Sent once per hour, at the first skip; `webhook.*` events themselves are not limited.
+         *
+         *     Sent as a POST with a JSON body (`content-type: application/json`) to the endpoint's HTTPS URL, signed as the headers below say.
+         *
+         *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first, each spread at random by up to 10% either way (27-33 s, 108-132 s, 432-528 s, 1,728-2,112 s) so that deliveries that failed together are not retried together. Ten failed attempts in a row disable the endpoint.
+         *
+         *     Deliveries are at least once: de-duplicate on the body's `id`, the event's id (the same in every attempt, redelivery and recovery, to every endpoint, in the changes feed `GET /v1/events` and in `leadwire listen` streams), or on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint).
+         */
+        post: operations["webhook.webhook.limit_reached"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -1138,7 +1242,7 @@ export interface components {
              * @description The event name (see the catalogue under `webhooks`).
              * @enum {string}
              */
-            event: "contact.created" | "contact.updated" | "contact.deleted" | "contact.stage_changed" | "contact.score_changed" | "contact.tag_added" | "deal.created" | "deal.updated" | "deal.won" | "deal.lost" | "deal.stage_changed" | "message.sent" | "message.received" | "conversation.created" | "task.created" | "task.completed" | "booking.created" | "booking.cancelled" | "form.submitted" | "ai_action.created" | "ai_action.approved" | "ai_action.rejected" | "tracking.email_opened" | "tracking.link_clicked" | "tracking.page_visited" | "nonprofit.verification_recorded" | "nonprofit.activated" | "ping";
+            event: "contact.created" | "contact.updated" | "contact.deleted" | "contact.stage_changed" | "contact.score_changed" | "contact.tag_added" | "deal.created" | "deal.updated" | "deal.won" | "deal.lost" | "deal.stage_changed" | "message.sent" | "message.received" | "conversation.created" | "task.created" | "task.completed" | "booking.created" | "booking.cancelled" | "form.submitted" | "ai_action.created" | "ai_action.approved" | "ai_action.rejected" | "tracking.email_opened" | "tracking.link_clicked" | "tracking.page_visited" | "nonprofit.verification_recorded" | "nonprofit.activated" | "ping" | "webhook.endpoint_disabled" | "webhook.endpoint_enabled" | "webhook.delivery_failed" | "webhook.limit_reached";
             /**
              * Format: uuid
              * @description The event's id: the same in every attempt, redelivery, recovery, the changes feed and listen streams; de-duplicate on it.
@@ -2479,6 +2583,162 @@ export interface components {
              */
             timestamp: string;
         };
+        "WebhookPayload.webhook.delivery_failed": {
+            data: {
+                delivery: {
+                    attempts: number;
+                    /** Format: uuid */
+                    id: string;
+                    /** @description What went wrong on the last attempt, in words. */
+                    lastError: string | null;
+                    /** @description The last attempt's HTTP status; null when no answer came. */
+                    lastStatusCode: number | null;
+                };
+                /** @description The webhook endpoint the event is about. */
+                endpoint: {
+                    /** Format: uuid */
+                    id: string;
+                    url: string;
+                };
+                /**
+                 * Format: uuid
+                 * @description The failed event's id (look it up in GET /v1/events).
+                 */
+                eventId: string;
+                /** @description The failed event's name. */
+                eventName: string;
+            };
+            /**
+             * @description The event name.
+             * @enum {string}
+             */
+            event: "webhook.delivery_failed";
+            gap?: components["schemas"]["WebhookDeliveryGap"];
+            /**
+             * Format: uuid
+             * @description The event's id: the same in every attempt, redelivery, recovery, the changes feed and listen streams; de-duplicate on it.
+             * @example 9c1f4e2a-7b3d-4a58-8e6f-0d2c1b3a4e5f
+             */
+            id: string;
+            /**
+             * @description Who made the change, so a receiver can ignore changes its own integration made (`api` is /v1, `app` the application).
+             * @enum {string}
+             */
+            source: "app" | "api" | "zapier" | "import" | "sync" | "automation" | "ai" | "inbound" | "system" | "partner";
+            /**
+             * Format: date-time
+             * @description When the change happened: ISO 8601 UTC with milliseconds.
+             * @example 2026-11-22T14:03:07.123Z
+             */
+            timestamp: string;
+        };
+        "WebhookPayload.webhook.endpoint_disabled": {
+            data: {
+                /** @description The webhook endpoint the event is about. */
+                endpoint: {
+                    /** Format: uuid */
+                    id: string;
+                    url: string;
+                };
+                /** @description Automatic deliveries that failed in a row when it was disabled. */
+                failureCount: number;
+                /** @description Why, in words, as the endpoint screen shows it. */
+                reason: string;
+            };
+            /**
+             * @description The event name.
+             * @enum {string}
+             */
+            event: "webhook.endpoint_disabled";
+            gap?: components["schemas"]["WebhookDeliveryGap"];
+            /**
+             * Format: uuid
+             * @description The event's id: the same in every attempt, redelivery, recovery, the changes feed and listen streams; de-duplicate on it.
+             * @example 9c1f4e2a-7b3d-4a58-8e6f-0d2c1b3a4e5f
+             */
+            id: string;
+            /**
+             * @description Who made the change, so a receiver can ignore changes its own integration made (`api` is /v1, `app` the application).
+             * @enum {string}
+             */
+            source: "app" | "api" | "zapier" | "import" | "sync" | "automation" | "ai" | "inbound" | "system" | "partner";
+            /**
+             * Format: date-time
+             * @description When the change happened: ISO 8601 UTC with milliseconds.
+             * @example 2026-11-22T14:03:07.123Z
+             */
+            timestamp: string;
+        };
+        "WebhookPayload.webhook.endpoint_enabled": {
+            data: {
+                /** @description The user who enabled it. */
+                enabledBy: string | null;
+                /** @description The webhook endpoint the event is about. */
+                endpoint: {
+                    /** Format: uuid */
+                    id: string;
+                    url: string;
+                };
+            };
+            /**
+             * @description The event name.
+             * @enum {string}
+             */
+            event: "webhook.endpoint_enabled";
+            gap?: components["schemas"]["WebhookDeliveryGap"];
+            /**
+             * Format: uuid
+             * @description The event's id: the same in every attempt, redelivery, recovery, the changes feed and listen streams; de-duplicate on it.
+             * @example 9c1f4e2a-7b3d-4a58-8e6f-0d2c1b3a4e5f
+             */
+            id: string;
+            /**
+             * @description Who made the change, so a receiver can ignore changes its own integration made (`api` is /v1, `app` the application).
+             * @enum {string}
+             */
+            source: "app" | "api" | "zapier" | "import" | "sync" | "automation" | "ai" | "inbound" | "system" | "partner";
+            /**
+             * Format: date-time
+             * @description When the change happened: ISO 8601 UTC with milliseconds.
+             * @example 2026-11-22T14:03:07.123Z
+             */
+            timestamp: string;
+        };
+        "WebhookPayload.webhook.limit_reached": {
+            data: {
+                /**
+                 * Format: date-time
+                 * @description The start of the UTC hour the limit applies to.
+                 */
+                hour: string;
+                limit: number;
+                /** @description Deliveries skipped by the change that reached the limit. */
+                skipped: number;
+            };
+            /**
+             * @description The event name.
+             * @enum {string}
+             */
+            event: "webhook.limit_reached";
+            gap?: components["schemas"]["WebhookDeliveryGap"];
+            /**
+             * Format: uuid
+             * @description The event's id: the same in every attempt, redelivery, recovery, the changes feed and listen streams; de-duplicate on it.
+             * @example 9c1f4e2a-7b3d-4a58-8e6f-0d2c1b3a4e5f
+             */
+            id: string;
+            /**
+             * @description Who made the change, so a receiver can ignore changes its own integration made (`api` is /v1, `app` the application).
+             * @enum {string}
+             */
+            source: "app" | "api" | "zapier" | "import" | "sync" | "automation" | "ai" | "inbound" | "system" | "partner";
+            /**
+             * Format: date-time
+             * @description When the change happened: ISO 8601 UTC with milliseconds.
+             * @example 2026-11-22T14:03:07.123Z
+             */
+            timestamp: string;
+        };
     };
     responses: {
         /**
@@ -2605,7 +2865,7 @@ export interface components {
         /** @description Standard Webhooks: Unix time in whole seconds (same as `X-Webhook-Timestamp`). */
         StandardWebhookTimestamp: string;
         /** @description The event name, the same as the body's `event`. */
-        WebhookEvent: "contact.created" | "contact.updated" | "contact.deleted" | "contact.stage_changed" | "contact.score_changed" | "contact.tag_added" | "deal.created" | "deal.updated" | "deal.won" | "deal.lost" | "deal.stage_changed" | "message.sent" | "message.received" | "conversation.created" | "task.created" | "task.completed" | "booking.created" | "booking.cancelled" | "form.submitted" | "ai_action.created" | "ai_action.approved" | "ai_action.rejected" | "tracking.email_opened" | "tracking.link_clicked" | "tracking.page_visited" | "nonprofit.verification_recorded" | "nonprofit.activated" | "ping";
+        WebhookEvent: "contact.created" | "contact.updated" | "contact.deleted" | "contact.stage_changed" | "contact.score_changed" | "contact.tag_added" | "deal.created" | "deal.updated" | "deal.won" | "deal.lost" | "deal.stage_changed" | "message.sent" | "message.received" | "conversation.created" | "task.created" | "task.completed" | "booking.created" | "booking.cancelled" | "form.submitted" | "ai_action.created" | "ai_action.approved" | "ai_action.rejected" | "tracking.email_opened" | "tracking.link_clicked" | "tracking.page_visited" | "nonprofit.verification_recorded" | "nonprofit.activated" | "ping" | "webhook.endpoint_disabled" | "webhook.endpoint_enabled" | "webhook.delivery_failed" | "webhook.limit_reached";
         /** @description The id of this attempt (a UUID): new on every attempt, so not a de-duplication key. */
         WebhookId: string;
         /** @description Lowercase hex HMAC-SHA256 of the exact raw request body, keyed with the endpoint's whole signing secret (the `whsec_...` string as UTF-8), no `sha256=` prefix. Verify it over the raw bytes before parsing, with a constant-time comparison. It signs the body only, no time and no id: it does not protect against replay (a captured delivery verifies forever), so prefer `webhook-signature`, and never fall back to this one when the `webhook-*` headers are missing. */
@@ -6220,6 +6480,256 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["WebhookPayload.tracking.page_visited"];
+            };
+        };
+        responses: {
+            /** @description Received. Answer within 10 seconds; the body is ignored (the first 1,024 characters show in the delivery log). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not received: any other status, a redirect, a timeout or a connection error is retried as described above. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.webhook.delivery_failed": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always `Leadwire-Webhooks/1.0`. */
+                "User-Agent": components["parameters"]["WebhookUserAgent"];
+                /** @description Standard Webhooks: the message id (a UUID), the same on every attempt of one event to this endpoint, on a manual redelivery and on a recovery, so a receiver can de-duplicate on it. The signature signs it. */
+                "webhook-id": components["parameters"]["StandardWebhookId"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. For 24 hours after a secret rotation a second `v1,...` (the previous secret) follows, space-separated; accept the delivery if any one matches. */
+                "webhook-signature": components["parameters"]["StandardWebhookSignature"];
+                /** @description Standard Webhooks: Unix time in whole seconds (same as `X-Webhook-Timestamp`). */
+                "webhook-timestamp": components["parameters"]["StandardWebhookTimestamp"];
+                /** @description The event name, the same as the body's `event`. */
+                "X-Webhook-Event": components["parameters"]["WebhookEvent"];
+                /** @description The id of this attempt (a UUID): new on every attempt, so not a de-duplication key. */
+                "X-Webhook-Id": components["parameters"]["WebhookId"];
+                /** @description Lowercase hex HMAC-SHA256 of the exact raw request body, keyed with the endpoint's whole signing secret (the `whsec_...` string as UTF-8), no `sha256=` prefix. Verify it over the raw bytes before parsing, with a constant-time comparison. It signs the body only, no time and no id: it does not protect against replay (a captured delivery verifies forever), so prefer `webhook-signature`, and never fall back to this one when the `webhook-*` headers are missing. */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
+                /** @description When this attempt was signed: Unix time in whole seconds, the same value as `webhook-timestamp`. `X-Webhook-Signature` does not cover it, so it proves nothing on its own: refuse replays with `webhook-timestamp`, which `webhook-signature` signs. */
+                "X-Webhook-Timestamp": components["parameters"]["WebhookTimestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "f72fb8f3-9843-4a2a-893d-75cc7b45d99f",
+                 *       "event": "webhook.delivery_failed",
+                 *       "timestamp": "2026-11-22T14:03:07.123Z",
+                 *       "source": "system",
+                 *       "data": {
+                 *         "delivery": {
+                 *           "id": "b8c7d6e5-f4a3-4b2c-9d1e-0f9a8b7c6d54",
+                 *           "attempts": 5,
+                 *           "lastStatusCode": 503,
+                 *           "lastError": null
+                 *         },
+                 *         "endpoint": {
+                 *           "id": "a9b8c7d6-e5f4-4a3b-8c2d-1e0f9a8b7c65",
+                 *           "url": "https://hooks.example.com/leadwire"
+                 *         },
+                 *         "eventId": "9c1f4e2a-7b3d-4a58-8e6f-0d2c1b3a4e5f",
+                 *         "eventName": "contact.created"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookPayload.webhook.delivery_failed"];
+            };
+        };
+        responses: {
+            /** @description Received. Answer within 10 seconds; the body is ignored (the first 1,024 characters show in the delivery log). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not received: any other status, a redirect, a timeout or a connection error is retried as described above. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.webhook.endpoint_disabled": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always `Leadwire-Webhooks/1.0`. */
+                "User-Agent": components["parameters"]["WebhookUserAgent"];
+                /** @description Standard Webhooks: the message id (a UUID), the same on every attempt of one event to this endpoint, on a manual redelivery and on a recovery, so a receiver can de-duplicate on it. The signature signs it. */
+                "webhook-id": components["parameters"]["StandardWebhookId"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. For 24 hours after a secret rotation a second `v1,...` (the previous secret) follows, space-separated; accept the delivery if any one matches. */
+                "webhook-signature": components["parameters"]["StandardWebhookSignature"];
+                /** @description Standard Webhooks: Unix time in whole seconds (same as `X-Webhook-Timestamp`). */
+                "webhook-timestamp": components["parameters"]["StandardWebhookTimestamp"];
+                /** @description The event name, the same as the body's `event`. */
+                "X-Webhook-Event": components["parameters"]["WebhookEvent"];
+                /** @description The id of this attempt (a UUID): new on every attempt, so not a de-duplication key. */
+                "X-Webhook-Id": components["parameters"]["WebhookId"];
+                /** @description Lowercase hex HMAC-SHA256 of the exact raw request body, keyed with the endpoint's whole signing secret (the `whsec_...` string as UTF-8), no `sha256=` prefix. Verify it over the raw bytes before parsing, with a constant-time comparison. It signs the body only, no time and no id: it does not protect against replay (a captured delivery verifies forever), so prefer `webhook-signature`, and never fall back to this one when the `webhook-*` headers are missing. */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
+                /** @description When this attempt was signed: Unix time in whole seconds, the same value as `webhook-timestamp`. `X-Webhook-Signature` does not cover it, so it proves nothing on its own: refuse replays with `webhook-timestamp`, which `webhook-signature` signs. */
+                "X-Webhook-Timestamp": components["parameters"]["WebhookTimestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "dab735d5-9778-4782-8958-b8bf999eb63d",
+                 *       "event": "webhook.endpoint_disabled",
+                 *       "timestamp": "2026-11-22T14:03:07.123Z",
+                 *       "source": "system",
+                 *       "data": {
+                 *         "endpoint": {
+                 *           "id": "a9b8c7d6-e5f4-4a3b-8c2d-1e0f9a8b7c65",
+                 *           "url": "https://hooks.example.com/leadwire"
+                 *         },
+                 *         "reason": "10 deliveries failed in a row; the last one: HTTP 503",
+                 *         "failureCount": 10
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookPayload.webhook.endpoint_disabled"];
+            };
+        };
+        responses: {
+            /** @description Received. Answer within 10 seconds; the body is ignored (the first 1,024 characters show in the delivery log). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not received: any other status, a redirect, a timeout or a connection error is retried as described above. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.webhook.endpoint_enabled": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always `Leadwire-Webhooks/1.0`. */
+                "User-Agent": components["parameters"]["WebhookUserAgent"];
+                /** @description Standard Webhooks: the message id (a UUID), the same on every attempt of one event to this endpoint, on a manual redelivery and on a recovery, so a receiver can de-duplicate on it. The signature signs it. */
+                "webhook-id": components["parameters"]["StandardWebhookId"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. For 24 hours after a secret rotation a second `v1,...` (the previous secret) follows, space-separated; accept the delivery if any one matches. */
+                "webhook-signature": components["parameters"]["StandardWebhookSignature"];
+                /** @description Standard Webhooks: Unix time in whole seconds (same as `X-Webhook-Timestamp`). */
+                "webhook-timestamp": components["parameters"]["StandardWebhookTimestamp"];
+                /** @description The event name, the same as the body's `event`. */
+                "X-Webhook-Event": components["parameters"]["WebhookEvent"];
+                /** @description The id of this attempt (a UUID): new on every attempt, so not a de-duplication key. */
+                "X-Webhook-Id": components["parameters"]["WebhookId"];
+                /** @description Lowercase hex HMAC-SHA256 of the exact raw request body, keyed with the endpoint's whole signing secret (the `whsec_...` string as UTF-8), no `sha256=` prefix. Verify it over the raw bytes before parsing, with a constant-time comparison. It signs the body only, no time and no id: it does not protect against replay (a captured delivery verifies forever), so prefer `webhook-signature`, and never fall back to this one when the `webhook-*` headers are missing. */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
+                /** @description When this attempt was signed: Unix time in whole seconds, the same value as `webhook-timestamp`. `X-Webhook-Signature` does not cover it, so it proves nothing on its own: refuse replays with `webhook-timestamp`, which `webhook-signature` signs. */
+                "X-Webhook-Timestamp": components["parameters"]["WebhookTimestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "5e1c1e10-6d62-48d2-86b0-91d432d61cc0",
+                 *       "event": "webhook.endpoint_enabled",
+                 *       "timestamp": "2026-11-22T14:03:07.123Z",
+                 *       "source": "system",
+                 *       "data": {
+                 *         "endpoint": {
+                 *           "id": "a9b8c7d6-e5f4-4a3b-8c2d-1e0f9a8b7c65",
+                 *           "url": "https://hooks.example.com/leadwire"
+                 *         },
+                 *         "enabledBy": "a2d4f6b8-1c3e-4a5b-9d7f-0e2c4a6b8d13"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookPayload.webhook.endpoint_enabled"];
+            };
+        };
+        responses: {
+            /** @description Received. Answer within 10 seconds; the body is ignored (the first 1,024 characters show in the delivery log). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not received: any other status, a redirect, a timeout or a connection error is retried as described above. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.webhook.limit_reached": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always `Leadwire-Webhooks/1.0`. */
+                "User-Agent": components["parameters"]["WebhookUserAgent"];
+                /** @description Standard Webhooks: the message id (a UUID), the same on every attempt of one event to this endpoint, on a manual redelivery and on a recovery, so a receiver can de-duplicate on it. The signature signs it. */
+                "webhook-id": components["parameters"]["StandardWebhookId"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. For 24 hours after a secret rotation a second `v1,...` (the previous secret) follows, space-separated; accept the delivery if any one matches. */
+                "webhook-signature": components["parameters"]["StandardWebhookSignature"];
+                /** @description Standard Webhooks: Unix time in whole seconds (same as `X-Webhook-Timestamp`). */
+                "webhook-timestamp": components["parameters"]["StandardWebhookTimestamp"];
+                /** @description The event name, the same as the body's `event`. */
+                "X-Webhook-Event": components["parameters"]["WebhookEvent"];
+                /** @description The id of this attempt (a UUID): new on every attempt, so not a de-duplication key. */
+                "X-Webhook-Id": components["parameters"]["WebhookId"];
+                /** @description Lowercase hex HMAC-SHA256 of the exact raw request body, keyed with the endpoint's whole signing secret (the `whsec_...` string as UTF-8), no `sha256=` prefix. Verify it over the raw bytes before parsing, with a constant-time comparison. It signs the body only, no time and no id: it does not protect against replay (a captured delivery verifies forever), so prefer `webhook-signature`, and never fall back to this one when the `webhook-*` headers are missing. */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
+                /** @description When this attempt was signed: Unix time in whole seconds, the same value as `webhook-timestamp`. `X-Webhook-Signature` does not cover it, so it proves nothing on its own: refuse replays with `webhook-timestamp`, which `webhook-signature` signs. */
+                "X-Webhook-Timestamp": components["parameters"]["WebhookTimestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "10df5629-644d-4c78-89d0-1152373bb163",
+                 *       "event": "webhook.limit_reached",
+                 *       "timestamp": "2026-11-22T14:03:07.123Z",
+                 *       "source": "system",
+                 *       "data": {
+                 *         "hour": "2026-11-22T14:00:00.000Z",
+                 *         "limit": 1000,
+                 *         "skipped": 3
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookPayload.webhook.limit_reached"];
             };
         };
         responses: {

@@ -2,6 +2,7 @@ import { activityEvents } from './groups/activity.ts';
 import { captureEvents } from './groups/capture.ts';
 import { contactEvents } from './groups/contacts.ts';
 import { dealEvents } from './groups/deals.ts';
+import { webhookEvents } from './groups/webhooks.ts';
 import { workspaceEvents } from './groups/workspace.ts';
 import { EVENT_NAMES, type EventName } from './names.ts';
 import type { EventPayload } from './outbox.ts';
@@ -10,7 +11,7 @@ import type { EventDefinition } from './payload.ts';
 export type { EventDefinition } from './payload.ts';
 export { PING_MESSAGE } from './groups/workspace.ts';
 
-const DEFINITIONS = [...contactEvents, ...dealEvents, ...activityEvents, ...captureEvents, ...workspaceEvents] as const;
+const DEFINITIONS = [...contactEvents, ...dealEvents, ...activityEvents, ...captureEvents, ...workspaceEvents, ...webhookEvents] as const;
 /** The definition of every event with its own name and `data` schema: `@leadwire/sdk` derives its event types from it. */
 export type AnyEventDefinition = (typeof DEFINITIONS)[number];
 const ALL: readonly EventDefinition[] = DEFINITIONS;

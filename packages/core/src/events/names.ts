@@ -17,11 +17,21 @@ export const EVENT_GROUPS = {
   Tracking: ['tracking.email_opened', 'tracking.link_clicked', 'tracking.page_visited'],
   Nonprofit: ['nonprofit.verification_recorded', 'nonprofit.activated'],
   Test: ['ping'],
+  // Issue 19: operational events about the workspace's own webhooks (groups/webhooks.ts), source `system`.
+  Webhooks: ['webhook.endpoint_disabled', 'webhook.endpoint_enabled', 'webhook.delivery_failed', 'webhook.limit_reached'],
 } as const;
 
 export type EventName = (typeof EVENT_GROUPS)[keyof typeof EVENT_GROUPS][number];
 
 export const EVENT_NAMES: readonly EventName[] = Object.values(EVENT_GROUPS).flat();
+
+/**
+ * Events about the delivery of events. Their own deliveries never cause more of them (no `webhook.delivery_failed` about
+ * a `webhook.*` delivery) and never spend nor meet the hourly delivery limit, so an outage cannot feed on itself.
+ */
+export const OPERATIONAL_EVENTS = EVENT_GROUPS.Webhooks;
+export type OperationalEvent = (typeof OPERATIONAL_EVENTS)[number];
+export const isOperational = (event: string): boolean => (OPERATIONAL_EVENTS as readonly string[]).includes(event);
 
 /** The spec's automation-platform triggers ("Automation-platform hooks"): the events a REST hook may subscribe to. */
 export const AUTOMATION_TRIGGERS = [

@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { qb, sql, statement, type Db, type DB, type Selectable } from '@leadwire/db';
 import type { FeedPosition } from '../../events/feed/cursor.ts';
+import { isOperational } from '../../events/names.ts';
+import { emitEvents, type PendingEvent } from '../../events/outbox.ts';
 import { carryGaps } from './gap.ts';
+import { limitReached } from './operational.ts';
 import { HOURLY_DELIVERY_LIMIT, hourWindow, SKIP_LIMIT } from './policy.ts';
 
 /** A delivery about to be created; `skipReason` set means it is recorded but never sent (endpoint disabled). */
@@ -45,11 +48,19 @@ const RESERVE = statement<{ bucket: string; window: Date; wanted: number }>()((p
 
 export const limitBucket = (orgId: string) => `webhooks:${orgId}`;
 
-async function reserve(db: Db, orgId: string, wanted: number, now: Date): Promise<number> {
-  const [row] = await db.run(RESERVE, { bucket: limitBucket(orgId), window: hourWindow(now), wanted });
+/** How many of `wanted` fit; the reservation that makes the hour's first skip adds `webhook.limit_reached`. */
+async function reserve(db: Db, orgId: string, wanted: number, now: Date, events: PendingEvent[]): Promise<number> {
+  const window = hourWindow(now);
+  const [row] = await db.run(RESERVE, { bucket: limitBucket(orgId), window, wanted });
   const before = (row?.count ?? wanted) - wanted;
-  return Math.max(0, Math.min(wanted, HOURLY_DELIVERY_LIMIT - before));
+  const fit = Math.max(0, Math.min(wanted, HOURLY_DELIVERY_LIMIT - before));
+  const reached = limitReached(orgId, window, before, wanted - fit, now);
+  if (reached) events.push(reached);
+  return fit;
 }
+
+/** Skipped deliveries (disabled endpoint) and operational events' deliveries neither spend nor meet the hourly limit. */
+const limited = (d: NewDelivery) => !d.skipReason && !isOperational(d.event);
 
 /**
  * A replay (redeliver, recover) takes its original's message id (the Standard Webhooks `webhook-id`), so a receiver that
@@ -132,18 +143,21 @@ const INSERT_SKIPPED_ATTEMPTS = statement<{ now: Date; ids: string[] }>()((p) =>
 
 /**
  * Creates deliveries (in the caller's transaction): due at once, or skipped with a log line. Each organization's hourly
- * allowance is spent in the order given (oldest events first); deliveries already skipped do not spend it.
+ * allowance is spent in the order given (oldest events first); deliveries already skipped, and deliveries of
+ * operational events (which are few: once per hour, per disabling, per exhausted delivery), do not spend it.
  */
 export async function createDeliveries(db: Db, items: readonly NewDelivery[], now: Date): Promise<CreatedDelivery[]> {
   if (items.length === 0) return [];
   const sendable = new Map<string, number>();
-  for (const d of items) if (!d.skipReason) sendable.set(d.orgId, (sendable.get(d.orgId) ?? 0) + 1);
+  for (const d of items) if (limited(d)) sendable.set(d.orgId, (sendable.get(d.orgId) ?? 0) + 1);
   const allowance = new Map<string, number>();
-  for (const [orgId, wanted] of sendable) allowance.set(orgId, await reserve(db, orgId, wanted, now));
+  const events: PendingEvent[] = [];
+  for (const [orgId, wanted] of sendable) allowance.set(orgId, await reserve(db, orgId, wanted, now, events));
+  await emitEvents(db, events);
 
   const rows = items.map((d) => {
     let skipReason = d.skipReason;
-    if (!skipReason) {
+    if (limited(d)) {
       const left = allowance.get(d.orgId) ?? 0;
       if (left > 0) allowance.set(d.orgId, left - 1);
       else skipReason = SKIP_LIMIT;

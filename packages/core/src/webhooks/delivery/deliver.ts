@@ -47,6 +47,7 @@ const TAKE = statement<{ key: string; leaseUntil: Date; now: Date; ids: string[]
       eb.fn.coalesce('d.message_id', 'd.id').as('message_id'),
       'd.organization_id',
       'd.endpoint_id',
+      'd.event_id',
       'd.event',
       'd.body',
       'd.attempts',

@@ -3,7 +3,9 @@ import { qb, sql, statement, type Db, type DB, type Selectable } from '@leadwire
 import type { Jobs } from '../../jobs/queue.ts';
 import type { Random } from '../../random.ts';
 import type { SendResult } from '../transport/send.ts';
+import { emitEvents, type PendingEvent } from '../../events/outbox.ts';
 import { queueDisabledMail } from './disabled-mail.ts';
+import { deliveryFailed, endpointDisabled } from './operational.ts';
 import { DISABLE_AFTER_FAILURES, MAX_ATTEMPTS, nextAttemptAt, RESPONSE_BODY_CHARS, SKIP_DISABLED } from './policy.ts';
 
 type Delivery = Selectable<DB['webhook_deliveries']>;
@@ -12,7 +14,7 @@ type Delivery = Selectable<DB['webhook_deliveries']>;
  * The attempt a worker took (deliver.ts), as recorded: its delivery and endpoint columns. A timestamp may come back
  * from the pool as text: `first_attempt_at` is read through `new Date()`.
  */
-export type TakenAttempt = Pick<Delivery, 'id' | 'organization_id' | 'endpoint_id' | 'event' | 'attempts' | 'manual'> &
+export type TakenAttempt = Pick<Delivery, 'id' | 'organization_id' | 'endpoint_id' | 'event_id' | 'event' | 'attempts' | 'manual'> &
   Pick<Selectable<DB['webhook_endpoints']>, 'kind' | 'url'> & { first_attempt_at: Date | string; lease_token: string };
 
 const IN_FLIGHT = sql.lit('in_flight' as const);
@@ -170,7 +172,7 @@ const DISABLE = statement<{ reason: string; now: Date; id: string }>()((p) =>
     .set({ enabled: sql.lit(false), disabled_reason: p.reason, updated_at: p.now })
     .where('id', '=', p.id)
     .where((eb) => eb.ref('enabled'))
-    .returning('id'),
+    .returning(['id', 'failure_count']),
 );
 /** REST-hooks convention: a receiver answering 410 Gone has unsubscribed (its deliveries and log go with it). */
 const UNSUBSCRIBE = statement<{ id: string }>()((p) =>
@@ -184,9 +186,13 @@ export interface RecordDeps {
   random: Random;
 }
 
-async function disable(tx: Db, deps: RecordDeps, a: TakenAttempt, reason: string, now: Date): Promise<void> {
+/** Disables the endpoint once, with the owners' mail and `webhook.endpoint_disabled` (into `events`). */
+async function disable(tx: Db, deps: RecordDeps, a: TakenAttempt, reason: string, now: Date, events: PendingEvent[]): Promise<void> {
   const [row] = await tx.run(DISABLE, { reason, now, id: a.endpoint_id });
-  if (row) await queueDisabledMail(tx, deps.jobs, deps.baseUrl, { id: a.endpoint_id, orgId: a.organization_id, url: a.url, reason });
+  if (!row) return;
+  const endpoint = { id: a.endpoint_id, orgId: a.organization_id, url: a.url };
+  await queueDisabledMail(tx, deps.jobs, deps.baseUrl, { ...endpoint, reason });
+  events.push(endpointDisabled(endpoint, reason, row.failure_count, now));
 }
 
 const describe = (r: SendResult) => (r.statusCode !== null ? `HTTP ${r.statusCode}` : (r.error ?? 'no answer'));
@@ -222,10 +228,28 @@ function plan(o: AttemptOutcome, random: Random) {
   return { ...o, attempt, gone, retryAt, state };
 }
 
+/** `webhook.delivery_failed` for a delivery whose last attempt failed (none for operational events' deliveries). */
+function exhausted(p: ReturnType<typeof plan>, now: Date): PendingEvent[] {
+  const e = deliveryFailed(
+    {
+      endpoint: { id: p.a.endpoint_id, orgId: p.a.organization_id, url: p.a.url },
+      deliveryId: p.a.id,
+      eventId: p.a.event_id,
+      eventName: p.a.event,
+      attempts: p.attempt,
+      manual: p.a.manual,
+      lastStatusCode: p.result.statusCode,
+      lastError: text(p.result.error),
+    },
+    now,
+  );
+  return e ? [e] : [];
+}
+
 /**
  * Writes a round of attempts' outcomes in one transaction: the log lines, each delivery's new state (done, failed, or
  * pending until its next slot), and the endpoints' consequences (failure count, disabling with a mail, 410
- * unsubscribing) for the attempts whose lease was still theirs. Successes reset failure counts first, so a failure in
+ * unsubscribing) with their operational events for the attempts whose lease was still theirs. Successes reset failure counts first, so a failure in
  * the same round still counts.
  */
 export async function recordAttempts(db: Db, deps: RecordDeps, outcomes: readonly AttemptOutcome[], now: Date): Promise<void> {
@@ -260,16 +284,20 @@ export async function recordAttempts(db: Db, deps: RecordDeps, outcomes: readonl
     const mine = planned.filter((p) => own.has(p.a.id));
     const healthy = [...new Set(mine.filter((p) => p.result.outcome === 'succeeded' && !p.a.manual).map((p) => p.a.endpoint_id))];
     if (healthy.length) await tx.run(RESET_FAILURES, { ids: healthy.sort() });
+    const events: PendingEvent[] = [];
     for (const p of mine) {
       if (p.gone) await tx.run(UNSUBSCRIBE, { id: p.a.endpoint_id });
       else if (p.result.outcome === 'blocked')
-        await disable(tx, deps, p.a, p.result.error ?? 'The URL points at a private or internal address', now);
+        await disable(tx, deps, p.a, p.result.error ?? 'The URL points at a private or internal address', now, events);
       else if (p.result.outcome === 'failed' && !p.a.manual) {
+        if (p.state === 'failed') events.push(...exhausted(p, now));
         const [count] = await tx.run(COUNT_FAILURE, { id: p.a.endpoint_id });
         if ((count?.failure_count ?? 0) >= DISABLE_AFTER_FAILURES) {
-          await disable(tx, deps, p.a, `${DISABLE_AFTER_FAILURES} deliveries failed in a row; the last one: ${describe(p.result)}`, now);
+          const reason = `${DISABLE_AFTER_FAILURES} deliveries failed in a row; the last one: ${describe(p.result)}`;
+          await disable(tx, deps, p.a, reason, now, events);
         }
       }
     }
+    await emitEvents(tx, events);
   });
 }

@@ -6,6 +6,8 @@ import type { Deps } from '../../context.ts';
 import { iso, isoOrNull } from '../../records/dates.ts';
 import { toPage } from '../../records/pagination.ts';
 import { AppError, errors } from '../../errors.ts';
+import { emitEvents } from '../../events/outbox.ts';
+import { endpointDisabled, endpointEnabled } from '../delivery/operational.ts';
 import { checkUrlAddress } from '../transport/address.ts';
 import { newSigningSecret } from '../transport/secret.ts';
 import type { WebhookEndpointCreateInput, WebhookEndpointListInput, WebhookEndpointUpdateInput, WebhookEndpointView } from './schemas.ts';
@@ -90,7 +92,10 @@ export async function createEndpoint(
   return toView(row!);
 }
 
-/** URL, events and description. A changed URL is checked again; an unsafe one disables the endpoint with the reason. */
+/**
+ * URL, events and description. A changed URL is checked again; an unsafe one disables the endpoint with the reason (and
+ * `webhook.endpoint_disabled`, when it was enabled).
+ */
 export async function updateEndpoint(
   db: Db,
   deps: EndpointDeps,
@@ -101,16 +106,26 @@ export async function updateEndpoint(
   const current = await find(db, actor, input.id);
   const urlChanged = input.url !== undefined && input.url !== current.url;
   const reason = urlChanged ? await unsafeReason(deps, input.url!) : null;
-  const [row] = await db.run(q.UPDATE, {
-    url: urlChanged ? input.url! : null,
-    urlChanged,
-    events: input.events ?? null,
-    descriptionSent: input.description !== undefined,
-    description: input.description || null,
-    unsafeReason: reason,
-    now: deps.clock.now(),
-    id: input.id,
-    orgId: actor.orgId,
+  const now = deps.clock.now();
+  const row = await db.transaction(async (tx) => {
+    // Only an unsafe URL can disable it: then whether it was enabled decides `webhook.endpoint_disabled`.
+    const [before] = reason ? await tx.run(q.LOCK, { id: input.id, orgId: actor.orgId }) : [];
+    const [updated] = await tx.run(q.UPDATE, {
+      url: urlChanged ? input.url! : null,
+      urlChanged,
+      events: input.events ?? null,
+      descriptionSent: input.description !== undefined,
+      description: input.description || null,
+      unsafeReason: reason,
+      now,
+      id: input.id,
+      orgId: actor.orgId,
+    });
+    if (updated && reason && before?.enabled)
+      await emitEvents(tx, [
+        endpointDisabled({ orgId: actor.orgId, id: updated.id, url: updated.url }, reason, updated.failure_count, now),
+      ]);
+    return updated;
   });
   if (!row) throw notFound(input.id);
   return toView(row);
@@ -136,16 +151,33 @@ export async function enableEndpoint(db: Db, deps: EndpointDeps, actor: Internal
     const { url } = await find(db, actor, id);
     const reason = await unsafeReason(deps, url);
     if (reason) throw urlRefused(reason);
-    const [row] = await db.run(q.ENABLE, { now: deps.clock.now(), id, orgId: actor.orgId, url });
+    const now = deps.clock.now();
+    const row = await db.transaction(async (tx) => {
+      const [before] = await tx.run(q.LOCK, { id, orgId: actor.orgId });
+      const [enabled] = await tx.run(q.ENABLE, { now, id, orgId: actor.orgId, url });
+      if (enabled && before && !before.enabled) await emitEvents(tx, [endpointEnabled({ orgId: actor.orgId, id, url }, actor.userId, now)]);
+      return enabled;
+    });
     if (row) return toView(row);
   }
   throw new AppError('concurrent_update', 'The endpoint URL kept changing while it was being enabled; try again');
 }
 
-/** Stops deliveries; the reason names who did it. Disabling a disabled endpoint changes nothing (its reason stays). */
+/**
+ * Stops deliveries, with `webhook.endpoint_disabled`; the reason names who did it. Disabling a disabled endpoint changes
+ * nothing (its reason stays, no event).
+ */
 export async function disableEndpoint(db: Db, deps: EndpointDeps, actor: InternalActor, id: string): Promise<WebhookEndpointView> {
   manage(actor);
-  const [row] = await db.run(q.DISABLE, { userId: actor.userId, orgId: actor.orgId, now: deps.clock.now(), id });
+  const now = deps.clock.now();
+  const row = await db.transaction(async (tx) => {
+    const [disabled] = await tx.run(q.DISABLE, { userId: actor.userId, orgId: actor.orgId, now, id });
+    if (disabled) {
+      const endpoint = { orgId: actor.orgId, id, url: disabled.url };
+      await emitEvents(tx, [endpointDisabled(endpoint, disabled.disabled_reason ?? 'disabled by a user', disabled.failure_count, now)]);
+    }
+    return disabled;
+  });
   return row ? toView(row) : getEndpoint(db, actor, id);
 }
 

@@ -116,6 +116,17 @@ export const UPDATE = statement<{
 );
 
 /** Only while the URL is still the one that was checked (a concurrent PATCH may have changed it). */
+/** Whether the endpoint is enabled, its row held until the transaction ends: enabling tells `webhook.endpoint_enabled` once. */
+export const LOCK = statement<{ id: string; orgId: string }>()((p) =>
+  qb
+    .selectFrom('webhook_endpoints')
+    .select('enabled')
+    .where('id', '=', p.id)
+    .where('organization_id', '=', p.orgId)
+    .where('kind', '=', ENDPOINT)
+    .forUpdate(),
+);
+
 export const ENABLE = statement<{ now: Date; id: string; orgId: string; url: string }>()((p) =>
   qb
     .updateTable('webhook_endpoints')
