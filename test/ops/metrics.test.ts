@@ -7,36 +7,7 @@ import { generateKeyValue } from '#core/auth/key-material.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildMetricsApp } from '../../apps/server/src/metrics.ts';
 import { call, initTestApp, type TestApp } from '../support/app.ts';
-
-/** One sample: `name{a="b",...} value`. */
-interface Sample {
-  name: string;
-  labels: Record<string, string>;
-  value: number;
-}
-
-/** Prometheus's text exposition format as prom-client writes it (one sample a line, `#` lines are help and type). */
-function parse(text: string): Sample[] {
-  return text
-    .split('\n')
-    .filter((l) => l && !l.startsWith('#'))
-    .map((line) => {
-      const m = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-      if (!m) throw new Error(`not a sample line: ${line}`);
-      const labels: Record<string, string> = {};
-      for (const [, k, v] of (m[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) labels[k!] = v!;
-      return { name: m[1]!, labels, value: Number(m[3]) };
-    });
-}
-
-/** The value of the sample with exactly these labels among those named `name`; 0 when absent (a counter not yet seen). */
-function value(samples: Sample[], name: string, labels: Record<string, string>): number {
-  const want = Object.entries(labels);
-  const s = samples.find(
-    (x) => x.name === name && Object.keys(x.labels).length === want.length && want.every(([k, v]) => x.labels[k] === v),
-  );
-  return s?.value ?? 0;
-}
+import { parseMetrics as parse, type Sample, sampleValue as value } from './prom-text.ts';
 
 let t: TestApp;
 let key: string;
