@@ -7,6 +7,8 @@ import { generateKeyValue } from '#core/auth/key-material.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildMetricsApp } from '../../apps/server/src/metrics.ts';
 import { call, initTestApp, type TestApp } from '../support/app.ts';
+import { capture } from '../capture/support.ts';
+import { collect, VISITOR_A } from '../tracking/support.ts';
 import { parseMetrics as parse, type Sample, sampleValue as value } from './prom-text.ts';
 
 let t: TestApp;
@@ -109,6 +111,31 @@ describe('GET /metrics', () => {
         value(before, 'leadwire_refusals_total', { reason: 'known_bad_key' }),
     ).toBe(1);
     expect(text).not.toContain(unknown.slice(8, 20));
+  });
+});
+
+describe('page views and capture submissions', () => {
+  it('counts each accepted, and each refused by the error code it was given', async () => {
+    const before = (await scrape()).samples;
+    const view = { org: orgId, url: 'https://shop.example/pricing', visitor: VISITOR_A };
+    expect((await collect(t, view)).status).toBe(202);
+    expect((await collect(t, view)).status).toBe(202);
+    expect((await collect(t, view, { 'content-type': 'image/png' })).status).toBe(415);
+    expect((await capture(t, orgId, { name: 'Ada Lovelace', email: `ada-${randomUUID()}@example.com` })).status).toBe(200);
+    const nobody = randomUUID();
+    const refused = await capture(t, nobody, { email: 'x@example.com' });
+    expect(refused.status).toBe(404);
+    const { text, samples: after } = await scrape();
+    const delta = (name: string, labels: Record<string, string>) => value(after, name, labels) - value(before, name, labels);
+    expect(delta('leadwire_page_views_total', { outcome: 'accepted' })).toBe(2);
+    expect(delta('leadwire_page_views_total', { outcome: 'refused', reason: 'unsupported_media_type' })).toBe(1);
+    expect(delta('leadwire_capture_submissions_total', { outcome: 'accepted' })).toBe(1);
+    expect(delta('leadwire_capture_submissions_total', { outcome: 'refused', reason: refused.body.code })).toBe(1);
+    // The organization is in the capture path, never in a label.
+    expect(text).not.toContain(nobody);
+    expect(value(after, 'leadwire_http_requests_total', { method: 'POST', route: '/api/capture/:orgId', status: '404' })).toBeGreaterThan(
+      0,
+    );
   });
 });
 

@@ -1,2 +1,11 @@
 export { renderMetrics } from './collect.ts';
-export { countAttempt, httpDuration, httpRequests, metricsRegistry, refusals, UNMATCHED_ROUTE } from './registry.ts';
+export {
+  captureSubmissions,
+  countAttempt,
+  httpDuration,
+  pageViews,
+  httpRequests,
+  metricsRegistry,
+  refusals,
+  UNMATCHED_ROUTE,
+} from './registry.ts';

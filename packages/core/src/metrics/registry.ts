@@ -54,3 +54,17 @@ const OUTCOMES = new Set(['succeeded', 'failed', 'blocked', 'skipped']);
 export function countAttempt(outcome: string, attempt: number, max: number): void {
   webhookAttempts.inc({ outcome: OUTCOMES.has(outcome) ? outcome : 'other', attempt: attemptLabel(attempt, max) });
 }
+
+export const pageViews = new Counter({
+  name: 'leadwire_page_views_total',
+  help: 'Page views posted by the tracking snippet: accepted, or refused with the error code given (reason)',
+  labelNames: ['outcome', 'reason'] as const,
+  registers: [metricsRegistry],
+});
+
+export const captureSubmissions = new Counter({
+  name: 'leadwire_capture_submissions_total',
+  help: 'Lead-capture submissions: accepted, or refused with the error code given (reason)',
+  labelNames: ['outcome', 'reason'] as const,
+  registers: [metricsRegistry],
+});
