@@ -114,6 +114,28 @@ describe('GET /metrics', () => {
   });
 });
 
+describe('job queues', () => {
+  it('reports per pg-boss queue the jobs due and how long the oldest has waited (no worker runs in this server)', async () => {
+    const queue = 'mail.send';
+    const before = (await scrape()).samples;
+    expect(before.some((s) => s.name === 'leadwire_queue_ready_jobs' && s.labels.queue === queue)).toBe(true);
+    const base = value(before, 'leadwire_queue_ready_jobs', { queue });
+    const jobs = t.runtime.deps.jobs;
+    await jobs.send(t.runtime.deps.db, queue, { to: 'nobody@example.com' });
+    await jobs.send(t.runtime.deps.db, queue, { to: 'nobody@example.com' });
+    // Not due yet: not counted as waiting.
+    await jobs.send(t.runtime.deps.db, queue, { to: 'nobody@example.com' }, { startAfter: new Date(t.clock.now().getTime() + 3_600_000) });
+    t.clock.advance(120_000);
+    const after = (await scrape()).samples;
+    expect(value(after, 'leadwire_queue_ready_jobs', { queue }) - base).toBe(2);
+    expect(value(after, 'leadwire_queue_lag_seconds', { queue })).toBeGreaterThanOrEqual(119);
+    await t.sql(`delete from pgboss.job where name = ?`, [queue]);
+    const empty = (await scrape()).samples;
+    expect(value(empty, 'leadwire_queue_ready_jobs', { queue })).toBe(0);
+    expect(value(empty, 'leadwire_queue_lag_seconds', { queue })).toBe(0);
+  });
+});
+
 describe('page views and capture submissions', () => {
   it('counts each accepted, and each refused by the error code it was given', async () => {
     const before = (await scrape()).samples;

@@ -16,6 +16,17 @@ const BACKLOG = statement()(() =>
 );
 
 /**
+ * Per pg-boss queue (names fixed by the code: apps/server/src/jobs.ts), the jobs due and waiting for a worker and the
+ * oldest one's due time. pg-boss's own partial index on waiting jobs (job_i11: state < 'active' and not blocked)
+ * holds exactly these rows, so the cost follows the backlog, not the history. pg-boss's tables are not in the typed
+ * schema, so this one is SQL as written.
+ */
+const QUEUE_LAG = `select q.name as queue, count(j.id)::int as ready, min(j.start_after) as oldest
+  from pgboss.queue q
+  left join pgboss.job j on j.name = q.name and j.state < 'active' and not j.blocked and j.start_after <= $1
+  group by q.name`;
+
+/**
  * The Prometheus text for a scrape: the process's counters plus the values read now (the pools, the outbox backlog).
  * Those are gathered into a registry of their own per scrape, so a process that hosts several runtimes (the tests)
  * reports the one it was asked about. `pools` names the pg pools to report, e.g. `{ request, jobs }`.
@@ -53,6 +64,18 @@ export async function renderMetrics(
     help: 'Age of the oldest event not yet dispatched; 0 when none waits',
     registers: [now],
   });
+  const ready = new Gauge({
+    name: 'leadwire_queue_ready_jobs',
+    help: 'Jobs of a pg-boss queue due now and not yet taken by a worker',
+    labelNames: ['queue'] as const,
+    registers: [now],
+  });
+  const lag = new Gauge({
+    name: 'leadwire_queue_lag_seconds',
+    help: 'How long the oldest due job of a pg-boss queue has waited for a worker; 0 when none waits',
+    labelNames: ['queue'] as const,
+    registers: [now],
+  });
   const up = new Gauge({
     name: 'leadwire_database_up',
     help: 'Whether the scrape could read the database (1) or not (0)',
@@ -63,6 +86,12 @@ export async function renderMetrics(
     pending.set(row?.pending ?? 0);
     const oldest = row?.oldest ? new Date(row.oldest).getTime() : undefined;
     age.set(oldest === undefined ? 0 : Math.max(0, (deps.clock.now().getTime() - oldest) / 1000));
+    const at = deps.clock.now();
+    const { rows } = await deps.db.raw(QUEUE_LAG, [at]);
+    for (const r of rows as { queue: string; ready: number; oldest: Date | string | null }[]) {
+      ready.set({ queue: r.queue }, r.ready);
+      lag.set({ queue: r.queue }, r.oldest ? Math.max(0, (at.getTime() - new Date(r.oldest).getTime()) / 1000) : 0);
+    }
     up.set(1);
   } catch {
     // A scrape during a database outage still reports the process's counters, and says the database was not read.
