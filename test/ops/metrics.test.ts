@@ -114,6 +114,32 @@ describe('GET /metrics', () => {
   });
 });
 
+describe('rate-limit refusals', () => {
+  it('counts each refusal of a spent window, the first (counted in the database) and those answered from memory', async () => {
+    const org = await t.newOrg({ plan: 'starter' });
+    t.clock.freeze(t.clock.now());
+    try {
+      const get = () => fetch(`${t.origin}/api/contacts`, { headers: { authorization: `Bearer ${org.internalKey}` } });
+      // The starter plan's Internal key: 60 a minute. The window is spent by the 61st.
+      const answers: number[] = [];
+      for (let i = 0; i < 60; i++) answers.push((await get()).status);
+      expect(answers.every((s) => s === 200)).toBe(true);
+      const before = (await scrape()).samples;
+      expect((await get()).status).toBe(429);
+      expect((await get()).status).toBe(429);
+      expect((await get()).status).toBe(429);
+      const { text, samples: after } = await scrape();
+      expect(
+        value(after, 'leadwire_refusals_total', { reason: 'rate_limited' }) -
+          value(before, 'leadwire_refusals_total', { reason: 'rate_limited' }),
+      ).toBe(3);
+      expect(text).not.toContain(org.orgId);
+    } finally {
+      t.clock.unfreeze();
+    }
+  });
+});
+
 describe('job queues', () => {
   it('reports per pg-boss queue the jobs due and how long the oldest has waited (no worker runs in this server)', async () => {
     const queue = 'mail.send';
