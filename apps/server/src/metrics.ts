@@ -1,5 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
-import type { Deps } from '@leadwire/core';
+import { type Deps, errors, toPublicError } from '@leadwire/core';
 import { httpDuration, httpRequests, renderMetrics, UNMATCHED_ROUTE } from '@leadwire/core/runtime';
 import type { PgDb } from '@leadwire/db';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
@@ -43,10 +43,8 @@ export function metricsRoute(app: FastifyInstance, deps: Deps, pools: Record<str
   app.get('/metrics', async (req, reply) => {
     const token = deps.config.METRICS_TOKEN;
     if (token && !sameToken(req.headers.authorization, token)) {
-      return reply
-        .status(401)
-        .header('www-authenticate', 'Bearer')
-        .send({ error: 'GET /metrics needs Authorization: Bearer <METRICS_TOKEN>', code: 'unauthorized' });
+      const pub = toPublicError(errors.unauthorized('GET /metrics needs Authorization: Bearer <METRICS_TOKEN>'));
+      return reply.status(pub.status).header('www-authenticate', 'Bearer').send(pub.body);
     }
     const { contentType, text } = await renderMetrics(deps, pools);
     return reply.type(contentType).header('cache-control', 'no-store').send(text);
