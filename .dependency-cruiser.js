@@ -8,7 +8,8 @@
  *   core resources            a folder per resource (accounts/, contacts/, deals/, webhooks/endpoints/, ...)
  *   core foundation           errors (and errors/, the catalogue), conflict, clock, config, random, context, trpc,
  *                             records/ (what CRM record types share), validation/, http/, limits/, auth/,
- *                             idempotency/, events/, mail/, openapi/, jobs/ (the queue runtime), webhooks/transport/
+ *                             idempotency/, events/, mail/, openapi/, jobs/ (the queue runtime), webhooks/transport/,
+ *                             metrics/ (the process's counters)
  *   packages/db               entities, ORM, the Db executor
  *
  * Resources may use each other (no circle); apps/ reaches core only through the package's named exports; the SDK
@@ -20,7 +21,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 const FOUNDATION =
-  '^packages/core/src/((errors|conflict|clock|config|random|context|trpc)\\.ts$|(errors|records|validation|http|limits|auth|idempotency|events|mail|openapi|jobs|webhooks/transport)/)';
+  '^packages/core/src/((errors|conflict|clock|config|random|context|trpc)\\.ts$|(errors|records|validation|http|limits|auth|idempotency|events|mail|openapi|jobs|webhooks/transport|metrics)/)';
 const COMPOSITION = '^packages/core/src/(index|boot|v1-router|internal-router|openapi|runtime|surfaces)\\.ts$';
 const TESTS = '(\\.test\\.ts|\\.test-support\\.ts)$';
 

@@ -13,6 +13,8 @@ import { trackingPlugin } from './http/tracking.ts';
 import { uploadsPlugin } from './http/uploads.ts';
 import { v1Plugin } from './http/v1.ts';
 import { loggablePath, loggerOptions } from './logger.ts';
+import { countRequests, metricsRoute } from './metrics.ts';
+import type { PgDb } from '@leadwire/db';
 
 /** The readiness probe's round trip: no table, so it answers while any migration is pending. */
 const PING = statement()(() => qb.selectNoFrom(sql<number>`1`.as('up')));
@@ -23,7 +25,10 @@ function trustProxy(setting: boolean | number | string[] | undefined) {
 }
 
 /** Builds the HTTP app without listening; the entry point (or a test) decides where it listens. */
-export async function buildApp(deps: Deps, opts: { logger?: boolean; logStream?: DestinationStream } = {}): Promise<FastifyInstance> {
+export async function buildApp(
+  deps: Deps,
+  opts: { logger?: boolean; logStream?: DestinationStream; metricsPools?: Record<string, PgDb> } = {},
+): Promise<FastifyInstance> {
   const app = Fastify({
     logger: opts.logger === false ? false : loggerOptions(deps.config.LOG_LEVEL, opts.logStream),
     // One line per request from our onResponse hook instead of Fastify's two.
@@ -60,6 +65,11 @@ export async function buildApp(deps: Deps, opts: { logger?: boolean; logStream?:
   });
 
   app.get('/healthz', async () => ({ status: 'ok' }));
+  if (deps.config.METRICS_ENABLED) {
+    countRequests(app);
+    // With METRICS_PORT set, /metrics lives on that listener only (main.ts), off the public port.
+    if (deps.config.METRICS_PORT === undefined) metricsRoute(app, deps, opts.metricsPools ?? { request: deps.db });
+  }
 
   let migrated = false;
   app.get('/readyz', async (_req, reply) => {

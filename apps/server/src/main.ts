@@ -5,6 +5,7 @@ import pino from 'pino';
 import { buildApp } from './app.ts';
 import { compose } from './compose.ts';
 import { REDACT_PATHS } from './logger.ts';
+import { buildMetricsApp } from './metrics.ts';
 
 /**
  * One entry point, three roles: `all` (default) serves HTTP and runs the job workers; `api` and `worker` split them
@@ -32,17 +33,23 @@ async function main() {
     },
   });
   const serveHttp = config.ROLE !== 'worker';
-  const app = serveHttp ? await buildApp(runtime.deps) : undefined;
+  const metricsPools = { request: runtime.deps.db, jobs: runtime.jobDeps.db };
+  const app = serveHttp ? await buildApp(runtime.deps, { metricsPools }) : undefined;
+  // A worker has no HTTP of its own: it serves /metrics only on METRICS_PORT.
+  const metricsApp =
+    config.METRICS_ENABLED && config.METRICS_PORT !== undefined ? await buildMetricsApp(runtime.deps, metricsPools) : undefined;
   if (config.ROLE !== 'api') {
     // The pump takes its worker lock first: a delivery job may only run once this process's key is held.
     await pumpOf(runtime.jobDeps).start();
     await runtime.boss.work(jobDefinitions(runtime.jobDeps));
   }
   if (app) await app.listen({ port: config.PORT, host: config.HOST });
+  if (metricsApp) await metricsApp.listen({ port: config.METRICS_PORT, host: config.HOST });
   log.info(
     {
       role: config.ROLE,
       port: serveHttp ? config.PORT : undefined,
+      metricsPort: metricsApp ? config.METRICS_PORT : undefined,
       baseUrl: config.BASE_URL,
       ms: Date.now() - started,
       embeddedDatabase: !config.DATABASE_URL,
@@ -67,6 +74,7 @@ async function main() {
       const sweep = setInterval(() => app?.server.closeIdleConnections(), 100);
       try {
         await app?.close();
+        await metricsApp?.close();
       } finally {
         clearInterval(sweep);
       }

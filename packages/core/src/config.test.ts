@@ -22,6 +22,7 @@ describe('loadConfig defaults', () => {
       DATA_DIR: './.data',
       ROLE: 'all',
       LOG_LEVEL: 'info',
+      METRICS_ENABLED: true,
       DB_POOL_MAX: 20,
       DB_ACQUIRE_TIMEOUT_MS: 3_000,
       DB_STATEMENT_TIMEOUT_MS: 5_000,

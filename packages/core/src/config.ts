@@ -205,6 +205,16 @@ export const ConfigSchema = z
     // The changes feed (GET /v1/events).
     /** Most events a page filtered by type walks past: bounds a page's cost however rare the matching events are. */
     FEED_SCAN_WINDOW: z.coerce.number().int().min(10).max(100_000).default(1_000),
+    // Prometheus metrics (docs/operating.md, "Metrics").
+    /** Serve GET /metrics at all; off for a deployment that scrapes nothing (the counters still cost next to nothing). */
+    METRICS_ENABLED: z
+      .enum(['true', 'false'])
+      .default('true')
+      .transform((v) => v === 'true'),
+    /** /metrics on a listener of its own (kept off the public port; a worker serves it only there); unset: on PORT. */
+    METRICS_PORT: port.optional(),
+    /** When set, /metrics answers only `Authorization: Bearer <token>`: for a public port that must not show traffic. */
+    METRICS_TOKEN: z.string().min(16).optional(),
   })
   .refine((c) => c.PASSWORD_HASH_CONCURRENCY < c.UV_THREADPOOL_SIZE, {
     path: ['PASSWORD_HASH_CONCURRENCY'],

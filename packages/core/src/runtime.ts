@@ -18,3 +18,14 @@ export { watchKeyChanges } from './auth/key-changes.ts';
 export { keyGuardOf } from './limits/key-guard.ts';
 export { putBounded } from './limits/bounded-map.ts';
 export { systemResolver, type Resolver } from './webhooks/transport/resolver.ts';
+export {
+  captureSubmissions,
+  countAttempt,
+  httpDuration,
+  httpRequests,
+  metricsRegistry,
+  pageViews,
+  refusals,
+  renderMetrics,
+  UNMATCHED_ROUTE,
+} from './metrics/index.ts';

@@ -97,6 +97,13 @@ export interface PgDbOptions {
   transactionTimeoutMs?: number | undefined;
 }
 
+/** Connections open (`total`, of which `idle`), and callers waiting for one. */
+export interface PoolStats {
+  total: number;
+  idle: number;
+  waiting: number;
+}
+
 /**
  * The hot path's way to the database: a pg pool, with prepared statements and plain transactions. With time-outs set,
  * every wait is bounded: no connection in time is DatabaseUnavailableError, a statement or transaction past its budget
@@ -113,6 +120,11 @@ export class PgDb implements Db {
     this.onError = opts.onAfterCommitError ?? (() => {});
     this.queryTimeoutMs = opts.queryTimeoutMs;
     this.transactionTimeoutMs = opts.transactionTimeoutMs;
+  }
+
+  /** The pool's occupancy, for the metrics a scrape reads: callers never reach into the pool for it. */
+  poolStats(): PoolStats {
+    return { total: this.pool.totalCount, idle: this.pool.idleCount, waiting: this.pool.waitingCount };
   }
 
   private async connect(): Promise<BoundedClient> {

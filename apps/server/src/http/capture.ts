@@ -2,6 +2,7 @@ import { AppError, type Deps, toPublicError } from '@leadwire/core';
 import { CAPTURE_MAX_BYTES, captureErrors, captureLead, parseCaptureBody } from '@leadwire/core/surfaces';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { serveSnippet } from './embed.ts';
+import { captureSubmissions } from '@leadwire/core/runtime';
 import { sendError } from './rest-surface.ts';
 import { logFailure } from './log-failure.ts';
 
@@ -39,6 +40,8 @@ export async function capturePlugin(app: FastifyInstance, opts: { deps: Deps }) 
     capture.setErrorHandler((err, req, reply) => {
       const code = (err as { code?: unknown }).code;
       const pub = toPublicError(code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? captureErrors.tooLarge() : err);
+      // The code is from the error catalogue: a short fixed list, so a bounded label.
+      captureSubmissions.inc({ outcome: 'refused', reason: pub.body.code });
       logFailure(req.log, err, pub, 'lead capture failed');
       return sendError(reply, pub);
     });
@@ -63,6 +66,7 @@ export async function capturePlugin(app: FastifyInstance, opts: { deps: Deps }) 
         setHeader: (name, value) => void reply.header(name, value),
       });
       // Nothing about the contact: an anonymous caller learns nothing about what the workspace already knew.
+      captureSubmissions.inc({ outcome: 'accepted' });
       return reply.status(200).send({ ok: true, ...thankYou });
     });
   });

@@ -14,6 +14,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type CreateOpenApiFastifyPluginOptions, fastifyTRPCOpenApiPlugin } from 'trpc-to-openapi';
 import { addJsonBodyParser } from './json-body.ts';
 import { logFailure } from './log-failure.ts';
+import { setRouteTemplate } from '../metrics.ts';
+import { UNMATCHED_ROUTE } from '@leadwire/core/runtime';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -107,6 +109,7 @@ export async function restSurface(app: FastifyInstance, opts: { deps: Deps; rout
     const pathname = (req.url.split('?')[0] ?? '').slice(app.prefix.length) || '/';
     if (pathname.startsWith('/docs')) return;
     const m = matchRoute(routes, req.method, pathname);
+    setRouteTemplate(req, m.kind === 'ok' ? `${app.prefix}${m.route.path}` : UNMATCHED_ROUTE);
     if (m.kind === 'not_found') {
       return sendError(reply, {
         status: 404,

@@ -2,6 +2,7 @@ import { AppError, type Deps, errors, toPublicError } from '@leadwire/core';
 import { followLink, PAGE_VIEW_MAX_BYTES, parsePageView, recordPageView, trackingErrors } from '@leadwire/core/surfaces';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { serveSnippet } from './embed.ts';
+import { pageViews } from '@leadwire/core/runtime';
 import { sendError } from './rest-surface.ts';
 import { logFailure } from './log-failure.ts';
 
@@ -47,6 +48,8 @@ export async function trackingPlugin(app: FastifyInstance, opts: { deps: Deps })
     collect.setErrorHandler((err, req, reply) => {
       const code = (err as { code?: unknown }).code;
       const pub = toPublicError(code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? trackingErrors.tooLarge() : err);
+      // The code is from the error catalogue: a short fixed list, so a bounded label.
+      pageViews.inc({ outcome: 'refused', reason: pub.body.code });
       logFailure(req.log, err, pub, 'page view failed');
       return sendError(reply, pub);
     });
@@ -73,6 +76,7 @@ export async function trackingPlugin(app: FastifyInstance, opts: { deps: Deps })
         anonymous: optedOut(req),
         setHeader: (name, value) => void reply.header(name, value),
       });
+      pageViews.inc({ outcome: 'accepted' });
       return reply.status(202).send();
     });
   });

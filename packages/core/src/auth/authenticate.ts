@@ -6,6 +6,7 @@ import type { RateWindow } from '../limits/window.ts';
 import type { Actor } from './actor.ts';
 import { bearerToken, hashKey, isWellFormedKey, KEY_PREFIX } from './key-material.ts';
 import { SESSION_PREFIX } from './sessions.ts';
+import { refusals } from '../metrics/registry.ts';
 
 const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;
@@ -183,12 +184,16 @@ function refusalFor(guard: KeyGuard, keyHash: string, surface: ApiKeyType, now: 
   const spent = guard.spent(`${surface}:${keyHash}`, now);
   if (spent) {
     const headers = rateHeaders(spent.window, spent.limit, now.getTime());
+    refusals.inc({ reason: 'rate_limited' });
     return {
       error: errors.rateLimited(headers['x-ratelimit-reset']),
       headers: { ...headers, 'retry-after': headers['x-ratelimit-reset'] },
     };
   }
-  if (guard.isKnownBad(keyHash, now)) return { error: errors.unauthorized(guard.badReason(keyHash) ?? INVALID_KEY), headers: {} };
+  if (guard.isKnownBad(keyHash, now)) {
+    refusals.inc({ reason: 'known_bad_key' });
+    return { error: errors.unauthorized(guard.badReason(keyHash) ?? INVALID_KEY), headers: {} };
+  }
   return null;
 }
 

@@ -1,5 +1,6 @@
 import type { RateWindow } from './window.ts';
 import { errors } from '../errors.ts';
+import { refusals } from '../metrics/registry.ts';
 import type { KeyGuard, KeySighting, SpentWindow } from './key-guard.ts';
 
 export interface RateHeaders {
@@ -28,6 +29,7 @@ export function enforceRateLimit(
   for (const [name, value] of Object.entries(headers)) setHeader(name, value);
   if (window.count > limit) {
     setHeader('retry-after', headers['x-ratelimit-reset']);
+    refusals.inc({ reason: 'rate_limited' });
     throw errors.rateLimited(headers['x-ratelimit-reset']);
   }
 }

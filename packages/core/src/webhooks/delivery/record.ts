@@ -7,6 +7,7 @@ import { emitEvents, type PendingEvent } from '../../events/outbox.ts';
 import { queueDisabledMail } from './disabled-mail.ts';
 import { deliveryFailed, endpointDisabled } from './operational.ts';
 import { DISABLE_AFTER_FAILURES, MAX_ATTEMPTS, nextAttemptAt, RESPONSE_BODY_CHARS, SKIP_DISABLED } from './policy.ts';
+import { countAttempt } from '../../metrics/registry.ts';
 
 type Delivery = Selectable<DB['webhook_deliveries']>;
 
@@ -203,6 +204,7 @@ export async function recordSkipped(db: Db, a: TakenAttempt, now: Date): Promise
     const [own] = await tx.run(FINISH_SKIPPED, { reason: SKIP_DISABLED, now, id: a.id, leaseToken: a.lease_token });
     if (own) await tx.run(LOG_SKIPPED, { id: randomUUID(), error: SKIP_DISABLED, now, deliveryId: a.id });
   });
+  countAttempt('skipped', 0, MAX_ATTEMPTS);
 }
 
 /** One attempt's outcome, as the worker hands it to be recorded. */
@@ -300,4 +302,6 @@ export async function recordAttempts(db: Db, deps: RecordDeps, outcomes: readonl
     }
     await emitEvents(tx, events);
   });
+  // Counted once committed, as logged: a round rolled back is retried and counted then.
+  for (const p of planned) countAttempt(p.result.outcome, p.attempt, MAX_ATTEMPTS);
 }
