@@ -167,6 +167,7 @@ export async function answerOf(
 export function withoutRequestId(status: number, body: any, header: string | string[] | null | undefined): any {
   if (status < 400 || !body || typeof body !== 'object' || !('requestId' in body)) return body;
   const { requestId, ...rest } = body;
-  if (requestId !== header) throw new Error(`error body's requestId ${JSON.stringify(requestId)} is not its x-request-id ${JSON.stringify(header)}`);
+  if (requestId !== header)
+    throw new Error(`error body's requestId ${JSON.stringify(requestId)} is not its x-request-id ${JSON.stringify(header)}`);
   return rest;
 }

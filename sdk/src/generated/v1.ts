@@ -1104,6 +1104,11 @@ export interface components {
             domain?: string;
             /** @description Human-readable message: show or log it; its wording may change. */
             error: string;
+            /**
+             * @description The id of this request, as in the `x-request-id` response header: your `X-Request-Id` when it is 1-128 characters of letters, digits and `_ . : -`, else one the server made. Quote it when reporting a problem; it finds the request in the server logs.
+             * @example 01JDX7Q4V8M2K3N5P6R7S8T9VW
+             */
+            requestId: string;
         };
         /**
          * @description A company of your organization.
@@ -1218,7 +1223,7 @@ export interface components {
             /** @description Job title; returned as `jobTitle` by search. */
             title?: string | null;
         };
-        /** @description The body of every error: `error` is a human-readable message (its wording may change), `code` a stable machine identifier to branch on. The codes that add fields have shapes of their own (ValidationError, InsufficientScopeError, ...), with the same two fields. */
+        /** @description The body of every error: `error` is a human-readable message (its wording may change), `code` a stable machine identifier to branch on, `requestId` the id to quote when reporting a problem. The codes that add fields have shapes of their own (ValidationError, InsufficientScopeError, ...), with the same two fields. */
         ErrorBody: {
             /**
              * @description Stable machine identifier.
@@ -1231,6 +1236,11 @@ export interface components {
              * @example Invalid, revoked or expired API key
              */
             error: string;
+            /**
+             * @description The id of this request, as in the `x-request-id` response header: your `X-Request-Id` when it is 1-128 characters of letters, digits and `_ . : -`, else one the server made. Quote it when reporting a problem; it finds the request in the server logs.
+             * @example 01JDX7Q4V8M2K3N5P6R7S8T9VW
+             */
+            requestId: string;
         };
         /** @description An event, exactly as its webhook delivery carries it. */
         FeedEvent: {
@@ -1267,6 +1277,11 @@ export interface components {
             /** @description Human-readable message: show or log it; its wording may change. */
             error: string;
             /**
+             * @description The id of this request, as in the `x-request-id` response header: your `X-Request-Id` when it is 1-128 characters of letters, digits and `_ . : -`, else one the server made. Quote it when reporting a problem; it finds the request in the server logs.
+             * @example 01JDX7Q4V8M2K3N5P6R7S8T9VW
+             */
+            requestId: string;
+            /**
              * @description The permission the key lacks.
              * @enum {string}
              */
@@ -1285,6 +1300,11 @@ export interface components {
             error: string;
             /** @description On a merge: the ids that were not found. */
             ids?: string[];
+            /**
+             * @description The id of this request, as in the `x-request-id` response header: your `X-Request-Id` when it is 1-128 characters of letters, digits and `_ . : -`, else one the server made. Quote it when reporting a problem; it finds the request in the server logs.
+             * @example 01JDX7Q4V8M2K3N5P6R7S8T9VW
+             */
+            requestId: string;
         };
         /** @description `rate_limited` (429): Rate limit exceeded. */
         RateLimitedError: {
@@ -1292,6 +1312,11 @@ export interface components {
             code: "rate_limited";
             /** @description Human-readable message: show or log it; its wording may change. */
             error: string;
+            /**
+             * @description The id of this request, as in the `x-request-id` response header: your `X-Request-Id` when it is 1-128 characters of letters, digits and `_ . : -`, else one the server made. Quote it when reporting a problem; it finds the request in the server logs.
+             * @example 01JDX7Q4V8M2K3N5P6R7S8T9VW
+             */
+            requestId: string;
             /** @description Seconds to wait, as in `retry-after`. */
             retryAfter?: number;
         };
@@ -1307,6 +1332,11 @@ export interface components {
             /** @description Human-readable message: show or log it; its wording may change. */
             error: string;
             issues: components["schemas"]["Issue"][];
+            /**
+             * @description The id of this request, as in the `x-request-id` response header: your `X-Request-Id` when it is 1-128 characters of letters, digits and `_ . : -`, else one the server made. Quote it when reporting a problem; it finds the request in the server logs.
+             * @example 01JDX7Q4V8M2K3N5P6R7S8T9VW
+             */
+            requestId: string;
         };
         /** @description Present only on the first delivery after the endpoint missed events; absent otherwise. Sent and signed as part of the body, so every attempt and redelivery of this delivery carries it. */
         WebhookDeliveryGap: {
