@@ -70,15 +70,20 @@ describe('GET /metrics', () => {
     for (let i = 0; i < 2; i++) {
       expect((await call(t, 'POST', '/contacts/upsert', { key, body: { email: `backlog-${randomUUID()}@example.com` } })).status).toBe(200);
     }
+    // Frozen, so the age the scrape computed and the one computed here are at the same instant.
+    t.clock.freeze();
     t.clock.advance(90_000);
-    const after = (await scrape()).samples;
+    const scrapedAt = t.clock.now();
+    const after = await scrape()
+      .then((r) => r.samples)
+      .finally(() => t.clock.unfreeze());
     const [row] = await t.sql<{ n: number; oldest: Date }>('select count(*)::int as n, min(created_at) as oldest from outbox_pending');
     expect(row!.n).toBeGreaterThan(0);
     expect(value(after, 'leadwire_outbox_pending', {})).toBe(row!.n);
     // Each upsert of a new contact writes one contact.created.
     expect(value(after, 'leadwire_outbox_pending', {}) - value(before, 'leadwire_outbox_pending', {})).toBe(2);
     expect(value(after, 'leadwire_outbox_oldest_pending_age_seconds', {})).toBeCloseTo(
-      (t.clock.now().getTime() - new Date(row!.oldest).getTime()) / 1000,
+      (scrapedAt.getTime() - new Date(row!.oldest).getTime()) / 1000,
       1,
     );
     expect(value(after, 'leadwire_outbox_oldest_pending_age_seconds', {})).toBeGreaterThanOrEqual(90);
