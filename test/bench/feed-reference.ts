@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { Statement } from '@leadwire/db';
 import type { CpuShare } from './cpu.ts';
 import type { FeedWorkspace } from './feed-load.ts';
+import { libpqEnv } from './pgbench.ts';
 
 export interface FeedReferenceResult {
   name: string;
@@ -31,15 +32,7 @@ export async function runFeedReference<P>(o: {
   seconds: number;
   meter: () => () => CpuShare | null;
 }): Promise<FeedReferenceResult> {
-  const u = new URL(o.url);
-  const env = {
-    ...process.env,
-    PGHOST: u.hostname,
-    PGPORT: u.port || '5432',
-    PGUSER: decodeURIComponent(u.username),
-    PGPASSWORD: decodeURIComponent(u.password),
-    PGDATABASE: decodeURIComponent(u.pathname.slice(1)),
-  };
+  const env = libpqEnv(o.url);
   const defines: string[] = [];
   // $n -> :pn; the position is computed per transaction exactly as the HTTP phase's cursors were.
   const text = o.statement.text.replace(/\$(\d+)/g, (_, n: string) => `:p${n}`);

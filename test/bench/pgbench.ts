@@ -98,6 +98,19 @@ function run(binary: string, args: string[], env: NodeJS.ProcessEnv): Promise<st
   });
 }
 
+/** The environment pgbench (libpq) connects with to the database at `url`. */
+export function libpqEnv(url: string): NodeJS.ProcessEnv {
+  const u = new URL(url);
+  return {
+    ...process.env,
+    PGHOST: u.hostname,
+    PGPORT: u.port || '5432',
+    PGUSER: decodeURIComponent(u.username),
+    PGPASSWORD: decodeURIComponent(u.password),
+    PGDATABASE: decodeURIComponent(u.pathname.slice(1)),
+  };
+}
+
 /** Creates and seeds the reference table, runs a warm-up and a measured pgbench run, and drops the table. */
 export async function runPgbench(o: {
   binary: string;
@@ -109,15 +122,7 @@ export async function runPgbench(o: {
   seeds: number;
   meter: () => () => CpuShare | null;
 }): Promise<PgbenchResult> {
-  const u = new URL(o.url);
-  const env = {
-    ...process.env,
-    PGHOST: u.hostname,
-    PGPORT: u.port || '5432',
-    PGUSER: decodeURIComponent(u.username),
-    PGPASSWORD: decodeURIComponent(u.password),
-    PGDATABASE: decodeURIComponent(u.pathname.slice(1)),
-  };
+  const env = libpqEnv(o.url);
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'leadwire-pgbench-'));
   const script = path.join(dir, 'upsert.sql');
   await fs.writeFile(script, SCRIPT);
