@@ -1,11 +1,10 @@
-import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Statement } from '@leadwire/db';
 import type { CpuShare } from './cpu.ts';
 import type { FeedWorkspace } from './feed-load.ts';
-import { libpqEnv } from './pgbench.ts';
+import { libpqEnv, measurePgbench } from './pgbench.ts';
 
 export interface FeedReferenceResult {
   name: string;
@@ -52,44 +51,9 @@ export async function runFeedReference<P>(o: {
   const script = path.join(dir, 'feed.sql');
   await fs.writeFile(script, `${lines.join('\n')}\n${text};\n`);
   try {
-    const threads = String(Math.max(1, Math.min(o.clients, os.cpus().length)));
-    const args = (seconds: number) => [
-      '-n',
-      '-M',
-      'prepared',
-      '-c',
-      String(o.clients),
-      '-j',
-      threads,
-      '-T',
-      String(seconds),
-      ...defines,
-      '-f',
-      script,
-    ];
-    if (o.warmupSeconds > 0) await run(o.binary, args(o.warmupSeconds), env);
-    const stop = o.meter();
-    const out = await run(o.binary, args(o.seconds), env);
-    const cpu = stop();
-    const num = (re: RegExp) => {
-      const m = out.match(re);
-      return m ? Number(m[1]) : null;
-    };
-    const tps = num(/tps = ([\d.]+) \(without initial connection time\)/) ?? num(/tps = ([\d.]+)/);
-    if (tps === null) throw new Error(`could not read tps from pgbench:\n${out.slice(-2000)}`);
-    return { name: o.name, tps, latencyAvgMs: num(/latency average = ([\d.]+) ms/), cpu };
+    const m = await measurePgbench({ ...o, env, script, defines });
+    return { name: o.name, tps: m.tps, latencyAvgMs: m.number(/latency average = ([\d.]+) ms/), cpu: m.cpu };
   } finally {
     await fs.rm(dir, { recursive: true, force: true });
   }
-}
-
-function run(binary: string, args: string[], env: NodeJS.ProcessEnv): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(binary, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-    child.once('error', reject);
-    child.once('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`pgbench exited with ${code}:\n${out.slice(-2000)}`))));
-  });
 }

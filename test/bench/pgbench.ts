@@ -98,6 +98,48 @@ function run(binary: string, args: string[], env: NodeJS.ProcessEnv): Promise<st
   });
 }
 
+/**
+ * A warm-up run (not measured) and a measured run of `script` at `clients` clients (prepared statements, no vacuum),
+ * with the CPU `meter` saw during the measured one, its transactions per second, and a reader of its other figures.
+ */
+export async function measurePgbench(o: {
+  binary: string;
+  env: NodeJS.ProcessEnv;
+  script: string;
+  defines: string[];
+  clients: number;
+  warmupSeconds: number;
+  seconds: number;
+  meter: () => () => CpuShare | null;
+}): Promise<{ tps: number; cpu: CpuShare | null; number: (re: RegExp) => number | null }> {
+  const threads = String(Math.max(1, Math.min(o.clients, os.cpus().length)));
+  const args = (seconds: number) => [
+    '-n',
+    '-M',
+    'prepared',
+    '-c',
+    String(o.clients),
+    '-j',
+    threads,
+    '-T',
+    String(seconds),
+    ...o.defines,
+    '-f',
+    o.script,
+  ];
+  if (o.warmupSeconds > 0) await run(o.binary, args(o.warmupSeconds), o.env);
+  const stop = o.meter();
+  const out = await run(o.binary, args(o.seconds), o.env);
+  const cpu = stop();
+  const number = (re: RegExp) => {
+    const m = out.match(re);
+    return m ? Number(m[1]) : null;
+  };
+  const tps = number(/tps = ([\d.]+) \(without initial connection time\)/) ?? number(/tps = ([\d.]+)/);
+  if (tps === null) throw new Error(`could not read tps from pgbench:\n${out.slice(-2000)}`);
+  return { tps, cpu, number };
+}
+
 /** The environment pgbench (libpq) connects with to the database at `url`. */
 export function libpqEnv(url: string): NodeJS.ProcessEnv {
   const u = new URL(url);
@@ -137,41 +179,16 @@ export async function runPgbench(o: {
     );
     await o.pool.query(`analyze ${TABLE}`);
     const version = (await run(o.binary, ['--version'], env)).trim();
-    const threads = String(Math.max(1, Math.min(o.clients, os.cpus().length)));
-    const args = (seconds: number) => [
-      '-n',
-      '-M',
-      'prepared',
-      '-c',
-      String(o.clients),
-      '-j',
-      threads,
-      '-T',
-      String(seconds),
-      '-D',
-      `seeds=${o.seeds}`,
-      '-f',
-      script,
-    ];
-    if (o.warmupSeconds > 0) await run(o.binary, args(o.warmupSeconds), env);
-    const stop = o.meter();
-    const out = await run(o.binary, args(o.seconds), env);
-    const cpu = stop();
-    const num = (re: RegExp) => {
-      const m = out.match(re);
-      return m ? Number(m[1]) : null;
-    };
-    const tps = num(/tps = ([\d.]+) \(without initial connection time\)/) ?? num(/tps = ([\d.]+)/);
-    if (tps === null) throw new Error(`could not read tps from pgbench:\n${out.slice(-2000)}`);
+    const m = await measurePgbench({ ...o, env, script, defines: ['-D', `seeds=${o.seeds}`] });
     return {
       binary: o.binary,
       version,
       clients: o.clients,
       seconds: o.seconds,
-      tps,
-      latencyAvgMs: num(/latency average = ([\d.]+) ms/),
-      failed: num(/number of failed transactions: (\d+)/) ?? 0,
-      cpu,
+      tps: m.tps,
+      latencyAvgMs: m.number(/latency average = ([\d.]+) ms/),
+      failed: m.number(/number of failed transactions: (\d+)/) ?? 0,
+      cpu: m.cpu,
     };
   } finally {
     await o.pool.query(`drop table if exists ${TABLE}`);
