@@ -147,12 +147,20 @@ it("the README's laptop path: at most five commands from a clone to a webhook th
   }
   expect(listen, 'the commands start `leadwire listen -- <receiver>`').toBeDefined();
   // The receiver's own line (docs/examples/receiver.mjs), and listen's JSON line: the receiver answered 200, which it
-  // does only for a delivery whose signature it verified with the secret listen handed it.
-  await listen!.waitFor('a verified delivery', () => /^contact\.created \S+@example\.com verified$/m.test(listen!.out), 20_000);
-  const forwarded = listen!.out
-    .split('\n')
-    .filter((l) => l.startsWith('{'))
-    .map((l) => JSON.parse(l) as { event: string; status: number });
-  expect(forwarded).toContainEqual(expect.objectContaining({ event: 'contact.created', status: 200 }));
+  // does only for a delivery whose signature it verified with the secret listen handed it. The receiver prints before
+  // it answers and listen prints once the answer is back, so the two lines arrive in that order: wait for both.
+  const forwarded = () =>
+    listen!.out
+      .split('\n')
+      .slice(0, -1) // the last piece may be a line still being written
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as { event: string; status: number });
+  await listen!.waitFor(
+    'a verified delivery, forwarded with 200',
+    () =>
+      /^contact\.created \S+@example\.com verified$/m.test(listen!.out) &&
+      forwarded().some((f) => f.event === 'contact.created' && f.status === 200),
+    20_000,
+  );
   expect(listen!.out).not.toMatch(/NOT verified/);
 }, 120_000);
