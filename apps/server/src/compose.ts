@@ -57,7 +57,7 @@ export async function compose(
       const applied = await migrateUp(orm);
       if (applied.length) log.info({ applied }, 'migrations applied');
     }
-    const boss = new BossRuntime(database.url, log);
+    const boss = new BossRuntime(database.url, log, { cronIntervalS: config.JOBS_CRON_INTERVAL_S });
     const onAfterCommitError = (err: unknown) => log.error({ err }, 'after-commit work failed');
     const db = await openRequestDb(orm, {
       max: config.DB_POOL_MAX,

@@ -215,6 +215,12 @@ export const ConfigSchema = z
     METRICS_PORT: port.optional(),
     /** When set, /metrics answers only `Authorization: Bearer <token>`: for a public port that must not show traffic. */
     METRICS_TOKEN: z.string().min(16).optional(),
+    // Scheduled jobs across processes (docs/operating.md, "More than one process").
+    /**
+     * How often each process tries to claim pg-boss's schedule pass (one process wins each time); a tick missed while
+     * no process ran is sent once at the next pass. 30 is pg-boss's default; tests shorten it instead of waiting.
+     */
+    JOBS_CRON_INTERVAL_S: z.coerce.number().int().min(1).max(45).default(30),
   })
   .refine((c) => c.PASSWORD_HASH_CONCURRENCY < c.UV_THREADPOOL_SIZE, {
     path: ['PASSWORD_HASH_CONCURRENCY'],

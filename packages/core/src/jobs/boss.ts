@@ -17,7 +17,10 @@ export interface JobDefinition<T extends object = object> {
   batchSize?: number;
   /** Run the jobs of a batch at the same time rather than one after another (jobs that mostly wait on the network). */
   concurrent?: boolean;
-  /** Cron in UTC for recurring jobs; pg-boss runs each tick once across all worker processes. */
+  /**
+   * Cron in UTC for recurring jobs; pg-boss runs each tick once across all processes, and a tick missed while none
+   * ran once when one is back.
+   */
   cron?: string;
   handle(data: T): Promise<void>;
   parse(data: unknown): T;
@@ -31,7 +34,7 @@ export class BossRuntime implements Jobs {
   readonly boss: PgBoss;
   private readonly log: Logger;
 
-  constructor(url: string, log: Logger) {
+  constructor(url: string, log: Logger, opts: { cronIntervalS?: number } = {}) {
     this.log = log;
     // LISTEN/NOTIFY wakes workers of `notify` queues the moment a job commits. Deletion of finished jobs runs every 5
     // minutes rather than pg-boss's daily default, so short retentions (the mail queue's) hold.
@@ -41,6 +44,10 @@ export class BossRuntime implements Jobs {
       application_name: 'leadwire-jobs',
       useListenNotify: true,
       maintenanceIntervalSeconds: 300,
+      // The pass that turns a schedule's tick into a job, and the poll that forwards it to its queue: a pass more
+      // often than the forwarding poll would only queue ticks behind it.
+      cronMonitorIntervalSeconds: opts.cronIntervalS ?? 30,
+      cronWorkerIntervalSeconds: Math.min(5, opts.cronIntervalS ?? 30),
     });
     this.boss.on('error', (err) => this.log.error({ err }, 'job queue error'));
   }
@@ -92,7 +99,10 @@ export class BossRuntime implements Jobs {
         for (const job of jobs) results.push(await settle(job));
         return results;
       });
-      if (d.cron) await this.boss.schedule(d.queue, d.cron, {}, { tz: 'UTC' });
+      // `missed: 'once'`: a tick that fell while no process ran (a deploy across 05:00, an outage) is sent once by the
+      // first pass after, instead of waiting for the next one; pg-boss files it under the tick's own minute, so two
+      // passes never send it twice.
+      if (d.cron) await this.boss.schedule(d.queue, d.cron, {}, { tz: 'UTC', missed: 'once' });
     }
   }
 
