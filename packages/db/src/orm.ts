@@ -45,27 +45,38 @@ export interface RequestDbOptions {
   onConnectionError?: (err: Error) => void;
 }
 
+/** pg-pool's hook as it runs it: awaited before the connection is handed out, a failure ends it (@types/pg says void). */
+interface PoolConfigWithHook extends Omit<pg.PoolConfig, 'onConnect'> {
+  onConnect: (client: pg.ClientBase) => Promise<void>;
+}
+
 /**
  * The request path's database: a pool of its own beside the ORM's (which keeps migrations and background work free of
- * these limits), with the ORM's connection settings and type parsers, and every wait bounded. The server-side limits go
- * in the start-up packet, so they cost no round trip; a session left idle in a transaction past its budget (the process
- * frozen) is ended by the server.
+ * these limits), with the ORM's connection settings and type parsers, and every wait bounded. The server-side limits are
+ * set once per new connection, one round trip, not in the start-up packet: PgBouncer refuses start-up parameters it does
+ * not know (the pool would never connect), and one told to ignore them would drop the limits silently. A session left
+ * idle in a transaction past its budget (the process frozen) is ended by the server.
  */
 export async function openRequestDb(orm: MikroORM, opts: RequestDbOptions): Promise<PgDb> {
   const ormPool = await orm.em.getConnection().getNativeClient();
   const base = (ormPool as unknown as { options: pg.PoolConfig }).options;
-  const pool = new pg.Pool({
+  const setLimits = async (client: pg.ClientBase) => {
+    await client.query(
+      `set statement_timeout = ${ms(opts.statementTimeoutMs)}; set lock_timeout = ${ms(opts.lockTimeoutMs)}; ` +
+        `set idle_in_transaction_session_timeout = ${ms(opts.transactionTimeoutMs)}`,
+    );
+  };
+  const config: PoolConfigWithHook = {
     ...base,
     // pg-pool keeps the password non-enumerable, out of the spread.
     password: base.password,
     min: 0,
     max: opts.max,
     connectionTimeoutMillis: opts.acquireTimeoutMs,
-    statement_timeout: opts.statementTimeoutMs,
-    lock_timeout: opts.lockTimeoutMs,
-    idle_in_transaction_session_timeout: opts.transactionTimeoutMs,
     application_name: 'leadwire-requests',
-  });
+    onConnect: setLimits,
+  };
+  const pool = new pg.Pool(config);
   const onError = opts.onConnectionError ?? (() => {});
   // An 'error' event without a listener would take the process down; the query in flight rejects on its own.
   pool.on('error', onError);
@@ -75,6 +86,12 @@ export async function openRequestDb(orm: MikroORM, opts: RequestDbOptions): Prom
     transactionTimeoutMs: opts.transactionTimeoutMs,
     ...(opts.onAfterCommitError ? { onAfterCommitError: opts.onAfterCommitError } : {}),
   });
+}
+
+/** A whole number of milliseconds, written into SET (which takes no parameters): anything else is a bug, refused. */
+function ms(value: number): number {
+  if (!Number.isSafeInteger(value) || value < 0) throw new Error(`not a time-out in milliseconds: ${value}`);
+  return value;
 }
 
 /** Arbitrary but fixed: every Leadwire process agrees on it. */
