@@ -39,8 +39,9 @@ beforeAll(async () => {
   ]);
   apis = started.slice(0, 2);
   workers = started.slice(2);
-  await Promise.all([...apis.map((a) => a.waitReady()), ...workers.map((w) => w.waitForOutput(/"msg":"leadwire ready"/))]);
-}, 60_000);
+  // Four processes booting at once on a shared 2-core machine: more than the usual 30 s allowed.
+  await Promise.all([...apis.map((a) => a.waitReady(60_000)), ...workers.map((w) => w.waitForOutput(/"msg":"leadwire ready"/, 60_000))]);
+}, 120_000);
 
 afterAll(async () => {
   await Promise.all([...apis, ...workers].map((p) => p.stop()));
@@ -143,6 +144,8 @@ describe('2 API and 2 worker processes on one PostgreSQL', { timeout: 60_000 }, 
       [queues],
     );
     expect(schedules).toEqual(queues.toSorted().map((name) => ({ name, missed: 'once' })));
+    const all = [...apis, ...workers];
+    const mark = all.map((p) => p.stdout.length);
     // No process ran a pass for two days (as after an outage across the ticks): the next pass, by whichever process
     // claims it, owes each schedule its latest tick, once.
     const [{ before }] = (await t.sql<{ before: Date }>(
@@ -151,7 +154,7 @@ describe('2 API and 2 worker processes on one PostgreSQL', { timeout: 60_000 }, 
     )) as [{ before: Date }];
     await t.sql(`update pgboss.schedule set created_on = now() - interval '2 days' where name = any(?)`, [queues]);
 
-    const ran = (msg: string) => [...apis, ...workers].flatMap((p) => logLines(p.stdout).filter((l) => l.msg === msg));
+    const ran = (msg: string) => all.flatMap((p, i) => logLines(p.stdout.slice(mark[i])).filter((l) => l.msg === msg));
     await until('run', async () => (queues.every((q) => ran(done[q]!).length > 0) ? true : undefined));
     // Two more passes after both ran (claimed by any process, one at a time): they owe nothing more.
     for (let pass = 0; pass < 2; pass++) {

@@ -68,7 +68,13 @@ describe('loadConfig defaults', () => {
       FEED_SCAN_WINDOW: 1000,
       WEBHOOK_PUMP_INTERVAL_MS: 100,
       WEBHOOK_LISTEN_HEARTBEAT_MS: 15_000,
+      JOBS_CRON_INTERVAL_S: 30,
     });
+  });
+
+  it("refuses a schedule pass interval outside pg-boss's 1-45 s", () => {
+    for (const v of ['0', '46', '1.5', 'often']) expect(() => loadConfig({ JOBS_CRON_INTERVAL_S: v })).toThrow(/JOBS_CRON_INTERVAL_S/);
+    expect(loadConfig({ JOBS_CRON_INTERVAL_S: '1' }).JOBS_CRON_INTERVAL_S).toBe(1);
   });
 
   it('refuses a webhook pump interval outside 10-60000 ms', () => {
