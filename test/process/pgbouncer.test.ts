@@ -26,7 +26,7 @@ afterAll(async () => {
   await t?.close();
 });
 
-describe('through PgBouncer in session mode', { timeout: 60_000 }, () => {
+describe('through PgBouncer in session mode', { timeout: 90_000 }, () => {
   it('the request pool connects and the server enforces its limits (PgBouncer refuses them as start-up parameters)', async () => {
     const orm = await openOrm(bouncer.url, { pool: { min: 0, max: 2 } });
     const db = await openRequestDb(orm, {
@@ -60,7 +60,8 @@ describe('through PgBouncer in session mode', { timeout: 60_000 }, () => {
       WEBHOOK_PUMP_INTERVAL_MS: '50',
     };
     const [apiProcess, worker] = await Promise.all([startServer({ ...env, ROLE: 'api' }), startServer({ ...env, ROLE: 'worker' })]);
-    await Promise.all([apiProcess.waitReady(), worker.waitForOutput(/"msg":"leadwire ready"/)]);
+    // Two processes booting on a shared 2-core machine: more than the usual 30 s allowed.
+    await Promise.all([apiProcess.waitReady(60_000), worker.waitForOutput(/"msg":"leadwire ready"/, 60_000)]);
     const org = await t.newOrg();
     const res = await fetch(`${apiProcess.origin}/api/webhooks`, {
       method: 'POST',
