@@ -11,7 +11,7 @@ import { newSigningSecret } from '#core/webhooks/transport/secret.ts';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { admin, api, killLeftovers, logLines, MAIN, run, startServer } from '../support/process.ts';
-import { type Receiver, startReceiver } from '../support/receiver.ts';
+import { type Receiver, startReceiver, startSilentListener } from '../support/receiver.ts';
 
 interface OtlpValue {
   stringValue?: string;
@@ -213,6 +213,26 @@ it('loads nothing of the SDK and exports nothing when tracing is off', { timeout
   // The process has exited: whatever it could have exported has arrived.
   expect(collector.bodies.length).toBe(before);
   expect(server.stderr).not.toMatch(/@opentelemetry\/(sdk-trace|instrumentation|exporter)/);
+});
+
+it('keeps serving when the collector never answers, says so in the log, and still stops cleanly', { timeout: 60_000 }, async () => {
+  const silent = await startSilentListener();
+  const server = await startServer({
+    DATABASE_URL: db.url,
+    OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${silent.port}`,
+    OTEL_BSP_SCHEDULE_DELAY: '10',
+    // Each export gives up after this: a hung collector costs the shutdown no more.
+    OTEL_EXPORTER_OTLP_TIMEOUT: '200',
+  });
+  try {
+    await server.waitReady();
+    for (let i = 0; i < 3; i++) expect((await fetch(`${server.origin}/api/v1/contacts/search?email=x@example.com`)).status).toBe(401);
+    await server.waitForOutput(/"component":"opentelemetry"/, 15_000);
+  } finally {
+    expect((await server.stop()).code).toBe(0);
+    await silent.close();
+  }
+  expect(logLines(server.stdout).some((l) => l.component === 'opentelemetry' && l.level === 40)).toBe(true);
 });
 
 it('refuses a traces protocol it does not bundle, naming the variable, before touching the database', async () => {

@@ -17,7 +17,8 @@ export function traceRoutes(app: FastifyInstance, routeOf: (req: FastifyRequest)
   });
   app.addHook('onSend', async (req) => {
     const span = spans.get(req);
-    if (!span) return;
+    // Ended already when the client went away first (the instrumentation ends the span on the socket's close).
+    if (!span?.isRecording()) return;
     const route = routeOf(req);
     span.updateName(`${req.method} ${route}`);
     span.setAttribute('http.route', route);

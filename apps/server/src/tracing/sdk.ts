@@ -14,6 +14,13 @@ import { traceRoutes } from './http.ts';
 import type { TracingPlan } from './settings.ts';
 import type { Tracing } from './start.ts';
 
+/**
+ * The longest a shutdown waits for the last spans to reach the collector. Each export is bounded by
+ * OTEL_EXPORTER_OTLP_TIMEOUT (10 s by default), which alone would eat the process manager's grace period when the
+ * collector is down; spans still unsent then are dropped.
+ */
+const SHUTDOWN_FLUSH_MS = 3_000;
+
 /** Probes and scrapes, every few seconds from every monitor: traces of them would bury the requests that matter. */
 const UNTRACED_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 
@@ -63,7 +70,15 @@ export async function startSdk(plan: Extract<TracingPlan, { on: true }>, config:
     instrumentApp: (app, routeOf) => traceRoutes(app, routeOf),
     shutdown: async () => {
       setAttemptTracer(undefined);
-      await provider.shutdown();
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<void>((resolve) => {
+        timer = setTimeout(() => {
+          log.warn({ ms: SHUTDOWN_FLUSH_MS }, 'traces not all exported at shutdown; the rest are dropped');
+          resolve();
+        }, SHUTDOWN_FLUSH_MS);
+      });
+      await Promise.race([provider.shutdown(), late]);
+      clearTimeout(timer);
     },
   };
 }
