@@ -11,8 +11,7 @@ import type { Logger } from 'pino';
 import { loggablePath } from '../logger.ts';
 import { attemptTracer } from './delivery.ts';
 import { traceRoutes } from './http.ts';
-import type { TracingPlan } from './settings.ts';
-import type { Tracing } from './start.ts';
+import type { Tracing, TracingPlan } from './settings.ts';
 
 /**
  * The longest a shutdown waits for the last spans to reach the collector. Each export is bounded by

@@ -1,4 +1,5 @@
 import type { Config } from '@leadwire/core/boot';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 
 /** What the boot decided about tracing; `off` loads nothing of the SDK. */
 export type TracingPlan =
@@ -34,4 +35,15 @@ export function tracingPlan(c: Config): TracingPlan {
     endpoint: target.href,
     serviceName: c.OTEL_SERVICE_NAME ?? 'leadwire',
   };
+}
+
+/** A running tracer: what the entry point hands to the app and calls on shutdown. */
+export interface Tracing {
+  /**
+   * Adds the route template (`routeOf`, the metrics' label) and the request id to each request's span; called on the
+   * app before any route exists.
+   */
+  instrumentApp(app: FastifyInstance, routeOf: (req: FastifyRequest) => string): void;
+  /** Exports the spans still buffered, then stops. */
+  shutdown(): Promise<void>;
 }

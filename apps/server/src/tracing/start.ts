@@ -1,18 +1,6 @@
 import type { Config } from '@leadwire/core/boot';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
-import { tracingPlan } from './settings.ts';
-
-/** A running tracer: what the entry point hands to the app and calls on shutdown. */
-export interface Tracing {
-  /**
-   * Adds the route template (`routeOf`, the metrics' label) and the request id to each request's span; called on the
-   * app before any route exists.
-   */
-  instrumentApp(app: FastifyInstance, routeOf: (req: FastifyRequest) => string): void;
-  /** Exports the spans still buffered, then stops. */
-  shutdown(): Promise<void>;
-}
+import { type Tracing, tracingPlan } from './settings.ts';
 
 /**
  * Starts tracing when the configuration asks for it (settings.ts), before the rest of the server is imported: the
