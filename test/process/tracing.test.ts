@@ -10,7 +10,7 @@ import pg from 'pg';
 import { newSigningSecret } from '#core/webhooks/transport/secret.ts';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
-import { admin, api, killLeftovers, logLines, MAIN, run, startServer } from '../support/process.ts';
+import { admin, killLeftovers, logLines, MAIN, run, startServer } from '../support/process.ts';
 import { type Receiver, startReceiver, startSilentListener } from '../support/receiver.ts';
 
 interface OtlpValue {
@@ -143,8 +143,16 @@ it('exports the request, its SQL and the webhook attempt, with no secret, parame
       body: JSON.stringify({ email, firstName: 'Ada' }),
     });
     expect(res.status).toBe(200);
-    // A query string that names a person: it must not reach the traces.
-    expect((await api(server.origin, 'GET', `/contacts/search?email=${encodeURIComponent(email)}`, { key: publicKey })).status).toBe(200);
+    // A query string that names a person: it must not reach the traces. Its traceparent is invalid (an all-zero trace
+    // id): ignored, the request starts a trace of its own and is answered as usual.
+    const search = await fetch(`${server.origin}/api/v1/contacts/search?email=${encodeURIComponent(email)}`, {
+      headers: {
+        authorization: `Bearer ${publicKey}`,
+        traceparent: `00-${'0'.repeat(32)}-${callerSpan}-01`,
+        'x-request-id': 'trace-test-search',
+      },
+    });
+    expect(search.status).toBe(200);
     const [delivered] = await rx.waitFor(1, 15_000);
     // Our trace ids mean nothing to a third party, whose own tracing would adopt them as its parent.
     expect(delivered!.headers.traceparent).toBeUndefined();
@@ -158,6 +166,13 @@ it('exports the request, its SQL and the webhook attempt, with no secret, parame
     expect(attr(serverSpan, 'http.route')).toBe('/api/v1/contacts/upsert');
     expect(attr(serverSpan, 'http.response.status_code')).toBe(200);
     expect(attr(serverSpan, 'leadwire.request_id')).toBe('trace-test-request-1');
+
+    const searchSpan = await until('the search span', () =>
+      collector.spans().find((s) => attr(s.span, 'leadwire.request_id') === 'trace-test-search'),
+    );
+    expect(searchSpan.span.name).toBe('GET /api/v1/contacts/search');
+    expect(searchSpan.span.parentSpanId ?? '').toBe('');
+    expect(searchSpan.span.traceId).toMatch(/^(?!0+$)[0-9a-f]{32}$/);
 
     // Every statement of the request is a descendant of its server span, as SQL text without parameters.
     const inTrace = collector
