@@ -113,7 +113,7 @@ async function bootstrapWithEndpoint(url: string): Promise<{ publicKey: string; 
   return { publicKey, secret };
 }
 
-it('exports the request, its SQL and the webhook attempt, with no secret, parameter or query string', { timeout: 60_000 }, async () => {
+it('exports the request, its SQL and the webhook attempt, with no secret, parameter or query string', { timeout: 90_000 }, async () => {
   // A receiver whose path and query are its credentials, as many are.
   const { publicKey, secret } = await bootstrapWithEndpoint(`${rx.origin}/hooks/path-credential-123?token=query-credential-456`);
   const server = await startServer({

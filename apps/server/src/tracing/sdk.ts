@@ -1,6 +1,4 @@
 import { DiagLogLevel, diag, trace } from '@opentelemetry/api';
-import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { OTLPTraceExporter as ProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
@@ -39,7 +37,12 @@ export async function startSdk(plan: Extract<TracingPlan, { on: true }>, config:
     },
     DiagLogLevel.WARN,
   );
-  const exporter = plan.protocol === 'http/json' ? new JsonExporter() : new ProtobufExporter();
+  // Only the exporter of the protocol in use is loaded (the protobuf one brings protobufjs).
+  const { OTLPTraceExporter } =
+    plan.protocol === 'http/json'
+      ? await import('@opentelemetry/exporter-trace-otlp-http')
+      : await import('@opentelemetry/exporter-trace-otlp-proto');
+  const exporter = new OTLPTraceExporter();
   const resource = defaultResource()
     .merge(detectResources({ detectors: [envDetector] }))
     .merge(resourceFromAttributes({ 'service.name': plan.serviceName, 'leadwire.role': config.ROLE }));
