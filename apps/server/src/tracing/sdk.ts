@@ -61,8 +61,10 @@ export async function startSdk(plan: Extract<TracingPlan, { on: true }>, config:
         startIncomingSpanHook: (req) => ({ 'url.path': loggablePath(req.url ?? ''), 'url.query': undefined }),
       }),
       // SQL text only, never the parameters (enhancedDatabaseReporting stays off). Only statements inside a traced
-      // operation: pg-boss's polling and the pump's rounds would otherwise be a root trace each, several a second.
-      new PgInstrumentation({ requireParentSpan: true, enhancedDatabaseReporting: false }),
+      // operation: pg-boss's polling and the pump's rounds would otherwise be a root trace each, several a second. No
+      // span for taking a pooled connection: it doubled the spans of a request, and a wait shows as the gap before the
+      // statement's span (and in leadwire_db_pool_waiting).
+      new PgInstrumentation({ requireParentSpan: true, enhancedDatabaseReporting: false, ignoreConnectSpans: true }),
     ],
   });
   // Only now: the runtime loads pg (through pg-boss and @leadwire/db), which the instrumentation must see being loaded.
