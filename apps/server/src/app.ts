@@ -27,7 +27,13 @@ function trustProxy(setting: boolean | number | string[] | undefined) {
 /** Builds the HTTP app without listening; the entry point (or a test) decides where it listens. */
 export async function buildApp(
   deps: Deps,
-  opts: { logger?: boolean; logStream?: DestinationStream; metricsPools?: Record<string, PgDb> } = {},
+  opts: {
+    logger?: boolean;
+    logStream?: DestinationStream;
+    metricsPools?: Record<string, PgDb>;
+    /** Hooks that must see every request, added before any other (tracing). */
+    instrument?: (app: FastifyInstance) => void;
+  } = {},
 ): Promise<FastifyInstance> {
   const app = Fastify({
     logger: opts.logger === false ? false : loggerOptions(deps.config.LOG_LEVEL, opts.logStream),
@@ -41,6 +47,7 @@ export async function buildApp(
     genReqId: requestIdOf,
     ...edgeOptions(deps.config),
   });
+  opts.instrument?.(app);
   // trpc-to-openapi strips its prefix from the raw URL, and originalUrl is only read from it when first asked for: the
   // path is taken on arrival, or the REST routes would be logged without /api (/api/v1). The first hook, so that the
   // edge's own refusals in later hooks carry the request id too.

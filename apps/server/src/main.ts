@@ -1,11 +1,10 @@
-import { ConfigError, loadConfig } from '@leadwire/core';
-import { jobDefinitions } from './jobs.ts';
-import { pumpOf } from '@leadwire/core/runtime';
+// Only the configuration, the logger and tracing are imported up front: when tracing is on, its instrumentations must
+// be in place before `pg` and `node:http` are loaded (tracing/start.ts), so the rest of the server is imported after.
+import { ConfigError, loadConfig } from '@leadwire/core/config';
+import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
-import { buildApp } from './app.ts';
-import { compose } from './compose.ts';
 import { REDACT_PATHS } from './logger.ts';
-import { buildMetricsApp } from './metrics.ts';
+import { startTracing } from './tracing/start.ts';
 
 /**
  * One entry point, three roles: `all` (default) serves HTTP and runs the job workers; `api` and `worker` split them
@@ -24,6 +23,14 @@ async function main() {
   }
   const log = pino({ level: config.LOG_LEVEL, redact: { paths: REDACT_PATHS, censor: '[redacted]' } });
   const started = Date.now();
+  const tracing = await startTracing(config, log);
+  const [{ jobDefinitions }, { pumpOf }, { buildApp }, { compose }, { buildMetricsApp, routeOf }] = await Promise.all([
+    import('./jobs.ts'),
+    import('@leadwire/core/runtime'),
+    import('./app.ts'),
+    import('./compose.ts'),
+    import('./metrics.ts'),
+  ]);
   const runtime = await compose(config, log, {
     // The embedded PostgreSQL died and could not be restarted: a process manager (systemd, Docker's restart policy,
     // Kubernetes) can only help if we exit, and non-zero.
@@ -34,7 +41,8 @@ async function main() {
   });
   const serveHttp = config.ROLE !== 'worker';
   const metricsPools = { request: runtime.deps.db, jobs: runtime.jobDeps.db };
-  const app = serveHttp ? await buildApp(runtime.deps, { metricsPools }) : undefined;
+  const instrument = tracing ? { instrument: (a: FastifyInstance) => tracing.instrumentApp(a, routeOf) } : {};
+  const app = serveHttp ? await buildApp(runtime.deps, { metricsPools, ...instrument }) : undefined;
   // A worker has no HTTP of its own: it serves /metrics only on METRICS_PORT.
   const metricsApp =
     config.METRICS_ENABLED && config.METRICS_PORT !== undefined ? await buildMetricsApp(runtime.deps, metricsPools) : undefined;
@@ -53,6 +61,7 @@ async function main() {
       baseUrl: config.BASE_URL,
       ms: Date.now() - started,
       embeddedDatabase: !config.DATABASE_URL,
+      tracing: Boolean(tracing),
     },
     'leadwire ready',
   );
@@ -80,6 +89,8 @@ async function main() {
       }
       log.info({}, 'http closed; stopping workers and database');
       await runtime.close();
+      // Last, so that the spans of the work finished above are exported too.
+      await tracing?.shutdown();
       log.info({}, 'stopped');
       process.exit(0);
     } catch (err) {

@@ -18,7 +18,7 @@ export function setRouteTemplate(req: FastifyRequest, template: string): void {
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
 /** The route label: never the raw URL, so that ids in paths and scanners' random paths add no series. */
-function routeOf(req: FastifyRequest): string {
+export function routeOf(req: FastifyRequest): string {
   return templates.get(req) ?? (req.routeOptions.url || UNMATCHED_ROUTE);
 }
 

@@ -221,6 +221,32 @@ export const ConfigSchema = z
      * no process ran is sent once at the next pass. 30 is pg-boss's default; tests shorten it instead of waiting.
      */
     JOBS_CRON_INTERVAL_S: z.coerce.number().int().min(1).max(45).default(30),
+    // OpenTelemetry traces (docs/operating.md, "Traces"): the standard variables that decide whether tracing runs,
+    // checked here so that a typo stops the boot instead of silently tracing nothing. The SDK reads them (and the rest).
+    /** `true` turns tracing off whatever else is set (the specification's master switch); unset means `false`. */
+    OTEL_SDK_DISABLED: z.enum(['true', 'false']).optional(),
+    /** `otlp` turns tracing on; `none` keeps it off; unset: on only when an OTLP endpoint is set. */
+    OTEL_TRACES_EXPORTER: z.enum(['otlp', 'none'], { message: 'must be otlp or none (the only exporters bundled)' }).optional(),
+    /** Base URL of the collector (`/v1/traces` is appended); setting it turns tracing on. */
+    OTEL_EXPORTER_OTLP_ENDPOINT: z.url({ protocol: /^https?$/, message: 'must be an http:// or https:// URL' }).optional(),
+    /** The traces URL exactly as given (nothing appended); setting it turns tracing on. */
+    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.url({ protocol: /^https?$/, message: 'must be an http:// or https:// URL' }).optional(),
+    /** OTLP over HTTP, protobuf (the specification's default) or JSON; gRPC is not bundled. */
+    OTEL_EXPORTER_OTLP_PROTOCOL: z
+      .enum(['http/protobuf', 'http/json'], { message: 'must be http/protobuf or http/json (gRPC is not bundled)' })
+      .optional(),
+    /** The same for traces alone; wins over OTEL_EXPORTER_OTLP_PROTOCOL. */
+    OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: z
+      .enum(['http/protobuf', 'http/json'], { message: 'must be http/protobuf or http/json (gRPC is not bundled)' })
+      .optional(),
+    /** Which traces are kept; the SDK would fall back to parentbased_always_on on a typo, so it is refused here. */
+    OTEL_TRACES_SAMPLER: z
+      .enum(['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'])
+      .optional(),
+    /** The ratio of the *traceidratio samplers, 0 to 1. */
+    OTEL_TRACES_SAMPLER_ARG: z.coerce.number().min(0).max(1).optional(),
+    /** The service name traces carry; unset: `leadwire`. */
+    OTEL_SERVICE_NAME: z.string().min(1).max(200).optional(),
   })
   .refine((c) => c.PASSWORD_HASH_CONCURRENCY < c.UV_THREADPOOL_SIZE, {
     path: ['PASSWORD_HASH_CONCURRENCY'],

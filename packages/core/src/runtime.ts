@@ -13,6 +13,7 @@ export { purgeContactsJob } from './contacts/app/purge-job.ts';
 export { sendMailJob } from './mail/send-job.ts';
 export { adjustScoreJob } from './scoring/adjust-job.ts';
 export { deliverJob, pumpOf, type DeliveryPump } from './webhooks/delivery/pump.ts';
+export { type AttemptInfo, type AttemptTracer, setAttemptTracer } from './webhooks/delivery/attempt-trace.ts';
 export { workflowRunJob } from './workflows/job.ts';
 export { watchKeyChanges } from './auth/key-changes.ts';
 export { keyGuardOf } from './limits/key-guard.ts';

@@ -4,6 +4,7 @@ import type { Clock } from '../../clock.ts';
 import type { Deps } from '../../context.ts';
 import { signDelivery } from '../transport/signing.ts';
 import { sendWebhook } from '../transport/send.ts';
+import { tracedAttempt } from './attempt-trace.ts';
 import { Coalescer } from './coalesce.ts';
 import { ATTEMPT_LEASE_MS, RECEIVER_TIMEOUT_MS } from './policy.ts';
 import { type AttemptOutcome, recordAttempts, recordSkipped } from './record.ts';
@@ -167,9 +168,20 @@ async function attempt(deps: Deps, rounds: AttemptRounds, a: TakenRow): Promise<
     event: a.event,
     at: startedAt,
   });
-  const result = await sendWebhook(
-    { url: a.url, body: a.body, headers },
-    { resolver: deps.resolver, allowLoopback: deps.config.WEBHOOKS_UNSAFE_ALLOW_LOOPBACK, timeoutMs: RECEIVER_TIMEOUT_MS },
+  const info = () => ({
+    deliveryId: a.id,
+    eventId: a.event_id,
+    event: a.event,
+    endpointId: a.endpoint_id,
+    organizationId: a.organization_id,
+    attempt: a.attempts + 1,
+    url: a.url,
+  });
+  const result = await tracedAttempt(info, () =>
+    sendWebhook(
+      { url: a.url, body: a.body, headers },
+      { resolver: deps.resolver, allowLoopback: deps.config.WEBHOOKS_UNSAFE_ALLOW_LOOPBACK, timeoutMs: RECEIVER_TIMEOUT_MS },
+    ),
   );
   await rounds.record.push({ a, attemptId, startedAt, result });
 }
