@@ -1,6 +1,6 @@
 import { cleanupJob, runCleanup } from '#core/jobs/cleanup.ts';
 import { SLICE } from '#core/jobs/slices.ts';
-import type { Db } from '@leadwire/db';
+import { builtStatements, type Db } from '@leadwire/db';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { initTestApp, type TestApp } from '../support/app.ts';
 
@@ -189,3 +189,50 @@ it('works through a backlog larger than a slice in statements of at most one sli
     { e: 0, v: 0 },
   ]);
 });
+
+it('finds old rows through the BRIN index: a run with nothing left to delete reads a range of the table, not all of it', async () => {
+  await clear();
+  // 40,000 views, one every 20 minutes back from today: about 555 days: the oldest 55 days are past a 500-day bound, the rest are not.
+  await t.sql(
+    `insert into page_views (id, organization_id, visitor_id, url, created_at)
+     select gen_random_uuid(), ?, 'v', 'https://site.example/some/page', ?::timestamptz - (40000 - g) * interval '20 minutes'
+     from generate_series(1, 40000) g`,
+    [org, t.clock.now()],
+  );
+  await t.sql(`select brin_summarize_new_values('page_views_created_brin')`);
+  await t.sql('analyze page_views');
+  const bounds = { events: 0, pageViews: 500, anonymousPageViews: 0, workflowRuns: 0, webhookDeliveries: 0 };
+  const first = await runCleanup(t.runtime.deps.db, t.clock.now(), bounds);
+  expect(first.pageViews).toBeGreaterThan(0);
+
+  const text = builtStatements().find((s) =>
+    /^with "doomed" as \(select "id" from "page_views" where "created_at" < \S+ - make_interval\(days => \$2::int\) limit/.test(s.text),
+  )!.text;
+  const pages = (await t.sql<{ pages: number }>(`select relpages as pages from pg_class where relname = 'page_views'`))[0]!.pages;
+  // As a running server plans it: a generic plan, prepared once, the time and the bound as parameters.
+  const plan = await t.runtime.deps.db.transaction(async (tx) => {
+    await tx.raw('set local plan_cache_mode = force_generic_plan');
+    await tx.raw(`prepare retention_probe as ${text}`);
+    const now = t.clock.now().toISOString();
+    const { rows } = await tx.raw(`explain (analyze, buffers, format json) execute retention_probe('${now}', 500)`);
+    await tx.raw('deallocate retention_probe');
+    return (rows[0] as { 'QUERY PLAN': unknown[] })['QUERY PLAN'][0] as { Plan: PlanNode };
+  });
+  const nodes = flatten(plan.Plan);
+  expect(nodes.some((n) => n['Index Name'] === 'page_views_created_brin')).toBe(true);
+  const heap = nodes.find((n) => n['Node Type'] === 'Bitmap Heap Scan')!;
+  expect(heap['Actual Rows']).toBe(0);
+  // One BRIN range is 128 pages; the table is several times that.
+  expect(pages).toBeGreaterThan(4 * 128);
+  expect((heap['Lossy Heap Blocks'] ?? 0) + (heap['Exact Heap Blocks'] ?? 0)).toBeLessThanOrEqual(2 * 128);
+});
+
+type PlanNode = {
+  'Node Type': string;
+  'Index Name'?: string;
+  'Actual Rows'?: number;
+  'Lossy Heap Blocks'?: number;
+  'Exact Heap Blocks'?: number;
+  Plans?: PlanNode[];
+};
+const flatten = (n: PlanNode): PlanNode[] => [n, ...(n.Plans ?? []).flatMap(flatten)];

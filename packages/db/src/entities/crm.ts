@@ -125,7 +125,10 @@ export const WorkflowRunSchema = defineEntity({
   tableName: 'workflow_runs',
   indexes: [
     // Retention's look-up by age (Migration20261126110000): a range summary, no B-tree entry per insert.
-    { name: 'workflow_runs_created_brin', expression: `create index "workflow_runs_created_brin" on "workflow_runs" using brin ("created_at")` },
+    {
+      name: 'workflow_runs_created_brin',
+      expression: `create index "workflow_runs_created_brin" on "workflow_runs" using brin ("created_at") with (autosummarize = on)`,
+    },
   ],
   properties: {
     ...baseProperties,
