@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 import type { InferKyselyDB } from '@mikro-orm/sql';
 import {
   DummyDriver,
@@ -129,8 +130,8 @@ export const builtStatements = (): readonly { name: string; text: string; sites:
 /** `file:line` of the first stack frame outside this file. */
 function callerOf(stack: string | undefined): string {
   const frames = (stack ?? '').split('\n').slice(1);
-  const own = import.meta.url;
-  const frame = frames.find((f) => !f.includes(own) && !f.includes('statements.ts')) ?? '';
+  const own = [import.meta.url, fileURLToPath(import.meta.url)];
+  const frame = frames.find((f) => !own.some((o) => f.includes(`${o}:`))) ?? '';
   return /\(?((?:file:\/\/)?\/[^()]+:\d+):\d+\)?\s*$/.exec(frame)?.[1]?.replace(/^file:\/\//, '') ?? 'unknown';
 }
 
