@@ -69,12 +69,32 @@ describe('loadConfig defaults', () => {
       WEBHOOK_PUMP_INTERVAL_MS: 100,
       WEBHOOK_LISTEN_HEARTBEAT_MS: 15_000,
       JOBS_CRON_INTERVAL_S: 30,
+      EVENT_RETENTION_DAYS: 365,
+      PAGE_VIEW_RETENTION_DAYS: 395,
+      ANONYMOUS_PAGE_VIEW_RETENTION_DAYS: 30,
+      WORKFLOW_RUN_RETENTION_DAYS: 90,
+      DELIVERY_LOG_RETENTION_DAYS: 30,
     });
   });
 
   it("refuses a schedule pass interval outside pg-boss's 1-45 s", () => {
     for (const v of ['0', '46', '1.5', 'often']) expect(() => loadConfig({ JOBS_CRON_INTERVAL_S: v })).toThrow(/JOBS_CRON_INTERVAL_S/);
     expect(loadConfig({ JOBS_CRON_INTERVAL_S: '1' }).JOBS_CRON_INTERVAL_S).toBe(1);
+  });
+
+  it('takes retention bounds in whole days, 0 meaning forever, and refuses anything else', () => {
+    const knobs = [
+      'EVENT_RETENTION_DAYS',
+      'PAGE_VIEW_RETENTION_DAYS',
+      'ANONYMOUS_PAGE_VIEW_RETENTION_DAYS',
+      'WORKFLOW_RUN_RETENTION_DAYS',
+      'DELIVERY_LOG_RETENTION_DAYS',
+    ] as const;
+    for (const knob of knobs) {
+      for (const v of ['-1', '1.5', 'forever', '36501']) expect(() => loadConfig({ [knob]: v })).toThrow(new RegExp(knob));
+      expect(loadConfig({ [knob]: '0' })[knob]).toBe(0);
+      expect(loadConfig({ [knob]: '7' })[knob]).toBe(7);
+    }
   });
 
   it('refuses a webhook pump interval outside 10-60000 ms', () => {

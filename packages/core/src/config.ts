@@ -247,6 +247,17 @@ export const ConfigSchema = z
     OTEL_TRACES_SAMPLER_ARG: z.coerce.number().min(0).max(1).optional(),
     /** The service name traces carry; unset: `leadwire`. */
     OTEL_SERVICE_NAME: z.string().min(1).max(200).optional(),
+    // Retention (docs/operating.md, "Retention"): what the hourly cleanup deletes, in slices; 0 keeps those rows forever.
+    /** Outbox events (the changes feed, timelines, automation polls) older than this go: the largest table's bound. */
+    EVENT_RETENTION_DAYS: z.coerce.number().int().min(0).max(36_500).default(365),
+    /** Page views older than this go: 13 months keeps a year-over-year comparison on a contact's timeline. */
+    PAGE_VIEW_RETENTION_DAYS: z.coerce.number().int().min(0).max(36_500).default(395),
+    /** Views no contact claimed by then go sooner: most visitors never identify, and they serve nothing else. */
+    ANONYMOUS_PAGE_VIEW_RETENTION_DAYS: z.coerce.number().int().min(0).max(36_500).default(30),
+    /** Finished workflow runs older than this go (unfinished ones stay): the run log is for debugging an intake. */
+    WORKFLOW_RUN_RETENTION_DAYS: z.coerce.number().int().min(0).max(36_500).default(90),
+    /** The delivery log (deliveries and their attempts): long enough to recover from a month-long receiver outage. */
+    DELIVERY_LOG_RETENTION_DAYS: z.coerce.number().int().min(0).max(36_500).default(30),
   })
   .refine((c) => c.PASSWORD_HASH_CONCURRENCY < c.UV_THREADPOOL_SIZE, {
     path: ['PASSWORD_HASH_CONCURRENCY'],

@@ -2,7 +2,7 @@ export * from './entities/index.ts';
 export * from './orm.ts';
 export * from './database.ts';
 export * from './sql.ts';
-export { findStar, qb, StarStatementError, statement, type DB, type Query, type Statement } from './statements.ts';
+export { builtStatements, findStar, qb, StarStatementError, statement, type DB, type Query, type Statement } from './statements.ts';
 export { jsonRows } from './json-rows.ts';
 export { sql } from 'kysely';
 /** Kysely's helpers and types services need (core does not depend on kysely itself). */

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 import type { InferKyselyDB } from '@mikro-orm/sql';
 import {
   DummyDriver,
@@ -110,8 +111,29 @@ export const statement =
     const params = new Proxy({}, { get: (_, key) => new Param(String(key)) }) as P;
     const compiled = build(params).compile();
     const slots = compiled.parameters.map((v) => (v instanceof Param ? { param: v.name as keyof P & string } : { value: v }));
-    return { ...prepared(compiled.sql), slots };
+    const built = { ...prepared(compiled.sql), slots };
+    const known = registry.get(built.name) ?? { text: built.text, sites: new Set<string>() };
+    known.sites.add(callerOf(new Error().stack));
+    registry.set(built.name, known);
+    return built;
   };
+
+/**
+ * Every distinct statement built so far, with the source lines that built it (two constants may build the same
+ * text): statements are module constants, so this is bounded by the code, not by traffic. For the checks that must see them all, private ones included
+ * (test/db/sharding-gap.test.ts lists those that span organizations).
+ */
+const registry = new Map<string, { text: string; sites: Set<string> }>();
+export const builtStatements = (): readonly { name: string; text: string; sites: readonly string[] }[] =>
+  [...registry].map(([name, s]) => ({ name, text: s.text, sites: [...s.sites] }));
+
+/** `file:line` of the first stack frame outside this file. */
+function callerOf(stack: string | undefined): string {
+  const frames = (stack ?? '').split('\n').slice(1);
+  const own = [import.meta.url, fileURLToPath(import.meta.url)];
+  const frame = frames.find((f) => !own.some((o) => f.includes(`${o}:`))) ?? '';
+  return /\(?((?:file:\/\/)?\/[^()]+:\d+):\d+\)?\s*$/.exec(frame)?.[1]?.replace(/^file:\/\//, '') ?? 'unknown';
+}
 
 /** The values of `stmt`'s `$n`, in order. */
 export const bind = <P>(stmt: Statement<P, unknown>, params: P): unknown[] =>

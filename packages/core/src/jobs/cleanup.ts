@@ -1,22 +1,16 @@
-import { qb, sql, statement, type Db, type Statement } from '@leadwire/db';
+import { qb, sql, statement, type Db } from '@leadwire/db';
 import { z } from 'zod';
+import { ConfigSchema } from '../config.ts';
 import type { Deps } from '../context.ts';
 import type { JobDefinition } from './boss.ts';
+import { retentionOf, runRetention, type Retention, type RetentionResult } from './retention.ts';
+import { deleteInSlices, GONE, LIMIT } from './slices.ts';
 
 export const CLEANUP_QUEUE = 'maintenance.cleanup';
 /** Hourly, in UTC: these tables only grow between runs, and an hour of expired rows is small. */
 export const CLEANUP_CRON = '0 * * * *';
 
-/**
- * Deletes go in slices so that a backlog (say, after the workers were down for a day) never becomes one long
- * statement holding locks that the request path's idempotency claims and rate-limit hits would queue behind. Each
- * statement's one parameter is the run's time, from `deps.clock`.
- */
-const SLICE = 5_000;
-
-/** The slice as a literal, as the statements always had it: the planner sizes the scan for it. */
-const LIMIT = sql.lit(SLICE);
-const GONE = sql<number>`count(*)::int`.as('n');
+/* Each statement deletes one slice (slices.ts); its one parameter is the run's time, from `deps.clock`. */
 const dayBefore = (now: Date) => sql<Date>`${now}::timestamptz - interval '1 day'`;
 
 /** Matches the replay window of the idempotency middleware: a record older than this can only be overwritten. */
@@ -107,26 +101,6 @@ const DELETE_SIGN_IN_ATTEMPTS = statement<{ now: Date }>()((p) =>
     .select(GONE),
 );
 
-/**
- * The delivery log is kept 30 days (deliveries with their attempts, which cascade). Events themselves stay in
- * outbox_events for timelines: this never touches them.
- */
-const DELETE_WEBHOOK_DELIVERIES = statement<{ now: Date }>()((p) =>
-  qb
-    .with('doomed', (db) =>
-      db
-        .selectFrom('webhook_deliveries')
-        .select('id')
-        .where('created_at', '<', sql<Date>`${p.now}::timestamptz - interval '30 days'`)
-        .limit(LIMIT),
-    )
-    .with('gone', (db) =>
-      db.deleteFrom('webhook_deliveries as t').using('doomed as d').whereRef('t.id', '=', 'd.id').returning(sql.lit(1).as('one')),
-    )
-    .selectFrom('gone')
-    .select(GONE),
-);
-
 /** Listen rows of server processes that died while streaming: they would keep the outbox trigger notifying for nobody. */
 const DELETE_WEBHOOK_LISTENERS = statement<{ now: Date }>()((p) =>
   qb
@@ -169,40 +143,32 @@ const RECONCILE_CONTACT_COUNTS = statement()(() =>
     .returning('organization_id'),
 );
 
-async function deleteInSlices(db: Db, statement: Statement<{ now: Date }, { n: number }>, now: Date): Promise<number> {
-  let total = 0;
-  for (;;) {
-    const [row] = await db.run(statement, { now });
-    const n = row?.n ?? 0;
-    total += n;
-    if (n < SLICE) return total;
-  }
-}
-
-export interface CleanupResult {
+export interface CleanupResult extends RetentionResult {
   idempotencyRecords: number;
   rateLimitCounters: number;
   sessions: number;
   passwordResetTokens: number;
   invites: number;
   signInAttempts: number;
-  webhookDeliveries: number;
   webhookListeners: number;
   /** Organizations whose contact counter had drifted and was corrected. */
   contactCountsFixed: number;
 }
 
-export async function runCleanup(db: Db, now: Date): Promise<CleanupResult> {
+/** The defaults' bounds, for callers (tests, tools) that run a cleanup without a configuration of their own. */
+const DEFAULT_RETENTION = retentionOf(ConfigSchema.parse({}));
+
+export async function runCleanup(db: Db, now: Date, retention: Retention = DEFAULT_RETENTION): Promise<CleanupResult> {
   return {
-    idempotencyRecords: await deleteInSlices(db, DELETE_IDEMPOTENCY, now),
-    rateLimitCounters: await deleteInSlices(db, DELETE_RATE_LIMITS, now),
-    sessions: await deleteInSlices(db, DELETE_SESSIONS, now),
-    passwordResetTokens: await deleteInSlices(db, DELETE_RESET_TOKENS, now),
-    invites: await deleteInSlices(db, DELETE_INVITES, now),
-    signInAttempts: await deleteInSlices(db, DELETE_SIGN_IN_ATTEMPTS, now),
-    webhookDeliveries: await deleteInSlices(db, DELETE_WEBHOOK_DELIVERIES, now),
-    webhookListeners: await deleteInSlices(db, DELETE_WEBHOOK_LISTENERS, now),
+    idempotencyRecords: await deleteInSlices(db, DELETE_IDEMPOTENCY, { now }),
+    rateLimitCounters: await deleteInSlices(db, DELETE_RATE_LIMITS, { now }),
+    sessions: await deleteInSlices(db, DELETE_SESSIONS, { now }),
+    passwordResetTokens: await deleteInSlices(db, DELETE_RESET_TOKENS, { now }),
+    invites: await deleteInSlices(db, DELETE_INVITES, { now }),
+    signInAttempts: await deleteInSlices(db, DELETE_SIGN_IN_ATTEMPTS, { now }),
+    webhookListeners: await deleteInSlices(db, DELETE_WEBHOOK_LISTENERS, { now }),
     contactCountsFixed: (await db.run(RECONCILE_CONTACT_COUNTS, {})).length,
+    ...(await runRetention(db, now, retention)),
   };
 }
 
@@ -218,7 +184,7 @@ export function cleanupJob(deps: Deps): JobDefinition<Record<string, unknown>> {
     queueOptions: { notify: true },
     parse: (data) => z.record(z.string(), z.unknown()).parse(data ?? {}),
     async handle() {
-      const deleted = await runCleanup(deps.db, deps.clock.now());
+      const deleted = await runCleanup(deps.db, deps.clock.now(), retentionOf(deps.config));
       deps.log.info({ deleted }, 'maintenance cleanup done');
     },
   };

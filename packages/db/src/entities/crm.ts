@@ -123,6 +123,13 @@ AiActionSchema.setClass(AiAction);
 export const WorkflowRunSchema = defineEntity({
   name: 'WorkflowRun',
   tableName: 'workflow_runs',
+  indexes: [
+    // Retention's look-up by age (Migration20261126110000): a range summary, no B-tree entry per insert.
+    {
+      name: 'workflow_runs_created_brin',
+      expression: `create index "workflow_runs_created_brin" on "workflow_runs" using brin ("created_at") with (autosummarize = on)`,
+    },
+  ],
   properties: {
     ...baseProperties,
     organization: () => p.manyToOne(Organization).deleteRule('cascade'),

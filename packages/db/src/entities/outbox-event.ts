@@ -30,6 +30,11 @@ export const OutboxEventSchema = defineEntity({
       name: 'outbox_events_contact_idx',
       expression: `create index "outbox_events_contact_idx" on "outbox_events" ("organization_id", (("payload"->'data'->'contact'->>'id')))`,
     },
+    // Retention's look-up by age (Migration20261126110000): a range summary, no B-tree entry per insert.
+    {
+      name: 'outbox_events_created_brin',
+      expression: `create index "outbox_events_created_brin" on "outbox_events" using brin ("created_at") with (autosummarize = on)`,
+    },
   ],
   // `leadwire listen`: new events of organizations someone listens to are announced by NOTIFY (their ids, in chunks);
   // the DDL lives in the migration Migration20261123100000.

@@ -20,6 +20,11 @@ export const PageViewSchema = defineEntity({
       expression:
         'create index "page_views_anonymous_visitor_idx" on "page_views" ("organization_id", "visitor_id") where "contact_id" is null and "visitor_id" is not null',
     },
+    // Retention's look-up by age (Migration20261126110000): a range summary, no B-tree entry per insert.
+    {
+      name: 'page_views_created_brin',
+      expression: `create index "page_views_created_brin" on "page_views" using brin ("created_at") with (autosummarize = on)`,
+    },
   ],
   properties: {
     ...baseProperties,

@@ -61,6 +61,11 @@ export const WebhookDeliverySchema = defineEntity({
       name: 'webhook_deliveries_due_idx',
       expression: `create index "webhook_deliveries_due_idx" on "webhook_deliveries" ("next_attempt_at") where "state" in ('pending', 'in_flight')`,
     },
+    // Retention's look-up by age (Migration20261126110000): a range summary, no B-tree entry per insert.
+    {
+      name: 'webhook_deliveries_created_brin',
+      expression: `create index "webhook_deliveries_created_brin" on "webhook_deliveries" using brin ("created_at") with (autosummarize = on)`,
+    },
   ],
   properties: {
     ...timestamps,
