@@ -60,16 +60,17 @@ OutboxEventSchema.setClass(OutboxEvent);
 /**
  * The events not yet dispatched, oldest first: a row per event, added by the outbox's insert trigger and deleted by
  * the dispatch round that claims it. Small rows in a small table; no foreign key, so queueing an event costs no lookup
- * of its outbox row (a row whose event is gone, e.g. with its organization, is claimed and dropped).
+ * of its outbox row (a row whose event is gone, e.g. with its organization, is claimed and dropped). One index, the
+ * primary key in claim order (Migration20261126120000_outbox_pending_one_index): a second index was a second B-tree
+ * insert and delete for every event.
  */
 export const OutboxPendingSchema = defineEntity({
   name: 'OutboxPending',
   tableName: 'outbox_pending',
-  indexes: [{ name: 'outbox_pending_created_at_index', properties: ['createdAt'] }],
   properties: {
-    eventId: p.uuid().primary(),
     /** The event's own created_at: dispatch order. */
-    createdAt: p.datetime(),
+    createdAt: p.datetime().primary(),
+    eventId: p.uuid().primary(),
   },
 });
 export class OutboxPending extends OutboxPendingSchema.class {}
