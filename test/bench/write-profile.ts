@@ -3,7 +3,8 @@ import type pg from 'pg';
 /**
  * What PostgreSQL wrote during a phase, from its cumulative statistics (no extension needed): WAL records, bytes and
  * full-page images, committed transactions, and rows inserted, updated (HOT or not) and deleted per table, with the
- * index entries those imply (an insert or a non-HOT update adds one to every index of its table). Divided by the
+ * index entries those imply (an insert or a non-HOT update adds one to every index of its table; fewer where a partial
+ * index's predicate leaves the row out, which these statistics cannot tell, so the figure is an upper bound). Divided by the
  * phase's requests, it says where a request's database work goes. Backends flush their counters about once a second,
  * so a 10-second window is right within a few percent.
  */
@@ -98,7 +99,7 @@ export function formatWriteProfile(name: string, p: WriteProfile, ops: number): 
   ];
   for (const t of p.tables) {
     lines.push(
-      `    ${t.table.padEnd(24)} inserted ${per(t.inserted)}, updated ${per(t.updated)} (HOT ${per(t.hot)}), deleted ${per(t.deleted)}; index entries ${per(t.indexEntries)}`,
+      `    ${t.table.padEnd(24)} inserted ${per(t.inserted)}, updated ${per(t.updated)} (HOT ${per(t.hot)}), deleted ${per(t.deleted)}; index entries up to ${per(t.indexEntries)}`,
     );
   }
   return lines;
