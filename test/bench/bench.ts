@@ -36,6 +36,7 @@ import { startServer } from './server.ts';
 import { type BareServer, startBare } from './bare.ts';
 import { clusterUrl, createBenchOrg, seedContacts } from './setup.ts';
 import { workload } from './workload.ts';
+import { writeProfiler } from './write-profile.ts';
 
 function setting(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -122,6 +123,7 @@ async function mainPhases(busyBefore: number | null): Promise<Record<string, unk
       warmupSeconds: S.warmupSeconds,
       seconds: S.seconds,
       meter,
+      writes: () => writeProfiler(pool!),
     });
 
     let reference = null;

@@ -1,6 +1,7 @@
 import autocannon, { type Result } from 'autocannon';
 import type { CpuShare } from './cpu.ts';
 import type { Workload } from './workload.ts';
+import type { WriteProfile } from './write-profile.ts';
 
 export interface HttpPhaseResult {
   name: string;
@@ -19,6 +20,10 @@ export interface HttpPhaseResult {
   timeouts: number;
   rows: { created: number; updated: number; failed: number };
   cpu: CpuShare | null;
+  /** What PostgreSQL wrote in the measured window, when the phase was asked to profile it. */
+  writes: WriteProfile | null;
+  /** Requests answered in the measured window, whatever their status. */
+  requests: number;
 }
 
 export interface HttpPhaseOptions {
@@ -29,6 +34,8 @@ export interface HttpPhaseOptions {
   seconds: number;
   /** Starts a CPU measurement of the measured window; calling the result ends it. */
   meter: () => () => CpuShare | null;
+  /** Starts a write profile of the measured window (write-profile.ts); calling the result ends it. */
+  writes?: () => Promise<() => Promise<WriteProfile>>;
 }
 
 interface Driver {
@@ -66,9 +73,11 @@ async function runPhase(name: string, o: HttpPhaseOptions, d: Driver): Promise<H
     });
   if (o.warmupSeconds > 0) await run(o.warmupSeconds);
   rows = { created: 0, updated: 0, failed: 0 };
+  const stopWrites = o.writes ? await o.writes() : null;
   const stopMeter = o.meter();
   const r: Result = await run(o.seconds);
   const cpu = stopMeter();
+  const writes = stopWrites ? await stopWrites() : null;
   const seconds = (r.finish.getTime() - r.start.getTime()) / 1000;
   const ok = r['2xx'];
   const statusCodes = Object.fromEntries(Object.entries(r.statusCodeStats).map(([code, s]) => [code, Number(s.count)]));
@@ -87,6 +96,8 @@ async function runPhase(name: string, o: HttpPhaseOptions, d: Driver): Promise<H
     timeouts: r.timeouts,
     rows,
     cpu,
+    writes,
+    requests: ok + r.non2xx,
   };
 }
 

@@ -1,4 +1,5 @@
 import { purgeTrash } from '#core/contacts/app/lifecycle.ts';
+import { EVENT_NAMES } from '#core/events/names.ts';
 import { BossRuntime } from '#core/jobs/boss.ts';
 import { jobDefinitions } from '../../apps/server/src/jobs.ts';
 import { newStorageKey, storageFor } from '#core/files/storage.ts';
@@ -195,6 +196,15 @@ async function rowsAbout(contactId: string): Promise<Record<string, number>> {
 
 describe('nightly purge', () => {
   it('deletes contacts more than 30 days in trash for good, with their timeline and undelivered events, across organizations', async () => {
+    // Events are queued for dispatch only when an endpoint subscribes to them (issue 19): both organizations have one.
+    for (const org of [a, b]) {
+      await t.sql(`insert into webhook_endpoints (organization_id, kind, url, events, secret) values (?, 'endpoint', ?, ?::text[], ?)`, [
+        org.orgId,
+        'https://receiver.invalid/purge',
+        EVENT_NAMES,
+        'whsec_purge',
+      ]);
+    }
     const live = await a.owner.contacts.create.mutate({ email: 'live@purge.example' });
     const old = await a.owner.contacts.create.mutate({ email: 'old@purge.example' });
     const recent = await a.owner.contacts.create.mutate({ email: 'recent@purge.example' });

@@ -65,7 +65,13 @@ describe('GET /metrics', () => {
   });
 
   it('reports the outbox backlog and the age of its oldest pending event, as the table holds them', async () => {
-    // No dispatcher runs in this server: events stay pending.
+    // No dispatcher runs in this server: events stay pending. Only subscribed events are queued (issue 19).
+    await t.sql(`insert into webhook_endpoints (organization_id, kind, url, events, secret) values (?, 'endpoint', ?, ?::text[], ?)`, [
+      orgId,
+      'https://receiver.invalid/backlog',
+      ['contact.created'],
+      'whsec_backlog',
+    ]);
     const before = (await scrape()).samples;
     for (let i = 0; i < 2; i++) {
       expect((await call(t, 'POST', '/contacts/upsert', { key, body: { email: `backlog-${randomUUID()}@example.com` } })).status).toBe(200);

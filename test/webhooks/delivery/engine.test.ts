@@ -57,7 +57,10 @@ describe('a worker with no pump running (jobs run by hand)', () => {
 
   it('never dispatches an event twice, and takes it off the queue even with no endpoint to send to', async () => {
     const org = await t.newOrg();
+    // Queued because an endpoint subscribes (issue 19: only those are), which is deleted before the round.
+    const endpoint = await insertEndpoint(t, org.orgId, `${rx.origin}/gone`);
     await upsertContact(t, org.publicKey);
+    await t.sql('delete from webhook_endpoints where id = ?', [endpoint.id]);
     const queued = 'select q.event_id from outbox_pending q join outbox_events o on o.id = q.event_id where o.organization_id = ?';
     expect(await t.sql(queued, [org.orgId])).toHaveLength(1);
     expect(await dispatchEvents(t.runtime.deps.db, t.clock.now())).toBe(1);
@@ -67,8 +70,9 @@ describe('a worker with no pump running (jobs run by hand)', () => {
     expect(await t.sql('select event from outbox_events where organization_id = ?', [org.orgId])).toEqual([{ event: 'contact.created' }]);
   });
 
-  it('queues every event an insert writes, whatever the statement, and nothing of a rolled-back one', async () => {
+  it('queues every subscribed event an insert writes, whatever the statement, and nothing of a rolled-back one', async () => {
     const org = await t.newOrg();
+    await insertEndpoint(t, org.orgId, `${rx.origin}/every`);
     const ids = [randomUUID(), randomUUID()];
     const insert = `insert into outbox_events (id, organization_id, event, payload, created_at) select unnest(?::uuid[]), ?, 'contact.created', '{}', now()`;
     await t.sql(insert, [ids, org.orgId]);

@@ -12,7 +12,7 @@ export const LIVE_CONTACT_WITH_EMAIL = statement<{ orgId: string; email: string 
 );
 
 /**
- * The tags of up to `scan` of the organization's live contacts (read through contacts_org_deleted_idx, in no order),
+ * The tags of up to `scan` of the organization's live contacts (read through contacts_org_updated_live_idx, which leads with the organization),
  * one per spelling ignoring case, most used first. A workspace above `scan` contacts gets its tags from a part of
  * them: a dropdown is a convenience, and the input still takes any tag typed in.
  */

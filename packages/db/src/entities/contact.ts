@@ -21,7 +21,11 @@ export const ContactSchema = defineEntity({
       expression:
         'create index "contacts_org_company_name_idx" on "contacts" ("organization_id", "company_id", lower("first_name"), lower("last_name"), "created_at") where "deleted_at" is null',
     },
-    { name: 'contacts_org_deleted_idx', properties: ['organization', 'deletedAt'] },
+    // The trash only (list in deletion order, purge by date): a live contact's writes skip it (Migration20261126122000).
+    {
+      name: 'contacts_org_deleted_idx',
+      expression: 'create index "contacts_org_deleted_idx" on "contacts" ("organization_id", "deleted_at") where "deleted_at" is not null',
+    },
     // /v1's contact list and sync walk live contacts in (updated_at, id) order: a page reads its rows, never sorts.
     {
       name: 'contacts_org_updated_live_idx',

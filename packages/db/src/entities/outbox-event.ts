@@ -38,7 +38,8 @@ export const OutboxEventSchema = defineEntity({
   ],
   // `leadwire listen`: new events of organizations someone listens to are announced by NOTIFY (their ids, in chunks);
   // the DDL lives in the migration Migration20261123100000.
-  // Every event inserted, by whichever statement, is queued for dispatch in the same transaction (Migration20261123110000).
+  // Every event inserted, by whichever statement, is queued for dispatch in the same transaction (Migration20261123110000)
+  // when an endpoint subscribes to it (Migration20261126121000_pending_only_with_target).
   triggers: [
     { name: 'outbox_events_listen', timing: 'after', events: ['insert'], forEach: 'statement', expression: LISTEN_TRIGGER_DDL },
     { name: 'outbox_events_pending', timing: 'after', events: ['insert'], forEach: 'statement', expression: PENDING_TRIGGER_DDL },
@@ -63,18 +64,20 @@ export class OutboxEvent extends OutboxEventSchema.class {}
 OutboxEventSchema.setClass(OutboxEvent);
 
 /**
- * The events not yet dispatched, oldest first: a row per event, added by the outbox's insert trigger and deleted by
+ * The events not yet dispatched, oldest first: a row per event that an endpoint of its organization subscribes to
+ * (Migration20261126121000_pending_only_with_target; the others have nowhere to go), added by the outbox's insert trigger and deleted by
  * the dispatch round that claims it. Small rows in a small table; no foreign key, so queueing an event costs no lookup
- * of its outbox row (a row whose event is gone, e.g. with its organization, is claimed and dropped).
+ * of its outbox row (a row whose event is gone, e.g. with its organization, is claimed and dropped). One index, the
+ * primary key in claim order (Migration20261126120000_outbox_pending_one_index): a second index was a second B-tree
+ * insert and delete for every event.
  */
 export const OutboxPendingSchema = defineEntity({
   name: 'OutboxPending',
   tableName: 'outbox_pending',
-  indexes: [{ name: 'outbox_pending_created_at_index', properties: ['createdAt'] }],
   properties: {
-    eventId: p.uuid().primary(),
     /** The event's own created_at: dispatch order. */
-    createdAt: p.datetime(),
+    createdAt: p.datetime().primary(),
+    eventId: p.uuid().primary(),
   },
 });
 export class OutboxPending extends OutboxPendingSchema.class {}

@@ -89,9 +89,16 @@ const DROP_PENDING_EVENTS = statement<{ ids: string }>()((p) =>
           (eb) =>
             sql<boolean>`(${eb.ref('o.payload')}->'data'->'contact'->>'id')::text in (select jsonb_array_elements_text(${p.ids}::jsonb))`,
         )
-        .returning('o.id'),
+        .returning(['o.id', 'q.created_at']),
     )
-    .with('unqueued', (db) => db.deleteFrom('outbox_pending').where('event_id', 'in', db.selectFrom('gone').select('id')))
+    // By the queue's primary key, (created_at, event_id).
+    .with('unqueued', (db) =>
+      db
+        .deleteFrom('outbox_pending')
+        .where((eb) =>
+          eb(eb.refTuple('created_at', 'event_id'), 'in', db.selectFrom('gone').select(['created_at', 'id']).$asTuple('created_at', 'id')),
+        ),
+    )
     .selectFrom('gone')
     .select(COUNT),
 );

@@ -13,10 +13,21 @@ export const DISPATCH_BATCH = 500;
 const CLAIM_EVENTS = statement<{ batch: number }>()((p) =>
   qb
     .deleteFrom('outbox_pending')
-    .where(
-      'event_id',
-      'in',
-      qb.selectFrom('outbox_pending').select('event_id').orderBy('created_at').limit(p.batch).forUpdate().skipLocked(),
+    // The primary key is (created_at, event_id): the oldest rows are read off it in order, and deleted by it.
+    .where((eb) =>
+      eb(
+        eb.refTuple('created_at', 'event_id'),
+        'in',
+        qb
+          .selectFrom('outbox_pending')
+          .select(['created_at', 'event_id'])
+          .orderBy('created_at')
+          .orderBy('event_id')
+          .limit(p.batch)
+          .forUpdate()
+          .skipLocked()
+          .$asTuple('created_at', 'event_id'),
+      ),
     )
     .returning('event_id as id'),
 );
