@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Actor, InternalActor } from '#core/auth/actor.ts';
+import { bootstrap } from '#core/accounts/service.ts';
+import { authenticate } from '#core/auth/authenticate.ts';
 import { systemClock } from '#core/clock.ts';
+import { KeyGuard } from '#core/limits/key-guard.ts';
 import { getTimeline } from '#core/contacts/app/timeline.ts';
 import { batchUpsertContacts } from '#core/contacts/v1/batch.ts';
 import { searchContactByEmail } from '#core/contacts/v1/search.ts';
@@ -9,10 +12,11 @@ import { encodeFeedCursor } from '#core/events/feed/cursor.ts';
 import { listFeed } from '#core/events/feed/service.ts';
 import { recordPageView } from '#core/tracking/service.ts';
 import { DISPATCH_BATCH, dispatchEvents } from '#core/webhooks/delivery/dispatch.ts';
-import type { Db } from '@leadwire/db';
+import { type Db, qb } from '@leadwire/db';
 import type pg from 'pg';
 import { buffersOf, type ExplainedStatement, explaining, indexScansOf, rowsTouched, seqScansOf } from '../support/plans.ts';
 import type { CpuShare } from './cpu.ts';
+import { seedFirstContacts } from './scale-seed.ts';
 import { seedEmail, workload } from './workload.ts';
 
 /** The tables that grow with traffic or with an organization: a plan must not walk them. */
@@ -35,6 +39,42 @@ export interface Workspace {
   contacts: number;
 }
 
+/** The plan cap never refuses a row mid-run. */
+const BOOSTER = 100_000_000;
+
+/**
+ * The workspace whose operations are measured (it becomes the large one when the database is seeded): on the Max plan,
+ * its first `contacts` contacts, and one endpoint subscribed to the contact events, so a dispatch round creates
+ * deliveries (nothing sends them).
+ */
+export async function openWorkspace(db: Db, pool: pg.Pool, contacts: number): Promise<Workspace> {
+  const made = await bootstrap(db, {
+    name: 'Scale large',
+    ownerEmail: `scale-owner-${randomUUID()}@bench.example.com`,
+    ownerPassword: `pw-${randomUUID()}`,
+    plan: 'max',
+  });
+  await db.query(qb.updateTable('organizations').set({ plan: 'max', contact_booster: BOOSTER }).where('id', '=', made.orgId));
+  await seedFirstContacts(pool, made.orgId, contacts);
+  await pool.query(
+    `insert into webhook_endpoints (organization_id, url, events, secret) values ($1, 'https://hooks.example.com/scale', '{contact.created,contact.updated}', 'whsec_scale')`,
+    [made.orgId],
+  );
+  const guard = new KeyGuard();
+  const { actor } = await authenticate(db, `Bearer ${made.publicKey}`, 'public', { now: new Date(), guard, setHeader: () => {} });
+  const internal: InternalActor = {
+    orgId: made.orgId,
+    userId: made.userId,
+    role: 'owner',
+    via: 'internal_key',
+    sessionId: null,
+    apiKeyId: null,
+    plan: 'max',
+    contactBooster: BOOSTER,
+  };
+  return { orgId: made.orgId, actor, internal, contacts };
+}
+
 export interface StatementFigure {
   key: string;
   buffers: number;
@@ -55,7 +95,7 @@ export interface OpResult {
   statements: StatementFigure[];
 }
 
-interface Operation {
+export interface Operation {
   name: string;
   /** One call; returns how many items it handled. */
   call: (db: Db, i: number) => Promise<number>;
@@ -161,7 +201,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
 
 /** The statements one call runs, each explained on three calls (generic plans, buffers), by median. */
-async function plansOf(db: Db, op: Operation, runs = 3): Promise<StatementFigure[]> {
+export async function plansOf(db: Db, op: Operation, runs = 3): Promise<StatementFigure[]> {
   const seen = new Map<string, ExplainedStatement[]>();
   const explained = explaining(db, (s) => seen.set(s.key, [...(seen.get(s.key) ?? []), s]));
   for (let i = 0; i < runs; i++) await op.call(explained, 1_000_000 + i);

@@ -11,6 +11,8 @@ export interface ScaleSizes {
   contacts: number;
   events: number;
   pageViews: number;
+  /** The large organization's delivery log (one endpoint), kept as the events are. */
+  deliveries: number;
   /** The large organization's share of each table; the rest is spread evenly over the others. */
   largeShare: number;
 }
@@ -22,6 +24,7 @@ export function sizesAt(scale: number): ScaleSizes {
     contacts: n(1_000_000, 2_000),
     events: n(10_000_000, 20_000),
     pageViews: n(10_000_000, 20_000),
+    deliveries: n(1_000_000, 2_000),
     largeShare: 0.2,
   };
 }
@@ -67,6 +70,13 @@ const INSERTS = {
            'https://site.example/p/' || (${n} % 500), case when ${n} % 3 = 0 then 'https://search.example/' end, 'Page ' || (${n} % 500),
            now() - (${n} % 525600) * interval '1 minute'`,
   companies: (org: string, n: string) => `insert into companies (organization_id, domain) select ${org}, 'co' || ${n} || '.example'`,
+  // The delivery log of the organization's endpoints: sent long ago, one attempt each.
+  webhook_deliveries: (
+    org: string,
+    n: string,
+  ) => `insert into webhook_deliveries (organization_id, endpoint_id, event_id, event, body, state, attempts, created_at, updated_at)
+    select ${org}, (select id from webhook_endpoints where organization_id = ${org} order by id limit 1), gen_random_uuid(), 'contact.updated',
+           '{"event":"contact.updated","data":{}}', 'succeeded', 1, now() - (${n} % 43200) * interval '1 minute', now() - (${n} % 43200) * interval '1 minute'`,
   tracking_visitors: (org: string, n: string) => `insert into tracking_visitors (id, organization_id, visitor_id, contact_id)
     select gen_random_uuid(), ${org}, 'v-' || ${n}, ${contactId(org, n)}`,
 };
@@ -104,6 +114,9 @@ const f0 = (n: number) => Math.round(n).toLocaleString('en-US');
 export async function seedScale(pool: pg.Pool, target: SeedTarget, sizes: ScaleSizes, log: (m: string) => void): Promise<SeedResult> {
   const started = performance.now();
   const client = await pool.connect();
+  // A dropped connection (the run interrupted) fails the statement in flight; unhandled, it would crash the process.
+  const onError = (err: Error) => log(`seeding connection: ${err.message}`);
+  client.on('error', onError);
   try {
     await client.query(`set synchronous_commit = off`);
     await client.query(`set maintenance_work_mem = '256MB'`);
@@ -137,7 +150,7 @@ export async function seedScale(pool: pg.Pool, target: SeedTarget, sizes: ScaleS
         done += rows;
         progress();
       };
-      const perContact = table === 'contacts' || table === 'tracking_visitors' || table === 'companies';
+      const perContact = table === 'contacts' || table === 'tracking_visitors' || table === 'companies' || table === 'webhook_deliveries';
       // The large organization: its rows numbered from where it stands, in slices.
       for (let from = 0; from < big; from += SLICE) {
         const to = Math.min(big, from + SLICE);
@@ -148,7 +161,7 @@ export async function seedScale(pool: pg.Pool, target: SeedTarget, sizes: ScaleS
       }
       // The small ones: as many organizations per statement as make a slice.
       const orgsPerSlice = Math.max(1, Math.floor(SLICE / each));
-      for (let i = 0; i < smallIds.length; i += orgsPerSlice) {
+      for (let i = 0; each > 0 && i < smallIds.length; i += orgsPerSlice) {
         const ids = smallIds.slice(i, i + orgsPerSlice);
         const sqlText = perContact ? INSERTS[table]('o.id', 'g') : INSERTS[table]('o.id', 'g', `(g % ${smallContacts})`);
         await run(`${sqlText} from unnest($1::uuid[]) o(id), generate_series(0, $2::int - 1) g`, [ids, each], ids.length * each);
@@ -181,7 +194,17 @@ export async function seedScale(pool: pg.Pool, target: SeedTarget, sizes: ScaleS
     await rebuilt('tracking_visitors', Math.floor(largeContacts / 2), Math.floor(smallContacts / 2));
     await rebuilt('outbox_events', large(sizes.events), perSmall(sizes.events));
     await rebuilt('page_views', large(sizes.pageViews), perSmall(sizes.pageViews));
-    for (const table of ['organizations', 'contacts', 'companies', 'tracking_visitors', 'outbox_events', 'page_views']) {
+    // Only the large organization has an endpoint.
+    await rebuilt('webhook_deliveries', sizes.deliveries, 0);
+    for (const table of [
+      'organizations',
+      'contacts',
+      'companies',
+      'tracking_visitors',
+      'outbox_events',
+      'page_views',
+      'webhook_deliveries',
+    ]) {
       const t0 = performance.now();
       // Vacuum as autovacuum would have on old rows: the visibility map lets index-only scans skip the heap.
       await client.query(`vacuum (analyze) ${table}`);
@@ -190,6 +213,7 @@ export async function seedScale(pool: pg.Pool, target: SeedTarget, sizes: ScaleS
     return { sizes, largeContacts, seconds: (performance.now() - started) / 1000 };
   } finally {
     await client.query('reset session_replication_role').catch(() => {});
+    client.off('error', onError);
     client.release();
   }
 }

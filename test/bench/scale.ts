@@ -10,7 +10,7 @@
  * for each, every statement it runs under EXPLAIN (ANALYZE, BUFFERS) (buffers, rows of growing tables touched, scans)
  * and the calls in a few loops for a few seconds (latency, CPU per call of this process and of PostgreSQL). First on
  * the empty database (the workspace with 1,000 contacts), then after seeding 1,000 workspaces with 1,000,000 contacts,
- * 10,000,000 outbox events and 10,000,000 page views, the measured workspace holding a fifth of each (scaled by
+ * 10,000,000 outbox events and 10,000,000 page views (and a delivery log of 1,000,000 for the measured workspace's endpoint), the measured workspace holding a fifth of each (scaled by
  * `--scale`). Each seeded figure is printed beside the empty one with the ratio and the goal (at most 1.5x), met or
  * MISSED. It reports; it never fails on figures. Last line: `BENCH_SCALE_RESULT {json}`.
  *
@@ -19,15 +19,12 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { bootstrap } from '#core/accounts/service.ts';
-import { authenticate } from '#core/auth/authenticate.ts';
-import { KeyGuard } from '#core/limits/key-guard.ts';
-import { migrateUp, openDatabase, openDb, openOrm, qb } from '@leadwire/db';
+import { migrateUp, openDatabase, openDb, openOrm } from '@leadwire/db';
 import pg from 'pg';
 import { cpuMeter, machineBusyCores, postmasterPid } from './cpu.ts';
-import { measureAll, type Workspace } from './scale-measure.ts';
+import { measureAll, openWorkspace } from './scale-measure.ts';
 import { formatScale, scaleGoals } from './scale-report.ts';
-import { seedFirstContacts, seedScale, sizesAt } from './scale-seed.ts';
+import { seedScale, sizesAt } from './scale-seed.ts';
 
 function option(flag: string, env: string, fallback: number): number {
   const at = process.argv.indexOf(flag);
@@ -44,8 +41,6 @@ const S = {
   warmupSeconds: option('--warmup', 'BENCH_WARMUP_SECONDS', 2),
 };
 const FIRST_CONTACTS = 1_000;
-/** The plan cap never refuses a row mid-run. */
-const BOOSTER = 100_000_000;
 /** Rows of a growing table one call may touch: a batch, a dispatch round, a feed window are all below it. */
 const ROWS_LIMIT = 2_000;
 
@@ -63,17 +58,26 @@ async function main() {
   const cleanup = async () => {
     for (const c of cleanups.splice(0).reverse()) await c().catch((err: unknown) => log(`cleanup: ${String(err)}`));
   };
-  const onSignal = () => void cleanup().finally(() => process.exit(130));
+  let stopDatabase: (() => Promise<void>) | undefined;
+  // The database first: a seeding statement in flight then fails at once instead of holding its pool open for minutes.
+  const onSignal = () =>
+    void (stopDatabase?.() ?? Promise.resolve())
+      .catch(() => {})
+      .then(cleanup)
+      .finally(() => process.exit(130));
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   try {
     log(`starting PostgreSQL under ${dataDir} ...`);
     const database = await openDatabase({ dataDir });
     cleanups.push(() => database.stop());
+    stopDatabase = () => database.stop();
     const orm = await openOrm(database.url, { pool: { min: 0, max: 4 } });
     cleanups.push(() => orm.close(true));
     await migrateUp(orm);
     const pool = new pg.Pool({ connectionString: database.url, max: 2 });
+    // A connection that drops (the database stopped under it) fails its query; it must not crash the process unhandled.
+    pool.on('error', (err) => log(`pool: ${err.message}`));
     cleanups.push(() => pool.end());
     // Every connection opened from here on plans its prepared statements for any organization, as a server ends up doing.
     await pool.query(
@@ -81,39 +85,7 @@ async function main() {
     );
     const db = await openDb(orm);
 
-    const made = await bootstrap(db, {
-      name: 'Scale large',
-      ownerEmail: 'scale-owner@bench.example.com',
-      ownerPassword: `pw-${Date.now()}-${Math.random()}`,
-      plan: 'max',
-    });
-    await db.query(qb.updateTable('organizations').set({ plan: 'max', contact_booster: BOOSTER }).where('id', '=', made.orgId));
-    await seedFirstContacts(pool, made.orgId, FIRST_CONTACTS);
-    // One endpoint subscribed to the contact events, so a dispatch round creates deliveries; nothing sends them.
-    await pool.query(
-      `insert into webhook_endpoints (organization_id, url, events, secret) values ($1, 'https://hooks.example.com/scale', '{contact.created,contact.updated}', 'whsec_scale')`,
-      [made.orgId],
-    );
-    const { actor } = await authenticate(db, `Bearer ${made.publicKey}`, 'public', {
-      now: new Date(),
-      guard: new KeyGuard(),
-      setHeader: () => {},
-    });
-    const w: Workspace = {
-      orgId: made.orgId,
-      actor,
-      internal: {
-        orgId: made.orgId,
-        userId: made.userId,
-        role: 'owner',
-        via: 'internal_key',
-        sessionId: null,
-        apiKeyId: null,
-        plan: 'max',
-        contactBooster: BOOSTER,
-      },
-      contacts: FIRST_CONTACTS,
-    };
+    const w = await openWorkspace(db, pool, FIRST_CONTACTS);
     const meter = () => cpuMeter(process.pid, postmasterPid(dataDir));
     const timing = { warmupSeconds: S.warmupSeconds, seconds: S.seconds, meter, log };
 
@@ -126,7 +98,7 @@ async function main() {
     log(`seeded in ${Math.round(seeded.seconds)} s`);
     const { rows: counts } = await pool.query<{ name: string; rows: string; mb: string }>(
       `select relname as name, n_live_tup::text as rows, (pg_total_relation_size(relid) / 1048576)::text as mb from pg_stat_user_tables
-       where relname in ('contacts', 'companies', 'outbox_events', 'page_views', 'tracking_visitors') order by relname`,
+       where relname in ('contacts', 'companies', 'outbox_events', 'page_views', 'tracking_visitors', 'webhook_deliveries') order by relname`,
     );
     log('seeded database: measuring ...');
     const full = await measureAll(db, pool, { ...w, contacts: seeded.largeContacts }, { phase: 'seeded', ...timing });
