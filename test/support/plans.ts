@@ -53,7 +53,7 @@ export async function explainOn(client: Client, inTx: boolean, statement: string
     await client.query('set local plan_cache_mode = force_generic_plan');
     await client.query(`prepare explained as ${statement}`);
     const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode; 'Execution Time': number }] }>(
-      `explain (analyze, buffers, format json) execute explained(${params.map(literal).join(', ')})`,
+      `explain (analyze, buffers, format json) execute explained${params.length ? `(${params.map(literal).join(', ')})` : ''}`,
     );
     const out = rows[0]!['QUERY PLAN'][0];
     return { key: statementKey(statement), text: statement, plan: out.Plan, executionMs: out['Execution Time'] };
