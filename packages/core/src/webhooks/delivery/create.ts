@@ -92,7 +92,6 @@ const INSERT_DELIVERIES = statement<{ now: Date; rows: string }>()((p) =>
             sql`v(id uuid, organization_id uuid, endpoint_id uuid, event_id uuid, event text, body text, state text, manual boolean, replay_of uuid, skip_reason text)`,
           ),
         )
-        .leftJoin('webhook_deliveries as o', 'o.id', 'v.replay_of')
         .select((eb) => [
           'v.id',
           'v.organization_id',
@@ -103,7 +102,12 @@ const INSERT_DELIVERIES = statement<{ now: Date; rows: string }>()((p) =>
           'v.state',
           'v.manual',
           'v.replay_of',
-          eb.fn.coalesce('o.message_id', 'o.id').as('message_id'),
+          // A lookup per replayed row by primary key: a join here let the generic plan hash the whole delivery log.
+          eb
+            .selectFrom('webhook_deliveries as o')
+            .select((o) => o.fn.coalesce('o.message_id', 'o.id').as('m'))
+            .whereRef('o.id', '=', 'v.replay_of')
+            .as('message_id'),
           eb.case().when('v.state', '=', sql.lit('pending')).then(sql<Date>`${p.now}::timestamptz`).end().as('next_attempt_at'),
           'v.skip_reason',
           sql<Date>`${p.now}::timestamptz`.as('created_at'),
