@@ -9,25 +9,24 @@ export const DISPATCH_BATCH = 500;
  * Claims the oldest pending events by taking them off the queue in one statement; other pumps skip the rows this one
  * holds instead of waiting for them, and a rolled-back round leaves them queued. Only ids come back: most events have
  * no subscribed endpoint, and their payloads are never read.
+ *
+ * The oldest rows are read off the primary key, (created_at, event_id), in order, and deleted by their row address:
+ * matching them by key instead (`(created_at, event_id) in (...)`) let the generic plan hash-join the whole queue
+ * each round, so draining a backlog of N read N²/500 rows (docs/benchmarks.md, "Scale"). The addresses are stable
+ * within the statement: the rows are locked by it.
  */
 const CLAIM_EVENTS = statement<{ batch: number }>()((p) =>
   qb
     .deleteFrom('outbox_pending')
-    // The primary key is (created_at, event_id): the oldest rows are read off it in order, and deleted by it.
-    .where((eb) =>
-      eb(
-        eb.refTuple('created_at', 'event_id'),
-        'in',
-        qb
-          .selectFrom('outbox_pending')
-          .select(['created_at', 'event_id'])
-          .orderBy('created_at')
-          .orderBy('event_id')
-          .limit(p.batch)
-          .forUpdate()
-          .skipLocked()
-          .$asTuple('created_at', 'event_id'),
-      ),
+    .where(
+      sql<boolean>`ctid = any(array(${qb
+        .selectFrom('outbox_pending')
+        .select(sql<string>`ctid`.as('ctid'))
+        .orderBy('created_at')
+        .orderBy('event_id')
+        .limit(p.batch)
+        .forUpdate()
+        .skipLocked()}))`,
     )
     .returning('event_id as id'),
 );
