@@ -1,6 +1,6 @@
 import { ConfigError, loadConfig } from '@leadwire/core';
 import { jobDefinitions } from './jobs.ts';
-import { pumpOf } from '@leadwire/core/runtime';
+import { pumpOf, requestIdMixin } from '@leadwire/core/runtime';
 import pino from 'pino';
 import { buildApp } from './app.ts';
 import { compose } from './compose.ts';
@@ -22,7 +22,8 @@ async function main() {
     }
     throw err;
   }
-  const log = pino({ level: config.LOG_LEVEL, redact: { paths: REDACT_PATHS, censor: '[redacted]' } });
+  // The mixin adds `reqId` to lines written as part of a request or of a job a request queued (workers included).
+  const log = pino({ level: config.LOG_LEVEL, redact: { paths: REDACT_PATHS, censor: '[redacted]' }, mixin: requestIdMixin });
   const started = Date.now();
   const runtime = await compose(config, log, {
     // The embedded PostgreSQL died and could not be restarted: a process manager (systemd, Docker's restart policy,

@@ -1,7 +1,20 @@
 import type { Db } from '@leadwire/db';
 import { type JobResult, PgBoss, type Queue } from 'pg-boss';
 import type { Logger } from '../context.ts';
+import { currentRequestId, withRequestId } from '../http/request-scope.ts';
 import type { Jobs } from './queue.ts';
+
+/** A job queued as part of a request carries its id (request-scope.ts), unless the caller set one already. */
+function stamped(data: object): object {
+  const requestId = currentRequestId();
+  return requestId === undefined || 'requestId' in data ? data : { ...data, requestId };
+}
+
+/** The id of the request that queued a job: its handler runs as part of that request (logs, events, further jobs). */
+function requestIdOf(data: unknown): string | undefined {
+  const id = typeof data === 'object' && data !== null ? (data as { requestId?: unknown }).requestId : undefined;
+  return typeof id === 'string' ? id : undefined;
+}
 
 export interface JobDefinition<T extends object = object> {
   queue: string;
@@ -57,14 +70,14 @@ export class BossRuntime implements Jobs {
   }
 
   async send(db: Db, queue: string, data: object, options: { startAfter?: Date | number } = {}) {
-    await this.boss.send(queue, data, { ...options, db: { executeSql: (text: string, values?: unknown[]) => db.raw(text, values) } });
+    await this.boss.send(queue, stamped(data), { ...options, db: { executeSql: (text: string, values?: unknown[]) => db.raw(text, values) } });
   }
 
   async sendMany(db: Db, queue: string, data: readonly object[]) {
     if (data.length === 0) return;
     await this.boss.insert(
       queue,
-      data.map((d) => ({ data: d })),
+      data.map((d) => ({ data: stamped(d) })),
       { db: { executeSql: (text: string, values?: unknown[]) => db.raw(text, values) } },
     );
   }
@@ -77,7 +90,7 @@ export class BossRuntime implements Jobs {
       await this.boss.work(d.queue, { batchSize: d.batchSize ?? 1, burstWhenBatchFull: true, perJobResults: true }, async (jobs) => {
         const settle = async (job: (typeof jobs)[number]): Promise<JobResult> => {
           try {
-            await d.handle(d.parse(job.data));
+            await withRequestId(requestIdOf(job.data), () => d.handle(d.parse(job.data)));
             return { id: job.id, status: 'completed' };
           } catch (err) {
             return {

@@ -43,6 +43,15 @@ export const refusals = new Counter({
   registers: [metricsRegistry],
 });
 
+export const commitToAttempt = new Histogram({
+  name: 'leadwire_webhook_commit_to_attempt_seconds',
+  help: 'Time from an event being written (its timestamp, in the writing transaction) to the start of each automatic delivery attempt of it, by attempt number',
+  labelNames: ['attempt'] as const,
+  // A first attempt takes a pump round and a queue hop (tens of ms); retries wait their schedule (up to hours).
+  buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 7200, 21600, 86400],
+  registers: [metricsRegistry],
+});
+
 /** Attempt numbers past the policy's last (`max`: manual replays of an exhausted delivery) share one label. */
 export function attemptLabel(attempt: number, max: number): string {
   return attempt > max ? `${max + 1}+` : String(Math.max(0, Math.trunc(attempt)));
