@@ -88,24 +88,33 @@ export class BossRuntime implements Jobs {
       // Each job of a batch settles on its own, so one failure retries only itself. A full batch fetches again at once:
       // a NOTIFY wakes a worker only once, and without that a backlog would drain one job per polling interval.
       await this.boss.work(d.queue, { batchSize: d.batchSize ?? 1, burstWhenBatchFull: true, perJobResults: true }, async (jobs) => {
-        const settle = async (job: (typeof jobs)[number]): Promise<JobResult> => {
-          try {
-            await withRequestId(requestIdOf(job.data), () => d.handle(d.parse(job.data)));
-            return { id: job.id, status: 'completed' };
-          } catch (err) {
-            return {
-              id: job.id,
-              status: 'failed',
-              output: { name: err instanceof Error ? err.name : 'Error', message: err instanceof Error ? err.message : String(err) },
-            };
-          }
-        };
+        // Each job runs as part of the request that queued it, if one did: its log lines (these included) carry the
+        // request's reqId, and what it writes or queues carries the id on.
+        const settle = (job: (typeof jobs)[number]): Promise<JobResult> =>
+          withRequestId(requestIdOf(job.data), () => this.settle(d, job));
         if (d.concurrent) return Promise.all(jobs.map(settle));
         const results: JobResult[] = [];
         for (const job of jobs) results.push(await settle(job));
         return results;
       });
       if (d.cron) await this.boss.schedule(d.queue, d.cron, {}, { tz: 'UTC' });
+    }
+  }
+
+  private async settle(d: JobDefinition, job: { id: string; data: unknown }): Promise<JobResult> {
+    const started = performance.now();
+    try {
+      await d.handle(d.parse(job.data));
+      this.log.debug({ queue: d.queue, jobId: job.id, ms: Math.round(performance.now() - started) }, 'job done');
+      return { id: job.id, status: 'completed' };
+    } catch (err) {
+      // pg-boss keeps the failure on the job (and retries it by the queue's policy); the line says when and for whom.
+      this.log.warn({ err, queue: d.queue, jobId: job.id }, 'job failed');
+      return {
+        id: job.id,
+        status: 'failed',
+        output: { name: err instanceof Error ? err.name : 'Error', message: err instanceof Error ? err.message : String(err) },
+      };
     }
   }
 
