@@ -27,6 +27,7 @@ export {
   metricsRegistry,
   pageViews,
   refusals,
+  refusalsHeld,
   renderMetrics,
   UNMATCHED_ROUTE,
 } from './metrics/index.ts';
