@@ -33,7 +33,9 @@ describe.each([
   it('declares x-request-id, required, on every response of every operation', () => {
     const all = responses(doc);
     expect(all.length).toBeGreaterThan(50);
-    const missing = all.filter(([, r]) => (r.headers?.['x-request-id'] as oas31.ReferenceObject | undefined)?.$ref !== '#/components/headers/RequestId');
+    const missing = all.filter(
+      ([, r]) => (r.headers?.['x-request-id'] as oas31.ReferenceObject | undefined)?.$ref !== '#/components/headers/RequestId',
+    );
     expect(missing.map(([where]) => where)).toEqual([]);
     expect(doc.components?.headers?.RequestId).toMatchObject({ required: true, schema: { type: 'string' } });
   });

@@ -24,7 +24,8 @@ async function counted(send: () => Promise<void>): Promise<{ delta: (reason: str
   const before = (await scrapeMetrics(t.origin)).samples;
   await send();
   const { samples: after, text } = await scrapeMetrics(t.origin);
-  const d = (s: Sample[], b: Sample[], name: string, labels: Record<string, string>) => sampleValue(s, name, labels) - sampleValue(b, name, labels);
+  const d = (s: Sample[], b: Sample[], name: string, labels: Record<string, string>) =>
+    sampleValue(s, name, labels) - sampleValue(b, name, labels);
   return {
     delta: (reason) => d(after, before, REFUSALS, { reason }),
     held: d(after, before, 'leadwire_refusals_held_total', {}),
@@ -74,7 +75,11 @@ it('counts oversized and malformed bodies and URLs, oversized headers and garble
     ['payload_too_large', 'malformed_json', 'malformed_url', 'headers_too_large', 'not_http'].map((reason) => r.delta(reason)),
   ).toEqual([1, 1, 1, 1, 1]);
   // Refusals only: a request refused by validation of its content is an answer, not abuse.
-  expect((await counted(async () => void (await v1('/contacts/upsert', { method: 'POST', headers: json, body: '{"email":"x"}' })))).delta('validation_failed')).toBe(0);
+  expect(
+    (await counted(async () => void (await v1('/contacts/upsert', { method: 'POST', headers: json, body: '{"email":"x"}' })))).delta(
+      'validation_failed',
+    ),
+  ).toBe(0);
 });
 
 it('counts a per-address budget spent (sign-ups)', async () => {
@@ -82,7 +87,11 @@ it('counts a per-address budget spent (sign-ups)', async () => {
     fetch(`${t.origin}/api/accounts/sign-up`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: `refused-${n}-${Date.now()}@example.com`, password: 'correct horse battery staple', organizationName: 'X' }),
+      body: JSON.stringify({
+        email: `refused-${n}-${Date.now()}@example.com`,
+        password: 'correct horse battery staple',
+        organizationName: 'X',
+      }),
     });
   const r = await counted(async () => {
     expect([(await signUp(1)).status, (await signUp(2)).status]).toEqual([201, 429]);

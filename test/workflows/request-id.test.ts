@@ -31,9 +31,10 @@ it("a workflow intake's run job carries the request's id into its data, its work
   const res = await postIntake(t, wf.intakeUrl, { email: `traced-${Date.now()}@example.com` }, { 'x-request-id': requestId });
   expect(res.status, JSON.stringify(res.body)).toBe(202);
   const runId = res.body.runId as string;
-  const [job] = await t.sql<{ data: Record<string, unknown> }>(`select data from pgboss.job where name = 'workflows.run' and data->>'runId' = ?`, [
-    runId,
-  ]);
+  const [job] = await t.sql<{ data: Record<string, unknown> }>(
+    `select data from pgboss.job where name = 'workflows.run' and data->>'runId' = ?`,
+    [runId],
+  );
   expect(job?.data).toEqual({ runId, requestId });
 
   await finishedRun(t, runId);

@@ -38,9 +38,14 @@ export function buildPayload(e: PendingEvent, id: string): EventPayload {
 }
 
 /** The columns an event is written with. */
-export const EVENT_COLUMNS = ['id', 'organization_id', 'event', 'payload', 'created_at', 'request_id'] as const satisfies readonly (keyof Selectable<
-  DB['outbox_events']
->)[];
+export const EVENT_COLUMNS = [
+  'id',
+  'organization_id',
+  'event',
+  'payload',
+  'created_at',
+  'request_id',
+] as const satisfies readonly (keyof Selectable<DB['outbox_events']>)[];
 
 /**
  * The events of `json` (an `eventRowsParam` string, or a statement's parameter standing for one) as the select of an

@@ -70,7 +70,10 @@ export class BossRuntime implements Jobs {
   }
 
   async send(db: Db, queue: string, data: object, options: { startAfter?: Date | number } = {}) {
-    await this.boss.send(queue, stamped(data), { ...options, db: { executeSql: (text: string, values?: unknown[]) => db.raw(text, values) } });
+    await this.boss.send(queue, stamped(data), {
+      ...options,
+      db: { executeSql: (text: string, values?: unknown[]) => db.raw(text, values) },
+    });
   }
 
   async sendMany(db: Db, queue: string, data: readonly object[]) {
@@ -90,8 +93,7 @@ export class BossRuntime implements Jobs {
       await this.boss.work(d.queue, { batchSize: d.batchSize ?? 1, burstWhenBatchFull: true, perJobResults: true }, async (jobs) => {
         // Each job runs as part of the request that queued it, if one did: its log lines (these included) carry the
         // request's reqId, and what it writes or queues carries the id on.
-        const settle = (job: (typeof jobs)[number]): Promise<JobResult> =>
-          withRequestId(requestIdOf(job.data), () => this.settle(d, job));
+        const settle = (job: (typeof jobs)[number]): Promise<JobResult> => withRequestId(requestIdOf(job.data), () => this.settle(d, job));
         if (d.concurrent) return Promise.all(jobs.map(settle));
         const results: JobResult[] = [];
         for (const job of jobs) results.push(await settle(job));
