@@ -10,6 +10,7 @@ import pino, { type DestinationStream } from 'pino';
 import { buildApp } from '../../apps/server/src/app.ts';
 import { compose, type Runtime } from '../../apps/server/src/compose.ts';
 import type { Resolver } from '#core/webhooks/transport/resolver.ts';
+import { requestIdMixin } from '#core/http/request-scope.ts';
 import { createTestDatabase } from './db.ts';
 
 export interface TestApp {
@@ -47,9 +48,20 @@ const GENEROUS_DB_LIMITS = {
 /** Composes and listens on a random local port: the one way tests start a server in-process. */
 export async function serve(
   config: Config,
-  opts: { clock: TestClock; random?: TestRandom; migrate?: boolean; resolver?: Resolver; logStream?: DestinationStream },
+  opts: {
+    clock: TestClock;
+    random?: TestRandom;
+    migrate?: boolean;
+    resolver?: Resolver;
+    logStream?: DestinationStream;
+    /** Where the process's own logger (`deps.log`: workers, services) writes, at LOG_LEVEL, as main.ts sets it up. */
+    runtimeLogStream?: DestinationStream;
+  },
 ): Promise<{ runtime: Runtime; app: FastifyInstance; origin: string }> {
-  const runtime = await compose(config, pino({ level: 'silent' }), opts);
+  const log = opts.runtimeLogStream
+    ? pino({ level: config.LOG_LEVEL, mixin: requestIdMixin }, opts.runtimeLogStream)
+    : pino({ level: 'silent' });
+  const runtime = await compose(config, log, opts);
   // Silent unless a test reads the server's log lines (LOG_LEVEL decides what it gets).
   const app = await buildApp(runtime.deps, opts.logStream ? { logStream: opts.logStream } : { logger: false });
   await app.listen({ port: 0, host: '127.0.0.1' });
@@ -63,7 +75,7 @@ export async function serve(
  */
 export async function initTestApp(
   env: Record<string, string> = {},
-  opts: { resolver?: Resolver; logStream?: DestinationStream } = {},
+  opts: { resolver?: Resolver; logStream?: DestinationStream; runtimeLogStream?: DestinationStream } = {},
 ): Promise<TestApp> {
   const db = await createTestDatabase(undefined, { migrated: true });
   // Files a test stores (uploads, purges) live in a folder of its own, never in the checkout's .data.

@@ -9,6 +9,7 @@ import { internalRestPlugin, internalTrpcPlugin } from './http/internal.ts';
 import { listenPlugin } from './http/listen.ts';
 import { pagesPlugin } from './http/pages.ts';
 import { requestIdOf } from './http/request-id.ts';
+import { requestScope } from './http/request-scope.ts';
 import { trackingPlugin } from './http/tracking.ts';
 import { uploadsPlugin } from './http/uploads.ts';
 import { v1Plugin } from './http/v1.ts';
@@ -58,6 +59,7 @@ export async function buildApp(
     // Also on the raw response: the connection guard answers slow bodies there, outside Fastify's reply.
     reply.raw.setHeader('x-request-id', req.id);
   });
+  requestScope(app);
   edgeHandlers(app, deps.config);
   app.addHook('onResponse', async (req, reply) => {
     req.log.info(

@@ -1,6 +1,7 @@
-// Only the configuration, the logger and tracing are imported up front: when tracing is on, its instrumentations must
+// Only the configuration, the logger (with its request-id mixin) and tracing are imported up front: when tracing is on, its instrumentations must
 // be in place before `pg` and `node:http` are loaded (tracing/start.ts), so the rest of the server is imported after.
 import { ConfigError, loadConfig } from '@leadwire/core/config';
+import { requestIdMixin } from '@leadwire/core/request-scope';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { REDACT_PATHS } from './logger.ts';
@@ -21,7 +22,8 @@ async function main() {
     }
     throw err;
   }
-  const log = pino({ level: config.LOG_LEVEL, redact: { paths: REDACT_PATHS, censor: '[redacted]' } });
+  // The mixin adds `reqId` to lines written as part of a request or of a job a request queued (workers included).
+  const log = pino({ level: config.LOG_LEVEL, redact: { paths: REDACT_PATHS, censor: '[redacted]' }, mixin: requestIdMixin });
   const started = Date.now();
   const tracing = await startTracing(config, log);
   const [{ jobDefinitions }, { pumpOf }, { buildApp }, { compose }, { buildMetricsApp, routeOf }] = await Promise.all([

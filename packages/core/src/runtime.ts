@@ -18,6 +18,7 @@ export { workflowRunJob } from './workflows/job.ts';
 export { watchKeyChanges } from './auth/key-changes.ts';
 export { keyGuardOf } from './limits/key-guard.ts';
 export { putBounded } from './limits/bounded-map.ts';
+export { currentRequestId, requestIdMixin, withRequestId } from './http/request-scope.ts';
 export { systemResolver, type Resolver } from './webhooks/transport/resolver.ts';
 export {
   captureSubmissions,
@@ -27,6 +28,7 @@ export {
   metricsRegistry,
   pageViews,
   refusals,
+  refusalsHeld,
   renderMetrics,
   UNMATCHED_ROUTE,
 } from './metrics/index.ts';

@@ -2628,6 +2628,7 @@ export interface components {
                 endpoint: {
                     /** Format: uuid */
                     id: string;
+                    /** @description The endpoint URL's origin, then `/…` when it has a path or query (those often hold a receiver's credential, and this event goes to every subscriber); the full URL is on the endpoint screen. */
                     url: string;
                 };
                 /**
@@ -2668,6 +2669,7 @@ export interface components {
                 endpoint: {
                     /** Format: uuid */
                     id: string;
+                    /** @description The endpoint URL's origin, then `/…` when it has a path or query (those often hold a receiver's credential, and this event goes to every subscriber); the full URL is on the endpoint screen. */
                     url: string;
                 };
                 /** @description Automatic deliveries that failed in a row when it was disabled. */
@@ -2707,6 +2709,7 @@ export interface components {
                 endpoint: {
                     /** Format: uuid */
                     id: string;
+                    /** @description The endpoint URL's origin, then `/…` when it has a path or query (those often hold a receiver's credential, and this event goes to every subscriber); the full URL is on the endpoint screen. */
                     url: string;
                 };
             };
@@ -2781,6 +2784,7 @@ export interface components {
                 "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
                 "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
                 "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                "x-request-id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -2797,6 +2801,7 @@ export interface components {
                 "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
                 "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
                 "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
+                "x-request-id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -2813,6 +2818,7 @@ export interface components {
                 "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
                 "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
                 "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
+                "x-request-id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -2829,6 +2835,7 @@ export interface components {
                 "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
                 "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
                 "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
+                "x-request-id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -2845,6 +2852,7 @@ export interface components {
                 "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
                 "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
                 "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
+                "x-request-id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -2862,6 +2870,7 @@ export interface components {
                 "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
                 "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
                 "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
+                "x-request-id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -2878,6 +2887,7 @@ export interface components {
                 "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
                 "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
                 "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
+                "x-request-id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -2923,6 +2933,8 @@ export interface components {
         RateLimitReset: number;
         /** @description Whole seconds until the current window ends and the allowance is restored: a delta, never a timestamp. Absent when the key was not recognised (401, `wrong_api_surface`) and on requests refused before authentication (malformed JSON, 413, 415). */
         RateLimitResetIfAuthenticated: number;
+        /** @description This request's id: the `X-Request-Id` the client sent when it is 1-128 letters, digits or `_ . : -`, otherwise one the server made (a UUID). Every error body repeats it as `requestId`, and the server's log lines of the request carry it as `reqId`: quote it when reporting a problem. */
+        RequestId: string;
         /** @description Whole seconds to wait before retrying: on 429 the time until the rate-limit window resets; on 503 a short pause while the service is briefly unavailable. */
         RetryAfter: number;
         /** @description Whole seconds to wait before retrying: on 429 the time until the rate-limit window resets; on 503 a short pause while the service is briefly unavailable. Sent with the codes of this status that say so (`rate_limited`, `too_many_attempts`, `service_unavailable`, `captcha_unavailable`). */
@@ -2953,6 +2965,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
                     "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2977,6 +2990,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
                     "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2995,6 +3009,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
                     "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3014,6 +3029,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
                     "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3046,6 +3062,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
                     "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3064,6 +3081,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
                     "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3082,6 +3100,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
                     "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3098,6 +3117,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
                     "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3117,6 +3137,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
                     "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3149,6 +3170,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
                     "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3167,6 +3189,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
                     "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3185,6 +3208,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
                     "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3201,6 +3225,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
                     "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3220,6 +3245,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
                     "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3281,6 +3307,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
                     "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3306,6 +3333,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
                     "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3324,6 +3352,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
                     "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3342,6 +3371,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
                     "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3360,6 +3390,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
                     "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3378,6 +3409,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
                     "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3396,6 +3428,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
                     "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3426,6 +3459,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
                     "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3450,6 +3484,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
                     "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3468,6 +3503,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
                     "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3487,6 +3523,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
                     "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3519,6 +3556,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
                     "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3537,6 +3575,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
                     "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3555,6 +3594,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
                     "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3571,6 +3611,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
                     "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3590,6 +3631,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
                     "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3637,6 +3679,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
                     "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3667,6 +3710,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
                     "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3685,6 +3729,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
                     "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3701,6 +3746,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
                     "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3719,6 +3765,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
                     "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3737,6 +3784,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
                     "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3755,6 +3803,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
                     "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3773,6 +3822,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
                     "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3835,6 +3885,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
                     "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3880,6 +3931,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
                     "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3898,6 +3950,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
                     "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3916,6 +3969,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
                     "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3934,6 +3988,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
                     "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3952,6 +4007,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
                     "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3970,6 +4026,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
                     "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4000,6 +4057,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
                     "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4029,6 +4087,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
                     "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4047,6 +4106,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
                     "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4063,6 +4123,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
                     "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4082,6 +4143,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
                     "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4133,6 +4195,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
                     "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4160,6 +4223,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
                     "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4179,6 +4243,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
                     "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4197,6 +4262,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
                     "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4215,6 +4281,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
                     "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4234,6 +4301,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
                     "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4252,6 +4320,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
                     "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4283,6 +4352,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
                     "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4312,6 +4382,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
                     "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4330,6 +4401,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
                     "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4349,6 +4421,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
                     "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4432,6 +4505,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
                     "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4463,6 +4537,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
                     "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4482,6 +4557,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
                     "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4500,6 +4576,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
                     "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4518,6 +4595,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
                     "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4537,6 +4615,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
                     "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4555,6 +4634,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
                     "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6570,7 +6650,7 @@ export interface operations {
                  *         },
                  *         "endpoint": {
                  *           "id": "a9b8c7d6-e5f4-4a3b-8c2d-1e0f9a8b7c65",
-                 *           "url": "https://hooks.example.com/leadwire"
+                 *           "url": "https://hooks.example.com/…"
                  *         },
                  *         "eventId": "9c1f4e2a-7b3d-4a58-8e6f-0d2c1b3a4e5f",
                  *         "eventName": "contact.created"
@@ -6632,7 +6712,7 @@ export interface operations {
                  *       "data": {
                  *         "endpoint": {
                  *           "id": "a9b8c7d6-e5f4-4a3b-8c2d-1e0f9a8b7c65",
-                 *           "url": "https://hooks.example.com/leadwire"
+                 *           "url": "https://hooks.example.com/…"
                  *         },
                  *         "reason": "10 deliveries failed in a row; the last one: HTTP 503",
                  *         "failureCount": 10
@@ -6694,7 +6774,7 @@ export interface operations {
                  *       "data": {
                  *         "endpoint": {
                  *           "id": "a9b8c7d6-e5f4-4a3b-8c2d-1e0f9a8b7c65",
-                 *           "url": "https://hooks.example.com/leadwire"
+                 *           "url": "https://hooks.example.com/…"
                  *         },
                  *         "enabledBy": "a2d4f6b8-1c3e-4a5b-9d7f-0e2c4a6b8d13"
                  *       }

@@ -112,6 +112,8 @@ describe('/api/webhooks/{id}: log, redeliver, recover', () => {
       error: 'the receiver answered 500',
       nextAttemptAt: expect.any(String),
       manual: false,
+      // The upsert's own request id (its x-request-id, made by the server here).
+      requestId: expect.stringMatching(/^[0-9a-f-]{36}$/),
     });
     const failed = await internalRest(t, 'GET', `/webhooks/${endpoint.id}/deliveries?outcome=failed`, org.internalKey);
     expect(failed.body.items.map((i: { attempt: number }) => i.attempt)).toEqual([1]);

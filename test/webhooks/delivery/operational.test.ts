@@ -71,7 +71,7 @@ describe('operational events', () => {
         source: 'system',
         data: {
           delivery: { id: contactDelivery!.id, attempts: 5, lastStatusCode: 503, lastError: 'the receiver answered 503' },
-          endpoint: { id: down.id, url: `${rx.origin}/down-1` },
+          endpoint: { id: down.id, url: `${rx.origin}/…` },
           eventId: contactDelivery!.event_id,
           eventName: 'contact.created',
         },
@@ -87,7 +87,7 @@ describe('operational events', () => {
       expect(bodies('/watch-1')[1]).toMatchObject({
         event: 'webhook.endpoint_disabled',
         source: 'system',
-        data: { endpoint: { id: down.id, url: `${rx.origin}/down-1` }, reason, failureCount: 10 },
+        data: { endpoint: { id: down.id, url: `${rx.origin}/…` }, reason, failureCount: 10 },
       });
       // The disabled endpoint's own "disabled" event is recorded skipped, never sent to it.
       const own = (await deliveriesOf(t, down.id)).map((d) => [JSON.parse(d.body).event, d.state, d.attempts, d.skip_reason]);
@@ -120,7 +120,7 @@ describe('operational events', () => {
     }
     expect(await outbox(org.orgId, 'webhook.endpoint_enabled')).toHaveLength(1);
     await waitForLog(t, watch.id, 2);
-    const endpoint = { id: other.id, url: `${rx.origin}/other-2` };
+    const endpoint = { id: other.id, url: `${rx.origin}/…` };
     const received = bodies('/watch-2').sort((a, b) => a.event.localeCompare(b.event));
     expect(received).toMatchObject([
       { event: 'webhook.endpoint_disabled', source: 'system', data: { endpoint, reason: `disabled by ${owner!.email}`, failureCount: 0 } },
@@ -138,7 +138,7 @@ describe('operational events', () => {
     const disabled = await outbox(org.orgId, 'webhook.endpoint_disabled');
     expect(disabled).toHaveLength(2);
     expect(disabled.map((d) => d.payload.data)).toContainEqual({
-      endpoint: { id: other.id, url: 'https://10.0.0.7/hook' },
+      endpoint: { id: other.id, url: 'https://10.0.0.7/…' },
       reason: (patched.body as { disabledReason: string }).disabledReason,
       failureCount: 0,
     });

@@ -3,7 +3,8 @@ import { type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } 
 import type { Socket } from 'node:net';
 import { type Config, errors, type PublicError, toPublicError } from '@leadwire/core';
 import type { FastifyHttpOptions, FastifyInstance } from 'fastify';
-import { ConnectionGuard, type GuardLimits } from './connection-guard.ts';
+import { refusals } from '@leadwire/core/runtime';
+import { type CloseReason, ConnectionGuard, type GuardLimits } from './connection-guard.ts';
 import { sendError } from './rest-surface.ts';
 import { logFailure } from './log-failure.ts';
 
@@ -57,6 +58,8 @@ function clientErrorHandler(this: FastifyInstance, err: NodeJS.ErrnoException, s
   const pub = clientErrorOf(err);
   if (!pub || socket.destroyed) return;
   const reqId = randomUUID();
+  // request_timeout, headers_too_large, or bytes that are not HTTP: slow, oversized or garbled requests.
+  refusals.inc({ reason: pub.body.code === 'bad_request' ? 'not_http' : pub.body.code });
   this.log.debug({ reqId, code: err.code, status: pub.status }, 'client error');
   const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
   if (socket.writable && !inFlight?.headersSent) socket.end(rawResponse(pub, reqId));
@@ -76,6 +79,9 @@ const SHED = toPublicError(
 /** Behind TRUST_PROXY the socket's address is the proxy's; the client's is only known from each request's headers. */
 const direct = (trust: Config['TRUST_PROXY']) => !trust || (Array.isArray(trust) && trust.length === 0);
 
+/** The guard's reasons as refusal reasons: `refused` is the per-address connection cap met at accept. */
+const GUARD_REASONS: Record<CloseReason, string> = { refused: 'too_many_connections', body_timeout: 'body_timeout', shed: 'shed' };
+
 /** The connection policy of connection-guard.ts, on this app's server. */
 function guardConnections(app: FastifyInstance, config: Config) {
   const limits: GuardLimits = {
@@ -89,6 +95,7 @@ function guardConnections(app: FastifyInstance, config: Config) {
   };
   let warnedAt = -Infinity;
   const guard = new ConnectionGuard(limits, (socket, res, reason) => {
+    refusals.inc({ reason: GUARD_REASONS[reason] });
     app.log.debug({ reason, address: socket.remoteAddress }, 'connection closed by the guard');
     // Under attack this runs thousands of times a second: one line a minute tells the operator, with the totals.
     if (performance.now() - warnedAt >= GUARD_WARN_EVERY_MS) {

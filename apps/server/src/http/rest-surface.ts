@@ -15,7 +15,7 @@ import { type CreateOpenApiFastifyPluginOptions, fastifyTRPCOpenApiPlugin } from
 import { addJsonBodyParser } from './json-body.ts';
 import { logFailure } from './log-failure.ts';
 import { setRouteTemplate } from '../metrics.ts';
-import { UNMATCHED_ROUTE } from '@leadwire/core/runtime';
+import { refusals, UNMATCHED_ROUTE } from '@leadwire/core/runtime';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -27,8 +27,12 @@ declare module 'fastify' {
  * Every JSON error answer: the body carries the request's id as `requestId` (and the header as `x-request-id`, also
  * for answers sent before the app's hooks ran), so that a client quoting either one finds the request's log lines.
  */
+/** Refusals of the edge answered here, counted by their code (the others are counted where they are decided). */
+const EDGE_REFUSALS = new Set(['payload_too_large', 'malformed_json', 'malformed_url', 'too_many_connections']);
+
 export function sendError(reply: FastifyReply, err: PublicError, extraHeaders: Record<string, string> = {}) {
   const requestId = String(reply.request.id);
+  if (EDGE_REFUSALS.has(err.body.code)) refusals.inc({ reason: err.body.code });
   return reply
     .status(err.status)
     .headers({ ...err.headers, ...extraHeaders, 'x-request-id': requestId })

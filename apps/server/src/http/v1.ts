@@ -1,6 +1,6 @@
 import cors from '@fastify/cors';
 import { type Deps, knownRefusal, toPublicError, v1Router } from '@leadwire/core';
-import { keyGuardOf } from '@leadwire/core/runtime';
+import { keyGuardOf, refusalsHeld } from '@leadwire/core/runtime';
 import { buildV1OpenApiDocument } from '@leadwire/core/openapi';
 import type { FastifyInstance } from 'fastify';
 import { registerDocs } from './docs.ts';
@@ -45,7 +45,10 @@ export async function v1Plugin(app: FastifyInstance, opts: { deps: Deps }) {
     const refusal = knownRefusal(guard, req.headers.authorization, 'public', now);
     if (!refusal) return;
     const hold = pacer.delayFor(req.ip, now.getTime());
-    if (hold) await deps.clock.sleep(hold);
+    if (hold) {
+      refusalsHeld.inc();
+      await deps.clock.sleep(hold);
+    }
     return sendError(
       reply,
       toPublicError(refusal.error),

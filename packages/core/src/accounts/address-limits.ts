@@ -1,5 +1,6 @@
 import { qb, sql, statement, type Db } from '@leadwire/db';
 import { putBounded } from '../limits/bounded-map.ts';
+import { refusals } from '../metrics/registry.ts';
 import { accountErrors } from './errors.ts';
 
 const HOUR_MS = 3_600_000;
@@ -26,7 +27,10 @@ export type AddressAction = 'sign-up' | 'password-reset';
 export async function spendAddressBudget(db: Db, action: AddressAction, ip: string, perHour: number, now: Date): Promise<void> {
   const bucket = `${action}:${ip}`;
   const start = Math.floor(now.getTime() / HOUR_MS) * HOUR_MS;
-  const refuse = () => accountErrors.addressLimited(action, Math.max(1, Math.ceil((start + HOUR_MS - now.getTime()) / 1000)));
+  const refuse = () => {
+    refusals.inc({ reason: 'address_limited' });
+    return accountErrors.addressLimited(action, Math.max(1, Math.ceil((start + HOUR_MS - now.getTime()) / 1000)));
+  };
   if ((spent.get(bucket) ?? 0) > now.getTime()) throw refuse();
   const [row] = await db.run(COUNT, { bucket, window: new Date(start) });
   if ((row?.count ?? 1) > perHour) {

@@ -1,6 +1,7 @@
 import { qb, sql, statement, type Db } from '@leadwire/db';
 import { accountErrors } from './errors.ts';
 import { ThrottleGate } from './throttle-gate.ts';
+import { refusals } from '../metrics/registry.ts';
 
 /**
  * Brute-force policy after OWASP's Authentication Cheat Sheet, over a sliding 15-minute window of failed password
@@ -185,7 +186,10 @@ export async function beginAttempt(db: Db, email: string, ip: string, now: Date,
       return { verdict, id: row!.id };
     }),
   );
-  if ('retryAfterS' in verdict) throw accountErrors.tooManyAttempts(verdict.retryAfterS);
+  if ('retryAfterS' in verdict) {
+    refusals.inc({ reason: 'too_many_attempts' });
+    throw accountErrors.tooManyAttempts(verdict.retryAfterS);
+  }
   if (verdict.waitMs) await wait(verdict.waitMs);
   return { id: id! };
 }

@@ -227,8 +227,14 @@ export async function authenticate(
   o: AuthenticateOptions,
 ): Promise<Authenticated> {
   const value = bearerToken(authorization);
-  if (!value) throw errors.unauthorized('Missing API key: send Authorization: Bearer <API_KEY>');
-  if (!isWellFormedKey(value)) throw malformed(value, surface);
+  if (!value) {
+    refusals.inc({ reason: 'missing_key' });
+    throw errors.unauthorized('Missing API key: send Authorization: Bearer <API_KEY>');
+  }
+  if (!isWellFormedKey(value)) {
+    refusals.inc({ reason: 'malformed_key' });
+    throw malformed(value, surface);
+  }
   const keyHash = hashKey(value);
   const refusal = refusalFor(o.guard, keyHash, surface, o.now);
   if (refusal) {
@@ -236,7 +242,10 @@ export async function authenticate(
     throw refusal.error;
   }
   const admission = await o.guard.admit(keyHash, o.now);
-  if (admission.bad) throw errors.unauthorized(o.guard.badReason(keyHash) ?? INVALID_KEY);
+  if (admission.bad) {
+    refusals.inc({ reason: 'known_bad_key' });
+    throw errors.unauthorized(o.guard.badReason(keyHash) ?? INVALID_KEY);
+  }
   let row: NonNullable<(typeof AUTHENTICATE)['row']> | undefined;
   let reason: string | undefined;
   try {
@@ -249,7 +258,11 @@ export async function authenticate(
   } finally {
     admission.release();
   }
-  if (!row) throw errors.unauthorized(reason ?? INVALID_KEY);
+  if (!row) {
+    // Looked up and not found (or stopped): the next sighting of this key is refused from memory as known_bad_key.
+    refusals.inc({ reason: 'unknown_key' });
+    throw errors.unauthorized(reason ?? INVALID_KEY);
+  }
   if (row.type !== surface) {
     throw errors.wrongSurface(
       surface === 'public'

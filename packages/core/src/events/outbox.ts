@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type DB, type Db, type Expression, jsonRows, qb, type Selectable, statement } from '@leadwire/db';
+import { currentRequestId } from '../http/request-scope.ts';
 import type { EventName } from './names.ts';
 
 /** Who made a change (spec "Payload shape"): lets receivers ignore changes their own integration made. */
@@ -37,9 +38,14 @@ export function buildPayload(e: PendingEvent, id: string): EventPayload {
 }
 
 /** The columns an event is written with. */
-export const EVENT_COLUMNS = ['id', 'organization_id', 'event', 'payload', 'created_at'] as const satisfies readonly (keyof Selectable<
-  DB['outbox_events']
->)[];
+export const EVENT_COLUMNS = [
+  'id',
+  'organization_id',
+  'event',
+  'payload',
+  'created_at',
+  'request_id',
+] as const satisfies readonly (keyof Selectable<DB['outbox_events']>)[];
 
 /**
  * The events of `json` (an `eventRowsParam` string, or a statement's parameter standing for one) as the select of an
@@ -70,11 +76,13 @@ export async function emitEvents(db: Db, events: readonly PendingEvent[]): Promi
 
 /** The one parameter of `insertEvents` / `eventRows`, for callers that fold the insert into a statement of their own. */
 export function eventRowsParam(events: readonly PendingEvent[]): string {
+  // The request writing them, if any (request-scope.ts): kept with each event for its deliveries and their log lines.
+  const request_id = currentRequestId() ?? null;
   return JSON.stringify(
     events.map((e) => {
       const id = randomUUID();
       const payload = buildPayload(e, id);
-      return { id, organization_id: e.orgId, event: e.event, payload, created_at: payload.timestamp };
+      return { id, organization_id: e.orgId, event: e.event, payload, created_at: payload.timestamp, request_id };
     }),
   );
 }

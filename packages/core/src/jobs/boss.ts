@@ -1,7 +1,20 @@
 import type { Db } from '@leadwire/db';
 import { type JobResult, PgBoss, type Queue } from 'pg-boss';
 import type { Logger } from '../context.ts';
+import { currentRequestId, withRequestId } from '../http/request-scope.ts';
 import type { Jobs } from './queue.ts';
+
+/** A job queued as part of a request carries its id (request-scope.ts), unless the caller set one already. */
+function stamped(data: object): object {
+  const requestId = currentRequestId();
+  return requestId === undefined || 'requestId' in data ? data : { ...data, requestId };
+}
+
+/** The id of the request that queued a job: its handler runs as part of that request (logs, events, further jobs). */
+function requestIdOf(data: unknown): string | undefined {
+  const id = typeof data === 'object' && data !== null ? (data as { requestId?: unknown }).requestId : undefined;
+  return typeof id === 'string' ? id : undefined;
+}
 
 export interface JobDefinition<T extends object = object> {
   queue: string;
@@ -64,14 +77,17 @@ export class BossRuntime implements Jobs {
   }
 
   async send(db: Db, queue: string, data: object, options: { startAfter?: Date | number } = {}) {
-    await this.boss.send(queue, data, { ...options, db: { executeSql: (text: string, values?: unknown[]) => db.raw(text, values) } });
+    await this.boss.send(queue, stamped(data), {
+      ...options,
+      db: { executeSql: (text: string, values?: unknown[]) => db.raw(text, values) },
+    });
   }
 
   async sendMany(db: Db, queue: string, data: readonly object[]) {
     if (data.length === 0) return;
     await this.boss.insert(
       queue,
-      data.map((d) => ({ data: d })),
+      data.map((d) => ({ data: stamped(d) })),
       { db: { executeSql: (text: string, values?: unknown[]) => db.raw(text, values) } },
     );
   }
@@ -82,18 +98,9 @@ export class BossRuntime implements Jobs {
       // Each job of a batch settles on its own, so one failure retries only itself. A full batch fetches again at once:
       // a NOTIFY wakes a worker only once, and without that a backlog would drain one job per polling interval.
       await this.boss.work(d.queue, { batchSize: d.batchSize ?? 1, burstWhenBatchFull: true, perJobResults: true }, async (jobs) => {
-        const settle = async (job: (typeof jobs)[number]): Promise<JobResult> => {
-          try {
-            await d.handle(d.parse(job.data));
-            return { id: job.id, status: 'completed' };
-          } catch (err) {
-            return {
-              id: job.id,
-              status: 'failed',
-              output: { name: err instanceof Error ? err.name : 'Error', message: err instanceof Error ? err.message : String(err) },
-            };
-          }
-        };
+        // Each job runs as part of the request that queued it, if one did: its log lines (these included) carry the
+        // request's reqId, and what it writes or queues carries the id on.
+        const settle = (job: (typeof jobs)[number]): Promise<JobResult> => withRequestId(requestIdOf(job.data), () => this.settle(d, job));
         if (d.concurrent) return Promise.all(jobs.map(settle));
         const results: JobResult[] = [];
         for (const job of jobs) results.push(await settle(job));
@@ -103,6 +110,23 @@ export class BossRuntime implements Jobs {
       // first pass after, instead of waiting for the next one; pg-boss files it under the tick's own minute, so two
       // passes never send it twice.
       if (d.cron) await this.boss.schedule(d.queue, d.cron, {}, { tz: 'UTC', missed: 'once' });
+    }
+  }
+
+  private async settle(d: JobDefinition, job: { id: string; data: unknown }): Promise<JobResult> {
+    const started = performance.now();
+    try {
+      await d.handle(d.parse(job.data));
+      this.log.debug({ queue: d.queue, jobId: job.id, ms: Math.round(performance.now() - started) }, 'job done');
+      return { id: job.id, status: 'completed' };
+    } catch (err) {
+      // pg-boss keeps the failure on the job (and retries it by the queue's policy); the line says when and for whom.
+      this.log.warn({ err, queue: d.queue, jobId: job.id }, 'job failed');
+      return {
+        id: job.id,
+        status: 'failed',
+        output: { name: err instanceof Error ? err.name : 'Error', message: err instanceof Error ? err.message : String(err) },
+      };
     }
   }
 

@@ -7,5 +7,6 @@ export {
   httpRequests,
   metricsRegistry,
   refusals,
+  refusalsHeld,
   UNMATCHED_ROUTE,
 } from './registry.ts';

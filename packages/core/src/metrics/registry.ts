@@ -38,8 +38,23 @@ export const webhookAttempts = new Counter({
 
 export const refusals = new Counter({
   name: 'leadwire_refusals_total',
-  help: 'Requests refused by a limit, by reason (the error code the caller was given)',
+  help: 'Requests and connections refused by a limit or as abuse, by reason (a short fixed list: docs/operating.md)',
   labelNames: ['reason'] as const,
+  registers: [metricsRegistry],
+});
+
+export const commitToAttempt = new Histogram({
+  name: 'leadwire_webhook_commit_to_attempt_seconds',
+  help: 'Time from an event being written (its timestamp, in the writing transaction) to the start of each automatic delivery attempt of it, by attempt number',
+  labelNames: ['attempt'] as const,
+  // A first attempt takes a pump round and a queue hop (tens of ms); retries wait their schedule (up to hours).
+  buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 7200, 21600, 86400],
+  registers: [metricsRegistry],
+});
+
+export const refusalsHeld = new Counter({
+  name: 'leadwire_refusals_held_total',
+  help: "Refusals held before they were answered, because the client's address had more than its free refusals this second",
   registers: [metricsRegistry],
 });
 

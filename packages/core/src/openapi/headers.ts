@@ -80,6 +80,14 @@ const X_SOURCE: oas31.ParameterObject = {
   schema: { $ref: '#/components/schemas/Source' },
 };
 
+/** apps/server/src/http/request-id.ts keeps an incoming id that matches this, and makes a UUID otherwise. */
+const REQUEST_ID: oas31.HeaderObject = {
+  description:
+    "This request's id: the `X-Request-Id` the client sent when it is 1-128 letters, digits or `_ . : -`, otherwise one the server made (a UUID). Every error body repeats it as `requestId`, and the server's log lines of the request carry it as `reqId`: quote it when reporting a problem.",
+  required: true,
+  schema: { type: 'string', pattern: '^[A-Za-z0-9_.:-]{1,128}$', example: '3f2b8c1e-6d4a-4f0e-9b7c-2a1d5e8f9c03' },
+};
+
 const names = {
   'x-ratelimit-limit': 'RateLimitLimit',
   'x-ratelimit-remaining': 'RateLimitRemaining',
@@ -109,6 +117,7 @@ export function headerComponents(): Record<string, oas31.HeaderObject> {
       description: `${RETRY_AFTER.description} Sent with the codes of this status that say so (\`rate_limited\`, \`too_many_attempts\`, \`service_unavailable\`, \`captcha_unavailable\`).`,
     },
     IdempotentReplayed: IDEMPOTENT_REPLAYED,
+    RequestId: REQUEST_ID,
   };
 }
 
@@ -138,5 +147,7 @@ export function responseHeaders(opts: {
     ...(opts.mode === 'none' ? {} : Object.fromEntries(Object.entries(names).map(([h, name]) => [h, header(rateName(name))]))),
     ...(opts.retryAfter ? { 'retry-after': header(opts.retryAfter === 'always' ? 'RetryAfter' : 'RetryAfterIfSent') } : {}),
     ...(opts.replay ? { 'idempotent-replayed': header('IdempotentReplayed') } : {}),
+    // Every answer carries it, whatever the surface or the status (apps/server/src/app.ts sets it first thing).
+    'x-request-id': header('RequestId'),
   };
 }

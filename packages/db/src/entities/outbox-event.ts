@@ -58,6 +58,12 @@ export const OutboxEventSchema = defineEntity({
     txid: p.string().columnType('xid8').defaultRaw('pg_current_xact_id()'),
     /** Insertion order within a transaction (and the tiebreak of the feed's order). Set by the database. */
     seq: p.bigint('string').autoincrement(),
+    /**
+     * The id of the HTTP request whose transaction wrote the event (its `x-request-id`), null for events no request
+     * wrote (workers, schedules): what lets a delivery and its attempts' log lines lead back to the request. Only read
+     * through the event's id, so no index.
+     */
+    requestId: p.text().nullable(),
   },
 });
 export class OutboxEvent extends OutboxEventSchema.class {}

@@ -10,9 +10,17 @@ const HOURLY_DELIVERY_LIMIT = 1_000;
  * gets its own `webhook.endpoint_disabled` recorded as skipped (it receives nothing while disabled); other subscribed
  * endpoints receive it.
  */
-const EndpointRef = z.object({ id: z.uuid(), url: z.string() }).meta({ description: 'The webhook endpoint the event is about.' });
+const EndpointRef = z
+  .object({
+    id: z.uuid(),
+    url: z.string().meta({
+      description:
+        "The endpoint URL's origin, then `/…` when it has a path or query (those often hold a receiver's credential, and this event goes to every subscriber); the full URL is on the endpoint screen.",
+    }),
+  })
+  .meta({ description: 'The webhook endpoint the event is about.' });
 
-const EXAMPLE_ENDPOINT = { id: 'a9b8c7d6-e5f4-4a3b-8c2d-1e0f9a8b7c65', url: 'https://hooks.example.com/leadwire' };
+const EXAMPLE_ENDPOINT = { id: 'a9b8c7d6-e5f4-4a3b-8c2d-1e0f9a8b7c65', url: 'https://hooks.example.com/…' };
 
 export const webhookEvents = [
   defineEvent({

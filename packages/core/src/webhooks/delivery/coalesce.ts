@@ -1,3 +1,5 @@
+import { withRequestId } from '../../http/request-scope.ts';
+
 /**
  * Group commit for per-attempt statements. Every attempt of a pg-boss batch runs on its own, but taking it and
  * recording it are one-row statements whose cost is mostly the round trip (a socket write and a backend wake-up on
@@ -21,8 +23,9 @@ export class Coalescer<I, O> {
       this.queue.push({ item, resolve, reject });
       if (this.busy) return;
       this.busy = true;
-      // setImmediate, not a microtask: the other jobs of a fetched batch get to push theirs into the same round.
-      setImmediate(() => void this.drain());
+      // setImmediate, not a microtask: the other jobs of a fetched batch get to push theirs into the same round. A round
+      // serves many attempts, so it runs as part of no request (what it writes or logs is nobody's in particular).
+      setImmediate(() => void withRequestId(undefined, () => this.drain()));
     });
   }
 

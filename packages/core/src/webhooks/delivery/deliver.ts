@@ -6,7 +6,8 @@ import { signDelivery } from '../transport/signing.ts';
 import { sendWebhook } from '../transport/send.ts';
 import { tracedAttempt } from './attempt-trace.ts';
 import { Coalescer } from './coalesce.ts';
-import { ATTEMPT_LEASE_MS, RECEIVER_TIMEOUT_MS } from './policy.ts';
+import { attemptLabel, commitToAttempt } from '../../metrics/registry.ts';
+import { ATTEMPT_LEASE_MS, MAX_ATTEMPTS, RECEIVER_TIMEOUT_MS } from './policy.ts';
 import { type AttemptOutcome, recordAttempts, recordSkipped } from './record.ts';
 import type { AttemptRef } from './sweep.ts';
 import type { InFlight } from './in-flight.ts';
@@ -61,6 +62,11 @@ const TAKE = statement<{ key: string; leaseUntil: Date; now: Date; ids: string[]
       'w.secret',
       'w.previous_secret',
       'w.previous_secret_expires_at',
+      // The event's time (commit-to-attempt latency) and the request that wrote it (the attempt's log line): looked up
+      // by the event's primary key in this same statement, no round trip of their own; null for a ping, or an event
+      // gone with its organization.
+      (eb) => eb.selectFrom('outbox_events as e').select('e.created_at').whereRef('e.id', '=', 'd.event_id').as('event_at'),
+      (eb) => eb.selectFrom('outbox_events as e').select('e.request_id').whereRef('e.id', '=', 'd.event_id').as('request_id'),
     ])
     // This statement set first_attempt_at, and matched lease_token to the job's: neither comes back null.
     .$narrowType<{ first_attempt_at: Date; lease_token: string }>(),
@@ -158,6 +164,12 @@ async function attempt(deps: Deps, rounds: AttemptRounds, a: TakenRow): Promise<
   if (!a.enabled && !a.manual) return persistently(deps.clock, () => recordSkipped(deps.db, a, deps.clock.now()));
   const attemptId = randomUUID();
   const startedAt = deps.clock.now();
+  const number = a.attempts + 1;
+  // Replays and test pings are sent when someone asks, long after the event: their wait says nothing of the engine.
+  if (!a.manual && a.event_at !== null) {
+    const waited = (startedAt.getTime() - new Date(a.event_at).getTime()) / 1000;
+    commitToAttempt.observe({ attempt: attemptLabel(number, MAX_ATTEMPTS) }, Math.max(0, waited));
+  }
   const inGrace = a.previous_secret_expires_at !== null && new Date(a.previous_secret_expires_at).getTime() > startedAt.getTime();
   const headers = signDelivery({
     body: a.body,
@@ -184,4 +196,18 @@ async function attempt(deps: Deps, rounds: AttemptRounds, a: TakenRow): Promise<
     ),
   );
   await rounds.record.push({ a, attemptId, startedAt, result });
+  // reqId: the request that wrote the event, so a partner's complaint about a request leads to its deliveries. A failed
+  // attempt is worth an operator's attention; a success is detail (thousands a second at load).
+  const line = {
+    reqId: a.request_id ?? undefined,
+    deliveryId: a.id,
+    eventId: a.event_id,
+    event: a.event,
+    attempt: number,
+    outcome: result.outcome,
+    statusCode: result.statusCode,
+    ms: result.durationMs,
+  };
+  if (result.outcome === 'succeeded') deps.log.debug(line, 'webhook attempt');
+  else deps.log.info(line, 'webhook attempt');
 }

@@ -13,11 +13,30 @@ interface EndpointRef {
   url: string;
 }
 
+/**
+ * The endpoint's URL as these events show it: its origin and `/…` when it has a path or query. They go to every
+ * subscriber of the workspace (and the changes feed), while a REST hook's or a chat tool's URL often carries its only
+ * credential in the path (`/hooks/T0/B0/XXXX`) or the query; the origin still tells the reader which receiver it is,
+ * the id finds it in the app. The owners' mail keeps the full URL: it goes to the people who may see it anyway.
+ */
+export function shownUrl(url: string): string {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return '…';
+  }
+  if (u.origin === 'null') return '…';
+  return u.pathname === '/' && !u.search && !u.hash ? `${u.origin}/` : `${u.origin}/…`;
+}
+
+const shown = (e: EndpointRef) => ({ id: e.id, url: shownUrl(e.url) });
+
 export const endpointDisabled = (e: EndpointRef, reason: string, failureCount: number, at: Date): PendingEvent => ({
   orgId: e.orgId,
   event: 'webhook.endpoint_disabled',
   source: 'system',
-  data: { endpoint: { id: e.id, url: e.url }, reason, failureCount },
+  data: { endpoint: shown(e), reason, failureCount },
   at,
 });
 
@@ -25,7 +44,7 @@ export const endpointEnabled = (e: EndpointRef, enabledBy: string | null, at: Da
   orgId: e.orgId,
   event: 'webhook.endpoint_enabled',
   source: 'system',
-  data: { endpoint: { id: e.id, url: e.url }, enabledBy },
+  data: { endpoint: shown(e), enabledBy },
   at,
 });
 
@@ -52,7 +71,7 @@ export function deliveryFailed(d: ExhaustedDelivery, at: Date): PendingEvent | n
     source: 'system',
     data: {
       delivery: { id: d.deliveryId, attempts: d.attempts, lastStatusCode: d.lastStatusCode, lastError: d.lastError },
-      endpoint: { id: d.endpoint.id, url: d.endpoint.url },
+      endpoint: shown(d.endpoint),
       eventId: d.eventId,
       eventName: d.eventName,
     },

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Deps } from '../../context.ts';
 import type { JobDefinition } from '../../jobs/boss.ts';
+import { withRequestId } from '../../http/request-scope.ts';
 import { type AttemptRounds, attemptRounds, deliverOne, MAX_IN_FLIGHT } from './deliver.ts';
 import { DISPATCH_BATCH, dispatchEvents } from './dispatch.ts';
 import { ATTEMPTS_PER_JOB, DELIVER_QUEUE, type DeliverJob, SWEEP_BATCH, sweepDeliveries } from './sweep.ts';
@@ -41,8 +42,9 @@ export class DeliveryPump {
     if (!this.running) return;
     // The wall clock, not deps.clock: how often to look is a polling cadence (20 ms in tests), not business time, and
     // tests freeze the clock while the engine works (a frozen business clock must not stop deliveries).
+    // Whoever started the pump (a request, in some tests and tools), its rounds are part of no request.
     this.timer = setTimeout(() => {
-      this.round = this.tick().finally(() => (this.round = null));
+      this.round = withRequestId(undefined, () => this.tick()).finally(() => (this.round = null));
     }, ms);
   }
 

@@ -34,6 +34,10 @@ export const DeliveryAttemptView = z.object({
   error: z.string().nullable().meta({ description: 'Why it failed or was skipped.' }),
   nextAttemptAt: IsoDateTime.nullable().meta({ description: 'When the next attempt is due; null when none follows.' }),
   manual: z.boolean().meta({ description: 'A replay or test ping: one attempt, not counted toward disabling.' }),
+  requestId: z.string().nullable().meta({
+    description:
+      "The `x-request-id` of the API request that wrote the event delivered (also on the server's log lines of that request and of these attempts, as `reqId`); null for a ping and for events no request wrote (workers, schedules).",
+  }),
 });
 export type DeliveryAttemptView = z.infer<typeof DeliveryAttemptView>;
 

@@ -67,6 +67,8 @@ const LOG = statement<{
     qb
       .selectFrom('webhook_attempts as a')
       .innerJoin('webhook_deliveries as d', 'd.id', 'a.delivery_id')
+      // The request that wrote the event, by the event's primary key: one probe per row of the page.
+      .leftJoin('outbox_events as e', 'e.id', 'd.event_id')
       .select((eb) => [
         'a.id',
         'a.created_at',
@@ -81,6 +83,7 @@ const LOG = statement<{
         'a.error',
         'a.next_attempt_at',
         'd.manual',
+        'e.request_id',
       ])
       .where('a.endpoint_id', '=', p.endpointId)
       .where('a.organization_id', '=', p.orgId)
@@ -108,6 +111,7 @@ const toView = (r: AttemptRow): DeliveryAttemptView => ({
   error: r.error,
   nextAttemptAt: isoOrNull(r.next_attempt_at),
   manual: r.manual,
+  requestId: r.request_id,
 });
 
 /** Owners and admins manage endpoints; another organization's endpoint looks unknown. */

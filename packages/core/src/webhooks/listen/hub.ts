@@ -7,6 +7,7 @@ import { newSigningSecret } from '../transport/secret.ts';
 import { NotifyChannel } from './channel.ts';
 import { deliveryFrame, frame, HEARTBEAT, type ListenEvent, readyFrame } from './frames.ts';
 import * as SQL from './sql.ts';
+import { withRequestId } from '../../http/request-scope.ts';
 
 /** Where a stream's frames go: the HTTP response, reduced to what the hub needs. */
 export interface ListenSink {
@@ -101,7 +102,9 @@ export class ListenHub {
   }
 
   private serial<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.rows.then(fn);
+    // The hub serves every stream of the process: its work (and the channel it opens) is no one request's, even when
+    // a request's stream set it going, so its log lines carry no stale reqId (http/request-scope.ts).
+    const run = withRequestId(undefined, () => this.rows.then(fn));
     this.rows = run.catch(() => undefined);
     return run;
   }
@@ -168,8 +171,10 @@ export class ListenHub {
         (err: unknown) => this.deps.log.warn({ err }, 'listen: listener refresh failed'),
       );
     };
-    this.heartbeat ??= clock.setTimeout(beat, this.deps.config.WEBHOOK_LISTEN_HEARTBEAT_MS);
-    this.refresh ??= clock.setTimeout(refresh, REFRESH_MS);
+    withRequestId(undefined, () => {
+      this.heartbeat ??= clock.setTimeout(beat, this.deps.config.WEBHOOK_LISTEN_HEARTBEAT_MS);
+      this.refresh ??= clock.setTimeout(refresh, REFRESH_MS);
+    });
   }
 
   private stopTimers(): void {
