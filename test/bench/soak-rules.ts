@@ -1,0 +1,183 @@
+/**
+ * The soak's verdict, as pure functions over its per-interval samples (tested in soak-rules.test.ts, no clock, no
+ * server): memory that grows without bound, p99 that drifts, a delivery backlog that keeps growing, deliveries lost.
+ */
+
+/** One kind's figures over one interval. */
+export interface KindWindow {
+  count: number;
+  errors: number;
+  p99Ms: number;
+}
+
+/** What the soak saw over one interval (a minute by default). */
+export interface Sample {
+  /** Minutes from the start of the load to the end of this interval. */
+  atMinutes: number;
+  kinds: Record<string, KindWindow>;
+  /** The lowest heap used seen in the interval: the heap after garbage collection, to within the young generation. */
+  heapFloorMb: number;
+  rssMb: number;
+  /** Events not yet dispatched plus delivery jobs due and not yet taken. */
+  backlog: number;
+}
+
+export interface Rules {
+  /** Intervals at the start left out of every rule (the JIT, pools and caches settle). */
+  warmupIntervals: number;
+  /** A kind drifts when its p99 exceeds this multiple of its first interval after the warm-up... */
+  p99Factor: number;
+  /** ...taking that first p99 as at least this, so a millisecond of noise on a 2 ms baseline is no drift... */
+  p99FloorMs: number;
+  /** ...in this many intervals in a row, so one spike from a neighbour on a shared machine is reported, not failed. */
+  p99Consecutive: number;
+  /** Growth (least-squares slope over the second half) allowed without a plateau, per minute. */
+  heapMbPerMin: number;
+  rssMbPerMin: number;
+  backlogPerMin: number;
+  /** The kinds that are references (printed, never judged). */
+  references: readonly string[];
+}
+
+export const DEFAULT_RULES: Rules = {
+  warmupIntervals: 1,
+  p99Factor: 2,
+  p99FloorMs: 10,
+  p99Consecutive: 2,
+  heapMbPerMin: 1,
+  rssMbPerMin: 3,
+  backlogPerMin: 60,
+  references: ['healthz'],
+};
+
+export interface Verdict {
+  pass: boolean;
+  /** Why it failed, one line each. */
+  failures: string[];
+  /** What was not judged or only warned about. */
+  notes: string[];
+}
+
+/** Least-squares slope of y over x; 0 for fewer than two points. */
+export function slope(xs: readonly number[], ys: readonly number[]): number {
+  const n = Math.min(xs.length, ys.length);
+  if (n < 2) return 0;
+  const mx = xs.slice(0, n).reduce((a, b) => a + b, 0) / n;
+  const my = ys.slice(0, n).reduce((a, b) => a + b, 0) / n;
+  let num = 0;
+  let den = 0;
+  for (let i = 0; i < n; i++) {
+    num += (xs[i]! - mx) * (ys[i]! - my);
+    den += (xs[i]! - mx) ** 2;
+  }
+  return den === 0 ? 0 : num / den;
+}
+
+/** The value at percentile p (0-100) of an ascending array; NaN when empty. */
+export function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
+
+export interface Growth {
+  /** Per minute, over the second half of the judged intervals. */
+  perMin: number;
+  /** The last third set no new high beyond the tolerance: the series has levelled off. */
+  plateau: boolean;
+  unbounded: boolean;
+}
+
+/**
+ * Growth without bound: the second half's slope is above `limitPerMin` AND the last third of the series still sets
+ * new highs (above the earlier maximum by more than `tolerance`). A series that climbed and then levelled off (a cache
+ * filling, the JIT's code space) passes however steep its climb; one that keeps climbing slowly fails. Null when
+ * there are too few points (under 4) to tell a trend from noise.
+ */
+export function growth(xs: readonly number[], ys: readonly number[], limitPerMin: number, tolerance: number): Growth | null {
+  const n = Math.min(xs.length, ys.length);
+  if (n < 4) return null;
+  const half = Math.floor(n / 2);
+  const perMin = slope(xs.slice(half, n), ys.slice(half, n));
+  const third = Math.max(1, Math.floor(n / 3));
+  const before = Math.max(...ys.slice(0, n - third));
+  const last = Math.max(...ys.slice(n - third, n));
+  const plateau = last <= before + tolerance;
+  return { perMin, plateau, unbounded: perMin > limitPerMin && !plateau };
+}
+
+const f1 = (n: number) => n.toFixed(1);
+
+/** The first judged interval in which `kind` ran (its baseline), and the p99 above which it counts as drifted. */
+function baseline(judged: readonly Sample[], kind: string, r: Rules): { index: number; p99Ms: number; limit: number } | null {
+  const index = judged.findIndex((s) => (s.kinds[kind]?.count ?? 0) > 0);
+  if (index < 0) return null;
+  const p99Ms = judged[index]!.kinds[kind]!.p99Ms;
+  return { index, p99Ms, limit: r.p99Factor * Math.max(p99Ms, r.p99FloorMs) };
+}
+
+/** The first run of `p99Consecutive` intervals past the limit, described; null when there is none. */
+function p99Drift(judged: readonly Sample[], kind: string, r: Rules): string | null {
+  const base = baseline(judged, kind, r);
+  if (!base) return null;
+  let run = 0;
+  for (const s of judged.slice(base.index + 1)) {
+    const w = s.kinds[kind];
+    run = w && w.count > 0 && w.p99Ms > base.limit ? run + 1 : 0;
+    if (run >= r.p99Consecutive) {
+      return (
+        `${kind}: p99 ${f1(w!.p99Ms)} ms at minute ${f1(s.atMinutes)}, past ${r.p99Factor}x the first minute after the ` +
+        `warm-up (${f1(base.p99Ms)} ms, taken as at least ${r.p99FloorMs} ms) for ${run} intervals in a row`
+      );
+    }
+  }
+  return null;
+}
+
+/** The verdict over every interval of a run, plus the deliveries lost once the load stopped and the backlog drained. */
+export function judge(samples: readonly Sample[], lostDeliveries: number, r: Rules = DEFAULT_RULES): Verdict {
+  const failures: string[] = [];
+  const notes: string[] = [];
+  const judged = samples.slice(r.warmupIntervals);
+  const kinds = [...new Set(samples.flatMap((s) => Object.keys(s.kinds)))].filter((k) => !r.references.includes(k));
+
+  if (judged.length < 2) notes.push(`p99 drift not judged: ${judged.length} interval(s) after the warm-up, 2 needed`);
+  else {
+    for (const kind of kinds) {
+      const drift = p99Drift(judged, kind, r);
+      if (drift) {
+        failures.push(drift);
+        continue;
+      }
+      // One interval past the limit is a warning: on a shared machine a neighbour's burst looks exactly like that.
+      const base = baseline(judged, kind, r);
+      const spikes = base ? judged.slice(base.index + 1).filter((s) => (s.kinds[kind]?.p99Ms ?? 0) > base.limit).length : 0;
+      if (spikes > 0) notes.push(`${kind}: ${spikes} isolated interval(s) with p99 past ${f1(base!.limit)} ms (not in a row: no drift)`);
+    }
+  }
+
+  const xs = judged.map((s) => s.atMinutes);
+  const series: Array<[string, number[], number, number, string]> = [
+    ['heap after GC', judged.map((s) => s.heapFloorMb), r.heapMbPerMin, 2, 'MB'],
+    ['RSS', judged.map((s) => s.rssMb), r.rssMbPerMin, 4, 'MB'],
+    ['delivery backlog', judged.map((s) => s.backlog), r.backlogPerMin, 50, 'items'],
+  ];
+  for (const [name, ys, limit, minTolerance, unit] of series) {
+    // Noise scales with the value (a 150 MB RSS moves by megabytes), so the tolerance does too.
+    const tolerance = Math.max(minTolerance, 0.02 * Math.max(0, ...ys));
+    const g = growth(xs, ys, limit, tolerance);
+    if (!g) notes.push(`${name} growth not judged: ${ys.length} interval(s) after the warm-up, 4 needed`);
+    else if (g.unbounded) {
+      failures.push(
+        `${name} grows without bound: ${f1(g.perMin)} ${unit}/min over the second half (limit ${limit}), ` +
+          `still setting new highs in the last third`,
+      );
+    } else if (g.perMin > limit) notes.push(`${name}: ${f1(g.perMin)} ${unit}/min over the second half, but levelled off`);
+  }
+
+  for (const kind of kinds) {
+    const errors = judged.reduce((n, s) => n + (s.kinds[kind]?.errors ?? 0), 0);
+    if (errors > 0) failures.push(`${kind}: ${errors} request(s) failed after the warm-up`);
+  }
+  if (lostDeliveries > 0) failures.push(`${lostDeliveries} delivery(ies) caused by the load never reached the receiver`);
+  return { pass: failures.length === 0, failures, notes };
+}
