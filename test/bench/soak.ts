@@ -99,6 +99,8 @@ async function main() {
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   const pool = new pg.Pool({ connectionString: await clusterUrl(server.dataDir), max: 2 });
+  // The server stops its PostgreSQL on Ctrl-C while this pool may still hold an idle connection: expected, not a crash.
+  pool.on('error', () => {});
   let exitCode: number;
   try {
     const url = await clusterUrl(server.dataDir);
