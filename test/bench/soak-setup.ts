@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { setPasswordHashCost } from '#core/accounts/passwords.ts';
 import { bootstrap } from '#core/accounts/service.ts';
 import { openDb, openOrm } from '@leadwire/db';
 import type pg from 'pg';
@@ -38,6 +39,8 @@ export async function createSoakWorkspaces(o: {
   count: number;
   seeds: number;
 }): Promise<SoakWorkspace[]> {
+  // The owners never sign in, so their hashes may be the cheapest allowed: at the default cost 56 of them took minutes.
+  setPasswordHashCost(12);
   const orm = await openOrm(o.url, { pool: { min: 0, max: 2 } });
   const out: SoakWorkspace[] = [];
   try {

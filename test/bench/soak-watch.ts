@@ -114,11 +114,11 @@ export function heapAfterMarkCompact(line: string): number | null {
 
 /**
  * The server's heap after each full collection, read from its --trace-gc lines (the scavenges' are not printed, with
- * --trace-gc-ignore-scavenger): the live heap exactly, which a leak raises and garbage does not. An interval without a
- * full collection keeps the previous interval's figure.
+ * --trace-gc-ignore-scavenger): the live heap exactly, which a leak raises and garbage does not. An interval's figure
+ * is what its last full collection left; an interval without one keeps the previous figure.
  */
 export function gcTracker(): { onLine(line: string): boolean; take(): { heapAfterGcMb: number; fullGcs: number } } {
-  let lowest = Number.POSITIVE_INFINITY;
+  let latest = Number.NaN;
   let previous = Number.NaN;
   let fullGcs = 0;
   return {
@@ -126,16 +126,15 @@ export function gcTracker(): { onLine(line: string): boolean; take(): { heapAfte
       if (!GC_TRACE.test(line)) return false;
       const mb = heapAfterMarkCompact(line);
       if (mb !== null) {
-        lowest = Math.min(lowest, mb);
+        latest = mb;
         fullGcs++;
       }
       return true;
     },
     take() {
-      const heapAfterGcMb = fullGcs > 0 ? lowest : previous;
+      const heapAfterGcMb = fullGcs > 0 ? latest : previous;
       const out = { heapAfterGcMb, fullGcs };
       previous = heapAfterGcMb;
-      lowest = Number.POSITIVE_INFINITY;
       fullGcs = 0;
       return out;
     },
