@@ -17,6 +17,7 @@ export interface Sample {
   kinds: Record<string, KindWindow>;
   /** The heap after the interval's full (mark-compact) collections, or after the last one before it. */
   heapAfterGcMb: number;
+  /** The lowest RSS read in the interval. */
   rssMb: number;
   /** Events not yet dispatched plus delivery jobs due and not yet taken. */
   backlog: number;

@@ -41,6 +41,8 @@ export interface Watched {
   heapLowMb: number;
   heapLastMb: number;
   rssMb: number;
+  /** The lowest RSS among the scrapes: it swings by a collection's worth with the moment read, its floor does not. */
+  rssLowMb: number;
   outboxPending: number;
   jobsReady: number;
   scrapes: number;
@@ -52,6 +54,7 @@ export interface Watched {
  */
 export function watch(origin: string, everyMs: number): { take(): Watched; stop(): void } {
   let heapFloor = Number.POSITIVE_INFINITY;
+  let rssFloor = Number.POSITIVE_INFINITY;
   let last: Scrape | null = null;
   let scrapes = 0;
   let busy = false;
@@ -61,6 +64,7 @@ export function watch(origin: string, everyMs: number): { take(): Watched; stop(
     try {
       last = await scrape(origin);
       heapFloor = Math.min(heapFloor, last.heapUsedMb);
+      rssFloor = Math.min(rssFloor, last.rssMb);
       scrapes++;
     } catch {
       // A missed scrape leaves the interval with fewer readings; the interval's line shows how many it had.
@@ -77,11 +81,13 @@ export function watch(origin: string, everyMs: number): { take(): Watched; stop(
         heapLowMb: Number.isFinite(heapFloor) ? heapFloor : Number.NaN,
         heapLastMb: s.heapUsedMb,
         rssMb: s.rssMb,
+        rssLowMb: Number.isFinite(rssFloor) ? rssFloor : Number.NaN,
         outboxPending: s.outboxPending,
         jobsReady: s.jobsReady,
         scrapes,
       };
       heapFloor = Number.POSITIVE_INFINITY;
+      rssFloor = Number.POSITIVE_INFINITY;
       scrapes = 0;
       return out;
     },

@@ -156,14 +156,14 @@ async function main() {
         atMinutes,
         kinds: Object.fromEntries(KINDS.map((k) => [k, { count: kinds[k].count, errors: kinds[k].errors, p99Ms: kinds[k].p99Ms }])),
         heapAfterGcMb,
-        rssMb: w.rssMb,
+        rssMb: w.rssLowMb,
         backlog,
       });
       rows.push({ atMinutes, kinds, ...w, heapAfterGcMb, fullGcs: g.fullGcs, dbMb, delivered, cpu: cost });
       out(`minute ${f1(atMinutes)}${i === 1 ? ' (warm-up)' : i === 2 ? ' (p99 baseline)' : ''}`);
       for (const k of KINDS) out(kindLine(k, kinds[k], kinds.healthz));
       out(
-        `  server: RSS ${f1(w.rssMb)} MB, heap used ${f1(w.heapLastMb)} MB (lowest ${f1(w.heapLowMb)} of ${w.scrapes} scrapes), ` +
+        `  server: RSS ${f1(w.rssMb)} MB (lowest ${f1(w.rssLowMb)}), heap used ${f1(w.heapLastMb)} MB (lowest ${f1(w.heapLowMb)} of ${w.scrapes} scrapes), ` +
           `after full GC ${f1(heapAfterGcMb)} MB (${g.fullGcs} this interval); ` +
           `database ${f1(dbMb)} MB (${dbMb >= dbBefore ? '+' : ''}${f1(dbMb - dbBefore)}); backlog ${f0(backlog)} ` +
           `(outbox ${f0(w.outboxPending)}, jobs ${f0(w.jobsReady)}); delivered ${f0(delivered)} (${f1(delivered / S.intervalSeconds)}/s)`,
@@ -196,7 +196,7 @@ async function main() {
       );
     }
     out(
-      `  memory: RSS ${f1(samples[0]?.rssMb ?? Number.NaN)} -> ${f1(samples.at(-1)?.rssMb ?? Number.NaN)} MB, heap after GC ` +
+      `  memory: RSS (lowest) ${f1(samples[0]?.rssMb ?? Number.NaN)} -> ${f1(samples.at(-1)?.rssMb ?? Number.NaN)} MB, heap after GC ` +
         `${f1(samples[0]?.heapAfterGcMb ?? Number.NaN)} -> ${f1(samples.at(-1)?.heapAfterGcMb ?? Number.NaN)} MB; database ${f1(db0)} -> ${f1(dbEnd)} MB ` +
         `(${f1((dbEnd - db0) / S.minutes)} MB/min)`,
     );
