@@ -84,23 +84,21 @@ async function main() {
       res.writeHead(204).end();
     },
   });
+  toStop.push(() => receiver.close());
   log(`receiver on ${receiver.origin}; starting server ...`);
   const gc = gcTracker();
-  const server = await startServer(
+  const starting = startServer(
     { WEBHOOKS_UNSAFE_ALLOW_LOOPBACK: 'true', NODE_EXTRA_CA_CERTS: TEST_CA_PATH },
     { group: true, nodeArgs: ['--trace-gc', '--trace-gc-ignore-scavenger'], onLine: (line) => gc.onLine(line) },
   );
-  let stopping: Promise<unknown> | undefined;
-  const stopAll = () => (stopping ??= Promise.allSettled([server.stop(), receiver.close()]));
-  const onSignal = (signal: NodeJS.Signals) => {
-    log(`${signal}: stopping the server, its PostgreSQL and the receiver ...`);
-    void stopAll().finally(() => process.exit(130));
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  // Registered before it is up: a Ctrl-C while it starts stops it once it has (it is in a group of its own, so the
+  // terminal's signal does not reach it).
+  toStop.push(async () => (await starting.catch(() => null))?.stop());
+  const server = await starting;
   const pool = new pg.Pool({ connectionString: await clusterUrl(server.dataDir), max: 2 });
   // The server stops its PostgreSQL on Ctrl-C while this pool may still hold an idle connection: expected, not a crash.
   pool.on('error', () => {});
+  toStop.push(() => pool.end());
   let exitCode: number;
   try {
     const url = await clusterUrl(server.dataDir);
@@ -208,16 +206,30 @@ async function main() {
     );
     exitCode = verdict.pass ? 0 : 1;
   } finally {
-    await pool.end();
     log('stopping server and receiver ...');
-    await stopAll();
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    await stopEverything();
   }
   process.exitCode = exitCode;
 }
 
+/** What must be stopped however the bench ends, last started first: filled as things start, run once. */
+const toStop: Array<() => Promise<unknown>> = [];
+let stopped: Promise<void> | undefined;
+function stopEverything(): Promise<void> {
+  stopped ??= (async () => {
+    for (const stop of toStop.reverse()) await stop().catch(() => {});
+  })();
+  return stopped;
+}
+const onSignal = (signal: NodeJS.Signals) => {
+  log(`${signal}: stopping the server, its PostgreSQL and the receiver ...`);
+  void stopEverything().finally(() => process.exit(130));
+};
+// Before anything starts, so that no moment leaves the server running without the bench.
+process.once('SIGINT', onSignal);
+process.once('SIGTERM', onSignal);
+
 main().catch((err: unknown) => {
   process.stderr.write(`bench:soak failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-  process.exit(1);
+  void stopEverything().finally(() => process.exit(1));
 });
