@@ -10,7 +10,7 @@ export type Kind = (typeof KINDS)[number];
 export const BASE_RATES: Record<Kind, number> = { upsert: 20, search: 10, form: 2, pageview: 20, healthz: 5 };
 
 /** Share of single upserts naming a seeded (existing) contact; the rest create one, and so a delivery. */
-const EXISTING_RATIO = 0.5;
+export const EXISTING_RATIO = 0.5;
 
 /** One kind over one interval. Latency is from the request's start to its whole answer. */
 export interface KindFigures {

@@ -26,12 +26,17 @@ export interface Sample {
 export interface Rules {
   /** Intervals at the start left out of every rule (the JIT, pools and caches settle). */
   warmupIntervals: number;
-  /** A kind drifts when its p99 exceeds this multiple of its first interval after the warm-up... */
+  /**
+   * A kind drifts when its p99 at the end (the median of the last third of the intervals' p99s) exceeds this multiple
+   * of its p99 at the start (the median of the first third after the warm-up; the first interval alone for runs of
+   * under six intervals)...
+   */
   p99Factor: number;
   /**
-   * ...taking that first p99 as at least this, so a millisecond of noise on a 2 ms baseline is no drift. The p99 judged
-   * is the median of the last third of the intervals' p99s: a drift is where the run ends up, and the median keeps a
-   * neighbour's burst on a shared machine (one slow minute) from deciding it; such minutes are reported.
+   * ...taking the start's p99 as at least this, so a millisecond of noise on a 2 ms baseline is no drift. Medians,
+   * because on a shared machine one minute can stall for seconds (a neighbour's build): such a minute at the start
+   * must not blunt the rule, nor one at the end decide it. Minutes past the limit that did not move a median are
+   * reported.
    */
   p99FloorMs: number;
   /** Growth (least-squares slope over the second half) allowed without a plateau, per minute. */
@@ -110,14 +115,6 @@ export function growth(xs: readonly number[], ys: readonly number[], limitPerMin
 const f1 = (n: number) => n.toFixed(1);
 const f2 = (n: number) => n.toFixed(2);
 
-/** The first judged interval in which `kind` ran (its baseline), and the p99 above which it counts as drifted. */
-function baseline(judged: readonly Sample[], kind: string, r: Rules): { index: number; p99Ms: number; limit: number } | null {
-  const index = judged.findIndex((s) => (s.kinds[kind]?.count ?? 0) > 0);
-  if (index < 0) return null;
-  const p99Ms = judged[index]!.kinds[kind]!.p99Ms;
-  return { index, p99Ms, limit: r.p99Factor * Math.max(p99Ms, r.p99FloorMs) };
-}
-
 function median(values: readonly number[]): number {
   const sorted = values.filter(Number.isFinite).sort((x, y) => x - y);
   if (sorted.length === 0) return Number.NaN;
@@ -125,25 +122,41 @@ function median(values: readonly number[]): number {
   return Number.isInteger(mid) ? (sorted[mid - 1]! + sorted[mid]!) / 2 : sorted[Math.floor(mid)]!;
 }
 
-/** The intervals after the baseline whose p99s are judged: the last third of them, at least one. */
-function tail(judged: readonly Sample[], from: number): readonly Sample[] {
-  const after = judged.slice(from + 1);
-  return after.slice(after.length - Math.max(1, Math.ceil(after.length / 3)));
+/** The first and the last third of the judged intervals in which `kind` ran (one each at least, never overlapping). */
+function thirds(judged: readonly Sample[], kind: string): { head: Sample[]; tail: Sample[] } | null {
+  const ran = judged.filter((s) => (s.kinds[kind]?.count ?? 0) > 0);
+  if (ran.length < 2) return null;
+  const third = Math.max(1, Math.floor(ran.length / 3));
+  return { head: ran.slice(0, third), tail: ran.slice(ran.length - third) };
 }
 
-/** The kind's drift, described, when the median p99 of the tail is past the limit; null otherwise. */
+const p99Of = (samples: readonly Sample[], kind: string) => median(samples.map((s) => s.kinds[kind]?.p99Ms ?? Number.NaN));
+
+/** The kind's p99 at the start, and the p99 above which it counts as drifted. */
+function baseline(
+  judged: readonly Sample[],
+  kind: string,
+  r: Rules,
+): { head: Sample[]; tail: Sample[]; p99Ms: number; limit: number } | null {
+  const t = thirds(judged, kind);
+  if (!t) return null;
+  const p99Ms = p99Of(t.head, kind);
+  return { ...t, p99Ms, limit: r.p99Factor * Math.max(p99Ms, r.p99FloorMs) };
+}
+
+/** The kind's drift, described, when the median p99 of the last third is past the limit; null otherwise. */
 function p99Drift(judged: readonly Sample[], kind: string, r: Rules): string | null {
   const base = baseline(judged, kind, r);
-  if (!base || base.index + 1 >= judged.length) return null;
-  const last = tail(judged, base.index);
-  const p99 = median(last.map((s) => s.kinds[kind]?.p99Ms ?? Number.NaN));
+  if (!base) return null;
+  const p99 = p99Of(base.tail, kind);
   if (!(p99 > base.limit)) return null;
   const ref = r.references[0];
   const refBase = ref ? baseline(judged, ref, r) : null;
-  const refMoved = refBase ? median(last.map((s) => s.kinds[ref!]?.p99Ms ?? Number.NaN)) / refBase.p99Ms : Number.NaN;
+  const refMoved = refBase ? p99Of(base.tail, ref!) / refBase.p99Ms : Number.NaN;
   return (
-    `${kind}: p99 ${f1(p99)} ms (median of the last ${last.length} interval(s), to minute ${f1(last.at(-1)!.atMinutes)}), ` +
-    `past ${r.p99Factor}x the baseline interval's ${f1(base.p99Ms)} ms (taken as at least ${r.p99FloorMs} ms)` +
+    `${kind}: p99 ${f1(p99)} ms at the end (median of the last ${base.tail.length} interval(s), to minute ` +
+    `${f1(base.tail.at(-1)!.atMinutes)}), past ${r.p99Factor}x the start's ${f1(base.p99Ms)} ms (median of the first ` +
+    `${base.head.length} after the warm-up, taken as at least ${r.p99FloorMs} ms)` +
     (Number.isFinite(refMoved) ? `; the reference ${ref}'s p99 moved ${f2(refMoved)}x over the same intervals` : '')
   );
 }
@@ -165,7 +178,7 @@ export function judge(samples: readonly Sample[], lostDeliveries: number, r: Rul
       }
       // Intervals past the limit that did not move the median are reported: on a shared machine, a neighbour's burst.
       const base = baseline(judged, kind, r);
-      const spikes = base ? judged.slice(base.index + 1).filter((s) => (s.kinds[kind]?.p99Ms ?? 0) > base.limit).length : 0;
+      const spikes = base ? judged.filter((s) => !base.head.includes(s) && (s.kinds[kind]?.p99Ms ?? 0) > base.limit).length : 0;
       if (spikes > 0)
         notes.push(`${kind}: ${spikes} interval(s) with p99 past ${f1(base!.limit)} ms, but not the last third's median: no drift`);
     }
