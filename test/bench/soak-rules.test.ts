@@ -127,6 +127,15 @@ describe('the soak failure rules', () => {
     expect(judge(run(5), 3).failures).toEqual(['3 delivery(ies) caused by the load never reached the receiver']);
   });
 
+  it('judges no memory growth over a run too short to tell a leak from the start-up climb', () => {
+    const short = judge(
+      run(8, (m) => ({ heapAfterGcMb: 60 + 5 * m })),
+      0,
+    );
+    expect(short.pass).toBe(true);
+    expect(short.notes).toContainEqual(expect.stringMatching(/^heap after GC growth not judged: 7 interval\(s\) over 6\.0 minutes/));
+  });
+
   it('says what it could not judge on a short run instead of passing it silently', () => {
     const v = judge(run(2), 0, DEFAULT_RULES);
     expect(v.pass).toBe(true);

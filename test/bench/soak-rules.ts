@@ -39,6 +39,8 @@ export interface Rules {
    * reported.
    */
   p99FloorMs: number;
+  /** Memory and backlog growth are judged over at least this many minutes: a shorter run sees only the start-up climb. */
+  growthMinutes: number;
   /** Growth (least-squares slope over the second half) allowed without a plateau, per minute. */
   heapMbPerMin: number;
   rssMbPerMin: number;
@@ -49,6 +51,7 @@ export interface Rules {
 
 export const DEFAULT_RULES: Rules = {
   warmupIntervals: 1,
+  growthMinutes: 10,
   p99Factor: 2,
   p99FloorMs: 10,
   heapMbPerMin: 1,
@@ -193,8 +196,12 @@ export function judge(samples: readonly Sample[], lostDeliveries: number, r: Rul
   for (const [name, ys, limit, minTolerance, unit] of series) {
     // Noise scales with the value (a 150 MB RSS moves by megabytes), so the tolerance does too.
     const tolerance = Math.max(minTolerance, 0.02 * Math.max(0, ...ys));
-    const g = growth(xs, ys, limit, tolerance);
-    if (!g) notes.push(`${name} growth not judged: ${ys.length} interval(s) after the warm-up, 4 needed`);
+    const span = (xs.at(-1) ?? 0) - (xs[0] ?? 0);
+    const g = span >= r.growthMinutes ? growth(xs, ys, limit, tolerance) : null;
+    if (!g)
+      notes.push(
+        `${name} growth not judged: ${ys.length} interval(s) over ${f1(span)} minutes after the warm-up; 4 over ${r.growthMinutes} needed`,
+      );
     else if (g.unbounded) {
       failures.push(
         `${name} grows without bound: ${f1(g.perMin)} ${unit}/min over the second half (limit ${limit}), ` +
