@@ -62,11 +62,11 @@ async function waitReady(origin: string, child: ChildProcess): Promise<void> {
  * PostgreSQL under a fresh data dir. The data dir is 0755 because, as root, PostgreSQL runs as `postgres` and must
  * traverse it (mkdtemp makes 0700).
  */
-export async function startServer(extraEnv: Record<string, string> = {}): Promise<BenchServer> {
+export async function startServer(extraEnv: Record<string, string> = {}, opts: StartOptions = {}): Promise<BenchServer> {
   // The free port is found before the server binds it, so another process on a busy machine may take it in between.
   for (let attempt = 1; ; attempt++) {
     try {
-      return await startOnce(extraEnv);
+      return await startOnce(extraEnv, opts);
     } catch (err) {
       if (attempt >= 3 || !(err instanceof Error && err.message.includes('EADDRINUSE'))) throw err;
       process.stderr.write('port taken before the server bound it; trying another\n');
@@ -74,7 +74,28 @@ export async function startServer(extraEnv: Record<string, string> = {}): Promis
   }
 }
 
-async function startOnce(extraEnv: Record<string, string>): Promise<BenchServer> {
+export interface StartOptions {
+  /**
+   * The server in a process group of its own (with the PostgreSQL it starts): a terminal's Ctrl-C reaches the bench
+   * alone, which stops the server cleanly, and whatever of the group outlives the server's exit is killed with it.
+   */
+  group?: boolean;
+  /** Node flags for the server, after BENCH_SERVER_NODE_ARGS's. */
+  nodeArgs?: string[];
+  /** Sees each line the server prints first; returning true keeps it off the bench's stderr. */
+  onLine?: (line: string) => boolean;
+}
+
+/** SIGKILL to every process left in the group led by `pid`; none left is fine. */
+function killGroup(pid: number): void {
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // ESRCH: the group is already empty.
+  }
+}
+
+async function startOnce(extraEnv: Record<string, string>, opts: StartOptions): Promise<BenchServer> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'leadwire-bench-'));
   await fs.chmod(dataDir, 0o755);
   const port = await freePort();
@@ -91,13 +112,19 @@ async function startOnce(extraEnv: Record<string, string>): Promise<BenchServer>
   // The benchmark is about the embedded set-up and the plain request path: no external database, no AI adjuster.
   delete env.DATABASE_URL;
   delete env.SCORE_ADJUSTER_URL;
-  const extraArgs = process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
-  const child = spawn(process.execPath, [...extraArgs, 'apps/server/src/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const extraArgs = [...(process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? []), ...(opts.nodeArgs ?? [])];
+  const child = spawn(process.execPath, [...extraArgs, 'apps/server/src/main.ts'], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: opts.group === true,
+  });
   // Warnings and errors only (LOG_LEVEL=warn); forwarded so a failing run explains itself, cut short because pino
   // serialises whole error objects (a pg client is several kilobytes).
   let addressInUse = false;
   const forward = (chunk: Buffer) => {
     for (const line of chunk.toString().split('\n').filter(Boolean)) {
+      if (opts.onLine?.(line)) continue;
       addressInUse ||= line.includes('EADDRINUSE');
       process.stderr.write(`[server] ${line.length > LOG_LINE_MAX ? `${line.slice(0, LOG_LINE_MAX)}...` : line}\n`);
     }
@@ -109,6 +136,7 @@ async function startOnce(extraEnv: Record<string, string>): Promise<BenchServer>
   const stop = () =>
     (stopped ??= (async () => {
       await stopChild(child, STOP_TIMEOUT_MS);
+      if (opts.group && child.pid) killGroup(child.pid);
       await fs.rm(dataDir, { recursive: true, force: true });
     })());
 
