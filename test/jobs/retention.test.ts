@@ -50,8 +50,13 @@ const seed = {
       JSON.stringify({ label }),
       at,
     ]);
-    if (!pending)
-      await t.sql(`delete from outbox_pending where event_id in (select id from outbox_events where payload->>'label' = ?)`, [label]);
+    // The insert trigger queues an event only when an endpoint subscribes to it: the queue is set as the label says.
+    await t.sql(`delete from outbox_pending where event_id in (select id from outbox_events where payload->>'label' = ?)`, [label]);
+    if (pending)
+      await t.sql(
+        `insert into outbox_pending (event_id, created_at) select id, created_at from outbox_events where payload->>'label' = ?`,
+        [label],
+      );
   },
   view: async (label: string, at: Date, anonymous: boolean) => {
     const [c] = anonymous

@@ -39,7 +39,7 @@ export const OutboxEventSchema = defineEntity({
   // `leadwire listen`: new events of organizations someone listens to are announced by NOTIFY (their ids, in chunks);
   // the DDL lives in the migration Migration20261123100000.
   // Every event inserted, by whichever statement, is queued for dispatch in the same transaction (Migration20261123110000)
-  // when an endpoint subscribes to it (Migration20261126121000_pending_only_with_target).
+  // when an endpoint subscribes to it (Migration20261126121000).
   triggers: [
     { name: 'outbox_events_listen', timing: 'after', events: ['insert'], forEach: 'statement', expression: LISTEN_TRIGGER_DDL },
     { name: 'outbox_events_pending', timing: 'after', events: ['insert'], forEach: 'statement', expression: PENDING_TRIGGER_DDL },
@@ -71,10 +71,10 @@ OutboxEventSchema.setClass(OutboxEvent);
 
 /**
  * The events not yet dispatched, oldest first: a row per event that an endpoint of its organization subscribes to
- * (Migration20261126121000_pending_only_with_target; the others have nowhere to go), added by the outbox's insert trigger and deleted by
+ * (Migration20261126121000; the others have nowhere to go), added by the outbox's insert trigger and deleted by
  * the dispatch round that claims it. Small rows in a small table; no foreign key, so queueing an event costs no lookup
  * of its outbox row (a row whose event is gone, e.g. with its organization, is claimed and dropped). One index, the
- * primary key in claim order (Migration20261126120000_outbox_pending_one_index): a second index was a second B-tree
+ * primary key in claim order (Migration20261126120000): a second index was a second B-tree
  * insert and delete for every event.
  */
 export const OutboxPendingSchema = defineEntity({

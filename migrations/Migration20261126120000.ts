@@ -7,8 +7,8 @@ import { Migration } from '@mikro-orm/migrations';
  * primary key is the claim order itself, and what looked a row up by its event id (a contact's purge) has the
  * event's created_at beside its id.
  */
-export class Migration20261126120000_outbox_pending_one_index extends Migration {
-  override name = 'Migration20261126120000_outbox_pending_one_index';
+export class Migration20261126120000 extends Migration {
+  override name = 'Migration20261126120000';
 
   override up(): void | Promise<void> {
     this.addSql(`alter table "outbox_pending" drop constraint "outbox_pending_pkey";`);

@@ -9,8 +9,8 @@ import { Migration } from '@mikro-orm/migrations';
  * Consequence, documented: an endpoint receives the events written after it exists (subscribed to their type), judged
  * by the event's statement, never one written before it was created or subscribed.
  */
-export class Migration20261126121000_pending_only_with_target extends Migration {
-  override name = 'Migration20261126121000_pending_only_with_target';
+export class Migration20261126121000 extends Migration {
+  override name = 'Migration20261126121000';
 
   override up(): void | Promise<void> {
     this.addSql(`create or replace function "outbox_events_outbox_events_pending_fn"() returns trigger language plpgsql as $$

@@ -8,8 +8,8 @@ import { Migration } from '@mikro-orm/migrations';
  * live contact's write skips it; the live-contact readers that used it (the automation's tag choices) read the live
  * list's index, which leads with the organization too.
  */
-export class Migration20261126122000_contacts_trash_index extends Migration {
-  override name = 'Migration20261126122000_contacts_trash_index';
+export class Migration20261126122000 extends Migration {
+  override name = 'Migration20261126122000';
 
   override up(): void | Promise<void> {
     this.addSql(`drop index "contacts_org_deleted_idx";`);
