@@ -65,3 +65,15 @@ export async function seedContacts(pool: pg.Pool, orgId: string, count: number):
   await pool.query(`update contact_counters set contact_count = contact_count + $2 where organization_id = $1`, [orgId, count]);
   await pool.query('analyze contacts');
 }
+
+/** A POST of JSON with a bearer key to the bench's server; anything but 2xx throws with the answer. */
+export async function postJson<T>(url: string, key: string, body: unknown): Promise<T> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`POST ${url} answered ${res.status}: ${text.slice(0, 300)}`);
+  return JSON.parse(text) as T;
+}

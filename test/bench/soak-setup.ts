@@ -3,7 +3,7 @@ import { setPasswordHashCost } from '#core/accounts/passwords.ts';
 import { bootstrap } from '#core/accounts/service.ts';
 import { openDb, openOrm } from '@leadwire/db';
 import type pg from 'pg';
-import { seedContacts } from './setup.ts';
+import { postJson, seedContacts } from './setup.ts';
 
 /** One workspace of the soak: its keys (secrets: never printed), its form, and its endpoint's path on the receiver. */
 export interface SoakWorkspace {
@@ -14,17 +14,6 @@ export interface SoakWorkspace {
 
 /** Every workspace's endpoint subscribes to these: one delivery per new contact and one per form submission. */
 export const SOAK_EVENTS = ['contact.created', 'form.submitted'];
-
-async function post<T>(url: string, key: string, body: unknown): Promise<T> {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`POST ${url} answered ${res.status}: ${text.slice(0, 300)}`);
-  return JSON.parse(text) as T;
-}
 
 /**
  * `count` workspaces on the Max plan, made with the admin service as an operator would, each with `seeds` contacts,
@@ -53,13 +42,13 @@ export async function createSoakWorkspaces(o: {
         ownerPassword: randomBytes(18).toString('base64url'),
         plan: 'max',
       });
-      const endpoint = await post<{ enabled: boolean }>(`${o.origin}/api/webhooks`, ws.internalKey, {
+      const endpoint = await postJson<{ enabled: boolean }>(`${o.origin}/api/webhooks`, ws.internalKey, {
         url: `${o.receiverOrigin}/hook/${i}`,
         events: SOAK_EVENTS,
         description: 'soak receiver',
       });
       if (!endpoint.enabled) throw new Error('the soak endpoint was created disabled: is WEBHOOKS_UNSAFE_ALLOW_LOOPBACK set?');
-      const form = await post<{ id: string }>(`${o.origin}/api/forms`, ws.internalKey, {
+      const form = await postJson<{ id: string }>(`${o.origin}/api/forms`, ws.internalKey, {
         name: 'Soak form',
         published: true,
         fields: [

@@ -24,7 +24,7 @@ import { startReceiver, TEST_CA_PATH } from '../support/receiver.ts';
 import { cpuMeter, postmasterPid } from './cpu.ts';
 import { findPgbench, runPgbench } from './pgbench.ts';
 import { startServer } from './server.ts';
-import { clusterUrl } from './setup.ts';
+import { clusterUrl, postJson } from './setup.ts';
 
 function setting(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -97,17 +97,6 @@ function latencies(sent: Map<string, number>, tally: Tally): { p50: number; p99:
   return { p50: percentile(values, 50), p99: percentile(values, 99), max: values.at(-1) ?? Number.NaN, lost };
 }
 
-async function post<T>(url: string, key: string, body: unknown): Promise<T> {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`POST ${url} answered ${res.status}: ${text.slice(0, 300)}`);
-  return JSON.parse(text) as T;
-}
-
 /** Resolves once every contact in `sent` has arrived, or after the drain time-out (the rest count as lost). */
 async function drain(sent: Map<string, number>, tally: Tally): Promise<void> {
   const deadline = Date.now() + S.drainTimeoutSeconds * 1000;
@@ -169,7 +158,7 @@ async function main() {
           plan: 'max',
         });
         const path = `/hook/${i}`;
-        const endpoint = await post<{ secret: string; enabled: boolean }>(`${server.origin}/api/webhooks`, o.internalKey, {
+        const endpoint = await postJson<{ secret: string; enabled: boolean }>(`${server.origin}/api/webhooks`, o.internalKey, {
           url: `${receiver.origin}${path}`,
           events: ['contact.created'],
           description: 'bench receiver',
@@ -202,7 +191,7 @@ async function main() {
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
       const org = orgs[n % orgs.length]!;
       inFlight.push(
-        post<{ id: string }>(`${server.origin}/api/v1/contacts/upsert`, org.publicKey, {
+        postJson<{ id: string }>(`${server.origin}/api/v1/contacts/upsert`, org.publicKey, {
           email: `paced-${n}@bench.example.com`,
           firstName: 'Paced',
         }).then((r) => {
@@ -234,7 +223,7 @@ async function main() {
       Array.from({ length: 10 }, async () => {
         while (next < calls.length) {
           const call = calls[next++]!;
-          const out = await post<{ results: Array<{ ok: boolean; id?: string }> }>(
+          const out = await postJson<{ results: Array<{ ok: boolean; id?: string }> }>(
             `${server.origin}/api/v1/contacts/batch-upsert`,
             call.org.publicKey,
             { contacts: call.rows },

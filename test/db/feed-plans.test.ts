@@ -4,6 +4,7 @@ import { bind } from '#db/statements.ts';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initTestApp, type TestApp } from '../support/app.ts';
+import { type PlanNode, planNodes } from '../support/plans.ts';
 
 /**
  * The changes feed in a database where one workspace holds 1,000,000 events among many small ones. A page must walk
@@ -18,19 +19,6 @@ const SMALL_EVENTS = 200;
 /** A page's size plus one, and the window a filtered page walks at most (FEED_SCAN_WINDOW's default). */
 const TAKE = 26;
 const WINDOW = 1_000;
-
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  'Index Name'?: string;
-  'Actual Rows'?: number;
-  'Actual Loops'?: number;
-  'Rows Removed by Filter'?: number;
-  'Rows Removed by Index Recheck'?: number;
-  Plans?: PlanNode[];
-}
-
-const nodes = (n: PlanNode): PlanNode[] => [n, ...(n.Plans ?? []).flatMap(nodes)];
 
 let t: TestApp;
 let client: pg.Client;
@@ -94,7 +82,7 @@ async function plan<P>(stmt: Statement<P, unknown>, params: P, mode: Mode): Prom
     const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
       `explain (analyze, format json) execute explained(${bind(stmt, params).map(literal).join(', ')})`,
     );
-    return nodes(rows[0]!['QUERY PLAN'][0].Plan);
+    return planNodes(rows[0]!['QUERY PLAN'][0].Plan);
   } finally {
     await client.query('rollback');
     await client.query('deallocate explained');

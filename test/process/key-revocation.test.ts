@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { hashKey } from '@leadwire/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initTestApp, type TestApp } from '../support/app.ts';
-import { killLeftovers, type ServerProcess, sleep, startServer } from '../support/process.ts';
+import { killLeftovers, type ServerProcess, sleep, startServer, sendWithKey } from '../support/process.ts';
 
 const LIMIT = 600;
 const PASSWORD = 'correct horse battery staple';
@@ -31,23 +31,7 @@ afterAll(async () => {
   await t?.close();
 });
 
-async function send(origin: string, method: string, path: string, key: string, body?: unknown) {
-  const res = await fetch(`${origin}/api${path}`, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  let parsed: any = text;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    // kept as text, for the assertion to show
-  }
-  return { status: res.status, body: parsed };
-}
-
-const search = (origin: string, key: string) => send(origin, 'GET', '/v1/contacts/search?email=nobody@example.com', key);
+const search = (origin: string, key: string) => sendWithKey(origin, 'GET', '/v1/contacts/search?email=nobody@example.com', key);
 
 /** The key's count in the database's current minute (the processes run on the system clock, as PostgreSQL does). */
 async function counted(key: string): Promise<number> {
@@ -114,16 +98,16 @@ type Org = Awaited<ReturnType<TestApp['newOrg']>>;
 const changes: Record<string, (org: Org) => Promise<{ userId: string; check: () => Promise<{ status: number; body: any }> }>> = {
   'key revoked': async (org) => {
     const [key] = await t.sql<{ id: string }>(`select id from api_keys where key_hash = ?`, [hashKey(org.publicKey)]);
-    return { userId: org.userId, check: () => send(a.origin, 'POST', `/api-keys/${key!.id}/revoke`, org.internalKey) };
+    return { userId: org.userId, check: () => sendWithKey(a.origin, 'POST', `/api-keys/${key!.id}/revoke`, org.internalKey) };
   },
   'owner deactivated': async (org) => {
     const userId = await member(org.orgId);
-    return { userId, check: () => send(a.origin, 'POST', `/accounts/members/${userId}/deactivate`, org.internalKey) };
+    return { userId, check: () => sendWithKey(a.origin, 'POST', `/accounts/members/${userId}/deactivate`, org.internalKey) };
   },
   'password changed': async (org) => ({
     userId: org.userId,
     check: () =>
-      send(a.origin, 'POST', '/accounts/change-password', org.internalKey, {
+      sendWithKey(a.origin, 'POST', '/accounts/change-password', org.internalKey, {
         currentPassword: PASSWORD,
         newPassword: 'a brand new passphrase 42',
       }),
@@ -148,7 +132,7 @@ const changes: Record<string, (org: Org) => Promise<{ userId: string; check: () 
   },
   'logged out everywhere': async (org) => ({
     userId: org.userId,
-    check: () => send(a.origin, 'POST', '/accounts/log-out-all', org.internalKey),
+    check: () => sendWithKey(a.origin, 'POST', '/accounts/log-out-all', org.internalKey),
   }),
 };
 

@@ -8,7 +8,7 @@
 import { hashKey } from '@leadwire/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initTestApp, type TestApp } from '../support/app.ts';
-import { killLeftovers, logLines, type ServerProcess, sleep, startServer } from '../support/process.ts';
+import { killLeftovers, logLines, type ServerProcess, sleep, startServer, sendWithKey } from '../support/process.ts';
 import { type Receiver, startReceiver, TEST_CA_PATH } from '../support/receiver.ts';
 import { PUBLIC_API_PER_MINUTE } from '#core/limits/plans.ts';
 import { CLEANUP_QUEUE } from '#core/jobs/cleanup.ts';
@@ -50,23 +50,7 @@ afterAll(async () => {
   await t?.close();
 });
 
-async function send(origin: string, method: string, path: string, key: string, body?: unknown) {
-  const res = await fetch(`${origin}/api${path}`, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  let parsed: any = text;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    // kept as text, for the assertion to show
-  }
-  return { status: res.status, body: parsed, remaining: res.headers.get('x-ratelimit-remaining') };
-}
-
-const search = (p: ServerProcess, key: string) => send(p.origin, 'GET', '/v1/contacts/search?email=nobody@example.com', key);
+const search = (p: ServerProcess, key: string) => sendWithKey(p.origin, 'GET', '/v1/contacts/search?email=nobody@example.com', key);
 
 /** Polls until `check` answers something other than undefined, or fails after `timeoutMs`. */
 async function until<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
@@ -128,7 +112,7 @@ describe('2 API and 2 worker processes on one PostgreSQL', { timeout: 60_000 }, 
       const key = await t.newKey({ orgId: org.orgId, userId: org.userId, name: 'revoked', type: 'public', permissions: ['contacts:read'] });
       expect([(await search(through, key)).status, (await search(other, key)).status]).toEqual([404, 404]);
       const [row] = await t.sql<{ id: string }>('select id from api_keys where key_hash = ?', [hashKey(key)]);
-      const revoked = await send(through.origin, 'POST', `/api-keys/${row!.id}/revoke`, org.internalKey);
+      const revoked = await sendWithKey(through.origin, 'POST', `/api-keys/${row!.id}/revoke`, org.internalKey);
       expect(revoked.status, JSON.stringify(revoked.body)).toBeLessThan(300);
       const next = await search(other, key);
       expect([next.status, next.body.code]).toEqual([401, 'unauthorized']);
@@ -187,7 +171,7 @@ describe('2 API and 2 worker processes on one PostgreSQL', { timeout: 60_000 }, 
 
   it('sends every delivery with a worker SIGKILLed mid-run: nothing lost, a second copy only of what was in flight', async () => {
     const org = await t.newOrg();
-    const created = await send(apis[0]!.origin, 'POST', '/webhooks', org.internalKey, {
+    const created = await sendWithKey(apis[0]!.origin, 'POST', '/webhooks', org.internalKey, {
       url: `${rx.origin}/scale-out`,
       events: ['contact.created'],
     });
@@ -206,7 +190,7 @@ describe('2 API and 2 worker processes on one PostgreSQL', { timeout: 60_000 }, 
     await Promise.all(
       [0, 1, 2, 3].map(async (b) => {
         const contacts = Array.from({ length: N / 4 }, (_, i) => ({ email: `c${b * 1000 + i}@scale.example` }));
-        const r = await send(apis[b % 2]!.origin, 'POST', '/v1/contacts/batch-upsert', org.publicKey, { contacts });
+        const r = await sendWithKey(apis[b % 2]!.origin, 'POST', '/v1/contacts/batch-upsert', org.publicKey, { contacts });
         expect(r.status, JSON.stringify(r.body)).toBe(200);
       }),
     );

@@ -258,3 +258,23 @@ export function freePort(): Promise<number> {
 }
 
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * One request to a server process's `/api` with a bearer key: the status, the body (JSON when it parses, else the text,
+ * for an assertion to show) and the key's remaining budget.
+ */
+export async function sendWithKey(origin: string, method: string, path: string, key: string, body?: unknown) {
+  const res = await fetch(`${origin}/api${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  let parsed: any = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // kept as text
+  }
+  return { status: res.status, body: parsed, remaining: res.headers.get('x-ratelimit-remaining') };
+}
