@@ -11,12 +11,14 @@ import { PASSWORD, rest, uniqueEmail } from './accounts-support.ts';
  */
 let t: TestApp;
 const PER_HOUR = 3;
+const ENV = {
+  SIGNUP_PER_ADDRESS_PER_HOUR: String(PER_HOUR),
+  PASSWORD_RESET_PER_ADDRESS_PER_HOUR: String(PER_HOUR),
+  // The hashing slots are the process's (its CPU): every app this file starts sets the same.
+  PASSWORD_HASH_QUEUE: '2',
+};
 beforeAll(async () => {
-  t = await initTestApp({
-    SIGNUP_PER_ADDRESS_PER_HOUR: String(PER_HOUR),
-    PASSWORD_RESET_PER_ADDRESS_PER_HOUR: String(PER_HOUR),
-    PASSWORD_HASH_QUEUE: '2',
-  });
+  t = await initTestApp(ENV);
 });
 afterAll(async () => t?.close());
 afterEach(() => {
@@ -80,6 +82,23 @@ describe('sign-up per address', () => {
     expect((await signUpFrom(from, uniqueEmail())).status).toBe(429);
     t.clock.advance(1);
     expect((await signUpFrom(from, uniqueEmail())).status).toBe(201);
+  });
+
+  it("is remembered per running app: a budget spent on one app's database is not refused by another in the process", async () => {
+    const from = address();
+    freezeAtTwentyToTheHour();
+    for (let i = 0; i < PER_HOUR; i++) expect((await signUpFrom(from, uniqueEmail())).status).toBe(201);
+    expect((await signUpFrom(from, uniqueEmail())).status).toBe(429); // now remembered as spent
+    const other = await initTestApp(ENV);
+    try {
+      const r = await rest(other, 'POST', '/accounts/sign-up', {
+        from,
+        body: { organizationName: 'Probe', email: uniqueEmail(), password: PASSWORD },
+      });
+      expect(r.status).toBe(201);
+    } finally {
+      await other.close();
+    }
   });
 
   it('a taken email costs the same hash as a new one: it waits for a hashing slot before it is looked up', async () => {

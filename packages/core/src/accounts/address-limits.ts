@@ -24,7 +24,8 @@ export type AddressAction = 'sign-up' | 'password-reset';
  * to the next hour. Counted before anything is looked up, whatever the outcome, so a taken email costs a stranger as
  * much of the budget as a new one: an address learns at most `perHour` times an hour whether an email is registered.
  */
-export async function spendAddressBudget(db: Db, action: AddressAction, ip: string, perHour: number, now: Date): Promise<void> {
+export async function spendAddressBudget(db: Db, action: AddressAction, ip: string, limit: AddressLimit, now: Date): Promise<void> {
+  const { perHour, spent } = limit;
   const bucket = `${action}:${ip}`;
   const start = Math.floor(now.getTime() / HOUR_MS) * HOUR_MS;
   const refuse = () => {
@@ -39,11 +40,27 @@ export async function spendAddressBudget(db: Db, action: AddressAction, ip: stri
   }
 }
 
-/**
- * Budgets the database already found spent, until their hour ends: a flood from one address is then refused from
- * memory, with no write to the shared counter row (which every refusal bumped, so the flood's requests queued on its
- * lock). A budget never comes back within its hour, so the memory can only repeat the database's answer. Bounded like
- * the key guard's tables: the oldest entry goes first.
- */
-const spent = new Map<string, number>();
+/** An address budget per hour, with the app's memory of the budgets the database already found spent. */
+export interface AddressLimit {
+  perHour: number;
+  /**
+   * Budget (action and address) to the end of its hour, for budgets the database found spent: a flood from one
+   * address is then refused from memory, with no write to the shared counter row (which every refusal bumped, so the
+   * flood's requests queued on its lock). A budget never comes back within its hour, so the memory can only repeat the
+   * database's answer. Bounded like the key guard's tables: the oldest entry goes first.
+   */
+  spent: Map<string, number>;
+}
+
 const MAX_SPENT = 10_000;
+const memories = new WeakMap<object, Map<string, number>>();
+
+/**
+ * `perHour` with the running app's memory (keyed by its Deps, like the key guard), so two apps in one process (as in
+ * the tests) never answer one's spent budget for the other.
+ */
+export function addressLimit(deps: object, perHour: number): AddressLimit {
+  let spent = memories.get(deps);
+  if (!spent) memories.set(deps, (spent = new Map()));
+  return { perHour, spent };
+}

@@ -4,7 +4,7 @@ import { generateToken, hashKey } from '../auth/key-material.ts';
 import type { Jobs } from '../jobs/queue.ts';
 import { queueMail } from '../mail/send-job.ts';
 import { passwordResetEmail, type Postbox } from './emails.ts';
-import { spendAddressBudget } from './address-limits.ts';
+import { type AddressLimit, spendAddressBudget } from './address-limits.ts';
 import { accountErrors } from './errors.ts';
 import { hashPassword } from './passwords.ts';
 import type { SessionView } from './schemas.ts';
@@ -99,8 +99,8 @@ export const RESET_REQUEST_QUEUE = 'accounts.password-reset';
  * `accounts.password-reset` job, the same work whether or not the email belongs to someone, so the reply is the same
  * in the same time. The job issues the token.
  */
-export async function requestPasswordReset(db: Db, jobs: Jobs, email: string, client: Client, limits: { perHour: number }): Promise<void> {
-  await spendAddressBudget(db, 'password-reset', client.ip, limits.perHour, client.now);
+export async function requestPasswordReset(db: Db, jobs: Jobs, email: string, client: Client, limit: AddressLimit): Promise<void> {
+  await spendAddressBudget(db, 'password-reset', client.ip, limit, client.now);
   await jobs.send(db, RESET_REQUEST_QUEUE, { email });
 }
 

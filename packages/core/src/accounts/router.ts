@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { internalProcedure } from '../auth/internal.ts';
 import type { RequestContext } from '../context.ts';
 import { baseProcedure, router } from '../trpc.ts';
+import { addressLimit } from './address-limits.ts';
 import { confirmPassword } from './confirmation.ts';
 import type { Postbox } from './emails.ts';
 import { acceptInvite, invite } from './invites.ts';
@@ -45,7 +46,7 @@ export const accountsRouter = router({
     })
     .input(s.SignUpInput)
     .output(s.SessionView)
-    .mutation(({ ctx, input }) => signUp(ctx.db, input, client(ctx), { perHour: ctx.deps.config.SIGNUP_PER_ADDRESS_PER_HOUR })),
+    .mutation(({ ctx, input }) => signUp(ctx.db, input, client(ctx), addressLimit(ctx.deps, ctx.deps.config.SIGNUP_PER_ADDRESS_PER_HOUR))),
 
   signIn: baseProcedure
     .meta({
@@ -114,9 +115,13 @@ export const accountsRouter = router({
     .output(s.OkView)
     .mutation(
       async ({ ctx, input }) => (
-        await requestPasswordReset(ctx.db, ctx.jobs, input.email, client(ctx), {
-          perHour: ctx.deps.config.PASSWORD_RESET_PER_ADDRESS_PER_HOUR,
-        }),
+        await requestPasswordReset(
+          ctx.db,
+          ctx.jobs,
+          input.email,
+          client(ctx),
+          addressLimit(ctx.deps, ctx.deps.config.PASSWORD_RESET_PER_ADDRESS_PER_HOUR),
+        ),
         ok
       ),
     ),

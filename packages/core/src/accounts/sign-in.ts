@@ -1,5 +1,5 @@
 import { qb, statement, type Db } from '@leadwire/db';
-import { spendAddressBudget } from './address-limits.ts';
+import { type AddressLimit, spendAddressBudget } from './address-limits.ts';
 import { accountErrors } from './errors.ts';
 import { dummyPasswordHash, verifyPassword } from './passwords.ts';
 import type { SessionView, SignInInput, SignUpInput } from './schemas.ts';
@@ -28,8 +28,8 @@ export interface Client {
  * emails included (409 `email_taken` is the answer a careful product gives, but only `perHour` times an hour to an
  * address), and a taken email costs the same scrypt hash as a new one, so its answer comes no sooner.
  */
-export async function signUp(db: Db, input: SignUpInput, client: Client, limits: { perHour: number }): Promise<SessionView> {
-  await spendAddressBudget(db, 'sign-up', client.ip, limits.perHour, client.now);
+export async function signUp(db: Db, input: SignUpInput, client: Client, limit: AddressLimit): Promise<SessionView> {
+  await spendAddressBudget(db, 'sign-up', client.ip, limit, client.now);
   const { userId } = await createOrganization(db, {
     name: input.organizationName,
     ownerEmail: input.email,
