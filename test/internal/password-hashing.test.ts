@@ -1,3 +1,4 @@
+import { addressLimit } from '#core/accounts/address-limits.ts';
 import { HashSlots } from '#core/accounts/hash-slots.ts';
 import { acceptInvite } from '#core/accounts/invites.ts';
 import { changePassword, resetPassword } from '#core/accounts/password.service.ts';
@@ -103,10 +104,10 @@ describe('no database connection is held while a password is hashed or waits for
     const sql = new PgDb(pool);
     try {
       const email = `owner-${Date.now()}@example.com`;
-      const session = await signUp(sql, { organizationName: 'Org', email, password: PASSWORD }, client(), { perHour: 100 });
+      const session = await signUp(sql, { organizationName: 'Org', email, password: PASSWORD }, client(), addressLimit(sql, 100));
       const actor = (await findSession(sql, session.token, new Date()))!;
       const paths: Record<string, () => Promise<unknown>> = {
-        signUp: () => signUp(sql, { organizationName: 'Org', email: `x${email}`, password: PASSWORD }, client(), { perHour: 100 }),
+        signUp: () => signUp(sql, { organizationName: 'Org', email: `x${email}`, password: PASSWORD }, client(), addressLimit(sql, 100)),
         signIn: () => signIn(sql, { email, password: PASSWORD }, client()),
         changePassword: () => changePassword(sql, actor, { currentPassword: PASSWORD, newPassword: PASSWORD }, client()),
         resetPassword: () => resetPassword(sql, { token: 'lwr_unknown', newPassword: PASSWORD }, client()).catch((e: unknown) => e),
