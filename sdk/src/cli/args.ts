@@ -51,3 +51,16 @@ function editDistance(a: string, b: string): number {
   }
   return prev[b.length]!;
 }
+
+/** `--forward-to`: the local receiver's http(s) URL, normalised. */
+export function forwardUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new UsageError(`--forward-to must be an http(s) URL such as http://localhost:4000/hook, got ${JSON.stringify(value)}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new UsageError(`--forward-to must use http or https, got ${url.protocol}`);
+  return url.href;
+}

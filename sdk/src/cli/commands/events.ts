@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import type { FeedEvent } from '../../client/types.ts';
 import { parseArgs } from 'node:util';
-import { positionals, usageErrors } from '../args.ts';
+import { forwardUrl, positionals, usageErrors } from '../args.ts';
 import { resolveCredentials } from '../config.ts';
 import type { Command } from '../context.ts';
 import { ExitCode, UsageError } from '../exit-codes.ts';
@@ -44,18 +44,6 @@ Examples:
   leadwire events tail --types contact.created,contact.deleted | jq .data.contact.email
   leadwire events tail --after start --forward-to http://localhost:4000/hook
 `;
-
-function forwardUrl(value: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new UsageError(`--forward-to must be an http(s) URL such as http://localhost:4000/hook, got ${JSON.stringify(value)}`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    throw new UsageError(`--forward-to must use http or https, got ${url.protocol}`);
-  return url.href;
-}
 
 export const eventsCommand: Command = {
   name: 'events',

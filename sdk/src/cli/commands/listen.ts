@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { positionals, usageErrors } from '../args.ts';
+import { forwardUrl, positionals, usageErrors } from '../args.ts';
 import { resolveCredentials } from '../config.ts';
 import type { CliContext, Command } from '../context.ts';
 import { CliError, cliErrorOf, ExitCode, UsageError } from '../exit-codes.ts';
@@ -61,19 +61,6 @@ const pause = (ms: number, signal: AbortSignal) =>
     signal.addEventListener('abort', done, { once: true });
   });
 
-function forwardUrl(value: string | undefined): string {
-  if (!value) throw new UsageError('--forward-to is required: the local receiver, e.g. http://localhost:4000/hook');
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new UsageError(`--forward-to must be an http(s) URL such as http://localhost:4000/hook, got ${JSON.stringify(value)}`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    throw new UsageError(`--forward-to must use http or https, got ${url.protocol}`);
-  return url.href;
-}
-
 interface Ready {
   secret: string;
   events: string[] | null;
@@ -102,7 +89,9 @@ export const listenCommand: Command = {
       }),
     );
     positionals(rest, []);
-    const target = forwardUrl(values['forward-to']);
+    const forwardTo = values['forward-to'];
+    if (!forwardTo) throw new UsageError('--forward-to is required: the local receiver, e.g. http://localhost:4000/hook');
+    const target = forwardUrl(forwardTo);
     const events = values.events
       ?.split(',')
       .map((e) => e.trim())
