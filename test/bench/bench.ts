@@ -34,27 +34,19 @@ import { cpuCost, formatReport, goals } from './report.ts';
 import { cpuMeter, machineBusyCores, postmasterPid } from './cpu.ts';
 import { startServer } from './server.ts';
 import { type BareServer, startBare } from './bare.ts';
-import { clusterUrl, createBenchOrg, seedContacts } from './setup.ts';
+import { clusterUrl, createBenchOrg, envNumber, seedContacts } from './setup.ts';
 import { workload } from './workload.ts';
 import { writeProfiler } from './write-profile.ts';
 
-function setting(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a non-negative number, got ${JSON.stringify(raw)}`);
-  return n;
-}
-
 const S = {
-  connections: setting('BENCH_CONNECTIONS', 50),
-  batchConnections: setting('BENCH_BATCH_CONNECTIONS', 10),
-  seconds: setting('BENCH_SECONDS', 12),
-  warmupSeconds: setting('BENCH_WARMUP_SECONDS', 3),
-  limitSeconds: Math.max(2, setting('BENCH_LIMIT_SECONDS', 8)),
-  existingRatio: Math.min(1, setting('BENCH_EXISTING_RATIO', 0.5)),
-  seedContacts: Math.max(1000, setting('BENCH_SEED_CONTACTS', 50_000)),
-  batchSize: Math.min(100, Math.max(1, setting('BENCH_BATCH_SIZE', 100))),
+  connections: envNumber('BENCH_CONNECTIONS', 50),
+  batchConnections: envNumber('BENCH_BATCH_CONNECTIONS', 10),
+  seconds: envNumber('BENCH_SECONDS', 12),
+  warmupSeconds: envNumber('BENCH_WARMUP_SECONDS', 3),
+  limitSeconds: Math.max(2, envNumber('BENCH_LIMIT_SECONDS', 8)),
+  existingRatio: Math.min(1, envNumber('BENCH_EXISTING_RATIO', 0.5)),
+  seedContacts: Math.max(1000, envNumber('BENCH_SEED_CONTACTS', 50_000)),
+  batchSize: Math.min(100, Math.max(1, envNumber('BENCH_BATCH_SIZE', 100))),
 };
 
 const PHASES = ['pgbench', 'ceiling', 'services', 'upsert', 'batch', 'limits', 'edge'] as const;

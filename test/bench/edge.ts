@@ -21,22 +21,15 @@ import os from 'node:os';
 import { machineBusyCores } from './cpu.ts';
 import { edgeGoals, formatEdge } from './edge-report.ts';
 import { type EdgeResult, type EdgeSettings, runEdge } from './edge-run.ts';
-
-function setting(name: string, fallback: number, min: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n < min) throw new Error(`${name} must be a number of at least ${min}, got ${JSON.stringify(raw)}`);
-  return n;
-}
+import { envNumber } from './setup.ts';
 
 export function edgeSettings(): EdgeSettings {
   const slow = process.env.BENCH_EDGE_SLOW_SOCKETS;
   return {
-    seconds: setting('BENCH_EDGE_SECONDS', 10, 2),
-    floodConnections: Math.round(setting('BENCH_EDGE_FLOOD_CONNECTIONS', 32, 1)),
-    loadConnections: Math.round(setting('BENCH_EDGE_CONNECTIONS', 50, 1)),
-    slowSockets: slow ? Math.round(setting('BENCH_EDGE_SLOW_SOCKETS', 0, 1)) : null,
+    seconds: envNumber('BENCH_EDGE_SECONDS', 10, 2),
+    floodConnections: Math.round(envNumber('BENCH_EDGE_FLOOD_CONNECTIONS', 32, 1)),
+    loadConnections: Math.round(envNumber('BENCH_EDGE_CONNECTIONS', 50, 1)),
+    slowSockets: slow ? Math.round(envNumber('BENCH_EDGE_SLOW_SOCKETS', 0, 1)) : null,
     only: (process.env.BENCH_EDGE_ONLY ?? '')
       .split(',')
       .map((s) => s.trim())

@@ -23,23 +23,15 @@ import { createFeedWorkspace, type FeedPhaseResult, RARE_EVENT, runFeedPhase } f
 import { type FeedReferenceResult, runFeedReference } from './feed-reference.ts';
 import { findPgbench, runPgbench } from './pgbench.ts';
 import { startServer } from './server.ts';
-import { clusterUrl } from './setup.ts';
-
-function setting(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a non-negative number, got ${JSON.stringify(raw)}`);
-  return n;
-}
+import { clusterUrl, envNumber } from './setup.ts';
 
 const S = {
-  connections: setting('BENCH_CONNECTIONS', 20),
-  seconds: setting('BENCH_SECONDS', 10),
-  warmupSeconds: setting('BENCH_WARMUP_SECONDS', 3),
-  largeEvents: Math.max(10_000, setting('BENCH_FEED_EVENTS', 1_000_000)),
+  connections: envNumber('BENCH_CONNECTIONS', 20),
+  seconds: envNumber('BENCH_SECONDS', 10),
+  warmupSeconds: envNumber('BENCH_WARMUP_SECONDS', 3),
+  largeEvents: Math.max(10_000, envNumber('BENCH_FEED_EVENTS', 1_000_000)),
   smallEvents: 1_000,
-  keys: Math.max(1, setting('BENCH_FEED_KEYS', 200)),
+  keys: Math.max(1, envNumber('BENCH_FEED_KEYS', 200)),
 };
 const PAGE = 100;
 const WINDOW = 1_000;

@@ -77,3 +77,13 @@ export async function postJson<T>(url: string, key: string, body: unknown): Prom
   if (!res.ok) throw new Error(`POST ${url} answered ${res.status}: ${text.slice(0, 300)}`);
   return JSON.parse(text) as T;
 }
+
+/** A numeric bench setting from the environment (unset or empty: `fallback`); below `min` stops the bench. */
+export function envNumber(name: string, fallback: number, min = 0): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < min)
+    throw new Error(`${name} must be ${min === 0 ? 'a non-negative number' : `a number of at least ${min}`}, got ${JSON.stringify(raw)}`);
+  return n;
+}
