@@ -3,6 +3,7 @@ import { pendingMigrations, qb, sql, statement } from '@leadwire/db';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import type { DestinationStream } from 'pino';
 import { capturePlugin } from './http/capture.ts';
+import { consolePlugin } from './http/console.ts';
 import { edgeHandlers, edgeOptions } from './http/edge.ts';
 import { formsPlugin } from './http/forms.ts';
 import { internalRestPlugin, internalTrpcPlugin } from './http/internal.ts';
@@ -102,5 +103,6 @@ export async function buildApp(
   await app.register(pagesPlugin, { deps });
   await app.register(formsPlugin, { deps });
   await app.register(capturePlugin, { deps });
+  await app.register(consolePlugin, { deps });
   return app;
 }

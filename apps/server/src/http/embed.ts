@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { AppError, type Logger } from '@leadwire/core';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 /**
  * The browser scripts websites embed, served from their build output (snippets/<name>/dist, built by `npm ci` and
@@ -13,13 +13,14 @@ import type { FastifyInstance } from 'fastify';
 
 const ROOT = new URL('../../../../', import.meta.url);
 
-interface Asset {
+export interface Asset {
   raw: Buffer;
   gzip: Buffer;
   etag: string;
 }
 
-function load(file: URL): Asset | null {
+/** A built file read once, with its gzip and a strong ETag of its content; null when it has not been built. */
+export function loadAsset(file: URL): Asset | null {
   try {
     const raw = readFileSync(file);
     return { raw, gzip: gzipSync(raw, { level: 9 }), etag: `"${createHash('sha256').update(raw).digest('base64url').slice(0, 27)}"` };
@@ -44,21 +45,25 @@ const matches = (ifNoneMatch: string | undefined, etag: string) =>
 
 /** Serves `snippets/<pkg>/dist/<file>` at `path` in `app`'s scope. */
 export function serveSnippet(app: FastifyInstance, path: string, pkg: string, file: string, log: Logger) {
-  const asset = load(new URL(`snippets/${pkg}/dist/${file}`, ROOT));
+  const asset = loadAsset(new URL(`snippets/${pkg}/dist/${file}`, ROOT));
   if (!asset) log.error({ pkg, file }, 'snippet not built: run `npm run build:snippets`');
   app.get(path, async (req, reply) => {
     if (!asset) throw new AppError('snippet_not_built', `${file} is not built on this server; run npm run build:snippets and restart`);
     void reply.headers({
       'content-type': 'text/javascript; charset=utf-8',
       'cache-control': 'public, max-age=3600',
-      etag: asset.etag,
-      vary: 'Accept-Encoding',
       'access-control-allow-origin': '*',
       'cross-origin-resource-policy': 'cross-origin',
       'x-content-type-options': 'nosniff',
     });
-    if (matches(req.headers['if-none-match'], asset.etag)) return reply.status(304).send();
-    if (!acceptsGzip(req.headers['accept-encoding'])) return reply.send(asset.raw);
-    return reply.header('content-encoding', 'gzip').send(asset.gzip);
+    return sendAsset(req, reply, asset);
   });
+}
+
+/** Answers with `asset` (headers already set by the caller): 304 when the client holds it, gzipped when accepted. */
+export function sendAsset(req: FastifyRequest, reply: FastifyReply, asset: Asset) {
+  void reply.header('etag', asset.etag).header('vary', 'Accept-Encoding');
+  if (matches(req.headers['if-none-match'], asset.etag)) return reply.status(304).send();
+  if (!acceptsGzip(req.headers['accept-encoding'])) return reply.send(asset.raw);
+  return reply.header('content-encoding', 'gzip').send(asset.gzip);
 }

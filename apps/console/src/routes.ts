@@ -1,0 +1,24 @@
+import type { FunctionComponent } from 'preact';
+import type { Me } from './api.ts';
+import { Overview } from './screens/overview.tsx';
+
+export interface ScreenProps {
+  me: Me;
+  params: Record<string, string>;
+}
+
+export interface Route {
+  path: string;
+  screen: FunctionComponent<ScreenProps>;
+  /** The navigation entry, for the screens that have one (a detail screen is reached from its list). */
+  nav?: string;
+  /** Roles that may open the screen; others do not see it offered (the server refuses them anyway). */
+  roles?: readonly Me['role'][];
+}
+
+export const MANAGERS = ['owner', 'admin'] as const;
+
+/** Every screen of the console, in navigation order. */
+export const ROUTES: Route[] = [{ path: '/', screen: Overview, nav: 'Overview' }];
+
+export const mayOpen = (route: Route, me: Me) => !route.roles || route.roles.includes(me.role);

@@ -1,0 +1,141 @@
+import type { ComponentChildren } from 'preact';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import type { Problem } from '../api.ts';
+import { BASE, navigate } from '../router.ts';
+import type { Load } from './use-load.ts';
+
+/** A link inside the console: a real href (open in a new tab works), history navigation on a plain click. */
+export function Link(props: { to: string; children: ComponentChildren; class?: string; current?: boolean }) {
+  return (
+    <a
+      href={BASE + (props.to === '/' ? '' : props.to)}
+      class={props.class}
+      aria-current={props.current ? 'page' : undefined}
+      onClick={(e) => {
+        if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+        e.preventDefault();
+        navigate(props.to);
+      }}
+    >
+      {props.children}
+    </a>
+  );
+}
+
+/**
+ * A screen's frame: its heading (focused on arrival so keyboard and screen-reader users start at the top of the new
+ * screen), an optional intro, and its actions.
+ */
+export function Page(props: { title: string; intro?: ComponentChildren; actions?: ComponentChildren; children: ComponentChildren }) {
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    document.title = `${props.title} · Leadwire`;
+    heading.current?.focus();
+  }, [props.title]);
+  return (
+    <section class="page">
+      <header class="page-header">
+        <h1 tabIndex={-1} ref={heading}>
+          {props.title}
+        </h1>
+        {props.actions && <div class="actions">{props.actions}</div>}
+      </header>
+      {props.intro && <p class="intro">{props.intro}</p>}
+      {props.children}
+    </section>
+  );
+}
+
+/** What a screen shows while it loads, when loading failed (with a retry), and its data when ready. */
+export function Loaded<T>(props: { load: Load<T>; what: string; children: (data: T) => ComponentChildren }) {
+  const { load } = props;
+  if (load.state === 'loading')
+    return (
+      <p class="loading" role="status">
+        Loading {props.what}…
+      </p>
+    );
+  if (load.state === 'failed') {
+    return (
+      <div class="problem" role="alert">
+        <p>
+          Could not load {props.what}: {load.problem.message} <span class="code">({load.problem.code})</span>
+        </p>
+        <button type="button" onClick={load.reload}>
+          Try again
+        </button>
+      </div>
+    );
+  }
+  return <>{props.children(load.data)}</>;
+}
+
+/** An empty list says what it would hold and what to do next. */
+export function Empty(props: { title: string; children: ComponentChildren }) {
+  return (
+    <div class="empty">
+      <h2>{props.title}</h2>
+      <div>{props.children}</div>
+    </div>
+  );
+}
+
+/** A value to copy (a key, a snippet, a URL): shown in full, with a button that says when it has been copied. */
+export function Copyable(props: { label: string; value: string; multiline?: boolean }) {
+  const [copied, setCopied] = useState<'yes' | 'failed' | null>(null);
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(props.value);
+      setCopied('yes');
+    } catch {
+      // Clipboard access needs a secure context and the user's permission; the value stays selectable either way.
+      setCopied('failed');
+    }
+  };
+  return (
+    <div class="copyable">
+      {props.multiline ? (
+        <pre tabIndex={0} aria-label={props.label}>
+          <code>{props.value}</code>
+        </pre>
+      ) : (
+        <code tabIndex={0} aria-label={props.label}>
+          {props.value}
+        </code>
+      )}
+      <button type="button" onClick={() => void copy()} aria-label={`Copy ${props.label}`}>
+        {copied === 'yes' ? 'Copied' : 'Copy'}
+      </button>
+      <span role="status" class="visually-hidden">
+        {copied === 'yes' ? `${props.label} copied` : copied === 'failed' ? 'Copying failed: select the text and copy it' : ''}
+      </span>
+    </div>
+  );
+}
+
+/** A notice after something happened (saved, sent, revoked), announced politely. */
+export function Notice(props: { children: ComponentChildren; tone?: 'ok' | 'warn' }) {
+  return (
+    <div class={`notice ${props.tone ?? 'ok'}`} role="status">
+      {props.children}
+    </div>
+  );
+}
+
+/** A refusal that belongs to no form (a row's action), as a sentence. */
+export function ProblemLine({ problem }: { problem: Problem | null }) {
+  if (!problem) return null;
+  return (
+    <p class="problem" role="alert">
+      {problem.message} <span class="code">({problem.code})</span>
+    </p>
+  );
+}
+
+const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+
+/** A moment as people read it, with the exact ISO time in a machine-readable element. */
+export function When({ at, never = 'never' }: { at: string | null | undefined; never?: string }) {
+  if (!at) return <span class="muted">{never}</span>;
+  return <time dateTime={at}>{dateFormat.format(new Date(at))}</time>;
+}

@@ -1,0 +1,18 @@
+import { describe, expect, it } from 'vitest';
+import { buildConsole } from '../build.ts';
+
+describe('the console bundle', () => {
+  it('stays within its gzip budget (package.json leadwire.gzipBudget), script and stylesheet together', async () => {
+    const built = await buildConsole();
+    expect(built.files.map((f) => f.file)).toEqual(['console.css', 'console.js']);
+    expect(built.gzipBytes).toBeLessThanOrEqual(built.gzipBudget);
+  });
+
+  it('takes only types from the server: no module of packages/ or apps/server is bundled', async () => {
+    const built = await buildConsole();
+    expect(built.inputs.filter((f) => /(^|\/)(packages|apps\/server)\//.test(f))).toEqual([]);
+    // It does bundle the typed client and the UI library, and our own screens.
+    expect(built.inputs.some((f) => f.includes('node_modules/@trpc/client/'))).toBe(true);
+    expect(built.inputs.some((f) => f.includes('node_modules/preact/'))).toBe(true);
+  });
+});

@@ -1,0 +1,139 @@
+/**
+ * The console as a person uses it: a real server and database (initTestApp), the system Chromium driving the built
+ * bundle at /app, and what a test needs around it (people of each role, screenshots, an accessibility audit).
+ */
+import { readFileSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { hashPassword } from '#core/accounts/passwords.ts';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { expect } from 'vitest';
+import { initTestApp, type TestApp } from '../support/app.ts';
+import { launchChromium } from '../support/chromium.ts';
+
+export { hasChromium } from '../support/chromium.ts';
+
+export const PASSWORD = 'correct horse battery staple';
+
+/** Where the tests leave a picture of each screen they visit (named in the README); not committed. */
+export const SCREENSHOTS = fileURLToPath(new URL('../../.data/screenshots/', import.meta.url));
+
+export interface Person {
+  email: string;
+  password: string;
+  role: 'owner' | 'admin' | 'member';
+  userId: string;
+  orgId: string;
+}
+
+export interface ConsoleHarness {
+  t: TestApp;
+  browser: Browser;
+  /** A new workspace with its owner (signed up through the API, as the sign-up screen would). */
+  owner(): Promise<Person>;
+  /** Another person in `of`'s workspace, with `role`. */
+  colleague(of: Person, role: 'admin' | 'member'): Promise<Person>;
+  /** A fresh browser (its own cookies) with `who` signed in through the sign-in screen, on `path` below /app. */
+  signedIn(who: Person, path?: string): Promise<{ page: Page; context: BrowserContext }>;
+  close(): Promise<void>;
+}
+
+let seq = 0;
+const unique = (label: string) => `${label}-${process.pid}-${++seq}-${Math.random().toString(36).slice(2, 8)}@example.com`;
+
+export async function startConsole(env: Record<string, string> = {}): Promise<ConsoleHarness> {
+  const t = await initTestApp(env);
+  const browser = await launchChromium();
+  const contexts: BrowserContext[] = [];
+  const newContext = async () => {
+    const context = await browser.newContext({ baseURL: t.origin, permissions: ['clipboard-read', 'clipboard-write'] });
+    contexts.push(context);
+    return context;
+  };
+  return {
+    t,
+    browser,
+    owner: async () => {
+      const email = unique('owner');
+      const res = await fetch(`${t.origin}/api/accounts/sign-up`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email, password: PASSWORD, organizationName: `Workspace ${seq}` }),
+      });
+      const body = (await res.json()) as { user: { id: string; orgId: string } };
+      expect(res.status).toBe(201);
+      return { email, password: PASSWORD, role: 'owner', userId: body.user.id, orgId: body.user.orgId };
+    },
+    colleague: async (of, role) => {
+      const email = unique(role);
+      const [row] = await t.sql<{ id: string }>(
+        'insert into users (organization_id, email, password_hash, role) values (?, ?, ?, ?) returning id',
+        [of.orgId, email, await hashPassword(PASSWORD), role],
+      );
+      return { email, password: PASSWORD, role, userId: row!.id, orgId: of.orgId };
+    },
+    signedIn: async (who, path = '/') => {
+      const context = await newContext();
+      const page = await context.newPage();
+      await page.goto('/app');
+      await page.getByLabel('Email').fill(who.email);
+      await page.getByLabel('Password').fill(who.password);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('navigation', { name: 'Console' }).waitFor();
+      if (path !== '/') {
+        await page.goto(`/app${path}`);
+        await page.getByRole('navigation', { name: 'Console' }).waitFor();
+      }
+      return { page, context };
+    },
+    close: async () => {
+      for (const c of contexts) await c.close().catch(() => {});
+      await browser.close();
+      await t.close();
+    },
+  };
+}
+
+/** A full-page picture of the screen, `.data/screenshots/<name>.png`. */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  await mkdir(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}
+
+const AXE = readFileSync(fileURLToPath(import.meta.resolve('axe-core/axe.min.js')), 'utf8');
+
+export interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: string[]; failureSummary?: string }[];
+}
+
+/**
+ * axe-core's WCAG 2.0, 2.1 and 2.2 A and AA rules on the page as it is now. Injected through the DevTools protocol
+ * (page.evaluate), which the console's Content-Security-Policy does not govern, so the audited page keeps its policy.
+ */
+export async function axeViolations(page: Page): Promise<AxeViolation[]> {
+  await page.evaluate(AXE);
+  return page.evaluate(async () => {
+    const axe = (globalThis as unknown as { axe: { run: (ctx: Document, opts: object) => Promise<{ violations: AxeViolation[] }> } }).axe;
+    const result = await axe.run(document, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'] },
+      resultTypes: ['violations'],
+    });
+    return result.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      nodes: v.nodes.map((n) => ({ target: n.target, failureSummary: n.failureSummary })),
+    }));
+  });
+}
+
+/** Fails with every WCAG 2.2 AA violation described, or passes; and leaves the screenshot `name` either way. */
+export async function expectAccessible(page: Page, name: string): Promise<void> {
+  await screenshot(page, name);
+  const violations = await axeViolations(page);
+  expect(violations.map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
+}
