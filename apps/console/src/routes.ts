@@ -1,6 +1,8 @@
 import type { FunctionComponent } from 'preact';
 import type { Me } from './api.ts';
+import { FormScreen, Forms, NewForm } from './screens/forms.tsx';
 import { Overview } from './screens/overview.tsx';
+import { Website } from './screens/website.tsx';
 
 export interface ScreenProps {
   me: Me;
@@ -19,6 +21,12 @@ export interface Route {
 export const MANAGERS = ['owner', 'admin'] as const;
 
 /** Every screen of the console, in navigation order. */
-export const ROUTES: Route[] = [{ path: '/', screen: Overview, nav: 'Overview' }];
+export const ROUTES: Route[] = [
+  { path: '/', screen: Overview, nav: 'Overview' },
+  { path: '/forms', screen: Forms, nav: 'Forms' },
+  { path: '/forms/new', screen: NewForm },
+  { path: '/forms/:id', screen: FormScreen },
+  { path: '/website', screen: Website, nav: 'Website' },
+];
 
 export const mayOpen = (route: Route, me: Me) => !route.roles || route.roles.includes(me.role);
