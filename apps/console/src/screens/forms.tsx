@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, type Outputs } from '../api.ts';
 import { navigate } from '../router.ts';
-import type { ScreenProps } from '../routes.ts';
+import type { ScreenProps } from '../screen.ts';
 import { Copyable, Empty, Link, Loaded, Notice, Page, When } from '../ui/common.tsx';
 import { SubmissionsTable } from '../ui/forms.tsx';
 import { useLoad } from '../ui/use-load.ts';

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, type Outputs } from '../api.ts';
-import type { ScreenProps } from '../routes.ts';
+import { isManager, type ScreenProps } from '../screen.ts';
 import { Copyable, Link, Loaded, Notice, Page } from '../ui/common.tsx';
 import { Form, FormProblem, Submit, TextInput } from '../ui/form.tsx';
 import { useAction, useLoad } from '../ui/use-load.ts';
@@ -41,7 +41,7 @@ export function Website({ me }: ScreenProps) {
                 site’s code instead, create a Public key in <Link to="/keys">API keys</Link>.
               </p>
             </section>
-            <SiteDomain settings={settings} mayEdit={me.role === 'owner' || me.role === 'admin'} onSaved={loaded.reload} />
+            <SiteDomain settings={settings} mayEdit={isManager(me)} onSaved={loaded.reload} />
           </>
         )}
       </Loaded>
