@@ -1,16 +1,16 @@
-import { createServer } from 'node:net';
-import type { Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ConsoleHarness, expectAccessible, hasChromium, type Person, startConsole } from './support.ts';
 
-/** A port free now, so the server can be told its own address (APP_URL) before it listens: the console shows it. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+/**
+ * The server's public address (APP_URL, BASE_URL) as websites and submitters reach it, unlike the loopback address the
+ * console is opened at: the console must show this one. The browser's requests there are answered by the test server.
+ */
+const SERVICE = 'http://leads.leadwire.test';
+const routeService = (context: BrowserContext, origin: string) =>
+  context.route(`${SERVICE}/**`, async (route) =>
+    route.fulfill({ response: await route.fetch({ url: route.request().url().replace(SERVICE, origin), maxRedirects: 0 }) }),
+  );
 
 const copied = (page: Page) => page.evaluate(() => navigator.clipboard.readText());
 
@@ -18,9 +18,7 @@ describe.skipIf(!hasChromium)('the Forms and Website screens', () => {
   let h: ConsoleHarness;
   let owner: Person;
   beforeAll(async () => {
-    const port = await freePort();
-    const origin = `http://127.0.0.1:${port}`;
-    h = await startConsole({ PORT: String(port), APP_URL: origin, BASE_URL: `${origin}/api` });
+    h = await startConsole({ APP_URL: SERVICE, BASE_URL: `${SERVICE}/api` });
     owner = await h.owner();
   });
   afterAll(() => h?.close());
@@ -38,15 +36,15 @@ describe.skipIf(!hasChromium)('the Forms and Website screens', () => {
     await page.getByLabel('Redirect address').fill('javascript:alert(1)');
     await page.getByRole('button', { name: 'Create form' }).click();
     // The second field's empty label and the redirect, each refused beside its input, in the server's words.
-    await page.getByRole('alert').first().waitFor();
-    console.log('DEBUG', await page.getByRole('alert').allTextContents(), await page.locator('.field-error').allTextContents());
     const second = page.getByRole('group', { name: 'Field 2' });
     const label = second.getByLabel('Label');
     await expect.poll(() => label.getAttribute('aria-invalid')).toBe('true');
     expect(await second.locator('.field-error').first().textContent()).toBe('label must not be empty');
     const redirect = page.getByLabel('Redirect address');
     expect(await redirect.getAttribute('aria-invalid')).toBe('true');
-    expect(await page.locator(`#${(await redirect.getAttribute('aria-describedby'))!.split(' ').at(-1)}`).textContent()).toMatch(/redirectUrl/);
+    expect(await page.locator(`#${(await redirect.getAttribute('aria-describedby'))!.split(' ').at(-1)}`).textContent()).toMatch(
+      /redirectUrl/,
+    );
     expect(await page.getByRole('alert').first().textContent()).toContain('validation_failed');
     expect(await h.t.sql(`select id from forms where organization_id = ?`, [owner.orgId])).toEqual([]);
     await expectAccessible(page, 'form-new-refused');
@@ -55,7 +53,7 @@ describe.skipIf(!hasChromium)('the Forms and Website screens', () => {
     await label.fill('First name');
     expect(await second.getByLabel('Field id').inputValue()).toBe('firstName');
     await page.getByRole('radio', { name: 'My own message' }).check();
-    await page.getByLabel('Thank-you message').fill('Thanks, we will call you.');
+    await page.getByRole('textbox', { name: 'Thank-you message' }).fill('Thanks, we will call you.');
     await page.getByRole('button', { name: 'Create form' }).click();
     await page.getByRole('heading', { name: 'Demo request', level: 1 }).waitFor();
     expect(await page.getByRole('status').filter({ hasText: 'Form created' }).count()).toBe(1);
@@ -70,7 +68,7 @@ describe.skipIf(!hasChromium)('the Forms and Website screens', () => {
     expect(stored!.thank_you_message).toBe('Thanks, we will call you.');
 
     // Reordered with the keyboard alone: focus "Move First name up", press Enter, save.
-    await page.getByRole('button', { name: 'Move First name up' }).focus();
+    await page.getByRole('button', { name: 'Move up: First name' }).focus();
     await page.keyboard.press('Enter');
     expect(await page.getByRole('group', { name: 'Field 1: First name' }).count()).toBe(1);
     await page.getByRole('button', { name: 'Save form' }).click();
@@ -81,17 +79,18 @@ describe.skipIf(!hasChromium)('the Forms and Website screens', () => {
     await expectAccessible(page, 'form');
 
     // The hosted link and the embed snippet, copied with their buttons.
-    const hosted = `${h.t.origin}/f/${stored!.id}`;
+    const hosted = `${SERVICE}/f/${stored!.id}`;
     await page.getByRole('button', { name: 'Copy hosted link' }).click();
-    await page.getByRole('button', { name: 'Copy hosted link' }).filter({ hasText: 'Copied' }).waitFor();
+    await page.getByRole('button', { name: 'Copied hosted link' }).waitFor();
     expect(await copied(page)).toBe(hosted);
     await page.getByRole('button', { name: 'Copy embed snippet' }).click();
     expect(await copied(page)).toBe(
-      `<div data-leadwire-form="${stored!.id}"></div><script src="${h.t.origin}/api/embed/form-loader.js" async></script>`,
+      `<div data-leadwire-form="${stored!.id}"></div><script src="${SERVICE}/api/embed/form-loader.js" async></script>`,
     );
 
     // A visitor on the hosted page (the link the console shows), arriving from a campaign.
     expect(await page.getByRole('link', { name: 'Open the hosted page' }).getAttribute('href')).toBe(hosted);
+    await routeService(context, h.t.origin);
     const visitor = await context.newPage();
     await visitor.goto(`${hosted}?utm_source=newsletter&utm_campaign=autumn`);
     await visitor.getByLabel('First name').fill('Ada');
@@ -104,17 +103,17 @@ describe.skipIf(!hasChromium)('the Forms and Website screens', () => {
     const row = page.getByRole('row').filter({ hasText: 'ada@example.com' });
     await row.waitFor();
     const text = (await row.textContent())!;
-    expect(text).toContain('First name:Ada');
-    expect(text).toContain('utm_source:newsletter');
-    expect(text).toContain('utm_campaign:autumn');
-    expect(text).toContain(`Landing page:${hosted}?utm_source=newsletter&utm_campaign=autumn`);
+    // Each answer under its field's label; the campaign and the page it arrived on (the hosted page, stored without its query).
+    for (const pair of ['First nameAda', 'Emailada@example.com', 'utm_sourcenewsletter', 'utm_campaignautumn', `Landing page${hosted}`]) {
+      expect(text).toContain(pair);
+    }
     await context.close();
   });
 
   it('shows the website snippets with the workspace id, and lets an owner set the site domain but a member only read it', async () => {
     const { page, context } = await h.signedIn(owner, '/website');
     await page.getByRole('heading', { name: 'Tracking snippet' }).waitFor();
-    const tracking = `<script async src="${h.t.origin}/api/embed/tracking.js" data-org="${owner.orgId}"></script>`;
+    const tracking = `<script async src="${SERVICE}/api/embed/tracking.js" data-org="${owner.orgId}"></script>`;
     expect(await page.getByLabel('tracking snippet', { exact: true }).textContent()).toBe(tracking);
     await page.getByRole('button', { name: 'Copy tracking snippet' }).click();
     expect(await copied(page)).toBe(tracking);
@@ -123,7 +122,7 @@ describe.skipIf(!hasChromium)('the Forms and Website screens', () => {
     expect(await page.getByRole('link', { name: 'API keys' }).count()).toBeGreaterThan(0);
     await expectAccessible(page, 'website');
 
-    const domain = page.getByLabel('Site domain', { exact: true });
+    const domain = page.getByRole('textbox', { name: 'Site domain' });
     await domain.fill('not a domain');
     await page.getByRole('button', { name: 'Save site domain' }).click();
     await expect.poll(() => domain.getAttribute('aria-invalid')).toBe('true');

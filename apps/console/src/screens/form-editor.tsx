@@ -28,7 +28,11 @@ const PROVIDERS: readonly { value: Provider; label: string }[] = [
  * its pipeline, CAPTCHA and what a submitter sees afterwards. The server checks everything; its sentences show beside
  * the field they name.
  */
-export function FormEditor(props: { form?: FormView; pipelines: readonly Pipeline[]; onSaved: (form: FormView, created: boolean) => void }) {
+export function FormEditor(props: {
+  form?: FormView;
+  pipelines: readonly Pipeline[];
+  onSaved: (form: FormView, created: boolean) => void;
+}) {
   const { form } = props;
   const [name, setName] = useState(form?.name ?? '');
   const [fields, setFields] = useState<DraftField[]>(() =>
@@ -55,7 +59,14 @@ export function FormEditor(props: { form?: FormView; pipelines: readonly Pipelin
         label: f.label,
         type: f.type,
         required: f.required,
-        ...(f.type === 'select' ? { options: f.options.split('\n').map((o) => o.trim()).filter(Boolean) } : {}),
+        ...(f.type === 'select'
+          ? {
+              options: f.options
+                .split('\n')
+                .map((o) => o.trim())
+                .filter(Boolean),
+            }
+          : {}),
       })),
       captcha: captchaOn ? { provider, siteKey, ...(secret ? { secret } : {}) } : null,
       thankYou: mode === 'message' ? { message } : mode === 'redirect' ? { redirectUrl } : null,
@@ -67,7 +78,16 @@ export function FormEditor(props: { form?: FormView; pipelines: readonly Pipelin
   const errors = save.problem?.fields ?? {};
   // The paths shown beside their inputs; a refusal naming only these says "correct the fields marked below".
   const shownFields = [
-    ...['name', 'fields', 'pipelineId', 'thankYou.message', 'thankYou.redirectUrl', 'captcha.provider', 'captcha.siteKey', 'captcha.secret'],
+    ...[
+      'name',
+      'fields',
+      'pipelineId',
+      'thankYou.message',
+      'thankYou.redirectUrl',
+      'captcha.provider',
+      'captcha.siteKey',
+      'captcha.secret',
+    ],
     ...fields.flatMap((_, i) => ['label', 'id', 'type', 'options'].map((k) => `fields.${i}.${k}`)),
   ];
 
@@ -83,7 +103,14 @@ export function FormEditor(props: { form?: FormView; pipelines: readonly Pipelin
   return (
     <Form onSubmit={save.run} label={form ? `Edit ${form.name}` : 'New form'} class="form-editor">
       <FormProblem problem={save.problem} fields={shownFields} />
-      <TextInput label="Name" hint="For you and in the events; submitters see the fields." value={name} onValue={setName} error={errors.name} required />
+      <TextInput
+        label="Name"
+        hint="For you and in the events; submitters see the fields."
+        value={name}
+        onValue={setName}
+        error={errors.name}
+        required
+      />
       <h2>Fields</h2>
       {errors.fields && (
         <p class="field-error" role="alert">
@@ -127,7 +154,9 @@ export function FormEditor(props: { form?: FormView; pipelines: readonly Pipelin
         ]}
         onValue={setMode}
       />
-      {mode === 'message' && <TextInput label="Thank-you message" multiline value={message} onValue={setMessage} error={errors['thankYou.message']} />}
+      {mode === 'message' && (
+        <TextInput label="Thank-you message" multiline value={message} onValue={setMessage} error={errors['thankYou.message']} />
+      )}
       {mode === 'redirect' && (
         <TextInput
           label="Redirect address"
@@ -139,7 +168,12 @@ export function FormEditor(props: { form?: FormView; pipelines: readonly Pipelin
         />
       )}
       <h2>Protection and publishing</h2>
-      <Checkbox label="Require a CAPTCHA" hint="Submissions must carry a token the provider accepts." checked={captchaOn} onChecked={setCaptchaOn} />
+      <Checkbox
+        label="Require a CAPTCHA"
+        hint="Submissions must carry a token the provider accepts."
+        checked={captchaOn}
+        onChecked={setCaptchaOn}
+      />
       {captchaOn && (
         <>
           <Select label="CAPTCHA provider" value={provider} options={PROVIDERS} error={errors['captcha.provider']} onValue={setProvider} />

@@ -108,7 +108,11 @@ export function FormScreen({ params }: ScreenProps) {
           <Share form={form} />
           <h2>Edit the form</h2>
           {/* Keyed by the saved version: a save shows the server's view of the form. */}
-          <FormEditor key={form.updatedAt} form={form} pipelines={pipelines} onSaved={() => {
+          <FormEditor
+            key={form.updatedAt}
+            form={form}
+            pipelines={pipelines}
+            onSaved={() => {
               setNotice('Saved.');
               loaded.reload();
             }}
@@ -125,7 +129,9 @@ function Share({ form }: { form: FormView }) {
     <section class="card" aria-labelledby="share-heading">
       <h2 id="share-heading">Share</h2>
       {!form.published && (
-        <Notice tone="warn">This form is not published: its hosted page and embedded copies answer “not found” until you publish it.</Notice>
+        <Notice tone="warn">
+          This form is not published: its hosted page and embedded copies answer “not found” until you publish it.
+        </Notice>
       )}
       <p>The hosted page, ready to link to from an email or an ad:</p>
       <Copyable label="hosted link" value={form.hostedUrl} />

@@ -24,16 +24,16 @@ export function Website({ me }: ScreenProps) {
             <section class="card" aria-labelledby="tracking-heading">
               <h2 id="tracking-heading">Tracking snippet</h2>
               <p>
-                Paste it into every page. It records page views, and once a visitor fills in a form, their earlier visits join their contact.
-                Visitors who ask not to be tracked (Global Privacy Control, Do Not Track) are only counted.
+                Paste it into every page. It records page views, and once a visitor fills in a form, their earlier visits join their
+                contact. Visitors who ask not to be tracked (Global Privacy Control, Do Not Track) are only counted.
               </p>
               <Copyable label="tracking snippet" value={snippets.tracking} multiline />
             </section>
             <section class="card" aria-labelledby="capture-heading">
               <h2 id="capture-heading">Lead-capture snippet</h2>
               <p>
-                Shows a contact form (name, email, phone, message) where the first line is, and also captures the other forms with an
-                email field on the same page as they are sent.
+                Shows a contact form (name, email, phone, message) where the first line is, and also captures the other forms with an email
+                field on the same page as they are sent.
               </p>
               <Copyable label="lead-capture snippet" value={snippets.leadCapture} multiline />
               <p class="muted">
