@@ -88,7 +88,7 @@ export function NewForm(_: ScreenProps) {
   );
 }
 
-/** One form: where to share it, its editor, and what it received. */
+/** One form: where to share it, what it received, and its editor. */
 export function FormScreen({ params }: ScreenProps) {
   const id = params.id!;
   const loaded = useLoad(async () => {
@@ -106,6 +106,7 @@ export function FormScreen({ params }: ScreenProps) {
         <Page title={form.name} intro={<Link to="/forms">Back to the forms</Link>}>
           {notice && <Notice>{notice}</Notice>}
           <Share form={form} />
+          <Submissions form={form} />
           <h2>Edit the form</h2>
           {/* Keyed by the saved version: a save shows the server's view of the form. */}
           <FormEditor
@@ -117,7 +118,6 @@ export function FormScreen({ params }: ScreenProps) {
               loaded.reload();
             }}
           />
-          <Submissions form={form} />
         </Page>
       )}
     </Loaded>
