@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api, type Inputs, type Outputs } from '../api.ts';
 import { Checkbox, Form, FormProblem, Select, Submit, TextInput } from '../ui/form.tsx';
 import { type DraftField, FieldEditor, Radios } from '../ui/forms.tsx';
@@ -32,6 +32,8 @@ export function FormEditor(props: {
   form?: FormView;
   pipelines: readonly Pipeline[];
   onSaved: (form: FormView, created: boolean) => void;
+  /** A save starts: an earlier "saved" no longer holds. */
+  onSaving?: () => void;
 }) {
   const { form } = props;
   const [name, setName] = useState(form?.name ?? '');
@@ -50,6 +52,7 @@ export function FormEditor(props: {
   const [redirectUrl, setRedirectUrl] = useState(thanks && 'redirectUrl' in thanks ? thanks.redirectUrl : '');
 
   const save = useAction(async () => {
+    props.onSaving?.();
     const input = {
       name,
       published,
@@ -91,12 +94,22 @@ export function FormEditor(props: {
     ...fields.flatMap((_, i) => ['label', 'id', 'type', 'options'].map((k) => `fields.${i}.${k}`)),
   ];
 
+  // A moved field's button stays focused (the other one once it reaches an end); after a removal, "Add a field" is.
+  const [focusNext, setFocusNext] = useState<string | null>(null);
+  useEffect(() => {
+    if (!focusNext) return;
+    setFocusNext(null);
+    const [wanted, other] = focusNext.split(' ').map((id) => document.getElementById(id) as HTMLButtonElement | null);
+    (wanted && !wanted.disabled ? wanted : other)?.focus();
+  }, [focusNext, fields]);
   const change = (i: number, next: DraftField) => setFields(fields.map((f, j) => (j === i ? next : f)));
   const move = (i: number, by: -1 | 1) => {
     const next = [...fields];
     const [moved] = next.splice(i, 1);
     next.splice(i + by, 0, moved!);
     setFields(next);
+    const [dir, back] = by < 0 ? ['up', 'down'] : ['down', 'up'];
+    setFocusNext(`move-${dir}-${moved!.key} move-${back}-${moved!.key}`);
   };
   const add = () => setFields([...fields, { ...draft({ id: '', label: '', type: 'text', required: false }), idEdited: false }]);
 
@@ -126,11 +139,14 @@ export function FormEditor(props: {
           errors={errors}
           onChange={(next) => change(i, next)}
           onMove={(by) => move(i, by)}
-          onRemove={() => setFields(fields.filter((_, j) => j !== i))}
+          onRemove={() => {
+            setFields(fields.filter((_, j) => j !== i));
+            setFocusNext('add-field');
+          }}
         />
       ))}
       <div>
-        <button type="button" onClick={add}>
+        <button type="button" id="add-field" onClick={add}>
           Add a field
         </button>
       </div>

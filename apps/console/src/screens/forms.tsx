@@ -113,6 +113,7 @@ export function FormScreen({ params }: ScreenProps) {
             key={form.updatedAt}
             form={form}
             pipelines={pipelines}
+            onSaving={() => setNotice(null)}
             onSaved={() => {
               setNotice('Saved.');
               loaded.reload();

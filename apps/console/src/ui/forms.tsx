@@ -88,10 +88,16 @@ export function FieldEditor(props: {
       )}
       <Checkbox label="Required" checked={f.required} onChecked={(required) => props.onChange({ ...f, required })} />
       <div class="row-actions">
-        <button type="button" onClick={() => props.onMove(-1)} disabled={i === 0} aria-label={`Move up: ${name}`}>
+        <button type="button" id={`move-up-${f.key}`} onClick={() => props.onMove(-1)} disabled={i === 0} aria-label={`Move up: ${name}`}>
           Move up
         </button>
-        <button type="button" onClick={() => props.onMove(1)} disabled={i === props.count - 1} aria-label={`Move down: ${name}`}>
+        <button
+          type="button"
+          id={`move-down-${f.key}`}
+          onClick={() => props.onMove(1)}
+          disabled={i === props.count - 1}
+          aria-label={`Move down: ${name}`}
+        >
           Move down
         </button>
         <button type="button" class="danger" onClick={props.onRemove} aria-label={`Remove: ${name}`}>
