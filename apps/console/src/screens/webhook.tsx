@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
-import type { ScreenProps } from '../routes.ts';
+import type { ScreenProps } from '../screen.ts';
 import { Copyable, Link, Loaded, Notice, Page, ProblemLine, When } from '../ui/common.tsx';
 import { DeliveryLog, type Watch, watchIds } from '../ui/delivery-log.tsx';
 import { Field, Form, FormProblem, Submit } from '../ui/form.tsx';

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, type Inputs } from '../api.ts';
 import { navigate } from '../router.ts';
-import type { ScreenProps } from '../routes.ts';
+import type { ScreenProps } from '../screen.ts';
 import { Empty, Link, Loaded, Page, When } from '../ui/common.tsx';
 import { Form, FormProblem, Submit, TextInput } from '../ui/form.tsx';
 import { useAction, useLoad } from '../ui/use-load.ts';
