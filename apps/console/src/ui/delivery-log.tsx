@@ -103,7 +103,7 @@ export function DeliveryLog(props: { id: string; events: string[]; watch: Watch 
             );
           return (
             <>
-              <table class="delivery-log">
+              <table class="delivery-log" aria-busy={(log.state === 'ready' && log.refreshing) || undefined}>
                 <caption class="visually-hidden">Delivery attempts, newest first</caption>
                 <thead>
                   <tr>
