@@ -18,6 +18,11 @@ export function EndpointStatus({ endpoint }: { endpoint: Pick<Endpoint, 'enabled
   );
 }
 
+/** The catalogue's descriptions mark names with backticks, as the docs do: shown as code, not as stray quotes. */
+export function Described({ text }: { text: string }) {
+  return <>{text.split('`').map((part, i) => (i % 2 ? <code key={i}>{part}</code> : part))}</>;
+}
+
 /** The server's message for `events` or any one of them (`events.2`), shown once under the picker. */
 export const eventsError = (fields: Record<string, string>) =>
   Object.entries(fields).find(([path]) => path === 'events' || path.startsWith('events.'))?.[1];
@@ -66,7 +71,7 @@ export function EventPicker(props: {
                 <div key={e.name} class="event-choice">
                   <Checkbox
                     label={<code>{e.name}</code>}
-                    hint={e.description}
+                    hint={<Described text={e.description} />}
                     checked={chosen.has(e.name)}
                     onChecked={(on) => toggle(e.name, on)}
                   />
@@ -107,7 +112,7 @@ const event = new Webhook(secret).verify(rawBody, req.headers); // throws when t
   },
   {
     language: 'Python with standardwebhooks',
-    code: `from standardwebhooks.webhooks import Webhook
+    code: `from standardwebhooks import Webhook
 
 # raw_body: the request body as bytes, exactly as received; headers: the request's headers
 event = Webhook(secret).verify(raw_body, headers)  # raises WebhookVerificationError when not genuine`,
