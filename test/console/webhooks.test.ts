@@ -120,10 +120,20 @@ describe.skipIf(!hasChromium)('the Webhooks screens', () => {
     await logRow(page, 'contact.created', 'succeeded', '204').waitFor();
     expect(rx.requests.length).toBe(sentWhileBroken + 1);
     expect(JSON.parse(rx.requests.at(-1)!.rawBody.toString('utf8'))).toMatchObject({ event: 'contact.created' });
+
+    // Redeliver the first ping from its row: a new manual attempt, the same webhook-id.
     await refresh.click();
+    const pings = logRow(page, 'ping', 'succeeded');
+    await expect.poll(() => pings.count()).toBe(1);
+    await pings.getByRole('button', { name: /^Redeliver ping/ }).click();
+    await page.getByText('ping is queued again').waitFor();
+    await expect.poll(() => pings.count(), { timeout: 15_000 }).toBe(2);
+    const pingIds = rx.requests.filter((r) => JSON.parse(r.rawBody.toString('utf8')).event === 'ping').map((r) => r.headers['webhook-id']);
+    // The first ping, the failed second one (another message), and the first one's redelivery.
+    expect(pingIds).toEqual([pingIds[0], expect.not.stringMatching(String(pingIds[0])), pingIds[0]]);
   });
 
-  it('creates an endpoint on a private address disabled with the reason, and refuses to enable it, saying why', async () => {
+  it('creates an endpoint on a private address disabled with the reason, refuses to enable it saying why, rotates its secret', async () => {
     const { page } = await h.signedIn(owner, '/webhooks');
     await page.getByLabel('URL', { exact: true }).fill('https://10.1.2.3/hook');
     await page.getByRole('checkbox', { name: 'Every event' }).check();
@@ -134,6 +144,22 @@ describe.skipIf(!hasChromium)('the Webhooks screens', () => {
     await alert.waitFor();
     expect(await alert.textContent()).toContain('The endpoint stays disabled');
     await expectAccessible(page, 'webhook-endpoint-refused');
+
+    // Rotating the secret shows the new one and until when the previous one still signs.
+    const [before] = await h.t.sql<{ id: string; secret: string }>('select id, secret from webhook_endpoints where url = ?', [
+      'https://10.1.2.3/hook',
+    ]);
+    await page.getByRole('button', { name: 'Rotate secret' }).click();
+    await page.getByRole('button', { name: 'Rotate now' }).click();
+    await page.getByText('The previous secret still signs deliveries').waitFor();
+    const [after] = await h.t.sql<{ secret: string; previous_secret_expires_at: string | Date }>(
+      'select secret, previous_secret_expires_at from webhook_endpoints where id = ?',
+      [before!.id],
+    );
+    expect(after!.secret).not.toBe(before!.secret);
+    await page.getByText(after!.secret).waitFor();
+    const until = await page.locator('.notice time').getAttribute('datetime');
+    expect(until).toBe(new Date(after!.previous_secret_expires_at).toISOString());
 
     await page.getByRole('link', { name: 'All endpoints' }).click();
     const listed = page.locator('tbody tr', { hasText: 'https://10.1.2.3/hook' });
