@@ -2,6 +2,8 @@ import type { FunctionComponent } from 'preact';
 import type { Me } from './api.ts';
 import { MANAGERS, type ScreenProps } from './screen.ts';
 import { Overview } from './screens/overview.tsx';
+import { Webhook } from './screens/webhook.tsx';
+import { Webhooks } from './screens/webhooks.tsx';
 
 export { MANAGERS };
 
@@ -15,6 +17,10 @@ export interface Route {
 }
 
 /** Every screen of the console, in navigation order. */
-export const ROUTES: Route[] = [{ path: '/', screen: Overview, nav: 'Overview' }];
+export const ROUTES: Route[] = [
+  { path: '/', screen: Overview, nav: 'Overview' },
+  { path: '/webhooks', screen: Webhooks, nav: 'Webhooks', roles: MANAGERS },
+  { path: '/webhooks/:id', screen: Webhook, roles: MANAGERS },
+];
 
 export const mayOpen = (route: Route, me: Me) => !route.roles || route.roles.includes(me.role);
