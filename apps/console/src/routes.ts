@@ -3,6 +3,8 @@ import type { Me } from './api.ts';
 import { MANAGERS, type ScreenProps } from './screen.ts';
 import { FormScreen, Forms, NewForm } from './screens/forms.tsx';
 import { Overview } from './screens/overview.tsx';
+import { Webhook } from './screens/webhook.tsx';
+import { Webhooks } from './screens/webhooks.tsx';
 import { Website } from './screens/website.tsx';
 
 export { MANAGERS };
@@ -19,6 +21,8 @@ export interface Route {
 /** Every screen of the console, in navigation order. */
 export const ROUTES: Route[] = [
   { path: '/', screen: Overview, nav: 'Overview' },
+  { path: '/webhooks', screen: Webhooks, nav: 'Webhooks', roles: MANAGERS },
+  { path: '/webhooks/:id', screen: Webhook, roles: MANAGERS },
   { path: '/forms', screen: Forms, nav: 'Forms' },
   { path: '/forms/new', screen: NewForm },
   { path: '/forms/:id', screen: FormScreen },
