@@ -1,6 +1,8 @@
 import type { FunctionComponent } from 'preact';
 import type { Me } from './api.ts';
 import { Overview } from './screens/overview.tsx';
+import { WorkflowDetail } from './screens/workflow.tsx';
+import { Workflows } from './screens/workflows.tsx';
 
 export interface ScreenProps {
   me: Me;
@@ -19,6 +21,10 @@ export interface Route {
 export const MANAGERS = ['owner', 'admin'] as const;
 
 /** Every screen of the console, in navigation order. */
-export const ROUTES: Route[] = [{ path: '/', screen: Overview, nav: 'Overview' }];
+export const ROUTES: Route[] = [
+  { path: '/', screen: Overview, nav: 'Overview' },
+  { path: '/workflows', screen: Workflows, nav: 'Workflows' },
+  { path: '/workflows/:id', screen: WorkflowDetail },
+];
 
 export const mayOpen = (route: Route, me: Me) => !route.roles || route.roles.includes(me.role);
