@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { navigate } from '../router.ts';
-import type { ScreenProps } from '../routes.ts';
+import { isManager, type ScreenProps } from '../screen.ts';
 import { Link, Loaded, Notice, Page, ProblemLine, When } from '../ui/common.tsx';
 import { useAction, useLoad } from '../ui/use-load.ts';
 import { describeStep, IntakeUrlOnce, type Pipeline, RunStatus, RunSteps, type Workflow } from '../ui/workflows.tsx';
@@ -15,7 +15,7 @@ export function WorkflowDetail({ me, params }: ScreenProps) {
   const wf = useLoad(() => api.workflows.get.query({ id }), [id]);
   return (
     <Loaded load={wf} what="the workflow">
-      {(workflow) => <Detail workflow={workflow} manager={me.role === 'owner' || me.role === 'admin'} onChanged={wf.reload} />}
+      {(workflow) => <Detail workflow={workflow} manager={isManager(me)} onChanged={wf.reload} />}
     </Loaded>
   );
 }

@@ -1,19 +1,17 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
-import type { ScreenProps } from '../routes.ts';
+import { isManager, type ScreenProps } from '../screen.ts';
 import { Empty, Link, Loaded, Page, When } from '../ui/common.tsx';
 import { Form, FormProblem, Submit, TextInput } from '../ui/form.tsx';
 import { useAction, useLoad } from '../ui/use-load.ts';
 import { type DraftStep, IntakeUrlOnce, newStep, type Pipeline, StepsEditor, stepsInput } from '../ui/workflows.tsx';
-
-const isManager = (role: string) => role === 'owner' || role === 'admin';
 
 /**
  * Workflows: the list, and for owners and admins the form that creates one; its intake URL is shown once, right here,
  * after creation (the server keeps only a hash).
  */
 export function Workflows({ me }: ScreenProps) {
-  const manager = isManager(me.role);
+  const manager = isManager(me);
   const list = useLoad(() => api.workflows.list.query({ limit: 100 }));
   const [creating, setCreating] = useState(false);
   const [created, setCreated] = useState<{ id: string; name: string; url: string } | null>(null);
