@@ -17,7 +17,7 @@
  * Settings (environment): BENCH_CONSOLE_RUNS (20).
  */
 import { randomBytes } from 'node:crypto';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { buildConsole } from '../../apps/console/build.ts';
 import { launchChromium } from '../support/chromium.ts';
 import { type ConsoleFigures, formatConsole, type Stats, stats, type Traffic } from './console-report.ts';
