@@ -29,6 +29,7 @@ const figures = (gzipBytes: number): ConsoleFigures => ({
   signedIn: load(900, 1000, 2, 1530),
   signInApi: { runs: 20, medianMs: 700, p95Ms: 800 },
   cpuPerFirstScreen: { serverMs: 12.5, postgresMs: 1.25 },
+  cpuPerReference: { serverMs: 2.5, postgresMs: 0.5 },
 });
 
 describe('stats', () => {
@@ -51,11 +52,13 @@ describe('formatConsole', () => {
     );
     expect(text).toContain("(2.0x the reference's median; 4 requests, 2 from the cache, 1.8 KB received)");
     expect(text).toMatch(/of which the sign-in call alone\s+median\s+700 ms/);
-    expect(text).toContain('CPU per cold first screen: server 12.50 ms, postgres 1.25 ms');
+    expect(text).toContain(
+      'CPU per cold first screen: server 12.50 ms, postgres 1.25 ms (per reference load, measured alike: server 2.50 ms, postgres 0.50 ms)',
+    );
   });
 
   it('says OVER when the bundle passes its budget, and says so when CPU could not be measured', () => {
-    const text = formatConsole({ ...figures(41_000), cpuPerFirstScreen: null });
+    const text = formatConsole({ ...figures(41_000), cpuPerFirstScreen: null, cpuPerReference: null });
     expect(text).toContain('budget (103%): OVER');
     expect(text).toContain('CPU per cold first screen: not measured (no /proc)');
   });

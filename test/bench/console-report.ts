@@ -41,6 +41,8 @@ export interface ConsoleFigures {
   signInApi: Stats;
   /** CPU milliseconds per cold first screen (server and PostgreSQL), null without /proc. */
   cpuPerFirstScreen: { serverMs: number; postgresMs: number } | null;
+  /** The same for the reference's loads: the background the server spends meanwhile, and one small request. */
+  cpuPerReference: { serverMs: number; postgresMs: number } | null;
 }
 
 const kb = (b: number) => `${(b / 1024).toFixed(1)} KB`;
@@ -71,7 +73,10 @@ export function formatConsole(f: ConsoleFigures): string {
     `  ${'of which the sign-in call alone'.padEnd(34)} median ${ms(f.signInApi.medianMs).padStart(7)}, p95 ${ms(f.signInApi.p95Ms).padStart(7)} ` +
       '(POST /api/accounts/sign-in from Node: mostly the password hash)',
     f.cpuPerFirstScreen
-      ? `CPU per cold first screen: server ${f.cpuPerFirstScreen.serverMs.toFixed(2)} ms, postgres ${f.cpuPerFirstScreen.postgresMs.toFixed(2)} ms`
+      ? `CPU per cold first screen: server ${f.cpuPerFirstScreen.serverMs.toFixed(2)} ms, postgres ${f.cpuPerFirstScreen.postgresMs.toFixed(2)} ms` +
+        (f.cpuPerReference
+          ? ` (per reference load, measured alike: server ${f.cpuPerReference.serverMs.toFixed(2)} ms, postgres ${f.cpuPerReference.postgresMs.toFixed(2)} ms)`
+          : '')
       : 'CPU per cold first screen: not measured (no /proc)',
   ];
   return out.join('\n');

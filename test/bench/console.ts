@@ -7,7 +7,7 @@
  *   - the reference: GET /healthz in a fresh browser context, until the page has loaded (the floor any page of this
  *     server and browser pays: a connection, a request, a render);
  *   - cold: /app in a fresh context (nothing cached) until the sign-in heading is visible, with the server's and
- *     PostgreSQL's CPU per first screen;
+ *     PostgreSQL's CPU per first screen (and per reference load, measured alike);
  *   - warm: /app again in one context whose assets are cached (served immutable), until the sign-in heading is visible;
  *   - signed in: from pressing Sign in (email and password filled) until the overview's heading is visible; beside it
  *     the sign-in call alone (POST /api/accounts/sign-in from the bench), most of which is the password hash.
@@ -21,7 +21,7 @@ import type { Page } from 'playwright-core';
 import { buildConsole } from '../../apps/console/build.ts';
 import { launchChromium } from '../support/chromium.ts';
 import { type ConsoleFigures, formatConsole, type Stats, stats, type Traffic } from './console-report.ts';
-import { cpuMeter, postmasterPid } from './cpu.ts';
+import { type CpuShare, cpuMeter, postmasterPid } from './cpu.ts';
 import { cpuCost } from './report.ts';
 import { startServer } from './server.ts';
 import { envNumber } from './setup.ts';
@@ -74,6 +74,15 @@ function summary(samples: { ms: number; traffic: Traffic }[]): Stats & Traffic {
   };
 }
 
+/**
+ * The server's and PostgreSQL's CPU over a loop of RUNS loads, divided by them. It holds what the server does in the
+ * background meanwhile (its workers poll), which the reference loop's figure, measured the same way, shows.
+ */
+function perLoad(cpu: CpuShare | null): { serverMs: number; postgresMs: number } | null {
+  const cost = cpu ? cpuCost(cpu, RUNS / cpu.seconds) : null;
+  return cost ? { serverMs: cost.serverMs, postgresMs: cost.postgresMs } : null;
+}
+
 const signInHeading = (page: Page) => page.getByRole('heading', { name: SIGN_IN_HEADING }).waitFor({ state: 'visible' });
 
 async function main() {
@@ -111,11 +120,13 @@ async function main() {
 
     log(`reference: GET /healthz in a fresh context, ${RUNS} runs ...`);
     const reference = [];
+    const meterReference = cpuMeter(server.pid, postmasterPid(server.dataDir));
     for (let i = 0; i < RUNS; i++) {
       const { context, page, t } = await fresh();
       reference.push(await timed(t, () => page.goto('/healthz', { waitUntil: 'load' })));
       await context.close();
     }
+    const referenceCpu = perLoad(meterReference());
 
     log(`cold: /app in a fresh context to the sign-in heading, ${RUNS} runs ...`);
     const cold = [];
@@ -125,9 +136,7 @@ async function main() {
       cold.push(await timed(t, () => page.goto('/app').then(() => signInHeading(page))));
       await context.close();
     }
-    // The server's CPU over the whole loop divided by its loads: what one cold first screen costs it.
-    const cpu = meter();
-    const coldCpu = cpu ? cpuCost(cpu, RUNS / cpu.seconds) : null;
+    const coldCpu = perLoad(meter());
 
     log(`warm and signed in: ${RUNS} runs ...`);
     const warm = [];
@@ -169,7 +178,8 @@ async function main() {
       warm: summary(warm),
       signedIn: summary(signedIn),
       signInApi: stats(signInApi),
-      cpuPerFirstScreen: coldCpu ? { serverMs: coldCpu.serverMs, postgresMs: coldCpu.postgresMs } : null,
+      cpuPerFirstScreen: coldCpu,
+      cpuPerReference: referenceCpu,
     };
     process.stdout.write(`\nLeadwire console benchmark (${new Date().toISOString()}), chromium ${browser.version()}\n`);
     process.stdout.write(`${formatConsole(figures)}\n\nBENCH_CONSOLE_RESULT ${JSON.stringify(figures)}\n`);
