@@ -125,6 +125,12 @@ describe.skipIf(!hasChromium)('the Workflows screens', () => {
       expect(await page.getByRole('button', { name }).count(), name).toBe(0);
     }
     await expectAccessible(page, 'workflow-member');
+
+    // An address naming no workflow shows the server's sentence, not a blank screen.
+    await page.goto('/app/workflows/not-an-id');
+    expect(await page.getByRole('alert').textContent()).toContain('id must be a workflow id (UUID)');
+    await page.goto('/app/workflows/00000000-0000-4000-8000-000000000000');
+    expect(await page.getByRole('alert').textContent()).toContain('No workflow with id 00000000-0000-4000-8000-000000000000');
     await context.close();
   });
 
