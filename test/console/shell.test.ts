@@ -22,7 +22,7 @@ describe.skipIf(!hasChromium)('the console shell', () => {
       expect(res.headers.get('x-frame-options')).toBe('DENY');
       expect(res.headers.get('cache-control')).toBe('no-store');
       const html = await res.text();
-      const script = /src="(\/app\/assets\/console\.\w+\.js)"/.exec(html)?.[1];
+      const script = /src="(\/app\/assets\/console\.[\w-]+\.js)"/.exec(html)?.[1];
       expect(script).toBeDefined();
       const asset = await fetch(`${h.t.origin}${script}`);
       expect(asset.status).toBe(200);
@@ -33,10 +33,14 @@ describe.skipIf(!hasChromium)('the console shell', () => {
     expect(missing.status).toBe(404);
   });
 
-  it('refuses a wrong password with the server’s sentence beside the form, then signs in, and the page passes axe', async () => {
+  it('refuses a wrong password with the server’s sentence beside the form, then signs in, and the page passes axe', {
+    timeout: 90_000,
+  }, async () => {
     const context = await h.browser.newContext({ baseURL: h.t.origin });
     const page = await context.newPage();
     const refusedInline: string[] = [];
+    const requested: string[] = [];
+    page.on('request', (r) => requested.push(r.url()));
     page.on('console', (m) => {
       if (/Content Security Policy/i.test(m.text())) refusedInline.push(m.text());
     });
@@ -62,6 +66,9 @@ describe.skipIf(!hasChromium)('the console shell', () => {
     );
     expect(readable).not.toContain('lws_');
     expect(refusedInline).toEqual([]);
+    // Nothing the console needs comes from anywhere but the server.
+    expect(requested.length).toBeGreaterThan(3);
+    expect(requested.filter((url) => !url.startsWith(`${h.t.origin}/`))).toEqual([]);
 
     // A reload keeps the session; signing out ends it, and a reload then shows the sign-in screen.
     await page.reload();

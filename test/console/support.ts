@@ -4,7 +4,6 @@
  */
 import { readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import { type AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { hashPassword } from '#core/accounts/passwords.ts';
@@ -43,19 +42,8 @@ export interface ConsoleHarness {
 let seq = 0;
 const unique = (label: string) => `${label}-${process.pid}-${++seq}-${Math.random().toString(36).slice(2, 8)}@example.com`;
 
-/** A port free now, so the server's origin is known before it starts. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 export async function startConsole(env: Record<string, string> = {}): Promise<ConsoleHarness> {
-  // The browser's Origin is the server's own: APP_URL must name it, or the session cookie is refused (csrf_failed).
-  const port = String(await freePort());
-  const t = await initTestApp({ PORT: port, APP_URL: `http://127.0.0.1:${port}`, ...env });
+  const t = await initTestApp(env);
   const browser = await launchChromium();
   const contexts: BrowserContext[] = [];
   const newContext = async () => {

@@ -116,7 +116,14 @@ describe('browser sessions on typed RPC', () => {
 
   it('the cookie with the right CSRF header authenticates, from our origin or none', async () => {
     const s = await browserSignIn();
-    for (const origin of [undefined, new URL(t.runtime.deps.config.APP_URL).origin, new URL(t.runtime.deps.config.BASE_URL).origin]) {
+    // t.origin (127.0.0.1) is neither APP_URL nor BASE_URL (localhost): the server's own name as the browser reached it.
+    expect(t.origin).not.toBe(new URL(t.runtime.deps.config.APP_URL).origin);
+    for (const origin of [
+      undefined,
+      new URL(t.runtime.deps.config.APP_URL).origin,
+      new URL(t.runtime.deps.config.BASE_URL).origin,
+      t.origin,
+    ]) {
       const a = await me(s.cookie, { 'x-csrf-token': s.csrf, ...(origin ? { origin } : {}) });
       expect(a.status, String(origin)).toBe(200);
       expect(a.body.result.data).toMatchObject({ userId: s.answer.body.result.data.user.id, via: 'session' });

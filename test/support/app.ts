@@ -64,8 +64,7 @@ export async function serve(
   const runtime = await compose(config, log, opts);
   // Silent unless a test reads the server's log lines (LOG_LEVEL decides what it gets).
   const app = await buildApp(runtime.deps, opts.logStream ? { logStream: opts.logStream } : { logger: false });
-  // PORT is 0 (any free port) unless a test needs its origin known before start (the console's APP_URL).
-  await app.listen({ port: config.PORT, host: '127.0.0.1' });
+  await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   return { runtime, app, origin: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}` };
 }

@@ -2,6 +2,8 @@ import type { FunctionComponent } from 'preact';
 import type { Me } from './api.ts';
 import { MANAGERS, type ScreenProps } from './screen.ts';
 import { Overview } from './screens/overview.tsx';
+import { Webhook } from './screens/webhook.tsx';
+import { Webhooks } from './screens/webhooks.tsx';
 import { WorkflowDetail } from './screens/workflow.tsx';
 import { Workflows } from './screens/workflows.tsx';
 
@@ -19,6 +21,8 @@ export interface Route {
 /** Every screen of the console, in navigation order. */
 export const ROUTES: Route[] = [
   { path: '/', screen: Overview, nav: 'Overview' },
+  { path: '/webhooks', screen: Webhooks, nav: 'Webhooks', roles: MANAGERS },
+  { path: '/webhooks/:id', screen: Webhook, roles: MANAGERS },
   { path: '/workflows', screen: Workflows, nav: 'Workflows' },
   { path: '/workflows/:id', screen: WorkflowDetail },
 ];
