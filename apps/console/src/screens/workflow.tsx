@@ -144,33 +144,36 @@ function Runs({ id }: { id: string }) {
               step's outcome.
             </p>
           ) : (
-            <table>
-              <caption class="visually-hidden">Recent runs, newest first</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Received</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Contact</th>
-                  <th scope="col">Steps</th>
-                </tr>
-              </thead>
-              <tbody>
-                {page.items.map((run) => (
-                  <tr key={run.id}>
-                    <td>
-                      <When at={run.createdAt} />
-                    </td>
-                    <td>
-                      <RunStatus status={run.status} />
-                    </td>
-                    <td>{typeof run.payload.email === 'string' ? run.payload.email : (run.contactId ?? 'deleted')}</td>
-                    <td>
-                      <RunSteps run={run} />
-                    </td>
+            <>
+              {page.nextCursor && <p class="muted">The newest 20 runs are shown; each is also on its contact's timeline.</p>}
+              <table>
+                <caption class="visually-hidden">Recent runs, newest first</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Received</th>
+                    <th scope="col">Status</th>
+                    <th scope="col">Contact</th>
+                    <th scope="col">Steps</th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
+                </thead>
+                <tbody>
+                  {page.items.map((run) => (
+                    <tr key={run.id}>
+                      <td>
+                        <When at={run.createdAt} />
+                      </td>
+                      <td>
+                        <RunStatus status={run.status} />
+                      </td>
+                      <td>{typeof run.payload.email === 'string' ? run.payload.email : (run.contactId ?? 'deleted')}</td>
+                      <td>
+                        <RunSteps run={run} />
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </>
           )
         }
       </Loaded>

@@ -56,35 +56,38 @@ export function Workflows({ me }: ScreenProps) {
                 : 'An owner or admin of your workspace can create one.'}
             </Empty>
           ) : (
-            <table>
-              <caption class="visually-hidden">Workflows</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Trigger</th>
-                  <th scope="col">Steps</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Created</th>
-                </tr>
-              </thead>
-              <tbody>
-                {page.items.map((wf) => (
-                  <tr key={wf.id}>
-                    <td>
-                      <Link to={`/workflows/${wf.id}`}>{wf.name}</Link>
-                    </td>
-                    <td>Webhook received</td>
-                    <td>{wf.steps.length}</td>
-                    <td>
-                      <span class={`badge ${wf.enabled ? 'on' : 'off'}`}>{wf.enabled ? 'Enabled' : 'Disabled'}</span>
-                    </td>
-                    <td>
-                      <When at={wf.createdAt} />
-                    </td>
+            <>
+              {page.nextCursor && <p class="muted">The newest 100 workflows are shown.</p>}
+              <table>
+                <caption class="visually-hidden">Workflows</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Name</th>
+                    <th scope="col">Trigger</th>
+                    <th scope="col">Steps</th>
+                    <th scope="col">Status</th>
+                    <th scope="col">Created</th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
+                </thead>
+                <tbody>
+                  {page.items.map((wf) => (
+                    <tr key={wf.id}>
+                      <td>
+                        <Link to={`/workflows/${wf.id}`}>{wf.name}</Link>
+                      </td>
+                      <td>Webhook received</td>
+                      <td>{wf.steps.length}</td>
+                      <td>
+                        <span class={`badge ${wf.enabled ? 'on' : 'off'}`}>{wf.enabled ? 'Enabled' : 'Disabled'}</span>
+                      </td>
+                      <td>
+                        <When at={wf.createdAt} />
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </>
           )
         }
       </Loaded>
