@@ -6,6 +6,8 @@ import { Overview } from './screens/overview.tsx';
 import { Webhook } from './screens/webhook.tsx';
 import { Webhooks } from './screens/webhooks.tsx';
 import { Website } from './screens/website.tsx';
+import { WorkflowDetail } from './screens/workflow.tsx';
+import { Workflows } from './screens/workflows.tsx';
 
 export { MANAGERS };
 
@@ -27,6 +29,8 @@ export const ROUTES: Route[] = [
   { path: '/forms/new', screen: NewForm },
   { path: '/forms/:id', screen: FormScreen },
   { path: '/website', screen: Website, nav: 'Website' },
+  { path: '/workflows', screen: Workflows, nav: 'Workflows' },
+  { path: '/workflows/:id', screen: WorkflowDetail },
 ];
 
 export const mayOpen = (route: Route, me: Me) => !route.roles || route.roles.includes(me.role);
