@@ -51,4 +51,23 @@ export interface RequestContext {
   /** The client's address as the socket (or a configured trusted proxy) gives it; keys the sign-in throttle. */
   ip?: string;
   actor?: Actor;
+  /**
+   * Typed RPC only, when the request opts in with `x-leadwire-session: cookie`: a new session is handed to the browser
+   * as cookies rather than in the body (accounts/browser-session.ts), and signing out clears them.
+   */
+  browserSession?: BrowserSession;
+  /** Typed RPC only, when the request carries a session cookie: reads it (checking CSRF) for the internal procedures. */
+  sessionCookie?: SessionCookie;
+}
+
+export interface BrowserSession {
+  open(session: { token: string; expiresAt: string }): void;
+  close(): void;
+}
+
+export interface SessionCookie {
+  /** The cookie's session token once the request proves it came from the console (`csrf_failed` otherwise). */
+  token(): string;
+  /** The session behind the cookie is over: the answer also clears the cookies. */
+  ended(): void;
 }

@@ -7,7 +7,7 @@
  */
 export * from './config.ts';
 export * from './errors.ts';
-export type { Deps, Logger, RequestContext } from './context.ts';
+export type { BrowserSession, Deps, Logger, RequestContext, SessionCookie } from './context.ts';
 export type { Actor, InternalActor } from './auth/actor.ts';
 export { type Jobs, jobsOfRequest } from './jobs/queue.ts';
 export { v1Router, type V1Router } from './v1-router.ts';

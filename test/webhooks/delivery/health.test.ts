@@ -68,6 +68,9 @@ describe('endpoint health', () => {
       expect(mail.template).toBe('webhook_disabled');
       expect(mail.text).toContain(`${rx.origin}/down`);
       expect(mail.text).toContain('Reason: 10 deliveries failed in a row; the last one: HTTP 500');
+      // The link opens the endpoint's screen in the console (the API answers 401 in a browser); the calls stay for developers.
+      expect(mail.text).toContain(`\n${t.runtime.deps.config.APP_URL}/app/webhooks/${endpoint.id}\n`);
+      expect(mail.text).toContain(`POST ${t.runtime.deps.config.BASE_URL}/webhooks/${endpoint.id}/enable`);
       expect(mail.text).not.toContain(endpoint.secret);
     }
     expect(smtp.received.pending.filter((m) => m.envelope.to.includes(org.memberEmail))).toEqual([]);

@@ -131,7 +131,12 @@ describe('rounds against the database (jobs run by hand)', () => {
       error: outcome === 'failed' ? 'the receiver answered 500' : null,
     });
     // The middle draw: no jitter, the nominal 30 s.
-    const deps = { jobs: t.runtime.deps.jobs, baseUrl: t.runtime.deps.config.BASE_URL, random: { next: () => 0.5 } };
+    const deps = {
+      jobs: t.runtime.deps.jobs,
+      appUrl: t.runtime.deps.config.APP_URL,
+      baseUrl: t.runtime.deps.config.BASE_URL,
+      random: { next: () => 0.5 },
+    };
     await recordAttempts(
       t.runtime.deps.db,
       deps,

@@ -4,6 +4,7 @@ import { buildInternalOpenApiDocument } from '@leadwire/core/openapi';
 import { fastifyRequestHandler, type FastifyTRPCPluginOptions } from '@trpc/server/adapters/fastify';
 import type { FastifyInstance } from 'fastify';
 import { registerDocs } from './docs.ts';
+import { browserSessionContext } from './browser-session.ts';
 import { addJsonBodyParser } from './json-body.ts';
 import { createRequestContext, restSurface, sendError } from './rest-surface.ts';
 import { EXPOSED_HEADERS } from './v1.ts';
@@ -39,7 +40,7 @@ export async function internalTrpcPlugin(app: FastifyInstance, opts: { deps: Dep
   });
   const trpcOptions = {
     router: internalRouter,
-    createContext: ({ req, res }) => createRequestContext(deps, req, res),
+    createContext: ({ req, res }) => ({ ...createRequestContext(deps, req, res), ...browserSessionContext(deps.config, req, res) }),
     onError: ({ error, req }) => {
       logFailure(req.log, error, toPublicError(error), 'procedure failed');
     },

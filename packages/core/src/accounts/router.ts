@@ -20,6 +20,13 @@ const client = (ctx: Pick<RequestContext, 'ip' | 'header' | 'deps'>): Client => 
 });
 const postbox = (ctx: Pick<RequestContext, 'deps' | 'jobs'>): Postbox => ({ jobs: ctx.jobs, appUrl: ctx.deps.config.APP_URL });
 const ok = { ok: true as const };
+/** The new session as the caller asked for it: as cookies, its token left out of the body, when a browser opted in. */
+const handOver = async (ctx: Pick<RequestContext, 'browserSession'>, view: Promise<s.SessionView>): Promise<s.SessionView> => {
+  const session = await view;
+  if (!ctx.browserSession) return session;
+  ctx.browserSession.open(session);
+  return { ...session, token: '' };
+};
 const tags = ['Account'];
 
 /** Every operation that hashes a password can meet full hashing slots: 503 with `retry-after` (see hash-slots.ts). */
@@ -46,7 +53,9 @@ export const accountsRouter = router({
     })
     .input(s.SignUpInput)
     .output(s.SessionView)
-    .mutation(({ ctx, input }) => signUp(ctx.db, input, client(ctx), addressLimit(ctx.deps, ctx.deps.config.SIGNUP_PER_ADDRESS_PER_HOUR))),
+    .mutation(({ ctx, input }) =>
+      handOver(ctx, signUp(ctx.db, input, client(ctx), addressLimit(ctx.deps, ctx.deps.config.SIGNUP_PER_ADDRESS_PER_HOUR))),
+    ),
 
   signIn: baseProcedure
     .meta({
@@ -62,13 +71,13 @@ export const accountsRouter = router({
     })
     .input(s.SignInInput)
     .output(s.SessionView)
-    .mutation(({ ctx, input }) => signIn(ctx.db, input, client(ctx))),
+    .mutation(({ ctx, input }) => handOver(ctx, signIn(ctx.db, input, client(ctx)))),
 
   signOut: internalProcedure
     .meta({ openapi: { method: 'POST', path: '/accounts/sign-out', tags, summary: 'End this session' }, errorCodes: ['session_required'] })
     .input(z.void())
     .output(s.OkView)
-    .mutation(async ({ ctx }) => (await signOut(ctx.db, ctx.actor), ok)),
+    .mutation(async ({ ctx }) => (await signOut(ctx.db, ctx.actor), ctx.browserSession?.close(), ok)),
 
   logOutAll: internalProcedure
     .meta({
@@ -81,7 +90,7 @@ export const accountsRouter = router({
     })
     .input(z.void())
     .output(s.OkView)
-    .mutation(async ({ ctx }) => (await logOutAll(ctx.db, ctx.actor, ctx.deps.clock.now()), ok)),
+    .mutation(async ({ ctx }) => (await logOutAll(ctx.db, ctx.actor, ctx.deps.clock.now()), ctx.browserSession?.close(), ok)),
 
   changePassword: internalProcedure
     .meta({
@@ -96,7 +105,7 @@ export const accountsRouter = router({
     })
     .input(s.ChangePasswordInput)
     .output(s.SessionView)
-    .mutation(({ ctx, input }) => changePassword(ctx.db, ctx.actor, input, client(ctx))),
+    .mutation(({ ctx, input }) => handOver(ctx, changePassword(ctx.db, ctx.actor, input, client(ctx)))),
 
   requestPasswordReset: baseProcedure
     .meta({
@@ -182,7 +191,7 @@ export const accountsRouter = router({
     })
     .input(s.AcceptInviteInput)
     .output(s.SessionView)
-    .mutation(({ ctx, input }) => acceptInvite(ctx.db, input, client(ctx))),
+    .mutation(({ ctx, input }) => handOver(ctx, acceptInvite(ctx.db, input, client(ctx)))),
 
   members: internalProcedure
     .meta({ openapi: { method: 'GET', path: '/accounts/members', tags, summary: 'The users of your organization' } })

@@ -30,7 +30,12 @@ export const UserView = z.object({
 export type UserView = z.infer<typeof UserView>;
 
 export const SessionView = z.object({
-  token: z.string().meta({ description: 'The session token (`lws_...`): send it as `Authorization: Bearer`. Shown once.' }),
+  token: z
+    .string()
+    .meta({
+      description:
+        'The session token (`lws_...`): send it as `Authorization: Bearer`. Shown once. Empty when the session was set as a cookie, see X-Leadwire-Session.',
+    }),
   expiresAt: IsoDate,
   user: UserView,
 });

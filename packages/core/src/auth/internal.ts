@@ -61,14 +61,30 @@ function credentialHeader(header: (name: string) => string | undefined): string 
   return `Bearer ${apiKey}`;
 }
 
-/** Procedures of the internal surface, authenticated by `authenticateInternal`. */
+/**
+ * Procedures of the internal surface, authenticated by `authenticateInternal`. On typed RPC a browser's session cookie
+ * stands in for `Authorization: Bearer` when no credential header is sent, once its CSRF checks pass; the session
+ * checks are then the bearer token's own.
+ */
 export const internalProcedure = baseProcedure.use(async ({ ctx, next }) => {
-  const actor = await authenticateInternal(
-    ctx.deps,
-    ctx.db,
-    (name) => ctx.header(name),
-    (name, value) => ctx.setHeader(name, value),
-  );
+  const cookie = ctx.header('authorization') === undefined && ctx.header('x-api-key') === undefined ? ctx.sessionCookie : undefined;
+  const token = cookie?.token();
+  const authorization = token === undefined ? undefined : `Bearer ${token}`;
+  const actor = await (async () => {
+    // A cookie carries a session only: an API key put there is refused rather than honoured without its header.
+    if (token !== undefined && !token.startsWith(SESSION_PREFIX))
+      throw errors.unauthorized('The session cookie holds no session; sign in again');
+    return authenticateInternal(
+      ctx.deps,
+      ctx.db,
+      (name) => (authorization !== undefined && name === 'authorization' ? authorization : ctx.header(name)),
+      (name, value) => ctx.setHeader(name, value),
+    );
+  })().catch((err: unknown) => {
+    // Checked after CSRF, so a forged request cannot make the browser drop its cookies.
+    if (cookie && err instanceof AppError && err.code === 'unauthorized') cookie.ended();
+    throw err;
+  });
   return next({ ctx: { ...ctx, actor } });
 });
 

@@ -64,6 +64,7 @@ export const ERROR_CATALOGUE = {
   user_deactivated: { status: 403, message: 'This account has been deactivated; ask an owner or admin of your organization' },
   session_required: { status: 403, message: 'This action needs a signed-in session; an API key cannot do it' },
   confirmation_required: { status: 403, message: 'This action needs to be confirmed' },
+  csrf_failed: { status: 403, message: 'A session cookie needs the x-csrf-token header from the console' },
   // 404/405/408/410
   not_found: {
     status: 404,

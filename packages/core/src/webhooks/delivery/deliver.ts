@@ -119,7 +119,7 @@ export interface AttemptRounds {
 }
 
 export function attemptRounds(deps: Deps, lock: WorkerLock): AttemptRounds {
-  const recordDeps = { jobs: deps.jobs, baseUrl: deps.config.BASE_URL, random: deps.random };
+  const recordDeps = { jobs: deps.jobs, appUrl: deps.config.APP_URL, baseUrl: deps.config.BASE_URL, random: deps.random };
   return {
     take: new Coalescer((refs) => takeAttempts(deps, lock, refs), ROUND_MAX),
     record: new Coalescer(async (outcomes) => {

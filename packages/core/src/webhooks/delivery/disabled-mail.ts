@@ -20,14 +20,21 @@ export interface DisabledEndpoint {
   reason: string;
 }
 
+/** Where the mail points: the console (APP_URL) for people, the application API (BASE_URL) for developers. */
+export interface MailUrls {
+  appUrl: string;
+  baseUrl: string;
+}
+
 /**
  * Tells the owner and admins that the engine disabled an endpoint, and why; queued in the transaction that disabled
- * it, so the mail exists exactly when the endpoint is disabled. The link is the endpoint's API address, where it is
- * inspected and re-enabled.
+ * it, so the mail exists exactly when the endpoint is disabled. The link is the endpoint's screen in the console, where
+ * it is inspected and re-enabled; the API calls that do the same stay in the text for developers.
  */
-export async function queueDisabledMail(db: Db, jobs: Jobs, baseUrl: string, endpoint: DisabledEndpoint): Promise<void> {
+export async function queueDisabledMail(db: Db, jobs: Jobs, urls: MailUrls, endpoint: DisabledEndpoint): Promise<void> {
   const recipients = await db.run(RECIPIENTS, { orgId: endpoint.orgId });
-  const link = `${baseUrl}/webhooks/${endpoint.id}`;
+  const link = `${urls.appUrl}/app/webhooks/${endpoint.id}`;
+  const api = `${urls.baseUrl}/webhooks/${endpoint.id}`;
   for (const { email } of recipients) {
     await queueMail(db, jobs, {
       to: email,
@@ -36,8 +43,9 @@ export async function queueDisabledMail(db: Db, jobs: Jobs, baseUrl: string, end
       link,
       text:
         `Leadwire stopped delivering events to the webhook endpoint ${endpoint.url}.\n\nReason: ${endpoint.reason}\n\n` +
-        `New events for it are recorded as skipped. Once the receiver works again, enable the endpoint ` +
-        `(POST ${link}/enable) and replay what it missed (POST ${link}/recover).\n\n${link}`,
+        `New events for it are recorded as skipped. Once the receiver works again, open the endpoint in the console, ` +
+        `enable it and recover what it missed:\n\n${link}\n\n` +
+        `From the API: POST ${api}/enable, then POST ${api}/recover.`,
     });
   }
 }

@@ -182,6 +182,8 @@ const UNSUBSCRIBE = statement<{ id: string }>()((p) =>
 
 export interface RecordDeps {
   jobs: Jobs;
+  /** The console's origin and the application API's root, for the disabled endpoint's mail. */
+  appUrl: string;
   baseUrl: string;
   /** Spreads each retry (policy.ts, RETRY_JITTER). */
   random: Random;
@@ -192,7 +194,7 @@ async function disable(tx: Db, deps: RecordDeps, a: TakenAttempt, reason: string
   const [row] = await tx.run(DISABLE, { reason, now, id: a.endpoint_id });
   if (!row) return;
   const endpoint = { id: a.endpoint_id, orgId: a.organization_id, url: a.url };
-  await queueDisabledMail(tx, deps.jobs, deps.baseUrl, { ...endpoint, reason });
+  await queueDisabledMail(tx, deps.jobs, deps, { ...endpoint, reason });
   events.push(endpointDisabled(endpoint, reason, row.failure_count, now));
 }
 
