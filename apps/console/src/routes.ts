@@ -1,6 +1,9 @@
 import type { FunctionComponent } from 'preact';
 import type { Me } from './api.ts';
+import { Keys } from './screens/keys.tsx';
+import { Members } from './screens/members.tsx';
 import { Overview } from './screens/overview.tsx';
+import { Trash } from './screens/trash.tsx';
 
 export interface ScreenProps {
   me: Me;
@@ -19,6 +22,12 @@ export interface Route {
 export const MANAGERS = ['owner', 'admin'] as const;
 
 /** Every screen of the console, in navigation order. */
-export const ROUTES: Route[] = [{ path: '/', screen: Overview, nav: 'Overview' }];
+export const ROUTES: Route[] = [
+  { path: '/', screen: Overview, nav: 'Overview' },
+  // Part K: every role opens these; each screen offers only what the role may do.
+  { path: '/keys', screen: Keys, nav: 'API keys' },
+  { path: '/members', screen: Members, nav: 'Members' },
+  { path: '/trash', screen: Trash, nav: 'Trash' },
+];
 
 export const mayOpen = (route: Route, me: Me) => !route.roles || route.roles.includes(me.role);
