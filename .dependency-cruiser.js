@@ -95,6 +95,19 @@ export default {
       to: { path: '^(packages|apps)/', dependencyTypesNot: ['type-only'] },
     },
     {
+      name: 'console-types-from-routers',
+      comment: 'The console is a browser bundle: like the SDK, it takes only the routers’ types from the server.',
+      severity: 'error',
+      from: { path: '^apps/console/src/' },
+      to: { path: '^(packages|apps/server)/', pathNot: '^packages/core/src/index\\.ts$' },
+    },
+    {
+      name: 'console-only-type-imports',
+      severity: 'error',
+      from: { path: '^apps/console/src/' },
+      to: { path: '^(packages|apps/server)/', dependencyTypesNot: ['type-only'] },
+    },
+    {
       name: 'snippets-import-nothing-from-the-server',
       comment: 'The browser scripts are bundled for any page: nothing of the server, the SDK or the tests goes in.',
       severity: 'error',
@@ -104,7 +117,7 @@ export default {
     {
       name: 'no-tests-in-production',
       severity: 'error',
-      from: { path: '^(packages|apps)/|^sdk/src/|^snippets/[^/]+/src/', pathNot: TESTS },
+      from: { path: '^(packages|apps)/|^sdk/src/|^snippets/[^/]+/src/', pathNot: [TESTS, '^apps/console/test/'] },
       to: { path: ['^test/', '/test/', TESTS] },
     },
   ],

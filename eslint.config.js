@@ -48,6 +48,24 @@ export default tseslint.config(
     },
   },
   {
+    // The console is a browser bundle: the router's types for the typed client, and nothing else of the server.
+    files: ['apps/console/src/**/*.{ts,tsx}'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['@leadwire/*', '**/packages/**', '**/apps/server/**'],
+              allowTypeImports: true,
+              message: 'The console takes only types from the server.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['snippets/**/*.ts'],
     ignores: ['snippets/build.ts'],
     rules: {

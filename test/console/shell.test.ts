@@ -33,7 +33,9 @@ describe.skipIf(!hasChromium)('the console shell', () => {
     expect(missing.status).toBe(404);
   });
 
-  it('refuses a wrong password with the server’s sentence beside the form, then signs in, and the page passes axe', async () => {
+  it('refuses a wrong password with the server’s sentence beside the form, then signs in, and the page passes axe', {
+    timeout: 90_000,
+  }, async () => {
     const context = await h.browser.newContext({ baseURL: h.t.origin });
     const page = await context.newPage();
     const refusedInline: string[] = [];

@@ -3,10 +3,10 @@
  * new session over as an HttpOnly cookie plus a readable CSRF cookie; the cookie then authenticates /api/trpc only,
  * and only with the CSRF header from our own origin. Raw HTTP, so the cookies and their attributes are what is seen.
  */
-import { createHmac } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { initTestApp, type TestApp } from '../support/app.ts';
-import { PASSWORD, signUp, uniqueEmail } from './accounts-support.ts';
+import { PASSWORD, sha256, signUp, uniqueEmail } from './accounts-support.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -116,7 +116,14 @@ describe('browser sessions on typed RPC', () => {
 
   it('the cookie with the right CSRF header authenticates, from our origin or none', async () => {
     const s = await browserSignIn();
-    for (const origin of [undefined, new URL(t.runtime.deps.config.APP_URL).origin, new URL(t.runtime.deps.config.BASE_URL).origin]) {
+    // t.origin (127.0.0.1) is neither APP_URL nor BASE_URL (localhost): the server's own name as the browser reached it.
+    expect(t.origin).not.toBe(new URL(t.runtime.deps.config.APP_URL).origin);
+    for (const origin of [
+      undefined,
+      new URL(t.runtime.deps.config.APP_URL).origin,
+      new URL(t.runtime.deps.config.BASE_URL).origin,
+      t.origin,
+    ]) {
       const a = await me(s.cookie, { 'x-csrf-token': s.csrf, ...(origin ? { origin } : {}) });
       expect(a.status, String(origin)).toBe(200);
       expect(a.body.result.data).toMatchObject({ userId: s.answer.body.result.data.user.id, via: 'session' });
@@ -215,6 +222,25 @@ describe('browser sessions on typed RPC', () => {
     expect(byName(a.cookies).get('lw_csrf')).toContain('Max-Age=0');
   });
 
+  it('accepting an invitation with the opt-in header signs the invitee in by cookie', async () => {
+    const owner = await signUp(t);
+    const token = `lwi_${randomBytes(48)
+      .toString('base64')
+      .replace(/[^0-9A-Za-z]/g, '')
+      .slice(0, 43)}`;
+    const email = uniqueEmail('invitee');
+    await t.sql(
+      `insert into invites (organization_id, invited_by_id, email, role, token_hash, created_at, expires_at)
+       values (?, ?, ?, 'member', ?, now(), now() + interval '1 day')`,
+      [owner.orgId, owner.userId, email, sha256(token)],
+    );
+    const a = await rpc(t, 'accounts.acceptInvite', { input: { token, password: 'my own password' }, headers: OPT_IN });
+    expect(a.status).toBe(200);
+    expect(a.body.result.data).toMatchObject({ token: '', user: { email, role: 'member' } });
+    const session = valueOf(byName(a.cookies).get('lw_session'))!;
+    expect((await me(`lw_session=${session}`, { 'x-csrf-token': csrfOf(session) })).body.result.data.role).toBe('member');
+  });
+
   it('change-password hands the new session over as cookies; the old cookie stops', async () => {
     const s = await browserSignIn();
     const a = await rpc(t, 'accounts.changePassword', {
@@ -232,8 +258,10 @@ describe('browser sessions on typed RPC', () => {
 
 describe('browser sessions behind HTTPS', () => {
   let secure: TestApp;
+  const output: string[] = [];
   beforeAll(async () => {
-    secure = await initTestApp({ APP_URL: 'https://console.example.com' });
+    const logStream = { write: (line: string) => void output.push(line) };
+    secure = await initTestApp({ APP_URL: 'https://console.example.com', LOG_LEVEL: 'info' }, { logStream });
   });
   afterAll(async () => secure?.close());
 
@@ -262,5 +290,9 @@ describe('browser sessions behind HTTPS', () => {
       headers: { cookie: `__Host-lw_session=${s.token}`, ...headers, origin: 'http://console.example.com' },
     });
     expect([http.status, codeOf(http)]).toEqual([403, 'csrf_failed']);
+    // Neither the session nor its CSRF value reaches the log, refused requests included.
+    await secure.app.close();
+    expect(output.length).toBeGreaterThan(0);
+    expect(output.filter((l) => l.includes(s.token) || l.includes(s.csrf))).toEqual([]);
   });
 });

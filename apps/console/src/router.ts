@@ -5,6 +5,12 @@ export const BASE = '/app';
 
 const listeners = new Set<() => void>();
 
+/**
+ * Whether the user has moved between screens in this page. On arrival, focus stays at the top of the document (where
+ * the skip link is); after a move, each screen focuses its heading so keyboard and screen-reader users start there.
+ */
+export let moved = false;
+
 /** The path below BASE (`/webhooks/123`), without query or hash. */
 function current(): string {
   const path = location.pathname.startsWith(BASE) ? location.pathname.slice(BASE.length) : '/';
@@ -13,12 +19,14 @@ function current(): string {
 
 export function navigate(to: string, opts: { replace?: boolean } = {}): void {
   const url = BASE + (to === '/' ? '' : to);
+  moved = true;
   if (opts.replace) history.replaceState(null, '', url);
   else history.pushState(null, '', url);
   for (const listener of listeners) listener();
 }
 
 addEventListener('popstate', () => {
+  moved = true;
   for (const listener of listeners) listener();
 });
 

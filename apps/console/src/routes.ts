@@ -1,14 +1,12 @@
 import type { FunctionComponent } from 'preact';
 import type { Me } from './api.ts';
+import { MANAGERS, type ScreenProps } from './screen.ts';
 import { Keys } from './screens/keys.tsx';
 import { Members } from './screens/members.tsx';
 import { Overview } from './screens/overview.tsx';
 import { Trash } from './screens/trash.tsx';
 
-export interface ScreenProps {
-  me: Me;
-  params: Record<string, string>;
-}
+export { MANAGERS };
 
 export interface Route {
   path: string;
@@ -18,8 +16,6 @@ export interface Route {
   /** Roles that may open the screen; others do not see it offered (the server refuses them anyway). */
   roles?: readonly Me['role'][];
 }
-
-export const MANAGERS = ['owner', 'admin'] as const;
 
 /** Every screen of the console, in navigation order. */
 export const ROUTES: Route[] = [

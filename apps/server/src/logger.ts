@@ -10,6 +10,12 @@ export const REDACT_PATHS = [
   'req.headers["x-api-key"]',
   'headers.authorization',
   'headers["x-api-key"]',
+  // The console's session cookie and its CSRF value (http/browser-session.ts).
+  'req.headers.cookie',
+  'req.headers["x-csrf-token"]',
+  'headers.cookie',
+  'headers["x-csrf-token"]',
+  'headers["set-cookie"]',
   '*.password',
   '*.passwordHash',
   '*.apiKey',

@@ -1,9 +1,9 @@
 import { useId, useState } from 'preact/hooks';
 import { api, type Outputs, type Problem, problemOf } from '../api.ts';
-import type { ScreenProps } from '../routes.ts';
+import { isManager, type ScreenProps } from '../screen.ts';
 import { Loaded, Notice, Page, ProblemLine, When } from '../ui/common.tsx';
 import { Form, FormProblem, Select, Submit, TextInput } from '../ui/form.tsx';
-import { ConfirmAction, isManager, StateBadge } from '../ui/keys.tsx';
+import { ConfirmAction, StateBadge } from '../ui/keys.tsx';
 import { useAction, useLoad } from '../ui/use-load.ts';
 
 type Member = Outputs['accounts']['members']['members'][number];

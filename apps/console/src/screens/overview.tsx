@@ -1,9 +1,9 @@
-import type { ScreenProps } from '../routes.ts';
+import { isManager, type ScreenProps } from '../screen.ts';
 import { Link, Page } from '../ui/common.tsx';
 
 /** Where a new workspace starts: the integration side in the order people set it up. */
 export function Overview({ me }: ScreenProps) {
-  const manager = me.role === 'owner' || me.role === 'admin';
+  const manager = isManager(me);
   return (
     <Page title="Overview" intro={`Signed in as ${me.name ?? me.email}. Connect your website, your partners and your tools to Leadwire.`}>
       <ol class="steps">

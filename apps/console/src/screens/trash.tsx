@@ -1,8 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, type Outputs, type Problem, problemOf } from '../api.ts';
-import type { ScreenProps } from '../routes.ts';
+import { isManager, type ScreenProps } from '../screen.ts';
 import { Empty, Loaded, Notice, Page, ProblemLine, When } from '../ui/common.tsx';
-import { isManager } from '../ui/keys.tsx';
 import { useLoad } from '../ui/use-load.ts';
 
 type TrashPage = Outputs['contacts']['trash'];

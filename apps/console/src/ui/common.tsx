@@ -1,7 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Problem } from '../api.ts';
-import { BASE, navigate } from '../router.ts';
+import { BASE, moved, navigate } from '../router.ts';
 import type { Load } from './use-load.ts';
 
 /** A link inside the console: a real href (open in a new tab works), history navigation on a plain click. */
@@ -23,14 +23,14 @@ export function Link(props: { to: string; children: ComponentChildren; class?: s
 }
 
 /**
- * A screen's frame: its heading (focused on arrival so keyboard and screen-reader users start at the top of the new
- * screen), an optional intro, and its actions.
+ * A screen's frame: its heading (focused when the user moved here, so keyboard and screen-reader users start at the top
+ * of the new screen), an optional intro, and its actions.
  */
 export function Page(props: { title: string; intro?: ComponentChildren; actions?: ComponentChildren; children: ComponentChildren }) {
   const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => {
     document.title = `${props.title} · Leadwire`;
-    heading.current?.focus();
+    if (moved) heading.current?.focus();
   }, [props.title]);
   return (
     <section class="page">

@@ -68,7 +68,12 @@ export function TextInput({ label, hint, error, value, onValue, multiline, ...re
           // Preact types each input type's attributes apart; this is one input whose type the caller picks. (typescript-eslint
           // resolves the union differently from tsc and calls the assertion unnecessary; tsc needs it.)
           // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion
-          <input {...common} type={(rest.type ?? 'text') as 'text'} autoComplete={rest.autoComplete} onInput={(e) => onValue(e.currentTarget.value)} />
+          <input
+            {...common}
+            type={(rest.type ?? 'text') as 'text'}
+            autoComplete={rest.autoComplete}
+            onInput={(e) => onValue(e.currentTarget.value)}
+          />
         );
       }}
     </Field>

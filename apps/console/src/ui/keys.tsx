@@ -1,8 +1,5 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { Me } from '../api.ts';
-
-export const isManager = (me: Me) => me.role === 'owner' || me.role === 'admin';
 
 /**
  * A destructive action in two steps: the first button asks, the second (focused, so Enter confirms and Escape or

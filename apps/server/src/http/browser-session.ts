@@ -91,8 +91,11 @@ function checkCsrf(config: Pick<Config, 'APP_URL' | 'BASE_URL'>, req: FastifyReq
   if (!sameValue(sent, csrfOf(token))) {
     throw new AppError('csrf_failed', `The ${CSRF_HEADER} header does not match this session; reload the console`);
   }
+  // The request's own origin counts too: the same server answers on every name it is reached by (127.0.0.1 as well as
+  // the default APP_URL's localhost), and a page of another site cannot choose the Host its requests go to.
   const origin = req.headers.origin;
-  if (origin !== undefined && origin !== new URL(config.APP_URL).origin && origin !== new URL(config.BASE_URL).origin) {
+  const own = [new URL(config.APP_URL).origin, new URL(config.BASE_URL).origin, `${req.protocol}://${req.host}`];
+  if (origin !== undefined && !own.includes(origin)) {
     throw new AppError('csrf_failed', 'A session cookie is honoured only from the console\u2019s own origin');
   }
 }
