@@ -59,10 +59,11 @@ describe.skipIf(!hasChromium)('the API keys, Members and Trash screens', () => {
     await page.getByRole('button', { name: 'Create key' }).click();
     await page.getByRole('heading', { name: 'Your new key “Website form”' }).waitFor();
     expect(await page.getByText('it will not be shown again').count()).toBe(1);
-    const value = (await page.getByLabel('API key value').textContent())!;
-    expect(value).toMatch(/^lw/);
+    const value = (await page.getByLabel('API key value', { exact: true }).textContent())!;
+    expect(value).toMatch(/^ck_live_/);
     await page.getByRole('button', { name: 'Copy API key value' }).click();
-    await page.getByRole('button', { name: 'Copy API key value' }).filter({ hasText: 'Copied' }).waitFor();
+    // The button's name follows its visible text (WCAG 2.5.3), and says it worked.
+    await page.getByRole('button', { name: 'Copied API key value' }).waitFor();
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(value);
     // Unlocked for 5 minutes: the password field is gone; the list shows the key with who made it.
     expect(await page.getByLabel('Your password').count()).toBe(0);
@@ -187,7 +188,7 @@ describe.skipIf(!hasChromium)('the API keys, Members and Trash screens', () => {
     await page.getByRole('heading', { name: 'No API keys yet' }).waitFor();
     // Members may create keys of their own (the server lets them); the owner's keys are neither listed nor revocable.
     expect(await buttons(page, /Revoke/)).toBe(0);
-    expect(await page.getByText('Website form').count()).toBe(0);
+    expect(await page.getByRole('row', { name: /Website form/ }).count()).toBe(0);
     await context.close();
 
     const asAdmin = await h.signedIn(admin, '/members');

@@ -103,7 +103,7 @@ export function Copyable(props: { label: string; value: string; multiline?: bool
           {props.value}
         </code>
       )}
-      <button type="button" onClick={() => void copy()} aria-label={`Copy ${props.label}`}>
+      <button type="button" onClick={() => void copy()} aria-label={`${copied === 'yes' ? 'Copied' : 'Copy'} ${props.label}`}>
         {copied === 'yes' ? 'Copied' : 'Copy'}
       </button>
       <span role="status" class="visually-hidden">
