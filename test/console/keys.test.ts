@@ -112,10 +112,12 @@ describe.skipIf(!hasChromium)('the API keys, Members and Trash screens', () => {
     await page.getByText(`Invitation sent to ${invitee}. It is pending until`).waitFor();
     const [invite] = await h.t.sql<{ role: string }>('select role from invites where email = ? and accepted_at is null', [invitee]);
     expect(invite).toEqual({ role: 'admin' });
+    // Listed as pending by the server (accounts.invites), with who sent it and when it expires.
+    await page.getByRole('row', { name: new RegExp(`${invitee}.*Admin.*${owner.email}`) }).waitFor();
 
     // The member becomes an admin.
     await page.getByLabel(`Role of ${member.email}`).selectOption('admin');
-    await page.getByRole('button', { name: 'Change role' }).click();
+    await page.getByRole('button', { name: `Change role of ${member.email}` }).click();
     await page.getByText(`${member.email} is now admin.`).waitFor();
     const role = async (who: Person) =>
       (await h.t.sql<{ role: string; active: boolean }>('select role, active from users where id = ?', [who.userId]))[0];
@@ -123,8 +125,8 @@ describe.skipIf(!hasChromium)('the API keys, Members and Trash screens', () => {
 
     // The only owner demoting themselves: last_owner, shown beside their row.
     await page.getByLabel(`Role of ${owner.email}`).selectOption('member');
-    await page.getByRole('button', { name: 'Change role' }).click();
-    const ownerRow = page.getByRole('row', { name: new RegExp(owner.email) });
+    await page.getByRole('button', { name: `Change role of ${owner.email}` }).click();
+    const ownerRow = page.getByRole('table', { name: 'Members' }).getByRole('row', { name: new RegExp(owner.email) });
     await ownerRow.getByText('last_owner').waitFor();
     expect(await role(owner)).toEqual({ role: 'owner', active: true });
     await expectAccessible(page, 'members-refused');
@@ -192,7 +194,10 @@ describe.skipIf(!hasChromium)('the API keys, Members and Trash screens', () => {
     await context.close();
 
     const asAdmin = await h.signedIn(admin, '/members');
-    await asAdmin.page.getByRole('row', { name: new RegExp(owner.email) }).waitFor();
+    await asAdmin.page
+      .getByRole('table', { name: 'Members' })
+      .getByRole('row', { name: new RegExp(owner.email) })
+      .waitFor();
     expect(await buttons(asAdmin.page, new RegExp(`Deactivate ${owner.email}`))).toBe(0);
     expect(await buttons(asAdmin.page, new RegExp(`Deactivate ${member.email}`))).toBe(1);
     expect(await buttons(asAdmin.page, new RegExp(`Deactivate ${admin.email}`))).toBe(0); // themselves

@@ -24,7 +24,6 @@ const roleName = (role: Role) => ROLES.find((r) => r.value === role)!.label;
  */
 export function Members({ me }: ScreenProps) {
   const load = useLoad(() => api.accounts.members.query());
-  const [invited, setInvited] = useState<Invited[]>([]);
   const [done, setDone] = useState<string | null>(null);
   return (
     <Page
@@ -43,6 +42,8 @@ export function Members({ me }: ScreenProps) {
           <MemberTable
             members={data.members}
             me={me}
+            // The last change's sentence goes when the next begins, so it never sits beside a newer refusal.
+            onStart={() => setDone(null)}
             onChanged={(sentence) => {
               setDone(sentence);
               load.reload();
@@ -50,24 +51,17 @@ export function Members({ me }: ScreenProps) {
           />
         )}
       </Loaded>
-      {isManager(me) && (
-        <InviteForm
-          invited={invited}
-          onInvited={(inv) => {
-            setDone(null);
-            setInvited((all) => [inv, ...all.filter((i) => i.email !== inv.email)]);
-          }}
-        />
-      )}
+      {isManager(me) && <Invitations onInvited={() => setDone(null)} />}
     </Page>
   );
 }
 
-function MemberTable(props: { members: Member[]; me: ScreenProps['me']; onChanged: (sentence: string) => void }) {
+function MemberTable(props: { members: Member[]; me: ScreenProps['me']; onStart: () => void; onChanged: (sentence: string) => void }) {
   const { me } = props;
   const [problems, setProblems] = useState<Record<string, Problem>>({});
   const [busy, setBusy] = useState<string | null>(null);
   const act = async (m: Member, run: () => Promise<unknown>, sentence: string) => {
+    props.onStart();
     setBusy(m.id);
     try {
       await run();
@@ -180,7 +174,12 @@ function RoleChanger(props: { member: Member; busy: boolean; onChange: (role: Ro
         ))}
       </select>
       {role !== props.member.role && (
-        <button type="button" disabled={props.busy} onClick={() => void props.onChange(role)}>
+        <button
+          type="button"
+          aria-label={`Change role of ${props.member.email}`}
+          disabled={props.busy}
+          onClick={() => void props.onChange(role)}
+        >
           Change role
         </button>
       )}
@@ -188,13 +187,19 @@ function RoleChanger(props: { member: Member; busy: boolean; onChange: (role: Ro
   );
 }
 
-function InviteForm(props: { invited: Invited[]; onInvited: (inv: Invited) => void }) {
+/** The invitations still pending (they can be accepted until they expire) and the form that sends one. */
+function Invitations(props: { onInvited: () => void }) {
+  const pending = useLoad(() => api.accounts.invites.query());
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<Invited['role']>('member');
+  const [sent, setSent] = useState<Invited | null>(null);
   const submit = useAction(async () => {
+    setSent(null);
     const inv = await api.accounts.invite.mutate({ email, role });
     setEmail('');
-    props.onInvited(inv);
+    setSent(inv);
+    props.onInvited();
+    pending.reload();
   });
   const fields = submit.problem?.fields ?? {};
   return (
@@ -216,23 +221,43 @@ function InviteForm(props: { invited: Invited[]; onInvited: (inv: Invited) => vo
           Send invitation
         </Submit>
       </Form>
-      {props.invited[0] && !submit.problem && (
+      {sent && (
         <Notice>
-          Invitation sent to {props.invited[0].email}. It is pending until <When at={props.invited[0].expiresAt} />.
+          Invitation sent to {sent.email}. It is pending until <When at={sent.expiresAt} />.
         </Notice>
       )}
-      {props.invited.length > 0 && (
-        <>
-          <h3>Invitations sent from this page</h3>
-          <ul class="invited">
-            {props.invited.map((i) => (
-              <li key={i.id}>
-                {i.email} as {roleName(i.role).toLowerCase()}, pending until <When at={i.expiresAt} />
-              </li>
-            ))}
-          </ul>
-        </>
-      )}
+      <h3>Pending invitations</h3>
+      <Loaded load={pending} what="pending invitations">
+        {({ invites }) =>
+          invites.length === 0 ? (
+            <p class="muted">None: everyone invited has joined, or their invitation expired. Invite someone above.</p>
+          ) : (
+            <table>
+              <caption class="visually-hidden">Pending invitations</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Email</th>
+                  <th scope="col">Role</th>
+                  <th scope="col">Invited by</th>
+                  <th scope="col">Expires</th>
+                </tr>
+              </thead>
+              <tbody>
+                {invites.map((i) => (
+                  <tr key={i.id}>
+                    <th scope="row">{i.email}</th>
+                    <td>{roleName(i.role)}</td>
+                    <td>{i.invitedBy.email}</td>
+                    <td>
+                      <When at={i.expiresAt} />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )
+        }
+      </Loaded>
     </section>
   );
 }
