@@ -22,7 +22,7 @@ describe.skipIf(!hasChromium)('the console shell', () => {
       expect(res.headers.get('x-frame-options')).toBe('DENY');
       expect(res.headers.get('cache-control')).toBe('no-store');
       const html = await res.text();
-      const script = /src="(\/app\/assets\/console\.\w+\.js)"/.exec(html)?.[1];
+      const script = /src="(\/app\/assets\/console\.[\w-]+\.js)"/.exec(html)?.[1];
       expect(script).toBeDefined();
       const asset = await fetch(`${h.t.origin}${script}`);
       expect(asset.status).toBe(200);
