@@ -46,16 +46,28 @@ describe.skipIf(!hasChromium)('the API keys, Members and Trash screens', () => {
     await expectAccessible(page, 'keys');
 
     // The password is asked for in the form; a wrong one is refused beside the field, and nothing is created.
-    await page.getByLabel('Name', { exact: true }).fill('Website form');
-    await page.getByLabel('Send leads').check();
-    await page.getByLabel('Write contacts').check();
     await page.getByLabel('Your password').fill('not my password');
     await page.getByRole('button', { name: 'Create key' }).click();
     await page.getByText('wrong_password').waitFor();
     expect(await page.getByLabel('Your password').getAttribute('aria-invalid')).toBe('true');
     await expectAccessible(page, 'keys-refused');
 
+    // The right password unlocks creation (the field goes); a key with no name and no permission is refused field by field.
     await page.getByLabel('Your password').fill(owner.password);
+    await page.getByLabel('Expires after (days, optional)').fill('99999');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await page.getByText('Please correct the fields marked below.').waitFor();
+    expect(await page.getByLabel('Your password').count()).toBe(0);
+    expect(await page.getByLabel('Name', { exact: true }).getAttribute('aria-invalid')).toBe('true');
+    expect(await page.getByText('A Public API key needs at least one permission').count()).toBe(1);
+    expect(await page.getByText('expiresInDays must be a whole number of days, 1 to 3650').count()).toBe(1);
+    expect(await h.t.sql('select 1 from api_keys where organization_id = ?', [owner.orgId])).toEqual([]);
+    await expectAccessible(page, 'keys-invalid');
+
+    await page.getByLabel('Name', { exact: true }).fill('Website form');
+    await page.getByLabel('Expires after (days, optional)').fill('');
+    await page.getByLabel('Send leads').check();
+    await page.getByLabel('Write contacts').check();
     await page.getByRole('button', { name: 'Create key' }).click();
     await page.getByRole('heading', { name: 'Your new key “Website form”' }).waitFor();
     expect(await page.getByText('it will not be shown again').count()).toBe(1);
