@@ -39,6 +39,8 @@ describe.skipIf(!hasChromium)('the console shell', () => {
     const context = await h.browser.newContext({ baseURL: h.t.origin });
     const page = await context.newPage();
     const refusedInline: string[] = [];
+    const requested: string[] = [];
+    page.on('request', (r) => requested.push(r.url()));
     page.on('console', (m) => {
       if (/Content Security Policy/i.test(m.text())) refusedInline.push(m.text());
     });
@@ -64,6 +66,9 @@ describe.skipIf(!hasChromium)('the console shell', () => {
     );
     expect(readable).not.toContain('lws_');
     expect(refusedInline).toEqual([]);
+    // Nothing the console needs comes from anywhere but the server.
+    expect(requested.length).toBeGreaterThan(3);
+    expect(requested.filter((url) => !url.startsWith(`${h.t.origin}/`))).toEqual([]);
 
     // A reload keeps the session; signing out ends it, and a reload then shows the sign-in screen.
     await page.reload();

@@ -31,6 +31,7 @@ describe('forms in the application', () => {
       submitUrl: `https://api.leadwire.test/api/forms/${id}/submit`,
       embedUrl: `https://api.leadwire.test/api/forms/${id}/embed`,
       hostedUrl: `https://app.leadwire.test/f/${id}`,
+      embedSnippet: `<div data-leadwire-form="${id}"></div><script src="https://api.leadwire.test/api/embed/form-loader.js" async></script>`,
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
     });

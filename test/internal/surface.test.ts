@@ -22,8 +22,11 @@ describe('the internal surface', () => {
     const { internalKey, userId, orgId } = await t.newOrg();
     const r = await rest('/me', internalKey);
     expect(r.status).toBe(200);
-    expect(r.body).toEqual({ userId, orgId, role: 'owner', via: 'internal_key' });
-    expect(await client(internalKey).me.query()).toEqual({ userId, orgId, role: 'owner', via: 'internal_key' });
+    // An Internal key acts as the user who created it: its email and name are the creator's.
+    const [owner] = await t.sql<{ email: string }>('select email from users where id = ?', [userId]);
+    const expected = { userId, orgId, email: owner!.email, name: null, role: 'owner', via: 'internal_key' };
+    expect(r.body).toEqual(expected);
+    expect(await client(internalKey).me.query()).toEqual(expected);
   });
 
   it('refuses a Public API key with 403 wrong_api_surface, anything else with 401', async () => {

@@ -60,7 +60,6 @@ function Shell({ me, onSignedOut }: { me: Me; onSignedOut: (notice: string) => v
           Log out of all devices
         </button>
       </header>
-      <ProblemLine problem={signOut.problem} />
       <nav aria-label="Console">
         <ul>
           {routes
@@ -75,6 +74,7 @@ function Shell({ me, onSignedOut }: { me: Me; onSignedOut: (notice: string) => v
         </ul>
       </nav>
       <main id="main">
+        <ProblemLine problem={signOut.problem} />
         {!found || !Screen ? (
           <NotFound />
         ) : !mayOpen(found.route, me) ? (

@@ -62,15 +62,14 @@ export function TextInput({ label, hint, error, value, onValue, multiline, ...re
           'aria-describedby': describedBy,
           'aria-invalid': invalid || undefined,
         };
+        // Preact types each input type's attributes apart; this is one input whose type the caller picks.
+        const type = (rest.type ?? 'text') as 'text';
         return multiline ? (
           <textarea {...common} onInput={(e) => onValue(e.currentTarget.value)} />
         ) : (
-          // Preact types each input type's attributes apart; this is one input whose type the caller picks. (typescript-eslint
-          // resolves the union differently from tsc and calls the assertion unnecessary; tsc needs it.)
-          // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion
           <input
             {...common}
-            type={(rest.type ?? 'text') as 'text'}
+            type={type}
             autoComplete={rest.autoComplete}
             onInput={(e) => onValue(e.currentTarget.value)}
           />

@@ -32,7 +32,7 @@ export function ConfirmAction(props: {
   }
   return (
     <div
-      class="confirm"
+      class="confirm-action"
       role="group"
       aria-label={props.name ?? props.label}
       onKeyDown={(e) => {

@@ -3,8 +3,17 @@ import { internalProcedure } from '../auth/internal.ts';
 import type { RequestContext } from '../context.ts';
 import { INTERNAL_ERRORS } from '../openapi/internal-errors.ts';
 import { router } from '../trpc.ts';
-import { FormCreateInput, FormIdInput, FormListInput, FormPage, FormUpdateInput, FormView } from './schemas.ts';
-import { createForm, deleteForm, type FormUrls, getForm, listForms, updateForm } from './service.ts';
+import {
+  FormCreateInput,
+  FormIdInput,
+  FormListInput,
+  FormPage,
+  FormUpdateInput,
+  FormView,
+  SubmissionListInput,
+  SubmissionPage,
+} from './schemas.ts';
+import { createForm, deleteForm, type FormUrls, getForm, listForms, listSubmissions, updateForm } from './service.ts';
 
 const tags = ['Forms'];
 const ON_RECORD = [...INTERNAL_ERRORS, 'not_found'] as const;
@@ -52,6 +61,20 @@ export const formsRouter = router({
     .input(FormUpdateInput)
     .output(FormView)
     .mutation(({ ctx, input }) => updateForm(ctx.db, ctx.actor, input, urls(ctx), ctx.deps.clock.now())),
+
+  submissions: internalProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/forms/{id}/submissions',
+        tags,
+        summary: "A form's submissions, newest first, with their attribution",
+      },
+      errorCodes: ON_RECORD,
+    })
+    .input(SubmissionListInput)
+    .output(SubmissionPage)
+    .query(({ ctx, input }) => listSubmissions(ctx.db, ctx.actor, input)),
 
   delete: internalProcedure
     .meta({

@@ -123,9 +123,29 @@ export const FormView = z.object({
   submitUrl: z.string().meta({ description: 'POST JSON or a urlencoded form here; no key needed.' }),
   embedUrl: z.string().meta({ description: 'GET `{ html }` to insert into a page.' }),
   hostedUrl: z.string().meta({ description: 'The hosted page of the form (404 while unpublished).' }),
+  embedSnippet: z.string().meta({ description: 'The HTML to paste into a page: a placeholder and the form loader script.' }),
   createdAt: IsoDateTime,
   updatedAt: IsoDateTime,
 });
 export type FormView = z.infer<typeof FormView>;
 
 export const FormPage = pageOf(FormView);
+
+export const SubmissionListInput = z.object({ id: z.uuid({ message: 'id must be a form id (UUID)' }), ...PageFields });
+export type SubmissionListInput = z.output<typeof SubmissionListInput>;
+
+export const SubmissionView = z.object({
+  id: z.uuid(),
+  createdAt: IsoDateTime,
+  contact: z
+    .object({ id: z.uuid(), email: z.string().nullable() })
+    .nullable()
+    .meta({ description: 'The contact made or matched; null without an email answer or once the contact is in the trash.' }),
+  answers: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).meta({ description: 'Answers by field id.' }),
+  attribution: z
+    .object({ utm: z.record(z.string(), z.string()), referrer: z.string().nullable(), landingPage: z.string().nullable() })
+    .meta({ description: 'As the submission arrived: `utm_*` (without the prefix), `_referrer`, `_landingPage`.' }),
+});
+export type SubmissionView = z.infer<typeof SubmissionView>;
+
+export const SubmissionPage = pageOf(SubmissionView);

@@ -4,7 +4,7 @@ import type { InternalActor } from '../auth/actor.ts';
 import { iso } from '../records/dates.ts';
 import { toPage } from '../records/pagination.ts';
 import { AppError, errors } from '../errors.ts';
-import type { FormCreateInput, FormListInput, FormUpdateInput, FormView } from './schemas.ts';
+import type { FormCreateInput, FormListInput, FormUpdateInput, FormView, SubmissionListInput, SubmissionView } from './schemas.ts';
 import * as q from './sql.ts';
 
 export type { FormRow } from './sql.ts';
@@ -20,10 +20,11 @@ export const formUrls = (urls: FormUrls, id: string) => ({
   embedUrl: `${urls.baseUrl}/forms/${id}/embed`,
   hostedUrl: `${urls.appUrl}/f/${id}`,
   thanksUrl: `${urls.appUrl}/f/${id}/thanks`,
+  embedSnippet: `<div data-leadwire-form="${id}"></div><script src="${urls.baseUrl}/embed/form-loader.js" async></script>`,
 });
 
 export function toFormView(r: q.FormRow, urls: FormUrls): FormView {
-  const { submitUrl, embedUrl, hostedUrl } = formUrls(urls, r.id);
+  const { submitUrl, embedUrl, hostedUrl, embedSnippet } = formUrls(urls, r.id);
   return {
     id: r.id,
     name: r.name,
@@ -36,6 +37,7 @@ export function toFormView(r: q.FormRow, urls: FormUrls): FormView {
     submitUrl,
     embedUrl,
     hostedUrl,
+    embedSnippet,
     createdAt: iso(r.created_at),
     updatedAt: iso(r.updated_at),
   };
@@ -132,4 +134,22 @@ export async function updateForm(db: Db, actor: InternalActor, input: FormUpdate
 export async function deleteForm(db: Db, actor: InternalActor, id: string): Promise<void> {
   const [gone] = await db.run(q.DELETE_FORM, { id, orgId: actor.orgId });
   if (!gone) throw notFound(id);
+}
+
+/** A form's submissions, newest first: what each answered and where it came from (the console's "recent submissions"). */
+export async function listSubmissions(db: Db, actor: InternalActor, input: SubmissionListInput) {
+  const [form] = await db.run(q.GET_FORM, { id: input.id, orgId: actor.orgId });
+  if (!form) throw notFound(input.id);
+  const rows = await db.run(q.LIST_SUBMISSIONS, { orgId: actor.orgId, formId: form.id, cursor: input.cursor ?? null, limit: input.limit + 1 });
+  return toPage(
+    rows,
+    input.limit,
+    (r): SubmissionView => ({
+      id: r.id,
+      createdAt: iso(r.created_at),
+      contact: r.contact_id ? { id: r.contact_id, email: r.contact_email } : null,
+      answers: r.answers,
+      attribution: { utm: r.attribution.utm ?? {}, referrer: r.attribution.referrer ?? null, landingPage: r.attribution.landingPage ?? null },
+    }),
+  );
 }

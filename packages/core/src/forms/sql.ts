@@ -150,3 +150,28 @@ export const COUNT_HIT = statement<{ byAddress: string; byForm: string; windowSt
     )
     .returning(['bucket', 'count']),
 );
+
+/**
+ * A form's submissions, newest first after the cursor, with the contact each made or matched (null when it had no email
+ * answer, or the contact is in the trash: the console then shows the answers alone).
+ */
+export const LIST_SUBMISSIONS = statement<{ orgId: string; formId: string; cursor: string | null; limit: number }>()((p) =>
+  newestFirst(
+    qb
+      .selectFrom('form_submissions as s')
+      .leftJoin('contacts as c', (j) => j.onRef('c.id', '=', 's.contact_id').on('c.deleted_at', 'is', null))
+      .select((eb) => [
+        's.id',
+        's.created_at',
+        eb.ref('s.answers').$castTo<Record<string, string | number | boolean>>().as('answers'),
+        eb.ref('s.attribution').$castTo<{ utm?: Record<string, string>; referrer?: string | null; landingPage?: string | null }>().as('attribution'),
+        'c.id as contact_id',
+        'c.email as contact_email',
+      ])
+      .where('s.organization_id', '=', p.orgId)
+      .where('s.form_id', '=', p.formId),
+    'form_submissions',
+    's',
+    p,
+  ),
+);

@@ -3,7 +3,8 @@ import { internalProcedure, requireRole } from '../auth/internal.ts';
 import { INTERNAL_ERRORS } from '../openapi/internal-errors.ts';
 import { router } from '../trpc.ts';
 import { getSiteDomain, setSiteDomain } from './links.ts';
-import { TrackingSettings, TrackingSettingsInput } from './schemas.ts';
+import { websiteSnippets } from './snippets.ts';
+import { TrackingSettings, TrackingSettingsInput, WebsiteSnippets } from './schemas.ts';
 
 const tags = ['Tracking'];
 
@@ -13,6 +14,19 @@ const tags = ['Tracking'];
  * (apps/server/src/http/tracking.ts).
  */
 export const trackingRouter = router({
+  snippets: internalProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/tracking/snippets',
+        tags,
+        summary: 'The tracking and lead-capture snippets, filled with the workspace id and this server\'s address',
+      },
+      errorCodes: INTERNAL_ERRORS,
+    })
+    .input(z.void())
+    .output(WebsiteSnippets)
+    .query(({ ctx }) => websiteSnippets(ctx.deps.config.BASE_URL, ctx.actor.orgId)),
   settings: internalProcedure
     .meta({
       openapi: { method: 'GET', path: '/tracking/settings', tags, summary: 'Tracking settings of the organization' },

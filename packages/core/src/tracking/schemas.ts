@@ -72,3 +72,10 @@ export const TrackingSettingsInput = z.object({
     .meta({ description: 'A domain or URL (`https://www.example.com/` is stored as `example.com`); null turns link tracking off.' }),
 });
 export type TrackingSettingsInput = z.infer<typeof TrackingSettingsInput>;
+
+export const WebsiteSnippets = z.object({
+  organizationId: z.uuid().meta({ description: 'The workspace id the snippets carry (`data-org`).' }),
+  tracking: z.string().meta({ description: 'The tracking snippet: paste into every page.' }),
+  leadCapture: z.string().meta({ description: 'The lead-capture snippet: a placeholder for the universal form and its script.' }),
+});
+export type WebsiteSnippets = z.infer<typeof WebsiteSnippets>;

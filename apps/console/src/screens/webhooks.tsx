@@ -1,0 +1,108 @@
+import { useState } from 'preact/hooks';
+import { api, type Inputs } from '../api.ts';
+import { navigate } from '../router.ts';
+import type { ScreenProps } from '../screen.ts';
+import { Empty, Link, Loaded, Page, When } from '../ui/common.tsx';
+import { Form, FormProblem, Submit, TextInput } from '../ui/form.tsx';
+import { useAction, useLoad } from '../ui/use-load.ts';
+import { EndpointStatus, type EventChoice, EventPicker, type EventType, eventsError } from '../ui/webhooks.tsx';
+
+/** `/webhooks`: the workspace's endpoints with their state, and a new one (owners and admins). */
+export function Webhooks(_: ScreenProps) {
+  const list = useLoad(() => api.webhooks.list.query({ limit: 100 }));
+  const types = useLoad(() => api.webhooks.eventTypes.query());
+  return (
+    <Page title="Webhooks" intro="Leadwire sends each event you choose to your endpoints, signed, and logs every attempt.">
+      <Loaded load={list} what="the endpoints">
+        {(page) =>
+          page.items.length === 0 ? (
+            <Empty title="No endpoints yet">
+              Add an endpoint below: an https:// URL of yours that answers 2xx. Then send it a test from its screen.
+            </Empty>
+          ) : (
+            <table>
+              <caption class="visually-hidden">Webhook endpoints</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Endpoint</th>
+                  <th scope="col">Events</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Created</th>
+                </tr>
+              </thead>
+              <tbody>
+                {page.items.map((e) => (
+                  <tr key={e.id}>
+                    <td>
+                      <Link to={`/webhooks/${e.id}`}>{e.url}</Link>
+                      {e.description && <div class="muted">{e.description}</div>}
+                    </td>
+                    <td>{e.events.length === 1 ? e.events[0] : `${e.events.length} events`}</td>
+                    <td>
+                      <EndpointStatus endpoint={e} />
+                    </td>
+                    <td>
+                      <When at={e.createdAt} />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )
+        }
+      </Loaded>
+      <section class="card" aria-labelledby="add-endpoint">
+        <h2 id="add-endpoint">Add an endpoint</h2>
+        <Loaded load={types} what="the event catalogue">
+          {(catalogue) => <CreateEndpoint types={catalogue} />}
+        </Loaded>
+      </section>
+    </Page>
+  );
+}
+
+function CreateEndpoint({ types }: { types: EventType[] }) {
+  const [url, setUrl] = useState('');
+  const [description, setDescription] = useState('');
+  const [events, setEvents] = useState<EventChoice>([]);
+  const create = useAction(async () => {
+    const made = await api.webhooks.create.mutate({
+      url: url.trim(),
+      events: (events === '*' ? ['*'] : events) as Inputs['webhooks']['create']['events'],
+      description: description.trim() || null,
+    });
+    navigate(`/webhooks/${made.id}`);
+  });
+  const fields = create.problem?.fields ?? {};
+  return (
+    <Form onSubmit={create.run} label="Add an endpoint">
+      <FormProblem
+        problem={create.problem}
+        fields={['url', 'description', 'events', ...Object.keys(fields).filter((f) => f.startsWith('events.'))]}
+      />
+      <TextInput
+        label="URL"
+        type="url"
+        hint="https:// only, without a user name or password; it must answer 2xx within 10 seconds."
+        placeholder="https://hooks.example.com/leadwire"
+        value={url}
+        onValue={setUrl}
+        error={fields.url}
+        required
+      />
+      <TextInput
+        label="Description (optional)"
+        hint="A note for your team, e.g. CRM sync."
+        value={description}
+        onValue={setDescription}
+        error={fields.description}
+      />
+      <EventPicker types={types} value={events} onValue={setEvents} error={eventsError(fields)} />
+      <div>
+        <Submit busy={create.busy} busyLabel="Adding…">
+          Add endpoint
+        </Submit>
+      </div>
+    </Form>
+  );
+}

@@ -1,0 +1,182 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { api, type Outputs } from '../api.ts';
+import { Loaded, Notice, ProblemLine, When } from './common.tsx';
+import { Select } from './form.tsx';
+import { useAction, useLoad } from './use-load.ts';
+
+type Attempt = Outputs['webhooks']['deliveries']['items'][number];
+type Outcome = Attempt['outcome'];
+
+const OUTCOMES = [
+  { value: '', label: 'Any outcome' },
+  { value: 'succeeded', label: 'Succeeded' },
+  { value: 'failed', label: 'Failed' },
+  { value: 'blocked', label: 'Blocked (unsafe address)' },
+  { value: 'skipped', label: 'Skipped' },
+] as const;
+
+/** How often, and how many times, the log looks again for a delivery just queued (it is sent within moments). */
+const WATCH_EVERY_MS = 1000;
+const WATCH_TIMES = 30;
+
+const outcomeClass = (o: Outcome) => (o === 'succeeded' ? 'badge on' : o === 'skipped' ? 'badge' : 'badge off');
+
+/**
+ * Deliveries just queued that the log should show: by id (a test, a redelivery), or as a number of new ones (a
+ * recovery, whose answer names no ids). `key` tells one request from the next.
+ */
+export interface Watch {
+  key: number;
+  ids: string[];
+  count: number;
+}
+
+export const watchIds = (ids: string[]): Watch => ({ key: Date.now(), ids, count: 0 });
+
+/**
+ * The delivery log of one endpoint, newest first, with its filters. While `watch` names deliveries it does not show
+ * yet, it looks again every second (at most 30 times), so nobody has to reload to see a test arrive.
+ */
+export function DeliveryLog(props: { id: string; events: string[]; watch: Watch | null; onQueued: (w: Watch) => void }) {
+  const [outcome, setOutcome] = useState<'' | Outcome>('');
+  const [event, setEvent] = useState('');
+  const [older, setOlder] = useState<{ items: Attempt[]; nextCursor: string | null } | null>(null);
+  const filters = { id: props.id, ...(outcome ? { outcome } : {}), ...(event ? { event } : {}) };
+  const log = useLoad(() => api.webhooks.deliveries.query({ ...filters, limit: 25 }), [props.id, outcome, event]);
+  useEffect(() => setOlder(null), [props.id, outcome, event]);
+
+  const seen = log.state === 'ready' ? new Set(log.data.items.map((a) => a.deliveryId)) : new Set<string>();
+  const [looks, setLooks] = useState(0);
+  const baseline = useRef(new Set<string>());
+  const watch = props.watch;
+  useEffect(() => {
+    setLooks(0);
+    baseline.current = seen;
+  }, [watch?.key]);
+  const fresh = [...seen].filter((d) => !baseline.current.has(d)).length;
+  const waiting = Boolean(watch) && (watch!.ids.some((d) => !seen.has(d)) || fresh < watch!.count) && looks < WATCH_TIMES;
+  useEffect(() => {
+    if (log.state !== 'ready' || log.refreshing || !waiting) return;
+    const timer = setTimeout(() => {
+      setLooks((n) => n + 1);
+      log.reload();
+    }, WATCH_EVERY_MS);
+    return () => clearTimeout(timer);
+  }, [log, waiting, looks]);
+
+  const more = useAction(async (cursor: string) => {
+    const page = await api.webhooks.deliveries.query({ ...filters, limit: 25, cursor });
+    setOlder((o) => ({ items: [...(o?.items ?? []), ...page.items], nextCursor: page.nextCursor }));
+  });
+  const redeliver = useAction(async (deliveryId: string) => {
+    const queued = await api.webhooks.redeliver.mutate({ id: props.id, deliveryId });
+    props.onQueued(watchIds([queued.deliveryId]));
+    return queued;
+  });
+  const [redelivered, setRedelivered] = useState<string | null>(null);
+
+  const eventOptions = [{ value: '', label: 'Any event' }, ...['ping', ...props.events].map((e) => ({ value: e, label: e }))];
+  return (
+    <section class="card" aria-labelledby="log-heading">
+      <h2 id="log-heading">Delivery log</h2>
+      <div class="log-filters">
+        <Select label="Outcome" value={outcome} options={OUTCOMES} onValue={setOutcome} />
+        <Select label="Event" value={event} options={eventOptions} onValue={setEvent} />
+        <button type="button" onClick={log.reload} disabled={log.state === 'ready' && log.refreshing}>
+          Refresh
+        </button>
+      </div>
+      {waiting && <p role="status">Waiting for the delivery to be sent…</p>}
+      {redelivered && <Notice>{redelivered}</Notice>}
+      <ProblemLine problem={redeliver.problem ?? more.problem} />
+      <Loaded load={log} what="the delivery log">
+        {(page) => {
+          const items = [...page.items, ...(older?.items ?? [])];
+          const next = older ? older.nextCursor : page.nextCursor;
+          if (items.length === 0)
+            return (
+              <p class="empty">
+                {outcome || event
+                  ? 'No attempt matches these filters in the last 30 days.'
+                  : 'Nothing has been delivered yet. Send a test to see the first attempt here.'}
+              </p>
+            );
+          return (
+            <>
+              <table class="delivery-log" aria-busy={(log.state === 'ready' && log.refreshing) || undefined}>
+                <caption class="visually-hidden">Delivery attempts, newest first</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">When</th>
+                    <th scope="col">Event</th>
+                    <th scope="col">Attempt</th>
+                    <th scope="col">Outcome</th>
+                    <th scope="col">Status code</th>
+                    <th scope="col">Duration</th>
+                    <th scope="col">Response</th>
+                    <th scope="col">Next attempt</th>
+                    <th scope="col">
+                      <span class="visually-hidden">Actions</span>
+                    </th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {items.map((a) => (
+                    <tr key={a.id}>
+                      <td>
+                        <When at={a.at} />
+                      </td>
+                      <td>
+                        <code>{a.event}</code>
+                      </td>
+                      <td>
+                        {a.attempt === 0 ? '–' : a.attempt}
+                        {a.manual && <span class="muted"> (manual)</span>}
+                      </td>
+                      <td>
+                        <span class={outcomeClass(a.outcome)}>{a.outcome}</span>
+                      </td>
+                      <td>{a.statusCode ?? <span class="muted">none</span>}</td>
+                      <td>{a.durationMs === null ? <span class="muted">–</span> : `${a.durationMs} ms`}</td>
+                      <td class="response">
+                        {a.error && <p class="attempt-error">{a.error}</p>}
+                        {a.responseBody ? <pre class="excerpt">{a.responseBody}</pre> : !a.error && <span class="muted">empty</span>}
+                      </td>
+                      <td>
+                        <When at={a.nextAttemptAt} never="none" />
+                      </td>
+                      <td>
+                        <button
+                          type="button"
+                          disabled={redeliver.busy}
+                          aria-label={`Redeliver ${a.event} of ${new Date(a.at).toLocaleString()}`}
+                          onClick={() =>
+                            void redeliver.run(a.deliveryId).then((q) => {
+                              if (q)
+                                setRedelivered(
+                                  q.state === 'pending'
+                                    ? `${a.event} is queued again; its attempt appears here in a moment.`
+                                    : `Not sent: ${q.skipReason ?? 'skipped'}.`,
+                                );
+                            })
+                          }
+                        >
+                          Redeliver
+                        </button>
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+              {next && (
+                <button type="button" disabled={more.busy} onClick={() => void more.run(next)}>
+                  Show older attempts
+                </button>
+              )}
+            </>
+          );
+        }}
+      </Loaded>
+    </section>
+  );
+}

@@ -1,0 +1,207 @@
+/**
+ * The Webhooks screens as an owner uses them (issue 20): an endpoint to a local HTTPS receiver created with the event
+ * picker, a test sent from the endpoint screen and its attempt in the log, a broken receiver's failures with their
+ * response excerpts, disable and enable, recovery after the fix, the secret revealed on demand; a member offered none
+ * of it; the endpoint screen reached straight from a link through sign-in. Deliveries run on the test server's own
+ * pg-boss workers; the test waits for them by watching the page (the log looks again by itself), never by sleeping.
+ */
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEngine, upsertContact } from '../webhooks/delivery/support.ts';
+import { type Receiver, startReceiver } from '../support/receiver.ts';
+import { type ConsoleHarness, expectAccessible, hasChromium, PASSWORD, type Person, startConsole } from './support.ts';
+
+describe.skipIf(!hasChromium)('the Webhooks screens', () => {
+  let h: ConsoleHarness;
+  let rx: Receiver;
+  let owner: Person;
+  let publicKey: string;
+  beforeAll(async () => {
+    h = await startConsole({ WEBHOOKS_UNSAFE_ALLOW_LOOPBACK: 'true', WEBHOOK_PUMP_INTERVAL_MS: '20' });
+    await startEngine(h.t);
+    rx = await startReceiver();
+    // A workspace with a Public key too, so a real contact.created can be delivered (and fail, and be recovered).
+    const org = await h.t.newOrg();
+    const [user] = await h.t.sql<{ email: string }>('select email from users where id = ?', [org.userId]);
+    owner = { email: user!.email, password: PASSWORD, role: 'owner', userId: org.userId, orgId: org.orgId };
+    publicKey = org.publicKey;
+  });
+  afterAll(async () => {
+    await rx?.close();
+    await h?.close();
+  });
+
+  /** The delivery log's rows that hold every one of `texts`. */
+  const logRow = (page: Page, ...texts: (string | RegExp)[]) =>
+    texts.reduce((rows, text) => rows.filter({ hasText: text }), page.locator('table.delivery-log tbody tr'));
+
+  it('creates an endpoint, sends a test, shows failures with their excerpts, disables, enables and recovers', async () => {
+    const { page } = await h.signedIn(owner, '/webhooks');
+    await page.getByRole('heading', { name: 'Webhooks', level: 1 }).waitFor();
+    await page.getByRole('heading', { name: 'No endpoints yet' }).waitFor();
+    await expectAccessible(page, 'webhooks');
+
+    // A refused URL: the server's sentence beside the URL field, nothing created.
+    await page.getByLabel('URL', { exact: true }).fill('http://127.0.0.1/hook');
+    await page.getByRole('checkbox', { name: /^contact\.created/ }).check();
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    const url = page.getByLabel('URL', { exact: true });
+    await page.locator('.field-error', { hasText: 'https://' }).waitFor();
+    expect(await url.getAttribute('aria-invalid')).toBe('true');
+    expect(await page.getByRole('alert').textContent()).toContain('validation_failed');
+    expect(await h.t.sql('select id from webhook_endpoints where organization_id = ?', [owner.orgId])).toEqual([]);
+    await expectAccessible(page, 'webhooks-refused');
+
+    // The example payload of an event opens from the picker.
+    await page.getByText('Example payload of contact.created').click();
+    expect(await page.getByLabel('Example payload of contact.created').textContent()).toContain('"event": "contact.created"');
+
+    await url.fill(`${rx.origin}/hook`);
+    await page.getByLabel('Description (optional)').fill('CRM sync');
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    await page.getByRole('heading', { name: 'Webhook endpoint', level: 1 }).waitFor();
+    const [row] = await h.t.sql<{ id: string; url: string; events: string[]; secret: string }>(
+      'select id, url, events, secret from webhook_endpoints where organization_id = ?',
+      [owner.orgId],
+    );
+    expect(row).toMatchObject({ url: `${rx.origin}/hook`, events: ['contact.created'] });
+    expect(page.url()).toBe(`${h.t.origin}/app/webhooks/${row!.id}`);
+
+    // The secret: hidden until revealed.
+    expect(await page.content()).not.toContain(row!.secret);
+    await page.getByRole('button', { name: 'Reveal secret' }).click();
+    await page.getByText(row!.secret).waitFor();
+    await page.getByRole('button', { name: 'Hide secret' }).click();
+    expect(await page.content()).not.toContain(row!.secret);
+
+    // A test ping: its 2xx attempt appears in the log without a reload.
+    await page.getByRole('button', { name: 'Send test event' }).click();
+    await logRow(page, 'ping', 'succeeded', '200').waitFor();
+    expect(rx.requests.map((r) => r.url)).toEqual(['/hook']);
+    await expectAccessible(page, 'webhook-endpoint');
+
+    // Break the receiver: a failed ping and a failed contact.created, each with the receiver's answer and, for the
+    // automatic one, its next attempt.
+    rx.respond((_req, res) => void res.writeHead(500, { 'content-type': 'text/plain' }).end('receiver is down: disk full'));
+    await page.getByRole('button', { name: 'Send test event' }).click();
+    await logRow(page, 'ping', 'failed', '500', 'receiver is down: disk full').waitFor();
+    await upsertContact(h.t, publicKey);
+    const refresh = page.getByRole('button', { name: 'Refresh' });
+    const failed = logRow(page, 'contact.created', 'failed', '500', 'receiver is down: disk full');
+    await refreshUntil(page, failed);
+    expect(await failed.locator('td').nth(7).locator('time').count()).toBe(1);
+
+    // The filters narrow the log to what failed.
+    await page.getByLabel('Outcome').selectOption('succeeded');
+    await expect
+      .poll(() => page.locator('table.delivery-log tbody tr').allTextContents(), { timeout: 5000 })
+      .toEqual([expect.stringContaining('succeeded')]);
+    await page.getByLabel('Outcome').selectOption('');
+    await failed.waitFor();
+
+    // Disable: the retry that falls due is skipped, not sent.
+    await page.getByRole('button', { name: 'Disable endpoint' }).click();
+    await page.getByRole('button', { name: 'Enable endpoint' }).waitFor();
+    expect(await page.locator('.badge.off', { hasText: 'Disabled' }).count()).toBe(1);
+    const [pending] = await h.t.sql<{ next_attempt_at: string | Date }>(
+      `select next_attempt_at from webhook_deliveries where endpoint_id = ? and event = 'contact.created'`,
+      [row!.id],
+    );
+    h.t.clock.set(new Date(pending!.next_attempt_at));
+    await refreshUntil(page, logRow(page, 'contact.created', 'skipped'));
+    const sentWhileBroken = rx.requests.length;
+
+    // Fix the receiver, enable, recover: the skipped delivery is replayed and succeeds.
+    rx.respond((_req, res) => void res.writeHead(204).end());
+    await page.getByRole('button', { name: 'Enable endpoint' }).click();
+    await page.getByRole('button', { name: 'Disable endpoint' }).waitFor();
+    await page.getByRole('button', { name: 'Recover deliveries' }).click();
+    await page.getByText('1 delivery queued again.').waitFor();
+    await logRow(page, 'contact.created', 'succeeded', '204').waitFor();
+    expect(rx.requests.length).toBe(sentWhileBroken + 1);
+    expect(JSON.parse(rx.requests.at(-1)!.rawBody.toString('utf8'))).toMatchObject({ event: 'contact.created' });
+
+    // Redeliver the first ping from its row: a new manual attempt, the same webhook-id.
+    await refresh.click();
+    const pings = logRow(page, 'ping', 'succeeded');
+    await expect.poll(() => pings.count()).toBe(1);
+    await pings.getByRole('button', { name: /^Redeliver ping/ }).click();
+    await page.getByText('ping is queued again').waitFor();
+    await expect.poll(() => pings.count(), { timeout: 15_000 }).toBe(2);
+    const pingIds = rx.requests.filter((r) => JSON.parse(r.rawBody.toString('utf8')).event === 'ping').map((r) => r.headers['webhook-id']);
+    // The first ping, the failed second one (another message), and the first one's redelivery.
+    expect(pingIds).toEqual([pingIds[0], expect.not.stringMatching(String(pingIds[0])), pingIds[0]]);
+  });
+
+  it('creates an endpoint on a private address disabled with the reason, refuses to enable it saying why, rotates its secret', async () => {
+    const { page } = await h.signedIn(owner, '/webhooks');
+    await page.getByLabel('URL', { exact: true }).fill('https://10.1.2.3/hook');
+    await page.getByRole('checkbox', { name: 'Every event' }).check();
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    await page.getByRole('heading', { name: 'Webhook endpoint', level: 1 }).waitFor();
+    await page.getByRole('button', { name: 'Enable endpoint' }).click();
+    const alert = page.locator('.problem', { hasText: 'webhook_url_refused' });
+    await alert.waitFor();
+    expect(await alert.textContent()).toContain('The endpoint stays disabled');
+    await expectAccessible(page, 'webhook-endpoint-refused');
+
+    // Rotating the secret shows the new one and until when the previous one still signs.
+    const [before] = await h.t.sql<{ id: string; secret: string }>('select id, secret from webhook_endpoints where url = ?', [
+      'https://10.1.2.3/hook',
+    ]);
+    await page.getByRole('button', { name: 'Rotate secret' }).click();
+    await page.getByRole('button', { name: 'Rotate now' }).click();
+    await page.getByText('The previous secret still signs deliveries').waitFor();
+    const [after] = await h.t.sql<{ secret: string; previous_secret_expires_at: string | Date }>(
+      'select secret, previous_secret_expires_at from webhook_endpoints where id = ?',
+      [before!.id],
+    );
+    expect(after!.secret).not.toBe(before!.secret);
+    await page.getByText(after!.secret).waitFor();
+    const until = await page.locator('.notice time').getAttribute('datetime');
+    expect(until).toBe(new Date(after!.previous_secret_expires_at).toISOString());
+
+    await page.getByRole('link', { name: 'All endpoints' }).click();
+    const listed = page.locator('tbody tr', { hasText: 'https://10.1.2.3/hook' });
+    await listed.waitFor();
+    expect(await listed.locator('.badge.off').textContent()).toBe('Disabled');
+    expect(await listed.locator('.reason').textContent()).not.toBe('');
+    await expectAccessible(page, 'webhooks-list');
+  });
+
+  it('opens an endpoint straight from a link through sign-in', async () => {
+    const [endpoint] = await h.t.sql<{ id: string }>('select id from webhook_endpoints where organization_id = ? limit 1', [owner.orgId]);
+    const context = await h.browser.newContext({ baseURL: h.t.origin });
+    const page = await context.newPage();
+    await page.goto(`/app/webhooks/${endpoint!.id}`);
+    await page.getByLabel('Email').fill(owner.email);
+    await page.getByLabel('Password').fill(owner.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Webhook endpoint', level: 1 }).waitFor();
+    expect(page.url()).toBe(`${h.t.origin}/app/webhooks/${endpoint!.id}`);
+    await context.close();
+  });
+
+  it('offers a member no Webhooks entry, and says the screen is not for their role', async () => {
+    const member = await h.colleague(owner, 'member');
+    const { page } = await h.signedIn(member);
+    const nav = page.getByRole('navigation', { name: 'Console' });
+    expect(await nav.getByRole('link', { name: 'Webhooks' }).count()).toBe(0);
+    await page.goto('/app/webhooks');
+    await page.getByRole('heading', { name: 'Not available to your role' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Add endpoint' }).count()).toBe(0);
+  });
+});
+
+/** Presses the log's Refresh until `rows` shows up: for changes the page was not told to wait for (a contact's event). */
+async function refreshUntil(page: Page, rows: ReturnType<Page['locator']>, tries = 60): Promise<void> {
+  for (let i = 0; i < tries; i++) {
+    if ((await rows.count()) > 0) return;
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    await rows
+      .first()
+      .waitFor({ timeout: 250 })
+      .catch(() => {});
+  }
+  throw new Error('the delivery log never showed the expected attempt');
+}
