@@ -128,6 +128,44 @@ describe('invitations', () => {
     }
   });
 
+  it('lists the pending invitations to owners and admins: not accepted, not expired, not from a deactivated sender', async () => {
+    const owner = await signUp(t);
+    const admin = await member(owner.orgId, 'admin');
+    const plain = await member(owner.orgId, 'member');
+    const [waiting, accepted, orphaned, late] = [
+      uniqueEmail('waiting'),
+      uniqueEmail('accepted'),
+      uniqueEmail('orphan'),
+      uniqueEmail('late'),
+    ];
+    const lateInv = await client(t, owner.token).accounts.invite.mutate({ email: late, role: 'member' });
+    const inv = await client(t, owner.token).accounts.invite.mutate({ email: waiting, role: 'admin' });
+    await client(t, owner.token).accounts.invite.mutate({ email: accepted, role: 'member' });
+    await client(t).accounts.acceptInvite.mutate({ token: tokenOf((await mail.next(accepted)).link), password: PASSWORD });
+    await client(t, admin.token).accounts.invite.mutate({ email: orphaned, role: 'member' });
+    const listed = async (token: string) => (await client(t, token).accounts.invites.query()).invites.map((i) => i.email);
+    expect(await listed(admin.token)).toEqual([orphaned, waiting, late]);
+
+    // Its week is over by the server's clock (the expiry rule itself is tested above), and the admin loses access.
+    await t.sql('update invites set expires_at = ? where id = ?', [t.clock.now(), lateInv.id]);
+    await client(t, owner.token).accounts.deactivate.mutate({ userId: admin.userId });
+    const [sent] = await t.sql<{ created_at: Date }>('select created_at from invites where id = ?', [inv.id]);
+    expect((await client(t, owner.token).accounts.invites.query()).invites).toEqual([
+      {
+        id: inv.id,
+        email: waiting,
+        role: 'admin',
+        createdAt: new Date(sent!.created_at).toISOString(),
+        expiresAt: inv.expiresAt,
+        invitedBy: { id: owner.userId, email: owner.email },
+      },
+    ]);
+    expect(await refusal(client(t, plain.token).accounts.invites.query())).toMatchObject({ status: 403, code: 'forbidden_role' });
+    const r = await rest(t, 'GET', '/accounts/invites', { token: owner.token });
+    expect(r).toMatchObject({ status: 200, body: { invites: [{ email: waiting }] } });
+    expect(await listed((await signUp(t)).token)).toEqual([]);
+  });
+
   it('dies with its sender\u2019s access: an invitation from a since-deactivated admin is refused', async () => {
     const owner = await signUp(t);
     const admin = await member(owner.orgId, 'admin');

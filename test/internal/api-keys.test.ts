@@ -168,7 +168,15 @@ describe('creating keys', () => {
     const { org, m1 } = await team();
     const key = await client(m1.s).apiKeys.create.mutate({ name: 'script', type: 'internal' });
     expect(key).toMatchObject({ type: 'internal', permissions: [], createdBy: { id: m1.id, email: m1.email } });
-    expect((await me(key.value)).body).toEqual({ userId: m1.id, orgId: org.orgId, role: 'member', via: 'internal_key' });
+    // The key acts as its creator: me answers the creator's email and name too.
+    expect((await me(key.value)).body).toEqual({
+      userId: m1.id,
+      orgId: org.orgId,
+      email: m1.email,
+      name: null,
+      role: 'member',
+      via: 'internal_key',
+    });
     expect((await v1Search(key.value)).body.code).toBe('wrong_api_surface');
     // Acting as a member, it manages only that member's keys.
     expect((await client(key.value).apiKeys.list.query()).keys.map((k) => k.id)).toEqual([key.id]);

@@ -62,7 +62,7 @@ describe('trash', () => {
     const second = await org.member.contacts.trash.query({ limit: 2, cursor: first.nextCursor! });
     expect([...first.items, ...second.items].map((c) => c.id)).toEqual([ids[2], ids[1], ids[0]]);
     expect(second.nextCursor).toBeNull();
-    expect(second.items[0]).toMatchObject({ firstName: 't1', restorable: false });
+    expect(second.items[0]).toMatchObject({ firstName: 't1', restorable: false, daysLeft: 0 });
     expect(first.items[0]).toMatchObject({ firstName: 't3', restorable: true });
     expect((await b.owner.contacts.trash.query({})).items.map((c) => c.id)).not.toContain(ids[2]);
     const viaRest = await rest(t, 'GET', '/trash/contacts?limit=1', org.memberKey);
@@ -92,8 +92,14 @@ describe('restore', () => {
     await a.owner.contacts.delete.mutate({ id: outside.id });
     t.clock.advance(1);
     await a.owner.contacts.delete.mutate({ id: inside.id });
+    // Days left to restore, rounded up, by the server's clock (the console shows them): 30 at once, 1 on the last day.
+    const left = async () =>
+      (await a.owner.contacts.trash.query({ limit: 100 })).items.filter((c) => c.id === inside.id).map((c) => c.daysLeft);
+    expect(await left()).toEqual([30]);
+    t.clock.advance(29 * DAY + 1);
+    expect(await left()).toEqual([1]);
     // `inside` has been in trash exactly 30 days, `outside` a millisecond longer.
-    t.clock.advance(30 * DAY);
+    t.clock.advance(DAY - 1);
     expect(
       (await a.owner.contacts.trash.query({ limit: 100 })).items.filter((c) => c.id === inside.id || c.id === outside.id),
     ).toMatchObject([

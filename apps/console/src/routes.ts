@@ -2,14 +2,15 @@ import type { FunctionComponent } from 'preact';
 import type { Me } from './api.ts';
 import { MANAGERS, type ScreenProps } from './screen.ts';
 import { FormScreen, Forms, NewForm } from './screens/forms.tsx';
+import { Keys } from './screens/keys.tsx';
+import { Members } from './screens/members.tsx';
 import { Overview } from './screens/overview.tsx';
+import { Trash } from './screens/trash.tsx';
 import { Webhook } from './screens/webhook.tsx';
 import { Webhooks } from './screens/webhooks.tsx';
 import { Website } from './screens/website.tsx';
 import { WorkflowDetail } from './screens/workflow.tsx';
 import { Workflows } from './screens/workflows.tsx';
-
-export { MANAGERS };
 
 export interface Route {
   path: string;
@@ -23,14 +24,18 @@ export interface Route {
 /** Every screen of the console, in navigation order. */
 export const ROUTES: Route[] = [
   { path: '/', screen: Overview, nav: 'Overview' },
+  // API keys, Trash and Members open for every role; each screen offers only what the role may do.
+  { path: '/keys', screen: Keys, nav: 'API keys' },
   { path: '/webhooks', screen: Webhooks, nav: 'Webhooks', roles: MANAGERS },
   { path: '/webhooks/:id', screen: Webhook, roles: MANAGERS },
   { path: '/forms', screen: Forms, nav: 'Forms' },
   { path: '/forms/new', screen: NewForm },
   { path: '/forms/:id', screen: FormScreen },
-  { path: '/website', screen: Website, nav: 'Website' },
   { path: '/workflows', screen: Workflows, nav: 'Workflows' },
   { path: '/workflows/:id', screen: WorkflowDetail },
+  { path: '/website', screen: Website, nav: 'Website' },
+  { path: '/trash', screen: Trash, nav: 'Trash' },
+  { path: '/members', screen: Members, nav: 'Members' },
 ];
 
 export const mayOpen = (route: Route, me: Me) => !route.roles || route.roles.includes(me.role);

@@ -6,7 +6,7 @@ import { queueMail } from '../mail/send-job.ts';
 import { inviteEmail, type Postbox } from './emails.ts';
 import { accountErrors } from './errors.ts';
 import { hashPassword } from './passwords.ts';
-import type { AcceptInviteInput, InviteInput, InviteView, SessionView } from './schemas.ts';
+import type { AcceptInviteInput, InviteInput, InviteView, PendingInviteView, SessionView } from './schemas.ts';
 import { openSession, USER_FIELDS } from './sessions.service.ts';
 import type { Client } from './sign-in.ts';
 
@@ -125,4 +125,34 @@ export async function acceptInvite(db: Db, input: AcceptInviteInput, client: Cli
     if (!user) throw accountErrors.emailTaken(inv.email);
     return openSession(tx, user, client);
   });
+}
+
+/** The invitations that can still be accepted: unused, within their week, from a sender who still has the access. */
+const PENDING = statement<{ orgId: string; now: Date }>()((p) =>
+  qb
+    .selectFrom('invites as i')
+    .innerJoin('users as inviter', 'inviter.id', 'i.invited_by_id')
+    .select(['i.id', 'i.email', 'i.role', 'i.created_at', 'i.expires_at', 'inviter.id as inviter_id', 'inviter.email as inviter_email'])
+    .where('i.organization_id', '=', p.orgId)
+    .where('i.accepted_at', 'is', null)
+    .where('i.expires_at', '>', sql<Date>`${p.now}::timestamptz`)
+    .whereRef('inviter.organization_id', '=', 'i.organization_id')
+    .where((eb) => eb.ref('inviter.active'))
+    .where('inviter.role', 'in', [sql.lit('owner' as const), sql.lit('admin' as const)])
+    .orderBy('i.created_at', 'desc')
+    .orderBy('i.id'),
+);
+
+/** Owners and admins, who send invitations, see the ones still pending (the Members screen), most recently sent first. */
+export async function pendingInvites(db: Db, actor: InternalActor, now: Date): Promise<PendingInviteView[]> {
+  requireRole(actor, 'owner', 'admin');
+  const rows = await db.run(PENDING, { orgId: actor.orgId, now });
+  return rows.map((r) => ({
+    id: r.id,
+    email: r.email,
+    role: r.role,
+    createdAt: new Date(r.created_at).toISOString(),
+    expiresAt: new Date(r.expires_at).toISOString(),
+    invitedBy: { id: r.inviter_id, email: r.inviter_email },
+  }));
 }

@@ -5,7 +5,7 @@ import { baseProcedure, router } from '../trpc.ts';
 import { addressLimit } from './address-limits.ts';
 import { confirmPassword } from './confirmation.ts';
 import type { Postbox } from './emails.ts';
-import { acceptInvite, invite } from './invites.ts';
+import { acceptInvite, invite, pendingInvites } from './invites.ts';
 import { changePassword, requestPasswordReset, resetPassword } from './password.service.ts';
 import * as s from './schemas.ts';
 import { logOutAll, signOut } from './sessions.service.ts';
@@ -176,6 +176,22 @@ export const accountsRouter = router({
     .input(s.InviteInput)
     .output(s.InviteView)
     .mutation(({ ctx, input }) => invite(ctx.db, ctx.actor, input, postbox(ctx), ctx.deps.clock.now())),
+
+  invites: internalProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/accounts/invites',
+        tags,
+        summary: 'Pending invitations (owners and admins)',
+        description:
+          'Invitations not yet accepted, within their 7 days, whose sender is still an active owner or admin: the ones that can still be accepted. Most recently sent first.',
+      },
+      errorCodes: ['forbidden_role'],
+    })
+    .input(z.void())
+    .output(s.PendingInvitesView)
+    .query(async ({ ctx }) => ({ invites: await pendingInvites(ctx.db, ctx.actor, ctx.deps.clock.now()) })),
 
   acceptInvite: baseProcedure
     .meta({

@@ -30,12 +30,10 @@ export const UserView = z.object({
 export type UserView = z.infer<typeof UserView>;
 
 export const SessionView = z.object({
-  token: z
-    .string()
-    .meta({
-      description:
-        'The session token (`lws_...`): send it as `Authorization: Bearer`. Shown once. Empty when the session was set as a cookie, see X-Leadwire-Session.',
-    }),
+  token: z.string().meta({
+    description:
+      'The session token (`lws_...`): send it as `Authorization: Bearer`. Shown once. Empty when the session was set as a cookie, see X-Leadwire-Session.',
+  }),
   expiresAt: IsoDate,
   user: UserView,
 });
@@ -72,6 +70,9 @@ export const InviteView = z.object({
   expiresAt: IsoDate,
 });
 export type InviteView = z.infer<typeof InviteView>;
+export const PendingInviteView = InviteView.extend({ createdAt: IsoDate, invitedBy: z.object({ id: z.uuid(), email: z.string() }) });
+export type PendingInviteView = z.infer<typeof PendingInviteView>;
+export const PendingInvitesView = z.object({ invites: z.array(PendingInviteView) });
 export const AcceptInviteInput = z.object({ token: TokenSchema, password: PasswordSchema, name: NameSchema.optional() });
 export type AcceptInviteInput = z.infer<typeof AcceptInviteInput>;
 

@@ -4,7 +4,7 @@ import { contactColumnsOf } from '../shared/columns.ts';
 import { contactErrors } from './errors.ts';
 import { type Direction, decodeCursor, encodeCursor, keyColumns, keysetPredicate, type ListSort, sortKeys } from './cursor.ts';
 import { iso } from '../../records/dates.ts';
-import { purgeAfter, toAppContact, trashCutoff } from './row.ts';
+import { daysLeft, purgeAfter, toAppContact, trashCutoff } from './row.ts';
 import type { AppContact, ContactListInput } from './schemas.ts';
 
 /** `%` and `_` in a search are literal characters, not wildcards. */
@@ -111,6 +111,7 @@ export async function listTrash(db: Db, actor: InternalActor, input: { limit: nu
       deletedAt: iso(r.deleted_at!),
       purgeAfter: purgeAfter(r.deleted_at!).toISOString(),
       restorable: new Date(r.deleted_at!) >= cutoff,
+      daysLeft: daysLeft(r.deleted_at!, now),
     })),
     nextCursor,
   };

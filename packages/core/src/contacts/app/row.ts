@@ -15,6 +15,9 @@ const DAY_MS = 86_400_000;
 /** The instant before which a trashed contact is past the restore window and due for purging. */
 export const trashCutoff = (now: Date) => new Date(now.getTime() - TRASH_DAYS * DAY_MS);
 export const purgeAfter = (deletedAt: Date | string) => new Date(new Date(deletedAt).getTime() + TRASH_DAYS * DAY_MS);
+/** Whole days, rounded up, until the restore window closes: the console's "days left", by the server's clock. */
+export const daysLeft = (deletedAt: Date | string, now: Date) =>
+  Math.max(0, Math.ceil((purgeAfter(deletedAt).getTime() - now.getTime()) / DAY_MS));
 
 export function toAppContact(r: AppContactRow): AppContact {
   return {
