@@ -72,7 +72,7 @@ describe.skipIf(!hasChromium)('the Forms and Website screens', () => {
     await page.keyboard.press('Enter');
     expect(await page.getByRole('group', { name: 'Field 1: First name' }).count()).toBe(1);
     // Focus follows the field (to its other button, now that it is first), so the next key press acts on it again.
-    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Move down: First name');
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Move down: First name');
     await page.getByRole('button', { name: 'Save form' }).click();
     await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
     const [reordered] = await h.t.sql<{ fields: { id: string }[] }>(`select fields from forms where id = ?`, [stored!.id]);

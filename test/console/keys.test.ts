@@ -96,7 +96,7 @@ describe.skipIf(!hasChromium)('the API keys, Members and Trash screens', () => {
     await page.getByRole('button', { name: 'I have copied it' }).click();
     expect(await page.getByText(value).count()).toBe(0);
     await page.getByRole('button', { name: 'Revoke Website form' }).click();
-    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Yes, revoke it');
+    await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Yes, revoke it');
     await page.keyboard.press('Enter');
     await page.getByText('is revoked: requests with it are refused').waitFor();
     await row.getByText('Revoked').waitFor();

@@ -83,13 +83,25 @@ describe.skipIf(!hasChromium)('the console shell', () => {
   it('moves through the screens with the keyboard alone: skip link, navigation, focus on each new heading', async () => {
     const { page, context } = await h.signedIn(owner);
     await page.keyboard.press('Tab');
-    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
+    await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
     await page.goto('/app/no-such-screen');
     await page.getByRole('heading', { name: 'No such screen' }).waitFor();
     await page.getByRole('link', { name: 'Go to the overview' }).focus();
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Overview' }).waitFor();
-    expect(await page.evaluate(() => document.activeElement?.tagName)).toBe('H1');
+    await expect.poll(() => page.evaluate(() => document.activeElement?.tagName)).toBe('H1');
     await context.close();
+  });
+
+  it('offers each role the screens it may open, in the issue’s order', async () => {
+    const all = ['Overview', 'API keys', 'Webhooks', 'Forms', 'Workflows', 'Website', 'Trash', 'Members'];
+    const expected = { owner: all, admin: all, member: all.filter((n) => n !== 'Webhooks') };
+    for (const role of ['owner', 'admin', 'member'] as const) {
+      const who = role === 'owner' ? owner : await h.colleague(owner, role);
+      const { page, context } = await h.signedIn(who);
+      const nav = await page.getByRole('navigation', { name: 'Console' }).getByRole('link').allTextContents();
+      expect(nav, role).toEqual(expected[role]);
+      await context.close();
+    }
   });
 });
