@@ -29,6 +29,8 @@ export interface BuiltConsole {
   gzipBudget: number;
   /** Every source file in the bundle, relative to the repository root (to prove what it does not contain). */
   inputs: string[];
+  /** What esbuild warned about (an unclosed CSS block, a dead import): the build still runs, a test fails on any. */
+  warnings: string[];
 }
 
 const gzipSize = (bytes: Uint8Array) => gzipSync(bytes, { level: 9 }).length;
@@ -71,11 +73,13 @@ export async function buildConsole(): Promise<BuiltConsole> {
     gzipBytes: files.reduce((sum, f) => sum + f.gzipBytes, 0),
     gzipBudget: gzipBudget(),
     inputs: Object.keys(result.metafile.inputs),
+    warnings: result.warnings.map((w) => `${w.location?.file ?? ''}:${w.location?.line ?? ''}: ${w.text}`),
   };
 }
 
 export function describeConsole(b: BuiltConsole): string {
-  const lines = b.files.map((f) => `console/${f.file}: ${f.bytes} B minified, ${f.gzipBytes} B gzipped`);
+  const lines = b.warnings.map((w) => `warning: ${w}`);
+  lines.push(...b.files.map((f) => `console/${f.file}: ${f.bytes} B minified, ${f.gzipBytes} B gzipped`));
   lines.push(`console total: ${b.gzipBytes} B gzipped (budget ${b.gzipBudget} B: ${b.gzipBytes <= b.gzipBudget ? 'ok' : 'OVER'})`);
   return lines.join('\n');
 }

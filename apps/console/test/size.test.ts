@@ -5,6 +5,8 @@ describe('the console bundle', () => {
   it('stays within its gzip budget (package.json leadwire.gzipBudget), script and stylesheet together', async () => {
     const built = await buildConsole();
     expect(built.files.map((f) => f.file)).toEqual(['console.css', 'console.js']);
+    // A warning is a defect that still builds: an unclosed CSS block silently swallows the rules after it.
+    expect(built.warnings).toEqual([]);
     expect(built.gzipBytes).toBeLessThanOrEqual(built.gzipBudget);
   });
 

@@ -67,12 +67,7 @@ export function TextInput({ label, hint, error, value, onValue, multiline, ...re
         return multiline ? (
           <textarea {...common} onInput={(e) => onValue(e.currentTarget.value)} />
         ) : (
-          <input
-            {...common}
-            type={type}
-            autoComplete={rest.autoComplete}
-            onInput={(e) => onValue(e.currentTarget.value)}
-          />
+          <input {...common} type={type} autoComplete={rest.autoComplete} onInput={(e) => onValue(e.currentTarget.value)} />
         );
       }}
     </Field>

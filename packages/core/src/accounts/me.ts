@@ -11,7 +11,9 @@ export const MeOutput = z.object({
   via: z.enum(['session', 'internal_key']).meta({ description: 'How the request authenticated.' }),
 });
 
-const PROFILE = statement<{ id: string }>()((p) => qb.selectFrom('users').select(['email', 'name']).where('id', '=', p.id));
+const PROFILE = statement<{ orgId: string; id: string }>()((p) =>
+  qb.selectFrom('users').select(['email', 'name']).where('organization_id', '=', p.orgId).where('id', '=', p.id),
+);
 
 /** Who the caller is: the first thing a frontend asks after signing in (the console shows who is signed in). */
 export const me = internalProcedure
@@ -20,7 +22,7 @@ export const me = internalProcedure
   .output(MeOutput)
   .query(async ({ ctx }) => {
     // The actor was authenticated as an active user in this request, so the row is there.
-    const [profile] = await ctx.db.run(PROFILE, { id: ctx.actor.userId });
+    const [profile] = await ctx.db.run(PROFILE, { orgId: ctx.actor.orgId, id: ctx.actor.userId });
     return {
       userId: ctx.actor.userId,
       orgId: ctx.actor.orgId,

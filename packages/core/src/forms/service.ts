@@ -140,7 +140,12 @@ export async function deleteForm(db: Db, actor: InternalActor, id: string): Prom
 export async function listSubmissions(db: Db, actor: InternalActor, input: SubmissionListInput) {
   const [form] = await db.run(q.GET_FORM, { id: input.id, orgId: actor.orgId });
   if (!form) throw notFound(input.id);
-  const rows = await db.run(q.LIST_SUBMISSIONS, { orgId: actor.orgId, formId: form.id, cursor: input.cursor ?? null, limit: input.limit + 1 });
+  const rows = await db.run(q.LIST_SUBMISSIONS, {
+    orgId: actor.orgId,
+    formId: form.id,
+    cursor: input.cursor ?? null,
+    limit: input.limit + 1,
+  });
   return toPage(
     rows,
     input.limit,
@@ -149,7 +154,11 @@ export async function listSubmissions(db: Db, actor: InternalActor, input: Submi
       createdAt: iso(r.created_at),
       contact: r.contact_id ? { id: r.contact_id, email: r.contact_email } : null,
       answers: r.answers,
-      attribution: { utm: r.attribution.utm ?? {}, referrer: r.attribution.referrer ?? null, landingPage: r.attribution.landingPage ?? null },
+      attribution: {
+        utm: r.attribution.utm ?? {},
+        referrer: r.attribution.referrer ?? null,
+        landingPage: r.attribution.landingPage ?? null,
+      },
     }),
   );
 }

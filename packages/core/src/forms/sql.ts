@@ -164,7 +164,10 @@ export const LIST_SUBMISSIONS = statement<{ orgId: string; formId: string; curso
         's.id',
         's.created_at',
         eb.ref('s.answers').$castTo<Record<string, string | number | boolean>>().as('answers'),
-        eb.ref('s.attribution').$castTo<{ utm?: Record<string, string>; referrer?: string | null; landingPage?: string | null }>().as('attribution'),
+        eb
+          .ref('s.attribution')
+          .$castTo<{ utm?: Record<string, string>; referrer?: string | null; landingPage?: string | null }>()
+          .as('attribution'),
         'c.id as contact_id',
         'c.email as contact_email',
       ])

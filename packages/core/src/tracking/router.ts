@@ -20,7 +20,7 @@ export const trackingRouter = router({
         method: 'GET',
         path: '/tracking/snippets',
         tags,
-        summary: 'The tracking and lead-capture snippets, filled with the workspace id and this server\'s address',
+        summary: "The tracking and lead-capture snippets, filled with the workspace id and this server's address",
       },
       errorCodes: INTERNAL_ERRORS,
     })

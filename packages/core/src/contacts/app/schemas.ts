@@ -129,7 +129,7 @@ export const TrashedContact = AppContact.extend({
   purgeAfter: iso.meta({ description: 'When the nightly job may delete it for good (30 days after deletion).' }),
   restorable: z.boolean(),
   daysLeft: z.number().int().min(0).meta({
-    description: 'Whole days left to restore it, rounded up, by the server\'s clock; 0 once the 30-day window has closed.',
+    description: "Whole days left to restore it, rounded up, by the server's clock; 0 once the 30-day window has closed.",
   }),
 });
 export const TrashPage = z.object({ items: z.array(TrashedContact), nextCursor: z.string().nullable() });
