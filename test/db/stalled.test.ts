@@ -18,18 +18,28 @@ let admin: pg.Client;
 const pools: pg.Pool[] = [];
 const stopped = new Set<number>();
 
-function boundedDb(max = 2): PgDb {
+/**
+ * A pool with this file's small time-outs. `clientSide: false` leaves the client's own limits generous, for the tests
+ * of the server's limits: on a loaded machine a connection or a BEGIN can take longer than 300 ms, and a client
+ * time-out firing first would say nothing about the server's.
+ */
+function boundedDb(max = 2, clientSide = true): PgDb {
   const pool = new pg.Pool({
     connectionString: database.url,
     max,
-    connectionTimeoutMillis: ACQUIRE_TIMEOUT_MS,
+    connectionTimeoutMillis: clientSide ? ACQUIRE_TIMEOUT_MS : 10_000,
     statement_timeout: STATEMENT_TIMEOUT_MS,
     lock_timeout: STATEMENT_TIMEOUT_MS - 100,
     application_name: 'stall-probe',
   });
   pool.on('error', () => {});
   pools.push(pool);
-  return new PgDb(pool, { queryTimeoutMs: QUERY_TIMEOUT_MS, transactionTimeoutMs: TX_TIMEOUT_MS });
+  return new PgDb(
+    pool,
+    clientSide
+      ? { queryTimeoutMs: QUERY_TIMEOUT_MS, transactionTimeoutMs: TX_TIMEOUT_MS }
+      : { queryTimeoutMs: 10_000, transactionTimeoutMs: 20_000 },
+  );
 }
 
 const freeze = (pid: number) => {
@@ -127,7 +137,7 @@ describe('a frozen backend', () => {
 
 describe('server-side limits', () => {
   it('cuts a statement at statement_timeout (57014) and keeps the connection', async () => {
-    const db = boundedDb(1);
+    const db = boundedDb(1, false);
     const { ms, error } = await timed(db.raw('select pg_sleep(5)'));
     expect((error as { code?: string }).code).toBe('57014');
     expect(ms).toBeLessThan(STATEMENT_TIMEOUT_MS + 300);
@@ -135,7 +145,7 @@ describe('server-side limits', () => {
   });
 
   it('cuts a lock wait at lock_timeout (55P03) and rolls the transaction back', async () => {
-    const db = boundedDb(1);
+    const db = boundedDb(1, false);
     await admin.query('begin');
     await admin.query('lock table stall_probe in access exclusive mode');
     try {

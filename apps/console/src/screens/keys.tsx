@@ -1,10 +1,10 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, type Outputs, type Problem, problemOf } from '../api.ts';
+import { api, type Outputs, problemOf } from '../api.ts';
 import { isManager, type ScreenProps } from '../screen.ts';
 import { Copyable, Empty, Loaded, Notice, Page, ProblemLine, When } from '../ui/common.tsx';
 import { Checkbox, Form, FormProblem, Select, Submit, TextInput } from '../ui/form.tsx';
 import { ConfirmAction, StateBadge } from '../ui/keys.tsx';
-import { useAction, useLoad } from '../ui/use-load.ts';
+import { useAction, useLoad, useRowAction } from '../ui/use-load.ts';
 
 type Key = Outputs['apiKeys']['list']['keys'][number];
 type Created = Outputs['apiKeys']['create'];
@@ -97,19 +97,9 @@ function CreatedKey({ created, onDone }: { created: Created; onDone: () => void 
 }
 
 function KeyTable(props: { keys: Key[]; me: ScreenProps['me']; onRevoked: (key: Key) => void }) {
-  const [problems, setProblems] = useState<Record<string, Problem>>({});
-  const [busy, setBusy] = useState<string | null>(null);
+  const row = useRowAction();
   const revoke = async (key: Key) => {
-    setBusy(key.id);
-    try {
-      await api.apiKeys.revoke.mutate({ id: key.id });
-      setProblems(({ [key.id]: _, ...rest }) => rest);
-      props.onRevoked(key);
-    } catch (err) {
-      setProblems((p) => ({ ...p, [key.id]: problemOf(err) }));
-    } finally {
-      setBusy(null);
-    }
+    if (await row.run(key.id, () => api.apiKeys.revoke.mutate({ id: key.id }))) props.onRevoked(key);
   };
   // Owners and admins revoke any key of the workspace; members only their own (the server answers not_found otherwise).
   const mayRevoke = (key: Key) => key.status !== 'revoked' && (isManager(props.me) || key.createdBy.id === props.me.userId);
@@ -162,11 +152,11 @@ function KeyTable(props: { keys: Key[]; me: ScreenProps['me']; onRevoked: (key: 
                   name={`Revoke ${key.name}`}
                   question={`Revoke “${key.name}”? Everything using it is refused from its next request, and this cannot be undone.`}
                   confirmLabel="Yes, revoke it"
-                  busy={busy === key.id}
+                  busy={row.busy === key.id}
                   onConfirm={() => revoke(key)}
                 />
               )}
-              <ProblemLine problem={problems[key.id] ?? null} />
+              <ProblemLine problem={row.problemOf(key.id)} />
             </td>
           </tr>
         ))}

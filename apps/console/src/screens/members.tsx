@@ -1,10 +1,10 @@
 import { useId, useState } from 'preact/hooks';
-import { api, type Outputs, type Problem, problemOf } from '../api.ts';
+import { api, type Outputs } from '../api.ts';
 import { isManager, type ScreenProps } from '../screen.ts';
 import { Loaded, Notice, Page, ProblemLine, When } from '../ui/common.tsx';
 import { Form, FormProblem, Select, Submit, TextInput } from '../ui/form.tsx';
 import { ConfirmAction, StateBadge } from '../ui/keys.tsx';
-import { useAction, useLoad } from '../ui/use-load.ts';
+import { useAction, useLoad, useRowAction } from '../ui/use-load.ts';
 
 type Member = Outputs['accounts']['members']['members'][number];
 type Role = Member['role'];
@@ -58,20 +58,10 @@ export function Members({ me }: ScreenProps) {
 
 function MemberTable(props: { members: Member[]; me: ScreenProps['me']; onStart: () => void; onChanged: (sentence: string) => void }) {
   const { me } = props;
-  const [problems, setProblems] = useState<Record<string, Problem>>({});
-  const [busy, setBusy] = useState<string | null>(null);
+  const row = useRowAction();
   const act = async (m: Member, run: () => Promise<unknown>, sentence: string) => {
     props.onStart();
-    setBusy(m.id);
-    try {
-      await run();
-      setProblems(({ [m.id]: _, ...rest }) => rest);
-      props.onChanged(sentence);
-    } catch (err) {
-      setProblems((p) => ({ ...p, [m.id]: problemOf(err) }));
-    } finally {
-      setBusy(null);
-    }
+    if (await row.run(m.id, run)) props.onChanged(sentence);
   };
   // What the server would let this person do to that row; nothing else is offered.
   const mayToggle = (m: Member) => isManager(me) && m.id !== me.userId && (m.role !== 'owner' || me.role === 'owner');
@@ -102,7 +92,7 @@ function MemberTable(props: { members: Member[]; me: ScreenProps['me']; onStart:
               {me.role === 'owner' ? (
                 <RoleChanger
                   member={m}
-                  busy={busy === m.id}
+                  busy={row.busy === m.id}
                   onChange={(role) =>
                     act(
                       m,
@@ -129,14 +119,14 @@ function MemberTable(props: { members: Member[]; me: ScreenProps['me']; onStart:
                     name={`Deactivate ${m.email}`}
                     question={`Deactivate ${m.email}? Their sessions and every API key they created stop at once; reactivating does not bring those back.`}
                     confirmLabel="Yes, deactivate"
-                    busy={busy === m.id}
+                    busy={row.busy === m.id}
                     onConfirm={() => act(m, () => api.accounts.deactivate.mutate({ userId: m.id }), `${m.email} is deactivated.`)}
                   />
                 ) : (
                   <button
                     type="button"
                     aria-label={`Reactivate ${m.email}`}
-                    disabled={busy === m.id}
+                    disabled={row.busy === m.id}
                     onClick={() =>
                       void act(
                         m,
@@ -148,7 +138,7 @@ function MemberTable(props: { members: Member[]; me: ScreenProps['me']; onStart:
                     Reactivate
                   </button>
                 ))}
-              <ProblemLine problem={problems[m.id] ?? null} />
+              <ProblemLine problem={row.problemOf(m.id)} />
             </td>
           </tr>
         ))}

@@ -1,8 +1,8 @@
 import { useState } from 'preact/hooks';
-import { api, type Outputs, type Problem, problemOf } from '../api.ts';
+import { api, type Outputs } from '../api.ts';
 import { isManager, type ScreenProps } from '../screen.ts';
 import { Empty, Loaded, Notice, Page, ProblemLine, When } from '../ui/common.tsx';
-import { useLoad } from '../ui/use-load.ts';
+import { useLoad, useRowAction } from '../ui/use-load.ts';
 
 type TrashPage = Outputs['contacts']['trash'];
 type Trashed = TrashPage['items'][number];
@@ -36,20 +36,11 @@ export function Trash({ me }: ScreenProps) {
     return { items, next };
   }, [extraPages]);
   const [restored, setRestored] = useState<string | null>(null);
-  const [problems, setProblems] = useState<Record<string, Problem>>({});
-  const [busy, setBusy] = useState<string | null>(null);
+  const row = useRowAction();
   const restore = async (c: Trashed) => {
-    setBusy(c.id);
-    try {
-      await api.contacts.restore.mutate({ id: c.id });
-      setProblems(({ [c.id]: _, ...rest }) => rest);
-      setRestored(nameOf(c));
-      load.reload();
-    } catch (err) {
-      setProblems((p) => ({ ...p, [c.id]: problemOf(err) }));
-    } finally {
-      setBusy(null);
-    }
+    if (!(await row.run(c.id, () => api.contacts.restore.mutate({ id: c.id })))) return;
+    setRestored(nameOf(c));
+    load.reload();
   };
   const manager = isManager(me);
   return (
@@ -100,13 +91,13 @@ export function Trash({ me }: ScreenProps) {
                             <button
                               type="button"
                               aria-label={`Restore ${nameOf(c)}`}
-                              disabled={busy === c.id}
+                              disabled={row.busy === c.id}
                               onClick={() => void restore(c)}
                             >
                               Restore
                             </button>
                           )}
-                          <ProblemLine problem={problems[c.id] ?? null} />
+                          <ProblemLine problem={row.problemOf(c.id)} />
                         </td>
                       )}
                     </tr>

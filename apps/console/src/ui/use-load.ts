@@ -49,3 +49,26 @@ export function useAction<A extends unknown[], T>(act: (...args: A) => Promise<T
   };
   return { run, busy, problem, clear: () => setProblem(null) };
 }
+
+/**
+ * An action on one row of a list (revoke a key, restore a contact, change a member): which row is busy, and each row's
+ * refusal, shown beside that row until the row's next action succeeds.
+ */
+export function useRowAction() {
+  const [busy, setBusy] = useState<string | null>(null);
+  const [problems, setProblems] = useState<Record<string, Problem>>({});
+  const run = async (rowId: string, act: () => Promise<unknown>): Promise<boolean> => {
+    setBusy(rowId);
+    try {
+      await act();
+      setProblems(({ [rowId]: _, ...rest }) => rest);
+      return true;
+    } catch (err) {
+      setProblems((p) => ({ ...p, [rowId]: problemOf(err) }));
+      return false;
+    } finally {
+      setBusy(null);
+    }
+  };
+  return { run, busy, problemOf: (rowId: string): Problem | null => problems[rowId] ?? null };
+}
