@@ -83,7 +83,15 @@ function perLoad(cpu: CpuShare | null): { serverMs: number; postgresMs: number }
   return cost ? { serverMs: cost.serverMs, postgresMs: cost.postgresMs } : null;
 }
 
-const signInHeading = (page: Page) => page.getByRole('heading', { name: SIGN_IN_HEADING }).waitFor({ state: 'visible' });
+/**
+ * Resolves on the first animation frame that shows an h1 reading `text`. Checked in the page on every frame: a
+ * locator's waitFor polls at growing intervals (up to half a second), which would be measured as the console's time.
+ */
+const headingShown = (page: Page, text: string) =>
+  page.waitForFunction((want) => [...document.querySelectorAll('h1')].some((h) => h.textContent === want && h.checkVisibility()), text, {
+    polling: 'raf',
+  });
+const signInHeading = (page: Page) => headingShown(page, SIGN_IN_HEADING);
 
 async function main() {
   log('building the console ...');
@@ -151,7 +159,7 @@ async function main() {
       signedIn.push(
         await timed(t, async () => {
           await page.getByRole('button', { name: 'Sign in' }).click();
-          await page.getByRole('heading', { name: 'Overview' }).waitFor({ state: 'visible' });
+          await headingShown(page, 'Overview');
         }),
       );
       await context.close();
