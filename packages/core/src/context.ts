@@ -53,7 +53,7 @@ export interface RequestContext {
   actor?: Actor;
   /**
    * Typed RPC only, when the request opts in with `x-leadwire-session: cookie`: a new session is handed to the browser
-   * as cookies rather than in the body (accounts/browser-session.ts), and signing out clears them.
+   * as cookies rather than in the body (apps/server/src/http/browser-session.ts), and signing out clears them.
    */
   browserSession?: BrowserSession;
   /** Typed RPC only, when the request carries a session cookie: reads it (checking CSRF) for the internal procedures. */

@@ -1,5 +1,5 @@
 import type { Db, Role } from '@leadwire/db';
-import type { Deps } from '../context.ts';
+import type { Deps, RequestContext } from '../context.ts';
 import { AppError, errors } from '../errors.ts';
 import { INTERNAL_KEY_LIMITS } from '../limits/plans.ts';
 import { keyGuardOf } from '../limits/key-guard.ts';
@@ -62,31 +62,32 @@ function credentialHeader(header: (name: string) => string | undefined): string 
 }
 
 /**
- * Procedures of the internal surface, authenticated by `authenticateInternal`. On typed RPC a browser's session cookie
- * stands in for `Authorization: Bearer` when no credential header is sent, once its CSRF checks pass; the session
- * checks are then the bearer token's own.
+ * The caller of an internal procedure. On typed RPC a browser's session cookie stands in for `Authorization: Bearer`
+ * when no credential header is sent, once its CSRF checks pass; the session checks are then the bearer token's own.
  */
-export const internalProcedure = baseProcedure.use(async ({ ctx, next }) => {
+async function internalActor(ctx: RequestContext): Promise<InternalActor> {
+  const setHeader = (name: string, value: string | number) => ctx.setHeader(name, value);
   const cookie = ctx.header('authorization') === undefined && ctx.header('x-api-key') === undefined ? ctx.sessionCookie : undefined;
-  const token = cookie?.token();
-  const authorization = token === undefined ? undefined : `Bearer ${token}`;
-  const actor = await (async () => {
+  if (!cookie) return authenticateInternal(ctx.deps, ctx.db, (name) => ctx.header(name), setHeader);
+  const token = cookie.token();
+  try {
     // A cookie carries a session only: an API key put there is refused rather than honoured without its header.
-    if (token !== undefined && !token.startsWith(SESSION_PREFIX))
-      throw errors.unauthorized('The session cookie holds no session; sign in again');
-    return authenticateInternal(
+    if (!token.startsWith(SESSION_PREFIX)) throw errors.unauthorized('The session cookie holds no session; sign in again');
+    return await authenticateInternal(
       ctx.deps,
       ctx.db,
-      (name) => (authorization !== undefined && name === 'authorization' ? authorization : ctx.header(name)),
-      (name, value) => ctx.setHeader(name, value),
+      (name) => (name === 'authorization' ? `Bearer ${token}` : ctx.header(name)),
+      setHeader,
     );
-  })().catch((err: unknown) => {
-    // Checked after CSRF, so a forged request cannot make the browser drop its cookies.
-    if (cookie && err instanceof AppError && err.code === 'unauthorized') cookie.ended();
+  } catch (err) {
+    // Only after the CSRF checks passed, so a forged request cannot make the browser drop its cookies.
+    if (err instanceof AppError && err.code === 'unauthorized') cookie.ended();
     throw err;
-  });
-  return next({ ctx: { ...ctx, actor } });
-});
+  }
+}
+
+/** Procedures of the internal surface, authenticated by `internalActor`. */
+export const internalProcedure = baseProcedure.use(async ({ ctx, next }) => next({ ctx: { ...ctx, actor: await internalActor(ctx) } }));
 
 /** Refuses unless the actor holds one of `roles`. */
 export function requireRole(actor: InternalActor, ...roles: Role[]): void {
