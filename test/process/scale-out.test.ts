@@ -19,11 +19,18 @@ let t: TestApp;
 let rx: Receiver;
 let apis: ServerProcess[] = [];
 let workers: ServerProcess[] = [];
+/** The receiver's answers wait for this; shut, every attempt sent stays in flight. */
+let gate: Promise<void> = Promise.resolve();
 
 beforeAll(async () => {
   t = await initTestApp();
-  // Slow enough that attempts are still out when a worker is killed; every answer is a 200.
-  rx = await startReceiver({ responder: (_req, res) => void setTimeout(() => res.writeHead(200).end('ok'), 40) });
+  // Every answer is a 200, a little slow, and held while `gate` is shut (see the SIGKILL test).
+  rx = await startReceiver({
+    responder: async (_req, res) => {
+      await gate;
+      setTimeout(() => res.writeHead(200).end('ok'), 40);
+    },
+  });
   const env = {
     DATABASE_URL: t.runtime.deps.config.DATABASE_URL!,
     WEBHOOKS_UNSAFE_ALLOW_LOOPBACK: 'true',
@@ -188,6 +195,10 @@ describe('2 API and 2 worker processes on one PostgreSQL', { timeout: 60_000 }, 
       20_000,
     );
 
+    // The receiver answers nothing until the kill: both workers then certainly hold attempts when one dies. (Answering
+    // as they came, 400 deliveries could all be done between two polls of a busy machine, and the moment was missed.)
+    let open = () => {};
+    gate = new Promise((resolve) => (open = resolve));
     const N = 400;
     await Promise.all(
       [0, 1, 2, 3].map(async (b) => {
@@ -204,10 +215,15 @@ describe('2 API and 2 worker processes on one PostgreSQL', { timeout: 60_000 }, 
         [created.body.id],
       );
       return keys[0]!.n === 2 && mine().length >= 40 ? true : undefined;
+    }).catch((err: unknown) => {
+      open();
+      throw err;
     });
     const killing = Date.now();
     workers[0]!.child.kill('SIGKILL');
-    expect(await workers[0]!.exited).toEqual({ code: null, signal: 'SIGKILL' });
+    const exited = await workers[0]!.exited;
+    open();
+    expect(exited).toEqual({ code: null, signal: 'SIGKILL' });
     // Bytes the dead worker wrote just before it died may still be read by the receiver a moment after its exit shows.
     const dead = Date.now() + 500;
 
