@@ -1,9 +1,8 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, type Outputs, problemOf } from '../api.ts';
 import { isManager, type ScreenProps } from '../screen.ts';
-import { Copyable, Empty, Loaded, Notice, Page, ProblemLine, When } from '../ui/common.tsx';
+import { ConfirmAction, Copyable, Empty, Loaded, Notice, Page, ProblemLine, StateBadge, When } from '../ui/common.tsx';
 import { Checkbox, Form, FormProblem, Select, Submit, TextInput } from '../ui/form.tsx';
-import { ConfirmAction, StateBadge } from '../ui/keys.tsx';
 import { useAction, useLoad, useRowAction } from '../ui/use-load.ts';
 
 type Key = Outputs['apiKeys']['list']['keys'][number];

@@ -1,9 +1,8 @@
 import { useId, useState } from 'preact/hooks';
 import { api, type Outputs } from '../api.ts';
 import { isManager, type ScreenProps } from '../screen.ts';
-import { Loaded, Notice, Page, ProblemLine, When } from '../ui/common.tsx';
+import { ConfirmAction, Loaded, Notice, Page, ProblemLine, StateBadge, When } from '../ui/common.tsx';
 import { Form, FormProblem, Select, Submit, TextInput } from '../ui/form.tsx';
-import { ConfirmAction, StateBadge } from '../ui/keys.tsx';
 import { useAction, useLoad, useRowAction } from '../ui/use-load.ts';
 
 type Member = Outputs['accounts']['members']['members'][number];

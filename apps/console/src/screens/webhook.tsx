@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import type { ScreenProps } from '../screen.ts';
-import { Copyable, Link, Loaded, Notice, Page, ProblemLine, When } from '../ui/common.tsx';
+import { ConfirmAction, Copyable, Link, Loaded, Notice, Page, ProblemLine, When } from '../ui/common.tsx';
 import { DeliveryLog, type Watch, watchIds } from '../ui/delivery-log.tsx';
 import { Field, Form, FormProblem, Submit } from '../ui/form.tsx';
 import { useAction, useLoad } from '../ui/use-load.ts';
@@ -86,10 +86,8 @@ function Details({ endpoint: e, onChanged }: { endpoint: Endpoint; onChanged: ()
 /** Hidden until asked for: a secret on screen is a secret in every screenshot and screen share. */
 function Secret({ endpoint: e, onChanged }: { endpoint: Endpoint; onChanged: () => void }) {
   const [shown, setShown] = useState(false);
-  const [confirming, setConfirming] = useState(false);
   const rotate = useAction(async () => {
     await api.webhooks.rotateSecret.mutate({ id: e.id });
-    setConfirming(false);
     setShown(true);
     onChanged();
   });
@@ -108,33 +106,20 @@ function Secret({ endpoint: e, onChanged }: { endpoint: Endpoint; onChanged: () 
         <button type="button" aria-expanded={shown} onClick={() => setShown(!shown)}>
           {shown ? 'Hide secret' : 'Reveal secret'}
         </button>
-        {!confirming && (
-          <button type="button" onClick={() => setConfirming(true)}>
-            Rotate secret
-          </button>
-        )}
+        <ConfirmAction
+          label="Rotate secret"
+          tone="plain"
+          question="A new secret signs at once. The current one keeps signing too for 24 hours, so your receiver can switch without rejecting a delivery."
+          confirmLabel="Rotate now"
+          busy={rotate.busy}
+          onConfirm={rotate.run}
+        />
       </div>
       {grace && new Date(grace) > new Date() && (
         <Notice tone="warn">
           The previous secret still signs deliveries (a second signature in <code>webhook-signature</code>) until <When at={grace} />. Move
           your receiver to the new secret before then.
         </Notice>
-      )}
-      {confirming && (
-        <div class="confirm" role="group" aria-label="Confirm rotation">
-          <p>
-            A new secret signs at once. The current one keeps signing too for 24 hours, so your receiver can switch without rejecting a
-            delivery.
-          </p>
-          <div class="row-actions">
-            <button type="button" class="primary" disabled={rotate.busy} onClick={() => void rotate.run()}>
-              Rotate now
-            </button>
-            <button type="button" onClick={() => setConfirming(false)}>
-              Cancel
-            </button>
-          </div>
-        </div>
       )}
       <ProblemLine problem={rotate.problem} />
     </section>

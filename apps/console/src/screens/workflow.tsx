@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { navigate } from '../router.ts';
 import { isManager, type ScreenProps } from '../screen.ts';
-import { Link, Loaded, Notice, Page, ProblemLine, When } from '../ui/common.tsx';
+import { ConfirmAction, Link, Loaded, Notice, Page, ProblemLine, StateBadge, When } from '../ui/common.tsx';
 import { useAction, useLoad } from '../ui/use-load.ts';
 import { describeStep, IntakeUrlOnce, type Pipeline, RunStatus, RunSteps, type Workflow } from '../ui/workflows.tsx';
 
@@ -24,10 +24,8 @@ function Detail({ workflow, manager, onChanged }: { workflow: Workflow; manager:
   const pipelines = useLoad(() => api.pipelines.list.query());
   const list: Pipeline[] = pipelines.state === 'ready' ? pipelines.data.items : [];
   const [rotated, setRotated] = useState<string | null>(null);
-  const [confirm, setConfirm] = useState<'rotate' | 'delete' | null>(null);
   const rotate = useAction(async () => {
     const answer = await api.workflows.rotateToken.mutate({ id: workflow.id });
-    setConfirm(null);
     setRotated(answer.intakeUrl);
     onChanged();
   });
@@ -45,7 +43,7 @@ function Detail({ workflow, manager, onChanged }: { workflow: Workflow; manager:
       intro={
         <>
           <Link to="/workflows">All workflows</Link> · Trigger: Webhook received ·{' '}
-          <span class={`badge ${workflow.enabled ? 'on' : 'off'}`}>{workflow.enabled ? 'Enabled' : 'Disabled'}</span> · Created{' '}
+          <StateBadge on={workflow.enabled}>{workflow.enabled ? 'Enabled' : 'Disabled'}</StateBadge> · Created{' '}
           <When at={workflow.createdAt} />
         </>
       }
@@ -70,24 +68,15 @@ function Detail({ workflow, manager, onChanged }: { workflow: Workflow; manager:
         <code class="wf-hint">{workflow.intakeUrlHint}</code>
       </p>
       {!workflow.enabled && <Notice tone="warn">The workflow is off: its intake URL answers 404 until it is turned on.</Notice>}
-      {manager &&
-        (confirm === 'rotate' ? (
-          <div class="card" role="group" aria-label="Confirm rotation">
-            <p>The current URL stops working at once: the system that uses it must get the new one.</p>
-            <div class="row-actions">
-              <button type="button" class="danger" onClick={() => void rotate.run()} disabled={rotate.busy}>
-                Rotate now
-              </button>
-              <button type="button" onClick={() => setConfirm(null)}>
-                Cancel
-              </button>
-            </div>
-          </div>
-        ) : (
-          <button type="button" onClick={() => setConfirm('rotate')}>
-            Rotate intake URL
-          </button>
-        ))}
+      {manager && (
+        <ConfirmAction
+          label="Rotate intake URL"
+          question="The current URL stops working at once: the system that uses it must get the new one."
+          confirmLabel="Rotate now"
+          busy={rotate.busy}
+          onConfirm={rotate.run}
+        />
+      )}
       <ProblemLine problem={rotate.problem} />
 
       <h2>Steps</h2>
@@ -103,20 +92,13 @@ function Detail({ workflow, manager, onChanged }: { workflow: Workflow; manager:
         <>
           <h2>Delete</h2>
           <p>Its intake URL stops at once; its runs stay on their contacts' timelines.</p>
-          {confirm === 'delete' ? (
-            <div class="row-actions" role="group" aria-label="Confirm deletion">
-              <button type="button" class="danger" onClick={() => void remove.run()} disabled={remove.busy}>
-                Delete {workflow.name} for good
-              </button>
-              <button type="button" onClick={() => setConfirm(null)}>
-                Cancel
-              </button>
-            </div>
-          ) : (
-            <button type="button" class="danger" onClick={() => setConfirm('delete')}>
-              Delete workflow
-            </button>
-          )}
+          <ConfirmAction
+            label="Delete workflow"
+            question={`Delete ${workflow.name}? This cannot be undone.`}
+            confirmLabel={`Delete ${workflow.name} for good`}
+            busy={remove.busy}
+            onConfirm={remove.run}
+          />
           <ProblemLine problem={remove.problem} />
         </>
       )}

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { isManager, type ScreenProps } from '../screen.ts';
-import { Empty, Link, Loaded, Page, When } from '../ui/common.tsx';
+import { Empty, Link, Loaded, Page, StateBadge, When } from '../ui/common.tsx';
 import { Form, FormProblem, Submit, TextInput } from '../ui/form.tsx';
 import { useAction, useLoad } from '../ui/use-load.ts';
 import { type DraftStep, IntakeUrlOnce, newStep, type Pipeline, StepsEditor, stepsInput } from '../ui/workflows.tsx';
@@ -78,7 +78,7 @@ export function Workflows({ me }: ScreenProps) {
                       <td>Webhook received</td>
                       <td>{wf.steps.length}</td>
                       <td>
-                        <span class={`badge ${wf.enabled ? 'on' : 'off'}`}>{wf.enabled ? 'Enabled' : 'Disabled'}</span>
+                        <StateBadge on={wf.enabled}>{wf.enabled ? 'Enabled' : 'Disabled'}</StateBadge>
                       </td>
                       <td>
                         <When at={wf.createdAt} />

@@ -139,3 +139,68 @@ export function When({ at, never = 'never' }: { at: string | null | undefined; n
   if (!at) return <span class="muted">{never}</span>;
   return <time dateTime={at}>{dateFormat.format(new Date(at))}</time>;
 }
+
+/**
+ * An action in two steps (revoke, delete, rotate): the first button asks, the second (focused, so Enter confirms and
+ * Escape or Cancel steps back) does it. Cancel returns focus to the first button so keyboard users stay where they
+ * were. `plain` for what can be lived with (a rotation with a grace period), danger red otherwise.
+ */
+export function ConfirmAction(props: {
+  label: string;
+  /** The accessible name of the first button when the visible label alone is ambiguous in a table (`Revoke Zapier`). */
+  name?: string;
+  question: ComponentChildren;
+  confirmLabel: string;
+  busy: boolean;
+  onConfirm: () => unknown;
+  tone?: 'danger' | 'plain';
+}) {
+  const danger = props.tone !== 'plain';
+  const [asking, setAsking] = useState(false);
+  const confirm = useRef<HTMLButtonElement>(null);
+  const first = useRef<HTMLButtonElement>(null);
+  const wasAsking = useRef(false);
+  useEffect(() => {
+    if (asking) confirm.current?.focus();
+    else if (wasAsking.current) first.current?.focus();
+    wasAsking.current = asking;
+  }, [asking]);
+  if (!asking) {
+    return (
+      <button type="button" class={danger ? 'danger' : undefined} ref={first} aria-label={props.name} onClick={() => setAsking(true)}>
+        {props.label}
+      </button>
+    );
+  }
+  return (
+    <div
+      class="confirm-action"
+      role="group"
+      aria-label={props.name ?? props.label}
+      onKeyDown={(e) => {
+        if (e.key === 'Escape') setAsking(false);
+      }}
+    >
+      <p>{props.question}</p>
+      <button
+        type="button"
+        class={danger ? 'danger' : 'primary'}
+        ref={confirm}
+        disabled={props.busy}
+        onClick={() => {
+          void Promise.resolve(props.onConfirm()).then(() => setAsking(false));
+        }}
+      >
+        {props.busy ? 'Working…' : props.confirmLabel}
+      </button>
+      <button type="button" onClick={() => setAsking(false)}>
+        Cancel
+      </button>
+    </div>
+  );
+}
+
+/** A yes/no state as a badge whose words say it (colour is never the only cue). */
+export function StateBadge(props: { on: boolean; children: ComponentChildren }) {
+  return <span class={`badge ${props.on ? 'on' : 'off'}`}>{props.children}</span>;
+}
