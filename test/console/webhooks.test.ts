@@ -166,7 +166,27 @@ describe.skipIf(!hasChromium)('the Webhooks screens', () => {
     await listed.waitFor();
     expect(await listed.locator('.badge.off').textContent()).toBe('Disabled');
     expect(await listed.locator('.reason').textContent()).not.toBe('');
+    // Turning it on from the list is refused beside its row, saying why.
+    await listed.getByRole('button', { name: 'Enable https://10.1.2.3/hook' }).click();
+    await listed.locator('.problem', { hasText: 'webhook_url_refused' }).waitFor();
     await expectAccessible(page, 'webhooks-list');
+  });
+
+  it('turns an endpoint the engine disabled back on from the list, its failure count reset (spec: "in the list")', async () => {
+    const [endpoint] = await h.t.sql<{ id: string }>('select id from webhook_endpoints where url = ?', [`${rx.origin}/hook`]);
+    // As the engine leaves it after 10 failures in a row.
+    await h.t.sql(
+      `update webhook_endpoints set enabled = false, failure_count = 10, disabled_reason = '10 failed attempts in a row' where id = ?`,
+      [endpoint!.id],
+    );
+    const { page } = await h.signedIn(owner, '/webhooks');
+    const listed = page.locator('tbody tr', { hasText: `${rx.origin}/hook` });
+    await listed.locator('.reason', { hasText: '10 failed attempts in a row' }).waitFor();
+    await listed.getByRole('button', { name: `Enable ${rx.origin}/hook` }).click();
+    await listed.locator('.badge.on', { hasText: 'Enabled' }).waitFor();
+    expect(await listed.getByRole('button').count()).toBe(0);
+    const [after] = await h.t.sql('select enabled, failure_count from webhook_endpoints where id = ?', [endpoint!.id]);
+    expect(after).toEqual({ enabled: true, failure_count: 0 });
   });
 
   it('opens an endpoint straight from a link through sign-in', async () => {

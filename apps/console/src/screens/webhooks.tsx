@@ -2,15 +2,20 @@ import { useState } from 'preact/hooks';
 import { api, type Inputs } from '../api.ts';
 import { navigate } from '../router.ts';
 import type { ScreenProps } from '../screen.ts';
-import { Empty, Link, Loaded, Page, When } from '../ui/common.tsx';
+import { Empty, Link, Loaded, Page, ProblemLine, When } from '../ui/common.tsx';
 import { Form, FormProblem, Submit, TextInput } from '../ui/form.tsx';
-import { useAction, useLoad } from '../ui/use-load.ts';
+import { useAction, useLoad, useRowAction } from '../ui/use-load.ts';
 import { EndpointStatus, type EventChoice, EventPicker, type EventType, eventsError } from '../ui/webhooks.tsx';
 
 /** `/webhooks`: the workspace's endpoints with their state, and a new one (owners and admins). */
 export function Webhooks(_: ScreenProps) {
   const list = useLoad(() => api.webhooks.list.query({ limit: 100 }));
   const types = useLoad(() => api.webhooks.eventTypes.query());
+  // The spec's way back for a disabled endpoint: its owner turns it on again from the list, once the receiver is fixed.
+  const enable = useRowAction();
+  const turnOn = async (id: string) => {
+    if (await enable.run(id, () => api.webhooks.enable.mutate({ id }))) list.reload();
+  };
   return (
     <Page title="Webhooks" intro="Leadwire sends each event you choose to your endpoints, signed, and logs every attempt.">
       <Loaded load={list} what="the endpoints">
@@ -40,6 +45,19 @@ export function Webhooks(_: ScreenProps) {
                     <td>{e.events.length === 1 ? e.events[0] : `${e.events.length} events`}</td>
                     <td>
                       <EndpointStatus endpoint={e} />
+                      {!e.enabled && (
+                        <div>
+                          <button
+                            type="button"
+                            aria-label={`Enable ${e.url}`}
+                            disabled={enable.busy === e.id}
+                            onClick={() => void turnOn(e.id)}
+                          >
+                            Enable
+                          </button>
+                        </div>
+                      )}
+                      <ProblemLine problem={enable.problemOf(e.id)} />
                     </td>
                     <td>
                       <When at={e.createdAt} />
