@@ -34,7 +34,9 @@ export default defineConfig({
     // Workers are reused across files instead of a fresh one per file (about 0.5 s each): no test mocks modules or
     // changes process-wide state, and everything a file starts it stops; the setup file still runs for every file.
     isolate: false,
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // Sized for a host three times slower than this one under the whole suite (a time-out only ends a test that is
+    // already failing: outcomes wait on events, never on these).
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
   },
 });
