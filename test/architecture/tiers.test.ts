@@ -47,7 +47,9 @@ describe('test tiers', () => {
   });
 
   it('spawns processes only in the processes tier', () => {
-    const misplaced = [...tiers.pure, ...tiers.server].filter((f) => spawns(source(f)).length).map((f) => `${f}: ${spawns(source(f)).join(', ')}`);
+    const misplaced = [...tiers.pure, ...tiers.server]
+      .filter((f) => spawns(source(f)).length)
+      .map((f) => `${f}: ${spawns(source(f)).join(', ')}`);
     expect(misplaced).toEqual([]);
   });
 

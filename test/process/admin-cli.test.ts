@@ -119,7 +119,10 @@ describe('admin CLI', { timeout: 180_000 }, () => {
       key: expect.stringMatching(/^ck_live_[0-9A-Za-z]{43}$/),
     });
 
-    const internal = await adminHere(['create-key', '--org', boot.orgId, '--user', boot.userId, '--type', 'internal', '--name', 'Ops'], env);
+    const internal = await adminHere(
+      ['create-key', '--org', boot.orgId, '--user', boot.userId, '--type', 'internal', '--name', 'Ops'],
+      env,
+    );
     expect(internal).toMatchObject({ code: 0, stderr: '' });
     const created = oneJsonLine(internal.stdout);
     expect(created).toMatchObject({ type: 'internal', permissions: [] });

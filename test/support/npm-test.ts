@@ -11,9 +11,11 @@
 import { spawn } from 'node:child_process';
 import { setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { createVitest, parseCLI } from 'vitest/node';
+import { createVitest, parseCLI, type Reporter } from 'vitest/node';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const started = performance.now();
+const since = () => `${((performance.now() - started) / 1000).toFixed(0)} s`;
 
 const checks = new Promise<{ ok: boolean; output: string }>((resolve) => {
   const child = spawn(process.execPath, ['test/support/static-checks.ts'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -22,16 +24,48 @@ const checks = new Promise<{ ok: boolean; output: string }>((resolve) => {
   } catch {
     // Not allowed here (some containers): the checks run at the tests' priority, as before.
   }
+  renice = () => {
+    if (child.pid === undefined || child.exitCode !== null) return;
+    try {
+      setPriority(child.pid, 0);
+      output += `(The static checks got the tests' priority at ${since()}, the last test file started.)\n`;
+    } catch {
+      // Not allowed to raise a priority: they finish niced.
+    }
+  };
   let output = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => (output += d));
   child.stderr.setEncoding('utf8').on('data', (d: string) => (output += d));
   child.once('error', (err) => resolve({ ok: false, output: `${output}${err.message}\n` }));
-  child.once('close', (code) => resolve({ ok: code === 0, output }));
+  child.once('close', (code) => resolve({ ok: code === 0, output: `${output}The static checks ended at ${since()}.\n` }));
 });
+
+/**
+ * Once vitest has handed out its last file, the checks get the tests' priority back: from then on fewer and fewer
+ * files keep the cores busy, and a check still running would otherwise become the run's tail on the CPU the last
+ * files leave it (measured: niced the whole run, the checks ended N s after the tests). Raising a priority needs
+ * the right to (root, or CAP_SYS_NICE); without it the checks stay niced.
+ */
+let renice = (): void => {};
+const tailWatch: Reporter = {
+  onTestRunStart(specifications) {
+    let left = specifications.length;
+    tailWatch.onTestModuleStart = () => {
+      if (--left === 0) renice();
+    };
+  },
+};
 
 // What `vitest run <args>` would take: file filters and options such as --reporter.
 const { filter, options } = parseCLI(['vitest', 'run', ...process.argv.slice(2)]);
-const vitest = await createVitest('test', { ...options, watch: false, root: ROOT });
+const { reporter, ...rest } = options;
+const vitest = await createVitest({
+  ...rest,
+  // The reporters asked for (vitest's default when none), plus the watch; a CLI reporter list would replace it.
+  reporters: [...(reporter === undefined ? ['default'] : [reporter].flat()), tailWatch],
+  watch: false,
+  root: ROOT,
+});
 let cancelled = false;
 void checks.then(async ({ ok, output }) => {
   if (ok) return;
@@ -39,11 +73,15 @@ void checks.then(async ({ ok, output }) => {
   process.stdout.write(`\n${output}`);
   await vitest.cancelCurrentRun('keyboard-input');
 });
+let testsEnded = '';
 try {
   if (!cancelled) await vitest.start(filter);
 } finally {
   await vitest.close();
+  testsEnded = since();
 }
 const result = await checks;
-process.stdout.write(cancelled ? '\nThe tests were cancelled: the static checks failed (above).\n' : `\n${result.output}`);
+process.stdout.write(
+  cancelled ? '\nThe tests were cancelled: the static checks failed (above).\n' : `\n${result.output}The tests ended at ${testsEnded}.\n`,
+);
 process.exit(result.ok ? (process.exitCode ?? 0) : 1);
