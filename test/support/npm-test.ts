@@ -17,29 +17,6 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const started = performance.now();
 const since = () => `${((performance.now() - started) / 1000).toFixed(0)} s`;
 
-const checks = new Promise<{ ok: boolean; output: string }>((resolve) => {
-  const child = spawn(process.execPath, ['test/support/static-checks.ts'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  try {
-    if (child.pid !== undefined) setPriority(child.pid, 10);
-  } catch {
-    // Not allowed here (some containers): the checks run at the tests' priority, as before.
-  }
-  renice = () => {
-    if (child.pid === undefined || child.exitCode !== null) return;
-    try {
-      setPriority(child.pid, 0);
-      output += `(The static checks got the tests' priority at ${since()}, the last test file started.)\n`;
-    } catch {
-      // Not allowed to raise a priority: they finish niced.
-    }
-  };
-  let output = '';
-  child.stdout.setEncoding('utf8').on('data', (d: string) => (output += d));
-  child.stderr.setEncoding('utf8').on('data', (d: string) => (output += d));
-  child.once('error', (err) => resolve({ ok: false, output: `${output}${err.message}\n` }));
-  child.once('close', (code) => resolve({ ok: code === 0, output: `${output}The static checks ended at ${since()}.\n` }));
-});
-
 /**
  * Once vitest has handed out its last file, the checks get the tests' priority back: from then on fewer and fewer
  * files keep the cores busy, and a check still running would otherwise become the run's tail on the CPU the last
@@ -55,6 +32,29 @@ const tailWatch: Reporter = {
     };
   },
 };
+
+const checks = new Promise<{ ok: boolean; output: string }>((resolve) => {
+  const child = spawn(process.execPath, ['test/support/static-checks.ts'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  try {
+    if (child.pid !== undefined) setPriority(child.pid, 10);
+  } catch {
+    // Not allowed here (some containers): the checks run at the tests' priority, as before.
+  }
+  let output = '';
+  renice = () => {
+    if (child.pid === undefined || child.exitCode !== null) return;
+    try {
+      setPriority(child.pid, 0);
+      output += `(The static checks got the tests' priority at ${since()}, the last test file started.)\n`;
+    } catch {
+      // Not allowed to raise a priority: they finish niced.
+    }
+  };
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (output += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (output += d));
+  child.once('error', (err) => resolve({ ok: false, output: `${output}${err.message}\n` }));
+  child.once('close', (code) => resolve({ ok: code === 0, output: `${output}The static checks ended at ${since()}.\n` }));
+});
 
 // What `vitest run <args>` would take: file filters and options such as --reporter.
 const { filter, options } = parseCLI(['vitest', 'run', ...process.argv.slice(2)]);
