@@ -11,45 +11,21 @@
 import { spawn } from 'node:child_process';
 import { setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { createVitest, parseCLI, type Reporter } from 'vitest/node';
+import { createVitest, parseCLI } from 'vitest/node';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const started = performance.now();
 const since = () => `${((performance.now() - started) / 1000).toFixed(0)} s`;
 
-/**
- * Once vitest has handed out its last file, the checks get the tests' priority back: from then on fewer and fewer
- * files keep the cores busy, and a check still running would otherwise become the run's tail on the CPU the last
- * files leave it (measured: niced the whole run, the checks ended N s after the tests). Raising a priority needs
- * the right to (root, or CAP_SYS_NICE); without it the checks stay niced.
- */
-let renice = (): void => {};
-const tailWatch: Reporter = {
-  onTestRunStart(specifications) {
-    let left = specifications.length;
-    tailWatch.onTestModuleStart = () => {
-      if (--left === 0) renice();
-    };
-  },
-};
-
 const checks = new Promise<{ ok: boolean; output: string }>((resolve) => {
   const child = spawn(process.execPath, ['test/support/static-checks.ts'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const nice = Number(process.env.CHECKS_NICE ?? 0);
   try {
-    if (child.pid !== undefined) setPriority(child.pid, 10);
+    if (child.pid !== undefined && nice) setPriority(child.pid, nice);
   } catch {
-    // Not allowed here (some containers): the checks run at the tests' priority, as before.
+    // Not allowed here (some containers): the checks run at the tests' priority.
   }
   let output = '';
-  renice = () => {
-    if (child.pid === undefined || child.exitCode !== null) return;
-    try {
-      setPriority(child.pid, 0);
-      output += `(The static checks got the tests' priority at ${since()}, the last test file started.)\n`;
-    } catch {
-      // Not allowed to raise a priority: they finish niced.
-    }
-  };
   child.stdout.setEncoding('utf8').on('data', (d: string) => (output += d));
   child.stderr.setEncoding('utf8').on('data', (d: string) => (output += d));
   child.once('error', (err) => resolve({ ok: false, output: `${output}${err.message}\n` }));
@@ -58,14 +34,7 @@ const checks = new Promise<{ ok: boolean; output: string }>((resolve) => {
 
 // What `vitest run <args>` would take: file filters and options such as --reporter.
 const { filter, options } = parseCLI(['vitest', 'run', ...process.argv.slice(2)]);
-const { reporter, ...rest } = options;
-const vitest = await createVitest({
-  ...rest,
-  // The reporters asked for (vitest's default when none), plus the watch; a CLI reporter list would replace it.
-  reporters: [...(reporter === undefined ? ['default'] : [reporter].flat()), tailWatch],
-  watch: false,
-  root: ROOT,
-});
+const vitest = await createVitest({ ...options, watch: false, root: ROOT });
 let cancelled = false;
 void checks.then(async ({ ok, output }) => {
   if (ok) return;
@@ -73,13 +42,12 @@ void checks.then(async ({ ok, output }) => {
   process.stdout.write(`\n${output}`);
   await vitest.cancelCurrentRun('keyboard-input');
 });
-let testsEnded = '';
 try {
   if (!cancelled) await vitest.start(filter);
 } finally {
   await vitest.close();
-  testsEnded = since();
 }
+const testsEnded = since();
 const result = await checks;
 process.stdout.write(
   cancelled ? '\nThe tests were cancelled: the static checks failed (above).\n' : `\n${result.output}The tests ended at ${testsEnded}.\n`,
