@@ -36,7 +36,7 @@ describe.skipIf(!hasChromium)('the console shell', () => {
   it('refuses a wrong password with the server’s sentence beside the form, then signs in, and the page passes axe', {
     timeout: 90_000,
   }, async () => {
-    const context = await h.browser.newContext({ baseURL: h.t.origin });
+    const context = await h.newContext();
     const page = await context.newPage();
     const refusedInline: string[] = [];
     const requested: string[] = [];

@@ -191,7 +191,7 @@ describe.skipIf(!hasChromium)('the Webhooks screens', () => {
 
   it('opens an endpoint straight from a link through sign-in', async () => {
     const [endpoint] = await h.t.sql<{ id: string }>('select id from webhook_endpoints where organization_id = ? limit 1', [owner.orgId]);
-    const context = await h.browser.newContext({ baseURL: h.t.origin });
+    const context = await h.newContext();
     const page = await context.newPage();
     await page.goto(`/app/webhooks/${endpoint!.id}`);
     await page.getByLabel('Email').fill(owner.email);
