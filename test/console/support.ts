@@ -138,7 +138,8 @@ export interface AxeViolation {
  * (page.evaluate), which the console's Content-Security-Policy does not govern, so the audited page keeps its policy.
  */
 export async function axeViolations(page: Page): Promise<AxeViolation[]> {
-  await page.evaluate(AXE);
+  // Once per document: the console is one page, so later audits of its screens reuse the parsed script.
+  if (!(await page.evaluate(() => 'axe' in globalThis))) await page.evaluate(AXE);
   return page.evaluate(async () => {
     const axe = (globalThis as unknown as { axe: { run: (ctx: Document, opts: object) => Promise<{ violations: AxeViolation[] }> } }).axe;
     const result = await axe.run(document, {
