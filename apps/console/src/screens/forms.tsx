@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, type Outputs } from '../api.ts';
-import { navigate } from '../router.ts';
+import { useNavigate } from '../router.ts';
 import type { ScreenProps } from '../screen.ts';
 import { Copyable, Empty, Link, Loaded, Notice, Page, When } from '../ui/common.tsx';
 import { SubmissionsTable } from '../ui/forms.tsx';
@@ -70,6 +70,7 @@ export function Forms(_: ScreenProps) {
 }
 
 export function NewForm(_: ScreenProps) {
+  const navigate = useNavigate();
   const pipelines = useLoad(() => api.pipelines.list.query());
   return (
     <Page title="New form" intro={<Link to="/forms">Back to the forms</Link>}>

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, type Inputs } from '../api.ts';
-import { navigate } from '../router.ts';
+import { useNavigate } from '../router.ts';
 import type { ScreenProps } from '../screen.ts';
 import { Empty, Link, Loaded, Page, ProblemLine, When } from '../ui/common.tsx';
 import { Form, FormProblem, Submit, TextInput } from '../ui/form.tsx';
@@ -80,6 +80,7 @@ export function Webhooks(_: ScreenProps) {
 }
 
 function CreateEndpoint({ types }: { types: EventType[] }) {
+  const navigate = useNavigate();
   const [url, setUrl] = useState('');
   const [description, setDescription] = useState('');
   const [events, setEvents] = useState<EventChoice>([]);

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
-import { navigate } from '../router.ts';
+import { useNavigate } from '../router.ts';
 import { isManager, type ScreenProps } from '../screen.ts';
 import { ConfirmAction, Link, Loaded, Notice, Page, ProblemLine, StateBadge, When } from '../ui/common.tsx';
 import { useAction, useLoad } from '../ui/use-load.ts';
@@ -21,6 +21,7 @@ export function WorkflowDetail({ me, params }: ScreenProps) {
 }
 
 function Detail({ workflow, manager, onChanged }: { workflow: Workflow; manager: boolean; onChanged: () => void }) {
+  const navigate = useNavigate();
   const pipelines = useLoad(() => api.pipelines.list.query());
   const list: Pipeline[] = pipelines.state === 'ready' ? pipelines.data.items : [];
   const [rotated, setRotated] = useState<string | null>(null);
