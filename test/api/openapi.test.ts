@@ -376,33 +376,37 @@ describe.skipIf(!hasChromium)('the interactive reference in a browser with no In
   ];
   // Done when the page shows what it must, not after a fixed budget of (virtual) time: the earlier --dump-dom check
   // ran 20 s of the page's virtual clock, every animation frame of it rendered, which on a busy machine took minutes.
-  it.each(pages)('renders %s under its Content-Security-Policy and loads nothing from another host', async (path, shown) => {
-    const context = await browser.newContext();
-    try {
-      const requested: string[] = [];
-      const refused: string[] = [];
-      context.on('request', (r) => requested.push(r.url()));
-      const page = await context.newPage();
-      // The page's console carries a CSP refusal as "Refused to ... Content Security Policy". (Not the
-      // securitypolicyviolation event: zod inside Scalar's bundle probes `Function('')` to choose its JIT, caught.)
-      page.on('console', (m) => {
-        if (/Content Security Policy|Refused to/i.test(m.text())) refused.push(m.text());
-      });
-      await page.goto(`${t.v1}/${path}`);
-      // The serialized DOM, as --dump-dom gave it: some of the texts are ids and attributes, not visible text.
-      await page.waitForFunction((texts) => texts.every((text) => document.documentElement.outerHTML.includes(text)), shown, {
-        polling: 100,
-        timeout: 60_000,
-      });
-      const dom = await page.content();
-      for (const text of shown) expect(dom).toContain(text);
-      expect(refused).toEqual([]);
-      expect(requested).toContain(`${t.v1}/docs/json`);
-      for (const url of requested) expect(new URL(url).origin, url).toBe(t.origin);
-    } finally {
-      await context.close();
-    }
-  }, 90_000);
+  it.each(pages)(
+    'renders %s under its Content-Security-Policy and loads nothing from another host',
+    async (path, shown) => {
+      const context = await browser.newContext();
+      try {
+        const requested: string[] = [];
+        const refused: string[] = [];
+        context.on('request', (r) => requested.push(r.url()));
+        const page = await context.newPage();
+        // The page's console carries a CSP refusal as "Refused to ... Content Security Policy". (Not the
+        // securitypolicyviolation event: zod inside Scalar's bundle probes `Function('')` to choose its JIT, caught.)
+        page.on('console', (m) => {
+          if (/Content Security Policy|Refused to/i.test(m.text())) refused.push(m.text());
+        });
+        await page.goto(`${t.v1}/${path}`);
+        // The serialized DOM, as --dump-dom gave it: some of the texts are ids and attributes, not visible text.
+        await page.waitForFunction((texts) => texts.every((text) => document.documentElement.outerHTML.includes(text)), shown, {
+          polling: 100,
+          timeout: 60_000,
+        });
+        const dom = await page.content();
+        for (const text of shown) expect(dom).toContain(text);
+        expect(refused).toEqual([]);
+        expect(requested).toContain(`${t.v1}/docs/json`);
+        for (const url of requested) expect(new URL(url).origin, url).toBe(t.origin);
+      } finally {
+        await context.close();
+      }
+    },
+    90_000,
+  );
 });
 
 describe('real answers match the document', () => {

@@ -5,7 +5,7 @@
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ConsoleHarness, expectAccessible, hasChromium, type Person, startConsole } from './support.ts';
+import { type ConsoleHarness, expectAccessible, FLOW_TIMEOUT, hasChromium, type Person, startConsole } from './support.ts';
 
 const upsert = (h: ConsoleHarness, key: string, email: string) =>
   fetch(`${h.t.v1}/contacts/upsert`, {
@@ -16,7 +16,7 @@ const upsert = (h: ConsoleHarness, key: string, email: string) =>
 
 const buttons = async (page: Page, name: RegExp) => page.getByRole('button', { name }).count();
 
-describe.skipIf(!hasChromium)('the API keys, Members and Trash screens', () => {
+describe.skipIf(!hasChromium)('the API keys, Members and Trash screens', { timeout: FLOW_TIMEOUT }, () => {
   let h: ConsoleHarness;
   let owner: Person;
   let admin: Person;

@@ -19,6 +19,13 @@ export { hasChromium } from '../support/chromium.ts';
 
 export const PASSWORD = 'correct horse battery staple';
 
+/**
+ * A console test walks a whole flow (a dozen screens' worth of clicks, axe audits and screenshots): 10 s on an idle
+ * 2-core machine, three times that on a host three times slower or beside the rest of the suite. Each wait inside has
+ * Playwright's own limit; this only bounds a hang.
+ */
+export const FLOW_TIMEOUT = 120_000;
+
 /** Where the tests leave a picture of each screen they visit (named in the README); not committed. */
 export const SCREENSHOTS = fileURLToPath(new URL('../../.data/screenshots/', import.meta.url));
 

@@ -9,12 +9,12 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deliveriesOf, startEngine, upsertContact, waitForLog } from '../webhooks/delivery/support.ts';
 import { type Receiver, startReceiver } from '../support/receiver.ts';
-import { type ConsoleHarness, expectAccessible, hasChromium, PASSWORD, type Person, startConsole } from './support.ts';
+import { type ConsoleHarness, expectAccessible, FLOW_TIMEOUT, hasChromium, PASSWORD, type Person, startConsole } from './support.ts';
 
 /** Waits on a row bound only a hang: the test's own time-out says when something is wrong. */
 const HANG = 120_000;
 
-describe.skipIf(!hasChromium)('the Webhooks screens', () => {
+describe.skipIf(!hasChromium)('the Webhooks screens', { timeout: FLOW_TIMEOUT }, () => {
   let h: ConsoleHarness;
   let rx: Receiver;
   let owner: Person;
@@ -153,7 +153,10 @@ describe.skipIf(!hasChromium)('the Webhooks screens', () => {
     const pings = logRow(page, 'ping', 'succeeded');
     await pings.nth(1).waitFor();
     // The older one is the lower row (newest first).
-    await pings.nth(1).getByRole('button', { name: /^Redeliver ping/ }).click();
+    await pings
+      .nth(1)
+      .getByRole('button', { name: /^Redeliver ping/ })
+      .click();
     await page.getByText('ping is queued again').waitFor();
     await waitForLog(h.t, endpoint.id, 3, HANG);
     // The page watches for the redelivery it queued: it appears without a Refresh.

@@ -6,7 +6,6 @@ import { hasChromium, sharedChromium } from '../support/chromium.ts';
 import { type SmtpInbox, startSmtpInbox } from './smtp-inbox.ts';
 import { MAIL_FROM, startMailWorkers } from './support.ts';
 
-
 // The run's Chromium (test/support/chromium.ts); without it this check cannot run, the HTTP tests of the pages still do.
 describe.skipIf(!hasChromium)('the invitation page in a browser with JavaScript off', () => {
   let t: TestApp;
