@@ -6,6 +6,7 @@ import { Copyable, Empty, Link, Loaded, Notice, Page, When } from '../ui/common.
 import { SubmissionsTable } from '../ui/forms.tsx';
 import { useLoad } from '../ui/use-load.ts';
 import { FormEditor } from './form-editor.tsx';
+import { Table } from '../ui/table.tsx';
 
 type FormView = Outputs['forms']['get'];
 
@@ -37,31 +38,21 @@ export function Forms(_: ScreenProps) {
               </p>
             </Empty>
           ) : (
-            <table>
-              <caption class="visually-hidden">Forms, newest first</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Fields</th>
-                  <th scope="col">Created</th>
-                </tr>
-              </thead>
-              <tbody>
-                {items.map((f) => (
-                  <tr key={f.id}>
-                    <td>
-                      <Link to={`/forms/${f.id}`}>{f.name}</Link>
-                    </td>
-                    <td>{f.published ? <span class="badge on">published</span> : <span class="badge off">not published</span>}</td>
-                    <td>{f.fields.map((x) => x.label).join(', ')}</td>
-                    <td>
-                      <When at={f.createdAt} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <Table
+              caption="Forms, newest first"
+              rows={items}
+              rowKey={(f) => f.id}
+              rowHeader={false}
+              columns={[
+                { header: 'Name', cell: (f) => <Link to={`/forms/${f.id}`}>{f.name}</Link> },
+                {
+                  header: 'Status',
+                  cell: (f) => (f.published ? <span class="badge on">published</span> : <span class="badge off">not published</span>),
+                },
+                { header: 'Fields', cell: (f) => f.fields.map((x) => x.label).join(', ') },
+                { header: 'Created', cell: (f) => <When at={f.createdAt} /> },
+              ]}
+            />
           )
         }
       </Loaded>
