@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { initTRPC } from '@trpc/server';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { fastifyTRPCOpenApiPlugin, type OpenApiMeta } from 'trpc-to-openapi';
+import { type CreateOpenApiFastifyPluginOptions, fastifyTRPCOpenApiPlugin, type OpenApiMeta } from 'trpc-to-openapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { addJsonBodyParser } from './json-body.ts';
@@ -50,7 +50,7 @@ async function serve(patched: boolean): Promise<Served> {
       latest.signal = info.signal;
       return {};
     },
-  });
+  } satisfies CreateOpenApiFastifyPluginOptions<typeof router>);
   await app.listen({ port: 0, host: '127.0.0.1' });
   return { app, origin: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`, latest };
 }

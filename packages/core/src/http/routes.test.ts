@@ -41,7 +41,7 @@ describe('the route table', () => {
   // it stands for. A procedure that authenticates without saying so, or says so without authenticating, fails here.
   it('marks as auth "internal" exactly the procedures that run internalProcedure', () => {
     const authMiddleware = internalProcedure._def.middlewares.at(-1);
-    const procedures = internalRouter._def.procedures as Record<string, { _def: { middlewares: unknown[] } }>;
+    const procedures = internalRouter._def.procedures as unknown as Record<string, { _def: { middlewares: unknown[] } }>;
     const routes = restRoutes(internalRouter);
     expect(routes.filter((r) => r.auth === 'internal').length).toBeGreaterThan(50);
     for (const r of routes) {
