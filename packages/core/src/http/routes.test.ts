@@ -52,7 +52,9 @@ describe('the route table', () => {
   it('refuses without a credential every procedure marked auth "internal", before reading its input', async () => {
     const ctx = { header: () => undefined, setHeader: () => undefined, deps: {}, db: {} } as unknown as RequestContext;
     const caller: unknown = internalRouter.createCaller(ctx);
-    for (const r of restRoutes(internalRouter).filter((route) => route.auth === 'internal')) {
+    const marked = restRoutes(internalRouter).filter((route) => route.auth === 'internal');
+    expect(marked.length).toBeGreaterThan(50);
+    for (const r of marked) {
       const call = r.procedure.split('.').reduce((node, key) => (node as Record<string, unknown>)[key], caller);
       const err = await (call as (input: unknown) => Promise<unknown>)({}).then(
         () => undefined,

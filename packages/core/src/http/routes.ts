@@ -57,13 +57,16 @@ export function unknownQueryKeys(route: RestRoute, query: Record<string, unknown
   return allowed ? Object.keys(query).filter((k) => !allowed.has(k)) : [];
 }
 
+/** What tRPC's public `Router` interface puts beside the procedures (typed by it, so a rename fails the type check). */
+const ROUTER_MEMBERS: ReadonlySet<string> = new Set<keyof AnyTRPCRouter>(['_def', 'createCaller']);
+
 /**
  * The router's procedures by their dotted path. A built router carries its procedures and sub-routers as properties
  * (tRPC's `BuiltRouter`); a procedure is a function, a sub-router or record an object.
  */
 function procedureRecord(node: object, prefix = '', into: Record<string, Procedure> = {}): Record<string, Procedure> {
   for (const [key, value] of Object.entries(node)) {
-    if (key === '_def' || key === 'createCaller') continue;
+    if (ROUTER_MEMBERS.has(key)) continue;
     if (typeof value === 'function') into[`${prefix}${key}`] = value as Procedure;
     else if (typeof value === 'object' && value !== null) procedureRecord(value, `${prefix}${key}.`, into);
   }
