@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { createParser } from 'eventsource-parser';
 import { forwardUrl, positionals, usageErrors } from '../args.ts';
 import { resolveCredentials } from '../config.ts';
 import type { CliContext, Command } from '../context.ts';
@@ -7,7 +8,6 @@ import { checkEvent } from '../listen/events.ts';
 import { forward, recordIdOf, type StreamedDelivery } from '../listen/forward.ts';
 import { SECRET_ENV, type StartedReceiver, startReceiver } from '../listen/receiver.ts';
 import { messages } from '../output.ts';
-import { SseParser } from '../sse.ts';
 
 const USAGE = `Usage: leadwire listen --forward-to <url> [options] [-- <receiver command…>]
 
@@ -216,17 +216,20 @@ async function stream(
 ): Promise<string> {
   let ending = 'connection closed';
   let queue = Promise.resolve();
-  const parser = new SseParser((e) => {
-    if (e.event === 'ready') on.onReady(JSON.parse(e.data) as Ready);
-    else if (e.event === 'end') ending = (JSON.parse(e.data) as { reason: string }).reason;
-    else if (e.event === 'delivery') {
-      const d = { id: e.id, ...(JSON.parse(e.data) as Omit<StreamedDelivery, 'id'>) };
-      queue = queue.then(() => on.onDelivery(d));
-    }
+  // Every delivery carries its event id (the server's frames), which is the Last-Event-ID to resume from.
+  const parser = createParser({
+    onEvent: (e) => {
+      if (e.event === 'ready') on.onReady(JSON.parse(e.data) as Ready);
+      else if (e.event === 'end') ending = (JSON.parse(e.data) as { reason: string }).reason;
+      else if (e.event === 'delivery') {
+        const d = { id: e.id ?? '', ...(JSON.parse(e.data) as Omit<StreamedDelivery, 'id'>) };
+        queue = queue.then(() => on.onDelivery(d));
+      }
+    },
   });
   const decoder = new TextDecoder();
   try {
-    for await (const chunk of res.body as AsyncIterable<Uint8Array>) parser.push(decoder.decode(chunk, { stream: true }));
+    for await (const chunk of res.body as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(chunk, { stream: true }));
   } catch (err) {
     if (!ctx.signal.aborted) ending = `read failed: ${(err as Error).message}`;
   }
