@@ -152,7 +152,8 @@ describe('KeyGuard: look-ups of unseen keys', () => {
     const tickets = ['k1', 'k2', 'k3', 'k4'].map((k) => g.admit(k, at(0)).then((a) => (order.push(k), admitted(a))));
     const good = admitted(await g.admit('good', at(0)));
     good.release();
-    await Promise.resolve();
+    // Every admission that can start has started once the microtasks are done.
+    await new Promise((r) => setImmediate(r));
     expect(order).toEqual(['k1', 'k2']);
     expect(g.lookups()).toMatchObject({ peakInFlight: 2, waiting: 2 });
     (await tickets[0]!).release();

@@ -226,13 +226,13 @@ export class KeyGuard {
       }
       let done = noop;
       this.probes.set(keyHash, new Promise<void>((resolve) => (done = resolve)));
-      await this.gate.enter();
+      const leave = await this.gate.enter();
       let released = false;
       const release = () => {
         if (released) return;
         released = true;
         this.probes.delete(keyHash);
-        this.gate.leave();
+        leave();
         done();
       };
       return { bad: false, generation: this.gen, release };
