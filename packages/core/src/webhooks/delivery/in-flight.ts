@@ -24,21 +24,18 @@ export class InFlight {
    * what was taken (if anything) is then sent by `send` (which must not reject) in the same slot.
    */
   start<T>(take: () => Promise<T | null>, send: (taken: T) => Promise<void>): Promise<void> {
-    return new Promise((taken, failed) => {
-      const work = this.slots(async () => {
-        let got: T | null;
-        try {
-          got = await take();
-        } catch (err) {
-          failed(err);
-          return;
-        }
-        taken();
-        if (got !== null) await send(got);
-      });
-      this.running.add(work);
-      void work.finally(() => this.running.delete(work));
+    let took!: (taking: Promise<T | null>) => void;
+    const taken = new Promise<T | null>((resolve) => (took = resolve));
+    const work = this.slots(async () => {
+      const taking = take();
+      took(taking);
+      // A failed take is the job's to report (through `taken`); the slot is given back at once.
+      const got = await taking.catch(() => null);
+      if (got !== null) await send(got);
     });
+    this.running.add(work);
+    void work.finally(() => this.running.delete(work));
+    return taken.then(() => undefined);
   }
 
   /** Resolves when every attempt started or waiting now has settled. */
