@@ -2,6 +2,7 @@ import type { RequestContext } from '../context.ts';
 import { SourceSchema } from '../contacts/v1/schemas.ts';
 import type { UpsertOptions } from '../contacts/v1/upsert.ts';
 import { errors, issuesFromZod } from '../errors.ts';
+import { scoreAdjustmentHook } from '../scoring/adjust-job.ts';
 
 /** What the /v1 routers share, so that no router imports another. */
 
@@ -22,9 +23,7 @@ export function upsertOptions(ctx: RequestContext): UpsertOptions {
   return {
     headerSource: header,
     eventSource: 'api',
-    onScoreInputsChanged: ctx.deps.scoreAdjustment
-      ? (tx, ids) => ctx.jobs.send(tx, 'contact.adjust-score', { contactIds: ids })
-      : undefined,
+    onScoreInputsChanged: scoreAdjustmentHook(ctx.deps, ctx.jobs),
     now: ctx.deps.clock.now(),
   };
 }
