@@ -1,6 +1,6 @@
-import { publicApiProcedure } from '../../auth/procedures.ts';
-import { AUTH_ERRORS } from '../../errors/surfaces.ts';
-import { router } from '../../trpc.ts';
+import { publicApiProcedure } from '../auth/procedures.ts';
+import { AUTH_ERRORS } from '../errors/surfaces.ts';
+import { router } from '../trpc.ts';
 import { FeedListInput, FeedListOutput } from './schemas.ts';
 import { CONTACT_FEED_PERMISSION, FEED_PERMISSION, listFeed } from './service.ts';
 
