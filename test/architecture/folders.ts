@@ -21,6 +21,13 @@ export function folderOf(source: string): string | undefined {
   return outer?.[1];
 }
 
+/**
+ * Imports of one folder by another that the layers allow although the other imports it back, or closes a loop: at
+ * most 5, each keyed `from -> to` (folders) with its reason, and each explained in docs/architecture.md ("Exceptions").
+ * None today.
+ */
+export const EXCEPTIONS: Readonly<Record<string, string>> = {};
+
 /** One folder importing another: the file imports behind it, `from -> to` each. */
 export type FolderEdges = Map<string, Map<string, string[]>>;
 
@@ -38,6 +45,15 @@ export function folderEdges(result: ICruiseResult): FolderEdges {
     }
   }
   return edges;
+}
+
+/** The folder graph without the imports EXCEPTIONS allows. */
+export function withoutExceptions(edges: FolderEdges): FolderEdges {
+  const kept: FolderEdges = new Map();
+  for (const [from, targets] of edges) {
+    kept.set(from, new Map([...targets].filter(([to]) => !(`${from} -> ${to}` in EXCEPTIONS))));
+  }
+  return kept;
 }
 
 /** Pairs of folders that import each other, `a <-> b` (a before b), with the imports each way. */
@@ -145,4 +161,17 @@ export function building(edges: FolderEdges): { order: string[]; upward: string[
   const upward: string[] = [];
   for (const [a, targets] of edges) for (const [b, imports] of targets) if (floor.get(b)! > floor.get(a)!) upward.push(...imports);
   return { order, upward: upward.sort() };
+}
+
+/** The floors of the building: a folder stands one floor above the highest folder it imports (imports up ignored). */
+export function floors(edges: FolderEdges): string[][] {
+  const { order } = building(edges);
+  const level = new Map<string, number>();
+  for (const v of order) {
+    const below = [...(edges.get(v)?.keys() ?? [])].filter((w) => level.has(w));
+    level.set(v, below.length ? Math.max(...below.map((w) => level.get(w)!)) + 1 : 0);
+  }
+  const result: string[][] = [];
+  for (const [v, n] of level) (result[n] ??= []).push(v);
+  return result.map((f) => f.sort());
 }
