@@ -6,13 +6,14 @@
  *
  *   apps/server  apps/console  apps/cli  sdk              the process, the browser bundle, the command line, the SDK
  *   ---------------------------------------------------------------------------------------------------------------
- *   composition   index  openapi/ (both documents)  runtime  internal-router  surfaces  v1-router  boot
- *   resources     workflows > automation > capture > forms, leads, messages, deals, tasks, bookings, ai-actions
+ *   composition   index, openapi/ (both documents) > runtime, internal-router > surfaces > v1-router; boot
+ *   resources     workflows > automation, capture > forms, leads, messages, deals, tasks, bookings, ai-actions
  *                 > contacts, tracking, webhooks (endpoints, delivery, listen), api-keys
  *                 > companies, accounts, feed, files, notes, nonprofit, pipelines
- *   services      auth, mail > events, jobs > http, idempotency, limits > trpc, records, metrics, conflict;
- *                 scoring; webhooks/transport (signing, sending, the address rules) inside webhooks/
- *   floor         context (the dependencies' shapes) > errors (errors.ts, errors/), validation, clock, config, random
+ *   services      auth, mail > events, jobs > http, idempotency, limits > trpc, records, metrics; scoring;
+ *                 webhooks/transport (signing, sending, the address rules), a folder inside webhooks/
+ *   floor         context (the dependencies' shapes), conflict > errors (errors.ts, errors/), validation, clock,
+ *                 config, random
  *   packages/db   entities, the ORM, typed statements and the Db executor
  *
  * Imports point down, never up, never in a circle; and folded to folders, no two folders import each other and no
