@@ -4,6 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { generateKeyValue } from '#core/auth/key-material.ts';
+import { mailQueue } from '#core/mail/send-job.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildMetricsApp } from '../../apps/server/src/metrics.ts';
 import { call, initTestApp, type TestApp } from '../support/app.ts';
@@ -153,15 +154,16 @@ describe('rate-limit refusals', () => {
 
 describe('job queues', () => {
   it('reports per pg-boss queue the jobs due and how long the oldest has waited (no worker runs in this server)', async () => {
-    const queue = 'mail.send';
+    const queue = mailQueue.name;
     const before = (await scrape()).samples;
     expect(before.some((s) => s.name === 'leadwire_queue_ready_jobs' && s.labels.queue === queue)).toBe(true);
     const base = value(before, 'leadwire_queue_ready_jobs', { queue });
-    const jobs = t.runtime.deps.jobs;
-    await jobs.send(t.runtime.deps.db, queue, { to: 'nobody@example.com' });
-    await jobs.send(t.runtime.deps.db, queue, { to: 'nobody@example.com' });
+    const { jobs, db } = t.runtime.deps;
+    const mail = { to: 'nobody@example.com', subject: 'Hi', text: 'Hi', template: 'invite', link: 'https://example.com/' } as const;
+    await mailQueue.send(jobs, db, mail);
+    await mailQueue.send(jobs, db, mail);
     // Not due yet: not counted as waiting.
-    await jobs.send(t.runtime.deps.db, queue, { to: 'nobody@example.com' }, { startAfter: new Date(t.clock.now().getTime() + 3_600_000) });
+    await mailQueue.send(jobs, db, mail, { startAfter: new Date(t.clock.now().getTime() + 3_600_000) });
     t.clock.advance(120_000);
     const after = (await scrape()).samples;
     expect(value(after, 'leadwire_queue_ready_jobs', { queue }) - base).toBe(2);

@@ -12,6 +12,11 @@ export type LeadwireMeta = {
   permission?: string;
   /** Permissions that also let a key call the operation (each may read less than `permission`); see publicApiProcedure. */
   alsoPermitted?: readonly string[];
+  /**
+   * The credential the procedure checks: set by the builder that checks it (`internalProcedure`, `publicApiProcedure`),
+   * never by a router, so that the contract reads the wiring from meta rather than from tRPC's middleware list.
+   */
+  auth?: 'internal' | 'public';
   /** Stable error codes this operation can answer with, documented in the OpenAPI contract. */
   errorCodes?: readonly ErrorCode[];
 };

@@ -14,6 +14,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type CreateOpenApiFastifyPluginOptions, fastifyTRPCOpenApiPlugin } from 'trpc-to-openapi';
 import { addJsonBodyParser } from './json-body.ts';
 import { logFailure } from './log-failure.ts';
+import { isBodiless, patchTrpcOpenApiFastify } from './trpc-openapi-fastify.ts';
 import { setRouteTemplate } from '../metrics.ts';
 import { refusals, UNMATCHED_ROUTE } from '@leadwire/core/runtime';
 
@@ -63,9 +64,6 @@ export function createRequestContext(deps: Deps, req: FastifyRequest, reply: Fas
  * `{ error, code }` for everything that can go wrong there, framework errors (bad JSON, wrong content type, 413,
  * unknown path, wrong method) included. The caller registers CORS and its docs under `/docs` first.
  */
-/** Requests that arrived with no body and no content type; their empty body parses as `{}`. */
-const bodiless = new WeakSet<FastifyRequest>();
-
 /**
  * `strictQuery`: every GET route refuses query parameters its input does not name (the internal surface), instead of
  * ignoring them; a misspelt filter (`?emial=`) would otherwise answer as if there were no filter at all. /v1 keeps
@@ -88,27 +86,12 @@ export async function restSurface(app: FastifyInstance, opts: { deps: Deps; rout
 
   // A DELETE carries no body; clients that send `content-type: application/json` on every request (automation
   // platforms among them) send it with an empty one, which is no body, not malformed JSON.
-  addJsonBodyParser(app, { empty: (req) => (bodiless.has(req) || req.method === 'DELETE' ? { value: {} } : undefined) });
-
-  // trpc-to-openapi hands the Fastify reply to tRPC as the response, and tRPC aborts the request's signal when the
-  // response closes unless `res.writableEnded`, which a reply lacks: every request ended in an abort (an AbortError
-  // with its stack, about 4% of the server's time per upsert). The raw response's flag keeps aborts for disconnects.
-  app.decorateReply('writableEnded', {
-    getter(this: FastifyReply) {
-      return this.raw.writableEnded;
-    },
-  });
+  addJsonBodyParser(app, { empty: (req) => (isBodiless(req) || req.method === 'DELETE' ? { value: {} } : undefined) });
+  // No abort per answered request, `Application/JSON` accepted, a bodiless POST read as `{}`: see the adapter file.
+  patchTrpcOpenApiFastify(app);
 
   // Unknown paths and wrong methods are answered before authentication, the way clients expect them to be.
   app.addHook('onRequest', async (req, reply) => {
-    // Media types are case-insensitive; the REST adapter compares them as written.
-    const contentType = req.headers['content-type'];
-    if (contentType) req.headers['content-type'] = contentType.toLowerCase();
-    // A POST with no body at all (e.g. POST /api/api-keys/{id}/revoke) is an empty JSON object, not a 415.
-    else if (req.method === 'POST' && !req.headers['transfer-encoding'] && (req.headers['content-length'] ?? '0') === '0') {
-      req.headers['content-type'] = 'application/json';
-      bodiless.add(req);
-    }
     if (req.method === 'OPTIONS') return;
     const pathname = (req.url.split('?')[0] ?? '').slice(app.prefix.length) || '/';
     if (pathname.startsWith('/docs')) return;

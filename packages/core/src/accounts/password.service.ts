@@ -1,7 +1,8 @@
 import { qb, sql, statement, type Db } from '@leadwire/db';
 import type { InternalActor } from '../auth/actor.ts';
 import { generateToken, hashKey } from '../auth/key-material.ts';
-import type { Jobs } from '../jobs/queue.ts';
+import { z } from 'zod';
+import { type Jobs, jobQueue } from '../jobs/queue.ts';
 import { queueMail } from '../mail/send-job.ts';
 import { passwordResetEmail, type Postbox } from './emails.ts';
 import { type AddressLimit, spendAddressBudget } from './address-limits.ts';
@@ -93,6 +94,10 @@ const ISSUE_RESET_TOKEN = statement<{ tokenHash: string; now: Date; email: strin
 );
 
 export const RESET_REQUEST_QUEUE = 'accounts.password-reset';
+export const ResetRequestPayload = z.object({ email: z.string().max(254) });
+export type ResetRequestPayload = z.infer<typeof ResetRequestPayload>;
+/** Sent here, handled by reset-job.ts (which needs this module's issueResetToken). */
+export const resetRequestQueue = jobQueue(RESET_REQUEST_QUEUE, ResetRequestPayload);
 
 /**
  * Answers before looking anything up: the request spends the address's hourly budget and queues an
@@ -101,7 +106,7 @@ export const RESET_REQUEST_QUEUE = 'accounts.password-reset';
  */
 export async function requestPasswordReset(db: Db, jobs: Jobs, email: string, client: Client, limit: AddressLimit): Promise<void> {
   await spendAddressBudget(db, 'password-reset', client.ip, limit, client.now);
-  await jobs.send(db, RESET_REQUEST_QUEUE, { email });
+  await resetRequestQueue.send(jobs, db, { email });
 }
 
 /**

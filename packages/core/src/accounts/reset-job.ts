@@ -1,10 +1,8 @@
-import { z } from 'zod';
 import type { Deps } from '../context.ts';
 import type { JobDefinition } from '../jobs/boss.ts';
-import { issueResetToken, RESET_REQUEST_QUEUE } from './password.service.ts';
+import { issueResetToken, ResetRequestPayload, resetRequestQueue } from './password.service.ts';
 
-export const ResetRequestPayload = z.object({ email: z.string().max(254) });
-export type ResetRequestPayload = z.infer<typeof ResetRequestPayload>;
+export { ResetRequestPayload };
 
 /**
  * `accounts.password-reset`: one reset request, queued by the request itself. Issuing the token and queueing its
@@ -13,12 +11,12 @@ export type ResetRequestPayload = z.infer<typeof ResetRequestPayload>;
  */
 export function passwordResetJob(deps: Deps): JobDefinition<ResetRequestPayload> {
   return {
-    queue: RESET_REQUEST_QUEUE,
+    queue: resetRequestQueue.name,
     batchSize: 10,
     retryLimit: 3,
     retryDelay: 10,
     queueOptions: { notify: true, deleteAfterSeconds: 15 * 60 },
-    parse: (data) => ResetRequestPayload.parse(data),
+    parse: resetRequestQueue.parse,
     // The token's hour (and the hourly cap) count from when the worker issues it, on the application's clock.
     handle: ({ email }) => issueResetToken(deps.db, { jobs: deps.jobs, appUrl: deps.config.APP_URL }, email, deps.clock.now()),
   };

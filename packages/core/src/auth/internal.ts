@@ -87,7 +87,9 @@ async function internalActor(ctx: RequestContext): Promise<InternalActor> {
 }
 
 /** Procedures of the internal surface, authenticated by `internalActor`. */
-export const internalProcedure = baseProcedure.use(async ({ ctx, next }) => next({ ctx: { ...ctx, actor: await internalActor(ctx) } }));
+export const internalProcedure = baseProcedure
+  .meta({ auth: 'internal' })
+  .use(async ({ ctx, next }) => next({ ctx: { ...ctx, actor: await internalActor(ctx) } }));
 
 /** Refuses unless the actor holds one of `roles`. */
 export function requireRole(actor: InternalActor, ...roles: Role[]): void {

@@ -17,7 +17,7 @@ import { authenticate } from './authenticate.ts';
 export function publicApiProcedure(permission: PublicPermission | readonly [PublicPermission, ...PublicPermission[]]) {
   const [first, ...alternatives] = typeof permission === 'string' ? [permission] : permission;
   // Meta merges shallowly in tRPC, so the router's own .meta() keeps this permission.
-  const meta = alternatives.length ? { permission: first, alsoPermitted: alternatives } : { permission: first };
+  const meta = { auth: 'public' as const, permission: first, ...(alternatives.length ? { alsoPermitted: alternatives } : {}) };
   return baseProcedure.meta(meta).use(async ({ ctx, next }) => {
     const now = ctx.deps.clock.now();
     const guard = keyGuardOf(ctx.deps);

@@ -9,7 +9,7 @@ import { errors, type Issue } from '../errors.ts';
 import { emitEvents } from '../events/outbox.ts';
 import { FORM_SUBMITS_PER_ADDRESS_PER_MINUTE, FORM_SUBMITS_PER_FORM_PER_MINUTE } from '../limits/plans.ts';
 import { enforceRateLimits } from '../limits/rate-limit.ts';
-import { ADJUST_SCORE_QUEUE } from '../contacts/shared/adjust-score-job.ts';
+import { scoreAdjustmentHook } from '../contacts/shared/adjust-score-job.ts';
 import { visitorIdOf } from '../tracking/schemas.ts';
 import { identifyVisitor } from '../tracking/service.ts';
 import { isHttpUrl } from '../validation/index.ts';
@@ -167,7 +167,7 @@ async function keep(
         {
           eventSource: 'inbound',
           now,
-          onScoreInputsChanged: deps.scoreAdjustment ? (t, ids) => deps.jobs.send(t, ADJUST_SCORE_QUEUE, { contactIds: ids }) : undefined,
+          onScoreInputsChanged: scoreAdjustmentHook(deps, deps.jobs),
         },
       );
       if (!outcome?.ok) throw outcome?.error ?? errors.saveFailed(new Error('no upsert outcome'));

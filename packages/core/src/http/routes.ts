@@ -1,5 +1,7 @@
 import type { AnyTRPCRouter } from '@trpc/server';
-import type { OpenApiMeta } from 'trpc-to-openapi';
+import { forEachOpenApiProcedure, getInputOutputParsers, instanceofZodTypeLikeVoid, unwrapZodType } from 'trpc-to-openapi';
+import { z } from 'zod';
+import type { JSONSchema } from 'zod/v4/core';
 import type { ErrorCode } from '../errors.ts';
 import type { LeadwireMeta } from '../trpc.ts';
 
@@ -15,63 +17,38 @@ export interface RestRoute {
   /** Other permissions that let a key call it (publicApiProcedure with a list); `permission` is the one refusals name. */
   alsoPermitted: readonly string[];
   type: 'query' | 'mutation';
-  /** The middlewares the procedure runs, for the contract to read its wiring (authentication, rate limits). */
-  middlewares: readonly unknown[];
+  /** The credential the procedure's builder checks (its meta, set by publicApiProcedure and internalProcedure). */
+  auth: LeadwireMeta['auth'];
   /** The input's field names (path and query parameters of a GET), or null when its schema takes any key. */
-  inputKeys: ReadonlySet<string> | null;
+  readonly inputKeys: ReadonlySet<string> | null;
 }
 
-/** The minimum of zod's internals the key walk reads. */
-interface ZodLike {
-  _zod?: {
-    def: {
-      type: string;
-      shape?: Record<string, unknown>;
-      catchall?: ZodLike;
-      in?: ZodLike;
-      innerType?: ZodLike;
-      options?: ZodLike[];
-      left?: ZodLike;
-      right?: ZodLike;
-    };
-  };
-}
+/** A procedure as the route table reads it: through trpc-to-openapi's own walk, as its generator and adapter do. */
+type Procedure = Parameters<typeof getInputOutputParsers>[0];
 
 /**
- * The field names an input schema accepts, or null when it takes any (a record, a catch-all, a schema this walk does
- * not know): a route whose keys cannot be listed is never made strict by mistake.
+ * The field names an input schema accepts, read from its JSON Schema (zod's `toJSONSchema`, as clients see it), or
+ * null when it takes any (a record, a catch-all, a shape this reading does not know): a route whose keys cannot be
+ * listed is never made strict by mistake.
  */
-export function inputKeysOf(schemas: readonly unknown[]): ReadonlySet<string> | null {
+export function inputKeysOf(procedure: Procedure): ReadonlySet<string> | null {
+  const { inputParser } = getInputOutputParsers(procedure);
+  // The REST adapter passes no input at all to a void-like one (whatever the query holds): it takes no keys.
+  if (instanceofZodTypeLikeVoid(unwrapZodType(inputParser, true))) return new Set();
   const keys = new Set<string>();
-  const walk = (s: ZodLike | undefined): boolean => {
-    const def = s?._zod?.def;
-    if (!def) return false;
-    switch (def.type) {
-      case 'object':
-        if (def.catchall && def.catchall._zod?.def.type !== 'never') return false;
-        for (const k of Object.keys(def.shape ?? {})) keys.add(k);
-        return true;
-      case 'void':
-      case 'undefined':
-        return true;
-      case 'pipe':
-        return walk(def.in);
-      case 'optional':
-      case 'nullable':
-      case 'default':
-      case 'prefault':
-      case 'readonly':
-      case 'catch':
-        return walk(def.innerType);
-      case 'union':
-        return (def.options ?? []).every(walk);
-      case 'intersection':
-        return walk(def.left) && walk(def.right);
-      default:
-        return false;
-    }
+  const walk = (s: JSONSchema.BaseSchema): boolean => {
+    if (s.anyOf) return s.anyOf.every(walk);
+    if (s.oneOf) return s.oneOf.every(walk);
+    if (s.allOf) return s.allOf.every(walk);
+    if (s.type !== 'object') return false;
+    // Strip (absent) or strict (false) objects name their keys; a catch-all or a record takes any.
+    if (s.additionalProperties !== undefined && s.additionalProperties !== false) return false;
+    if (s.patternProperties || s.propertyNames) return false;
+    for (const k of Object.keys(s.properties ?? {})) keys.add(k);
+    return true;
   };
-  return schemas.every((s) => walk(s as ZodLike)) ? keys : null;
+  const schema = z.toJSONSchema(inputParser, { io: 'input', unrepresentable: 'any' });
+  return walk(schema) ? keys : null;
 }
 
 /** The query parameters of `query` that `route` does not take, in the order sent. */
@@ -80,41 +57,47 @@ export function unknownQueryKeys(route: RestRoute, query: Record<string, unknown
   return allowed ? Object.keys(query).filter((k) => !allowed.has(k)) : [];
 }
 
+/** What tRPC's public `Router` interface puts beside the procedures (typed by it, so a rename fails the type check). */
+const ROUTER_MEMBERS: ReadonlySet<string> = new Set<keyof AnyTRPCRouter>(['_def', 'createCaller']);
+
+/**
+ * The router's procedures by their dotted path. A built router carries its procedures and sub-routers as properties
+ * (tRPC's `BuiltRouter`); a procedure is a function, a sub-router or record an object.
+ */
+function procedureRecord(node: object, prefix = '', into: Record<string, Procedure> = {}): Record<string, Procedure> {
+  for (const [key, value] of Object.entries(node)) {
+    if (ROUTER_MEMBERS.has(key)) continue;
+    if (typeof value === 'function') into[`${prefix}${key}`] = value as Procedure;
+    else if (typeof value === 'object' && value !== null) procedureRecord(value, `${prefix}${key}.`, into);
+  }
+  return into;
+}
+
 /** The REST routes a router exposes, read from its OpenAPI meta: one source for routing checks and status codes. */
 export function restRoutes(router: AnyTRPCRouter): RestRoute[] {
-  const procedures = router._def.procedures as Record<
-    string,
-    {
-      _def: {
-        meta?: OpenApiMeta<LeadwireMeta>;
-        type: 'query' | 'mutation' | 'subscription';
-        middlewares: readonly unknown[];
-        inputs: readonly unknown[];
-      };
-    }
-  >;
-  return Object.entries(procedures).flatMap(([procedure, p]) => {
-    const meta = p._def.meta;
-    if (!meta?.openapi) return [];
+  const routes: RestRoute[] = [];
+  forEachOpenApiProcedure<LeadwireMeta>(procedureRecord(router), ({ path: procedure, type, procedure: p, meta }) => {
     const { method, path } = meta.openapi;
-    const pattern = new RegExp(`^${path.replace(/\{[^}]+\}/g, '[^/]+')}/?$`);
-    const { type, middlewares, inputs } = p._def;
-    return [
-      {
-        method,
-        path,
-        pattern,
-        procedure,
-        successStatus: meta.successStatus ?? 200,
-        errorCodes: meta.errorCodes ?? [],
-        permission: meta.permission,
-        alsoPermitted: meta.alsoPermitted ?? [],
-        type: type === 'mutation' ? 'mutation' : 'query',
-        middlewares,
-        inputKeys: inputKeysOf(inputs),
+    // Read on first use: rendering every input's JSON Schema at start-up would cost each server start ~20-70 ms.
+    let keys: ReadonlySet<string> | null | undefined;
+    routes.push({
+      method,
+      path,
+      pattern: new RegExp(`^${path.replace(/\{[^}]+\}/g, '[^/]+')}/?$`),
+      procedure,
+      successStatus: meta.successStatus ?? 200,
+      errorCodes: meta.errorCodes ?? [],
+      permission: meta.permission,
+      alsoPermitted: meta.alsoPermitted ?? [],
+      type: type === 'mutation' ? 'mutation' : 'query',
+      auth: meta.auth,
+      get inputKeys() {
+        if (keys === undefined) keys = inputKeysOf(p);
+        return keys;
       },
-    ];
+    });
   });
+  return routes;
 }
 
 export type RouteMatch = { kind: 'ok'; route: RestRoute } | { kind: 'method_not_allowed'; allow: string[] } | { kind: 'not_found' };

@@ -2,7 +2,7 @@ import type { Db } from '@leadwire/db';
 import { type JobResult, PgBoss, type Queue } from 'pg-boss';
 import type { Logger } from '../context.ts';
 import { currentRequestId, withRequestId } from '../http/request-scope.ts';
-import type { Jobs } from './queue.ts';
+import type { JobQueue, Jobs, SendOptions } from './queue.ts';
 
 /** A job queued as part of a request carries its id (request-scope.ts), unless the caller set one already. */
 function stamped(data: object): object {
@@ -76,17 +76,17 @@ export class BossRuntime implements Jobs {
     }
   }
 
-  async send(db: Db, queue: string, data: object, options: { startAfter?: Date | number } = {}) {
-    await this.boss.send(queue, stamped(data), {
+  async send(db: Db, queue: JobQueue, data: object, options: SendOptions = {}) {
+    await this.boss.send(queue.name, stamped(data), {
       ...options,
       db: { executeSql: (text: string, values?: unknown[]) => db.raw(text, values) },
     });
   }
 
-  async sendMany(db: Db, queue: string, data: readonly object[]) {
+  async sendMany(db: Db, queue: JobQueue, data: readonly object[]) {
     if (data.length === 0) return;
     await this.boss.insert(
-      queue,
+      queue.name,
       data.map((d) => ({ data: stamped(d) })),
       { db: { executeSql: (text: string, values?: unknown[]) => db.raw(text, values) } },
     );

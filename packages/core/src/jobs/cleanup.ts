@@ -3,10 +3,13 @@ import { z } from 'zod';
 import { ConfigSchema } from '../config.ts';
 import type { Deps } from '../context.ts';
 import type { JobDefinition } from './boss.ts';
+import { jobQueue } from './queue.ts';
 import { retentionOf, runRetention, type Retention, type RetentionResult } from './retention.ts';
 import { deleteInSlices, GONE, LIMIT } from './slices.ts';
 
 export const CLEANUP_QUEUE = 'maintenance.cleanup';
+/** Sent by its cron (or an operator): no payload. */
+export const cleanupQueue = jobQueue(CLEANUP_QUEUE, z.record(z.string(), z.unknown()));
 /** Hourly, in UTC: these tables only grow between runs, and an hour of expired rows is small. */
 export const CLEANUP_CRON = '0 * * * *';
 
@@ -175,14 +178,14 @@ export async function runCleanup(db: Db, now: Date, retention: Retention = DEFAU
 /** `maintenance.cleanup`: pg-boss sends one job per cron tick across all processes, so it runs once an hour. */
 export function cleanupJob(deps: Deps): JobDefinition<Record<string, unknown>> {
   return {
-    queue: CLEANUP_QUEUE,
+    queue: cleanupQueue.name,
     cron: CLEANUP_CRON,
     // A failed run is picked up by the next tick anyway; a couple of quick retries cover a blip.
     retryLimit: 2,
     retryDelay: 60,
     // A job (the cron's, or an operator's) wakes a worker at once rather than at its next poll.
     queueOptions: { notify: true },
-    parse: (data) => z.record(z.string(), z.unknown()).parse(data ?? {}),
+    parse: (data) => cleanupQueue.parse(data ?? {}),
     async handle() {
       const deleted = await runCleanup(deps.db, deps.clock.now(), retentionOf(deps.config));
       deps.log.info({ deleted }, 'maintenance cleanup done');

@@ -1,7 +1,19 @@
-import type { Jobs } from '../context.ts';
+import type { z } from 'zod';
+import type { JobQueue, Jobs, SendOptions } from '../context.ts';
 
-/** The queue's shape is declared with the other dependencies, in context.ts (the floor): importers keep this path. */
-export type { Jobs };
+/** The queue's shapes are declared with the other dependencies, in context.ts (the floor): importers keep this path. */
+export type { JobQueue, Jobs, SendOptions };
+
+export function jobQueue<S extends z.ZodType<object, object>>(name: string, payload: S): JobQueue<S> {
+  const queue: JobQueue<S> = {
+    name,
+    payload,
+    parse: (data) => payload.parse(data),
+    send: (jobs, db, data, options) => jobs.send(db, queue, data, options),
+    sendMany: (jobs, db, data) => jobs.sendMany(db, queue, data),
+  };
+  return queue;
+}
 
 /**
  * The queue as a request sees it: every job it queues carries the request's id as `requestId` in its data, so that a

@@ -2,7 +2,7 @@ import type { Db } from '@leadwire/db';
 import { z } from 'zod';
 import type { Deps } from '../context.ts';
 import type { JobDefinition } from '../jobs/boss.ts';
-import type { Jobs } from '../jobs/queue.ts';
+import { type Jobs, jobQueue } from '../jobs/queue.ts';
 import { MailDeliveryError, type MailMessage, type Mailer, mailerFromConfig } from './mailer.ts';
 
 export const MAIL_QUEUE = 'mail.send';
@@ -15,6 +15,7 @@ export const MailPayload = z.object({
   link: z.url(),
 });
 export type MailPayload = z.infer<typeof MailPayload>;
+export const mailQueue = jobQueue(MAIL_QUEUE, MailPayload);
 
 /**
  * The payload holds the one-time link, and pg-boss keeps payloads in its job table: so the rows go soon. A sent (or
@@ -29,7 +30,7 @@ const RETENTION_SECONDS = 24 * 60 * 60;
  * message is logged here; the worker logs only the template and the outcome.
  */
 export async function queueMail(db: Db, jobs: Jobs, message: MailMessage): Promise<void> {
-  await jobs.send(db, MAIL_QUEUE, MailPayload.parse(message));
+  await mailQueue.send(jobs, db, MailPayload.parse(message));
 }
 
 /**
@@ -41,7 +42,7 @@ export function sendMailJob(deps: Deps, transport?: Mailer): JobDefinition<MailP
   // Built on the first email: every process lists the queues, but only workers send (and warn about the log mailer).
   let mailer = transport;
   return {
-    queue: MAIL_QUEUE,
+    queue: mailQueue.name,
     batchSize: 10,
     retryLimit: 8,
     retryDelay: 10,
@@ -52,7 +53,7 @@ export function sendMailJob(deps: Deps, transport?: Mailer): JobDefinition<MailP
       retentionSeconds: RETENTION_SECONDS,
       notify: true,
     },
-    parse: (data) => MailPayload.parse(data),
+    parse: mailQueue.parse,
     async handle(message) {
       try {
         mailer ??= mailerFromConfig(deps.config, deps.log);

@@ -9,7 +9,6 @@ import type { ErrorCode } from '../errors.ts';
 import { applyRequestExamples, INTERNAL_REQUEST_EXAMPLES, V1_REQUEST_EXAMPLES } from './examples.ts';
 import { headerComponents, parameter, parameterComponents, responseHeaders } from './headers.ts';
 import { addWebhooks } from './webhooks.ts';
-import { internalProcedure } from '../auth/internal.ts';
 import { internalRouter } from '../internal-router.ts';
 import { v1Router } from '../v1-router.ts';
 
@@ -222,7 +221,7 @@ export function buildInternalOpenApiDocument(baseUrl: string): oas31.OpenAPIObje
   const routes = restRoutes(internalRouter);
   applyRequestExamples((r) => operationOf(doc, r), routes, INTERNAL_REQUEST_EXAMPLES);
   const shared: Record<string, oas31.ResponseObject> = {};
-  const authenticated = (route: RestRoute) => route.middlewares.includes(INTERNAL_AUTH_MIDDLEWARE);
+  const authenticated = (route: RestRoute) => route.auth === 'internal';
   for (const route of routes) {
     const op = operationOf(doc, route);
     const keyed = authenticated(route);
@@ -249,6 +248,3 @@ export function buildInternalOpenApiDocument(baseUrl: string): oas31.OpenAPIObje
   doc.info.license = LICENSE;
   return doc;
 }
-
-/** The middleware by which internalProcedure authenticates: a procedure that runs it needs a credential. */
-const INTERNAL_AUTH_MIDDLEWARE: unknown = internalProcedure._def.middlewares.at(-1);

@@ -9,8 +9,8 @@ import { requireLiveContact } from '../contacts/shared/live.ts';
 import { AppError, errors, issuesFromZod } from '../errors.ts';
 import { WORKFLOW_RUNS_PER_WORKFLOW_PER_MINUTE } from '../limits/plans.ts';
 import { enforceRateLimit } from '../limits/rate-limit.ts';
-import { ADJUST_SCORE_QUEUE } from '../contacts/shared/adjust-score-job.ts';
-import { WORKFLOW_RUN_QUEUE } from './job.ts';
+import { scoreAdjustmentHook } from '../contacts/shared/adjust-score-job.ts';
+import { workflowRunQueue } from './job.ts';
 import { type IntakeAnswer, type IntakeInput, IntakePayload } from './schemas.ts';
 import { stepsOf, TOKEN_PREFIX } from './service.ts';
 import * as q from './sql.ts';
@@ -76,7 +76,7 @@ export async function receiveWebhook(
         {
           eventSource: 'automation',
           now,
-          onScoreInputsChanged: deps.scoreAdjustment ? (t, ids) => deps.jobs.send(t, ADJUST_SCORE_QUEUE, { contactIds: ids }) : undefined,
+          onScoreInputsChanged: scoreAdjustmentHook(deps, deps.jobs),
         },
       );
       if (!outcome?.ok) throw outcome?.error ?? errors.saveFailed(new Error('no upsert outcome'));
@@ -94,7 +94,7 @@ export async function receiveWebhook(
       payload: JSON.stringify(payload.data),
       now,
     });
-    await deps.jobs.send(tx, WORKFLOW_RUN_QUEUE, { runId });
+    await workflowRunQueue.send(deps.jobs, tx, { runId });
     return { runId, status: 'queued' as const, contactId: contact.id, contactCreated: contact.created };
   });
 }

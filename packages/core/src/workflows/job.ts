@@ -3,13 +3,15 @@ import type { InternalActor } from '../auth/actor.ts';
 import type { Deps } from '../context.ts';
 import { AppError, isDatabaseUnreachable } from '../errors.ts';
 import type { JobDefinition } from '../jobs/boss.ts';
+import { jobQueue } from '../jobs/queue.ts';
 import { runStepsOf, type RunStep } from './service.ts';
 import * as q from './sql.ts';
 import { STEPS } from './steps.ts';
 
 export const WORKFLOW_RUN_QUEUE = 'workflows.run';
-const Payload = z.object({ runId: z.uuid() });
-type Payload = z.infer<typeof Payload>;
+export const WorkflowRunPayload = z.object({ runId: z.uuid() });
+type Payload = z.infer<typeof WorkflowRunPayload>;
+export const workflowRunQueue = jobQueue(WORKFLOW_RUN_QUEUE, WorkflowRunPayload);
 
 type Outcome = { status: 'ok'; recordId: string; at: string } | { status: 'error'; code: string; message: string; at: string };
 
@@ -74,12 +76,12 @@ export async function runWorkflow(deps: Deps, runId: string): Promise<void> {
  */
 export function workflowRunJob(deps: Deps): JobDefinition<Payload> {
   return {
-    queue: WORKFLOW_RUN_QUEUE,
+    queue: workflowRunQueue.name,
     batchSize: 5,
     retryLimit: 5,
     retryDelay: 30,
     queueOptions: { retryBackoff: true, retryDelayMax: 600, notify: true, deleteAfterSeconds: 24 * 60 * 60 },
-    parse: (data) => Payload.parse(data),
+    parse: workflowRunQueue.parse,
     handle: ({ runId }) => runWorkflow(deps, runId),
   };
 }

@@ -1,7 +1,7 @@
 import { internalProcedure } from '../../auth/internal.ts';
 import type { Deps } from '../../context.ts';
 import { errors, issuesFromZod } from '../../errors.ts';
-import { ADJUST_SCORE_QUEUE } from '../shared/adjust-score-job.ts';
+import { scoreAdjustmentHook } from '../shared/adjust-score-job.ts';
 import { router } from '../../trpc.ts';
 import { restoreContact, trashContact } from './lifecycle.ts';
 import { listContacts, listTrash } from './list.ts';
@@ -36,7 +36,7 @@ const WRITE_ERRORS = [...READ_ERRORS, 'not_found', 'save_failed'] as const;
 /** Writes that change score inputs queue the AI score adjustment, as /v1 upserts do. */
 export function hooks(deps: Pick<Deps, 'jobs' | 'scoreAdjustment'>): WriteHooks {
   return {
-    onScoreInputsChanged: deps.scoreAdjustment ? (tx, ids) => deps.jobs.send(tx, ADJUST_SCORE_QUEUE, { contactIds: ids }) : undefined,
+    onScoreInputsChanged: scoreAdjustmentHook(deps, deps.jobs),
   };
 }
 

@@ -9,12 +9,25 @@ import { toEventContact, type ContactRow } from './row.ts';
 import type { Deps, Logger } from '../../context.ts';
 import { emitEvents } from '../../events/outbox.ts';
 import type { JobDefinition } from '../../jobs/boss.ts';
+import { type Jobs, jobQueue } from '../../jobs/queue.ts';
 import { noAdjustment, openAiCompatibleAdjuster, type ScoreAdjuster } from '../../scoring/adjuster.ts';
 
 export const ADJUST_SCORE_QUEUE = 'contact.adjust-score';
 
 export const AdjustScorePayload = z.object({ contactIds: z.array(z.uuid()) });
 export type AdjustScorePayload = z.infer<typeof AdjustScorePayload>;
+export const adjustScoreQueue = jobQueue(ADJUST_SCORE_QUEUE, AdjustScorePayload);
+
+/**
+ * The `onScoreInputsChanged` hook of a contact write (every writer's one way to ask for it): queues the adjustment of
+ * the contacts whose score inputs changed, in the write's transaction, when an adjuster is configured.
+ */
+export function scoreAdjustmentHook(
+  deps: Pick<Deps, 'scoreAdjustment'>,
+  jobs: Jobs,
+): ((db: Db, contactIds: string[]) => Promise<void>) | undefined {
+  return deps.scoreAdjustment ? (db, contactIds) => adjustScoreQueue.send(jobs, db, { contactIds }) : undefined;
+}
 
 /**
  * Adjuster calls in flight per job. A batch upsert queues up to 100 contacts in one job; one at a time with a 3 s
@@ -138,12 +151,12 @@ export function adjustScoreJob(
   adjuster: ScoreAdjuster = adjusterFromConfig(deps.config, deps.log),
 ): JobDefinition<AdjustScorePayload> {
   return {
-    queue: ADJUST_SCORE_QUEUE,
+    queue: adjustScoreQueue.name,
     retryLimit: 3,
     retryDelay: 30,
     // The score moves as soon as the write commits, not at a worker's next poll (2 s).
     queueOptions: { notify: true },
-    parse: (data) => AdjustScorePayload.parse(data),
+    parse: adjustScoreQueue.parse,
     async handle({ contactIds }) {
       if (contactIds.length === 0) return;
       const db = deps.db;

@@ -2,6 +2,7 @@ import type { RequestContext } from '../../context.ts';
 import { errors, issuesFromZod } from '../../errors.ts';
 import { SourceSchema } from './schemas.ts';
 import type { UpsertOptions } from './upsert.ts';
+import { scoreAdjustmentHook } from '../shared/adjust-score-job.ts';
 
 /** How a /v1 write upserts contacts. X-Source applies when the body carries no `source`: the body is the more specific of the two. */
 export function upsertOptions(ctx: RequestContext): UpsertOptions {
@@ -17,9 +18,7 @@ export function upsertOptions(ctx: RequestContext): UpsertOptions {
   return {
     headerSource: header,
     eventSource: 'api',
-    onScoreInputsChanged: ctx.deps.scoreAdjustment
-      ? (tx, ids) => ctx.jobs.send(tx, 'contact.adjust-score', { contactIds: ids })
-      : undefined,
+    onScoreInputsChanged: scoreAdjustmentHook(ctx.deps, ctx.jobs),
     now: ctx.deps.clock.now(),
   };
 }

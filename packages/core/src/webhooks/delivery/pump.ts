@@ -1,10 +1,9 @@
-import { z } from 'zod';
 import type { Deps } from '../../context.ts';
 import type { JobDefinition } from '../../jobs/boss.ts';
 import { withRequestId } from '../../http/request-scope.ts';
 import { type AttemptRounds, attemptRounds, deliverOne, MAX_IN_FLIGHT } from './deliver.ts';
 import { DISPATCH_BATCH, dispatchEvents } from './dispatch.ts';
-import { ATTEMPTS_PER_JOB, DELIVER_QUEUE, type DeliverJob, SWEEP_BATCH, sweepDeliveries } from './sweep.ts';
+import { type DeliverJob, deliverQueue, SWEEP_BATCH, sweepDeliveries } from './sweep.ts';
 import { InFlight } from './in-flight.ts';
 import { WorkerLock } from './worker-lock.ts';
 
@@ -99,9 +98,6 @@ export function pumpOf(deps: Deps): DeliveryPump {
   return pump;
 }
 
-const AttemptRefPayload = z.object({ deliveryId: z.uuid(), leaseToken: z.uuid() });
-export const DeliverJobPayload = z.object({ attempts: z.array(AttemptRefPayload).min(1).max(ATTEMPTS_PER_JOB) });
-
 /**
  * `webhook.deliver`: up to ATTEMPTS_PER_JOB attempts of one sweep per job, each taken and sent on its own. pg-boss never
  * retries it (retryLimit 0): the schedule and the recovery of lost attempts are the sweeper's, on `deps.clock`.
@@ -111,12 +107,12 @@ export const DeliverJobPayload = z.object({ attempts: z.array(AttemptRefPayload)
  */
 export function deliverJob(deps: Deps): JobDefinition<DeliverJob> {
   return {
-    queue: DELIVER_QUEUE,
+    queue: deliverQueue.name,
     retryLimit: 0,
     batchSize: 2,
     concurrent: true,
     queueOptions: { notify: true, deleteAfterSeconds: 15 * 60, expireInSeconds: 5 * 60 },
-    parse: (data) => DeliverJobPayload.parse(data),
+    parse: deliverQueue.parse,
     handle: async (job) => {
       const pump = pumpOf(deps);
       await Promise.all(job.attempts.map((a) => deliverOne(deps, pump, a)));

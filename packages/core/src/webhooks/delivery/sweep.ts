@@ -1,5 +1,6 @@
 import { qb, sql, statement, type Db } from '@leadwire/db';
-import type { Jobs } from '../../jobs/queue.ts';
+import { z } from 'zod';
+import { type Jobs, jobQueue } from '../../jobs/queue.ts';
 import { QUEUE_LEASE_MS, RECEIVER_TIMEOUT_MS } from './policy.ts';
 
 export const DELIVER_QUEUE = 'webhook.deliver';
@@ -90,6 +91,11 @@ export interface DeliverJob {
  */
 export const ATTEMPTS_PER_JOB = 25;
 
+const AttemptRefPayload = z.object({ deliveryId: z.uuid(), leaseToken: z.uuid() });
+export const DeliverJobPayload = z.object({ attempts: z.array(AttemptRefPayload).min(1).max(ATTEMPTS_PER_JOB) });
+/** Sent by the sweep, handled by pump.ts's deliverJob. */
+export const deliverQueue = jobQueue(DELIVER_QUEUE, DeliverJobPayload);
+
 /**
  * One sweep round, in one transaction: the claimed attempts and their jobs commit together, so an attempt is never
  * marked in flight without a job, nor a job queued for an attempt that rolled back. Returns how many were claimed.
@@ -107,7 +113,7 @@ export async function sweepDeliveries(db: Db, jobs: Jobs, now: Date, batch = SWE
     for (let i = 0; i < claimed.length; i += ATTEMPTS_PER_JOB) {
       bundles.push({ attempts: claimed.slice(i, i + ATTEMPTS_PER_JOB).map((c) => ({ deliveryId: c.id, leaseToken: c.lease_token! })) });
     }
-    await jobs.sendMany(tx, DELIVER_QUEUE, bundles);
+    await deliverQueue.sendMany(jobs, tx, bundles);
     return claimed.length;
   });
 }
