@@ -4,12 +4,18 @@
  * `npm publish` (prepack), or as `node sdk/scripts/build.ts`. ENTRIES is the one list of what the package holds:
  * sdk/package.json's exports and bin must match it (the pack test checks), and an entry whose source does not exist
  * yet is reported as missing, never skipped in silence.
+ *
+ * With `--if-stale` (prepack, and the pack test) it builds only when sdk/dist is not the build of the sources as they
+ * are now: a stamp records a hash of every input (the SDK's sources and scripts, the server's packages its internal
+ * router types come from, tsconfig and the lock file) and of every file written. The internal router's declarations
+ * take the TypeScript checker tens of seconds on a slow host, so a test run (or a pack) after an unchanged build
+ * reuses it.
  */
-import { execFile } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
-import { join, relative } from 'node:path';
-import { promisify } from 'node:util';
+import { chmod, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { dirname, join, relative } from 'node:path';
 import { generateDtsBundle } from 'dts-bundle-generator';
 import { build, type BuildOptions } from 'esbuild';
 
@@ -90,31 +96,117 @@ export async function buildSdk(outDir = join(SDK_DIR, 'dist')): Promise<BuildRes
   await rm(outDir, { recursive: true, force: true });
   await mkdir(outDir, { recursive: true });
   const result = await buildBundles(outDir);
-  // The internal router's declarations come from a child process, so that both declaration jobs use a core each.
-  const internal = result.built
-    .filter((e) => e.types === 'internal')
-    .map((e) =>
-      promisify(execFile)(process.execPath, [
-        join(import.meta.dirname, 'internal-types.ts'),
-        join(SDK_DIR, e.source),
-        join(outDir, `${e.out}.d.ts`),
-      ]),
-    );
+  // The internal router's declarations come from a child process, so that both declaration jobs use a core each. The
+  // child starts on the checker at once; the procedures' summaries (which need the server's modules loaded, seconds
+  // of their own) are read here meanwhile and handed to it on stdin.
+  const internal = result.built.filter((e) => e.types === 'internal');
+  const children = internal.map((e) => internalTypesChild(join(SDK_DIR, e.source), join(outDir, `${e.out}.d.ts`)));
+  if (children.length > 0) {
+    const { procedureSummaries } = await import('./internal-types.ts');
+    const summaries = JSON.stringify([...(await procedureSummaries())]);
+    for (const child of children) child.stdin.end(summaries);
+  }
   const bundled = result.built.filter((e) => e.types === 'bundle');
   const dts = generateDtsBundle(
     bundled.map((e) => ({ filePath: join(SDK_DIR, e.source), output: { noBanner: true, exportReferencedTypes: false } })),
     { preferredConfigPath: join(REPO, 'tsconfig.json') },
   );
   await Promise.all(bundled.map((e, i) => writeFile(join(outDir, `${e.out}.d.ts`), dts[i]!)));
-  await Promise.all(internal);
+  await Promise.all(children.map((c) => c.done));
   return result;
+}
+
+/** `node internal-types.ts <entry> <out>`, reading the summaries on stdin; `done` rejects with its stderr if it fails. */
+function internalTypesChild(entry: string, out: string) {
+  const child = spawn(process.execPath, [join(import.meta.dirname, 'internal-types.ts'), entry, out], {
+    stdio: ['pipe', 'inherit', 'pipe'],
+  });
+  // A child that failed early closes its stdin: its exit code says why, not the write's EPIPE.
+  child.stdin.on('error', () => undefined);
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const done = new Promise<void>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code, signal) =>
+      code === 0 ? resolve() : reject(new Error(`internal-types.ts ${entry} failed (${signal ?? code}):\n${stderr}`)),
+    );
+  });
+  return { stdin: child.stdin, done };
+}
+
+/** The files whose content decides what the build writes (see the header). */
+export const INPUT_DIRS = ['sdk/src', 'sdk/scripts', 'packages/core/src', 'packages/db/src'];
+export const INPUT_FILES = ['sdk/package.json', 'tsconfig.json', 'package.json', 'package-lock.json'];
+/** The stamp of the last complete build: outside dist/, which the package ships as it is. */
+export const BUILD_STAMP = join(REPO, 'node_modules', '.cache', 'leadwire-sdk', 'build-stamp.json');
+
+async function filesUnder(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true, recursive: true });
+  return entries.filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
+}
+
+const sha256 = (bytes: Uint8Array | string) => createHash('sha256').update(bytes).digest('hex');
+
+/** One hash of every input file's path and content (`root` is the repository; a test passes a copy). */
+export async function inputsHash(root = REPO): Promise<string> {
+  const files = [...(await Promise.all(INPUT_DIRS.map((d) => filesUnder(join(root, d))))).flat(), ...INPUT_FILES.map((f) => join(root, f))]
+    .map((f) => relative(root, f))
+    .sort();
+  const hash = createHash('sha256');
+  for (const f of files) hash.update(`${f}\0${sha256(await readFile(join(root, f)))}\0`);
+  return hash.digest('hex');
+}
+
+/** Each file of `outDir` with its content's hash. */
+async function outputsOf(outDir: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const f of (await filesUnder(outDir)).sort()) out[relative(outDir, f)] = sha256(await readFile(f));
+  return out;
+}
+
+interface Stamp {
+  inputs: string;
+  outputs: Record<string, string>;
+}
+
+/** Whether `outDir` (sdk/dist) is exactly what the last build of the current inputs wrote. */
+export async function upToDate(outDir = join(SDK_DIR, 'dist')): Promise<boolean> {
+  if (!existsSync(BUILD_STAMP) || !existsSync(outDir)) return false;
+  const stamp = JSON.parse(await readFile(BUILD_STAMP, 'utf8')) as Stamp;
+  const [inputs, outputs] = await Promise.all([inputsHash(), outputsOf(outDir)]);
+  return stamp.inputs === inputs && JSON.stringify(stamp.outputs) === JSON.stringify(outputs);
+}
+
+/** Builds sdk/dist unless it is already the build of the current inputs; records the stamp after a complete build. */
+export async function buildIfStale(): Promise<{ reused: boolean; result?: BuildResult }> {
+  const outDir = join(SDK_DIR, 'dist');
+  if (await upToDate(outDir)) return { reused: true };
+  await rm(BUILD_STAMP, { force: true });
+  const inputs = await inputsHash();
+  const result = await buildSdk(outDir);
+  // A build with a missing entry is not the package: it is never reused.
+  if (result.missing.length === 0) {
+    await mkdir(dirname(BUILD_STAMP), { recursive: true });
+    await writeFile(BUILD_STAMP, JSON.stringify({ inputs, outputs: await outputsOf(outDir) } satisfies Stamp));
+  }
+  return { reused: false, result };
 }
 
 if (import.meta.main) {
   const started = performance.now();
-  const { built, missing } = await buildSdk();
+  if (process.argv.includes('--if-stale')) {
+    const { reused, result } = await buildIfStale();
+    if (reused) {
+      console.log(`sdk/dist is up to date with its sources (checked in ${Math.round(performance.now() - started)} ms)`);
+      process.exit(0);
+    }
+    report(result!);
+  } else report(await buildSdk());
+  console.log(`sdk built in ${Math.round(performance.now() - started)} ms`);
+}
+
+function report({ built, missing }: BuildResult) {
   for (const e of built) console.log(`built ${e.name === 'bin' ? 'bin leadwire' : e.name} -> dist/${e.out}.js`);
   for (const e of missing)
     console.warn(`MISSING ${e.name}: ${relative(REPO, join(SDK_DIR, e.source))} does not exist, so dist/${e.out}.js was not built`);
-  console.log(`sdk built in ${Math.round(performance.now() - started)} ms`);
 }

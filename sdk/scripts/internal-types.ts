@@ -133,9 +133,13 @@ export function renderRouter(procedures: ProcedureType[], errorShape: string, su
 /**
  * The bundled `internal.d.ts`: TypeScript's declaration emit of `entry` (one module whose only local import is the
  * router's type), with that import swapped for the router's structural type. `summaries` adds each procedure's summary
- * from the server's OpenAPI metadata as its JSDoc.
+ * from the server's OpenAPI metadata as its JSDoc; it is awaited only after the checker's work, so the caller may
+ * gather it meanwhile.
  */
-export function internalDeclarations(entry: string, summaries: Map<string, string> = new Map()): { dts: string; procedures: number } {
+export async function internalDeclarations(
+  entry: string,
+  summaries: Map<string, string> | Promise<Map<string, string>> = new Map(),
+): Promise<{ dts: string; procedures: number }> {
   const { program, checker, probe } = load(entry);
   const root = exported(checker, probe, 'Root_');
   const transformer = checker.typeToString(prop(checker, root, 'transformer')!);
@@ -147,12 +151,12 @@ export function internalDeclarations(entry: string, summaries: Map<string, strin
   if (result.emitSkipped || emitted === '') throw new Error(`no declarations emitted for ${entry}`);
   if (!CORE_IMPORT.test(emitted))
     throw new Error(`${entry} must import the router as \`import type { InternalRouter } from '@leadwire/core'\``);
-  const dts = emitted.replace(CORE_IMPORT, renderRouter(procedures, errorShape, summaries));
+  const dts = emitted.replace(CORE_IMPORT, renderRouter(procedures, errorShape, await summaries));
   return { dts, procedures: procedures.length };
 }
 
-/** Each procedure's OpenAPI summary, for the generated router's JSDoc. */
-async function summaries(): Promise<Map<string, string>> {
+/** Each procedure's OpenAPI summary, for the generated router's JSDoc (build.ts reads them and passes them on stdin). */
+export async function procedureSummaries(): Promise<Map<string, string>> {
   const { internalRouter } = await import('@leadwire/core');
   const map = new Map<string, string>();
   for (const [path, procedure] of Object.entries(internalRouter._def.procedures)) {
@@ -162,10 +166,18 @@ async function summaries(): Promise<Map<string, string>> {
   return map;
 }
 
-// Run as `node internal-types.ts <entry> <out.d.ts>`: build.ts starts it beside its other declaration work, as each
-// takes seconds of one core.
+/** All of stdin as text. */
+async function stdinText(): Promise<string> {
+  let text = '';
+  for await (const chunk of process.stdin.setEncoding('utf8')) text += chunk as string;
+  return text;
+}
+
+// Run as `node internal-types.ts <entry> <out.d.ts>` with the summaries as JSON entries on stdin: build.ts starts it
+// beside its other declaration work, as each takes seconds of one core.
 if (import.meta.main) {
   const [entry, out] = process.argv.slice(2);
-  if (!entry || !out) throw new Error('usage: node internal-types.ts <entry.ts> <out.d.ts>');
-  await writeFile(out, internalDeclarations(entry, await summaries()).dts);
+  if (!entry || !out) throw new Error('usage: node internal-types.ts <entry.ts> <out.d.ts> < summaries.json');
+  const summaries = stdinText().then((text) => new Map(JSON.parse(text) as [string, string][]));
+  await writeFile(out, (await internalDeclarations(entry, summaries)).dts);
 }

@@ -5,7 +5,16 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { GENERATED_EVENTS, GENERATED_V1, generateEventNames, generateV1Types } from '../scripts/generate-types.ts';
+import {
+  GENERATED_CONTACT_ROW,
+  GENERATED_DOMAIN,
+  GENERATED_EVENTS,
+  GENERATED_V1,
+  generateContactRow,
+  generateDomain,
+  generateEventNames,
+  generateV1Types,
+} from '../scripts/generate-types.ts';
 import { DEFAULTS } from '../src/index.ts';
 
 describe('the /v1 contract', () => {
@@ -35,6 +44,26 @@ describe('the /v1 contract', () => {
       'sdk/src/generated/events.ts is out of date with the catalogue: run npm run sdk:generate',
     ).toBe(true);
     expect(committed).toContain('"contact.created"');
+  });
+
+  it('sdk/src/generated/contact-row.ts (the dry run’s validator) is what the document’s ContactUpsertInput compiles to now', async () => {
+    const committed = await readFile(GENERATED_CONTACT_ROW, 'utf8');
+    const fresh = await generateContactRow();
+    expect(committed === fresh, 'sdk/src/generated/contact-row.ts is out of date with the /v1 contract: run npm run sdk:generate').toBe(
+      true,
+    );
+    // Self-contained: the command line bundles no part of ajv.
+    expect(fresh).not.toMatch(/\brequire\(|^import /m);
+    expect(fresh).toMatch(/"maxLength":200/);
+  });
+
+  it('sdk/src/generated/domain.ts is the server’s normalizeDomain as it is now', async () => {
+    const committed = await readFile(GENERATED_DOMAIN, 'utf8');
+    expect(
+      committed === (await generateDomain()),
+      'sdk/src/generated/domain.ts is out of date with packages/core/src/companies/domain.ts: run npm run sdk:generate',
+    ).toBe(true);
+    expect(committed).toContain('export function normalizeDomain(input: string): string | null {');
   });
 });
 

@@ -1,12 +1,13 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
-import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { appendFile, cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from '../../test/support/app.ts';
 import { insertEndpoint, startDeliveringApp, upsertContact } from '../../test/webhooks/delivery/support.ts';
-import { ENTRIES, type Entry, manifestOf, SDK_DIR } from '../scripts/build.ts';
+import { ENTRIES, type Entry, INPUT_DIRS, INPUT_FILES, inputsHash, manifestOf, SDK_DIR, upToDate } from '../scripts/build.ts';
 import {
   type Example,
   type Installed,
@@ -21,15 +22,16 @@ import {
   tlsFront,
 } from './support/package.ts';
 
-// Packing builds everything (esbuild, then the declarations: several seconds), so this file packs once.
-let pkg: Installed;
+// The build (esbuild, then the declarations: tens of seconds on a slow host when dist is stale) happens once, before
+// the one pack of this file. The hook's limit is far beyond that: the outcome is the build's and npm's exit.
+let pkg: Installed & { packOutput: string };
 let installed: string;
 let t: TestApp;
 
 beforeAll(async () => {
   [pkg, t] = await Promise.all([packAndInstall(), startDeliveringApp()]);
   installed = join(pkg.dir, 'node_modules', '@leadwire', 'sdk');
-}, 120_000);
+}, 600_000);
 afterAll(async () => {
   stopAll();
   await t?.close();
@@ -94,6 +96,31 @@ export async function use(client: InternalClient): Promise<string> {
 };
 
 describe('the packed package', () => {
+  it("is packed from the build just made: npm pack's prepack finds sdk/dist up to date and does not build again", () => {
+    expect(sdkManifest.scripts).toEqual({ build: 'node scripts/build.ts', prepack: 'node scripts/build.ts --if-stale' });
+    expect(pkg.packOutput).toMatch(/sdk\/dist is up to date with its sources/);
+    expect(pkg.packOutput).not.toMatch(/sdk built in/);
+  });
+
+  it('counts sdk/dist stale when a file of it or an input of the build changes', async () => {
+    const copy = await mkdtemp(join(tmpdir(), 'leadwire-sdk-stamp-'));
+    try {
+      await cp(join(SDK_DIR, 'dist'), join(copy, 'dist'), { recursive: true });
+      expect(await upToDate(join(copy, 'dist'))).toBe(true);
+      await appendFile(join(copy, 'dist', 'index.js'), '\n');
+      expect(await upToDate(join(copy, 'dist'))).toBe(false);
+      // A tree of the inputs: changing any file under them changes the hash.
+      for (const d of INPUT_DIRS) await mkdir(join(copy, 'repo', d), { recursive: true });
+      for (const f of INPUT_FILES) await writeFile(join(copy, 'repo', f), '{}');
+      await writeFile(join(copy, 'repo', 'packages/core/src/router.ts'), 'export {};');
+      const before = await inputsHash(join(copy, 'repo'));
+      await writeFile(join(copy, 'repo', 'packages/core/src/router.ts'), 'export const x = 1;');
+      expect(await inputsHash(join(copy, 'repo'))).not.toBe(before);
+    } finally {
+      await rm(copy, { recursive: true, force: true });
+    }
+  });
+
   it('declares in sdk/package.json exactly the entries build.ts builds, with no runtime dependencies', () => {
     const { exports, bin } = manifestOf();
     expect(sdkManifest.exports).toEqual(exports);
@@ -207,15 +234,24 @@ const exampleEnv = (vars: Record<string, string>): NodeJS.ProcessEnv => ({
   ...vars,
 });
 
-/** Waits until the process printed something matching `pattern` (or ended, or 15 s passed: then the test fails). */
-async function printed(p: ReturnType<typeof start>, pattern: RegExp): Promise<RegExpMatchArray> {
-  let ended = false;
-  void p.exited.finally(() => (ended = true));
-  for (const deadline = Date.now() + 15_000; Date.now() < deadline && !ended; await new Promise((r) => setTimeout(r, 20))) {
-    const m = p.out.stdout.match(pattern);
-    if (m) return m;
-  }
-  throw new Error(`expected output matching ${pattern}; stdout:\n${p.out.stdout}\nstderr:\n${p.out.stderr}`);
+/** Resolves when the process has printed something matching `pattern`; rejects if it ends first. No clock: the test's own limit stands. */
+function printed(p: ReturnType<typeof start>, pattern: RegExp): Promise<RegExpMatchArray> {
+  return new Promise((resolve, reject) => {
+    // start() appends each chunk to p.out before this listener (registered after it) runs.
+    const check = () => {
+      const m = p.out.stdout.match(pattern);
+      if (!m) return false;
+      p.child.stdout.off('data', check);
+      resolve(m);
+      return true;
+    };
+    if (check()) return;
+    p.child.stdout.on('data', check);
+    void p.exited.then(
+      () => check() || reject(new Error(`expected output matching ${pattern}; stdout:\n${p.out.stdout}\nstderr:\n${p.out.stderr}`)),
+      reject,
+    );
+  });
 }
 
 async function runExample(example: Example): Promise<void> {

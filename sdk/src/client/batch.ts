@@ -1,3 +1,4 @@
+import pLimit from 'p-limit';
 import { LeadwireError } from './errors.ts';
 import { type CallOptions, DEFAULTS, send, type Transport } from './http.ts';
 import type { BatchResponse, BatchRowResult, ContactUpsertInput } from './types.ts';
@@ -46,10 +47,8 @@ export async function batchUpsert(
   const size = DEFAULTS.batchSize;
   const chunks = Math.ceil(rows.length / size);
   const results: BatchRowResult[] = new Array<BatchRowResult>(rows.length);
-  let next = 0;
   let done = 0;
   let failed = 0;
-  let stopped = false;
 
   const runChunk = async (chunkIndex: number) => {
     const start = chunkIndex * size;
@@ -79,17 +78,19 @@ export async function batchUpsert(
     opts.onProgress?.({ done, total: rows.length, failed, chunkIndex, results: chunk });
   };
 
-  const worker = async () => {
-    while (!stopped && next < chunks) {
+  // Chunks start in order, `concurrency` at a time. An error that ends the call (401/403, an abort) leaves the chunks
+  // not yet started unstarted; the ones in flight finish or abort with the signal.
+  const limit = pLimit(Math.max(1, Math.floor(opts.concurrency || DEFAULTS.concurrency)));
+  await limit.map(
+    Array.from({ length: chunks }, (_, i) => i),
+    async (chunkIndex) => {
       try {
-        await runChunk(next++);
+        await runChunk(chunkIndex);
       } catch (err) {
-        stopped = true;
+        limit.clearQueue();
         throw err;
       }
-    }
-  };
-  const workers = Math.max(1, Math.min(opts.concurrency || DEFAULTS.concurrency, chunks));
-  await Promise.all(Array.from({ length: workers }, worker));
+    },
+  );
   return results;
 }

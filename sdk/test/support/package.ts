@@ -1,6 +1,7 @@
 /**
- * The package as a user gets it: `npm pack` in sdk/ (which builds, through prepack), the tarball installed into an
- * empty folder, and processes run there. Also reads sdk/README.md's runnable examples.
+ * The package as a user gets it: sdk/dist built (or reused when it is the build of the current sources), `npm pack`
+ * in sdk/ (whose prepack then finds dist up to date), the tarball installed into an empty folder, and processes run
+ * there. Also reads sdk/README.md's runnable examples.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -40,14 +41,17 @@ export function start(command: string, args: readonly string[], opts: { cwd: str
   return { child, out, exited };
 }
 
-/** Runs a command to its end; killed (and reported as such) after `timeoutMs`. */
+/**
+ * Runs a command to its end. The outcome is its exit; the kill after `timeoutMs` (default 10 minutes, far beyond
+ * anything here on a slow host) only keeps a hung child from outliving the run.
+ */
 export async function run(
   command: string,
   args: readonly string[],
   opts: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number },
 ): Promise<Ran> {
   const p = start(command, args, opts);
-  const timer = setTimeout(() => p.child.kill('SIGKILL'), opts.timeoutMs ?? 60_000);
+  const timer = setTimeout(() => p.child.kill('SIGKILL'), opts.timeoutMs ?? 600_000);
   try {
     return await p.exited;
   } finally {
@@ -72,21 +76,26 @@ export interface Installed {
 }
 
 /**
- * Packs sdk/ and installs the tarball offline into a new folder, with @trpc/client and @trpc/server (the internal
- * entry's optional peers) from the repository's own node_modules, as an application using that entry installs them.
+ * Builds sdk/dist unless it is up to date (`build.ts --if-stale`: the internal router's declarations take the checker
+ * tens of seconds on a slow host, so a run after an unchanged build reuses it), packs sdk/ and installs the tarball
+ * offline into a new folder, with @trpc/client and @trpc/server (the internal entry's optional peers) from the
+ * repository's own node_modules, as an application using that entry installs them. `packOutput` is what npm pack
+ * printed, prepack's report included.
  */
-export async function packAndInstall(): Promise<Installed> {
+export async function packAndInstall(): Promise<Installed & { packOutput: string }> {
   const root = await mkdtemp(join(tmpdir(), 'leadwire-sdk-pack-'));
   const dir = join(root, 'app');
   await mkdir(dir);
-  const packed = await run('npm', ['pack', '--pack-destination', root], { cwd: SDK_DIR });
+  const built = await run(process.execPath, [join(SDK_DIR, 'scripts', 'build.ts'), '--if-stale'], { cwd: SDK_DIR });
+  if (built.code !== 0) throw new Error(`the SDK build failed:\n${built.stdout}\n${built.stderr}`);
+  const packed = await run('npm', ['pack', '--foreground-scripts', '--pack-destination', root], { cwd: SDK_DIR });
   if (packed.code !== 0) throw new Error(`npm pack failed:\n${packed.stdout}\n${packed.stderr}`);
   const tarball = join(root, (await readdir(root)).find((f) => f.endsWith('.tgz'))!);
   await writeFile(join(dir, 'package.json'), JSON.stringify({ name: 'sdk-consumer', private: true, type: 'module' }));
   const peers = ['client', 'server'].map((p) => join(REPO, 'node_modules', '@trpc', p));
   const installed = await run('npm', ['install', '--offline', '--no-audit', '--no-fund', tarball, ...peers], { cwd: dir });
   if (installed.code !== 0) throw new Error(`npm install failed:\n${installed.stdout}\n${installed.stderr}`);
-  return { dir, tarball, remove: () => rm(root, { recursive: true, force: true }) };
+  return { dir, tarball, packOutput: packed.stdout + packed.stderr, remove: () => rm(root, { recursive: true, force: true }) };
 }
 
 export interface Example {

@@ -1,4 +1,4 @@
-import { type SseEvent, SseParser } from '../../../sdk/src/cli/sse.ts';
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import type { TestApp } from '../../support/app.ts';
 import { waiter } from '../../support/waiter.ts';
 
@@ -15,7 +15,7 @@ export interface Stream {
   /** The JSON body of a refused stream. */
   error?: { error: string; code: string };
   ready: { secret: string; events: string[] | null; resumed: boolean | null };
-  events: SseEvent[];
+  events: EventSourceMessage[];
   heartbeats: number;
   /** The next `delivery` event after the ones already taken (waits for it). */
   nextDelivery(timeoutMs?: number): Promise<Delivery>;
@@ -34,7 +34,7 @@ export async function openStream(t: TestApp, key: string, opts: { events?: strin
     headers: { authorization: `Bearer ${key}`, ...(opts.lastEventId ? { 'last-event-id': opts.lastEventId } : {}) },
     signal: abort.signal,
   });
-  const events: SseEvent[] = [];
+  const events: EventSourceMessage[] = [];
   let heartbeats = 0;
   let taken = 0;
   const { wake, until: waitFor } = waiter();
@@ -53,21 +53,21 @@ export async function openStream(t: TestApp, key: string, opts: { events?: strin
       ended: Promise.resolve(),
     };
   }
-  const parser = new SseParser(
-    (e) => {
+  const parser = createParser({
+    onEvent: (e) => {
       events.push(e);
       wake();
     },
-    () => {
+    onComment: () => {
       heartbeats++;
       wake();
     },
-  );
+  });
   let done = false;
   const ended = (async () => {
     const decoder = new TextDecoder();
     try {
-      for await (const chunk of res.body as AsyncIterable<Uint8Array>) parser.push(decoder.decode(chunk, { stream: true }));
+      for await (const chunk of res.body as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(chunk, { stream: true }));
     } catch {
       // aborted by the test
     }
@@ -89,7 +89,7 @@ export async function openStream(t: TestApp, key: string, opts: { events?: strin
       const at = index();
       taken = at;
       const e = events[at]!;
-      return { id: e.id, ...(JSON.parse(e.data) as Omit<Delivery, 'id'>) };
+      return { id: e.id ?? '', ...(JSON.parse(e.data) as Omit<Delivery, 'id'>) };
     },
     heartbeatsReached: (n, timeoutMs = 10_000) => until(() => heartbeats >= n, `${n} heartbeats`, timeoutMs),
     ended,

@@ -1,15 +1,15 @@
 import { resolve } from 'node:path';
 import type { FeedEvent } from '../../client/types.ts';
-import { parseArgs } from 'node:util';
-import { forwardUrl, positionals, usageErrors } from '../args.ts';
-import { resolveCredentials } from '../config.ts';
+import { forwardUrl, positionals } from '../args.ts';
 import type { Command } from '../context.ts';
 import { ExitCode, UsageError } from '../exit-codes.ts';
 import { isSecret, newSecret } from '../events/sign.ts';
 import { defaultStatePath, loadState, prepareState, saveState, type TailState } from '../events/state.ts';
-import { pause, POLL_MAX_MS, POLL_MIN_MS, tail } from '../events/tail.ts';
+import { POLL_MAX_MS, POLL_MIN_MS, tail } from '../events/tail.ts';
 import { checkEvent } from '../listen/events.ts';
 import { maskKey, messages } from '../output.ts';
+import { pause } from '../pause.ts';
+import { connectionOf, connectionUsage, PAGE_SIZE_OPTION, pageSizeOf, parseCommand } from '../options.ts';
 
 const USAGE = `Usage: leadwire events tail [options]
 
@@ -32,9 +32,7 @@ Options:
   --state <file>      the state file (default: one per server and key in the config folder,
                       events-tail/<id>.json)
   --page-size <n>     events per request, 1-100 (default 100)
-  --api-key <key>     a Public API key (default LEADWIRE_API_KEY, then \`leadwire login\`)
-  --base-url <url>    the server's API root (default LEADWIRE_BASE_URL, then the saved one)
-  -h, --help          show this help
+${connectionUsage('public', 22)}
 
 Ctrl-C stops (exit 0); an event being posted when it comes is posted again by the next run.
 Exit codes: 0 stopped; 2 usage error or a cursor the server refused; 3 key missing or refused
@@ -50,22 +48,14 @@ export const eventsCommand: Command = {
   summary: 'follow the changes feed (events tail), printing or forwarding each event',
   usage: USAGE,
   async run(ctx, argv) {
-    const { values, positionals: rest } = usageErrors(() =>
-      parseArgs({
-        args: argv,
-        allowPositionals: true,
-        options: {
-          after: { type: 'string' },
-          types: { type: 'string' },
-          'forward-to': { type: 'string' },
-          secret: { type: 'string' },
-          state: { type: 'string' },
-          'page-size': { type: 'string' },
-          'api-key': { type: 'string' },
-          'base-url': { type: 'string' },
-        },
-      }),
-    );
+    const { values, positionals: rest } = parseCommand(argv, {
+      after: { type: 'string' },
+      types: { type: 'string' },
+      'forward-to': { type: 'string' },
+      secret: { type: 'string' },
+      state: { type: 'string' },
+      ...PAGE_SIZE_OPTION,
+    });
     const [sub] = positionals(rest, ['subcommand (tail)']);
     if (sub !== 'tail') throw new UsageError(`unknown subcommand ${JSON.stringify(sub)}: leadwire events tail`);
     const types = values.types
@@ -77,12 +67,10 @@ export const eventsCommand: Command = {
     const given = values.secret ?? ctx.env.LEADWIRE_WEBHOOK_SECRET;
     if (given !== undefined && !isSecret(given))
       throw new UsageError('--secret (or LEADWIRE_WEBHOOK_SECRET) must be a signing secret: whsec_ and base64, as the server gives them');
-    const pageSize = Number(values['page-size'] ?? 100);
-    if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 100)
-      throw new UsageError('--page-size must be a whole number from 1 to 100');
+    const pageSize = pageSizeOf(values);
     if (values.after !== undefined && !/^[A-Za-z0-9_.-]{1,200}$/.test(values.after))
       throw new UsageError('--after takes a cursor as the feed or the state file gives it, now, or start');
-    const { apiKey, baseUrl } = await resolveCredentials(ctx, { apiKey: values['api-key'], baseUrl: values['base-url'] }, 'public');
+    const { apiKey, baseUrl } = await connectionOf(ctx, values, 'public');
 
     const say = messages(ctx);
     const now = ctx.now ?? (() => Date.now());

@@ -1,13 +1,12 @@
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
-import { positionals, usageErrors } from '../args.ts';
-import { resolveCredentials } from '../config.ts';
+import { positionals } from '../args.ts';
 import type { CliContext, Command } from '../context.ts';
 import { CliError, cliErrorOf, ExitCode, UsageError } from '../exit-codes.ts';
 import { CONTACT_COLUMNS, type ExportFormat, formatRecords } from '../export/format.ts';
 import { counter } from '../export/progress.ts';
 import { fileSink, OutputClosed, type Sink, stdoutSink } from '../export/sink.ts';
 import { messages } from '../output.ts';
+import { connectionOf, connectionUsage, PAGE_SIZE_OPTION, pageSizeOf, parseCommand } from '../options.ts';
 
 const USAGE = `Usage: leadwire export contacts --format csv|jsonl [options]
 
@@ -29,9 +28,7 @@ Options:
   --progress             show the count and rate on stderr even when it is not a terminal
                          (on a terminal it is always shown)
   --page-size <n>        contacts per request, 1-100 (default 100)
-  --api-key <key>        a Public API key (default LEADWIRE_API_KEY, then \`leadwire login\`)
-  --base-url <url>       the server's API root (default LEADWIRE_BASE_URL, then the saved one)
-  -h, --help             show this help
+${connectionUsage('public', 25)}
 
 Prints "Exported <n> contacts" on stderr at the end, and with --output a JSON summary on stdout.
 Exit codes: 0 done; 2 usage error (or a rejected --updated-since); 3 key missing or refused;
@@ -49,21 +46,13 @@ export const exportCommand: Command = {
   summary: 'write every contact to a CSV or JSONL file, streaming',
   usage: USAGE,
   async run(ctx, argv) {
-    const { values, positionals: rest } = usageErrors(() =>
-      parseArgs({
-        args: argv,
-        allowPositionals: true,
-        options: {
-          format: { type: 'string' },
-          'updated-since': { type: 'string' },
-          output: { type: 'string' },
-          progress: { type: 'boolean' },
-          'page-size': { type: 'string' },
-          'api-key': { type: 'string' },
-          'base-url': { type: 'string' },
-        },
-      }),
-    );
+    const { values, positionals: rest } = parseCommand(argv, {
+      format: { type: 'string' },
+      'updated-since': { type: 'string' },
+      output: { type: 'string' },
+      progress: { type: 'boolean' },
+      ...PAGE_SIZE_OPTION,
+    });
     const [subject] = positionals(rest, ['what to export (contacts)']);
     if (subject !== 'contacts') throw new UsageError(`cannot export ${JSON.stringify(subject)}: only contacts`);
     const format = values.format;
@@ -73,10 +62,8 @@ export const exportCommand: Command = {
       throw new UsageError(
         `--updated-since must be an ISO 8601 instant with a time zone, e.g. 2026-11-20T00:00:00Z; got ${JSON.stringify(since)}`,
       );
-    const pageSize = Number(values['page-size'] ?? 100);
-    if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 100)
-      throw new UsageError('--page-size must be a whole number from 1 to 100');
-    const { apiKey, baseUrl } = await resolveCredentials(ctx, { apiKey: values['api-key'], baseUrl: values['base-url'] }, 'public');
+    const pageSize = pageSizeOf(values);
+    const { apiKey, baseUrl } = await connectionOf(ctx, values, 'public');
 
     const output = values.output === undefined ? undefined : resolve(ctx.cwd, values.output);
     let sink: Sink;

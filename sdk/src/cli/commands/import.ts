@@ -1,8 +1,6 @@
 import { access, constants, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
-import { positionals, usageErrors } from '../args.ts';
-import { resolveCredentials } from '../config.ts';
+import { positionals } from '../args.ts';
 import type { Command } from '../context.ts';
 import { CliError, ExitCode, UsageError } from '../exit-codes.ts';
 import { messages } from '../output.ts';
@@ -19,6 +17,7 @@ import { FailedFile, type FailedRow } from '../import/failed.ts';
 import { CONTACT_FIELDS, parseMapOption } from '../import/mapping.ts';
 import { readCsv, readJsonl } from '../import/reader.ts';
 import { CHUNK_ROWS, runImport, type SendChunk } from '../import/run.ts';
+import { connectionOf, connectionUsage, parseCommand } from '../options.ts';
 
 const USAGE = `Usage: leadwire import <file.csv | file.jsonl> [options]
 
@@ -45,9 +44,7 @@ Options:
   --dry-run           check every row by the server's rules and write the failed file; nothing
                       is sent and no key is needed (whether a companyDomain names an existing
                       company is for the server to say)
-  --api-key <key>     a Public API key (default LEADWIRE_API_KEY, then \`leadwire login\`)
-  --base-url <url>    the server's API root (default LEADWIRE_BASE_URL, then the saved one)
-  -h, --help          show this help
+${connectionUsage('public', 22)}
 
 Prints a summary (created, updated, failed, skipped) on stderr and as JSON on stdout.
 Exit codes: 0 all rows imported; 1 some rows failed (see the failed file); 2 usage error;
@@ -66,20 +63,12 @@ export const importCommand: Command = {
   summary: 'create or update contacts from a CSV or JSONL file',
   usage: USAGE,
   async run(ctx, argv) {
-    const { values, positionals: rest } = usageErrors(() =>
-      parseArgs({
-        args: argv,
-        allowPositionals: true,
-        options: {
-          map: { type: 'string' },
-          failed: { type: 'string' },
-          source: { type: 'string' },
-          'dry-run': { type: 'boolean' },
-          'api-key': { type: 'string' },
-          'base-url': { type: 'string' },
-        },
-      }),
-    );
+    const { values, positionals: rest } = parseCommand(argv, {
+      map: { type: 'string' },
+      failed: { type: 'string' },
+      source: { type: 'string' },
+      'dry-run': { type: 'boolean' },
+    });
     const [file] = positionals(rest, ['file']);
     const path = resolve(ctx.cwd, file!);
     const format = /\.(jsonl|ndjson)$/i.test(path) ? 'jsonl' : /\.csv$/i.test(path) ? 'csv' : undefined;
@@ -94,9 +83,7 @@ export const importCommand: Command = {
       throw new UsageError(`cannot read ${file!}`);
     }
     // Before the hashing pass, which takes seconds on a large file: a missing key should not wait for it.
-    const credentials = values['dry-run']
-      ? undefined
-      : await resolveCredentials(ctx, { apiKey: values['api-key'], baseUrl: values['base-url'] }, 'public');
+    const credentials = values['dry-run'] ? undefined : await connectionOf(ctx, values, 'public');
     const say = messages(ctx);
     const fingerprint = await fingerprintOf(path, ctx.signal);
     const items = format === 'csv' ? readCsv(path) : readJsonl(path);

@@ -1,13 +1,13 @@
-import { parseArgs } from 'node:util';
-import { forwardUrl, positionals, usageErrors } from '../args.ts';
-import { resolveCredentials } from '../config.ts';
+import { createParser } from 'eventsource-parser';
+import { forwardUrl, positionals } from '../args.ts';
 import type { CliContext, Command } from '../context.ts';
 import { CliError, cliErrorOf, ExitCode, UsageError } from '../exit-codes.ts';
 import { checkEvent } from '../listen/events.ts';
 import { forward, recordIdOf, type StreamedDelivery } from '../listen/forward.ts';
 import { SECRET_ENV, type StartedReceiver, startReceiver } from '../listen/receiver.ts';
 import { messages } from '../output.ts';
-import { SseParser } from '../sse.ts';
+import { pause } from '../pause.ts';
+import { connectionOf, connectionUsage, parseCommand } from '../options.ts';
 
 const USAGE = `Usage: leadwire listen --forward-to <url> [options] [-- <receiver command…>]
 
@@ -23,9 +23,7 @@ output on stderr and stops it when listening stops (and stops listening if it ex
 Options:
   --forward-to <url>  the receiver, http:// or https://, e.g. http://localhost:4000/hook
   --events <a,b>      only these events (default: every event; see \`leadwire trigger --help\`)
-  --api-key <key>     an Internal key (default LEADWIRE_API_KEY, then \`leadwire login\`)
-  --base-url <url>    the server's API root (default LEADWIRE_BASE_URL, then the saved one)
-  -h, --help          show this help
+${connectionUsage('internal', 22)}
 
 Prints "Ready. Your webhook signing secret is whsec_…" once connected, then a line per event on
 stderr (time, event, record id, the receiver's status and time) and the same as JSON on stdout.
@@ -49,18 +47,6 @@ const backoff = (attempt: number) => {
   return ceiling / 2 + Math.random() * (ceiling / 2);
 };
 
-/** Waits `ms`, or less when the command is interrupted. */
-const pause = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
-
 interface Ready {
   secret: string;
   events: string[] | null;
@@ -76,18 +62,10 @@ export const listenCommand: Command = {
     const separator = argv.indexOf('--');
     const receiver = separator < 0 ? undefined : argv.slice(separator + 1);
     if (receiver?.length === 0) throw new UsageError('-- must be followed by the command that starts your receiver');
-    const { values, positionals: rest } = usageErrors(() =>
-      parseArgs({
-        args: separator < 0 ? argv : argv.slice(0, separator),
-        options: {
-          'forward-to': { type: 'string' },
-          events: { type: 'string' },
-          'api-key': { type: 'string' },
-          'base-url': { type: 'string' },
-        },
-        allowPositionals: true,
-      }),
-    );
+    const { values, positionals: rest } = parseCommand(separator < 0 ? argv : argv.slice(0, separator), {
+      'forward-to': { type: 'string' },
+      events: { type: 'string' },
+    });
     positionals(rest, []);
     const forwardTo = values['forward-to'];
     if (!forwardTo) throw new UsageError('--forward-to is required: the local receiver, e.g. http://localhost:4000/hook');
@@ -97,7 +75,7 @@ export const listenCommand: Command = {
       .map((e) => e.trim())
       .filter((e) => e !== '')
       .map((e) => checkEvent(e, '--events'));
-    const { apiKey, baseUrl } = await resolveCredentials(ctx, { apiKey: values['api-key'], baseUrl: values['base-url'] }, 'internal');
+    const { apiKey, baseUrl } = await connectionOf(ctx, values, 'internal');
     const url = `${baseUrl}/webhooks/listen${events?.length ? `?events=${encodeURIComponent(events.join(','))}` : ''}`;
     await listen(ctx, { url, apiKey, target, receiver });
     return ExitCode.ok;
@@ -216,17 +194,20 @@ async function stream(
 ): Promise<string> {
   let ending = 'connection closed';
   let queue = Promise.resolve();
-  const parser = new SseParser((e) => {
-    if (e.event === 'ready') on.onReady(JSON.parse(e.data) as Ready);
-    else if (e.event === 'end') ending = (JSON.parse(e.data) as { reason: string }).reason;
-    else if (e.event === 'delivery') {
-      const d = { id: e.id, ...(JSON.parse(e.data) as Omit<StreamedDelivery, 'id'>) };
-      queue = queue.then(() => on.onDelivery(d));
-    }
+  // Every delivery carries its event id (the server's frames), which is the Last-Event-ID to resume from.
+  const parser = createParser({
+    onEvent: (e) => {
+      if (e.event === 'ready') on.onReady(JSON.parse(e.data) as Ready);
+      else if (e.event === 'end') ending = (JSON.parse(e.data) as { reason: string }).reason;
+      else if (e.event === 'delivery') {
+        const d = { id: e.id ?? '', ...(JSON.parse(e.data) as Omit<StreamedDelivery, 'id'>) };
+        queue = queue.then(() => on.onDelivery(d));
+      }
+    },
   });
   const decoder = new TextDecoder();
   try {
-    for await (const chunk of res.body as AsyncIterable<Uint8Array>) parser.push(decoder.decode(chunk, { stream: true }));
+    for await (const chunk of res.body as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(chunk, { stream: true }));
   } catch (err) {
     if (!ctx.signal.aborted) ending = `read failed: ${(err as Error).message}`;
   }

@@ -1,8 +1,8 @@
-import { parseArgs } from 'node:util';
-import { positionals, usageErrors } from '../args.ts';
+import { positionals } from '../args.ts';
 import { configPathOf, DEFAULT_BASE_URL, normalizeBaseUrl, readConfig, writeConfig } from '../config.ts';
 import type { CliContext, Command } from '../context.ts';
 import { CliError, ExitCode, type KeyKind, UsageError } from '../exit-codes.ts';
+import { parseCommand } from '../options.ts';
 import { maskKey, messages } from '../output.ts';
 
 const USAGE = `Usage: leadwire login [--api-key <key>] [--base-url <url>]
@@ -34,9 +34,7 @@ export const loginCommand: Command = {
   summary: 'check an API key and save it for the other commands',
   usage: USAGE,
   async run(ctx, argv) {
-    const { values, positionals: rest } = usageErrors(() =>
-      parseArgs({ args: argv, options: { 'api-key': { type: 'string' }, 'base-url': { type: 'string' } }, allowPositionals: true }),
-    );
+    const { values, positionals: rest } = parseCommand(argv, {});
     positionals(rest, []);
     const baseUrl = normalizeBaseUrl(values['base-url'] || ctx.env.LEADWIRE_BASE_URL || DEFAULT_BASE_URL);
     const apiKeys = keysOf((values['api-key'] ?? (await readKey(ctx))).trim());

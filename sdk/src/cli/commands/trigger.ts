@@ -1,10 +1,9 @@
-import { parseArgs } from 'node:util';
-import { positionals, usageErrors } from '../args.ts';
-import { resolveCredentials } from '../config.ts';
+import { positionals } from '../args.ts';
 import type { CliContext, Command } from '../context.ts';
 import { CliError, cliErrorOf, ExitCode, UsageError } from '../exit-codes.ts';
 import { checkEvent, eventList } from '../listen/events.ts';
 import { messages } from '../output.ts';
+import { connectionOf, connectionUsage, parseCommand } from '../options.ts';
 
 const USAGE = `Usage: leadwire trigger <event> [--endpoint <id> | --create] [options]
 
@@ -19,9 +18,7 @@ Options:
   --endpoint <id>   also deliver the example to this webhook endpoint
   --create          contact.created only: create a real contact (trigger-…@example.com), so the
                     event and its ids are real
-  --api-key <key>   an Internal key (default LEADWIRE_API_KEY, then \`leadwire login\`)
-  --base-url <url>  the server's API root (default LEADWIRE_BASE_URL, then the saved one)
-  -h, --help        show this help
+${connectionUsage('internal', 20)}
 
 Events:
 ${eventList()}
@@ -64,18 +61,10 @@ export const triggerCommand: Command = {
   summary: "send an event's example to your listen sessions (and optionally one endpoint)",
   usage: USAGE,
   async run(ctx, argv) {
-    const { values, positionals: rest } = usageErrors(() =>
-      parseArgs({
-        args: argv,
-        options: {
-          endpoint: { type: 'string' },
-          create: { type: 'boolean' },
-          'api-key': { type: 'string' },
-          'base-url': { type: 'string' },
-        },
-        allowPositionals: true,
-      }),
-    );
+    const { values, positionals: rest } = parseCommand(argv, {
+      endpoint: { type: 'string' },
+      create: { type: 'boolean' },
+    });
     const [name] = positionals(rest, ['event']);
     const event = checkEvent(name!, 'trigger');
     const endpointId = values.endpoint;
@@ -85,7 +74,7 @@ export const triggerCommand: Command = {
       throw new UsageError(`--create makes a real ${CREATABLE.join(', ')} only; for ${event}, make the change through the API`);
     if (values.create && endpointId !== undefined)
       throw new UsageError('--create and --endpoint do not go together: a real event goes to every endpoint subscribed to it');
-    const { apiKey, baseUrl } = await resolveCredentials(ctx, { apiKey: values['api-key'], baseUrl: values['base-url'] }, 'internal');
+    const { apiKey, baseUrl } = await connectionOf(ctx, values, 'internal');
     const post = (path: string, body: unknown) => postJson(ctx, `${baseUrl}${path}`, apiKey, body);
     const say = messages(ctx);
     if (values.create) {

@@ -11,6 +11,7 @@ import { cliErrorOf, UsageError } from '../exit-codes.ts';
 import { forward, recordIdOf } from '../listen/forward.ts';
 import { messages } from '../output.ts';
 import { deliveryOf } from './sign.ts';
+import { pause } from '../pause.ts';
 
 /** Polls once caught up: soon after events arrived, then doubling while none do, up to this. */
 export const POLL_MIN_MS = 1_000;
@@ -18,18 +19,6 @@ export const POLL_MAX_MS = 15_000;
 /** Redelivery to a receiver that did not answer 2xx: doubling from 0.5 s up to 15 s, like listen's reconnections. */
 const RETRY_FIRST_MS = 500;
 const RETRY_MAX_MS = 15_000;
-
-/** Waits `ms`, or less when the command is interrupted (then resolves: the loop sees the signal). */
-export const pause = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
 
 export interface TailOptions {
   lw: LeadwireClient;
