@@ -1,28 +1,40 @@
 // @ts-check
 /*
- * The layers of the tree, checked on every `npm test` (test/architecture/layers.test.ts) and by `npm run deps`.
- * Imports point down this list, never up, and never in a circle:
+ * The layers of the tree, checked on every `npm test` (test/architecture/layers.test.ts) and by `npm run deps`. The
+ * building, each folder above everything it imports (packages/core/src folded to its first folders; a top-level file
+ * is a folder of its own name). `node test/architecture/count-folders.ts` prints it from the tree:
  *
- *   apps/server               the process: composes the runtime, the HTTP edge, the hand-written routes
- *   core composition          packages/core/src/{index,boot,v1-router,internal-router,openapi,runtime,surfaces}.ts
- *   core resources            a folder per resource (accounts/, contacts/, deals/, webhooks/endpoints/, ...)
- *   core foundation           errors (and errors/, the catalogue), conflict, clock, config, random, context, trpc,
- *                             records/ (what CRM record types share), validation/, http/, limits/, auth/,
- *                             idempotency/, events/, mail/, openapi/, jobs/ (the queue runtime), webhooks/transport/,
- *                             metrics/ (the process's counters)
- *   packages/db               entities, ORM, the Db executor
+ *   apps/server  apps/console  apps/cli  sdk              the process, the browser bundle, the command line, the SDK
+ *   ---------------------------------------------------------------------------------------------------------------
+ *   composition   index, openapi/ (both documents) > runtime, internal-router > surfaces > v1-router; boot
+ *   resources     workflows > automation, capture > forms, leads, messages, deals, tasks, bookings, ai-actions
+ *                 > contacts, tracking, webhooks (endpoints, delivery, listen), api-keys
+ *                 > companies, accounts, feed, files, notes, nonprofit, pipelines
+ *   services      auth, mail > events, jobs > http, idempotency, limits > trpc, records, metrics; scoring;
+ *                 webhooks/transport (signing, sending, the address rules), a folder inside webhooks/
+ *   floor         context (the dependencies' shapes), conflict > errors (errors.ts, errors/), validation, clock,
+ *                 config, random
+ *   packages/db   entities, the ORM, typed statements and the Db executor
  *
- * Resources may use each other (no circle); apps/ reaches core only through the package's named exports; the SDK
- * takes only types, from the package's index (the routers); the browser snippets import nothing from the server.
- * Tests may import anything and are not cruised (test/ is not followed, so an import of it from below still shows).
- * Type-only imports count: a type from an upper layer couples the lower one to it just the same.
+ * Imports point down, never up, never in a circle; and folded to folders, no two folders import each other and no
+ * folders form a loop (layers.test.ts folds the cruise result, since dependency-cruiser judges modules, not folders;
+ * its exceptions, none today and at most 5, each have their reason in docs/architecture.md). The floor imports only
+ * the floor; the services know no resource; a resource never imports the composition. apps/ reaches core only through
+ * the package's named exports; the SDK and the console take only types, from the package's index (the routers); the
+ * browser snippets import nothing from the server. Tests may import anything and are not cruised (test/ is not
+ * followed, so an import of it from below still shows). Type-only imports count: a type from an upper layer couples
+ * the lower one to it just the same.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 
-const FOUNDATION =
-  '^packages/core/src/((errors|conflict|clock|config|random|context|trpc)\\.ts$|(errors|records|validation|http|limits|auth|idempotency|events|mail|openapi|jobs|webhooks/transport|metrics)/)';
-const COMPOSITION = '^packages/core/src/(index|boot|v1-router|internal-router|openapi|runtime|surfaces)\\.ts$';
+const CORE = '^packages/core/src/';
+/** What every module stands on: these import only each other and packages/db. */
+const FLOOR = `${CORE}((clock|random|config|errors|conflict|context)\\.ts$|(errors|validation)/)`;
+/** The shared services every resource uses: they know no resource. */
+const SERVICES = `${CORE}(trpc\\.ts$|(records|http|metrics|limits|idempotency|events|auth|jobs|mail|scoring|webhooks/transport)/)`;
+/** What wires the resources into routers, documents and the runtime: the package's exports. */
+const COMPOSITION = `${CORE}((index|boot|v1-router|internal-router|runtime|surfaces)\\.ts$|openapi/)`;
 const TESTS = '(\\.test\\.ts|\\.test-support\\.ts)$';
 
 /** The files a package.json `exports` map names, as paths from the repository root. */
@@ -55,23 +67,24 @@ export default {
       to: { path: '^packages/core/' },
     },
     {
-      name: 'foundation-not-resources',
-      comment: 'The shared lower modules (errors, clock, validation, auth, limits, events, ...) know no resource.',
+      name: 'the-floor-imports-only-the-floor',
+      comment: 'errors, context, clock, config, random, validation: what everything stands on stands on nothing above it.',
       severity: 'error',
-      from: { path: FOUNDATION, pathNot: TESTS },
-      to: { path: '^packages/core/src/', pathNot: [FOUNDATION, COMPOSITION] },
+      from: { path: FLOOR, pathNot: TESTS },
+      to: { path: CORE, pathNot: FLOOR },
     },
     {
-      name: 'foundation-not-composition',
+      name: 'services-not-resources',
+      comment: 'The shared services (auth, events, jobs, limits, ...) know no resource and no composition file.',
       severity: 'error',
-      from: { path: FOUNDATION, pathNot: TESTS },
-      to: { path: COMPOSITION },
+      from: { path: SERVICES, pathNot: TESTS },
+      to: { path: CORE, pathNot: [FLOOR, SERVICES] },
     },
     {
       name: 'resources-not-composition',
       comment: 'A resource is wired into the routers, the runtime and the documents; it never imports them.',
       severity: 'error',
-      from: { path: '^packages/core/src/[^/]+/', pathNot: [FOUNDATION, TESTS] },
+      from: { path: CORE, pathNot: [FLOOR, SERVICES, COMPOSITION, TESTS] },
       to: { path: COMPOSITION },
     },
     {

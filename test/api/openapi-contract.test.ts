@@ -4,7 +4,7 @@
  */
 import { createConfig, lintFromString, type NormalizedProblem } from '@redocly/openapi-core';
 import { internalRouter, restRoutes } from '@leadwire/core';
-import { buildInternalOpenApiDocument, buildV1OpenApiDocument } from '#core/openapi.ts';
+import { buildInternalOpenApiDocument, buildV1OpenApiDocument } from '#core/openapi/documents.ts';
 import { describe, expect, it } from 'vitest';
 
 const BASE = 'https://crm.leadwire.example/api';

@@ -4,7 +4,7 @@
  * stored field when run.
  */
 import { internalRouter, restRoutes, v1Router } from '@leadwire/core';
-import { buildInternalOpenApiDocument, buildV1OpenApiDocument } from '#core/openapi.ts';
+import { buildInternalOpenApiDocument, buildV1OpenApiDocument } from '#core/openapi/documents.ts';
 import type { AnyTRPCRouter } from '@trpc/server';
 import { describe, expect, it } from 'vitest';
 import type { ZodType } from 'zod';

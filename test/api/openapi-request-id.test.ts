@@ -2,7 +2,7 @@
  * Issue 19: `x-request-id` is on every answer of both surfaces, so both OpenAPI documents declare it on every response
  * of every operation (successes and errors, shared error responses included), with the rule the server applies.
  */
-import { buildInternalOpenApiDocument, buildV1OpenApiDocument } from '#core/openapi.ts';
+import { buildInternalOpenApiDocument, buildV1OpenApiDocument } from '#core/openapi/documents.ts';
 import type { oas31 } from 'zod-openapi';
 import { describe, expect, it } from 'vitest';
 import { SANE_REQUEST_ID } from '../../apps/server/src/http/request-id.ts';

@@ -4,10 +4,12 @@ import { cruise, type ICruiseResult } from 'dependency-cruiser';
 import extractDepcruiseOptions from 'dependency-cruiser/config-utl/extract-depcruise-options';
 import extractTSConfig from 'dependency-cruiser/config-utl/extract-ts-config';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { EXCEPTIONS, folderEdges, loops, twoWayPairs, withoutExceptions } from './folders.ts';
 
 /*
  * The layers of .dependency-cruiser.js (its header draws them): no circle, no import from a lower layer up, apps/
- * through the packages' named exports, the SDK and the snippets apart. `npm run deps` prints the same report.
+ * through the packages' named exports, the SDK and the snippets apart; and, folded to folders (folders.ts), no two
+ * folders importing each other and no loop of folders. `npm run deps` prints the same reports.
  */
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 let result: ICruiseResult;
@@ -35,6 +37,33 @@ describe('the dependency graph', () => {
     expect(unresolved).toEqual([]);
     // The graph really holds the tree (a wrong root or exclusion would make every rule pass on nothing).
     expect(result.summary.totalCruised).toBeGreaterThan(300);
+  });
+});
+
+describe('the tree folded to folders', () => {
+  it('has no two folders that import each other', () => {
+    // Each pair with the file imports both ways, so the failure says what to move.
+    const pairs = twoWayPairs(withoutExceptions(folderEdges(result))).map(({ pair, imports }) => `${pair}: ${imports.join(', ')}`);
+    expect(pairs).toEqual([]);
+  });
+
+  it('has no loop of folders: each folder stands above everything it imports', () => {
+    expect(loops(withoutExceptions(folderEdges(result)))).toEqual([]);
+    // The fold found the folders (a wrong path prefix would fold everything away and pass on nothing).
+    expect([...folderEdges(result).keys()]).toEqual(
+      expect.arrayContaining(['contacts', 'webhooks', 'auth', 'context', 'openapi', 'errors']),
+    );
+  });
+
+  it('allows at most 5 exceptions, each still needed and explained in docs/architecture.md', () => {
+    const edges = folderEdges(result);
+    const docs = readFileSync(`${ROOT}docs/architecture.md`, 'utf8');
+    expect(Object.keys(EXCEPTIONS).length).toBeLessThanOrEqual(5);
+    for (const exception of Object.keys(EXCEPTIONS)) {
+      const [from, to] = exception.split(' -> ') as [string, string];
+      expect(edges.get(from)?.has(to), `${exception} is no longer imported: drop the exception`).toBe(true);
+      expect(docs, `docs/architecture.md explains ${exception}`).toContain(`\`${exception}\``);
+    }
   });
 });
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { bootstrap, createApiKey } from '#core/accounts/service.ts';
 import { exampleFor } from '#core/events/catalogue.ts';
-import { encodeFeedCursor } from '#core/events/feed/cursor.ts';
+import { encodeFeedCursor } from '#core/feed/cursor.ts';
 import { openDb, openOrm } from '@leadwire/db';
 import autocannon, { type Result } from 'autocannon';
 import type pg from 'pg';

@@ -15,7 +15,7 @@
  * (1000000), BENCH_FEED_KEYS (200). It reports; it never fails on timings. Last line: `BENCH_FEED_RESULT {json}`.
  */
 import os from 'node:os';
-import { FEED_PAGE, FEED_PAGE_OF_TYPES } from '#core/events/feed/sql.ts';
+import { FEED_PAGE, FEED_PAGE_OF_TYPES } from '#core/feed/sql.ts';
 import pg from 'pg';
 import { cpuCost } from './report.ts';
 import { cpuMeter, machineBusyCores, postmasterPid } from './cpu.ts';

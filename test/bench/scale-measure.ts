@@ -8,11 +8,11 @@ import { getTimeline } from '#core/contacts/app/timeline.ts';
 import { batchUpsertContacts } from '#core/contacts/v1/batch.ts';
 import { searchContactByEmail } from '#core/contacts/v1/search.ts';
 import { upsertContact } from '#core/contacts/v1/upsert.ts';
-import { encodeFeedCursor } from '#core/events/feed/cursor.ts';
-import { listFeed } from '#core/events/feed/service.ts';
+import { encodeFeedCursor } from '#core/feed/cursor.ts';
+import { listFeed } from '#core/feed/service.ts';
 import { recordPageView } from '#core/tracking/service.ts';
 import { DISPATCH_BATCH, dispatchEvents } from '#core/webhooks/delivery/dispatch.ts';
-import { type Db, qb } from '@leadwire/db';
+import { type Db, qb, statement } from '@leadwire/db';
 import type pg from 'pg';
 import { buffersOf, type ExplainedStatement, explaining, indexScansOf, rowsTouched, seqScansOf } from '../support/plans.ts';
 import type { CpuShare } from './cpu.ts';
@@ -41,6 +41,9 @@ export interface Workspace {
 
 /** The plan cap never refuses a row mid-run. */
 const BOOSTER = 100_000_000;
+const RAISE_PLAN = statement<{ orgId: string }>()((p) =>
+  qb.updateTable('organizations').set({ plan: 'max', contact_booster: BOOSTER }).where('id', '=', p.orgId),
+);
 
 /**
  * The workspace whose operations are measured (it becomes the large one when the database is seeded): on the Max plan,
@@ -54,7 +57,7 @@ export async function openWorkspace(db: Db, pool: pg.Pool, contacts: number): Pr
     ownerPassword: `pw-${randomUUID()}`,
     plan: 'max',
   });
-  await db.query(qb.updateTable('organizations').set({ plan: 'max', contact_booster: BOOSTER }).where('id', '=', made.orgId));
+  await db.run(RAISE_PLAN, { orgId: made.orgId });
   await seedFirstContacts(pool, made.orgId, contacts);
   await pool.query(
     `insert into webhook_endpoints (organization_id, url, events, secret) values ($1, 'https://hooks.example.com/scale', '{contact.created,contact.updated}', 'whsec_scale')`,

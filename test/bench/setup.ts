@@ -1,11 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { bootstrap, createApiKey } from '#core/accounts/service.ts';
-import { openDatabase, openDb, openOrm, qb } from '@leadwire/db';
+import { openDatabase, openDb, openOrm, qb, statement } from '@leadwire/db';
 import type pg from 'pg';
 import { EMAIL_DOMAIN, SEED_PREFIX } from './workload.ts';
 
 /** Well above what any phase creates, so the plan cap never refuses a row mid-run. */
 const BOOSTER = 100_000_000;
+const RAISE_PLAN = statement<{ orgId: string }>()((p) =>
+  qb.updateTable('organizations').set({ plan: 'max', contact_booster: BOOSTER }).where('id', '=', p.orgId),
+);
 
 export interface BenchOrg {
   orgId: string;
@@ -42,7 +45,7 @@ export async function createBenchOrg(url: string, keyCount: number): Promise<Ben
       ownerPassword: randomBytes(18).toString('base64url'),
       plan: 'max',
     });
-    await db.query(qb.updateTable('organizations').set({ plan: 'max', contact_booster: BOOSTER }).where('id', '=', orgId));
+    await db.run(RAISE_PLAN, { orgId: orgId });
     const keys: string[] = [];
     for (let n = 0; n < keyCount; n++) {
       const key = await createApiKey(db, { orgId, userId, name: `bench ${n}`, type: 'public', permissions: ['contacts:write'] });

@@ -1,4 +1,4 @@
-import { FEED_PAGE, FEED_PAGE_OF_TYPES } from '#core/events/feed/sql.ts';
+import { FEED_PAGE, FEED_PAGE_OF_TYPES } from '#core/feed/sql.ts';
 import type { Statement } from '@leadwire/db';
 import { bind } from '#db/statements.ts';
 import pg from 'pg';

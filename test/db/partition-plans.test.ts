@@ -1,4 +1,4 @@
-import { FEED_PAGE } from '#core/events/feed/sql.ts';
+import { FEED_PAGE } from '#core/feed/sql.ts';
 import { openDb, openOrm, type Db, type MikroORM } from '@leadwire/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';

@@ -1,4 +1,4 @@
-import { ADJUST_SCORE_QUEUE } from '#core/scoring/adjust-job.ts';
+import { ADJUST_SCORE_QUEUE } from '#core/contacts/shared/adjust-score-job.ts';
 import { EVENT_CATALOGUE, exampleFor, PING_MESSAGE } from '#core/events/catalogue.ts';
 import { EVENT_NAMES, type EventName } from '#core/events/names.ts';
 import { jobDefinitions } from '../../apps/server/src/jobs.ts';

@@ -1,4 +1,4 @@
-import { decodeFeedCursor, encodeFeedCursor } from '#core/events/feed/cursor.ts';
+import { decodeFeedCursor, encodeFeedCursor } from '#core/feed/cursor.ts';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { call, initTestApp, type TestApp } from '../support/app.ts';

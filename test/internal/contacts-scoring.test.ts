@@ -1,4 +1,4 @@
-import { ADJUST_SCORE_QUEUE } from '#core/scoring/adjust-job.ts';
+import { ADJUST_SCORE_QUEUE } from '#core/contacts/shared/adjust-score-job.ts';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { initTestApp, type TestApp } from '../support/app.ts';
 import { newTestOrg, type TestOrg } from './contacts-support.ts';

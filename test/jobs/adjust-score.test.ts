@@ -1,4 +1,4 @@
-import { ADJUST_SCORE_QUEUE, adjustContactScore, adjustScoreJob } from '#core/scoring/adjust-job.ts';
+import { ADJUST_SCORE_QUEUE, adjustContactScore, adjustScoreJob } from '#core/contacts/shared/adjust-score-job.ts';
 import type { ContactRow } from '#core/contacts/shared/row.ts';
 import type { Logger } from '@leadwire/core';
 import type { JobDefinition } from '#core/jobs/boss.ts';

@@ -1,10 +1,14 @@
 import type { Db, MikroORM, PgDb } from '@leadwire/db';
+import type { z } from 'zod';
 import type { Clock } from './clock.ts';
 import type { Random } from './random.ts';
 import type { Config } from './config.ts';
-import type { Actor } from './auth/actor.ts';
-import type { Jobs } from './jobs/queue.ts';
-import type { Resolver } from './webhooks/transport/resolver.ts';
+
+/*
+ * The context is the floor every service stands on, so it imports nothing above clock, config and random: the
+ * dependencies it gathers that are implemented higher up (the queue, the resolver, the logger) are declared here, as
+ * the shape the domain needs, and their implementations (jobs/boss.ts, webhooks/transport/resolver.ts, pino) fit it.
+ */
 
 /** Minimal structured logger: pino's shape, so Fastify's logger fits without this package depending on it. */
 export interface Logger {
@@ -13,6 +17,43 @@ export interface Logger {
   error(obj: object, msg?: string): void;
   debug(obj: object, msg?: string): void;
 }
+
+export interface SendOptions {
+  startAfter?: Date | number;
+}
+
+/**
+ * A queue with the payload its jobs carry. Each job module exports its own (svix's QueueTask habit): a send names a
+ * queue by this object, never by a string, so it cannot name a queue that does not exist nor carry another's payload.
+ */
+export interface JobQueue<S extends z.ZodType<object, object> = z.ZodType<object, object>> {
+  /** The pg-boss queue name. */
+  readonly name: string;
+  /** The payload's schema; the worker parses each job's data with it. */
+  readonly payload: S;
+  /** Reads a job's data as the worker receives it. */
+  parse(this: void, data: unknown): z.output<S>;
+  /** Queues one job on the caller's handle (see `Jobs.send`). */
+  send(this: void, jobs: Jobs, db: Db, data: z.input<S>, options?: SendOptions): Promise<void>;
+  /** Queues many jobs of this queue in one statement on the caller's handle. */
+  sendMany(this: void, jobs: Jobs, db: Db, data: readonly z.input<S>[]): Promise<void>;
+}
+
+/**
+ * The job queue as the domain sees it. `send` takes the caller's database handle (a transaction, or the ORM's entity manager) so
+ * that a job enqueued inside a transaction exists exactly when that transaction commits.
+ */
+export interface Jobs {
+  send<S extends z.ZodType<object, object>>(db: Db, queue: JobQueue<S>, data: NoInfer<z.input<S>>, options?: SendOptions): Promise<void>;
+  /** Many jobs of one queue in one statement, on the caller's handle like `send`. */
+  sendMany<S extends z.ZodType<object, object>>(db: Db, queue: JobQueue<S>, data: readonly NoInfer<z.input<S>>[]): Promise<void>;
+}
+
+/**
+ * Turns a receiver's host name into the addresses to check and connect to. A dependency so that tests can answer
+ * differently on each call (DNS rebinding) without a DNS server; production uses the system resolver.
+ */
+export type Resolver = (hostname: string) => Promise<string[]>;
 
 /** Long-lived dependencies built once at boot and shared by every request and job. */
 export interface Deps {
@@ -50,7 +91,6 @@ export interface RequestContext {
   route?: { method: string; path: string };
   /** The client's address as the socket (or a configured trusted proxy) gives it; keys the sign-in throttle. */
   ip?: string;
-  actor?: Actor;
   /**
    * Typed RPC only, when the request opts in with `x-leadwire-session: cookie`: a new session is handed to the browser
    * as cookies rather than in the body (apps/server/src/http/browser-session.ts), and signing out clears them.

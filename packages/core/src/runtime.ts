@@ -11,7 +11,7 @@ export { setPasswordHashCost, setPasswordHashSlots } from './accounts/passwords.
 export { bootstrap, createApiKey } from './accounts/service.ts';
 export { purgeContactsJob } from './contacts/app/purge-job.ts';
 export { sendMailJob } from './mail/send-job.ts';
-export { adjustScoreJob } from './scoring/adjust-job.ts';
+export { adjustScoreJob } from './contacts/shared/adjust-score-job.ts';
 export { deliverJob, pumpOf, type DeliveryPump } from './webhooks/delivery/pump.ts';
 export { type AttemptInfo, type AttemptTracer, setAttemptTracer } from './webhooks/delivery/attempt-trace.ts';
 export { workflowRunJob } from './workflows/job.ts';

@@ -1,6 +1,6 @@
 import { companiesRouter } from './companies/router.ts';
 import { contactsRouter } from './contacts/v1/router.ts';
-import { eventsRouter } from './events/feed/router.ts';
+import { eventsRouter } from './feed/router.ts';
 import { leadsRouter } from './leads/router.ts';
 import { notesRouter } from './notes/router.ts';
 import { router } from './trpc.ts';

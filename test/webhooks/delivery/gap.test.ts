@@ -1,4 +1,4 @@
-import { decodeFeedCursor } from '#core/events/feed/cursor.ts';
+import { decodeFeedCursor } from '#core/feed/cursor.ts';
 import { dispatchEvents } from '#core/webhooks/delivery/dispatch.ts';
 import { hourWindow } from '#core/webhooks/delivery/policy.ts';
 import { pumpOf } from '#core/webhooks/delivery/pump.ts';

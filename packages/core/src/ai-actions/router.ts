@@ -1,5 +1,5 @@
 import { internalProcedure } from '../auth/internal.ts';
-import { INTERNAL_ERRORS } from '../openapi/internal-errors.ts';
+import { INTERNAL_ERRORS } from '../errors/surfaces.ts';
 import { router } from '../trpc.ts';
 import { AiActionCreateInput, AiActionIdInput, AiActionListInput, AiActionPage, AiActionRejectInput, AiActionView } from './schemas.ts';
 import { createAiAction, decideAiAction, getAiAction, listAiActions } from './service.ts';

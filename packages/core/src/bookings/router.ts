@@ -1,5 +1,5 @@
 import { internalProcedure } from '../auth/internal.ts';
-import { INTERNAL_ERRORS } from '../openapi/internal-errors.ts';
+import { INTERNAL_ERRORS } from '../errors/surfaces.ts';
 import { router } from '../trpc.ts';
 import { BookingCreateInput, BookingIdInput, BookingListInput, BookingPage, BookingView } from './schemas.ts';
 import { cancelBooking, createBooking, getBooking, listBookings } from './service.ts';

@@ -1,5 +1,5 @@
 import { publicApiMutation, publicApiProcedure } from '../auth/procedures.ts';
-import { AUTH_ERRORS, WRITE_ERRORS } from '../v1/shared.ts';
+import { AUTH_ERRORS, WRITE_ERRORS } from '../errors/surfaces.ts';
 import { router } from '../trpc.ts';
 import { findCompanyByDomain, getCompanyRecord, listCompanyRecords } from './read.ts';
 import {

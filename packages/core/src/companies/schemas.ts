@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { EX } from '../events/payload.ts';
 import { IsoDateTime, text } from '../validation/index.ts';
-import { CustomSchema } from '../contacts/v1/schemas.ts';
+import { CustomSchema } from '../records/fields.ts';
 import { PageFields, pageOf } from '../records/pagination.ts';
 import { SyncPageFields, syncPageOf } from '../records/sync-page.ts';
 

@@ -1,6 +1,6 @@
 import { internalProcedure } from '../auth/internal.ts';
 import { router } from '../trpc.ts';
-import { INTERNAL_ERRORS } from '../openapi/internal-errors.ts';
+import { INTERNAL_ERRORS } from '../errors/surfaces.ts';
 import { DealCreateInput, DealIdInput, DealListInput, DealPage, DealUpdateInput, DealView } from './schemas.ts';
 import { createDeal, getDeal, listDeals, updateDeal } from './service.ts';
 

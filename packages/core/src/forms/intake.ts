@@ -9,7 +9,7 @@ import { errors, type Issue } from '../errors.ts';
 import { emitEvents } from '../events/outbox.ts';
 import { FORM_SUBMITS_PER_ADDRESS_PER_MINUTE, FORM_SUBMITS_PER_FORM_PER_MINUTE } from '../limits/plans.ts';
 import { enforceRateLimits } from '../limits/rate-limit.ts';
-import { scoreAdjustmentHook } from '../scoring/adjust-job.ts';
+import { scoreAdjustmentHook } from '../contacts/shared/adjust-score-job.ts';
 import { visitorIdOf } from '../tracking/schemas.ts';
 import { identifyVisitor } from '../tracking/service.ts';
 import { isHttpUrl } from '../validation/index.ts';

@@ -1,5 +1,6 @@
 import { publicApiMutation } from '../auth/procedures.ts';
-import { upsertOptions, WRITE_ERRORS } from '../v1/shared.ts';
+import { upsertOptions } from '../contacts/v1/options.ts';
+import { WRITE_ERRORS } from '../errors/surfaces.ts';
 import { router } from '../trpc.ts';
 import { LeadInput, LeadOutput } from './schemas.ts';
 import { createLead } from './service.ts';

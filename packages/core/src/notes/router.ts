@@ -1,5 +1,5 @@
 import { publicApiMutation } from '../auth/procedures.ts';
-import { WRITE_ERRORS } from '../v1/shared.ts';
+import { WRITE_ERRORS } from '../errors/surfaces.ts';
 import { router } from '../trpc.ts';
 import { NoteCreateInput, NoteView } from './schemas.ts';
 import { addNote } from './service.ts';

@@ -1,5 +1,5 @@
 import { internalProcedure } from '../auth/internal.ts';
-import { INTERNAL_ERRORS } from '../openapi/internal-errors.ts';
+import { INTERNAL_ERRORS } from '../errors/surfaces.ts';
 import { router } from '../trpc.ts';
 import { TaskCreateInput, TaskIdInput, TaskListInput, TaskPage, TaskUpdateInput, TaskView } from './schemas.ts';
 import { completeTask, createTask, getTask, listTasks, updateTask } from './service.ts';

@@ -9,7 +9,7 @@ import { requireLiveContact } from '../contacts/shared/live.ts';
 import { AppError, errors, issuesFromZod } from '../errors.ts';
 import { WORKFLOW_RUNS_PER_WORKFLOW_PER_MINUTE } from '../limits/plans.ts';
 import { enforceRateLimit } from '../limits/rate-limit.ts';
-import { scoreAdjustmentHook } from '../scoring/adjust-job.ts';
+import { scoreAdjustmentHook } from '../contacts/shared/adjust-score-job.ts';
 import { workflowRunQueue } from './job.ts';
 import { type IntakeAnswer, type IntakeInput, IntakePayload } from './schemas.ts';
 import { stepsOf, TOKEN_PREFIX } from './service.ts';

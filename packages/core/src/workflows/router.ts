@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { internalProcedure } from '../auth/internal.ts';
 import type { RequestContext } from '../context.ts';
-import { INTERNAL_ERRORS } from '../openapi/internal-errors.ts';
+import { INTERNAL_ERRORS } from '../errors/surfaces.ts';
 import { baseProcedure, router } from '../trpc.ts';
 import { receiveWebhook } from './intake.ts';
 import {

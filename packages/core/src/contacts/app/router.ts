@@ -1,7 +1,7 @@
 import { internalProcedure } from '../../auth/internal.ts';
 import type { Deps } from '../../context.ts';
 import { errors, issuesFromZod } from '../../errors.ts';
-import { scoreAdjustmentHook } from '../../scoring/adjust-job.ts';
+import { scoreAdjustmentHook } from '../shared/adjust-score-job.ts';
 import { router } from '../../trpc.ts';
 import { restoreContact, trashContact } from './lifecycle.ts';
 import { listContacts, listTrash } from './list.ts';

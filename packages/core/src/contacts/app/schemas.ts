@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { text, urlText } from '../../validation/index.ts';
-import { ContactView, CustomSchema, EmailSchema, LookupEmail, SourceSchema } from '../v1/schemas.ts';
+import { CustomSchema } from '../../records/fields.ts';
+import { ContactView, EmailSchema, LookupEmail, SourceSchema } from '../v1/schemas.ts';
 
 /** Contact list page size (spec "Limits"). */
 export const PAGE_DEFAULT = 25;

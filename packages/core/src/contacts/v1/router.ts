@@ -1,6 +1,7 @@
 import { publicApiMutation, publicApiProcedure } from '../../auth/procedures.ts';
 import { router } from '../../trpc.ts';
-import { AUTH_ERRORS, upsertOptions, WRITE_ERRORS } from '../../v1/shared.ts';
+import { AUTH_ERRORS, WRITE_ERRORS } from '../../errors/surfaces.ts';
+import { upsertOptions } from './options.ts';
 import { batchUpsertContacts } from './batch.ts';
 import {
   BatchUpsertInput,

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { EventContact, EXAMPLE_CONTACT } from '../../events/payload.ts';
 import { ContactView } from '../../events/records.ts';
+import { CustomSchema } from '../../records/fields.ts';
 import { SyncPageFields, syncPageOf } from '../../records/sync-page.ts';
-import { jsonObject, text } from '../../validation/index.ts';
+import { text } from '../../validation/index.ts';
 
 export { ContactView };
 
@@ -21,12 +22,6 @@ export const TagsSchema = z
   .array(text(100).min(1, 'tags must not be empty'))
   .max(100)
   .meta({ description: 'Tags to add. Tags are only added, never removed by an upsert.', example: ['vip', 'newsletter'] });
-
-export const CustomSchema = jsonObject({ maxKeys: 200, label: 'custom' }).meta({
-  description:
-    'Free-form key/value data, merged key by key into what is stored; a key sent as null is removed. At most 200 keys of 1-100 characters, string values up to 10,000 characters, 8 levels deep; no NUL, unpaired surrogate or `__proto__` key anywhere.',
-  example: { plan: 'trial' },
-});
 
 export const ContactUpsertInput = z
   .object({

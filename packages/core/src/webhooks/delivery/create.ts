@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { qb, sql, statement, type Db, type DB, type Selectable } from '@leadwire/db';
-import type { FeedPosition } from '../../events/feed/cursor.ts';
+import type { FeedPosition } from '../../feed/cursor.ts';
 import { isOperational } from '../../events/names.ts';
 import { emitEvents, type PendingEvent } from '../../events/outbox.ts';
 import { carryGaps } from './gap.ts';

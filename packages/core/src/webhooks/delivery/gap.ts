@@ -1,5 +1,5 @@
 import { jsonRows, qb, sql, statement, type Db } from '@leadwire/db';
-import { encodeFeedCursor, type FeedPosition, laterOf } from '../../events/feed/cursor.ts';
+import { encodeFeedCursor, type FeedPosition, laterOf } from '../../feed/cursor.ts';
 import type { DeliveryGap } from '../../events/payload.ts';
 
 /**

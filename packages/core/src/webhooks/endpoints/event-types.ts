@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { internalProcedure } from '../../auth/internal.ts';
 import { EVENT_CATALOGUE } from '../../events/catalogue.ts';
 import { EVENT_GROUPS, EVENT_NAMES } from '../../events/names.ts';
-import { INTERNAL_ERRORS } from '../../openapi/internal-errors.ts';
+import { INTERNAL_ERRORS } from '../../errors/surfaces.ts';
 import { SUBSCRIBABLE_EVENTS } from './schemas.ts';
 
 export const EventType = z.object({

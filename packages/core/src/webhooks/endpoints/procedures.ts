@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { internalProcedure } from '../../auth/internal.ts';
-import { INTERNAL_ERRORS } from '../../openapi/internal-errors.ts';
+import { INTERNAL_ERRORS } from '../../errors/surfaces.ts';
 import {
   RotatedSecret,
   WebhookEndpointCreateInput,

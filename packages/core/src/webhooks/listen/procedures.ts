@@ -1,5 +1,5 @@
 import { internalProcedure } from '../../auth/internal.ts';
-import { INTERNAL_ERRORS } from '../../openapi/internal-errors.ts';
+import { INTERNAL_ERRORS } from '../../errors/surfaces.ts';
 import { TriggerInput, TriggerResult } from './schemas.ts';
 import { triggerEvent } from './trigger.ts';
 

@@ -1,10 +1,8 @@
 import { lookup } from 'node:dns/promises';
+import type { Resolver } from '../../context.ts';
 
-/**
- * Turns a receiver's host name into the addresses to check and connect to. A dependency so that tests can answer
- * differently on each call (DNS rebinding) without a DNS server; production uses the system resolver.
- */
-export type Resolver = (hostname: string) => Promise<string[]>;
+/** The resolver's shape is declared with the other dependencies, in context.ts (the floor): importers keep this path. */
+export type { Resolver };
 
 /** getaddrinfo has no time-out of its own: a name server that never answers would hold a request or an attempt. */
 const LOOKUP_TIMEOUT_MS = 5_000;

@@ -1,16 +1,16 @@
 import { generateOpenApiDocument } from 'trpc-to-openapi';
 import type { oas31 } from 'zod-openapi';
-import { SourceSchema } from './contacts/v1/schemas.ts';
-import { type RestRoute, restRoutes } from './http/routes.ts';
-import { apiDescription } from './openapi/description.ts';
-import { constToEnum, errorResponses, errorSchemas, type ExampleContext, pruneUnusedComponents } from './openapi/errors.ts';
-import { finishInternalDocument } from './openapi/internal.ts';
-import type { ErrorCode } from './errors.ts';
-import { applyRequestExamples, INTERNAL_REQUEST_EXAMPLES, V1_REQUEST_EXAMPLES } from './openapi/examples.ts';
-import { headerComponents, parameter, parameterComponents, responseHeaders } from './openapi/headers.ts';
-import { addWebhooks } from './openapi/webhooks.ts';
-import { internalRouter } from './internal-router.ts';
-import { v1Router } from './v1-router.ts';
+import { SourceSchema } from '../contacts/v1/schemas.ts';
+import { type RestRoute, restRoutes } from '../http/routes.ts';
+import { apiDescription } from './description.ts';
+import { constToEnum, errorResponses, errorSchemas, type ExampleContext, pruneUnusedComponents } from './errors.ts';
+import { finishInternalDocument } from './internal.ts';
+import type { ErrorCode } from '../errors.ts';
+import { applyRequestExamples, INTERNAL_REQUEST_EXAMPLES, V1_REQUEST_EXAMPLES } from './examples.ts';
+import { headerComponents, parameter, parameterComponents, responseHeaders } from './headers.ts';
+import { addWebhooks } from './webhooks.ts';
+import { internalRouter } from '../internal-router.ts';
+import { v1Router } from '../v1-router.ts';
 
 type Schema = oas31.SchemaObject | oas31.ReferenceObject;
 

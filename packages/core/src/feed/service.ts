@@ -1,7 +1,7 @@
 import { qb, sql, statement, type Db } from '@leadwire/db';
-import type { Actor } from '../../auth/actor.ts';
-import { AppError, errors } from '../../errors.ts';
-import { EVENT_GROUPS, type EventName } from '../names.ts';
+import type { Actor } from '../auth/actor.ts';
+import { AppError, errors } from '../errors.ts';
+import { EVENT_GROUPS, type EventName } from '../events/names.ts';
 import { decodeFeedCursor, encodeFeedCursor, type FeedPosition, laterOf } from './cursor.ts';
 import type { FeedListInput, FeedListOutput } from './schemas.ts';
 import { FEED_PAGE, FEED_PAGE_OF_TYPES } from './sql.ts';

@@ -1,16 +1,16 @@
 import { type Db, qb, sql, statement } from '@leadwire/db';
 import { z } from 'zod';
-import type { Clock } from '../clock.ts';
-import type { Config } from '../config.ts';
-import { scoreInputsChanged, scoreOf } from '../contacts/shared/apply.ts';
-import { CONTACT_COLUMN_NAMES } from '../contacts/shared/columns.ts';
-import { SCORED_CONTACT } from '../contacts/shared/sql.ts';
-import { toEventContact, type ContactRow } from '../contacts/shared/row.ts';
-import type { Deps, Logger } from '../context.ts';
-import { emitEvents } from '../events/outbox.ts';
-import type { JobDefinition } from '../jobs/boss.ts';
-import { type Jobs, jobQueue } from '../jobs/queue.ts';
-import { noAdjustment, openAiCompatibleAdjuster, type ScoreAdjuster } from './adjuster.ts';
+import type { Clock } from '../../clock.ts';
+import type { Config } from '../../config.ts';
+import { scoreInputsChanged, scoreOf } from './apply.ts';
+import { CONTACT_COLUMN_NAMES } from './columns.ts';
+import { SCORED_CONTACT } from './sql.ts';
+import { toEventContact, type ContactRow } from './row.ts';
+import type { Deps, Logger } from '../../context.ts';
+import { emitEvents } from '../../events/outbox.ts';
+import type { JobDefinition } from '../../jobs/boss.ts';
+import { type Jobs, jobQueue } from '../../jobs/queue.ts';
+import { noAdjustment, openAiCompatibleAdjuster, type ScoreAdjuster } from '../../scoring/adjuster.ts';
 
 export const ADJUST_SCORE_QUEUE = 'contact.adjust-score';
 

@@ -1,5 +1,6 @@
-import { publicApiProcedure } from '../../auth/procedures.ts';
-import { router } from '../../trpc.ts';
+import { publicApiProcedure } from '../auth/procedures.ts';
+import { AUTH_ERRORS } from '../errors/surfaces.ts';
+import { router } from '../trpc.ts';
 import { FeedListInput, FeedListOutput } from './schemas.ts';
 import { CONTACT_FEED_PERMISSION, FEED_PERMISSION, listFeed } from './service.ts';
 
@@ -20,8 +21,7 @@ export const eventsRouter = router({
         summary: 'List events in commit order (the changes feed)',
         description: DESCRIPTION,
       },
-      // Spelled out: events/ sits below the resources and may not import v1/shared.ts's AUTH_ERRORS.
-      errorCodes: ['unauthorized', 'wrong_api_surface', 'insufficient_scope', 'rate_limited', 'validation_failed', 'invalid_cursor'],
+      errorCodes: [...AUTH_ERRORS, 'validation_failed', 'invalid_cursor'],
     })
     .input(FeedListInput)
     .output(FeedListOutput)

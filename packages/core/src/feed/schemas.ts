@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { EX, EXAMPLE_CONTACT, EXAMPLE_TIMESTAMP, EventSourceSchema, EventTimestamp } from '../payload.ts';
-import { EVENT_NAMES, type EventName } from '../names.ts';
+import { EX, EXAMPLE_CONTACT, EXAMPLE_TIMESTAMP, EventSourceSchema, EventTimestamp } from '../events/payload.ts';
+import { EVENT_NAMES, type EventName } from '../events/names.ts';
 import { encodeFeedCursor } from './cursor.ts';
 
 export const FEED_PAGE_MAX = 100;

@@ -4,9 +4,9 @@
  * that names a queue by a string, or carries another shape than its queue's payload, keeps failing the build.
  */
 import type { Db } from '@leadwire/db';
-import type { Jobs } from '../jobs/queue.ts';
-import { mailQueue } from '../mail/send-job.ts';
-import { adjustScoreQueue } from './adjust-job.ts';
+import type { Jobs } from '../../jobs/queue.ts';
+import { mailQueue } from '../../mail/send-job.ts';
+import { adjustScoreQueue } from './adjust-score-job.ts';
 
 declare const jobs: Jobs;
 declare const db: Db;
