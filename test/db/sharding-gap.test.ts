@@ -76,7 +76,7 @@ function pinsOneOrganization(text: string): boolean {
 /** Every module that can build a statement, so that module-private ones are built (and registered) too. */
 async function loadAllStatements() {
   const files = globSync('{packages/core/src,apps/server/src}/**/*.ts', { cwd: root }).filter(
-    (f) => !f.endsWith('.test.ts') && !/apps\/server\/src\/(main|migrate|admin)\.ts$/.test(f),
+    (f) => !/\.test(-d)?\.ts$/.test(f) && !/apps\/server\/src\/(main|migrate|admin)\.ts$/.test(f),
   );
   for (const f of files) await import(join(root, f));
   return builtStatements();
