@@ -13,7 +13,7 @@ export default defineConfig({
   test: {
     include: ['apps/**/*.test.ts', 'packages/**/*.test.ts', 'test/**/*.test.ts', 'snippets/**/*.test.ts', 'sdk/**/*.test.ts'],
     exclude: ['**/node_modules/**'],
-    globalSetup: ['test/support/global-setup.ts', 'snippets/build.ts', 'apps/console/build.ts'],
+    globalSetup: ['test/support/global-setup.ts', 'snippets/build.ts', 'apps/console/build.ts', 'test/support/chromium.ts'],
     setupFiles: ['test/support/file-outcome.ts'],
     // Each file gets its own database, so files can run in parallel. Many files spend their time waiting on child
     // processes (servers, CLIs, PostgreSQL restarts, a browser), so one worker more than the 2 cores keeps them busy:

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from '../../test/support/app.ts';
-import { hasChromium, launchChromium } from '../../test/support/chromium.ts';
+import { hasChromium, sharedChromium } from '../../test/support/chromium.ts';
 import { type Receiver, startReceiver } from '../../test/support/receiver.ts';
 import { insertEndpoint, startDeliveringApp, upsertContact } from '../../test/webhooks/delivery/support.ts';
 import { buildBundles, ENTRIES } from '../scripts/build.ts';
@@ -48,7 +48,7 @@ beforeAll(async () => {
   [t, rx, browser] = await Promise.all([
     startDeliveringApp(),
     startReceiver(),
-    hasChromium ? launchChromium() : Promise.resolve(undefined as never),
+    hasChromium ? sharedChromium() : Promise.resolve(undefined as never),
   ]);
   if (browser) {
     page = await browser.newPage();

@@ -119,12 +119,12 @@ describe('subscribe', () => {
   it('refuses a hookUrl that can never be delivered to with 422 hook_url_refused naming the reason, storing nothing', async () => {
     const org = await t.newOrg();
     const cases: [string, RegExp][] = [
-      ['https://10.0.0.5/hook', /10\.0\.0\.5 is in 10\.0\.0\.0\/8 \(private\)/],
+      ['https://10.0.0.5/hook', /10\.0\.0\.5 is in the private range/],
       ['https://192.168.1.20:8443/hook', /192\.168\.1\.20 is in .*private/],
-      ['https://169.254.169.254/latest/meta-data', /link-local \(cloud metadata\)/],
+      ['https://169.254.169.254/latest/meta-data', /169\.254\.169\.254 is in the link-local range/],
       ['https://127.0.0.1:8443/hook', /127\.0\.0\.1 is in .*loopback/],
       ['https://[::1]/hook', /::1 is in .*loopback/],
-      ['https://[fd00:ec2::254]/hook', /fd00:ec2::254 is in fc00::\/7 \(unique-local\)/],
+      ['https://[fd00:ec2::254]/hook', /fd00:ec2::254 is in the unique-local range/],
       ['https://[fe80::1]/hook', /link-local/],
       ['https://[::ffff:10.0.0.1]/hook', /10\.0\.0\.1 is in .*private/],
       ['https://localhost/hook', /localhost resolves to 127\.0\.0\.1 is in .*loopback/],

@@ -5,7 +5,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newTestOrg, type TestOrg } from '../internal/contacts-support.ts';
 import type { TestApp } from '../support/app.ts';
-import { hasChromium, launchChromium } from '../support/chromium.ts';
+import { hasChromium, sharedChromium } from '../support/chromium.ts';
 import { type Receiver, startReceiver } from '../support/receiver.ts';
 import { pageViews } from '../tracking/support.ts';
 import { expectSigned, insertEndpoint, startDeliveringApp, waitForLog } from '../webhooks/delivery/support.ts';
@@ -64,8 +64,8 @@ describe.skipIf(!hasChromium)('the lead-capture script in Chromium, on a site of
     t = await startDeliveringApp();
     org = await newTestOrg(t);
     site = await startSite(t.origin, org.orgId);
-    // Chromium under automation sets navigator.webdriver, which the tracking snippet obeys; this makes it a visitor's.
-    browser = await launchChromium(['--disable-blink-features=AutomationControlled']);
+    // The run's browser is a visitor's: navigator.webdriver, which the snippet obeys, is off (see test/support/chromium.ts).
+    browser = await sharedChromium();
   });
   afterAll(async () => {
     await browser?.close();

@@ -1,6 +1,6 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ConsoleHarness, expectAccessible, hasChromium, type Person, startConsole } from './support.ts';
+import { type ConsoleHarness, expectAccessible, FLOW_TIMEOUT, hasChromium, type Person, startConsole } from './support.ts';
 
 /**
  * The server's public address (APP_URL, BASE_URL) as websites and submitters reach it, unlike the loopback address the
@@ -14,7 +14,7 @@ const routeService = (context: BrowserContext, origin: string) =>
 
 const copied = (page: Page) => page.evaluate(() => navigator.clipboard.readText());
 
-describe.skipIf(!hasChromium)('the Forms and Website screens', () => {
+describe.skipIf(!hasChromium)('the Forms and Website screens', { timeout: FLOW_TIMEOUT }, () => {
   let h: ConsoleHarness;
   let owner: Person;
   beforeAll(async () => {

@@ -5,8 +5,7 @@
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { internalClient } from '../support/internal.ts';
-import { type ConsoleHarness, expectAccessible, hasChromium, type Person, startConsole } from './support.ts';
+import { type ConsoleHarness, expectAccessible, FLOW_TIMEOUT, hasChromium, type Person, startConsole } from './support.ts';
 
 const upsert = (h: ConsoleHarness, key: string, email: string) =>
   fetch(`${h.t.v1}/contacts/upsert`, {
@@ -15,20 +14,9 @@ const upsert = (h: ConsoleHarness, key: string, email: string) =>
     body: JSON.stringify({ email, firstName: 'Ada' }),
   });
 
-/** A session token for `who`, from the API's sign-in (not the browser's cookie), for setting things up as a script would. */
-async function tokenOf(h: ConsoleHarness, who: Person): Promise<string> {
-  const res = await fetch(`${h.t.origin}/api/accounts/sign-in`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email: who.email, password: who.password }),
-  });
-  expect(res.status).toBe(200);
-  return ((await res.json()) as { token: string }).token;
-}
-
 const buttons = async (page: Page, name: RegExp) => page.getByRole('button', { name }).count();
 
-describe.skipIf(!hasChromium)('the API keys, Members and Trash screens', () => {
+describe.skipIf(!hasChromium)('the API keys, Members and Trash screens', { timeout: FLOW_TIMEOUT }, () => {
   let h: ConsoleHarness;
   let owner: Person;
   let admin: Person;
@@ -156,7 +144,7 @@ describe.skipIf(!hasChromium)('the API keys, Members and Trash screens', () => {
   });
 
   it('restores a trashed contact for an owner, with the days left shown', async () => {
-    const api = internalClient(h.t, await tokenOf(h, owner));
+    const api = await h.api(owner);
     const contact = await api.contacts.create.mutate({ email: 'trashed@example.com', firstName: 'Grace', lastName: 'Hopper' });
     await api.contacts.delete.mutate({ id: contact.id });
     const other = await api.contacts.create.mutate({ email: 'taken@example.com', firstName: 'Taken' });
@@ -184,7 +172,7 @@ describe.skipIf(!hasChromium)('the API keys, Members and Trash screens', () => {
 
   it('offers a member no button the server would refuse, and an admin nothing over an owner', async () => {
     // A key the owner made, which a member must not see, and one of the member's own.
-    const ownerApi = internalClient(h.t, await tokenOf(h, owner));
+    const ownerApi = await h.api(owner);
     const contact = await ownerApi.contacts.create.mutate({ email: 'still-trashed@example.com', firstName: 'Still' });
     await ownerApi.contacts.delete.mutate({ id: contact.id });
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ConsoleHarness, expectAccessible, hasChromium, type Person, startConsole } from './support.ts';
+import { type ConsoleHarness, expectAccessible, FLOW_TIMEOUT, hasChromium, type Person, startConsole } from './support.ts';
 
-describe.skipIf(!hasChromium)('the console shell', () => {
+describe.skipIf(!hasChromium)('the console shell', { timeout: FLOW_TIMEOUT }, () => {
   let h: ConsoleHarness;
   let owner: Person;
   beforeAll(async () => {
@@ -33,10 +33,8 @@ describe.skipIf(!hasChromium)('the console shell', () => {
     expect(missing.status).toBe(404);
   });
 
-  it('refuses a wrong password with the server’s sentence beside the form, then signs in, and the page passes axe', {
-    timeout: 90_000,
-  }, async () => {
-    const context = await h.browser.newContext({ baseURL: h.t.origin });
+  it('refuses a wrong password with the server’s sentence beside the form, then signs in, and the page passes axe', async () => {
+    const context = await h.newContext();
     const page = await context.newPage();
     const refusedInline: string[] = [];
     const requested: string[] = [];

@@ -1,6 +1,8 @@
 /**
- * The console as a person uses it: a real server and database (initTestApp), the system Chromium driving the built
- * bundle at /app, and what a test needs around it (people of each role, screenshots, an accessibility audit).
+ * The console as a person uses it: a real server and database (initTestApp) shared by the tests of a file, the run's
+ * Chromium (test/support/chromium.ts) driving the built bundle at /app in a context per person, and what a test needs
+ * around it (people of each role, signed in or with the typed API client for setting things up, screenshots, an
+ * accessibility audit). Set-up goes through the API; each test clicks only through the flow it exists to prove.
  */
 import { readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
@@ -10,11 +12,19 @@ import { hashPassword } from '#core/accounts/passwords.ts';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { initTestApp, type TestApp } from '../support/app.ts';
-import { launchChromium } from '../support/chromium.ts';
+import { sharedChromium } from '../support/chromium.ts';
+import { internalClient } from '../support/internal.ts';
 
 export { hasChromium } from '../support/chromium.ts';
 
 export const PASSWORD = 'correct horse battery staple';
+
+/**
+ * A console test walks a whole flow (a dozen screens' worth of clicks, axe audits and screenshots): 10 s on an idle
+ * 2-core machine, three times that on a host three times slower or beside the rest of the suite. Each wait inside has
+ * Playwright's own limit; this only bounds a hang.
+ */
+export const FLOW_TIMEOUT = 120_000;
 
 /** Where the tests leave a picture of each screen they visit (named in the README); not committed. */
 export const SCREENSHOTS = fileURLToPath(new URL('../../.data/screenshots/', import.meta.url));
@@ -34,8 +44,16 @@ export interface ConsoleHarness {
   owner(): Promise<Person>;
   /** Another person in `of`'s workspace, with `role`. */
   colleague(of: Person, role: 'admin' | 'member'): Promise<Person>;
-  /** A fresh browser (its own cookies) with `who` signed in through the sign-in screen, on `path` below /app. */
+  /**
+   * A fresh browser context (its own cookies) with `who` signed in, on `path` below /app. The session comes from the
+   * API's sign-in as the console asks for it (cookies), into the context's own cookie jar; the sign-in screen itself
+   * is clicked through by test/console/shell.test.ts and the deep-link test of webhooks.test.ts.
+   */
   signedIn(who: Person, path?: string): Promise<{ page: Page; context: BrowserContext }>;
+  /** A new browser context of the shared Chromium at the test server, closed by close() if the test has not. */
+  newContext(): Promise<BrowserContext>;
+  /** The typed internal API as `who` (a session of their own): for setting up what a test is not about. */
+  api(who: Person): Promise<ReturnType<typeof internalClient>>;
   close(): Promise<void>;
 }
 
@@ -44,7 +62,7 @@ const unique = (label: string) => `${label}-${process.pid}-${++seq}-${Math.rando
 
 export async function startConsole(env: Record<string, string> = {}): Promise<ConsoleHarness> {
   const t = await initTestApp(env);
-  const browser = await launchChromium();
+  const browser = await sharedChromium();
   const contexts: BrowserContext[] = [];
   const newContext = async () => {
     const context = await browser.newContext({ baseURL: t.origin, permissions: ['clipboard-read', 'clipboard-write'] });
@@ -54,6 +72,8 @@ export async function startConsole(env: Record<string, string> = {}): Promise<Co
   return {
     t,
     browser,
+    newContext,
+    api: async (who) => internalClient(t, await sessionToken(t.origin, who)),
     owner: async () => {
       const email = unique('owner');
       const res = await fetch(`${t.origin}/api/accounts/sign-up`, {
@@ -75,24 +95,34 @@ export async function startConsole(env: Record<string, string> = {}): Promise<Co
     },
     signedIn: async (who, path = '/') => {
       const context = await newContext();
+      const res = await context.request.post('/api/trpc/accounts.signIn', {
+        headers: { 'x-leadwire-session': 'cookie' },
+        data: { email: who.email, password: who.password },
+      });
+      expect(res.status(), await res.text()).toBe(200);
       const page = await context.newPage();
-      await page.goto('/app');
-      await page.getByLabel('Email').fill(who.email);
-      await page.getByLabel('Password').fill(who.password);
-      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.goto(`/app${path === '/' ? '' : path}`);
       await page.getByRole('navigation', { name: 'Console' }).waitFor();
-      if (path !== '/') {
-        await page.goto(`/app${path}`);
-        await page.getByRole('navigation', { name: 'Console' }).waitFor();
-      }
       return { page, context };
     },
     close: async () => {
       for (const c of contexts) await c.close().catch(() => {});
+      // The file's connection only: the browser is the run's.
       await browser.close();
       await t.close();
     },
   };
+}
+
+/** A session token for `who` from the API's sign-in (as a script would sign in, not the browser's cookie). */
+async function sessionToken(origin: string, who: Person): Promise<string> {
+  const res = await fetch(`${origin}/api/accounts/sign-in`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: who.email, password: who.password }),
+  });
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { token: string }).token;
 }
 
 /** A full-page picture of the screen, `.data/screenshots/<name>.png`. */
@@ -115,7 +145,8 @@ export interface AxeViolation {
  * (page.evaluate), which the console's Content-Security-Policy does not govern, so the audited page keeps its policy.
  */
 export async function axeViolations(page: Page): Promise<AxeViolation[]> {
-  await page.evaluate(AXE);
+  // Once per document: the console is one page, so later audits of its screens reuse the parsed script.
+  if (!(await page.evaluate(() => 'axe' in globalThis))) await page.evaluate(AXE);
   return page.evaluate(async () => {
     const axe = (globalThis as unknown as { axe: { run: (ctx: Document, opts: object) => Promise<{ violations: AxeViolation[] }> } }).axe;
     const result = await axe.run(document, {

@@ -1,11 +1,10 @@
-import { existsSync } from 'node:fs';
-import { type Browser, type BrowserContext, chromium } from 'playwright-core';
+import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initTestApp, type TestApp } from '../support/app.ts';
+import { hasChromium, sharedChromium } from '../support/chromium.ts';
 import { newTestOrg, type TestOrg } from '../internal/contacts-support.ts';
 import { type FakeCaptcha, newForm, startFakeCaptcha, submissions } from './support.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
 /** The service as the browser sees it; every request there is routed to the test server. */
 const SERVICE = 'http://forms.leadwire.test';
 /** A customer's website on another origin, served by the test itself. */
@@ -35,8 +34,8 @@ var onload = new URL(document.currentScript.src).searchParams.get('onload'); if 
   },
 };
 
-// Debian's chromium (see stack notes); without it these checks cannot run, the HTTP tests of the pages still do.
-describe.skipIf(!existsSync(CHROMIUM))('forms in a browser', () => {
+// The run's Chromium (test/support/chromium.ts); without it these checks cannot run, the HTTP tests of the pages still do.
+describe.skipIf(!hasChromium)('forms in a browser', () => {
   let t: TestApp;
   let a: TestOrg;
   let browser: Browser;
@@ -51,19 +50,7 @@ describe.skipIf(!existsSync(CHROMIUM))('forms in a browser', () => {
       CAPTCHA_RECAPTCHA_VERIFY_URL: `${fake.url}/recaptcha`,
     });
     a = await newTestOrg(t);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-sync',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1',
-      ],
-    });
+    browser = await sharedChromium();
   });
   afterAll(async () => {
     await browser?.close();

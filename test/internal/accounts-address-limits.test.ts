@@ -104,13 +104,14 @@ describe('sign-up per address', () => {
   it('a taken email costs the same hash as a new one: it waits for a hashing slot before it is looked up', async () => {
     const taken = await newOwner();
     const slots = passwordHashSlots();
-    for (let i = 0; i < slots.limits.concurrency; i++) await slots.acquire();
+    const held: (() => void)[] = [];
+    for (let i = 0; i < slots.limits.concurrency; i++) held.push(await slots.acquire());
     const pending = [signUpFrom(address(), taken), signUpFrom(address(), uniqueEmail())];
     try {
       await vi.waitFor(() => expect(slots.usage.waiting).toBe(2));
       expect(await t.sql('select 1 from users where email = ?', [taken])).toHaveLength(1);
     } finally {
-      for (let i = 0; i < slots.limits.concurrency; i++) slots.release();
+      for (const release of held) release();
     }
     expect((await Promise.all(pending)).map((r) => r.status)).toEqual([409, 201]);
   });
@@ -142,7 +143,8 @@ describe('hashing slots at the HTTP edge', () => {
   it('queue password checks behind busy slots, and refuse the one beyond the queue with 503 and retry-after', async () => {
     const owner = { email: await newOwner() };
     const slots = passwordHashSlots();
-    for (let i = 0; i < slots.limits.concurrency; i++) await slots.acquire();
+    const held: (() => void)[] = [];
+    for (let i = 0; i < slots.limits.concurrency; i++) held.push(await slots.acquire());
     let refused;
     const queued = [rest(t, 'POST', '/accounts/sign-in', { from: address(), body: { email: owner.email, password: PASSWORD } })];
     try {
@@ -150,7 +152,7 @@ describe('hashing slots at the HTTP edge', () => {
       await vi.waitFor(() => expect(slots.usage.waiting).toBe(2));
       refused = await rest(t, 'POST', '/accounts/sign-in', { from: address(), body: { email: owner.email, password: PASSWORD } });
     } finally {
-      for (let i = 0; i < slots.limits.concurrency; i++) slots.release();
+      for (const release of held) release();
     }
     expect(refused).toMatchObject({ status: 503, body: { code: 'service_unavailable' }, headers: { 'retry-after': '2' } });
     expect((await Promise.all(queued)).map((r) => r.status)).toEqual([200, 201]);

@@ -181,12 +181,13 @@ describe('timing', () => {
   it('an unknown email costs what a wrong password costs: it waits for a hashing slot like any check', async () => {
     const { email } = await signUp(t);
     const slots = passwordHashSlots();
-    for (let i = 0; i < slots.limits.concurrency; i++) await slots.acquire();
+    const held: (() => void)[] = [];
+    for (let i = 0; i < slots.limits.concurrency; i++) held.push(await slots.acquire());
     const pending = [signInFrom(address(), uniqueEmail('nobody'), 'wrong'), signInFrom(address(), email, 'wrong')];
     try {
       await vi.waitFor(() => expect(slots.usage.waiting).toBe(2));
     } finally {
-      for (let i = 0; i < slots.limits.concurrency; i++) slots.release();
+      for (const release of held) release();
     }
     const [unknown, wrong] = await Promise.all(pending);
     expect(unknown!.status).toBe(401);

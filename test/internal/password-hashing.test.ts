@@ -64,12 +64,12 @@ describe('hash slots', () => {
   it('run in order of arrival, and refuse with 503 and retry-after once the queue is full', async () => {
     const slots = new HashSlots({ concurrency: 1, queue: 2, maxWaitMs: 60_000 });
     const order: number[] = [];
-    await slots.acquire();
+    const release = await slots.acquire();
     const queued = [1, 2].map((n) => slots.run(async () => order.push(n)));
     expect(slots.usage).toEqual({ running: 1, waiting: 2 });
     const refused = await slots.run(async () => order.push(3)).catch((e: unknown) => e);
     expect(refused).toMatchObject({ status: 503, code: 'service_unavailable', headers: { 'retry-after': '2' } });
-    slots.release();
+    release();
     await Promise.all(queued);
     expect(order).toEqual([1, 2]);
     expect(slots.usage).toEqual({ running: 0, waiting: 0 });
@@ -78,11 +78,11 @@ describe('hash slots', () => {
   it('refuse a caller that waited longer than the maximum, and give its place to the next', async () => {
     // A 1 ms wait is a socket-level style time-out: configured small rather than waited out.
     const slots = new HashSlots({ concurrency: 1, queue: 4, maxWaitMs: 1 });
-    await slots.acquire();
+    const release = await slots.acquire();
     const waited = await slots.run(async () => 'ran').catch((e: unknown) => e);
     expect(waited).toMatchObject({ status: 503, code: 'service_unavailable' });
     expect(slots.usage).toEqual({ running: 1, waiting: 0 });
-    slots.release();
+    release();
     expect(await slots.run(async () => 'ran')).toBe('ran');
   });
 
@@ -116,14 +116,14 @@ describe('no database connection is held while a password is hashed or waits for
       };
       const slots = passwordHashSlots();
       for (const [name, start] of Object.entries(paths)) {
-        await slots.acquire();
+        const release = await slots.acquire();
         const done = start();
         try {
           await vi.waitFor(() => expect(slots.usage.waiting, name).toBe(1));
           expect({ name, checkedOut: pool.totalCount - pool.idleCount }).toEqual({ name, checkedOut: 0 });
           expect((await sql.raw('select 1 as one')).rows).toEqual([{ one: 1 }]);
         } finally {
-          slots.release();
+          release();
         }
         await done;
       }

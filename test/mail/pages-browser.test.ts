@@ -1,15 +1,13 @@
-import { existsSync } from 'node:fs';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, uniqueEmail } from '../internal/accounts-support.ts';
 import { initTestApp, type TestApp } from '../support/app.ts';
+import { hasChromium, sharedChromium } from '../support/chromium.ts';
 import { type SmtpInbox, startSmtpInbox } from './smtp-inbox.ts';
 import { MAIL_FROM, startMailWorkers } from './support.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-
-// Debian's chromium (see stack notes); without it this check cannot run, the HTTP tests of the pages still do.
-describe.skipIf(!existsSync(CHROMIUM))('the invitation page in a browser with JavaScript off', () => {
+// The run's Chromium (test/support/chromium.ts); without it this check cannot run, the HTTP tests of the pages still do.
+describe.skipIf(!hasChromium)('the invitation page in a browser with JavaScript off', () => {
   let t: TestApp;
   let smtp: SmtpInbox;
   let browser: Browser;
@@ -18,20 +16,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the invitation page in a browser with Ja
     smtp = await startSmtpInbox();
     t = await initTestApp({ APP_URL: 'https://app.leadwire.test', SMTP_URL: smtp.url, MAIL_FROM });
     await startMailWorkers(t);
-    // Playwright gives the browser a fresh temporary profile of its own and removes it on close.
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-sync',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1',
-      ],
-    });
+    browser = await sharedChromium();
   });
   afterAll(async () => {
     await browser?.close();

@@ -4,7 +4,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newTestOrg, type TestOrg } from '../internal/contacts-support.ts';
 import type { TestApp } from '../support/app.ts';
-import { hasChromium, launchChromium } from '../support/chromium.ts';
+import { hasChromium, sharedChromium } from '../support/chromium.ts';
 import { type Receiver, startReceiver } from '../support/receiver.ts';
 import { expectSigned, insertEndpoint, startDeliveringApp } from '../webhooks/delivery/support.ts';
 import { pageViews, trackingEvents } from './support.ts';
@@ -52,8 +52,8 @@ describe.skipIf(!hasChromium)('the tracking snippet in Chromium, on a site of an
     t = await startDeliveringApp();
     org = await newTestOrg(t);
     site = await startSite(t.origin, org.orgId);
-    // Chromium under automation sets navigator.webdriver, which the snippet obeys; this flag makes it a visitor's browser.
-    browser = await launchChromium(['--disable-blink-features=AutomationControlled']);
+    // The run's browser is a visitor's: navigator.webdriver, which the snippet obeys, is off (see test/support/chromium.ts).
+    browser = await sharedChromium();
   });
   afterAll(async () => {
     await browser?.close();

@@ -1,7 +1,8 @@
+import { LocationProvider, Route, Router } from 'preact-iso/router';
 import { useEffect, useState } from 'preact/hooks';
 import { api, type Me, problemOf } from './api.ts';
-import { match, navigate, usePath } from './router.ts';
-import { mayOpen, ROUTES } from './routes.ts';
+import { BASE, href, useNavigate, usePath } from './router.ts';
+import { mayOpen, ROUTES, type Route as ScreenRoute } from './routes.ts';
 import { SignIn } from './screens/sign-in.tsx';
 import { Link, ProblemLine } from './ui/common.tsx';
 import { useAction } from './ui/use-load.ts';
@@ -23,26 +24,22 @@ export function App() {
 
   if (session.state === 'checking') return <p role="status">Loading Leadwire…</p>;
   if (session.state === 'signed-out') return <SignIn notice={session.notice} onSignedIn={() => void check()} />;
-  return <Shell me={session.me} onSignedOut={(notice) => setSession({ state: 'signed-out', notice })} />;
+  return (
+    <LocationProvider scope={BASE}>
+      <Shell me={session.me} onSignedOut={(notice) => setSession({ state: 'signed-out', notice })} />
+    </LocationProvider>
+  );
 }
 
 function Shell({ me, onSignedOut }: { me: Me; onSignedOut: (notice: string) => void }) {
   const path = usePath();
+  const navigate = useNavigate();
   const routes = ROUTES.filter((r) => mayOpen(r, me));
-  let found: { route: (typeof ROUTES)[number]; params: Record<string, string> } | undefined;
-  for (const route of ROUTES) {
-    const params = match(route.path, path);
-    if (params) {
-      found = { route, params };
-      break;
-    }
-  }
   const signOut = useAction(async (all: boolean) => {
     await (all ? api.accounts.logOutAll.mutate() : api.accounts.signOut.mutate());
     navigate('/', { replace: true });
     onSignedOut(all ? 'You are signed out on every device, and the API keys you created no longer work.' : 'You are signed out.');
   });
-  const Screen = found?.route.screen;
   return (
     <div class="shell">
       <a class="skip" href="#main">
@@ -75,19 +72,29 @@ function Shell({ me, onSignedOut }: { me: Me; onSignedOut: (notice: string) => v
       </nav>
       <main id="main">
         <ProblemLine problem={signOut.problem} />
-        {!found || !Screen ? (
-          <NotFound />
-        ) : !mayOpen(found.route, me) ? (
-          <section class="page">
-            <h1>Not available to your role</h1>
-            <p>This screen is for {found.route.roles?.join(' and ')}s. Ask an owner of your workspace if you need it.</p>
-          </section>
-        ) : (
-          <Screen me={me} params={found.params} />
-        )}
+        <Router>
+          {[
+            ...ROUTES.map((r) => <Route key={r.path} path={href(r.path)} component={Opened} route={r} me={me} />),
+            <Route key="" default component={NotFound} />,
+          ]}
+        </Router>
       </main>
     </div>
   );
+}
+
+/** A route's screen, or why the signed-in role may not open it. */
+function Opened({ route, me, params }: { route: ScreenRoute; me: Me; params: Record<string, string> }) {
+  if (!mayOpen(route, me)) {
+    return (
+      <section class="page">
+        <h1>Not available to your role</h1>
+        <p>This screen is for {route.roles?.join(' and ')}s. Ask an owner of your workspace if you need it.</p>
+      </section>
+    );
+  }
+  const Screen = route.screen;
+  return <Screen me={me} params={params} />;
 }
 
 function NotFound() {

@@ -13,8 +13,10 @@ describe('the console bundle', () => {
   it('takes only types from the server: no module of packages/ or apps/server is bundled', async () => {
     const built = await buildConsole();
     expect(built.inputs.filter((f) => /(^|\/)(packages|apps\/server)\//.test(f))).toEqual([]);
-    // It does bundle the typed client and the UI library, and our own screens.
+    // It does bundle the typed client, the UI library and its router, and our own screens.
     expect(built.inputs.some((f) => f.includes('node_modules/@trpc/client/'))).toBe(true);
     expect(built.inputs.some((f) => f.includes('node_modules/preact/'))).toBe(true);
+    // preact-iso's router alone (imported as preact-iso/router): not its prerender, which pulls in a renderer.
+    expect(built.inputs.filter((f) => f.includes('node_modules/preact-iso/'))).toEqual(['node_modules/preact-iso/src/router.js']);
   });
 });

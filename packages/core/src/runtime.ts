@@ -17,7 +17,6 @@ export { type AttemptInfo, type AttemptTracer, setAttemptTracer } from './webhoo
 export { workflowRunJob } from './workflows/job.ts';
 export { watchKeyChanges } from './auth/key-changes.ts';
 export { keyGuardOf } from './limits/key-guard.ts';
-export { putBounded } from './limits/bounded-map.ts';
 export { currentRequestId, requestIdMixin, withRequestId } from './http/request-scope.ts';
 export { systemResolver, type Resolver } from './webhooks/transport/resolver.ts';
 export {

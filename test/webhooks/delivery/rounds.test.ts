@@ -48,20 +48,48 @@ describe('InFlight (the attempts a worker sends at once)', () => {
   it('holds new work back while full and lets it in as attempts finish', async () => {
     const inFlight = new InFlight(2);
     const done: (() => void)[] = [];
-    const start = () => inFlight.add(new Promise<void>((r) => done.push(r)));
-    start();
-    start();
+    const start = () =>
+      inFlight.start(
+        async () => 'taken',
+        () => new Promise<void>((r) => done.push(r)),
+      );
+    await start();
+    await start();
     let admitted = false;
-    const waiting = inFlight.room().then(() => (admitted = true));
+    const waiting = start().then(() => (admitted = true));
     await new Promise((r) => setImmediate(r));
     expect(admitted).toBe(false);
     done[0]!();
     await waiting;
-    expect(inFlight.size).toBe(1);
+    expect(inFlight.size).toBe(2);
     const settled = inFlight.settled();
     done[1]!();
+    done[2]!();
     await settled;
     expect(inFlight.size).toBe(0);
+  });
+
+  it('ends the job once the take is done, and gives the slot back at once when nothing was taken or the take failed', async () => {
+    const inFlight = new InFlight(1);
+    await inFlight.start(
+      async () => null,
+      () => Promise.reject(new Error('not sent')),
+    );
+    await expect(
+      inFlight.start(
+        () => Promise.reject(new Error('take failed')),
+        async () => {},
+      ),
+    ).rejects.toThrow('take failed');
+    let sent = false;
+    await inFlight.start(
+      async () => 'taken',
+      async () => {
+        sent = true;
+      },
+    );
+    await inFlight.settled();
+    expect({ sent, size: inFlight.size }).toEqual({ sent: true, size: 0 });
   });
 });
 

@@ -98,16 +98,16 @@ describe('webhook endpoint addresses: private and internal ones create the endpo
     [
       'a private IPv4 literal',
       'https://10.0.0.1/hook',
-      /^10\.0\.0\.1 is in 10\.0\.0\.0\/8 \(private\); private and internal addresses are refused$/,
+      /^10\.0\.0\.1 is in the private range; private and internal addresses are refused$/,
     ],
-    ['IPv6 loopback without the loopback flag', 'https://[::1]:8443/hook', /^::1 is in ::1\/128 \(loopback\)/],
-    ['IPv4 loopback', 'https://127.0.0.1/hook', /127\.0\.0\.0\/8 \(loopback\)/],
-    ['the cloud metadata address', 'https://169.254.169.254/latest/meta-data', /169\.254\.0\.0\/16 \(link-local \(cloud metadata\)\)/],
-    ['an IPv4-mapped IPv6 private address', 'https://[::ffff:192.168.0.1]/hook', /192\.168\.0\.0\/16 \(private\)/],
+    ['IPv6 loopback without the loopback flag', 'https://[::1]:8443/hook', /^::1 is in the loopback range/],
+    ['IPv4 loopback', 'https://127.0.0.1/hook', /127\.0\.0\.1 is in the loopback range/],
+    ['the cloud metadata address', 'https://169.254.169.254/latest/meta-data', /169\.254\.169\.254 is in the link-local range/],
+    ['an IPv4-mapped IPv6 private address', 'https://[::ffff:192.168.0.1]/hook', /192\.168\.0\.1 is in the private range/],
     [
       'a name resolving to a private address',
       'https://intranet.example.com/hook',
-      /^intranet\.example\.com resolves to 10\.20\.30\.40 is in 10\.0\.0\.0\/8 \(private\)/,
+      /^intranet\.example\.com resolves to 10\.20\.30\.40 is in the private range/,
     ],
     [
       'a name with one private address among public ones',
@@ -115,7 +115,7 @@ describe('webhook endpoint addresses: private and internal ones create the endpo
       /mixed\.example\.com resolves to 192\.168\.1\.10/,
     ],
     ['a name resolving to the metadata address', 'https://metadata.example.com/', /169\.254\.169\.254/],
-    ['localhost', 'https://localhost/hook', /localhost resolves to 127\.0\.0\.1 is in 127\.0\.0\.0\/8 \(loopback\)/],
+    ['localhost', 'https://localhost/hook', /localhost resolves to 127\.0\.0\.1 is in the loopback range/],
     ['a name that does not resolve', 'https://nxdomain.example.com/hook', /^nxdomain\.example\.com could not be resolved \(ENOTFOUND\)$/],
   ];
   it.each(unsafe)('%s: 201, enabled false, disabledReason says why', async (_, url, reason) => {

@@ -4,60 +4,73 @@ import type { Resolver } from '../../../packages/core/src/webhooks/transport/res
 
 describe('unsafeAddressReason', () => {
   it.each([
-    ['0.0.0.0', '0.0.0.0/8 (unspecified ("this network"))'],
-    ['0.255.255.255', '0.0.0.0/8'],
-    ['10.0.0.1', '10.0.0.0/8 (private)'],
-    ['10.255.255.255', '10.0.0.0/8 (private)'],
-    ['100.64.0.1', '100.64.0.0/10 (carrier-grade NAT)'],
-    ['100.127.255.255', '100.64.0.0/10 (carrier-grade NAT)'],
-    ['100.100.100.200', '100.64.0.0/10 (carrier-grade NAT)'],
-    ['127.0.0.1', '127.0.0.0/8 (loopback)'],
-    ['127.255.255.254', '127.0.0.0/8 (loopback)'],
-    ['169.254.169.254', '169.254.0.0/16 (link-local (cloud metadata))'],
-    ['169.254.0.1', '169.254.0.0/16'],
-    ['172.16.0.1', '172.16.0.0/12 (private)'],
-    ['172.31.255.255', '172.16.0.0/12 (private)'],
-    ['192.0.0.192', '192.0.0.0/24 (IETF protocol assignments)'],
-    ['192.0.2.10', '192.0.2.0/24 (documentation)'],
-    ['192.88.99.1', '192.88.99.0/24 (reserved (6to4 relay))'],
-    ['192.168.1.1', '192.168.0.0/16 (private)'],
-    ['198.18.0.1', '198.18.0.0/15 (benchmarking)'],
-    ['198.19.255.255', '198.18.0.0/15 (benchmarking)'],
-    ['198.51.100.7', '198.51.100.0/24 (documentation)'],
-    ['203.0.113.9', '203.0.113.0/24 (documentation)'],
-    ['224.0.0.1', '224.0.0.0/4 (multicast)'],
-    ['239.255.255.250', '224.0.0.0/4 (multicast)'],
-    ['240.0.0.1', '240.0.0.0/4 (reserved)'],
-    ['255.255.255.255', '240.0.0.0/4 (reserved)'],
+    ['0.0.0.0', 'unspecified'],
+    ['0.255.255.255', 'unspecified'],
+    ['10.0.0.1', 'private'],
+    ['10.255.255.255', 'private'],
+    ['100.64.0.1', 'carrier-grade NAT'],
+    ['100.127.255.255', 'carrier-grade NAT'],
+    ['100.100.100.200', 'carrier-grade NAT'],
+    ['127.0.0.1', 'loopback'],
+    ['127.255.255.254', 'loopback'],
+    ['169.254.169.254', 'link-local'],
+    ['169.254.0.1', 'link-local'],
+    ['172.16.0.1', 'private'],
+    ['172.31.255.255', 'private'],
+    ['192.0.0.192', 'reserved'],
+    ['192.0.2.10', 'reserved'],
+    ['192.88.99.1', 'reserved'],
+    ['192.168.1.1', 'private'],
+    ['198.18.0.1', 'reserved'],
+    ['198.19.255.255', 'reserved'],
+    ['198.51.100.7', 'reserved'],
+    ['203.0.113.9', 'reserved'],
+    ['224.0.0.1', 'multicast'],
+    ['239.255.255.250', 'multicast'],
+    ['240.0.0.1', 'reserved'],
+    ['255.255.255.255', 'broadcast'],
+    ['192.175.48.1', 'AS112 anycast'],
+    ['192.31.196.1', 'AS112 anycast'],
+    ['192.52.193.1', 'AMT relay anycast'],
   ])('refuses IPv4 %s (%s)', (ip, range) => {
-    expect(unsafeAddressReason(ip)).toContain(`${ip} is in ${range}`);
+    expect(unsafeAddressReason(ip)).toBe(`${ip} is in the ${range} range`);
   });
 
   it.each([
-    ['::', '::/128 (unspecified)'],
-    ['::1', '::1/128 (loopback)'],
-    ['0:0:0:0:0:0:0:1', '::1/128 (loopback)'],
-    ['fc00::1', 'fc00::/7 (unique-local)'],
-    ['fd12:3456:789a::1', 'fc00::/7 (unique-local)'],
-    ['fd00:ec2::254', 'fc00::/7 (unique-local)'],
-    ['fe80::1', 'fe80::/10 (link-local)'],
-    ['FE80::ABCD', 'fe80::/10 (link-local)'],
-    ['fec0::1', 'fec0::/10 (site-local (deprecated))'],
-    ['ff02::1', 'ff00::/8 (multicast)'],
-    ['ff05::1:3', 'ff00::/8 (multicast)'],
-    ['2001:db8::1', '2001:db8::/32 (documentation)'],
-    ['3fff::1', '3fff::/20 (documentation)'],
-    ['2001::1', '2001::/23 (IETF protocol assignments)'],
-    ['2002:a00:1::1', '2002::/16 (6to4)'],
-    ['100::1', '100::/64 (discard-only)'],
-    ['64:ff9b:1::a00:1', '64:ff9b:1::/48 (local-use NAT64)'],
-    ['5f00::1', '5f00::/16 (segment routing)'],
+    ['::', 'unspecified'],
+    ['::1', 'loopback'],
+    ['0:0:0:0:0:0:0:1', 'loopback'],
+    ['fc00::1', 'unique-local'],
+    ['fd12:3456:789a::1', 'unique-local'],
+    ['fd00:ec2::254', 'unique-local'],
+    ['fe80::1', 'link-local'],
+    ['FE80::ABCD', 'link-local'],
+    ['fec0::1', 'site-local (deprecated)'],
+    ['ff02::1', 'multicast'],
+    ['ff05::1:3', 'multicast'],
+    ['2001:db8::1', 'reserved'],
+    ['3fff::1', 'reserved'],
+    ['2001::1', 'Teredo'],
+    ['2001:1ff::1', 'reserved'],
+    ['2002:a00:1::1', '6to4'],
+    ['100::1', 'discard-only'],
+    ['64:ff9b:1::a00:1', 'local-use NAT64'],
+    ['5f00::1', 'segment routing'],
+    ['::ffff:0:808:808', 'IPv4-translated'],
+    ['2001:2::1', 'benchmarking'],
+    ['2001:3::1', 'AMT relay anycast'],
+    ['2001:4:112::1', 'AS112 anycast'],
+    ['2620:4f:8000::1', 'AS112 anycast'],
+    ['2001:10::1', 'ORCHID (deprecated)'],
+    ['2001:20::1', 'ORCHIDv2'],
+    ['2001:30::1', 'drone remote ID'],
   ])('refuses IPv6 %s (%s)', (ip, range) => {
-    expect(unsafeAddressReason(ip)).toBe(`${ip} is in ${range}`);
+    expect(unsafeAddressReason(ip)).toBe(`${ip} is in the ${range} range`);
   });
 
-  it.each(['::10.0.0.1', '::8.8.8.8', '::808:808', '4000::1', '1::1', 'e000::1', '::ffff:0:808:808'])(
-    'refuses IPv6 %s outside global unicast 2000::/3 (IPv4-compatible, IPv4-translated and unassigned space)',
+  // ipaddr.js reads ::8.8.8.8 as the mapped ::ffff:8.8.8.8; a socket reaches ::808:808 (IPv4-compatible): judged as that.
+  it.each(['::10.0.0.1', '::8.8.8.8', '::808:808', '4000::1', '1::1', 'e000::1'])(
+    'refuses IPv6 %s outside global unicast 2000::/3 (IPv4-compatible and unassigned space)',
     (ip) => {
       expect(unsafeAddressReason(ip)).toMatch(/is outside 2000::\/3/);
     },
@@ -69,20 +82,20 @@ describe('unsafeAddressReason', () => {
   });
 
   it.each([
-    ['::ffff:10.0.0.1', '10.0.0.1 is in 10.0.0.0/8 (private)'],
-    ['::ffff:a00:1', '10.0.0.1 is in 10.0.0.0/8 (private)'],
-    ['::FFFF:0A00:0001', '10.0.0.1 is in 10.0.0.0/8 (private)'],
-    ['0:0:0:0:0:ffff:10.0.0.1', '10.0.0.1 is in 10.0.0.0/8 (private)'],
-    ['0000:0000:0000:0000:0000:ffff:0a00:0001', '10.0.0.1 is in 10.0.0.0/8 (private)'],
-    ['::ffff:127.0.0.1', '127.0.0.1 is in 127.0.0.0/8 (loopback)'],
-    ['::ffff:169.254.169.254', '169.254.169.254 is in 169.254.0.0/16'],
-    ['::ffff:a9fe:a9fe', '169.254.169.254 is in 169.254.0.0/16'],
-    ['::ffff:100.100.100.200', '100.100.100.200 is in 100.64.0.0/10'],
-    ['::ffff:192.0.0.192', '192.0.0.192 is in 192.0.0.0/24'],
-    ['64:ff9b::a00:1', '10.0.0.1 is in 10.0.0.0/8 (private)'],
-    ['64:ff9b::10.0.0.1', '10.0.0.1 is in 10.0.0.0/8 (private)'],
-    ['64:ff9b:0:0:0:0:a9fe:a9fe', '169.254.169.254 is in 169.254.0.0/16'],
-    ['64:ff9b::7f00:1', '127.0.0.1 is in 127.0.0.0/8 (loopback)'],
+    ['::ffff:10.0.0.1', '10.0.0.1 is in the private range'],
+    ['::ffff:a00:1', '10.0.0.1 is in the private range'],
+    ['::FFFF:0A00:0001', '10.0.0.1 is in the private range'],
+    ['0:0:0:0:0:ffff:10.0.0.1', '10.0.0.1 is in the private range'],
+    ['0000:0000:0000:0000:0000:ffff:0a00:0001', '10.0.0.1 is in the private range'],
+    ['::ffff:127.0.0.1', '127.0.0.1 is in the loopback range'],
+    ['::ffff:169.254.169.254', '169.254.169.254 is in the link-local range'],
+    ['::ffff:a9fe:a9fe', '169.254.169.254 is in the link-local range'],
+    ['::ffff:100.100.100.200', '100.100.100.200 is in the carrier-grade NAT range'],
+    ['::ffff:192.0.0.192', '192.0.0.192 is in the reserved range'],
+    ['64:ff9b::a00:1', '10.0.0.1 is in the private range'],
+    ['64:ff9b::10.0.0.1', '10.0.0.1 is in the private range'],
+    ['64:ff9b:0:0:0:0:a9fe:a9fe', '169.254.169.254 is in the link-local range'],
+    ['64:ff9b::7f00:1', '127.0.0.1 is in the loopback range'],
   ])('judges IPv4 inside IPv6 (%s) by the IPv4 address it reaches', (ip, reason) => {
     expect(unsafeAddressReason(ip)).toContain(reason);
   });
@@ -173,19 +186,18 @@ describe('checkUrlAddress', () => {
     expect(r).toEqual({
       ok: false,
       kind: 'unsafe',
-      reason:
-        'mixed.example resolves to 169.254.169.254 is in 169.254.0.0/16 (link-local (cloud metadata)); private and internal addresses are refused',
+      reason: 'mixed.example resolves to 169.254.169.254 is in the link-local range; private and internal addresses are refused',
     });
   });
 
   it.each([
-    ['https://10.0.0.1/', '10.0.0.1 is in 10.0.0.0/8 (private)'],
+    ['https://10.0.0.1/', '10.0.0.1 is in the private range'],
     // The WHATWG parser turns these spellings into 127.0.0.1 / ::ffff:7f00:1 before the check sees them.
-    ['https://0x7f.1/', '127.0.0.1 is in 127.0.0.0/8 (loopback)'],
-    ['https://2130706433/', '127.0.0.1 is in 127.0.0.0/8 (loopback)'],
-    ['https://[::ffff:127.0.0.1]/', '127.0.0.1 is in 127.0.0.0/8 (loopback)'],
-    ['https://[fd00:ec2::254]/', 'fd00:ec2::254 is in fc00::/7 (unique-local)'],
-    ['https://[::]/', ':: is in ::/128 (unspecified)'],
+    ['https://0x7f.1/', '127.0.0.1 is in the loopback range'],
+    ['https://2130706433/', '127.0.0.1 is in the loopback range'],
+    ['https://[::ffff:127.0.0.1]/', '127.0.0.1 is in the loopback range'],
+    ['https://[fd00:ec2::254]/', 'fd00:ec2::254 is in the unique-local range'],
+    ['https://[::]/', ':: is in the unspecified range'],
   ])('refuses the literal %s', async (url, reason) => {
     expect(await checkUrlAddress(url, { resolver: fixed([]), allowLoopback: false })).toEqual({
       ok: false,

@@ -53,19 +53,19 @@ describe('sendWebhook: where it may connect', () => {
 
   // allowLoopback is on for all of these: the development flag opens loopback and nothing else private.
   it.each([
-    ['https://10.0.0.1/hook', [], /10\.0\.0\.1 is in 10\.0\.0\.0\/8 \(private\)/],
-    ['https://169.254.169.254/latest/meta-data/', [], /169\.254\.0\.0\/16 \(link-local \(cloud metadata\)\)/],
+    ['https://10.0.0.1/hook', [], /10\.0\.0\.1 is in the private range/],
+    ['https://169.254.169.254/latest/meta-data/', [], /169\.254\.169\.254 is in the link-local range/],
     ['https://100.100.100.200/', [], /carrier-grade NAT/],
-    ['https://[::ffff:10.0.0.1]/', [], /^10\.0\.0\.1 is in 10\.0\.0\.0\/8 \(private\)/],
-    ['https://[64:ff9b::a00:1]/', [], /^10\.0\.0\.1 is in 10\.0\.0\.0\/8 \(private\)/],
-    ['https://[fd00:ec2::254]/', [], /fd00:ec2::254 is in fc00::\/7 \(unique-local\)/],
+    ['https://[::ffff:10.0.0.1]/', [], /^10\.0\.0\.1 is in the private range/],
+    ['https://[64:ff9b::a00:1]/', [], /^10\.0\.0\.1 is in the private range/],
+    ['https://[fd00:ec2::254]/', [], /fd00:ec2::254 is in the unique-local range/],
     [
       'https://internal.example/',
       ['10.1.2.3'],
-      /^internal\.example resolves to 10\.1\.2\.3 is in 10\.0\.0\.0\/8 \(private\); private and internal addresses are refused$/,
+      /^internal\.example resolves to 10\.1\.2\.3 is in the private range; private and internal addresses are refused$/,
     ],
     ['https://mixed.example/', ['93.184.216.34', '10.0.0.1'], /^mixed\.example resolves to 10\.0\.0\.1/],
-    ['https://v6.example/', ['2606:4700::1111', 'fe80::1'], /^v6\.example resolves to fe80::1 is in fe80::\/10/],
+    ['https://v6.example/', ['2606:4700::1111', 'fe80::1'], /^v6\.example resolves to fe80::1 is in the link-local range/],
   ])('blocks %s (answers %j) without connecting', async (url, answers, reason) => {
     const resolver = scripted(answers);
     const r = await sendWebhook(delivery(url), { resolver, allowLoopback: true });

@@ -1,11 +1,12 @@
 import { useState } from 'preact/hooks';
 import { api, type Outputs } from '../api.ts';
-import { navigate } from '../router.ts';
+import { useNavigate } from '../router.ts';
 import type { ScreenProps } from '../screen.ts';
 import { Copyable, Empty, Link, Loaded, Notice, Page, When } from '../ui/common.tsx';
 import { SubmissionsTable } from '../ui/forms.tsx';
 import { useLoad } from '../ui/use-load.ts';
 import { FormEditor } from './form-editor.tsx';
+import { Table } from '../ui/table.tsx';
 
 type FormView = Outputs['forms']['get'];
 
@@ -37,31 +38,21 @@ export function Forms(_: ScreenProps) {
               </p>
             </Empty>
           ) : (
-            <table>
-              <caption class="visually-hidden">Forms, newest first</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Fields</th>
-                  <th scope="col">Created</th>
-                </tr>
-              </thead>
-              <tbody>
-                {items.map((f) => (
-                  <tr key={f.id}>
-                    <td>
-                      <Link to={`/forms/${f.id}`}>{f.name}</Link>
-                    </td>
-                    <td>{f.published ? <span class="badge on">published</span> : <span class="badge off">not published</span>}</td>
-                    <td>{f.fields.map((x) => x.label).join(', ')}</td>
-                    <td>
-                      <When at={f.createdAt} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <Table
+              caption="Forms, newest first"
+              rows={items}
+              rowKey={(f) => f.id}
+              rowHeader={false}
+              columns={[
+                { header: 'Name', cell: (f) => <Link to={`/forms/${f.id}`}>{f.name}</Link> },
+                {
+                  header: 'Status',
+                  cell: (f) => (f.published ? <span class="badge on">published</span> : <span class="badge off">not published</span>),
+                },
+                { header: 'Fields', cell: (f) => f.fields.map((x) => x.label).join(', ') },
+                { header: 'Created', cell: (f) => <When at={f.createdAt} /> },
+              ]}
+            />
           )
         }
       </Loaded>
@@ -70,6 +61,7 @@ export function Forms(_: ScreenProps) {
 }
 
 export function NewForm(_: ScreenProps) {
+  const navigate = useNavigate();
   const pipelines = useLoad(() => api.pipelines.list.query());
   return (
     <Page title="New form" intro={<Link to="/forms">Back to the forms</Link>}>

@@ -4,6 +4,7 @@ import { isManager, type ScreenProps } from '../screen.ts';
 import { ConfirmAction, Copyable, Empty, Loaded, Notice, Page, ProblemLine, StateBadge, When } from '../ui/common.tsx';
 import { Checkbox, Form, FormProblem, Select, Submit, TextInput } from '../ui/form.tsx';
 import { useAction, useLoad, useRowAction } from '../ui/use-load.ts';
+import { Table } from '../ui/table.tsx';
 
 type Key = Outputs['apiKeys']['list']['keys'][number];
 type Created = Outputs['apiKeys']['create'];
@@ -103,48 +104,47 @@ function KeyTable(props: { keys: Key[]; me: ScreenProps['me']; onRevoked: (key: 
   // Owners and admins revoke any key of the workspace; members only their own (the server answers not_found otherwise).
   const mayRevoke = (key: Key) => key.status !== 'revoked' && (isManager(props.me) || key.createdBy.id === props.me.userId);
   return (
-    <table>
-      <caption class="visually-hidden">API keys</caption>
-      <thead>
-        <tr>
-          <th scope="col">Name</th>
-          <th scope="col">Type</th>
-          <th scope="col">Permissions</th>
-          <th scope="col">Status</th>
-          <th scope="col">Created</th>
-          <th scope="col">Last used</th>
-          <th scope="col">Created by</th>
-          <th scope="col">
-            <span class="visually-hidden">Actions</span>
-          </th>
-        </tr>
-      </thead>
-      <tbody>
-        {props.keys.map((key) => (
-          <tr key={key.id}>
-            <th scope="row">
+    <Table
+      caption="API keys"
+      rows={props.keys}
+      rowKey={(key) => key.id}
+      columns={[
+        {
+          header: 'Name',
+          cell: (key) => (
+            <>
               {key.name}
               <br />
               <code class="muted">{key.displayPrefix}…</code>
-            </th>
-            <td>{key.type === 'public' ? 'Public' : 'Internal'}</td>
-            <td>{key.type === 'internal' ? <span class="muted">acts as its creator</span> : key.permissions.join(', ')}</td>
-            <td>
+            </>
+          ),
+        },
+        { header: 'Type', cell: (key) => (key.type === 'public' ? 'Public' : 'Internal') },
+        {
+          header: 'Permissions',
+          cell: (key) => (key.type === 'internal' ? <span class="muted">acts as its creator</span> : key.permissions.join(', ')),
+        },
+        {
+          header: 'Status',
+          cell: (key) => (
+            <>
               <StateBadge on={key.status === 'active'}>{STATUS[key.status]}</StateBadge>
               {key.expiresAt && key.status === 'active' && (
                 <div class="muted">
                   expires <When at={key.expiresAt} />
                 </div>
               )}
-            </td>
-            <td>
-              <When at={key.createdAt} />
-            </td>
-            <td>
-              <When at={key.lastUsedAt} />
-            </td>
-            <td>{key.createdBy.email}</td>
-            <td>
+            </>
+          ),
+        },
+        { header: 'Created', cell: (key) => <When at={key.createdAt} /> },
+        { header: 'Last used', cell: (key) => <When at={key.lastUsedAt} /> },
+        { header: 'Created by', cell: (key) => key.createdBy.email },
+        {
+          header: 'Actions',
+          hidden: true,
+          cell: (key) => (
+            <>
               {mayRevoke(key) && (
                 <ConfirmAction
                   label="Revoke"
@@ -156,11 +156,11 @@ function KeyTable(props: { keys: Key[]; me: ScreenProps['me']; onRevoked: (key: 
                 />
               )}
               <ProblemLine problem={row.problemOf(key.id)} />
-            </td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+            </>
+          ),
+        },
+      ]}
+    />
   );
 }
 

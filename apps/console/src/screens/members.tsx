@@ -4,6 +4,7 @@ import { isManager, type ScreenProps } from '../screen.ts';
 import { ConfirmAction, Loaded, Notice, Page, ProblemLine, StateBadge, When } from '../ui/common.tsx';
 import { Form, FormProblem, Select, Submit, TextInput } from '../ui/form.tsx';
 import { useAction, useLoad, useRowAction } from '../ui/use-load.ts';
+import { Table } from '../ui/table.tsx';
 
 type Member = Outputs['accounts']['members']['members'][number];
 type Role = Member['role'];
@@ -65,52 +66,43 @@ function MemberTable(props: { members: Member[]; me: ScreenProps['me']; onStart:
   // What the server would let this person do to that row; nothing else is offered.
   const mayToggle = (m: Member) => isManager(me) && m.id !== me.userId && (m.role !== 'owner' || me.role === 'owner');
   return (
-    <table>
-      <caption class="visually-hidden">Members</caption>
-      <thead>
-        <tr>
-          <th scope="col">Email</th>
-          <th scope="col">Name</th>
-          <th scope="col">Role</th>
-          <th scope="col">Access</th>
-          <th scope="col">Joined</th>
-          <th scope="col">
-            <span class="visually-hidden">Actions</span>
-          </th>
-        </tr>
-      </thead>
-      <tbody>
-        {props.members.map((m) => (
-          <tr key={m.id}>
-            <th scope="row">
+    <Table
+      caption="Members"
+      rows={props.members}
+      rowKey={(m) => m.id}
+      columns={[
+        {
+          header: 'Email',
+          cell: (m) => (
+            <>
               {m.email}
               {m.id === me.userId && <span class="muted"> (you)</span>}
-            </th>
-            <td>{m.name ?? <span class="muted">none given</span>}</td>
-            <td>
-              {me.role === 'owner' ? (
-                <RoleChanger
-                  member={m}
-                  busy={row.busy === m.id}
-                  onChange={(role) =>
-                    act(
-                      m,
-                      () => api.accounts.changeRole.mutate({ userId: m.id, role }),
-                      `${m.email} is now ${roleName(role).toLowerCase()}.`,
-                    )
-                  }
-                />
-              ) : (
-                roleName(m.role)
-              )}
-            </td>
-            <td>
-              <StateBadge on={m.active}>{m.active ? 'Active' : 'Deactivated'}</StateBadge>
-            </td>
-            <td>
-              <When at={m.createdAt} />
-            </td>
-            <td>
+            </>
+          ),
+        },
+        { header: 'Name', cell: (m) => m.name ?? <span class="muted">none given</span> },
+        {
+          header: 'Role',
+          cell: (m) =>
+            me.role === 'owner' ? (
+              <RoleChanger
+                member={m}
+                busy={row.busy === m.id}
+                onChange={(role) =>
+                  act(m, () => api.accounts.changeRole.mutate({ userId: m.id, role }), `${m.email} is now ${roleName(role).toLowerCase()}.`)
+                }
+              />
+            ) : (
+              roleName(m.role)
+            ),
+        },
+        { header: 'Access', cell: (m) => <StateBadge on={m.active}>{m.active ? 'Active' : 'Deactivated'}</StateBadge> },
+        { header: 'Joined', cell: (m) => <When at={m.createdAt} /> },
+        {
+          header: 'Actions',
+          hidden: true,
+          cell: (m) => (
+            <>
               {mayToggle(m) &&
                 (m.active ? (
                   <ConfirmAction
@@ -138,11 +130,11 @@ function MemberTable(props: { members: Member[]; me: ScreenProps['me']; onStart:
                   </button>
                 ))}
               <ProblemLine problem={row.problemOf(m.id)} />
-            </td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+            </>
+          ),
+        },
+      ]}
+    />
   );
 }
 
@@ -221,29 +213,17 @@ function Invitations(props: { onInvited: () => void }) {
           invites.length === 0 ? (
             <p class="muted">None: everyone invited has joined, or their invitation expired. Invite someone above.</p>
           ) : (
-            <table>
-              <caption class="visually-hidden">Pending invitations</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Email</th>
-                  <th scope="col">Role</th>
-                  <th scope="col">Invited by</th>
-                  <th scope="col">Expires</th>
-                </tr>
-              </thead>
-              <tbody>
-                {invites.map((i) => (
-                  <tr key={i.id}>
-                    <th scope="row">{i.email}</th>
-                    <td>{roleName(i.role)}</td>
-                    <td>{i.invitedBy.email}</td>
-                    <td>
-                      <When at={i.expiresAt} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <Table
+              caption="Pending invitations"
+              rows={invites}
+              rowKey={(i) => i.id}
+              columns={[
+                { header: 'Email', cell: (i) => i.email },
+                { header: 'Role', cell: (i) => roleName(i.role) },
+                { header: 'Invited by', cell: (i) => i.invitedBy.email },
+                { header: 'Expires', cell: (i) => <When at={i.expiresAt} /> },
+              ]}
+            />
           )
         }
       </Loaded>

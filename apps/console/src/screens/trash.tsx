@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { api, type Outputs } from '../api.ts';
 import { isManager, type ScreenProps } from '../screen.ts';
 import { Empty, Loaded, Notice, Page, ProblemLine, When } from '../ui/common.tsx';
+import { Table } from '../ui/table.tsx';
 import { useLoad, useRowAction } from '../ui/use-load.ts';
 
 type TrashPage = Outputs['contacts']['trash'];
@@ -61,49 +62,40 @@ export function Trash({ me }: ScreenProps) {
             </Empty>
           ) : (
             <>
-              <table>
-                <caption class="visually-hidden">Deleted contacts</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Contact</th>
-                    <th scope="col">Email</th>
-                    <th scope="col">Deleted</th>
-                    <th scope="col">Left to restore</th>
-                    {manager && (
-                      <th scope="col">
-                        <span class="visually-hidden">Actions</span>
-                      </th>
-                    )}
-                  </tr>
-                </thead>
-                <tbody>
-                  {items.map((c) => (
-                    <tr key={c.id}>
-                      <th scope="row">{nameOf(c)}</th>
-                      <td>{c.email ?? <span class="muted">none</span>}</td>
-                      <td>
-                        <When at={c.deletedAt} />
-                      </td>
-                      <td>{left(c)}</td>
-                      {manager && (
-                        <td>
-                          {c.restorable && (
-                            <button
-                              type="button"
-                              aria-label={`Restore ${nameOf(c)}`}
-                              disabled={row.busy === c.id}
-                              onClick={() => void restore(c)}
-                            >
-                              Restore
-                            </button>
-                          )}
-                          <ProblemLine problem={row.problemOf(c.id)} />
-                        </td>
-                      )}
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+              <Table
+                caption="Deleted contacts"
+                rows={items}
+                rowKey={(c) => c.id}
+                columns={[
+                  { header: 'Contact', cell: nameOf },
+                  { header: 'Email', cell: (c) => c.email ?? <span class="muted">none</span> },
+                  { header: 'Deleted', cell: (c) => <When at={c.deletedAt} /> },
+                  { header: 'Left to restore', cell: left },
+                  ...(manager
+                    ? [
+                        {
+                          header: 'Actions',
+                          hidden: true,
+                          cell: (c: Trashed) => (
+                            <>
+                              {c.restorable && (
+                                <button
+                                  type="button"
+                                  aria-label={`Restore ${nameOf(c)}`}
+                                  disabled={row.busy === c.id}
+                                  onClick={() => void restore(c)}
+                                >
+                                  Restore
+                                </button>
+                              )}
+                              <ProblemLine problem={row.problemOf(c.id)} />
+                            </>
+                          ),
+                        },
+                      ]
+                    : []),
+                ]}
+              />
               {next && (
                 <button type="button" onClick={() => setExtraPages((n) => n + 1)}>
                   Show more

@@ -1,11 +1,12 @@
 import { useState } from 'preact/hooks';
 import { api, type Inputs } from '../api.ts';
-import { navigate } from '../router.ts';
+import { useNavigate } from '../router.ts';
 import type { ScreenProps } from '../screen.ts';
 import { Empty, Link, Loaded, Page, ProblemLine, When } from '../ui/common.tsx';
 import { Form, FormProblem, Submit, TextInput } from '../ui/form.tsx';
 import { useAction, useLoad, useRowAction } from '../ui/use-load.ts';
 import { EndpointStatus, type EventChoice, EventPicker, type EventType, eventsError } from '../ui/webhooks.tsx';
+import { Table } from '../ui/table.tsx';
 
 /** `/webhooks`: the workspace's endpoints with their state, and a new one (owners and admins). */
 export function Webhooks(_: ScreenProps) {
@@ -25,25 +26,26 @@ export function Webhooks(_: ScreenProps) {
               Add an endpoint below: an https:// URL of yours that answers 2xx. Then send it a test from its screen.
             </Empty>
           ) : (
-            <table>
-              <caption class="visually-hidden">Webhook endpoints</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Endpoint</th>
-                  <th scope="col">Events</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Created</th>
-                </tr>
-              </thead>
-              <tbody>
-                {page.items.map((e) => (
-                  <tr key={e.id}>
-                    <td>
+            <Table
+              caption="Webhook endpoints"
+              rows={page.items}
+              rowKey={(e) => e.id}
+              rowHeader={false}
+              columns={[
+                {
+                  header: 'Endpoint',
+                  cell: (e) => (
+                    <>
                       <Link to={`/webhooks/${e.id}`}>{e.url}</Link>
                       {e.description && <div class="muted">{e.description}</div>}
-                    </td>
-                    <td>{e.events.length === 1 ? e.events[0] : `${e.events.length} events`}</td>
-                    <td>
+                    </>
+                  ),
+                },
+                { header: 'Events', cell: (e) => (e.events.length === 1 ? e.events[0] : `${e.events.length} events`) },
+                {
+                  header: 'Status',
+                  cell: (e) => (
+                    <>
                       <EndpointStatus endpoint={e} />
                       {!e.enabled && (
                         <div>
@@ -58,14 +60,12 @@ export function Webhooks(_: ScreenProps) {
                         </div>
                       )}
                       <ProblemLine problem={enable.problemOf(e.id)} />
-                    </td>
-                    <td>
-                      <When at={e.createdAt} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+                    </>
+                  ),
+                },
+                { header: 'Created', cell: (e) => <When at={e.createdAt} /> },
+              ]}
+            />
           )
         }
       </Loaded>
@@ -80,6 +80,7 @@ export function Webhooks(_: ScreenProps) {
 }
 
 function CreateEndpoint({ types }: { types: EventType[] }) {
+  const navigate = useNavigate();
   const [url, setUrl] = useState('');
   const [description, setDescription] = useState('');
   const [events, setEvents] = useState<EventChoice>([]);

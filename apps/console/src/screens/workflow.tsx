@@ -1,10 +1,11 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
-import { navigate } from '../router.ts';
+import { useNavigate } from '../router.ts';
 import { isManager, type ScreenProps } from '../screen.ts';
 import { ConfirmAction, Link, Loaded, Notice, Page, ProblemLine, StateBadge, When } from '../ui/common.tsx';
 import { useAction, useLoad } from '../ui/use-load.ts';
 import { describeStep, IntakeUrlOnce, type Pipeline, RunStatus, RunSteps, type Workflow } from '../ui/workflows.tsx';
+import { Table } from '../ui/table.tsx';
 
 /**
  * One workflow: its intake URL (the hint; the whole URL once more after a rotation), its steps, its recent runs with
@@ -21,6 +22,7 @@ export function WorkflowDetail({ me, params }: ScreenProps) {
 }
 
 function Detail({ workflow, manager, onChanged }: { workflow: Workflow; manager: boolean; onChanged: () => void }) {
+  const navigate = useNavigate();
   const pipelines = useLoad(() => api.pipelines.list.query());
   const list: Pipeline[] = pipelines.state === 'ready' ? pipelines.data.items : [];
   const [rotated, setRotated] = useState<string | null>(null);
@@ -128,33 +130,21 @@ function Runs({ id }: { id: string }) {
           ) : (
             <>
               {page.nextCursor && <p class="muted">The newest 20 runs are shown; each is also on its contact's timeline.</p>}
-              <table>
-                <caption class="visually-hidden">Recent runs, newest first</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Received</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Contact</th>
-                    <th scope="col">Steps</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {page.items.map((run) => (
-                    <tr key={run.id}>
-                      <td>
-                        <When at={run.createdAt} />
-                      </td>
-                      <td>
-                        <RunStatus status={run.status} />
-                      </td>
-                      <td>{typeof run.payload.email === 'string' ? run.payload.email : (run.contactId ?? 'deleted')}</td>
-                      <td>
-                        <RunSteps run={run} />
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+              <Table
+                caption="Recent runs, newest first"
+                rows={page.items}
+                rowKey={(run) => run.id}
+                rowHeader={false}
+                columns={[
+                  { header: 'Received', cell: (run) => <When at={run.createdAt} /> },
+                  { header: 'Status', cell: (run) => <RunStatus status={run.status} /> },
+                  {
+                    header: 'Contact',
+                    cell: (run) => (typeof run.payload.email === 'string' ? run.payload.email : (run.contactId ?? 'deleted')),
+                  },
+                  { header: 'Steps', cell: (run) => <RunSteps run={run} /> },
+                ]}
+              />
             </>
           )
         }

@@ -5,6 +5,7 @@ import { Empty, Link, Loaded, Page, StateBadge, When } from '../ui/common.tsx';
 import { Form, FormProblem, Submit, TextInput } from '../ui/form.tsx';
 import { useAction, useLoad } from '../ui/use-load.ts';
 import { type DraftStep, IntakeUrlOnce, newStep, type Pipeline, StepsEditor, stepsInput } from '../ui/workflows.tsx';
+import { Table } from '../ui/table.tsx';
 
 /**
  * Workflows: the list, and for owners and admins the form that creates one; its intake URL is shown once, right here,
@@ -58,35 +59,19 @@ export function Workflows({ me }: ScreenProps) {
           ) : (
             <>
               {page.nextCursor && <p class="muted">The newest 100 workflows are shown.</p>}
-              <table>
-                <caption class="visually-hidden">Workflows</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Name</th>
-                    <th scope="col">Trigger</th>
-                    <th scope="col">Steps</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Created</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {page.items.map((wf) => (
-                    <tr key={wf.id}>
-                      <td>
-                        <Link to={`/workflows/${wf.id}`}>{wf.name}</Link>
-                      </td>
-                      <td>Webhook received</td>
-                      <td>{wf.steps.length}</td>
-                      <td>
-                        <StateBadge on={wf.enabled}>{wf.enabled ? 'Enabled' : 'Disabled'}</StateBadge>
-                      </td>
-                      <td>
-                        <When at={wf.createdAt} />
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+              <Table
+                caption="Workflows"
+                rows={page.items}
+                rowKey={(wf) => wf.id}
+                rowHeader={false}
+                columns={[
+                  { header: 'Name', cell: (wf) => <Link to={`/workflows/${wf.id}`}>{wf.name}</Link> },
+                  { header: 'Trigger', cell: () => 'Webhook received' },
+                  { header: 'Steps', cell: (wf) => wf.steps.length },
+                  { header: 'Status', cell: (wf) => <StateBadge on={wf.enabled}>{wf.enabled ? 'Enabled' : 'Disabled'}</StateBadge> },
+                  { header: 'Created', cell: (wf) => <When at={wf.createdAt} /> },
+                ]}
+              />
             </>
           )
         }

@@ -1,22 +1,13 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Problem } from '../api.ts';
-import { BASE, moved, navigate } from '../router.ts';
+import { href, moved } from '../router.ts';
 import type { Load } from './use-load.ts';
 
-/** A link inside the console: a real href (open in a new tab works), history navigation on a plain click. */
+/** A link inside the console: a real href (open in a new tab works); a plain click moves in the page (preact-iso). */
 export function Link(props: { to: string; children: ComponentChildren; class?: string; current?: boolean }) {
   return (
-    <a
-      href={BASE + (props.to === '/' ? '' : props.to)}
-      class={props.class}
-      aria-current={props.current ? 'page' : undefined}
-      onClick={(e) => {
-        if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
-        e.preventDefault();
-        navigate(props.to);
-      }}
-    >
+    <a href={href(props.to)} class={props.class} aria-current={props.current ? 'page' : undefined}>
       {props.children}
     </a>
   );

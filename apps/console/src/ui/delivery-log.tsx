@@ -3,6 +3,7 @@ import { api, type Outputs } from '../api.ts';
 import { Loaded, Notice, ProblemLine, When } from './common.tsx';
 import { Select } from './form.tsx';
 import { useAction, useLoad } from './use-load.ts';
+import { Table } from './table.tsx';
 
 type Attempt = Outputs['webhooks']['deliveries']['items'][number];
 type Outcome = Attempt['outcome'];
@@ -103,71 +104,64 @@ export function DeliveryLog(props: { id: string; events: string[]; watch: Watch 
             );
           return (
             <>
-              <table class="delivery-log" aria-busy={(log.state === 'ready' && log.refreshing) || undefined}>
-                <caption class="visually-hidden">Delivery attempts, newest first</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">When</th>
-                    <th scope="col">Event</th>
-                    <th scope="col">Attempt</th>
-                    <th scope="col">Outcome</th>
-                    <th scope="col">Status code</th>
-                    <th scope="col">Duration</th>
-                    <th scope="col">Response</th>
-                    <th scope="col">Next attempt</th>
-                    <th scope="col">
-                      <span class="visually-hidden">Actions</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {items.map((a) => (
-                    <tr key={a.id}>
-                      <td>
-                        <When at={a.at} />
-                      </td>
-                      <td>
-                        <code>{a.event}</code>
-                      </td>
-                      <td>
+              <Table
+                class="delivery-log"
+                busy={log.state === 'ready' && log.refreshing}
+                caption="Delivery attempts, newest first"
+                rows={items}
+                rowKey={(a) => a.id}
+                rowHeader={false}
+                columns={[
+                  { header: 'When', cell: (a) => <When at={a.at} /> },
+                  { header: 'Event', cell: (a) => <code>{a.event}</code> },
+                  {
+                    header: 'Attempt',
+                    cell: (a) => (
+                      <>
                         {a.attempt === 0 ? '–' : a.attempt}
                         {a.manual && <span class="muted"> (manual)</span>}
-                      </td>
-                      <td>
-                        <span class={outcomeClass(a.outcome)}>{a.outcome}</span>
-                      </td>
-                      <td>{a.statusCode ?? <span class="muted">none</span>}</td>
-                      <td>{a.durationMs === null ? <span class="muted">–</span> : `${a.durationMs} ms`}</td>
-                      <td class="response">
+                      </>
+                    ),
+                  },
+                  { header: 'Outcome', cell: (a) => <span class={outcomeClass(a.outcome)}>{a.outcome}</span> },
+                  { header: 'Status code', cell: (a) => a.statusCode ?? <span class="muted">none</span> },
+                  { header: 'Duration', cell: (a) => (a.durationMs === null ? <span class="muted">–</span> : `${a.durationMs} ms`) },
+                  {
+                    header: 'Response',
+                    class: 'response',
+                    cell: (a) => (
+                      <>
                         {a.error && <p class="attempt-error">{a.error}</p>}
                         {a.responseBody ? <pre class="excerpt">{a.responseBody}</pre> : !a.error && <span class="muted">empty</span>}
-                      </td>
-                      <td>
-                        <When at={a.nextAttemptAt} never="none" />
-                      </td>
-                      <td>
-                        <button
-                          type="button"
-                          disabled={redeliver.busy}
-                          aria-label={`Redeliver ${a.event} of ${new Date(a.at).toLocaleString()}`}
-                          onClick={() =>
-                            void redeliver.run(a.deliveryId).then((q) => {
-                              if (q)
-                                setRedelivered(
-                                  q.state === 'pending'
-                                    ? `${a.event} is queued again; its attempt appears here in a moment.`
-                                    : `Not sent: ${q.skipReason ?? 'skipped'}.`,
-                                );
-                            })
-                          }
-                        >
-                          Redeliver
-                        </button>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+                      </>
+                    ),
+                  },
+                  { header: 'Next attempt', cell: (a) => <When at={a.nextAttemptAt} never="none" /> },
+                  {
+                    header: 'Actions',
+                    hidden: true,
+                    cell: (a) => (
+                      <button
+                        type="button"
+                        disabled={redeliver.busy}
+                        aria-label={`Redeliver ${a.event} of ${new Date(a.at).toLocaleString()}`}
+                        onClick={() =>
+                          void redeliver.run(a.deliveryId).then((q) => {
+                            if (q)
+                              setRedelivered(
+                                q.state === 'pending'
+                                  ? `${a.event} is queued again; its attempt appears here in a moment.`
+                                  : `Not sent: ${q.skipReason ?? 'skipped'}.`,
+                              );
+                          })
+                        }
+                      >
+                        Redeliver
+                      </button>
+                    ),
+                  },
+                ]}
+              />
               {next && (
                 <button type="button" disabled={more.busy} onClick={() => void more.run(next)}>
                   Show older attempts

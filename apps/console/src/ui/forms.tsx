@@ -1,6 +1,7 @@
 import type { Inputs, Outputs } from '../api.ts';
 import { When } from './common.tsx';
 import { Checkbox, Select, TextInput } from './form.tsx';
+import { Table } from './table.tsx';
 
 export type FieldType = Inputs['forms']['create']['fields'][number]['type'];
 type Submission = Outputs['forms']['submissions']['items'][number];
@@ -113,58 +114,50 @@ const answerText = (v: string | number | boolean) => (typeof v === 'boolean' ? (
 /** Recent submissions: when, who (the contact made or matched), what they answered, and where they came from. */
 export function SubmissionsTable(props: { items: readonly Submission[]; labels: Record<string, string> }) {
   return (
-    <table>
-      <caption class="visually-hidden">Recent submissions, newest first</caption>
-      <thead>
-        <tr>
-          <th scope="col">Received</th>
-          <th scope="col">Contact</th>
-          <th scope="col">Answers</th>
-          <th scope="col">Attribution</th>
-        </tr>
-      </thead>
-      <tbody>
-        {props.items.map((s) => {
-          const utm = Object.entries(s.attribution.utm);
-          return (
-            <tr key={s.id}>
-              <td>
-                <When at={s.createdAt} />
-              </td>
-              <td>{s.contact ? (s.contact.email ?? 'a contact without email') : <span class="muted">none</span>}</td>
-              <td>
-                <dl class="pairs">
-                  {Object.entries(s.answers).map(([id, v]) => (
-                    <div key={id}>
-                      <dt>{props.labels[id] ?? id}</dt>
-                      <dd>{answerText(v)}</dd>
-                    </div>
-                  ))}
-                </dl>
-              </td>
-              <td>
-                <dl class="pairs">
-                  {utm.map(([k, v]) => (
-                    <div key={k}>
-                      <dt>utm_{k}</dt>
-                      <dd>{v}</dd>
-                    </div>
-                  ))}
-                  <div>
-                    <dt>Source</dt>
-                    <dd>{s.attribution.referrer ?? <span class="muted">direct</span>}</dd>
-                  </div>
-                  <div>
-                    <dt>Landing page</dt>
-                    <dd>{s.attribution.landingPage ?? <span class="muted">unknown</span>}</dd>
-                  </div>
-                </dl>
-              </td>
-            </tr>
-          );
-        })}
-      </tbody>
-    </table>
+    <Table
+      caption="Recent submissions, newest first"
+      rows={[...props.items]}
+      rowKey={(s) => s.id}
+      rowHeader={false}
+      columns={[
+        { header: 'Received', cell: (s) => <When at={s.createdAt} /> },
+        { header: 'Contact', cell: (s) => (s.contact ? (s.contact.email ?? 'a contact without email') : <span class="muted">none</span>) },
+        {
+          header: 'Answers',
+          cell: (s) => (
+            <dl class="pairs">
+              {Object.entries(s.answers).map(([id, v]) => (
+                <div key={id}>
+                  <dt>{props.labels[id] ?? id}</dt>
+                  <dd>{answerText(v)}</dd>
+                </div>
+              ))}
+            </dl>
+          ),
+        },
+        {
+          header: 'Attribution',
+          cell: (s) => (
+            <dl class="pairs">
+              {Object.entries(s.attribution.utm).map(([k, v]) => (
+                <div key={k}>
+                  <dt>utm_{k}</dt>
+                  <dd>{v}</dd>
+                </div>
+              ))}
+              <div>
+                <dt>Source</dt>
+                <dd>{s.attribution.referrer ?? <span class="muted">direct</span>}</dd>
+              </div>
+              <div>
+                <dt>Landing page</dt>
+                <dd>{s.attribution.landingPage ?? <span class="muted">unknown</span>}</dd>
+              </div>
+            </dl>
+          ),
+        },
+      ]}
+    />
   );
 }
 

@@ -1,27 +1,22 @@
-import { AppError, type Deps, toPublicError } from '@leadwire/core';
+import type { Deps } from '@leadwire/core';
 import { CAPTURE_MAX_BYTES, captureErrors, captureLead, parseCaptureBody } from '@leadwire/core/surfaces';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { serveSnippet } from './embed.ts';
+import type { FastifyInstance } from 'fastify';
 import { captureSubmissions } from '@leadwire/core/runtime';
-import { sendError } from './rest-surface.ts';
-import { logFailure } from './log-failure.ts';
+import { type BeaconEndpoint, beaconBody, beaconScope } from './beacon.ts';
+import { serveSnippet } from './embed.ts';
 
-const MEDIA_TYPES = new Set(['text/plain', 'application/json']);
 const EXPOSED = ['retry-after', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'x-request-id'].join(', ');
 
-function checkBodyHeaders(req: FastifyRequest) {
-  const encoding = req.headers['content-encoding']?.trim().toLowerCase();
-  if (encoding && encoding !== 'identity') {
-    throw new AppError('unsupported_content_encoding', 'Content-Encoding is not supported; send the submission uncompressed');
-  }
-  const [mediaType, ...params] = (req.headers['content-type'] ?? '').split(';').map((s) => s.trim().toLowerCase());
-  if (!MEDIA_TYPES.has(mediaType ?? '')) throw captureErrors.mediaType();
-  const charset = params
-    .find((p) => p.startsWith('charset='))
-    ?.slice('charset='.length)
-    .replace(/"/g, '');
-  if (charset && charset !== 'utf-8' && charset !== 'utf8') throw captureErrors.mediaType();
-}
+const CAPTURE: BeaconEndpoint = {
+  path: '/api/capture/:orgId',
+  maxBytes: CAPTURE_MAX_BYTES,
+  noun: 'the submission',
+  mediaType: captureErrors.mediaType,
+  tooLarge: captureErrors.tooLarge,
+  refused: (code) => captureSubmissions.inc({ outcome: 'refused', reason: code }),
+  failure: 'lead capture failed',
+  headers: { 'access-control-allow-origin': '*', 'access-control-expose-headers': EXPOSED },
+};
 
 /**
  * The lead-capture script and its endpoint, for any website. The script is served at `/api/embed/lead-capture.js` and,
@@ -35,32 +30,9 @@ export async function capturePlugin(app: FastifyInstance, opts: { deps: Deps }) 
   serveSnippet(app, '/embed/lead-capture.js', 'lead-capture', 'lead-capture.js', deps.log);
 
   await app.register(async (capture) => {
-    capture.removeAllContentTypeParsers();
-    capture.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: CAPTURE_MAX_BYTES }, (_req, body, done) => done(null, body));
-    capture.setErrorHandler((err, req, reply) => {
-      const code = (err as { code?: unknown }).code;
-      const pub = toPublicError(code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? captureErrors.tooLarge() : err);
-      // The code is from the error catalogue: a short fixed list, so a bounded label.
-      captureSubmissions.inc({ outcome: 'refused', reason: pub.body.code });
-      logFailure(req.log, err, pub, 'lead capture failed');
-      return sendError(reply, pub);
-    });
-    capture.addHook('onRequest', async (_req, reply) => {
-      void reply.headers({ 'access-control-allow-origin': '*', 'access-control-expose-headers': EXPOSED });
-    });
-    capture.options('/api/capture/:orgId', async (_req, reply) =>
-      reply
-        .status(204)
-        .headers({
-          'access-control-allow-methods': 'POST, OPTIONS',
-          'access-control-allow-headers': 'content-type',
-          'access-control-max-age': '86400',
-        })
-        .send(),
-    );
-    capture.post<{ Params: { orgId: string } }>('/api/capture/:orgId', { bodyLimit: CAPTURE_MAX_BYTES }, async (req, reply) => {
-      checkBodyHeaders(req);
-      const body = parseCaptureBody(Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));
+    beaconScope(capture, CAPTURE);
+    capture.post<{ Params: { orgId: string } }>(CAPTURE.path, { bodyLimit: CAPTURE.maxBytes }, async (req, reply) => {
+      const body = parseCaptureBody(beaconBody(req, CAPTURE));
       const thankYou = await captureLead(deps, req.params.orgId, body, {
         ip: req.ip,
         setHeader: (name, value) => void reply.header(name, value),

@@ -1,4 +1,4 @@
-import { putBounded } from '@leadwire/core/runtime';
+import { LRUCache } from 'lru-cache';
 
 /** Addresses remembered at once; a flood of new addresses cannot grow memory past this (the oldest goes first). */
 const MAX_ADDRESSES = 10_000;
@@ -12,7 +12,7 @@ const MAX_ADDRESSES = 10_000;
  * flood keeps its speed.
  */
 export class RefusalPacer {
-  private readonly seen = new Map<string, { second: number; count: number }>();
+  private readonly seen = new LRUCache<string, { second: number; count: number }>({ max: MAX_ADDRESSES });
   private readonly freePerSecond: number;
   private readonly delayMs: number;
 
@@ -25,9 +25,9 @@ export class RefusalPacer {
   delayFor(address: string, nowMs: number): number {
     if (this.delayMs === 0) return 0;
     const second = Math.floor(nowMs / 1000);
-    const entry = this.seen.get(address);
+    const entry = this.seen.peek(address);
     const count = entry && entry.second === second ? entry.count + 1 : 1;
-    putBounded(this.seen, address, { second, count }, MAX_ADDRESSES);
+    this.seen.set(address, { second, count });
     return count > this.freePerSecond ? this.delayMs : 0;
   }
 

@@ -1,5 +1,5 @@
 import { qb, sql, statement, type Db } from '@leadwire/db';
-import { putBounded } from '../limits/bounded-map.ts';
+import { LRUCache } from 'lru-cache';
 import { refusals } from '../metrics/registry.ts';
 import { accountErrors } from './errors.ts';
 
@@ -32,10 +32,10 @@ export async function spendAddressBudget(db: Db, action: AddressAction, ip: stri
     refusals.inc({ reason: 'address_limited' });
     return accountErrors.addressLimited(action, Math.max(1, Math.ceil((start + HOUR_MS - now.getTime()) / 1000)));
   };
-  if ((spent.get(bucket) ?? 0) > now.getTime()) throw refuse();
+  if ((spent.peek(bucket) ?? 0) > now.getTime()) throw refuse();
   const [row] = await db.run(COUNT, { bucket, window: new Date(start) });
   if ((row?.count ?? 1) > perHour) {
-    putBounded(spent, bucket, start + HOUR_MS, MAX_SPENT);
+    spent.set(bucket, start + HOUR_MS);
     throw refuse();
   }
 }
@@ -47,13 +47,14 @@ export interface AddressLimit {
    * Budget (action and address) to the end of its hour, for budgets the database found spent: a flood from one
    * address is then refused from memory, with no write to the shared counter row (which every refusal bumped, so the
    * flood's requests queued on its lock). A budget never comes back within its hour, so the memory can only repeat the
-   * database's answer. Bounded like the key guard's tables: the oldest entry goes first.
+   * database's answer. Bounded like the key guard's tables: the least recently set entry goes first. Its expiry is the
+   * hour's end kept in the entry and compared with the caller's `now` (from the app's clock).
    */
-  spent: Map<string, number>;
+  spent: LRUCache<string, number>;
 }
 
 const MAX_SPENT = 10_000;
-const memories = new WeakMap<object, Map<string, number>>();
+const memories = new WeakMap<object, LRUCache<string, number>>();
 
 /**
  * `perHour` with the running app's memory (keyed by its Deps, like the key guard), so two apps in one process (as in
@@ -61,6 +62,6 @@ const memories = new WeakMap<object, Map<string, number>>();
  */
 export function addressLimit(deps: object, perHour: number): AddressLimit {
   let spent = memories.get(deps);
-  if (!spent) memories.set(deps, (spent = new Map()));
+  if (!spent) memories.set(deps, (spent = new LRUCache({ max: MAX_SPENT })));
   return { perHour, spent };
 }

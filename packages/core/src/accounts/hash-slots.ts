@@ -1,3 +1,4 @@
+import pLimit, { type LimitFunction } from 'p-limit';
 import { errors } from '../errors.ts';
 
 export interface HashSlotLimits {
@@ -15,15 +16,14 @@ export interface HashSlotLimits {
  */
 export const HASH_BUSY_RETRY_AFTER_S = 2;
 
+/** What a caller that gave up waiting runs when its turn comes. */
+const skipped: unique symbol = Symbol('skipped');
+
 const busy = () => errors.serviceUnavailable('Too many password checks are in progress; retry shortly', HASH_BUSY_RETRY_AFTER_S);
 
-interface Waiter {
-  grant: () => void;
-  timer: NodeJS.Timeout;
-}
-
 /**
- * A counting semaphore with a bounded FIFO queue for password hashing. scrypt runs on libuv's threadpool (4 threads by
+ * p-limit's first-come queue for password hashing, bounded: what p-limit lacks is a queue that refuses when full and
+ * a wait that gives up, so those two are added here and nothing else. scrypt runs on libuv's threadpool (4 threads by
  * default, 128 MB each at cost 17), which Node shares with WebCrypto, dns.lookup and fs: pg's SCRAM handshake for a
  * new database connection is a chain of WebCrypto calls there. Unbounded, a flood of sign-ups queued its hashes ahead
  * of those calls, so any request that needed a new pool connection waited seconds (see docs/benchmarks.md, "Measured"). With
@@ -34,54 +34,52 @@ interface Waiter {
  */
 export class HashSlots {
   readonly limits: HashSlotLimits;
-  private running = 0;
-  private readonly waiting: Waiter[] = [];
+  private readonly slots: LimitFunction;
+  /**
+   * Callers that gave up waiting but are still in p-limit's queue (it cannot take one out): each runs nothing when its
+   * turn comes, and none counts as waiting, so its place in our bound is free at once.
+   */
+  private abandoned = 0;
 
   constructor(limits: HashSlotLimits) {
     this.limits = limits;
+    this.slots = pLimit(limits.concurrency);
   }
 
   /** Hashes running and callers waiting, for tests and diagnostics. */
   get usage(): { running: number; waiting: number } {
-    return { running: this.running, waiting: this.waiting.length };
+    return { running: this.slots.activeCount, waiting: this.slots.pendingCount - this.abandoned };
   }
 
   /** Runs `fn` in a slot, waiting for one if need be; refuses with 503 when the queue is full or the wait too long. */
-  async run<T>(fn: () => Promise<T>): Promise<T> {
-    await this.acquire();
-    try {
-      return await fn();
-    } finally {
-      this.release();
-    }
-  }
-
-  /** Takes a slot; the caller must `release` it. */
-  acquire(): Promise<void> {
-    if (this.running < this.limits.concurrency) {
-      this.running++;
-      return Promise.resolve();
-    }
-    if (this.waiting.length >= this.limits.queue) return Promise.reject(busy());
-    return new Promise((resolve, reject) => {
-      const waiter: Waiter = {
-        // The slot passes straight from the releaser to the waiter: `running` does not change.
-        grant: () => {
-          clearTimeout(waiter.timer);
-          resolve();
-        },
-        timer: setTimeout(() => {
-          this.waiting.splice(this.waiting.indexOf(waiter), 1);
-          reject(busy());
-        }, this.limits.maxWaitMs),
-      };
-      this.waiting.push(waiter);
+  run<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.slots.activeCount < this.limits.concurrency) return this.slots(fn);
+    if (this.usage.waiting >= this.limits.queue) return Promise.reject(busy());
+    return new Promise<T>((resolve, reject) => {
+      let gaveUp = false;
+      const timer = setTimeout(() => {
+        gaveUp = true;
+        this.abandoned++;
+        reject(busy());
+      }, this.limits.maxWaitMs);
+      // Settled through p-limit's own promise, as the immediate path is: the slot is free again when the caller resumes.
+      void this.slots(async () => {
+        if (gaveUp) {
+          this.abandoned--;
+          return skipped;
+        }
+        clearTimeout(timer);
+        return fn();
+      }).then((result) => {
+        if (result !== skipped) resolve(result);
+      }, reject);
     });
   }
 
-  release(): void {
-    const next = this.waiting.shift();
-    if (next) next.grant();
-    else this.running--;
+  /** Takes a slot until the returned function is called (tests hold the slots to see who waits). */
+  acquire(): Promise<() => void> {
+    return new Promise((held, refused) => {
+      this.run(() => new Promise<void>((release) => held(release))).catch(refused);
+    });
   }
 }

@@ -1,4 +1,4 @@
-import { LookupGate } from '../limits/lookup-gate.ts';
+import pLimit, { type LimitFunction } from 'p-limit';
 
 /**
  * The sign-in throttle's transaction waits on advisory locks of the address and the email, holding a pool connection
@@ -10,11 +10,11 @@ import { LookupGate } from '../limits/lookup-gate.ts';
 export const THROTTLE_CHECKS_AT_ONCE = 4;
 
 export class ThrottleGate {
-  private readonly gate: LookupGate;
+  private readonly gate: LimitFunction;
   private readonly tails = new Map<string, Promise<void>>();
 
   constructor(concurrency = THROTTLE_CHECKS_AT_ONCE) {
-    this.gate = new LookupGate(concurrency);
+    this.gate = pLimit(concurrency);
   }
 
   /** Runs `fn` after every earlier call for `address` in this process has finished, and inside the global gate. */
@@ -25,12 +25,7 @@ export class ThrottleGate {
     this.tails.set(address, tail);
     try {
       await before;
-      await this.gate.enter();
-      try {
-        return await fn();
-      } finally {
-        this.gate.leave();
-      }
+      return await this.gate(fn);
     } finally {
       finish();
       // The last in line clears the entry, so the map holds only addresses with a check in flight.

@@ -181,7 +181,7 @@ function malformed(value: string, surface: ApiKeyType): AppError {
 }
 
 function refusalFor(guard: KeyGuard, keyHash: string, surface: ApiKeyType, now: Date): KnownRefusal | null {
-  const spent = guard.spent(`${surface}:${keyHash}`, now);
+  const spent = guard.spent(`${surface}:${keyHash}`);
   if (spent) {
     const headers = rateHeaders(spent.window, spent.limit, now.getTime());
     refusals.inc({ reason: 'rate_limited' });
@@ -190,7 +190,7 @@ function refusalFor(guard: KeyGuard, keyHash: string, surface: ApiKeyType, now: 
       headers: { ...headers, 'retry-after': headers['x-ratelimit-reset'] },
     };
   }
-  if (guard.isKnownBad(keyHash, now)) {
+  if (guard.isKnownBad(keyHash)) {
     refusals.inc({ reason: 'known_bad_key' });
     return { error: errors.unauthorized(guard.badReason(keyHash) ?? INVALID_KEY), headers: {} };
   }
@@ -241,7 +241,7 @@ export async function authenticate(
     for (const [name, v] of Object.entries(refusal.headers)) o.setHeader(name, v);
     throw refusal.error;
   }
-  const admission = await o.guard.admit(keyHash, o.now);
+  const admission = await o.guard.admit(keyHash);
   if (admission.bad) {
     refusals.inc({ reason: 'known_bad_key' });
     throw errors.unauthorized(o.guard.badReason(keyHash) ?? INVALID_KEY);
@@ -250,10 +250,10 @@ export async function authenticate(
   let reason: string | undefined;
   try {
     [row] = await db.run(AUTHENTICATE, authenticateParams(keyHash, surface, o.now));
-    if (row) o.guard.recordGood(keyHash, o.now);
+    if (row) o.guard.recordGood(keyHash);
     else {
       reason = await stoppedReason(db, keyHash, o.now);
-      o.guard.recordBad(keyHash, admission.generation, o.now, reason);
+      o.guard.recordBad(keyHash, admission.generation, reason);
     }
   } finally {
     admission.release();

@@ -1,5 +1,6 @@
+import { LRUCache } from 'lru-cache';
+import { type Clock, systemClock } from '../clock.ts';
 import type { RateWindow } from './window.ts';
-import { putBounded } from './bounded-map.ts';
 import { LookupGate } from './lookup-gate.ts';
 
 /** A key's spent window: refused from memory until `resetAt`. */
@@ -27,6 +28,8 @@ export interface KeyGuardOptions {
   rememberMs?: number;
   /** Look-ups of unseen keys in flight at once in this process. */
   lookupConcurrency?: number;
+  /** What the tables' expiry reads (the app's clock). */
+  clock?: Clock;
 }
 
 /** What `admit` decided: refuse from memory, or look the key up (then call `release`, once). */
@@ -53,19 +56,29 @@ interface Change {
   all?: boolean;
 }
 
-/** A refused key: until when, and why when its holder may be told (the secret matched a key its owner stopped). */
+/** A refused key: why, when its holder may be told (the secret matched a key its owner stopped). */
 interface BadEntry {
-  until: number;
   reason: string | undefined;
 }
 
 interface SpentEntry extends SpentWindow {
   ownerId: string;
-  /** The window's end, or the key's expiry if that comes first. */
-  until: number;
 }
 
+/**
+ * A bounded LRU table whose entries expire on `clock` (lru-cache reads `performance.now()` unless given another), with
+ * no time cached between reads (`ttlResolution: 0`), so a test that moves the clock sees the table move with it.
+ */
+function table<V extends object>(max: number, clock: Clock): LRUCache<string, V> {
+  return new LRUCache<string, V>({ max, ttlResolution: 0, perf: { now: () => clock.now().getTime() } });
+}
+
+/** lru-cache keeps an entry while its age is at most its ttl; ours end at `until` itself, hence one millisecond less. */
+const ttlTo = (until: number, now: number) => until - now - 1;
+
 const noop = () => {};
+/** The good-key table's value: only the key and its expiry matter. */
+const GOOD = {};
 
 /**
  * What one server process remembers to keep abusive traffic off the database, and never anything that would let a key
@@ -82,19 +95,23 @@ const noop = () => {};
  *   Nothing depends on the client's address: a valid key is never refused for other clients' traffic.
  */
 export class KeyGuard {
-  private readonly spentKeys = new Map<string, SpentEntry>();
-  private readonly badKeys = new Map<string, BadEntry>();
-  private readonly goodKeys = new Map<string, number>();
+  private readonly spentKeys: LRUCache<string, SpentEntry>;
+  private readonly badKeys: LRUCache<string, BadEntry>;
+  private readonly goodKeys: LRUCache<string, object>;
+  private readonly clock: Clock;
   private readonly probes = new Map<string, Promise<void>>();
   private readonly gate: LookupGate;
-  private readonly maxEntries: number;
   private readonly rememberMs: number;
   private readonly changes: Change[] = [];
   private live = false;
   private gen = 0;
 
   constructor(opts: KeyGuardOptions = {}) {
-    this.maxEntries = opts.maxEntries ?? MAX_ENTRIES;
+    const max = opts.maxEntries ?? MAX_ENTRIES;
+    this.clock = opts.clock ?? systemClock;
+    this.spentKeys = table(max, this.clock);
+    this.badKeys = table(max, this.clock);
+    this.goodKeys = table(max, this.clock);
     this.rememberMs = opts.rememberMs ?? REMEMBER_MS;
     this.gate = new LookupGate(opts.lookupConcurrency ?? DEFAULT_CONCURRENCY);
   }
@@ -149,7 +166,8 @@ export class KeyGuard {
   /** A user's credentials changed (deactivated, reactivated, new epoch): their keys' spent windows are forgotten. */
   ownerChanged(userId: string, reactivated: boolean): void {
     this.heard({ ownerId: userId, revives: reactivated });
-    for (const [k, e] of this.spentKeys) if (e.ownerId === userId) this.spentKeys.delete(k);
+    const theirs = [...this.spentKeys.entries()].filter(([, e]) => e.ownerId === userId);
+    for (const [k] of theirs) this.spentKeys.delete(k);
     // A reactivated user's keys may be valid again (only if their epoch did not move); bad hashes carry no owner.
     if (reactivated) this.badKeys.clear();
   }
@@ -161,53 +179,45 @@ export class KeyGuard {
     this.badKeys.clear();
   }
 
-  /** The spent window remembered for `guardKey`, while it lasts and while changes are heard. */
-  spent(guardKey: string, now: Date): SpentWindow | undefined {
+  /** The spent window remembered for `guardKey`, until the window ends (or the key expires) and while changes are heard. */
+  spent(guardKey: string): SpentWindow | undefined {
     if (!this.live) return undefined;
-    const entry = this.spentKeys.get(guardKey);
-    if (!entry) return undefined;
-    if (entry.until > now.getTime()) return entry;
-    this.spentKeys.delete(guardKey);
-    return undefined;
+    return this.spentKeys.get(guardKey);
   }
 
   markSpent(key: KeySighting, spent: SpentWindow): void {
     if (!this.live || this.changedSince(key.generation, key.keyHash, key.ownerId)) return;
     const until = Math.min(spent.window.resetAt.getTime(), key.expiresAt?.getTime() ?? Infinity);
-    putBounded(this.spentKeys, key.guardKey, { ...spent, ownerId: key.ownerId, until }, this.maxEntries);
+    const ttl = ttlTo(until, this.clock.now().getTime());
+    if (ttl < 1) this.spentKeys.delete(key.guardKey);
+    else this.spentKeys.set(key.guardKey, { ...spent, ownerId: key.ownerId }, { ttl });
   }
 
-  isKnownBad(keyHash: string, now: Date): boolean {
-    if (!this.live) return false;
-    const until = this.badKeys.get(keyHash)?.until;
-    if (until === undefined) return false;
-    if (until > now.getTime()) return true;
-    this.badKeys.delete(keyHash);
-    return false;
+  isKnownBad(keyHash: string): boolean {
+    return this.live && this.badKeys.get(keyHash) !== undefined;
   }
 
   /** `reason`: what the key's holder is told on each refusal from memory (see `badReason`); none for an unknown key. */
-  recordBad(keyHash: string, generation: number, now: Date, reason?: string): void {
+  recordBad(keyHash: string, generation: number, reason?: string): void {
     this.goodKeys.delete(keyHash);
     if (!this.live || this.changedSince(generation, keyHash, null)) return;
-    putBounded(this.badKeys, keyHash, { until: now.getTime() + this.rememberMs, reason }, this.maxEntries);
+    this.badKeys.set(keyHash, { reason }, { ttl: this.rememberMs - 1 });
   }
 
   /** Why a key remembered as bad was refused, when the refusal may say so (only for a key whose secret matched). */
   badReason(keyHash: string): string | undefined {
-    return this.badKeys.get(keyHash)?.reason;
+    return this.badKeys.peek(keyHash)?.reason;
   }
 
-  isKnownGood(keyHash: string, now: Date): boolean {
-    const until = this.goodKeys.get(keyHash);
-    return until !== undefined && until > now.getTime();
+  /** Read without moving the key up the LRU order: `recordGood` does that, at most once a minute. */
+  isKnownGood(keyHash: string): boolean {
+    return this.goodKeys.has(keyHash);
   }
 
   /** Only ever lets the key skip the queue: the database still judges it on every request. */
-  recordGood(keyHash: string, now: Date): void {
-    const until = this.goodKeys.get(keyHash);
-    if (until !== undefined && until - now.getTime() > this.rememberMs - REFRESH_MS) return;
-    putBounded(this.goodKeys, keyHash, now.getTime() + this.rememberMs, this.maxEntries);
+  recordGood(keyHash: string): void {
+    if (this.goodKeys.getRemainingTTL(keyHash) > this.rememberMs - 1 - REFRESH_MS) return;
+    this.goodKeys.set(keyHash, GOOD, { ttl: this.rememberMs - 1 });
   }
 
   /**
@@ -215,10 +225,10 @@ export class KeyGuard {
    * unseen one waits for a look-up of the same hash already under way (whose outcome then decides), or for a place
    * in the gate. The generation is read once the look-up may start, so a change heard while it waited counts.
    */
-  async admit(keyHash: string, now: Date): Promise<Admission> {
+  async admit(keyHash: string): Promise<Admission> {
     for (;;) {
-      if (this.isKnownBad(keyHash, now)) return { bad: true };
-      if (this.isKnownGood(keyHash, now)) return { bad: false, generation: this.gen, release: noop };
+      if (this.isKnownBad(keyHash)) return { bad: true };
+      if (this.isKnownGood(keyHash)) return { bad: false, generation: this.gen, release: noop };
       const pending = this.probes.get(keyHash);
       if (pending) {
         await pending;
@@ -226,13 +236,13 @@ export class KeyGuard {
       }
       let done = noop;
       this.probes.set(keyHash, new Promise<void>((resolve) => (done = resolve)));
-      await this.gate.enter();
+      const leave = await this.gate.enter();
       let released = false;
       const release = () => {
         if (released) return;
         released = true;
         this.probes.delete(keyHash);
-        this.gate.leave();
+        leave();
         done();
       };
       return { bad: false, generation: this.gen, release };
@@ -256,10 +266,10 @@ const guards = new WeakMap<object, KeyGuard>();
  * One guard per running app (keyed by its Deps), so two apps in one test process keep separate memories the way two
  * server processes do. It answers nothing from memory until the app's key-change listener is live.
  */
-export function keyGuardOf(deps: { config: { KEY_LOOKUP_CONCURRENCY: number } }): KeyGuard {
+export function keyGuardOf(deps: { config: { KEY_LOOKUP_CONCURRENCY: number }; clock: Clock }): KeyGuard {
   let g = guards.get(deps);
   if (!g) {
-    g = new KeyGuard({ lookupConcurrency: deps.config.KEY_LOOKUP_CONCURRENCY });
+    g = new KeyGuard({ lookupConcurrency: deps.config.KEY_LOOKUP_CONCURRENCY, clock: deps.clock });
     guards.set(deps, g);
   }
   return g;

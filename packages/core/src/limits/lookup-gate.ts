@@ -1,38 +1,35 @@
+import pLimit, { type LimitFunction } from 'p-limit';
+
 /**
- * A counting semaphore with a first-come queue: at most `concurrency` holders at once, the others wait their turn.
- * Nobody is ever turned away, so a real key that has to wait behind a flood is slowed, never refused.
+ * At most `concurrency` holders at once, first come first served (p-limit's queue). Nobody is ever turned away, so a
+ * real key that has to wait behind a flood is slowed, never refused. A place is held from `enter` until its `leave`,
+ * not for the length of one function: the holder's look-up runs in the caller, between other steps of its request.
  */
 export class LookupGate {
-  private active = 0;
+  private readonly limit: LimitFunction;
   private peak = 0;
   private passed = 0;
-  private readonly waiting: (() => void)[] = [];
-  private readonly concurrency: number;
 
   constructor(concurrency: number) {
-    this.concurrency = Math.max(1, concurrency);
+    this.limit = pLimit(Math.max(1, concurrency));
   }
 
-  /** Resolves once the caller holds a place; it must call `leave()` exactly once afterwards. */
-  async enter(): Promise<void> {
+  /** Resolves once the caller holds a place, with the function that gives it back (a second call does nothing). */
+  enter(): Promise<() => void> {
     this.passed++;
-    if (this.active < this.concurrency) {
-      this.active++;
-    } else {
-      // The place is handed over by `leave`, so `active` never drops below the cap while anyone waits.
-      await new Promise<void>((resolve) => this.waiting.push(resolve));
-    }
-    this.peak = Math.max(this.peak, this.active);
-  }
-
-  leave(): void {
-    const next = this.waiting.shift();
-    if (next) next();
-    else this.active--;
+    return new Promise((entered) => {
+      void this.limit(
+        () =>
+          new Promise<void>((leave) => {
+            this.peak = Math.max(this.peak, this.limit.activeCount);
+            entered(leave);
+          }),
+      );
+    });
   }
 
   /** Look-ups let through so far, the most ever in flight at once, and how many wait now (tests and the bench). */
   stats(): { passed: number; peakInFlight: number; waiting: number } {
-    return { passed: this.passed, peakInFlight: this.peak, waiting: this.waiting.length };
+    return { passed: this.passed, peakInFlight: this.peak, waiting: this.limit.pendingCount };
   }
 }

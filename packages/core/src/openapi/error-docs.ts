@@ -102,7 +102,7 @@ export function sampleError(code: ErrorCode, ctx: ExampleContext): AppError {
     case 'webhook_url_refused':
       return new AppError('webhook_url_refused', undefined, { reason: 'the host resolves to a private address' });
     case 'hook_url_refused':
-      return new AppError(code, undefined, { reason: 'intranet.example.com resolves to 10.1.2.3 is in 10.0.0.0/8 (private)' });
+      return new AppError(code, undefined, { reason: 'intranet.example.com resolves to 10.1.2.3 is in the private range' });
     case 'pipeline_has_deals':
     case 'stage_has_deals':
       return new AppError(code, undefined, { deals: 3 });

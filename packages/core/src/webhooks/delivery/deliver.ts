@@ -148,14 +148,13 @@ export async function deliverOne(
 ): Promise<void> {
   // Without the lock our key would look dead to every sweeper: leave the job; the attempt is queued again after its lease.
   if (!worker.lock.held) throw new Error('webhook worker lock not held; attempt left for the sweeper');
-  await worker.active.room();
-  const a = await worker.attempts.take.push(ref);
-  if (!a) return;
-  worker.active.add(
-    attempt(deps, worker.attempts, a).catch((err: unknown) => {
-      // Recording failed for the whole lease (PostgreSQL away): the attempt stays in flight and is queued again.
-      deps.log.error({ err, deliveryId: a.id }, 'webhook attempt not recorded; it is retried after its lease');
-    }),
+  await worker.active.start(
+    () => worker.attempts.take.push(ref),
+    (a) =>
+      attempt(deps, worker.attempts, a).catch((err: unknown) => {
+        // Recording failed for the whole lease (PostgreSQL away): the attempt stays in flight and is queued again.
+        deps.log.error({ err, deliveryId: a.id }, 'webhook attempt not recorded; it is retried after its lease');
+      }),
   );
 }
 
