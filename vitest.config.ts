@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
+import { testTiers } from './test/support/tiers.ts';
 
 // Webhook tests deliver to HTTPS receivers whose certificates come from the test CA. Node reads NODE_EXTRA_CA_CERTS
 // only when a process starts, so it is set here, before vitest forks its workers: the same way an operator trusts a
@@ -9,11 +10,23 @@ process.env.NODE_EXTRA_CA_CERTS = join(import.meta.dirname, 'test', 'support', '
 // skips stripping and compiling the same modules again (a server start 1.0 s -> 0.6 s). Entries are keyed by content.
 process.env.NODE_COMPILE_CACHE ??= join(import.meta.dirname, 'node_modules', '.cache', 'node-compile');
 
+const tiers = testTiers(import.meta.dirname);
+
 export default defineConfig({
   test: {
-    include: ['apps/**/*.test.ts', 'packages/**/*.test.ts', 'test/**/*.test.ts', 'snippets/**/*.test.ts', 'sdk/**/*.test.ts'],
-    exclude: ['**/node_modules/**'],
+    // One embedded cluster and one migrated template per run, shared by every project: the root's global setup runs
+    // once and what it provides reaches every project.
+    // The run's one Chromium (test/support/chromium.ts) is launched here too, for the browser files.
     globalSetup: ['test/support/global-setup.ts', 'snippets/build.ts', 'apps/console/build.ts', 'test/support/chromium.ts'],
+    // Three tiers (test/support/tiers.ts). They share one pool of workers; vitest hands out the files project by project
+    // in name order, so `processes` (the longest files, mostly waiting on what they spawned) start first and the many
+    // short pure and server files fill the workers around them and at the end, instead of the long ones forming the
+    // tail. `npm run test:quick` runs `--project pure --project server`.
+    projects: [
+      { extends: true, test: { name: 'processes', include: tiers.processes } },
+      { extends: true, test: { name: 'pure', include: tiers.pure } },
+      { extends: true, test: { name: 'server', include: tiers.server } },
+    ],
     setupFiles: ['test/support/file-outcome.ts'],
     // Each file gets its own database, so files can run in parallel. Many files spend their time waiting on child
     // processes (servers, CLIs, PostgreSQL restarts, a browser), so one worker more than the 2 cores keeps them busy:
@@ -22,7 +35,9 @@ export default defineConfig({
     // Workers are reused across files instead of a fresh one per file (about 0.5 s each): no test mocks modules or
     // changes process-wide state, and everything a file starts it stops; the setup file still runs for every file.
     isolate: false,
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // Sized for a host three times slower than this one under the whole suite (a time-out only ends a test that is
+    // already failing: outcomes wait on events, never on these).
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
   },
 });

@@ -1,11 +1,15 @@
 /**
- * The operator CLIs as processes: `admin` (exit codes, one JSON line on stdout, usage on stderr) and `migrate`. Most runs
- * use DATABASE_URL of a test database for speed; the embedded DATA_DIR path is covered by lifecycle.test.ts and by the
- * fresh-DATA_DIR run below.
+ * The operator CLIs: `admin` (exit codes, one JSON line on stdout, usage on stderr) and `migrate`. The admin command's
+ * argument, success and refusal cases run in this process through `runAdmin` (support/admin.ts: the whole command,
+ * given its arguments, environment and output streams; a spawn costs about half a second each); two runs go through the real process: a
+ * bad argument (the exit code and the usage on stderr) and `npm run --silent admin` on a fresh DATA_DIR (the cluster
+ * started and stopped for the duration, only the JSON line on stdout). Most runs use DATABASE_URL of a test database;
+ * the embedded DATA_DIR path is covered by lifecycle.test.ts and by the fresh-DATA_DIR run below.
  */
 import { spawn } from 'node:child_process';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adminHere } from '../support/admin.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { admin, cleanEnv, clusterPids, freshDataDir, killLeftovers, MIGRATE, ROOT, run } from '../support/process.ts';
 
@@ -30,9 +34,9 @@ function oneJsonLine(stdout: string): any {
 let seq = 0;
 const email = () => `owner${++seq}-${Date.now()}@cli.example`;
 
-describe('admin CLI', { timeout: 60_000 }, () => {
+describe('admin CLI', { timeout: 180_000 }, () => {
   it('--help prints the usage on stdout and exits 0', async () => {
-    const r = await admin(['--help'], env);
+    const r = await adminHere(['--help'], env);
     expect(r).toMatchObject({ code: 0, stderr: '' });
     expect(r.stdout).toContain('bootstrap --org <name> --email <email> --password <password> [--plan starter|pro|max]');
     expect(r.stdout).toContain('create-key --org <orgId> --user <userId> --type public|internal [--permissions a,b] --name <name>');
@@ -64,7 +68,7 @@ describe('admin CLI', { timeout: 60_000 }, () => {
     ];
     // An unreachable database: arguments are judged before any connection is attempted.
     const offline = { DATABASE_URL: 'postgres://nobody:nothing@127.0.0.1:1/none' };
-    const results = await Promise.all(cases.map(([args]) => admin(args, offline)));
+    const results = await Promise.all(cases.map(([args]) => adminHere(args, offline)));
     results.forEach((r, i) => {
       const [args, reason] = cases[i]!;
       const what = `admin ${args.join(' ')}`;
@@ -78,13 +82,19 @@ describe('admin CLI', { timeout: 60_000 }, () => {
     });
   });
 
+  it('as a process, exits 2 on a bad argument with the reason and the usage on stderr, and nothing on stdout', async () => {
+    const r = await admin(['frobnicate'], { DATABASE_URL: 'postgres://nobody:nothing@127.0.0.1:1/none' });
+    expect({ code: r.code, stdout: r.stdout }).toEqual({ code: 2, stdout: '' });
+    expect(r.stderr).toMatch(/^admin: Unknown command 'frobnicate'\n\nUsage:\n/);
+  });
+
   it('bootstraps, then creates keys of both types, each as one JSON line', async () => {
-    const r = await admin(['bootstrap', '--org', 'CLI Co', '--email', email(), '--password', PASSWORD, '--plan', 'pro'], env);
+    const r = await adminHere(['bootstrap', '--org', 'CLI Co', '--email', email(), '--password', PASSWORD, '--plan', 'pro'], env);
     expect(r).toMatchObject({ code: 0, stderr: '' });
     const boot = oneJsonLine(r.stdout);
     expect(Object.keys(boot)).toEqual(['orgId', 'userId', 'publicKey', 'internalKey']);
 
-    const pub = await admin(
+    const pub = await adminHere(
       [
         'create-key',
         '--org',
@@ -109,7 +119,10 @@ describe('admin CLI', { timeout: 60_000 }, () => {
       key: expect.stringMatching(/^ck_live_[0-9A-Za-z]{43}$/),
     });
 
-    const internal = await admin(['create-key', '--org', boot.orgId, '--user', boot.userId, '--type', 'internal', '--name', 'Ops'], env);
+    const internal = await adminHere(
+      ['create-key', '--org', boot.orgId, '--user', boot.userId, '--type', 'internal', '--name', 'Ops'],
+      env,
+    );
     expect(internal).toMatchObject({ code: 0, stderr: '' });
     const created = oneJsonLine(internal.stdout);
     expect(created).toMatchObject({ type: 'internal', permissions: [] });
@@ -149,8 +162,8 @@ describe('admin CLI', { timeout: 60_000 }, () => {
     const owner = email();
     const [first, other] = (
       await Promise.all([
-        admin(['bootstrap', '--org', 'Taken', '--email', owner, '--password', PASSWORD], env),
-        admin(['bootstrap', '--org', 'Other', '--email', email(), '--password', PASSWORD], env),
+        adminHere(['bootstrap', '--org', 'Taken', '--email', owner, '--password', PASSWORD], env),
+        adminHere(['bootstrap', '--org', 'Other', '--email', email(), '--password', PASSWORD], env),
       ])
     ).map((r) => oneJsonLine(r.stdout));
 
@@ -161,7 +174,7 @@ describe('admin CLI', { timeout: 60_000 }, () => {
         /No user .* in organization .*\(not_found\)/,
       ],
     ];
-    const results = await Promise.all(cases.map(([args]) => admin(args, env)));
+    const results = await Promise.all(cases.map(([args]) => adminHere(args, env)));
     for (const [i, [args, reason]] of cases.entries()) {
       const r = results[i]!;
       expect({ code: r.code, stdout: r.stdout }, args.join(' ')).toEqual({ code: 1, stdout: '' });
@@ -203,7 +216,7 @@ describe('admin CLI', { timeout: 60_000 }, () => {
   });
 });
 
-describe('migrate CLI', { timeout: 60_000 }, () => {
+describe('migrate CLI', { timeout: 180_000 }, () => {
   it('applies pending migrations, says which, and then that nothing is pending', async () => {
     const fresh = await createTestDatabase('migrate_cli');
     try {

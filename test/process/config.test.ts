@@ -14,13 +14,13 @@ const BAD = {
   BASE_URL: 'not a url',
 };
 
-describe('invalid configuration', { timeout: 60_000 }, () => {
+describe('invalid configuration', { timeout: 180_000 }, () => {
   it.each([
     ['the server', MAIN, []],
     ['the admin CLI', ADMIN, ['bootstrap', '--org', 'A', '--email', 'a@b.example', '--password', 'long enough']],
     ['the migrate CLI', MIGRATE, []],
   ])('stops %s with a non-zero exit and every problem listed on stderr', async (_name, script, args) => {
-    const r = await run(script, args, BAD, 30_000);
+    const r = await run(script, args, BAD, 60_000);
     expect(r.code).not.toBe(0);
     expect(r.code).not.toBeNull();
     expect(r.stdout).toBe('');

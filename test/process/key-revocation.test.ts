@@ -24,7 +24,7 @@ beforeAll(async () => {
   const env = { DATABASE_URL: t.runtime.deps.config.DATABASE_URL!, ROLE: 'api', PASSWORD_HASH_COST: '12', LOG_LEVEL: 'warn' };
   [a, b] = await Promise.all([startServer(env), startServer(env)]);
   await Promise.all([a.waitReady(), b.waitReady()]);
-}, 60_000);
+}, 180_000);
 afterAll(async () => {
   await Promise.all([a?.stop(), b?.stop()]);
   await killLeftovers();
@@ -137,7 +137,7 @@ const changes: Record<string, (org: Org) => Promise<{ userId: string; check: () 
 };
 
 describe('a spent key stops in every process once revoked, or once its owner is deactivated or changes password', {
-  timeout: 60_000,
+  timeout: 180_000,
 }, () => {
   for (const [label, prepare] of Object.entries(changes)) {
     it(`${label}: process B answers 401 unauthorized, not 429`, async () => {

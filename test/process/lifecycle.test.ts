@@ -74,7 +74,7 @@ afterAll(async () => {
   await home?.remove();
 });
 
-describe('the server on an embedded database', { timeout: 90_000 }, () => {
+describe('the server on an embedded database', { timeout: 180_000 }, () => {
   it('starts cold on a fresh DATA_DIR without DATABASE_URL; /healthz and /readyz answer 200', async () => {
     const ms = await start();
     console.log(`cold start (fresh DATA_DIR, spawn to /readyz 200): ${ms} ms; server's own count: ${String(readyMs(server!.stdout))} ms`);

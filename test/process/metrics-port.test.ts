@@ -13,7 +13,7 @@ afterAll(async () => {
   await db?.drop();
 });
 
-it('a worker serves /metrics on METRICS_PORT, with the request and job pools and the outbox backlog', { timeout: 60_000 }, async () => {
+it('a worker serves /metrics on METRICS_PORT, with the request and job pools and the outbox backlog', { timeout: 180_000 }, async () => {
   db = await createTestDatabase('metrics-port', { migrated: true });
   const metricsPort = await freePort();
   const worker = await startServer({ DATABASE_URL: db.url, ROLE: 'worker', METRICS_PORT: String(metricsPort), LOG_LEVEL: 'info' });

@@ -18,7 +18,7 @@ beforeAll(async () => {
   t = await initTestApp();
   bouncer = await startPgBouncer(t.runtime.deps.config.DATABASE_URL!, 'session');
   rx = await startReceiver();
-}, 60_000);
+}, 180_000);
 afterAll(async () => {
   await killLeftovers();
   await rx?.close();
@@ -26,7 +26,7 @@ afterAll(async () => {
   await t?.close();
 });
 
-describe('through PgBouncer in session mode', { timeout: 90_000 }, () => {
+describe('through PgBouncer in session mode', { timeout: 180_000 }, () => {
   it('the request pool connects and the server enforces its limits (PgBouncer refuses them as start-up parameters)', async () => {
     const orm = await openOrm(bouncer.url, { pool: { min: 0, max: 2 } });
     const db = await openRequestDb(orm, {
@@ -71,7 +71,7 @@ describe('through PgBouncer in session mode', { timeout: 90_000 }, () => {
     expect(res.status).toBe(201);
     const upsert = await api(apiProcess.origin, 'POST', '/contacts/upsert', { key: org.publicKey, body: { email: 'bounced@example.com' } });
     expect(upsert).toMatchObject({ status: 200, body: { created: true } });
-    const [received] = await rx.waitFor(1, 20_000);
+    const [received] = await rx.waitFor(1, 60_000);
     expect(JSON.parse(received!.rawBody.toString())).toMatchObject({ event: 'contact.created', data: { contact: { id: upsert.body.id } } });
     expect(await Promise.all([apiProcess.stop(), worker.stop()])).toEqual([
       { code: 0, signal: null },

@@ -4,8 +4,9 @@
  */
 import net from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
+import { adminHere } from '../support/admin.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
-import { admin, api, freePort, killLeftovers, logLines, type ServerProcess, startServer } from '../support/process.ts';
+import { api, freePort, killLeftovers, logLines, type ServerProcess, startServer } from '../support/process.ts';
 
 const dbs: TestDatabase[] = [];
 afterAll(async () => {
@@ -13,8 +14,9 @@ afterAll(async () => {
   await Promise.all(dbs.map((d) => d.drop()));
 });
 
-async function database(): Promise<string> {
-  const db = await createTestDatabase('roles');
+/** `migrated`: cloned from the run's migrated template; otherwise empty, for the processes to migrate at start. */
+async function database(migrated: boolean): Promise<string> {
+  const db = await createTestDatabase('roles', { migrated });
   dbs.push(db);
   return db.url;
 }
@@ -37,9 +39,9 @@ async function startWorker(url: string): Promise<ServerProcess> {
   return worker;
 }
 
-describe('ROLE=api and ROLE=worker on one DATABASE_URL', { timeout: 90_000 }, () => {
+describe('ROLE=api and ROLE=worker on one DATABASE_URL', { timeout: 180_000 }, () => {
   it('the api process serves HTTP; the worker process runs without listening on PORT', async () => {
-    const url = await database();
+    const url = await database(true);
     const apiProcess = await startServer({ DATABASE_URL: url, ROLE: 'api' });
     await apiProcess.waitReady();
     const worker = await startWorker(url);
@@ -50,7 +52,7 @@ describe('ROLE=api and ROLE=worker on one DATABASE_URL', { timeout: 90_000 }, ()
     expect(await listening(apiProcess.port)).toBe(true);
     expect(logLines(apiProcess.stdout).find((l) => l.msg === 'leadwire ready')).toMatchObject({ role: 'api', port: apiProcess.port });
 
-    const boot = await admin(
+    const boot = await adminHere(
       ['bootstrap', '--org', 'Roles', '--email', `roles-${Date.now()}@example.com`, '--password', 'roles test password'],
       { DATABASE_URL: url },
     );
@@ -70,7 +72,7 @@ describe('ROLE=api and ROLE=worker on one DATABASE_URL', { timeout: 90_000 }, ()
   });
 
   it('both start at the same time on a fresh database (a deployment rolls them out together)', async () => {
-    const url = await database();
+    const url = await database(false);
     const port = await freePort();
     const [apiProcess, worker] = await Promise.all([
       startServer({ DATABASE_URL: url, ROLE: 'api', PORT: String(port) }),

@@ -36,7 +36,7 @@ async function untilRefusing(port: number, timeoutMs = 10_000) {
   throw new Error('the server kept accepting connections after SIGTERM');
 }
 
-describe('shutdown', { timeout: 60_000 }, () => {
+describe('shutdown', { timeout: 180_000 }, () => {
   it('answers a request arriving during the drain with 503 service_unavailable and exits 0', async () => {
     const client = await RawClient.connect(server.origin);
     try {

@@ -52,7 +52,7 @@ function track(child: ChildProcess): Promise<Exit> {
 }
 
 /** Runs a script to completion; a run past `timeoutMs` is killed and reported. */
-export async function run(script: string, args: readonly string[], env: Record<string, string>, timeoutMs = 60_000): Promise<Ran> {
+export async function run(script: string, args: readonly string[], env: Record<string, string>, timeoutMs = 120_000): Promise<Ran> {
   const started = performance.now();
   const child = spawn(process.execPath, [script, ...args], { cwd: ROOT, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = track(child);
@@ -127,14 +127,14 @@ export async function startServer(env: Record<string, string>): Promise<ServerPr
       return stderr;
     },
     exited,
-    waitReady: async (timeoutMs = 30_000) => {
+    waitReady: async (timeoutMs = 120_000) => {
       await poll('ready', timeoutMs, async () => {
         const res = await fetch(`${origin}/readyz`, { signal: AbortSignal.timeout(2_000) }).catch(() => undefined);
         return res?.status === 200;
       });
       return Math.round(performance.now() - started);
     },
-    waitForOutput: (pattern, timeoutMs = 30_000) =>
+    waitForOutput: (pattern, timeoutMs = 120_000) =>
       poll(`printing ${pattern}`, timeoutMs, async () => pattern.test(stdout) || pattern.test(stderr)),
     stop: async (signal = 'SIGTERM') => {
       if (!exit) child.kill(signal);

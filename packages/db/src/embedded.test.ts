@@ -27,16 +27,21 @@ async function spawnSleep(opts: { uid?: number; gid?: number; exited?: boolean }
 
 describe('startEmbeddedPostgres', () => {
   let root: string;
+  /**
+   * One data dir for the file: the first start initialises it (initdb, the slow part), the later tests start it warm;
+   * each leaves it stopped. A test run alone initialises it itself.
+   */
+  let dataDir: string;
   beforeAll(async () => {
     root = await fs.mkdtemp('/tmp/leadwire-embedded-test-');
     await fs.chmod(root, 0o755);
+    dataDir = path.join(root, 'cluster', 'data');
   });
   afterAll(async () => {
     await fs.rm(root, { recursive: true, force: true });
   });
 
   it('starts, keeps data across restarts and stops idempotently', async () => {
-    const dataDir = path.join(root, 'persist', 'data');
     const logs: string[] = [];
 
     const first = await startEmbeddedPostgres({ dataDir, onLog: (l) => logs.push(l) });
@@ -60,7 +65,6 @@ describe('startEmbeddedPostgres', () => {
   });
 
   it('starts despite a postmaster.pid left by a killed run', async () => {
-    const dataDir = path.join(root, 'stale', 'data');
     const cluster = await startEmbeddedPostgres({ dataDir });
     await cluster.stop();
     const lockFile = path.join(dataDir, 'postmaster.pid');
@@ -91,10 +95,9 @@ describe('startEmbeddedPostgres', () => {
   });
 
   it('refuses clearly to start a second server on a data dir in use', async () => {
-    const dataDir = path.join(root, 'busy', 'data');
     const cluster = await startEmbeddedPostgres({ dataDir });
     try {
-      await expect(startEmbeddedPostgres({ dataDir })).rejects.toThrow(/already running on .*busy\/data/);
+      await expect(startEmbeddedPostgres({ dataDir })).rejects.toThrow(/already running on .*cluster\/data/);
       expect(await query(cluster.url, 'select 1 as one')).toEqual([{ one: 1 }]);
     } finally {
       await cluster.stop();

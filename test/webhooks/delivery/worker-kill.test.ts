@@ -6,8 +6,9 @@
 import type { ServerResponse } from 'node:http';
 import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { adminHere } from '../../support/admin.ts';
 import { createTestDatabase, type TestDatabase } from '../../support/db.ts';
-import { admin, api, killLeftovers, type ServerProcess, sleep, startServer } from '../../support/process.ts';
+import { api, killLeftovers, type ServerProcess, sleep, startServer } from '../../support/process.ts';
 import { type Receiver, startReceiver, TEST_CA_PATH } from '../../support/receiver.ts';
 import { ATTEMPT_LEASE_MS } from '#core/webhooks/delivery/policy.ts';
 import { DELIVER_QUEUE } from '#core/webhooks/delivery/sweep.ts';
@@ -56,7 +57,7 @@ async function setup(label: string): Promise<Setup> {
     NODE_EXTRA_CA_CERTS: TEST_CA_PATH,
     WEBHOOK_PUMP_INTERVAL_MS: '50',
   };
-  const boot = await admin(
+  const boot = await adminHere(
     ['bootstrap', '--org', 'Crash', '--email', `crash-${Date.now()}@example.com`, '--password', 'crash test password'],
     { DATABASE_URL: db.url },
   );
@@ -130,14 +131,14 @@ async function settled(s: Setup, deliveryId: string): Promise<void> {
   );
 }
 
-describe('a worker SIGKILLed', { timeout: 60_000 }, () => {
+describe('a worker SIGKILLed', { timeout: 180_000 }, () => {
   it('in the middle of an attempt: a second worker sends it again (same webhook-id, new X-Webhook-Id), once, and records it', async () => {
     const s = await setup('worker_kill_mid');
     const first = await startWorker(s);
     await upsert(s, 'mid-attempt@crash.example');
 
     // The receiver holds the first request open: the attempt is under way, taken under the first worker's key.
-    const [held] = await s.rx.waitFor(1, 20_000);
+    const [held] = await s.rx.waitFor(1, 60_000);
     const [taken] = await until<Delivery>(s, DELIVERIES, [s.endpoint.id], (rows) => rows.length === 1);
     expect(taken).toMatchObject({ state: 'in_flight', attempts: 0, worker_key: expect.stringMatching(/^\d+$/) });
     await kill(first);
@@ -187,7 +188,7 @@ describe('a worker SIGKILLed', { timeout: 60_000 }, () => {
 
     // The first worker dispatched the event (its delivery is committed, pending) and is stuck claiming it.
     const WAITING = `select pid from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and wait_event = 'advisory'`;
-    await until(s, WAITING, [], (rows) => rows.length === 1, 20_000);
+    await until(s, WAITING, [], (rows) => rows.length === 1, 60_000);
     const [pending] = await until<Delivery>(s, DELIVERIES, [s.endpoint.id], (rows) => rows.length === 1);
     expect(pending).toMatchObject({ state: 'pending', attempts: 0, worker_key: null });
     await kill(first);
@@ -199,7 +200,7 @@ describe('a worker SIGKILLed', { timeout: 60_000 }, () => {
     expect(s.rx.requests).toHaveLength(0);
 
     const second = await startWorker(s);
-    const [sent] = await s.rx.waitFor(1, 20_000);
+    const [sent] = await s.rx.waitFor(1, 60_000);
     const [done] = await until<Delivery>(s, DELIVERIES, [s.endpoint.id], (rows) => rows[0]?.state === 'succeeded');
     expect(done).toMatchObject({ id: pending!.id, attempts: 1 });
     await settled(s, pending!.id);
