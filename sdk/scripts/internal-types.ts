@@ -14,9 +14,20 @@ const CORE_IMPORT = /^import type \{ InternalRouter \} from '@leadwire\/core';\n
 const PRINT = ts.TypeFormatFlags.NoTruncation | ts.TypeFormatFlags.InTypeAlias | ts.TypeFormatFlags.UseStructuralFallback;
 const KINDS = { query: 'TRPCQueryProcedure', mutation: 'TRPCMutationProcedure', subscription: 'TRPCSubscriptionProcedure' } as const;
 
+// The router's types through tRPC's public API only: a built router carries its procedures and sub-routers as properties
+// beside the members of its public `Router` interface; each procedure's input and output as `inferProcedureInput` and
+// `inferProcedureOutput` give them; the transformer and error shape as `inferTRPCClientTypes` gives them.
 const PROBE = `import type { InternalRouter } from '@leadwire/core';
-export type Record_ = InternalRouter['_def']['record'];
-export type Root_ = InternalRouter['_def']['_config']['$types'];
+import type { AnyTRPCMutationProcedure, AnyTRPCProcedure, AnyTRPCQueryProcedure, AnyTRPCRouter, AnyTRPCSubscriptionProcedure, inferProcedureInput, inferProcedureOutput, inferTRPCClientTypes } from '@trpc/server';
+type Io<R> = { [K in keyof R]: R[K] extends AnyTRPCProcedure ? { input: inferProcedureInput<R[K]>; output: inferProcedureOutput<R[K]> } : Io<R[K]> };
+export type Router_ = InternalRouter;
+export type RouterMembers_ = AnyTRPCRouter;
+export type Io_ = Io<Omit<InternalRouter, keyof AnyTRPCRouter>>;
+export type Client_ = inferTRPCClientTypes<InternalRouter>;
+export type Procedure_ = AnyTRPCProcedure;
+export type query = AnyTRPCQueryProcedure;
+export type mutation = AnyTRPCMutationProcedure;
+export type subscription = AnyTRPCSubscriptionProcedure;
 `;
 
 /** One procedure as the build found it: its dotted path, kind, and input and output printed as types. */
@@ -71,15 +82,31 @@ const prop = (checker: ts.TypeChecker, type: ts.Type, name: string): ts.Type | u
   return symbol && checker.getTypeOfSymbol(symbol);
 };
 
-/** Every procedure of the router, depth first in declaration order. */
-export function proceduresOf(checker: ts.TypeChecker, record: ts.Type, prefix = ''): ProcedureType[] {
-  return checker.getPropertiesOfType(record).flatMap((symbol): ProcedureType[] => {
+/** The probe's types, by the names it exports them under. */
+type Probe = (name: string) => ts.Type;
+
+/**
+ * Every procedure of `node` (a router's procedures and sub-routers as properties, less `skip`), depth first in
+ * declaration order: a property is a procedure when its type is assignable to tRPC's `AnyTRPCProcedure`, of the kind
+ * whose `AnyTRPC…Procedure` it is assignable to; `io` is the same tree with each procedure's input and output.
+ */
+export function proceduresOf(
+  checker: ts.TypeChecker,
+  probe: Probe,
+  node: ts.Type,
+  io: ts.Type,
+  skip: ReadonlySet<string> = new Set(),
+  prefix = '',
+): ProcedureType[] {
+  return checker.getPropertiesOfType(node).flatMap((symbol): ProcedureType[] => {
+    if (skip.has(symbol.name)) return [];
     const type = checker.getTypeOfSymbol(symbol);
     const path = `${prefix}${symbol.name}`;
-    const def = prop(checker, type, '_def');
-    if (!def) return proceduresOf(checker, type, `${path}.`);
-    const types = prop(checker, def, '$types')!;
-    const kind = JSON.parse(checker.typeToString(prop(checker, def, 'type')!)) as ProcedureType['kind'];
+    const types = prop(checker, io, symbol.name);
+    if (!types) throw new Error(`no input and output types for ${path}`);
+    if (!checker.isTypeAssignableTo(type, probe('Procedure_'))) return proceduresOf(checker, probe, type, types, new Set(), `${path}.`);
+    const kind = (Object.keys(KINDS) as ProcedureType['kind'][]).find((k) => checker.isTypeAssignableTo(type, probe(k)));
+    if (!kind) throw new Error(`${path} is a procedure of none of the kinds ${Object.keys(KINDS).join(', ')}`);
     const print = (name: string) => checker.typeToString(prop(checker, types, name)!, undefined, PRINT);
     return [{ path, kind, input: print('input'), output: print('output') }];
   });
@@ -140,12 +167,14 @@ export async function internalDeclarations(
   entry: string,
   summaries: Map<string, string> | Promise<Map<string, string>> = new Map(),
 ): Promise<{ dts: string; procedures: number }> {
-  const { program, checker, probe } = load(entry);
-  const root = exported(checker, probe, 'Root_');
-  const transformer = checker.typeToString(prop(checker, root, 'transformer')!);
+  const { program, checker, probe: file } = load(entry);
+  const probe: Probe = (name) => exported(checker, file, name);
+  const client = probe('Client_');
+  const transformer = checker.typeToString(prop(checker, client, 'transformer')!);
   if (transformer !== 'false') throw new Error(`the router uses a transformer (${transformer}): the generated router type must declare it`);
-  const procedures = proceduresOf(checker, exported(checker, probe, 'Record_'));
-  const errorShape = checker.typeToString(prop(checker, root, 'errorShape')!, undefined, PRINT);
+  const members = new Set(checker.getPropertiesOfType(probe('RouterMembers_')).map((s) => s.name));
+  const procedures = proceduresOf(checker, probe, probe('Router_'), probe('Io_'), members);
+  const errorShape = checker.typeToString(prop(checker, client, 'errorShape')!, undefined, PRINT);
   let emitted = '';
   const result = program.emit(program.getSourceFile(entry), (_file, text) => (emitted = text), undefined, true);
   if (result.emitSkipped || emitted === '') throw new Error(`no declarations emitted for ${entry}`);
@@ -155,15 +184,13 @@ export async function internalDeclarations(
   return { dts, procedures: procedures.length };
 }
 
-/** Each procedure's OpenAPI summary, for the generated router's JSDoc (build.ts reads them and passes them on stdin). */
+/**
+ * Each procedure's OpenAPI summary, for the generated router's JSDoc (build.ts reads them and passes them on stdin):
+ * the server's route table, which reads the OpenAPI meta through trpc-to-openapi's own walk.
+ */
 export async function procedureSummaries(): Promise<Map<string, string>> {
-  const { internalRouter } = await import('@leadwire/core');
-  const map = new Map<string, string>();
-  for (const [path, procedure] of Object.entries(internalRouter._def.procedures)) {
-    const summary = (procedure as { _def: { meta?: { openapi?: { summary?: string } } } })._def.meta?.openapi?.summary;
-    if (summary) map.set(path, summary);
-  }
-  return map;
+  const { internalRouter, restRoutes } = await import('@leadwire/core');
+  return new Map(restRoutes(internalRouter).flatMap((r) => (r.summary ? [[r.procedure, r.summary] as const] : [])));
 }
 
 /** All of stdin as text. */

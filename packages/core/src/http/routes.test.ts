@@ -37,6 +37,20 @@ describe('the route table', () => {
     expect(byPath.get('contacts.get')).toMatchObject({ method: 'GET', type: 'query' });
   });
 
+  it.each([
+    ['internal', internalRouter],
+    ['v1', v1Router],
+  ] as const)("carries each operation's summary as trpc-to-openapi documents it for the %s router", (_name, router) => {
+    const paths = (generateOpenApiDocument(router, { title: '', version: '', baseUrl: '' }).paths ?? {}) as Record<
+      string,
+      Record<string, { summary?: string }>
+    >;
+    const routes = restRoutes(router);
+    // The SDK's generated internal router type shows these as each procedure's JSDoc.
+    expect(routes.filter((r) => r.summary).length).toBeGreaterThan(10);
+    for (const r of routes) expect(r.summary, r.procedure).toBe(paths[r.path]![r.method.toLowerCase()]!.summary);
+  });
+
   // The meta is set by the builder that authenticates; tRPC's middleware list (read here, in a test only) is the wiring
   // it stands for. A procedure that authenticates without saying so, or says so without authenticating, fails here.
   it('marks as auth "internal" exactly the procedures that run internalProcedure', () => {

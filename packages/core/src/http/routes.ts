@@ -19,6 +19,8 @@ export interface RestRoute {
   type: 'query' | 'mutation';
   /** The credential the procedure's builder checks (its meta, set by publicApiProcedure and internalProcedure). */
   auth: LeadwireMeta['auth'];
+  /** Its OpenAPI summary: the one-line description the docs and the SDK's generated router type show. */
+  summary: string | undefined;
   /** The input's field names (path and query parameters of a GET), or null when its schema takes any key. */
   readonly inputKeys: ReadonlySet<string> | null;
 }
@@ -91,6 +93,7 @@ export function restRoutes(router: AnyTRPCRouter): RestRoute[] {
       alsoPermitted: meta.alsoPermitted ?? [],
       type: type === 'mutation' ? 'mutation' : 'query',
       auth: meta.auth,
+      summary: meta.openapi.summary,
       get inputKeys() {
         if (keys === undefined) keys = inputKeysOf(p);
         return keys;
