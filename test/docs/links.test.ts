@@ -85,6 +85,10 @@ describe('the docs hold together', () => {
     expect(namedPaths(read(file)).filter((p) => !found(p))).toEqual([]);
   });
 
+  it('the README stays a front door: at most 200 lines, the rest in docs/', () => {
+    expect(read('README.md').trimEnd().split('\n').length).toBeLessThanOrEqual(200);
+  });
+
   it("the README's reading order reaches every docs file, and every example marker is one the examples test reads", () => {
     expect(new Set(readingOrder())).toEqual(new Set(['README.md', ...docsFiles()]));
     for (const file of FILES) {

@@ -185,12 +185,7 @@ export function buildV1OpenApiDocument(baseUrl: string): oas31.OpenAPIObject {
   doc.components.responses = shared;
   applyRequestExamples((r) => operationOf(doc, r), routes, V1_REQUEST_EXAMPLES);
   addWebhooks(doc);
-  pruneUnusedComponents(doc, new Set(Object.keys(errorSchemas())));
-  constToEnum(doc.paths);
-  constToEnum(doc.webhooks);
-  constToEnum(doc.components);
-  doc.info.license = LICENSE;
-  return doc;
+  return finishDocument(doc);
 }
 
 /**
@@ -241,6 +236,11 @@ export function buildInternalOpenApiDocument(baseUrl: string): oas31.OpenAPIObje
   }
   doc.components.responses = shared;
   finishInternalDocument(doc, routes, (r) => operationOf(doc, r), authenticated);
+  return finishDocument(doc);
+}
+
+/** What both documents end with: unused components dropped, `const` written as one-value enums, the licence. */
+function finishDocument(doc: oas31.OpenAPIObject): oas31.OpenAPIObject {
   pruneUnusedComponents(doc, new Set(Object.keys(errorSchemas())));
   constToEnum(doc.paths);
   constToEnum(doc.webhooks);
