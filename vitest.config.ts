@@ -16,14 +16,14 @@ export default defineConfig({
   test: {
     // One embedded cluster and one migrated template per run, shared by every project: the root's global setup runs
     // once and what it provides reaches every project.
-    // The run's one Chromium (test/support/chromium.ts) is launched here too, for the browser files.
-    globalSetup: ['test/support/global-setup.ts', 'snippets/build.ts', 'apps/console/build.ts', 'test/support/chromium.ts'],
+    globalSetup: ['test/support/global-setup.ts', 'snippets/build.ts', 'apps/console/build.ts'],
     // Three tiers (test/support/tiers.ts). They share one pool of workers; vitest hands out the files project by project
     // in name order, so `processes` (the longest files, mostly waiting on what they spawned) start first and the many
     // short pure and server files fill the workers around them and at the end, instead of the long ones forming the
     // tail. `npm run test:quick` runs `--project pure --project server`.
     projects: [
-      { extends: true, test: { name: 'processes', include: tiers.processes } },
+      // The run's one Chromium (test/support/chromium.ts) belongs to the tier of the browser files: `test:quick` starts none.
+      { extends: true, test: { name: 'processes', include: tiers.processes, globalSetup: ['test/support/chromium.ts'] } },
       { extends: true, test: { name: 'pure', include: tiers.pure } },
       { extends: true, test: { name: 'server', include: tiers.server } },
     ],
