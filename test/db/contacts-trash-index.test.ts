@@ -7,11 +7,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, initTestApp, type TestApp } from '../support/app.ts';
 
 let t: TestApp;
+let slot: string;
 beforeAll(async () => {
   t = await initTestApp();
   await t.sql('create extension if not exists pg_walinspect');
+  // The other files of the run write WAL fast enough for a checkpoint to recycle the segments this file reads ("requested
+  // WAL segment … has already been removed"): a physical slot, reserving from now, keeps them until the file ends.
+  [{ slot }] = await t.sql<{ slot: string }>(
+    `select slot_name::text as slot from pg_create_physical_replication_slot('wal_' || current_database(), true)`,
+  );
 });
-afterAll(async () => t?.close());
+afterAll(async () => {
+  if (slot) await t.sql('select pg_drop_replication_slot($1)', [slot]);
+  await t?.close();
+});
 
 const lsn = async () => (await t.sql<{ lsn: string }>('select pg_current_wal_insert_lsn()::text as lsn'))[0]!.lsn;
 
