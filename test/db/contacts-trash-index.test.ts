@@ -13,9 +13,10 @@ beforeAll(async () => {
   await t.sql('create extension if not exists pg_walinspect');
   // The other files of the run write WAL fast enough for a checkpoint to recycle the segments this file reads ("requested
   // WAL segment … has already been removed"): a physical slot, reserving from now, keeps them until the file ends.
-  [{ slot }] = await t.sql<{ slot: string }>(
+  const [created] = await t.sql<{ slot: string }>(
     `select slot_name::text as slot from pg_create_physical_replication_slot('wal_' || current_database(), true)`,
   );
+  slot = created!.slot;
 });
 afterAll(async () => {
   if (slot) await t.sql('select pg_drop_replication_slot($1)', [slot]);
