@@ -3,6 +3,7 @@ import pg from 'pg';
 import { Migrator } from '@mikro-orm/migrations';
 import { MikroORM, type Options } from '@mikro-orm/postgresql';
 import { allEntities } from './entities/index.ts';
+import { measureClockOffset } from './bounded.ts';
 import { PgDb } from './sql.ts';
 
 export const migrationsPath = fileURLToPath(new URL('../../../migrations', import.meta.url));
@@ -60,10 +61,12 @@ interface PoolConfigWithHook extends Omit<pg.PoolConfig, 'onConnect'> {
 export async function openRequestDb(orm: MikroORM, opts: RequestDbOptions): Promise<PgDb> {
   const ormPool = await orm.em.getConnection().getNativeClient();
   const base = (ormPool as unknown as { options: pg.PoolConfig }).options;
+  // The same round trip reads the server's clock, for the deadlines statements check on it (bounded.ts).
   const setLimits = async (client: pg.ClientBase) => {
-    await client.query(
+    await measureClockOffset(
+      client,
       `set statement_timeout = ${ms(opts.statementTimeoutMs)}; set lock_timeout = ${ms(opts.lockTimeoutMs)}; ` +
-        `set idle_in_transaction_session_timeout = ${ms(opts.transactionTimeoutMs)}`,
+        `set idle_in_transaction_session_timeout = ${ms(opts.transactionTimeoutMs)}; `,
     );
   };
   const config: PoolConfigWithHook = {

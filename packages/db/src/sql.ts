@@ -1,6 +1,6 @@
 import type { CompiledQuery } from 'kysely';
 import type { Pool, PoolClient } from 'pg';
-import { BoundedClient, DatabaseUnavailableError, guardedCommit } from './bounded.ts';
+import { BoundedClient, commitDeadline, DatabaseUnavailableError, guardedCommit } from './bounded.ts';
 import { bind, prepared, type Query, type Statement } from './statements.ts';
 
 /**
@@ -33,8 +33,17 @@ function named(text: string): { name: string; text: string } {
   return c;
 }
 
+/**
+ * A statement's parameter that stands for its commit deadline: `run` puts in its place the instant, on the server's
+ * clock, at which this client stops waiting for the statement (null without a time-out). For a statement that commits
+ * on its own, to refuse to once its client has given up on it (bounded.ts `commitDeadline`).
+ */
+export const COMMIT_BY: unique symbol = Symbol('commit deadline');
+export type CommitBy = typeof COMMIT_BY;
+
 async function send<R>(conn: BoundedClient, stmt: { name: string; text: string }, values: unknown[], timeoutMs: number | undefined) {
-  const result = await conn.query({ name: stmt.name, text: stmt.text, values }, timeoutMs);
+  const bound = values.includes(COMMIT_BY) ? values.map((v) => (v === COMMIT_BY ? commitDeadline(conn.client, timeoutMs) : v)) : values;
+  const result = await conn.query({ name: stmt.name, text: stmt.text, values: bound }, timeoutMs);
   return result.rows as R[];
 }
 
