@@ -3,21 +3,20 @@ import { errors } from '../errors.ts';
 import { IDEMPOTENCY_TTL_MS, runIdempotent } from '../idempotency/transaction.ts';
 import type { KeyGuard, KeySighting } from '../limits/key-guard.ts';
 import { enforceRateLimits } from '../limits/rate-limit.ts';
-import { COUNT_REQUEST, ENVELOPE_ONLY, type EnvelopeParams, REFUSALS } from './envelope-sql.ts';
+import { COUNT_REQUEST, ENVELOPE_ONLY, type EnvelopeCall, type EnvelopeRow } from './envelope-sql.ts';
 import { refuseKey } from './resolve-key.ts';
 
 const MINUTE_MS = 60_000;
 /** SQLSTATE of `leadwire_refuse` (Migration20261128150000). */
 const REFUSED = 'LW001';
 
-/** What an enveloped statement answers about its envelope (envelopeColumns). */
-export interface EnvelopeRow {
-  key_ok: boolean;
-  hits: number | null;
-  locked: boolean | null;
-  prior_hash: string | null;
-  prior_response: unknown;
-}
+/** Why a single write's function refused to commit (`leadwire_refuse`, SQLSTATE LW001, in Migration20261128150000). */
+const REFUSALS = {
+  /** The key's window filled up between the admission and the count: the write rolled back, the request is counted alone. */
+  spent: 'window_spent_meanwhile',
+  /** Another request answered the Idempotency-Key meanwhile (a safety net: its lock makes this not happen). */
+  raced: 'idempotency_key_answered_meanwhile',
+} as const;
 
 export interface EnvelopeOptions {
   keyId: string;
@@ -58,8 +57,8 @@ export class Envelope {
     return this.o.now;
   }
 
-  /** The envelope's parameters for a statement that folds it in (auth/envelope-sql.ts). */
-  params(): EnvelopeParams {
+  /** The envelope's parameters for a statement that counts the request (auth/envelope-sql.ts). */
+  params(): EnvelopeCall {
     this.attempted = true;
     const t = this.o.now.getTime();
     return {
@@ -70,8 +69,10 @@ export class Envelope {
       minuteAgo: new Date(t - MINUTE_MS),
       limit: this.o.limit,
       idemKey: this.idempotency?.key ?? null,
+      idemHash: this.idempotency?.hash ?? null,
       idemSince: new Date(t - IDEMPOTENCY_TTL_MS),
       commitBy: COMMIT_BY,
+      touch: this.o.guard.touchDue(this.o.keyId, t),
     };
   }
 
@@ -110,11 +111,10 @@ export class Envelope {
   }
 
   /**
-   * After an enveloped statement refused to commit (`refusal` in envelope-sql.ts; it rolled back, count included):
-   * the window filled up at the last moment, so the request is counted alone (429, unless a new window began); or
-   * another request with the same Idempotency-Key committed after its snapshot, so the request is counted with that
-   * answer read in a new snapshot (a replay, or 409). Null when the write is still to be done: the caller then takes
-   * `classic`. Any other failure is thrown back.
+   * After a single write's function refused to commit (it rolled back, count included): the window filled up at the
+   * last moment, so the request is counted alone (429, unless a new window began); or another request answered its
+   * Idempotency-Key, so the request is counted with that answer read anew (a replay, or 409). Null when the write is
+   * still to be done: the caller then takes `classic`. Any other failure is thrown back.
    */
   async recover(db: Db, err: unknown): Promise<{ response: unknown } | null> {
     const e = err as { code?: unknown; message?: unknown };

@@ -44,6 +44,8 @@ const MAX_ENTRIES = 10_000;
 const REMEMBER_MS = 10 * 60_000;
 /** Refreshing a good key's entry at most once a minute keeps the LRU reorder off most requests. */
 const REFRESH_MS = 60_000;
+/** last_used_at is stamped at most once a minute. */
+const TOUCH_MS = 60_000;
 const DEFAULT_CONCURRENCY = 4;
 /** Changes kept to judge a look-up that was under way while they were heard; an older look-up is not remembered. */
 const CHANGE_LOG = 256;
@@ -126,6 +128,7 @@ export class KeyGuard {
   private readonly spentKeys: LRUCache<string, SpentEntry>;
   private readonly badKeys: LRUCache<string, BadEntry>;
   private readonly goodKeys: LRUCache<string, GoodEntry>;
+  private readonly touched: LRUCache<string, object>;
   private readonly clock: Clock;
   private readonly probes = new Map<string, Promise<void>>();
   private readonly gate: LookupGate;
@@ -140,6 +143,7 @@ export class KeyGuard {
     this.spentKeys = table(max, this.clock);
     this.badKeys = table(max, this.clock);
     this.goodKeys = table(max, this.clock);
+    this.touched = table(max, this.clock);
     this.rememberMs = opts.rememberMs ?? REMEMBER_MS;
     this.gate = new LookupGate(opts.lookupConcurrency ?? DEFAULT_CONCURRENCY);
   }
@@ -266,6 +270,16 @@ export class KeyGuard {
     const key = this.goodKeys.peek(keyHash)?.key;
     if (!key || (key.expiresAt !== null && key.expiresAt.getTime() <= this.clock.now().getTime())) return undefined;
     return key;
+  }
+
+  /**
+   * Whether a request of key `keyId` at `now` should stamp its last_used_at: not when this process stamped it less than
+   * a minute ago (the database skips a stamp younger than a minute anyway; this spares the statement that would).
+   */
+  touchDue(keyId: string, now: number): boolean {
+    if (this.touched.has(keyId)) return false;
+    this.touched.set(keyId, GOOD, { ttl: TOUCH_MS - 1, start: now });
+    return true;
   }
 
   /** The database refused a key this process knew: it is looked up again next time. */

@@ -7,7 +7,7 @@ import { AppError, errors } from '../../errors.ts';
 import { currentRequestId } from '../../http/request-scope.ts';
 import { CONTACT_CAPS } from '../../limits/plans.ts';
 import { newContact, unionTags } from '../shared/apply.ts';
-import { UPSERT_ONE, type UpsertOneParams, type UpsertOneRow } from './one-trip-sql.ts';
+import { UPSERT_ONE, type UpsertOneParams } from './one-trip-sql.ts';
 import type { ContactUpsertOutput } from './schemas.ts';
 import type { UpsertOptions, UpsertRowInput } from './upsert.ts';
 
@@ -52,7 +52,7 @@ function paramsOf(actor: Pick<Actor, 'orgId'>, input: UpsertRowInput, opts: Upse
   return {
     ...envelope.params(),
     orgId: actor.orgId,
-    row: JSON.stringify([fresh]),
+    row: JSON.stringify(fresh),
     sent: sentColumns(input),
     tags,
     tagsLower: tags.map((t) => t.toLowerCase()),
@@ -64,7 +64,6 @@ function paramsOf(actor: Pick<Actor, 'orgId'>, input: UpsertRowInput, opts: Upse
     eventSource: opts.eventSource,
     at: opts.now.toISOString(),
     requestId: currentRequestId() ?? null,
-    idemHash: envelope.idempotency?.hash ?? null,
   };
 }
 
@@ -88,7 +87,7 @@ export async function upsertOneTrip(
     });
     return replay ? (replay.response as ContactUpsertOutput) : null;
   }
-  const row = (rows as UpsertOneRow[])[0]!;
+  const row = (rows as (typeof UPSERT_ONE)['row'][])[0]!;
   const replay = await envelope.settle(db, row);
   if (replay) return replay.response as ContactUpsertOutput;
   if (row.company_missing) throw errors.companyNotFound(params.domain!);
