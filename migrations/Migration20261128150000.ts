@@ -127,7 +127,7 @@ $$;`,
    * caller then admits it under the counter's lock), when companyDomain names no company, or when the stored contact
    * is beyond ASCII where the merge folds case.
    */
-  `create function "leadwire_write_contact"("p_org_id" uuid, "p_row" jsonb, "p_sent" text[], "p_tags" text[], "p_tags_lower" text[],
+  `create function "leadwire_contacts_write"("p_org_id" uuid, "p_row" jsonb, "p_sent" text[], "p_tags" text[], "p_tags_lower" text[],
   "p_custom" jsonb, "p_override" int, "p_domain" text, "p_caps" jsonb, "p_margin" int, "p_event_source" text, "p_at" text, "p_now" timestamptz,
   "p_request_id" text, out "far" boolean, out "company_missing" boolean, out "id" uuid, out "created" boolean)
 language plpgsql volatile as $$
@@ -214,8 +214,8 @@ begin
 end
 $$;`,
 
-  /* POST /v1/contacts/upsert by email: the envelope around leadwire_write_contact, answered as the route answers. */
-  `create function "leadwire_upsert_contact"("p_key_id" uuid, "p_now" timestamptz, "p_minute" timestamptz, "p_minute_ago" timestamptz,
+  /* POST /v1/contacts/upsert by email: the envelope around leadwire_contacts_write, answered as the route answers. */
+  `create function "leadwire_v1_contacts_upsert"("p_key_id" uuid, "p_now" timestamptz, "p_minute" timestamptz, "p_minute_ago" timestamptz,
   "p_limit" int, "p_idem_key" text, "p_idem_hash" text, "p_idem_since" timestamptz, "p_commit_by" timestamptz, "p_touch" boolean,
   "p_org_id" uuid, "p_row" jsonb, "p_sent" text[], "p_tags" text[], "p_tags_lower" text[], "p_custom" jsonb, "p_override" int,
   "p_domain" text, "p_caps" jsonb, "p_margin" int, "p_event_source" text, "p_at" text, "p_request_id" text,
@@ -231,12 +231,107 @@ begin
   if not "key_ok" then return; end if;
   if "go" then
     select "w"."far", "w"."company_missing", "w"."id", "w"."created" into "far", "company_missing", "id", "created"
-      from leadwire_write_contact("p_org_id", "p_row", "p_sent", "p_tags", "p_tags_lower", "p_custom", "p_override", "p_domain", "p_caps",
+      from leadwire_contacts_write("p_org_id", "p_row", "p_sent", "p_tags", "p_tags_lower", "p_custom", "p_override", "p_domain", "p_caps",
         "p_margin", "p_event_source", "p_at", "p_now", "p_request_id") "w";
     if "id" is not null then
       perform leadwire_v1_store("p_key_id", "p_idem_key", "p_idem_hash", "p_idem_since", "p_now",
         jsonb_build_object('id', "id", 'created', "created", 'matchedBy', case when "created" then null else 'email' end));
     end if;
+  end if;
+  select "c"."hits" into "hits" from leadwire_v1_close("p_key_id", "p_now", "p_minute", "p_minute_ago", "p_limit", "id" is not null, "p_touch",
+    "p_commit_by") "c";
+end
+$$;`,
+
+  /*
+   * POST /v1/leads by email (lead rules 1-3): the contact as POST /v1/contacts/upsert writes it, then its placement on
+   * the first stage of the named pipeline (or the default one); a contact already on it keeps its placement.
+   */
+  `create function "leadwire_v1_leads_create"("p_key_id" uuid, "p_now" timestamptz, "p_minute" timestamptz, "p_minute_ago" timestamptz,
+  "p_limit" int, "p_idem_key" text, "p_idem_hash" text, "p_idem_since" timestamptz, "p_commit_by" timestamptz, "p_touch" boolean,
+  "p_org_id" uuid, "p_row" jsonb, "p_sent" text[], "p_tags" text[], "p_tags_lower" text[], "p_custom" jsonb, "p_override" int,
+  "p_domain" text, "p_caps" jsonb, "p_margin" int, "p_event_source" text, "p_at" text, "p_request_id" text, "p_pipeline" text, "p_item_id" uuid,
+  out "key_ok" boolean, out "hits" int, out "locked" boolean, out "prior_hash" text, out "prior_response" jsonb,
+  out "far" boolean, out "company_missing" boolean, out "id" uuid, out "created" boolean, out "pipeline_item_id" uuid, out "warning" text)
+language plpgsql volatile as $$
+#variable_conflict use_column
+declare
+  "go" boolean;
+  "v_pipeline" uuid;
+  "v_stage" uuid;
+  "v_contact" uuid;
+begin
+  select "o"."key_ok", "o"."locked", "o"."prior_hash", "o"."prior_response", "o"."go"
+    into "key_ok", "locked", "prior_hash", "prior_response", "go"
+    from leadwire_v1_open("p_key_id", "p_now", "p_minute", "p_limit", "p_idem_key", "p_idem_since") "o";
+  if not "key_ok" then return; end if;
+  if "go" then
+    select "w"."far", "w"."company_missing", "w"."id", "w"."created" into "far", "company_missing", "id", "created"
+      from leadwire_contacts_write("p_org_id", "p_row", "p_sent", "p_tags", "p_tags_lower", "p_custom", "p_override", "p_domain", "p_caps",
+        "p_margin", "p_event_source", "p_at", "p_now", "p_request_id") "w";
+    if "id" is not null then
+      -- Named apart from the columns called "id" that the statements below read (a column wins over a variable here).
+      "v_contact" := "id";
+      select "p"."id", (select "s"."id" from "pipeline_stages" "s" where "s"."pipeline_id" = "p"."id" order by "s"."position", "s"."id" limit 1)
+        into "v_pipeline", "v_stage"
+        from "pipelines" "p"
+        where "p"."organization_id" = "p_org_id"
+          and (case when "p_pipeline" is null then "p"."is_default" else lower("p"."name") = lower("p_pipeline") end)
+        limit 1;
+      if "v_pipeline" is null then
+        "warning" := 'no_pipeline_found';
+      elsif "v_stage" is null then
+        "warning" := 'pipeline_has_no_stages';
+      else
+        insert into "pipeline_items" ("id", "organization_id", "pipeline_id", "stage_id", "contact_id")
+        values ("p_item_id", "p_org_id", "v_pipeline", "v_stage", "v_contact")
+        on conflict ("pipeline_id", "contact_id") do nothing
+        returning "pipeline_items"."id" into "pipeline_item_id";
+        -- Already on the pipeline (lead rule 2), or placed meanwhile by a request this statement then waited for: its
+        -- placement, read in a snapshot that sees it.
+        if "pipeline_item_id" is null then
+          select "i"."id" into "pipeline_item_id" from "pipeline_items" "i" where "i"."pipeline_id" = "v_pipeline" and "i"."contact_id" = "v_contact";
+        end if;
+      end if;
+      perform leadwire_v1_store("p_key_id", "p_idem_key", "p_idem_hash", "p_idem_since", "p_now",
+        jsonb_build_object('id', "id", 'created', "created", 'pipelineItemId', "pipeline_item_id", 'warning', "warning"));
+    end if;
+  end if;
+  select "c"."hits" into "hits" from leadwire_v1_close("p_key_id", "p_now", "p_minute", "p_minute_ago", "p_limit", "id" is not null, "p_touch",
+    "p_commit_by") "c";
+end
+$$;`,
+
+  /*
+   * POST /v1/companies/upsert: insert, or on the natural key (organization, domain) overwrite the fields sent; fields
+   * omitted keep their values, custom keys merge with null removing a key (companies/service.ts).
+   */
+  `create function "leadwire_v1_companies_upsert"("p_key_id" uuid, "p_now" timestamptz, "p_minute" timestamptz, "p_minute_ago" timestamptz,
+  "p_limit" int, "p_idem_key" text, "p_idem_hash" text, "p_idem_since" timestamptz, "p_commit_by" timestamptz, "p_touch" boolean,
+  "p_org_id" uuid, "p_id" uuid, "p_domain" text, "p_name" text, "p_industry" text, "p_size" text, "p_custom" jsonb, "p_has_name" boolean,
+  "p_has_industry" boolean, "p_has_size" boolean,
+  out "key_ok" boolean, out "hits" int, out "locked" boolean, out "prior_hash" text, out "prior_response" jsonb, out "id" uuid,
+  out "created" boolean) language plpgsql volatile as $$
+#variable_conflict use_column
+declare
+  "go" boolean;
+begin
+  select "o"."key_ok", "o"."locked", "o"."prior_hash", "o"."prior_response", "o"."go"
+    into "key_ok", "locked", "prior_hash", "prior_response", "go"
+    from leadwire_v1_open("p_key_id", "p_now", "p_minute", "p_limit", "p_idem_key", "p_idem_since") "o";
+  if not "key_ok" then return; end if;
+  if "go" then
+    insert into "companies" as "c" ("id", "organization_id", "domain", "name", "industry", "size", "custom", "created_at", "updated_at")
+    values ("p_id", "p_org_id", "p_domain", "p_name", "p_industry", "p_size", jsonb_strip_nulls("p_custom"), "p_now", "p_now")
+    on conflict ("organization_id", "domain") do update set
+      "name" = case when "p_has_name" then "excluded"."name" else "c"."name" end,
+      "industry" = case when "p_has_industry" then "excluded"."industry" else "c"."industry" end,
+      "size" = case when "p_has_size" then "excluded"."size" else "c"."size" end,
+      "custom" = jsonb_strip_nulls("c"."custom" || "p_custom"),
+      "updated_at" = "excluded"."updated_at"
+    returning "c"."id", old."id" is null into "id", "created";
+    perform leadwire_v1_store("p_key_id", "p_idem_key", "p_idem_hash", "p_idem_since", "p_now",
+      jsonb_build_object('id', "id", 'created', "created", 'domain', "p_domain"));
   end if;
   select "c"."hits" into "hits" from leadwire_v1_close("p_key_id", "p_now", "p_minute", "p_minute_ago", "p_limit", "id" is not null, "p_touch",
     "p_commit_by") "c";
@@ -253,8 +348,10 @@ export class Migration20261128150000 extends Migration {
 
   override down(): void | Promise<void> {
     for (const fn of [
-      '"leadwire_upsert_contact"',
-      '"leadwire_write_contact"',
+      '"leadwire_v1_companies_upsert"',
+      '"leadwire_v1_leads_create"',
+      '"leadwire_v1_contacts_upsert"',
+      '"leadwire_contacts_write"',
       '"leadwire_v1_close"',
       '"leadwire_v1_store"',
       '"leadwire_v1_open"',

@@ -19,6 +19,11 @@ export type LeadwireMeta = {
   auth?: 'internal' | 'public';
   /** Stable error codes this operation can answer with, documented in the OpenAPI contract. */
   errorCodes?: readonly ErrorCode[];
+  /**
+   * The write does its database work in one round trip (publicApiProcedure's `oneTrip`): the HTTP layer serves it on
+   * a route of its own that calls the procedure directly (apps/server/src/http/direct-routes.ts).
+   */
+  oneTrip?: boolean;
 };
 
 const TRPC_CODE_BY_STATUS: Record<number, TRPC_ERROR_CODE_KEY> = {
@@ -61,6 +66,8 @@ const t = initTRPC
   });
 
 export const router = t.router;
+/** Calls procedures without a transport: the HTTP layer's direct routes (the same procedures, middlewares and schemas). */
+export const createCallerFactory = t.createCallerFactory;
 export const middleware = t.middleware;
 /**
  * A mutation that failed on the database (timed out, lost its connection) was rolled back by the transaction it ran in

@@ -33,6 +33,11 @@ export interface EnvelopeCall extends EnvelopeParams {
 }
 
 const ONE = sql.lit(1).as('one');
+
+/** The envelope's arguments of a single write's function, in the order every one of them takes them. */
+export const envelopeArguments = (p: EnvelopeCall) =>
+  sql`${p.keyId}::uuid, ${p.now}::timestamptz, ${p.minute}::timestamptz, ${p.minuteAgo}::timestamptz, ${p.limit}::int, ${p.idemKey}::text,
+    ${p.idemHash}::text, ${p.idemSince}::timestamptz, ${p.commitBy}::timestamptz, ${p.touch}::boolean`;
 const counters = expressionBuilder<DB, 'rate_limit_counters'>();
 const bumpCount = { count: counters(counters.ref('rate_limit_counters.count'), '+', sql.lit(1)) };
 

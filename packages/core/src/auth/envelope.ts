@@ -1,4 +1,4 @@
-import { type ApiKeyType, COMMIT_BY, type Db } from '@leadwire/db';
+import { type ApiKeyType, COMMIT_BY, type Db, type Statement } from '@leadwire/db';
 import { errors } from '../errors.ts';
 import { IDEMPOTENCY_TTL_MS, runIdempotent } from '../idempotency/transaction.ts';
 import type { KeyGuard, KeySighting } from '../limits/key-guard.ts';
@@ -126,6 +126,22 @@ export class Envelope {
     }
     const [row] = await db.run(ENVELOPE_ONLY, this.params());
     return this.settle(db, row!);
+  }
+
+  /**
+   * Runs a single write's function (one round trip: its statement carries `params()`) and settles what it says of the
+   * envelope: refusals are thrown (401, 429, 409), a stored answer comes back as `replay`, and `redo` says the write
+   * rolled back and is still to be done (its request counted). The function's own failures are thrown as they come.
+   */
+  async run<P, R extends EnvelopeRow>(db: Db, stmt: Statement<P, R>, params: P): Promise<{ replay: unknown } | { row: R } | { redo: true }> {
+    const rows = await db.run(stmt, params).catch((err: unknown) => err);
+    if (!Array.isArray(rows)) {
+      const replay = await this.recover(db, rows);
+      return replay ? { replay: replay.response } : { redo: true };
+    }
+    const row = (rows as R[])[0]!;
+    const replay = await this.settle(db, row);
+    return replay ? { replay: replay.response } : { row };
   }
 
   /**

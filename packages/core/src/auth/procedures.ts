@@ -30,7 +30,12 @@ export function publicApiProcedure(
 ) {
   const [first, ...alternatives] = typeof permission === 'string' ? [permission] : permission;
   // Meta merges shallowly in tRPC, so the router's own .meta() keeps this permission.
-  const meta = { auth: 'public' as const, permission: first, ...(alternatives.length ? { alsoPermitted: alternatives } : {}) };
+  const meta = {
+    auth: 'public' as const,
+    permission: first,
+    ...(alternatives.length ? { alsoPermitted: alternatives } : {}),
+    ...(opts.oneTrip ? { oneTrip: true } : {}),
+  };
   return baseProcedure.meta(meta).use(async ({ ctx, next }) => {
     const now = ctx.deps.clock.now();
     const guard = keyGuardOf(ctx.deps);

@@ -23,6 +23,9 @@ export interface RestRoute {
   summary: string | undefined;
   /** The input's field names (path and query parameters of a GET), or null when its schema takes any key. */
   readonly inputKeys: ReadonlySet<string> | null;
+  /** A write served on a route of its own (LeadwireMeta.oneTrip), with its output's JSON Schema for the serializer. */
+  oneTrip: boolean;
+  readonly outputSchema: JSONSchema.BaseSchema;
 }
 
 /** A procedure as the route table reads it: through trpc-to-openapi's own walk, as its generator and adapter do. */
@@ -97,6 +100,10 @@ export function restRoutes(router: AnyTRPCRouter): RestRoute[] {
       get inputKeys() {
         if (keys === undefined) keys = inputKeysOf(p);
         return keys;
+      },
+      oneTrip: meta.oneTrip === true,
+      get outputSchema() {
+        return z.toJSONSchema(getInputOutputParsers(p).outputParser as z.ZodType, { io: 'output', unrepresentable: 'any' });
       },
     });
   });

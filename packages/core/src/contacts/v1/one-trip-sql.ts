@@ -1,8 +1,8 @@
 import { qb, sql, statement } from '@leadwire/db';
-import type { EnvelopeCall } from '../../auth/envelope-sql.ts';
+import { type EnvelopeCall, envelopeArguments, type EnvelopeRow } from '../../auth/envelope-sql.ts';
 
 /**
- * The single contact upsert by email as one call of `leadwire_upsert_contact` (Migration20261128150000), hence one
+ * The single contact upsert by email as one call of `leadwire_v1_contacts_upsert` (Migration20261128150000), hence one
  * round trip and one transaction: the key confirmed by id, the Idempotency-Key's lock and stored answer, the company
  * of `companyDomain`, the organization's room under its contact cap, the insert-or-merge of the contact (rule 4), its
  * events in the outbox, the counter, the stored answer, and the request's count in the key's window. Nothing is
@@ -33,26 +33,17 @@ export interface UpsertOneParams extends EnvelopeCall {
   requestId: string | null;
 }
 
-/** The function's answer: the envelope's (`EnvelopeRow`), then the contact's. */
-type UpsertOneRow = {
-  key_ok: boolean;
-  hits: number | null;
-  locked: boolean | null;
-  prior_hash: string | null;
-  prior_response: unknown;
-  far: boolean | null;
-  company_missing: boolean | null;
-  id: string | null;
-  created: boolean | null;
-};
+/** The function's answer: the envelope's, then the contact's. */
+type UpsertOneRow = EnvelopeRow & { far: boolean | null; company_missing: boolean | null; id: string | null; created: boolean | null };
+
+/** The arguments both contact writes pass, in the functions' order: the envelope's, then the contact's. */
+export const contactArguments = (p: UpsertOneParams) =>
+  sql`${envelopeArguments(p)}, ${p.orgId}::uuid, ${p.row}::jsonb, ${p.sent}::text[], ${p.tags}::text[], ${p.tagsLower}::text[],
+    ${p.custom}::jsonb, ${p.override}::int, ${p.domain}::text, ${p.caps}::jsonb, ${p.margin}::int, ${p.eventSource}::text, ${p.at}::text,
+    ${p.requestId}::text`;
 
 export const UPSERT_ONE = statement<UpsertOneParams>()((p) =>
   qb
-    .selectFrom(
-      sql<UpsertOneRow>`leadwire_upsert_contact(${p.keyId}::uuid, ${p.now}::timestamptz, ${p.minute}::timestamptz, ${p.minuteAgo}::timestamptz,
-        ${p.limit}::int, ${p.idemKey}::text, ${p.idemHash}::text, ${p.idemSince}::timestamptz, ${p.commitBy}::timestamptz, ${p.touch}::boolean,
-        ${p.orgId}::uuid, ${p.row}::jsonb, ${p.sent}::text[], ${p.tags}::text[], ${p.tagsLower}::text[], ${p.custom}::jsonb, ${p.override}::int,
-        ${p.domain}::text, ${p.caps}::jsonb, ${p.margin}::int, ${p.eventSource}::text, ${p.at}::text, ${p.requestId}::text)`.as('r'),
-    )
+    .selectFrom(sql<UpsertOneRow>`leadwire_v1_contacts_upsert(${contactArguments(p)})`.as('r'))
     .select(['r.key_ok', 'r.hits', 'r.locked', 'r.prior_hash', 'r.prior_response', 'r.far', 'r.company_missing', 'r.id', 'r.created']),
 );

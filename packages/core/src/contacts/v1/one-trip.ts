@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { Db } from '@leadwire/db';
+import type { Db, Statement } from '@leadwire/db';
 import type { Actor } from '../../auth/actor.ts';
 import type { Envelope } from '../../auth/envelope.ts';
+import type { EnvelopeRow } from '../../auth/envelope-sql.ts';
 import { normalizeDomain } from '../../companies/domain.ts';
 import { AppError, errors } from '../../errors.ts';
 import { currentRequestId } from '../../http/request-scope.ts';
@@ -33,8 +34,8 @@ export function fitsOneTrip(input: UpsertRowInput, opts: UpsertOptions): boolean
   return Boolean(input.email) && !opts.onScoreInputsChanged && (input.tags ?? []).every(isAscii);
 }
 
-/** The statement's parameters for an upsert that fits (`fitsOneTrip`). */
-function paramsOf(actor: Pick<Actor, 'orgId'>, input: UpsertRowInput, opts: UpsertOptions, envelope: Envelope): UpsertOneParams {
+/** The contact part of a single write's function (one-trip-sql.ts), for an upsert that fits (`fitsOneTrip`). */
+export function oneTripParams(actor: Pick<Actor, 'orgId'>, input: UpsertRowInput, opts: UpsertOptions, envelope: Envelope): UpsertOneParams {
   let domain: string | null = null;
   if (typeof input.companyDomain === 'string') {
     domain = normalizeDomain(input.companyDomain);
@@ -46,7 +47,7 @@ function paramsOf(actor: Pick<Actor, 'orgId'>, input: UpsertRowInput, opts: Upse
     }
   }
   const source = input.source ?? opts.headerSource ?? 'api';
-  // The company (and so the score) is resolved by the statement; the row carries the rest of the new contact.
+  // The company (and so the score) is resolved by the function; the row carries the rest of the new contact.
   const fresh = newContact(actor.orgId, randomUUID(), { input, companyId: undefined, source, scoreOverride: input.score }, opts.now);
   const tags = unionTags([], input.tags);
   return {
@@ -67,10 +68,40 @@ function paramsOf(actor: Pick<Actor, 'orgId'>, input: UpsertRowInput, opts: Upse
   };
 }
 
+/** What a single write's function answers about the contact it wrote. */
+interface ContactWritten {
+  far: boolean | null;
+  company_missing: boolean | null;
+  id: string | null;
+  created: boolean | null;
+}
+
 /**
- * The single upsert by email in one round trip (one-trip-sql.ts): the request's answer, or null when the statement
- * left the contact to the TypeScript path (near the organization's cap, or a stored contact SQL cannot merge exactly),
- * having counted the request. Refusals are thrown: the envelope's (401, 429, 409), and company_not_found.
+ * Runs a single write's function (one round trip) and settles its envelope: the refusals it carries are thrown (401,
+ * 429, 409, and company_not_found), a stored answer comes back as `replay`, and `row` is null when the function left
+ * the contact to the TypeScript path (near the organization's cap, or a stored contact SQL cannot merge exactly),
+ * having counted the request. A database failure is `save_failed`.
+ */
+export async function runOneTrip<P extends { domain: string | null }, R extends EnvelopeRow & ContactWritten>(
+  db: Db,
+  stmt: Statement<P, R>,
+  params: P,
+  envelope: Envelope,
+): Promise<{ replay: unknown } | { row: (R & { id: string; created: boolean }) | null }> {
+  const run = await envelope.run(db, stmt, params).catch((err: unknown) => {
+    throw err instanceof AppError ? err : errors.saveFailed(err);
+  });
+  if ('replay' in run) return run;
+  if ('redo' in run) return { row: null };
+  const { row } = run;
+  if (row.company_missing) throw errors.companyNotFound(params.domain!);
+  if (!row.far || row.id === null || row.created === null) return { row: null };
+  return { row: row as R & { id: string; created: boolean } };
+}
+
+/**
+ * The single upsert by email in one round trip (one-trip-sql.ts): the request's answer, or null when the function left
+ * the contact to the TypeScript path, having counted the request.
  */
 export async function upsertOneTrip(
   db: Db,
@@ -79,18 +110,9 @@ export async function upsertOneTrip(
   opts: UpsertOptions,
   envelope: Envelope,
 ): Promise<ContactUpsertOutput | null> {
-  const params = paramsOf(actor, input, opts, envelope);
-  const rows = await db.run(UPSERT_ONE, params).catch((err: unknown) => err);
-  if (!Array.isArray(rows)) {
-    const replay = await envelope.recover(db, rows).catch((err: unknown) => {
-      throw err instanceof AppError ? err : errors.saveFailed(err);
-    });
-    return replay ? (replay.response as ContactUpsertOutput) : null;
-  }
-  const row = (rows as (typeof UPSERT_ONE)['row'][])[0]!;
-  const replay = await envelope.settle(db, row);
-  if (replay) return replay.response as ContactUpsertOutput;
-  if (row.company_missing) throw errors.companyNotFound(params.domain!);
-  if (!row.far || row.id === null || row.created === null) return null;
-  return { id: row.id, created: row.created, matchedBy: row.created ? null : 'email' };
+  const run = await runOneTrip(db, UPSERT_ONE, oneTripParams(actor, input, opts, envelope), envelope);
+  // A stored answer is the one this route stored: the same operation's answer.
+  if ('replay' in run) return run.replay as ContactUpsertOutput;
+  if (!run.row) return null;
+  return { id: run.row.id, created: run.row.created, matchedBy: run.row.created ? null : 'email' };
 }
