@@ -37,7 +37,10 @@ const SERVICES = `${CORE}(trpc\\.ts$|(records|http|metrics|limits|idempotency|ev
 const COMPOSITION = `${CORE}((index|boot|v1-router|internal-router|runtime|surfaces)\\.ts$|openapi/)`;
 const TESTS = '(\\.test\\.ts|\\.test-support\\.ts)$';
 
-/** The files a package.json `exports` map names, as paths from the repository root. */
+/**
+ * The files a package.json `exports` map names, as paths from the repository root.
+ * @param {string} pkgDir
+ */
 function exported(pkgDir) {
   const { exports } = JSON.parse(fs.readFileSync(path.join(import.meta.dirname, pkgDir, 'package.json'), 'utf8'));
   return Object.values(exports).map((target) => `^${path.posix.join(pkgDir, target).replace(/\./g, '\\.')}$`);
