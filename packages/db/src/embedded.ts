@@ -35,6 +35,8 @@ export interface StartEmbeddedPostgresOptions {
   port?: number;
   /** Receives the cluster's log lines (initdb and server); dropped when omitted. */
   onLog?: (msg: string) => void;
+  /** Server settings given on the command line (`-c name=value`), for those that need a restart to change. */
+  settings?: Record<string, string>;
 }
 
 export interface EmbeddedPostgresHandle {
@@ -93,7 +95,10 @@ export async function startEmbeddedPostgres(opts: StartEmbeddedPostgresOptions):
       createPostgresUser: isRoot,
       initdbFlags: ['--encoding=UTF8'],
       // No Unix socket: the URL uses TCP, and socket lock files in /tmp are one more thing a killed run leaves behind.
-      postgresFlags: ['-c', `listen_addresses=${HOST}`, '-c', 'unix_socket_directories='],
+      postgresFlags: [
+        ...['-c', `listen_addresses=${HOST}`, '-c', 'unix_socket_directories='],
+        ...Object.entries(opts.settings ?? {}).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
+      ],
       onLog: (msg) => logChunk(String(msg)),
       onError: (err) => logChunk(err instanceof Error ? err.message : String(err)),
     });
