@@ -23,7 +23,7 @@ const DEPRECATION_HEADERS: Record<string, oas31.HeaderObject> = {
 
 function resolve(doc: oas31.OpenAPIObject, schema: Schema | undefined): oas31.SchemaObject | undefined {
   if (!schema) return undefined;
-  if (!('$ref' in schema)) return schema;
+  if (!('$ref' in schema) || !schema.$ref) return schema as oas31.SchemaObject;
   return resolve(doc, doc.components?.schemas?.[schema.$ref.replace('#/components/schemas/', '')]);
 }
 
