@@ -169,5 +169,8 @@ export function unnamedChanges(changes: readonly ContractChange[], changelog: st
   const entries = unreleasedEntries(changelog);
   return changes
     .filter((c) => !isNamed(c, entries))
-    .map((c) => `${c.kind}: ${c.where}: ${c.description} (name ${c.names.map((n) => `\`${n}\``).join(' and ')}${c.kind === 'breaking' ? ' in a **Breaking** entry' : ''})`);
+    .map(
+      (c) =>
+        `${c.kind}: ${c.where}: ${c.description} (name ${c.names.map((n) => `\`${n}\``).join(' and ')}${c.kind === 'breaking' ? ' in a **Breaking** entry' : ''})`,
+    );
 }

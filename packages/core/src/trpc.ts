@@ -34,7 +34,6 @@ export interface Deprecation {
   fields?: readonly string[];
 }
 
-
 const TRPC_CODE_BY_STATUS: Record<number, TRPC_ERROR_CODE_KEY> = {
   400: 'BAD_REQUEST',
   401: 'UNAUTHORIZED',

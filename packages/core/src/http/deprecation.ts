@@ -29,7 +29,9 @@ export function checkDeprecation(procedure: string, d: Deprecation): Deprecation
   const sunset = dayOf(`${procedure}'s sunset`, d.sunset);
   const days = (sunset.getTime() - since.getTime()) / MS_PER_DAY;
   if (days < DEPRECATION_MIN_DAYS) {
-    throw new Error(`deprecation: ${procedure} is announced ${days} days before its sunset; the policy is at least ${DEPRECATION_MIN_DAYS}`);
+    throw new Error(
+      `deprecation: ${procedure} is announced ${days} days before its sunset; the policy is at least ${DEPRECATION_MIN_DAYS}`,
+    );
   }
   if (!/^https?:\/\/\S+$/.test(d.notice)) throw new Error(`deprecation: ${procedure}'s notice must be an absolute URL`);
   return d;
