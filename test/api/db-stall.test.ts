@@ -11,6 +11,7 @@ import path from 'node:path';
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '#db/embedded.ts';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { PgDb } from '@leadwire/db';
 import { call, initTestApp, type TestApp } from '../support/app.ts';
 
 /** Every answer of a stalled request comes within this: the largest time-out below plus room for a busy machine. */
@@ -164,6 +165,31 @@ describe('a lock held elsewhere', () => {
     expect(
       (await call(t, 'POST', '/companies/upsert', { key: org.publicKey, body: { domain: 'stalled.example', name: 'Stalled' } })).status,
     ).toBe(200);
+  });
+});
+
+describe('a pool with no connection free', () => {
+  it('answers a contact write that waited out the acquire time-out 503 "Failed to save contact" with retry-after', async () => {
+    // The request pool's two connections, checked out and held idle (no transaction, so no time-out ends the hold).
+    const pool = (t.runtime.deps.db as PgDb).pool;
+    const held = [await pool.connect(), await pool.connect()];
+    try {
+      const write = await timed(upsert({ email: email('pool') }));
+      expect(write.status, JSON.stringify(write.body)).toBe(503);
+      expect(write.body).toEqual({ error: 'Failed to save contact', code: 'service_unavailable' });
+      expect(write.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
+      const internal = await fetch(`${t.origin}/api/contacts`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${org.internalKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ email: email('pool-app'), firstName: 'Pool' }),
+      });
+      expect([internal.status, ((await internal.json()) as { error: string }).error]).toEqual([503, 'Failed to save contact']);
+      // Another resource's write, and a read, keep the generic words.
+      expectUnavailable(await timed(call(t, 'POST', '/companies/upsert', { key: org.publicKey, body: { domain: 'pool.example' } })));
+      expectUnavailable(await timed(call(t, 'GET', '/contacts/search?email=nobody@stall.example', { key: org.publicKey })));
+    } finally {
+      for (const c of held) c.release();
+    }
   });
 });
 
