@@ -249,7 +249,6 @@ export function writeFailure(err: unknown, resource: string | undefined): AppErr
   return errors.saveFailed(err, contact ? CONTACT_SAVE_FAILED : 'Failed to save');
 }
 
-
 const fromAppError = (e: AppError): PublicError => ({
   status: e.status,
   body: { error: e.message, code: e.code, ...e.details },

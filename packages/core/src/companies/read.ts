@@ -94,5 +94,5 @@ export async function findCompanyByDomain(db: Db, orgId: string, input: string):
 
 /** The application's list: newest first, optionally only names or domains containing `q`. */
 export function listCompaniesNewestFirst(db: Db, orgId: string, input: AppCompanyListInput) {
-  return listRecords(db, LIST_NEWEST, orgId, input, { pattern: input.q ? likePattern(input.q) : null }, toCompanyRecord);
+  return listRecords(db, 'companies', LIST_NEWEST, orgId, input, { pattern: input.q ? likePattern(input.q) : null }, toCompanyRecord);
 }

@@ -1,4 +1,5 @@
-import { sql, type DB } from '@leadwire/db';
+import { type Db, qb, sql, type DB } from '@leadwire/db';
+import { AppError } from '../errors.ts';
 import type { Expression, Selectable, SelectQueryBuilder, SqlBool } from '@leadwire/db';
 import { z } from 'zod';
 
@@ -63,4 +64,36 @@ export function newestFirst<QDB, TB extends keyof QDB, O, A extends TB & string>
     .orderBy(ref('created_at'), 'desc')
     .orderBy(ref('id'), 'desc')
     .limit(p.limit);
+}
+
+/** The column that scopes a list inside its table (a workflow's runs, a form's submissions, an endpoint's attempts). */
+export interface CursorScope {
+  column: 'workflow_id' | 'form_id' | 'endpoint_id';
+  value: string;
+}
+
+/**
+ * An empty page after a cursor is the end of the list, or a cursor this list never returned: an id of another list, of
+ * another organization or scope, or made up, which the page's SQL reads as "nothing after it". The shape was checked
+ * by the schema (a UUID); one look-up, made only for an empty page, tells the two apart, and a cursor whose row is not
+ * this list's is refused (400 invalid_cursor) instead of ending the list.
+ */
+export async function refuseForeignCursor(
+  db: Db,
+  table: KeyedTable,
+  page: { orgId: string; cursor: string | null | undefined },
+  rows: readonly unknown[],
+  scope?: CursorScope,
+): Promise<void> {
+  if (page.cursor == null || rows.length > 0) return;
+  // Every keyed table has an id and an organization (KeyedTable says so); the builder is typed on one of them.
+  let q = qb
+    .selectFrom(table as 'deals')
+    .select('id')
+    .where('id', '=', page.cursor)
+    .where('organization_id', '=', page.orgId);
+  if (scope) q = q.where(sql<boolean>`${sql.ref(scope.column)} = ${scope.value}`);
+  if ((await db.query(q.limit(1))).length === 0) {
+    throw new AppError('invalid_cursor', 'cursor is not one this list returned; start again without a cursor');
+  }
 }
