@@ -11,7 +11,6 @@ import path from 'node:path';
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '#db/embedded.ts';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { PgDb } from '@leadwire/db';
 import { call, initTestApp, type TestApp } from '../support/app.ts';
 
 /** Every answer of a stalled request comes within this: the largest time-out below plus room for a busy machine. */
@@ -171,7 +170,7 @@ describe('a lock held elsewhere', () => {
 describe('a pool with no connection free', () => {
   it('answers a contact write that waited out the acquire time-out 503 "Failed to save contact" with retry-after', async () => {
     // The request pool's two connections, checked out and held idle (no transaction, so no time-out ends the hold).
-    const pool = (t.runtime.deps.db as PgDb).pool;
+    const pool = t.runtime.deps.db.pool;
     const held = [await pool.connect(), await pool.connect()];
     try {
       const write = await timed(upsert({ email: email('pool') }));

@@ -121,7 +121,7 @@ export function contractChanges(before: Json, after: Json): ContractChange[] {
   const seen = new Map<string, ContractChange>();
   for (const d of diffs) {
     if (d.type === 'annotation') continue;
-    const path = d.path as (string | number)[];
+    const path = d.path;
     const kind: ChangeKind =
       d.type === 'deprecated'
         ? 'deprecated'

@@ -143,6 +143,9 @@ describe('GET /api/companies and /api/companies/{id}', () => {
     }
     // A cursor of another organization is refused, as one of nothing is, without revealing where it sorts.
     const foreign = (await rest(t, 'GET', '/companies?limit=1', other.ownerKey)).body.items[0].id;
-    expect(await rest(t, 'GET', `/companies?cursor=${foreign}`, o.ownerKey)).toMatchObject({ status: 400, body: { code: 'invalid_cursor' } });
+    expect(await rest(t, 'GET', `/companies?cursor=${foreign}`, o.ownerKey)).toMatchObject({
+      status: 400,
+      body: { code: 'invalid_cursor' },
+    });
   });
 });

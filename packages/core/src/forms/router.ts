@@ -26,7 +26,10 @@ const urls = (ctx: Pick<RequestContext, 'deps'>): FormUrls => ({ baseUrl: ctx.de
  */
 export const formsRouter = router({
   list: internalProcedure
-    .meta({ openapi: { method: 'GET', path: '/forms', tags, summary: 'Forms, newest first' }, errorCodes: [...INTERNAL_ERRORS, 'invalid_cursor'] })
+    .meta({
+      openapi: { method: 'GET', path: '/forms', tags, summary: 'Forms, newest first' },
+      errorCodes: [...INTERNAL_ERRORS, 'invalid_cursor'],
+    })
     .input(FormListInput)
     .output(FormPage)
     .query(({ ctx, input }) => listForms(ctx.db, ctx.actor, input, urls(ctx))),

@@ -36,7 +36,7 @@ function markFields(doc: oas31.OpenAPIObject, schema: Schema | undefined, fields
     if (fields.has(name)) Object.assign(resolve(doc, prop) ?? {}, { deprecated: true });
     markFields(doc, prop, fields, seen);
   }
-  for (const sub of [s.items, ...(s.anyOf ?? []), ...(s.oneOf ?? []), ...(s.allOf ?? [])]) markFields(doc, sub as Schema, fields, seen);
+  for (const sub of [s.items, ...(s.anyOf ?? []), ...(s.oneOf ?? []), ...(s.allOf ?? [])]) markFields(doc, sub, fields, seen);
 }
 
 /**

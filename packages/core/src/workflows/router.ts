@@ -40,7 +40,10 @@ const urlProcedure = internalProcedure.use(({ ctx, next }) => {
  */
 export const workflowsRouter = router({
   list: internalProcedure
-    .meta({ openapi: { method: 'GET', path: '/workflows', tags, summary: 'Workflows, newest first' }, errorCodes: [...INTERNAL_ERRORS, 'invalid_cursor'] })
+    .meta({
+      openapi: { method: 'GET', path: '/workflows', tags, summary: 'Workflows, newest first' },
+      errorCodes: [...INTERNAL_ERRORS, 'invalid_cursor'],
+    })
     .input(WorkflowListInput)
     .output(WorkflowPage)
     .query(({ ctx, input }) => listWorkflows(ctx.db, ctx.actor, input, baseUrl(ctx))),
