@@ -66,6 +66,18 @@ const KEYWORDS = new Set([
   'delete',
 ]);
 const METHODS = new Set(['get', 'put', 'post', 'patch', 'delete', 'head', 'options']);
+/** Words for people: api-smart-diff leaves some unclassified (a shared response's description, an example added). */
+const ANNOTATIONS = new Set(['description', 'summary', 'example', 'examples', 'title', 'externalDocs', '$comment']);
+
+/** A keyword (not a property of that name: a webhook endpoint has a `description` field) somewhere on the path. */
+const keywordOnPath = (path: readonly (string | number)[], test: (seg: string) => boolean) =>
+  path.some((seg, i) => typeof seg === 'string' && test(seg) && path[i - 1] !== 'properties');
+const isAnnotation = (path: readonly (string | number)[]) => keywordOnPath(path, (seg) => ANNOTATIONS.has(seg));
+/**
+ * Our `x-` extensions (`x-error-codes`: the codes an operation documents) say what clients may meet, not what they
+ * must send or can parse: a change there is one to list, never a breaking one. New codes come with new conditions.
+ */
+const isExtension = (path: readonly (string | number)[]) => keywordOnPath(path, (seg) => seg.startsWith('x-'));
 
 const at = (doc: Json, path: readonly (string | number)[]): Json => path.reduce((node, k) => (node == null ? undefined : node[k]), doc);
 
@@ -109,9 +121,9 @@ function whereOf(path: readonly (string | number)[]): string {
 
 /**
  * Every change a client can notice from `before` to `after`, most severe kind first; descriptions and examples
- * (api-smart-diff's `annotation`) are left out. Two judgements are stricter than the tool's: a change it cannot
- * classify (`unclassified`, e.g. a `$ref` pointed elsewhere) is breaking, and so is any changed `type`, since it
- * judges a query parameter's string narrowed to integer as non-breaking.
+ * (api-smart-diff's `annotation`, and the ones it leaves unclassified) are left out. Two judgements are stricter
+ * than the tool's: any other change it cannot classify (`unclassified`, e.g. a `$ref` pointed elsewhere) is breaking,
+ * and so is any changed `type`, since it judges a query parameter's string narrowed to integer as non-breaking.
  */
 export function contractChanges(before: Json, after: Json): ContractChange[] {
   // The usual case, and a diff of the internal document costs seconds.
@@ -120,14 +132,16 @@ export function contractChanges(before: Json, after: Json): ContractChange[] {
   const { diffs } = apiCompare(structuredClone(before), structuredClone(after));
   const seen = new Map<string, ContractChange>();
   for (const d of diffs) {
-    if (d.type === 'annotation') continue;
     const path = d.path;
+    if (d.type === 'annotation' || isAnnotation(path)) continue;
     const kind: ChangeKind =
       d.type === 'deprecated'
         ? 'deprecated'
-        : d.type === 'unclassified' || d.type === 'breaking' || (d.action === 'replace' && path.at(-1) === 'type')
-          ? 'breaking'
-          : 'non-breaking';
+        : isExtension(path)
+          ? 'non-breaking'
+          : d.type === 'unclassified' || d.type === 'breaking' || (d.action === 'replace' && path.at(-1) === 'type')
+            ? 'breaking'
+            : 'non-breaking';
     const change: ContractChange = {
       kind,
       where: whereOf(path),

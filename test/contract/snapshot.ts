@@ -74,7 +74,7 @@ function main(argv: string[]) {
     : { v1: readJson(SNAPSHOTS.v1), internal: readJson(SNAPSHOTS.internal), v1Released: readJson(SNAPSHOTS.v1Released) };
   const plan = planSnapshot(built, current, readFileSync(CHANGELOG, 'utf8'));
   for (const [name, list] of Object.entries(plan.changes)) {
-    console.log(`${name}: ${list.length ? `${list.length} changes` : 'unchanged'}`);
+    console.log(`${name}: ${list.length ? `${list.length} changes` : 'no change a client can notice (descriptions and examples aside)'}`);
     for (const c of list) console.log(`  ${c.kind}: ${c.where}: ${c.description}`);
   }
   if (plan.unnamed.length) {
@@ -83,10 +83,14 @@ function main(argv: string[]) {
     );
     return 1;
   }
+  const written = [SNAPSHOTS.v1, SNAPSHOTS.internal];
   writeFileSync(SNAPSHOTS.v1, serialize(built.v1));
   writeFileSync(SNAPSHOTS.internal, serialize(built.internal));
-  if (first || argv.includes('--release')) writeFileSync(SNAPSHOTS.v1Released, serialize(built.v1));
-  console.log(`written: ${Object.values(SNAPSHOTS).join(', ')}`);
+  if (first || argv.includes('--release')) {
+    writeFileSync(SNAPSHOTS.v1Released, serialize(built.v1));
+    written.push(SNAPSHOTS.v1Released);
+  }
+  console.log(`written: ${written.join(', ')}`);
   return 0;
 }
 

@@ -147,10 +147,7 @@ export async function listSubmissions(db: Db, actor: InternalActor, input: Submi
     cursor: input.cursor ?? null,
     limit: input.limit + 1,
   });
-  await refuseForeignCursor(db, 'form_submissions', { orgId: actor.orgId, cursor: input.cursor }, rows, {
-    column: 'form_id',
-    value: form.id,
-  });
+  await refuseForeignCursor(db, { list: 'form_submissions', scope: form.id }, { orgId: actor.orgId, cursor: input.cursor }, rows);
   return toPage(
     rows,
     input.limit,

@@ -1,7 +1,7 @@
 import { sql, type Db, type Statement } from '@leadwire/db';
 import type { Expression, ExpressionBuilder, SqlBool } from '@leadwire/db';
 import { errors } from '../errors.ts';
-import { type KeyedTable, refuseForeignCursor, toPage, type PageParams } from './pagination.ts';
+import { type IdList, refuseForeignCursor, toPage, type PageParams } from './pagination.ts';
 
 /**
  * The list and get of a CRM record type (deals, tasks, bookings, AI actions), written once. Each record type keeps
@@ -24,7 +24,7 @@ export interface PageInput {
 /** A page of `stmt`'s rows (filters `filters`) from `table`, as views; a cursor that is no row of `table` is refused. */
 export async function listRecords<F extends object, R extends { id: string }, V>(
   db: Db,
-  table: KeyedTable,
+  table: IdList,
   stmt: Statement<F & PageParams, R>,
   orgId: string,
   page: PageInput,

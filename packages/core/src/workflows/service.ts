@@ -160,10 +160,7 @@ export async function listRuns(db: Db, actor: InternalActor, input: { id: string
     cursor: input.cursor ?? null,
     limit: input.limit + 1,
   });
-  await refuseForeignCursor(db, 'workflow_runs', { orgId: actor.orgId, cursor: input.cursor }, rows, {
-    column: 'workflow_id',
-    value: input.id,
-  });
+  await refuseForeignCursor(db, { list: 'workflow_runs', scope: input.id }, { orgId: actor.orgId, cursor: input.cursor }, rows);
   return toPage(rows, input.limit, toRunView);
 }
 

@@ -148,7 +148,7 @@ export async function listDeliveryLog(db: Db, actor: InternalActor, q: DeliveryL
     cursor: q.cursor ?? null,
     limit: q.limit + 1,
   });
-  await refuseForeignCursor(db, 'webhook_attempts', { orgId: actor.orgId, cursor: q.cursor }, rows, { column: 'endpoint_id', value: q.id });
+  await refuseForeignCursor(db, { list: 'webhook_attempts', scope: q.id }, { orgId: actor.orgId, cursor: q.cursor }, rows);
   return toPage(rows, q.limit, toView);
 }
 
