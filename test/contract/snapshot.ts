@@ -7,6 +7,7 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import { buildInternalOpenApiDocument, buildV1OpenApiDocument } from '#core/openapi/documents.ts';
 import { type ContractChange, contractChanges, unnamedChanges } from './check.ts';
 
@@ -59,8 +60,10 @@ export function planSnapshot(
   changelog: string,
 ): SnapshotPlan {
   const changes = { v1: contractChanges(current.v1, built.v1), internal: contractChanges(current.internal, built.internal) };
+  // Between releases the two /v1 snapshots are often the same: one diff then serves both.
+  const sinceRelease = isDeepStrictEqual(current.v1Released, current.v1) ? changes.v1 : contractChanges(current.v1Released, built.v1);
   const unnamed = [
-    ...unnamedChanges(contractChanges(current.v1Released, built.v1), changelog).map((l) => `/v1 ${l}`),
+    ...unnamedChanges(sinceRelease, changelog).map((l) => `/v1 ${l}`),
     ...unnamedChanges(changes.internal, changelog).map((l) => `internal ${l}`),
   ];
   return { changes, unnamed };
