@@ -19,7 +19,20 @@ export type LeadwireMeta = {
   auth?: 'internal' | 'public';
   /** Stable error codes this operation can answer with, documented in the OpenAPI contract. */
   errorCodes?: readonly ErrorCode[];
+  /** Deprecated (the operation, or some of its fields): read by the REST surfaces and the documents (http/deprecation.ts). */
+  deprecated?: Deprecation;
 };
+
+export interface Deprecation {
+  /** The day it was announced, `YYYY-MM-DD` (UTC): the `Deprecation` header's date (RFC 9745). */
+  since: string;
+  /** The day after which it may stop working, `YYYY-MM-DD` (UTC): the `Sunset` header (RFC 8594). */
+  sunset: string;
+  /** Where the notice is: the CHANGELOG entry or a page saying what to use instead (absolute URL). */
+  notice: string;
+  /** Only these fields of the operation (its input or output) are deprecated, not the operation itself. */
+  fields?: readonly string[];
+}
 
 const TRPC_CODE_BY_STATUS: Record<number, TRPC_ERROR_CODE_KEY> = {
   400: 'BAD_REQUEST',

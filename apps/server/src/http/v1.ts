@@ -14,6 +14,10 @@ export const EXPOSED_HEADERS = [
   'retry-after',
   'x-request-id',
   'idempotent-replayed',
+  // A deprecated operation's answers (docs/versioning.md): a browser client must be able to read them too.
+  'deprecation',
+  'sunset',
+  'link',
 ];
 
 /**
