@@ -1,4 +1,6 @@
 import { LRUCache } from 'lru-cache';
+import type { Clock } from '../clock.ts';
+import { refusalsHeld } from '../metrics/registry.ts';
 
 /** Addresses remembered at once; a flood of new addresses cannot grow memory past this (the oldest goes first). */
 const MAX_ADDRESSES = 10_000;
@@ -15,10 +17,21 @@ export class RefusalPacer {
   private readonly seen = new LRUCache<string, { second: number; count: number }>({ max: MAX_ADDRESSES });
   private readonly freePerSecond: number;
   private readonly delayMs: number;
+  private readonly clock: Clock | undefined;
 
-  constructor(opts: { freePerSecond: number; delayMs: number }) {
+  constructor(opts: { freePerSecond: number; delayMs: number; clock?: Clock }) {
     this.freePerSecond = opts.freePerSecond;
     this.delayMs = opts.delayMs;
+    this.clock = opts.clock;
+  }
+
+  /** Counts a refusal to `address` now and waits, on the app's clock, as long as it must be held. */
+  async hold(address: string): Promise<void> {
+    if (!this.clock) return;
+    const ms = this.delayFor(address, this.clock.now().getTime());
+    if (!ms) return;
+    refusalsHeld.inc();
+    await this.clock.sleep(ms);
   }
 
   /** Counts a refusal to `address` at `nowMs`; how long to hold it (0: answer at once). */
@@ -35,4 +48,34 @@ export class RefusalPacer {
   get size(): number {
     return this.seen.size;
   }
+}
+
+/**
+ * The statuses of a refusal: a credential not accepted, a budget, limit or throttle spent, a capacity full (the password
+ * hashing queue, the database). A held 503 costs its client a second it would wait for `retry-after` anyway.
+ */
+export const PACED_STATUSES: ReadonlySet<number> = new Set([401, 429, 503]);
+
+const pacers = new WeakMap<object, RefusalPacer>();
+
+/**
+ * The app's one pacer (keyed by its Deps, like the key guard): every refusal goes through it wherever it was decided
+ * (the /v1 answers from memory in apps/server's v1.ts; every procedure's, through trpc.ts's middleware: a key's first
+ * look-up, the sign-in throttle, the sign-up and reset budgets), counted per address across surfaces, so a flood cannot
+ * take its free refusals on each surface in turn.
+ */
+export function refusalPacerOf(deps: {
+  config: { V1_REFUSALS_FREE_PER_SECOND: number; V1_REFUSAL_DELAY_MS: number };
+  clock: Clock;
+}): RefusalPacer {
+  let pacer = pacers.get(deps);
+  if (!pacer) {
+    pacer = new RefusalPacer({
+      freePerSecond: deps.config.V1_REFUSALS_FREE_PER_SECOND,
+      delayMs: deps.config.V1_REFUSAL_DELAY_MS,
+      clock: deps.clock,
+    });
+    pacers.set(deps, pacer);
+  }
+  return pacer;
 }
