@@ -56,23 +56,14 @@ describe('refusals answered from memory', () => {
 });
 
 describe('every refusal, wherever it was decided', () => {
-  it('counts per address across surfaces: first-sight keys, refused sign-ins, a full hashing queue, held past the free rate', async () => {
+  it('counts per address across surfaces: first-sight keys and refused sign-ins, held past the free rate', async () => {
     t.clock.freeze();
     try {
       t.clock.advance(1000);
-      // Decided in the database, not from memory: a key seen for the first time and a sign-in of nobody; and a sign-in
-      // refused because the password hashing queue is full (503).
+      // Decided in the database, not from memory: a key seen for the first time, and two sign-ins of nobody.
       expect((await search(generateKeyValue())).status).toBe(401);
       expect((await signIn(`nobody-1-${Date.now()}@example.com`)).body).toMatchObject({ code: 'invalid_credentials' });
-      const limits = passwordHashSlots().limits;
-      setPasswordHashSlots({ concurrency: 1, queue: 0, maxWaitMs: 60_000 });
-      const release = await passwordHashSlots().acquire();
-      try {
-        expect((await signIn(`nobody-2-${Date.now()}@example.com`)).body).toMatchObject({ code: 'service_unavailable' });
-      } finally {
-        release();
-        setPasswordHashSlots(limits);
-      }
+      expect((await signIn(`nobody-2-${Date.now()}@example.com`)).status).toBe(401);
       expect(t.clock.sleeping).toBe(0);
 
       let answered = false;
@@ -87,6 +78,29 @@ describe('every refusal, wherever it was decided', () => {
       expect(await another).toMatchObject({ status: 401, body: { code: 'unauthorized' } });
     } finally {
       t.clock.unfreeze();
+    }
+  });
+
+  it("counts a full hashing queue (503) for the whole process, apart from the address's own refusals", async () => {
+    const limits = passwordHashSlots().limits;
+    setPasswordHashSlots({ concurrency: 1, queue: 0, maxWaitMs: 60_000 });
+    const release = await passwordHashSlots().acquire();
+    t.clock.freeze();
+    try {
+      t.clock.advance(1000);
+      for (let i = 0; i < 3; i++)
+        expect((await signIn(`busy-${i}-${Date.now()}@example.com`)).body).toMatchObject({ code: 'service_unavailable' });
+      // The address's own budget of refusals is untouched by them.
+      expect((await search(generateKeyValue())).status).toBe(401);
+      expect(t.clock.sleeping).toBe(0);
+      const held = signIn(`busy-3-${Date.now()}@example.com`);
+      await vi.waitFor(() => expect(t.clock.sleeping).toBe(1), { timeout: 5_000 });
+      t.clock.advance(1000);
+      expect(await held).toMatchObject({ status: 503, body: { code: 'service_unavailable' } });
+    } finally {
+      t.clock.unfreeze();
+      release();
+      setPasswordHashSlots(limits);
     }
   });
 });

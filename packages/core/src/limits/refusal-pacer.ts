@@ -56,6 +56,15 @@ export class RefusalPacer {
  */
 export const PACED_STATUSES: ReadonlySet<number> = new Set([401, 429, 503]);
 
+/**
+ * Whom a refusal is counted against. A 503 says the server's capacity ran out (the hashing queue is full, the database
+ * will not answer), whoever asked: it is paced for the whole process, so a flood that takes a new address for every
+ * request (through a trusted proxy) cannot spin on the quick refusals of a full queue. The others are the client's own.
+ */
+export function pacingKey(status: number, address: string): string {
+  return status === 503 ? 'capacity (any address)' : address;
+}
+
 const pacers = new WeakMap<object, RefusalPacer>();
 
 /**
