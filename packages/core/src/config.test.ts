@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from './config.ts';
 
@@ -54,10 +55,9 @@ describe('loadConfig defaults', () => {
       CAPTCHA_RECAPTCHA_VERIFY_URL: 'https://www.google.com/recaptcha/api/siteverify',
       CAPTCHA_VERIFY_TIMEOUT_MS: 5_000,
       PASSWORD_HASH_COST: 17,
-      PASSWORD_HASH_CONCURRENCY: 2,
+      PASSWORD_HASH_CONCURRENCY: Math.max(1, Math.floor(os.availableParallelism() / 2)),
       PASSWORD_HASH_QUEUE: 16,
       PASSWORD_HASH_MAX_WAIT_MS: 5_000,
-      UV_THREADPOOL_SIZE: 4,
       SIGNUP_PER_ADDRESS_PER_HOUR: 10,
       PASSWORD_RESET_PER_ADDRESS_PER_HOUR: 10,
       CLAMAV_PORT: 3310,
@@ -249,9 +249,9 @@ describe('bad values', () => {
       expect(problemsOf({ PASSWORD_HASH_COST }).map((p) => p.split(':')[0])).toEqual(['PASSWORD_HASH_COST']);
   });
 
-  it('refuses as many hashing slots as libuv has threads: new database connections need one', () => {
-    expect(problemsOf({ PASSWORD_HASH_CONCURRENCY: '4' }).map((p) => p.split(':')[0])).toEqual(['PASSWORD_HASH_CONCURRENCY']);
-    expect(loadConfig({ PASSWORD_HASH_CONCURRENCY: '4', UV_THREADPOOL_SIZE: '8' }).PASSWORD_HASH_CONCURRENCY).toBe(4);
+  it('hashes on half the cores unless told otherwise; refuses no slot at all', () => {
+    expect(loadConfig({ PASSWORD_HASH_CONCURRENCY: '4' }).PASSWORD_HASH_CONCURRENCY).toBe(4);
+    expect(problemsOf({ PASSWORD_HASH_CONCURRENCY: '0' }).map((p) => p.split(':')[0])).toEqual(['PASSWORD_HASH_CONCURRENCY']);
     expect(problemsOf({ PASSWORD_HASH_QUEUE: '-1' }).map((p) => p.split(':')[0])).toEqual(['PASSWORD_HASH_QUEUE']);
   });
 
