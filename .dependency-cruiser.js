@@ -10,7 +10,7 @@
  *   resources     workflows > automation, capture > forms, leads, messages, deals, tasks, bookings, ai-actions
  *                 > contacts, tracking, webhooks (endpoints, delivery, listen), api-keys
  *                 > companies, accounts, feed, files, notes, nonprofit, pipelines
- *   services      auth, mail > events, jobs > http, idempotency, limits > trpc, records, metrics; scoring;
+ *   services      auth, mail > events, jobs > http, idempotency > trpc > limits > records, metrics; scoring;
  *                 webhooks/transport (signing, sending, the address rules), a folder inside webhooks/
  *   floor         context (the dependencies' shapes), conflict > errors (errors.ts, errors/), validation, clock,
  *                 config, random
