@@ -50,6 +50,7 @@ export const PURE_TESTS = [
   'test/architecture/**/*.test.ts',
   'test/bench/**/*.test.ts',
   'test/api/openapi-{contract,examples,request-id}.test.ts',
+  'test/replicas/routes.test.ts',
   'test/webhooks/transport/{address,resolver,signing}.test.ts',
 ];
 
