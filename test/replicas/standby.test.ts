@@ -209,7 +209,10 @@ describe('the changes feed on the standby', () => {
       for (let i = 0; i < n; i++) {
         expect((await upsert(key, `feed-${randomUUID()}@example.com`)).status).toBe(200);
         // Every 25 writes the standby's replay stops or goes on: polls meet it further behind, then catching up.
-        if (++written % 25 === 0) toggles.push((paused = !paused) ? pair.standby.pauseReplay() : pair.standby.resumeReplay());
+        if (++written % 25 === 0) {
+          paused = !paused;
+          toggles.push(paused ? pair.standby.pauseReplay() : pair.standby.resumeReplay());
+        }
         progress.wake();
       }
     };
