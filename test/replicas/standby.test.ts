@@ -20,6 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, initTestApp, type TestApp } from '../support/app.ts';
 import { startReplicationPair, type ReplicationPair } from '../support/standby.ts';
 import { sampleValue, scrapeMetrics } from '../ops/prom-text.ts';
+import { readsOf } from './support.ts';
 import { waiter } from '../support/waiter.ts';
 
 let pair: ReplicationPair;
@@ -50,41 +51,7 @@ afterAll(async () => {
   await pair?.stop();
 });
 
-type Counts = Record<'replica' | 'primary' | 'down' | 'lagging' | 'not_replayed' | 'read_failed', number>;
-
-async function counts(): Promise<Counts> {
-  const { samples } = await scrapeMetrics(t.origin);
-  const reads = (pool: string) => sampleValue(samples, 'leadwire_db_replica_safe_reads_total', { pool });
-  const fallback = (reason: string) => sampleValue(samples, 'leadwire_db_replica_fallbacks_total', { reason });
-  return {
-    replica: reads('replica1'),
-    primary: reads('primary'),
-    down: fallback('down'),
-    lagging: fallback('lagging'),
-    not_replayed: fallback('not_replayed'),
-    read_failed: fallback('read_failed'),
-  };
-}
-
-/** Runs `fn` and returns what it returned with the reads it made, by who answered them. */
-async function served<T>(fn: () => Promise<T>): Promise<{ value: T; delta: Counts }> {
-  const before = await counts();
-  const value = await fn();
-  const after = await counts();
-  const delta = Object.fromEntries(Object.entries(after).map(([k, v]) => [k, v - before[k as keyof Counts]])) as Counts;
-  return { value, delta };
-}
-
-/** Repeats `read` until `ok` holds of its counts: waits on the change the probes will see, bounded only against a hang. */
-async function until(what: string, read: () => Promise<{ status: number }>, ok: (d: Counts) => boolean): Promise<void> {
-  for (const deadline = Date.now() + 60_000; ; ) {
-    const { value, delta } = await served(read);
-    expect(value.status).toBe(200);
-    if (ok(delta)) return;
-    if (Date.now() > deadline) throw new Error(`never: ${what} (last read ${JSON.stringify(delta)})`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+const { counts, served, until } = readsOf(() => t.origin);
 
 const upsert = (key: string, email: string) => call(t, 'POST', '/contacts/upsert', { key, body: { email } });
 

@@ -47,6 +47,8 @@ export interface Standby {
 export interface ReplicationPair {
   primary: EmbeddedPostgresHandle;
   standby: Standby;
+  /** The postmasters' process ids (first line of each postmaster.pid), for measuring their CPU. */
+  pids(): Promise<{ primary: number; standby: number }>;
   /** Stops both and removes their data. */
   stop(): Promise<void>;
 }
@@ -160,5 +162,8 @@ export async function startReplicationPair(opts: { primarySettings?: Record<stri
     caughtUp,
   };
   await caughtUp();
-  return { primary, standby, stop: stopAll };
+  const pidOf = async (dir: string) =>
+    Number.parseInt((await fs.readFile(path.join(dir, 'postmaster.pid'), 'utf8')).split('\n')[0] ?? '', 10);
+  const pids = async () => ({ primary: await pidOf(primaryDir), standby: await pidOf(standbyDir) });
+  return { primary, standby, pids, stop: stopAll };
 }

@@ -223,13 +223,11 @@ export class ReplicaSet {
     }
     const now = this.opts.clock.now().getTime();
     const before = this.written.get(caller);
-    const kept = before !== undefined && before.until > now ? before : undefined;
+    // An earlier write still remembered: the later position wins; one not known keeps the caller on the primary.
+    if (before !== undefined && before.until > now) lsn = before.lsn === null || lsn === null ? null : before.lsn > lsn ? before.lsn : lsn;
     // Re-inserted, so the map stays in order of expiry and the sweep below stops at the first live entry.
     this.written.delete(caller);
-    this.written.set(caller, {
-      lsn: kept && (kept.lsn === null || lsn === null) ? null : kept && kept.lsn! > lsn! ? kept.lsn : lsn,
-      until: now + this.opts.maxLagMs + 3 * this.opts.checkMs,
-    });
+    this.written.set(caller, { lsn, until: now + this.opts.maxLagMs + 3 * this.opts.checkMs });
     for (const [key, w] of this.written) {
       if (w.until > now) break;
       this.written.delete(key);
