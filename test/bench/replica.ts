@@ -17,6 +17,7 @@
  * BENCH_REPLICA_CONTACTS (50000), BENCH_REPLICA_EVENTS (200000), BENCH_REPLICA_KEYS (300).
  */
 import os from 'node:os';
+import pg from 'pg';
 import { cpuMeter, machineBusyCores } from './cpu.ts';
 import { cpuCost } from './report.ts';
 import { createReplicaWorkspace, MIXED, type PhaseOptions, type PhaseResult, READ_MIX, runMix } from './replica-load.ts';
@@ -71,12 +72,34 @@ function describe(p: PhaseResult & { pools: Record<string, number> }): string[] 
   ];
 }
 
+/**
+ * Read-your-writes' own cost, alone: the statement the server runs on the primary after each write, `select
+ * pg_current_wal_insert_lsn()`, prepared, one after another on one connection (its wall time is the writer's wait).
+ */
+async function measureWritePosition(url: string, postmaster: number, calls = 2_000) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const query = { name: 'write_position', text: 'select pg_current_wal_insert_lsn()::text as lsn' };
+    for (let i = 0; i < 200; i++) await client.query(query);
+    const stop = cpuMeter(process.pid, postmaster);
+    const t0 = performance.now();
+    for (let i = 0; i < calls; i++) await client.query(query);
+    const seconds = (performance.now() - t0) / 1000;
+    const cpu = stop();
+    return { calls, latencyMs: (seconds * 1000) / calls, primaryCpuMs: cpu ? (cpu.postgres * seconds * 1000) / calls : null };
+  } finally {
+    await client.end();
+  }
+}
+
 async function main() {
   const busyBefore = await machineBusyCores(2000);
   if (busyBefore !== null && busyBefore > 0.25) log(`warning: ${busyBefore.toFixed(2)} cores were already busy; the figures will be noisy`);
   log('starting a primary and a streaming standby ...');
   const pair = await startReplicationPair();
   const runs: Run[] = [];
+  let ryw: { calls: number; latencyMs: number; primaryCpuMs: number | null } | undefined;
   try {
     const pids = await pair.pids();
     // The schema: the server migrates on its first start; the workspace is written after it.
@@ -86,6 +109,7 @@ async function main() {
     log(`writing ${f0(S.contacts)} contacts, ${f0(S.events)} events and ${S.keys * 2} keys ...`);
     const workspace = await createReplicaWorkspace(pair.primary.url, S.contacts, S.events, S.keys);
     await pair.standby.caughtUp(300_000);
+    ryw = await measureWritePosition(pair.primary.url, pids.primary);
     for (const replica of [false, true]) {
       log(`server ${replica ? 'with' : 'without'} the replica ...`);
       const server = await startServer({
@@ -162,11 +186,17 @@ async function main() {
       `server CPU per upsert ${ratio(ups[1] && cpuCost(ups[1].primary, ups[1].perSec)?.serverMs, ups[0] && cpuCost(ups[0].primary, ups[0].perSec)?.serverMs)}, ` +
       `p99 ${ratio(ups[1]?.latencyMs.p99, ups[0]?.latencyMs.p99)}\n`,
   );
+  if (ryw)
+    out.write(
+      `  read-your-writes' statement alone (${f0(ryw.calls)} calls in a row): ${f2(ryw.latencyMs)} ms each` +
+        (ryw.primaryCpuMs === null ? '\n' : `, primary CPU ${f2(ryw.primaryCpuMs)} ms each\n`),
+    );
   if (kept !== undefined)
     out.write(`  mixed: ${(100 * kept).toFixed(1)}% of the replica-safe reads kept on the primary by read-your-writes\n\n`);
   const result = {
     settings: S,
     busyCoresBeforeStart: busyBefore,
+    writePositionStatement: ryw,
     runs: runs.map((r) => ({
       replica: r.replica,
       phases: r.phases.map((p) => ({

@@ -315,6 +315,8 @@ describe('the lag guard', () => {
       const { samples } = await scrapeMetrics(t.origin);
       expect(sampleValue(samples, 'leadwire_db_replica_lag_seconds', { replica: 'replica1' })).toBeGreaterThan(MAX_LAG_MS / 1000);
       expect(sampleValue(samples, 'leadwire_db_replica_up', { replica: 'replica1' })).toBe(1);
+      // Probed since the clock moved: the lag measured, not a stale probe, keeps it out.
+      expect((await served(read)).delta).toMatchObject({ replica: 0, primary: 1, lagging: 1 });
     } finally {
       await pair.standby.resumeReplay();
     }

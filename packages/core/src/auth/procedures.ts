@@ -4,7 +4,7 @@ import { PUBLIC_API_PER_MINUTE } from '../limits/plans.ts';
 import { keyGuardOf } from '../limits/key-guard.ts';
 import { enforceRateLimits } from '../limits/rate-limit.ts';
 import { idempotent } from '../idempotency/middleware.ts';
-import { callerOf, routeReads } from '../replicas/routing.ts';
+import { readRouting } from '../replicas/routing.ts';
 import { baseProcedure } from '../trpc.ts';
 import { authenticate } from './authenticate.ts';
 
@@ -19,22 +19,18 @@ export function publicApiProcedure(permission: PublicPermission | readonly [Publ
   const [first, ...alternatives] = typeof permission === 'string' ? [permission] : permission;
   // Meta merges shallowly in tRPC, so the router's own .meta() keeps this permission.
   const meta = { auth: 'public' as const, permission: first, ...(alternatives.length ? { alsoPermitted: alternatives } : {}) };
-  return baseProcedure
-    .meta(meta)
-    .use(async ({ ctx, next }) => {
-      const now = ctx.deps.clock.now();
-      const guard = keyGuardOf(ctx.deps);
-      const auth = await authenticate(ctx.db, ctx.header('authorization'), 'public', { now, guard, setHeader: ctx.setHeader });
-      const { actor, window } = auth;
-      if (window) enforceRateLimits([{ window, limit: PUBLIC_API_PER_MINUTE }], ctx.setHeader, now, { guard, key: auth.sighting });
-      if (!actor.permissions.includes(first) && !alternatives.some((p) => actor.permissions.includes(p))) {
-        throw errors.insufficientScope(first);
-      }
-      return next({ ctx: { ...ctx, actor } });
-    })
-    .use(({ ctx, next, meta, type }) =>
-      routeReads(ctx.deps.replicas, callerOf(ctx.actor), { type, meta }, (db) => (db ? next({ ctx: { db } }) : next())),
-    );
+  const authenticated = baseProcedure.meta(meta).use(async ({ ctx, next }) => {
+    const now = ctx.deps.clock.now();
+    const guard = keyGuardOf(ctx.deps);
+    const auth = await authenticate(ctx.db, ctx.header('authorization'), 'public', { now, guard, setHeader: ctx.setHeader });
+    const { actor, window } = auth;
+    if (window) enforceRateLimits([{ window, limit: PUBLIC_API_PER_MINUTE }], ctx.setHeader, now, { guard, key: auth.sighting });
+    if (!actor.permissions.includes(first) && !alternatives.some((p) => actor.permissions.includes(p))) {
+      throw errors.insufficientScope(first);
+    }
+    return next({ ctx: { ...ctx, actor } });
+  });
+  return authenticated.use(readRouting);
 }
 
 /** Writes of the public API: as above, plus `Idempotency-Key` replay. */

@@ -1,6 +1,8 @@
 import type { Db, ReplicaSet } from '@leadwire/db';
+import type { RequestContext } from '../context.ts';
 import { AppError } from '../errors.ts';
 import { dbReads, replicaFallbacks } from '../metrics/registry.ts';
+import { middleware } from '../trpc.ts';
 import { REPLICA_READS, routeKeyOf } from './routes.ts';
 
 /** What a procedure's middleware knows of its call: enough to route it. */
@@ -69,3 +71,13 @@ export async function routeReads<R extends Result>(
 export function callerOf(actor: { apiKeyId: string | null; sessionId?: string | null }): string {
   return actor.sessionId ? `session:${actor.sessionId}` : `key:${actor.apiKeyId ?? ''}`;
 }
+
+/**
+ * `routeReads` as the middleware both surfaces' procedure builders add after their authentication. It is built on the
+ * base context so that one middleware serves both; the actor their authentication put beside it names the caller.
+ */
+export const readRouting = middleware(({ ctx, next, meta, type }) => {
+  const actor = (ctx as RequestContext & { actor?: Parameters<typeof callerOf>[0] }).actor;
+  if (!actor) return next();
+  return routeReads(ctx.deps.replicas, callerOf(actor), { type, meta }, (db) => (db ? next({ ctx: { db } }) : next()));
+});
