@@ -111,8 +111,9 @@ async function startOnce(extraEnv: Record<string, string>, opts: StartOptions): 
     ROLE: process.env.BENCH_ROLE ?? 'all',
     ...extraEnv,
   };
-  // The benchmark is about the embedded set-up and the plain request path: no external database, no AI adjuster.
-  delete env.DATABASE_URL;
+  // The benchmark is about the embedded set-up and the plain request path: no external database (unless the phase
+  // brings its own, as bench:replica's primary and standby), no AI adjuster.
+  if (extraEnv.DATABASE_URL === undefined) delete env.DATABASE_URL;
   delete env.SCORE_ADJUSTER_URL;
   const extraArgs = [...(process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? []), ...(opts.nodeArgs ?? [])];
   const child = spawn(process.execPath, [...extraArgs, 'apps/server/src/main.ts'], {

@@ -21,6 +21,9 @@ describe('loadConfig defaults', () => {
       BASE_URL: 'http://localhost:3000/api',
       APP_URL: 'http://localhost:3000',
       DATA_DIR: './.data',
+      DATABASE_REPLICA_URLS: [],
+      DATABASE_REPLICA_MAX_LAG_MS: 30_000,
+      DATABASE_REPLICA_CHECK_MS: 1_000,
       ROLE: 'all',
       LOG_LEVEL: 'info',
       METRICS_ENABLED: true,
@@ -167,6 +170,17 @@ describe('derived and normalised URLs', () => {
   it('accepts postgres:// and postgresql:// database URLs', () => {
     expect(loadConfig({ DATABASE_URL: 'postgres://u:p@h:5432/d' }).DATABASE_URL).toBe('postgres://u:p@h:5432/d');
     expect(loadConfig({ DATABASE_URL: 'postgresql://h/d' }).DATABASE_URL).toBe('postgresql://h/d');
+  });
+
+  it('takes read replicas as comma-separated postgres:// URLs, and never echoes one in a refusal', () => {
+    expect(loadConfig({ DATABASE_REPLICA_URLS: ' postgres://u:p@r1/d , postgresql://r2/d,' }).DATABASE_REPLICA_URLS).toEqual([
+      'postgres://u:p@r1/d',
+      'postgresql://r2/d',
+    ]);
+    const problems = problemsOf({ DATABASE_REPLICA_URLS: 'postgres://r1/d,mysql://u:secret-pw@r2/d' });
+    expect(problems).toEqual(['DATABASE_REPLICA_URLS.1: each must be a postgres:// URL']);
+    expect(problemsOf({ DATABASE_REPLICA_MAX_LAG_MS: '50' }).map((p) => p.split(':')[0])).toEqual(['DATABASE_REPLICA_MAX_LAG_MS']);
+    expect(problemsOf({ DATABASE_REPLICA_CHECK_MS: '0' }).map((p) => p.split(':')[0])).toEqual(['DATABASE_REPLICA_CHECK_MS']);
   });
 });
 

@@ -20,6 +20,25 @@ export const ConfigSchema = z
       .string()
       .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
       .optional(),
+    // Read replicas (docs/scaling.md, "Read replicas"; docs/operating.md, "Adding a read replica").
+    /**
+     * PostgreSQL streaming standbys of DATABASE_URL, comma-separated: the replica-safe reads go to them (a pool each, on
+     * the request path's settings). Unset: every read on the primary. The values are never echoed: they hold passwords.
+     */
+    DATABASE_REPLICA_URLS: z
+      .string()
+      .transform((v) =>
+        v
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean),
+      )
+      .pipe(z.array(z.string().regex(/^postgres(ql)?:\/\//, 'each must be a postgres:// URL')).max(16))
+      .default([]),
+    /** A replica whose replay lag is over this gets no reads until it catches up (they go to the primary). */
+    DATABASE_REPLICA_MAX_LAG_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
+    /** How often each process reads every replica's replay position and lag. */
+    DATABASE_REPLICA_CHECK_MS: z.coerce.number().int().min(10).max(60_000).default(1_000),
     DATA_DIR: z.string().min(1).default('./.data'),
     ROLE: z.enum(['all', 'api', 'worker']).default('all'),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

@@ -10,3 +10,4 @@ export { expressionBuilder, type Expression, type ExpressionBuilder, type Select
 export * from './channel-listener.ts';
 export type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 export { DatabaseTimeoutError, DatabaseUnavailableError } from './bounded.ts';
+export * from './replicas.ts';

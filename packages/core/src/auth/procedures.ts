@@ -4,6 +4,7 @@ import { PUBLIC_API_PER_MINUTE } from '../limits/plans.ts';
 import { keyGuardOf } from '../limits/key-guard.ts';
 import { enforceRateLimits } from '../limits/rate-limit.ts';
 import { idempotent } from '../idempotency/middleware.ts';
+import { readRouting } from '../replicas/routing.ts';
 import { baseProcedure } from '../trpc.ts';
 import { authenticate } from './authenticate.ts';
 
@@ -18,7 +19,7 @@ export function publicApiProcedure(permission: PublicPermission | readonly [Publ
   const [first, ...alternatives] = typeof permission === 'string' ? [permission] : permission;
   // Meta merges shallowly in tRPC, so the router's own .meta() keeps this permission.
   const meta = { auth: 'public' as const, permission: first, ...(alternatives.length ? { alsoPermitted: alternatives } : {}) };
-  return baseProcedure.meta(meta).use(async ({ ctx, next }) => {
+  const authenticated = baseProcedure.meta(meta).use(async ({ ctx, next }) => {
     const now = ctx.deps.clock.now();
     const guard = keyGuardOf(ctx.deps);
     const auth = await authenticate(ctx.db, ctx.header('authorization'), 'public', { now, guard, setHeader: ctx.setHeader });
@@ -29,6 +30,7 @@ export function publicApiProcedure(permission: PublicPermission | readonly [Publ
     }
     return next({ ctx: { ...ctx, actor } });
   });
+  return authenticated.use(readRouting);
 }
 
 /** Writes of the public API: as above, plus `Idempotency-Key` replay. */
