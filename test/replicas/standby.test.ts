@@ -38,8 +38,10 @@ beforeAll(async () => {
     DATABASE_URL: pair.primary.url,
     DATABASE_REPLICA_URLS: pair.standby.url,
     DATABASE_REPLICA_MAX_LAG_MS: String(MAX_LAG_MS),
-    // Probed often, so that the tests wait little for a change to be seen (they wait on it, never on a time).
-    DATABASE_REPLICA_CHECK_MS: '50',
+    // Probed often, so that the tests wait little for a change to be seen (they wait on it, never on a time); not so
+    // often that a probe delayed on a loaded host leaves the last measure older than three intervals (the guard then
+    // sends reads to the primary as lagging: seen at 50 ms on a machine at load 40).
+    DATABASE_REPLICA_CHECK_MS: '500',
   });
   org = await t.newOrg();
   const key = (permissions: string[]) => t.newKey({ orgId: org.orgId, userId: org.userId, name: 'k', type: 'public', permissions });
