@@ -63,7 +63,8 @@ export async function openDatabase(opts: {
       ...(port ? { port } : {}),
       ...(opts.onLog ? { onLog: opts.onLog } : {}),
     });
-  let current = await start(running?.port);
+  // The orphan's port first, for clients that still hold its URL; any free one if that is gone meanwhile.
+  let current = running ? await start(running.port).catch(() => start()) : await start();
   let stopped = false;
   let restarting: Promise<void> | undefined;
   const watch = (cluster: EmbeddedPostgresHandle): void =>
