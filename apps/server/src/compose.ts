@@ -85,6 +85,8 @@ export async function compose(
             ),
             maxLagMs: config.DATABASE_REPLICA_MAX_LAG_MS,
             checkMs: config.DATABASE_REPLICA_CHECK_MS,
+            // Three probes missed, plus the longest a probe may wait on the replica's pool before it fails.
+            staleAfterMs: 3 * config.DATABASE_REPLICA_CHECK_MS + config.DB_ACQUIRE_TIMEOUT_MS + config.DB_QUERY_TIMEOUT_MS,
             clock,
             log,
           });

@@ -8,13 +8,13 @@ import { qb, statement } from './statements.ts';
  * decides where one read goes; which reads may go at all is the caller's list. The rules:
  *
  * - **Lag guard.** Each replica is probed every `checkMs`: a replica that does not answer, is not in recovery, or
- *   whose replay lag is over `maxLagMs` (or unknown, or not measured for three probe intervals) gets no reads, which go
- *   to the primary instead. It gets them again once a probe finds it well.
+ *   whose replay lag is over `maxLagMs` (or unknown, or not measured for `staleAfterMs`) gets no reads, which go to
+ *   the primary instead. It gets them again once a probe finds it well.
  * - **Read-your-writes.** After a write by a caller (an API key, a session), the primary's WAL insert position is
  *   remembered for that caller; its reads go only to a replica whose replay position, as last probed, is at or past it.
- *   The memory lasts `maxLagMs` plus three probe intervals: past that, any replica the lag guard lets through has
- *   replayed a commit later than the write (its lag is measured from the last commit it replayed), so nothing is left
- *   to protect. Callers that only read are never in it.
+ *   The memory lasts `maxLagMs` plus `staleAfterMs`: past that, any replica the lag guard lets through was probed
+ *   after the write with a lag under the bound, so it had replayed a commit later than the write (its lag is measured
+ *   from the last commit it replayed), and nothing is left to protect. Callers that only read are never in it.
  */
 
 /** A WAL position as PostgreSQL prints it (`16/B374D848`), as a number that compares. */
@@ -55,6 +55,11 @@ export interface ReplicaSetOptions {
   replicas: readonly { name: string; db: PgDb }[];
   maxLagMs: number;
   checkMs: number;
+  /**
+   * A replica whose last probe ended longer ago than this gets no reads: its probe hangs. Above `checkMs` by at least
+   * the time a probe may take (the pool's time-outs), or a replica merely slow to answer on a busy host is skipped.
+   */
+  staleAfterMs: number;
   clock: ReplicaClock;
   log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
 }
@@ -176,7 +181,7 @@ export class ReplicaSet {
 
   private usable(r: Replica, now: number): boolean {
     const s = r.status;
-    return s.up && s.lagMs !== null && s.lagMs <= this.opts.maxLagMs && s.checkedAt !== null && now - s.checkedAt <= 3 * this.opts.checkMs;
+    return s.up && s.lagMs !== null && s.lagMs <= this.opts.maxLagMs && s.checkedAt !== null && now - s.checkedAt <= this.opts.staleAfterMs;
   }
 
   /** Where a replica-safe read of `caller` (a key's or a session's id; undefined: anonymous) goes. */
@@ -227,7 +232,7 @@ export class ReplicaSet {
     if (before !== undefined && before.until > now) lsn = before.lsn === null || lsn === null ? null : before.lsn > lsn ? before.lsn : lsn;
     // Re-inserted, so the map stays in order of expiry and the sweep below stops at the first live entry.
     this.written.delete(caller);
-    this.written.set(caller, { lsn, until: now + this.opts.maxLagMs + 3 * this.opts.checkMs });
+    this.written.set(caller, { lsn, until: now + this.opts.maxLagMs + this.opts.staleAfterMs });
     for (const [key, w] of this.written) {
       if (w.until > now) break;
       this.written.delete(key);
