@@ -50,6 +50,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
       // `<root>/postgres` is the layout of DATA_DIR, so `DATA_DIR=<root>` tools can open a kept cluster.
       cluster = await startEmbeddedPostgres({
         dataDir: path.join(root, 'postgres'),
+        // Three workers, each with an app of several pools, beside spawned servers and CLIs: on a slow host the pools
+        // grow while requests wait, and past the default 100 connections tests failed with "too many clients already".
+        settings: { max_connections: '400' },
         onLog: (line) => {
           log.push(line);
           if (log.length > 200) log.shift();

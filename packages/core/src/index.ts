@@ -14,6 +14,7 @@ export { v1Router, type V1Router } from './v1-router.ts';
 export { internalRouter, type InternalRouter } from './internal-router.ts';
 export { restRoutes, matchRoute, unknownQueryKeys, type RestRoute } from './http/routes.ts';
 export { createCallerFactory } from './trpc.ts';
+export { checkDeprecation, DEPRECATION_MIN_DAYS, deprecationHeaders, type Deprecation } from './http/deprecation.ts';
 export * from './auth/key-material.ts';
 export { authenticate, knownRefusal } from './auth/authenticate.ts';
 export { type Clock, systemClock } from './clock.ts';

@@ -18,3 +18,4 @@ export {
 export * from './channel-listener.ts';
 export type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 export { DatabaseTimeoutError, DatabaseUnavailableError } from './bounded.ts';
+export * from './replicas.ts';

@@ -1,5 +1,6 @@
 import {
   type Deps,
+  deprecationHeaders,
   errors,
   jobsOfRequest,
   matchRoute,
@@ -114,6 +115,8 @@ export async function restSurface(app: FastifyInstance, opts: { deps: Deps; rout
         { allow: m.allow.join(', ') },
       );
     }
+    // Every answer of a deprecated operation says so, refusals included: a partner sees it whatever went wrong.
+    if (m.route.deprecated) void reply.headers(deprecationHeaders(m.route.deprecated));
     // Like the path and the method, the parameter names are the published contract, checked before authentication.
     if (opts.strictQuery && m.route.method === 'GET') {
       const unknown = unknownQueryKeys(m.route, req.query as Record<string, unknown>);

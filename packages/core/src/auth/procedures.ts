@@ -3,6 +3,7 @@ import { errors } from '../errors.ts';
 import { PUBLIC_API_PER_MINUTE } from '../limits/plans.ts';
 import { keyGuardOf } from '../limits/key-guard.ts';
 import { idempotent, idempotentInOneTrip } from '../idempotency/middleware.ts';
+import { readRouting } from '../replicas/routing.ts';
 import { baseProcedure } from '../trpc.ts';
 import { Envelope } from './envelope.ts';
 import { resolvePublicKey } from './resolve-key.ts';
@@ -36,7 +37,7 @@ export function publicApiProcedure(
     ...(alternatives.length ? { alsoPermitted: alternatives } : {}),
     ...(opts.oneTrip ? { oneTrip: true } : {}),
   };
-  return baseProcedure.meta(meta).use(async ({ ctx, next }) => {
+  const authenticated = baseProcedure.meta(meta).use(async ({ ctx, next }) => {
     const now = ctx.deps.clock.now();
     const guard = keyGuardOf(ctx.deps);
     const { actor, sighting } = await resolvePublicKey(ctx.db, ctx.header('authorization'), { now, guard, setHeader: ctx.setHeader });
@@ -61,6 +62,7 @@ export function publicApiProcedure(
     if (!envelope.counted && !envelope.attempted) await envelope.count(ctx.db);
     return result;
   });
+  return authenticated.use(readRouting);
 }
 
 /** Writes of the public API: as above, plus `Idempotency-Key` replay. */

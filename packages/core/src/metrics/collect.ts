@@ -32,10 +32,11 @@ const QUEUE_LAG = `select q.name as queue, count(j.id)::int as ready, min(j.star
  * reports the one it was asked about. `pools` names the pg pools to report, e.g. `{ request, jobs }`.
  */
 export async function renderMetrics(
-  deps: Pick<Deps, 'db' | 'clock'>,
+  deps: Pick<Deps, 'db' | 'clock' | 'replicas'>,
   pools: Record<string, PgDb>,
 ): Promise<{ contentType: string; text: string }> {
   const now = new Registry();
+  replicaGauges(deps, now);
   const connections = new Gauge({
     name: 'leadwire_db_pool_connections',
     help: 'Connections of a database pool, by pool and state (in_use, idle)',
@@ -60,7 +61,7 @@ export async function renderMetrics(
     labelNames: ['pool'] as const,
     registers: [now],
   });
-  for (const [pool, db] of Object.entries(pools)) {
+  for (const [pool, db] of Object.entries({ ...pools, ...deps.replicas?.pools() })) {
     const s = db.poolStats();
     connections.set({ pool, state: 'in_use' }, s.total - s.idle);
     connections.set({ pool, state: 'idle' }, s.idle);
@@ -113,4 +114,25 @@ export async function renderMetrics(
   }
   const merged = Registry.merge([metricsRegistry, now]);
   return { contentType: merged.contentType, text: await merged.metrics() };
+}
+
+/** Each read replica as the process last probed it (DATABASE_REPLICA_CHECK_MS ago at most): up, and its replay lag. */
+function replicaGauges(deps: Pick<Deps, 'replicas'>, registry: Registry): void {
+  if (!deps.replicas) return;
+  const up = new Gauge({
+    name: 'leadwire_db_replica_up',
+    help: 'Whether a read replica answered its last probe as a standby and gets reads when not lagging (1) or not (0)',
+    labelNames: ['replica'] as const,
+    registers: [registry],
+  });
+  const lag = new Gauge({
+    name: 'leadwire_db_replica_lag_seconds',
+    help: "A read replica's replay lag at its last probe: 0 when it had replayed all the primary had flushed; absent while unknown",
+    labelNames: ['replica'] as const,
+    registers: [registry],
+  });
+  for (const s of deps.replicas.statuses()) {
+    up.set({ replica: s.name }, s.up ? 1 : 0);
+    if (s.lagMs !== null) lag.set({ replica: s.name }, s.lagMs / 1000);
+  }
 }
