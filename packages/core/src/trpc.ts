@@ -20,6 +20,11 @@ export type LeadwireMeta = {
   auth?: 'internal' | 'public';
   /** Stable error codes this operation can answer with, documented in the OpenAPI contract. */
   errorCodes?: readonly ErrorCode[];
+  /**
+   * The write does its database work in one round trip (publicApiProcedure's `oneTrip`): the HTTP layer serves it on
+   * a route of its own that calls the procedure directly (apps/server/src/http/direct-routes.ts).
+   */
+  oneTrip?: boolean;
   /** Deprecated (the operation, or some of its fields): read by the REST surfaces and the documents (http/deprecation.ts). */
   deprecated?: Deprecation;
 };
@@ -75,6 +80,8 @@ const t = initTRPC
   });
 
 export const router = t.router;
+/** Calls procedures without a transport: the HTTP layer's direct routes (the same procedures, middlewares and schemas). */
+export const createCallerFactory = t.createCallerFactory;
 export const middleware = t.middleware;
 /**
  * A mutation that failed on the database (timed out, lost its connection) was rolled back by the transaction it ran in

@@ -24,6 +24,9 @@ export interface RestRoute {
   summary: string | undefined;
   /** The input's field names (path and query parameters of a GET), or null when its schema takes any key. */
   readonly inputKeys: ReadonlySet<string> | null;
+  /** A write served on a route of its own (LeadwireMeta.oneTrip), with its output's JSON Schema for the serializer. */
+  oneTrip: boolean;
+  readonly outputSchema: JSONSchema.BaseSchema;
   /** Set when the operation or some of its fields are deprecated: every answer says so (http/deprecation.ts). */
   deprecated: Deprecation | undefined;
 }
@@ -101,6 +104,10 @@ export function restRoutes(router: AnyTRPCRouter): RestRoute[] {
       get inputKeys() {
         if (keys === undefined) keys = inputKeysOf(p);
         return keys;
+      },
+      oneTrip: meta.oneTrip === true,
+      get outputSchema() {
+        return z.toJSONSchema(getInputOutputParsers(p).outputParser as z.ZodType, { io: 'output', unrepresentable: 'any' });
       },
     });
   });

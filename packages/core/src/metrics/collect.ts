@@ -1,6 +1,6 @@
 import { qb, sql, statement } from '@leadwire/db';
 import type { PgDb } from '@leadwire/db';
-import { Gauge, Registry } from 'prom-client';
+import { Counter, Gauge, Registry } from 'prom-client';
 import type { Deps } from '../context.ts';
 import { metricsRegistry } from './registry.ts';
 
@@ -49,11 +49,25 @@ export async function renderMetrics(
     labelNames: ['pool'] as const,
     registers: [now],
   });
+  const roundTrips = new Counter({
+    name: 'leadwire_db_round_trips_total',
+    help: 'Round trips a database pool made to PostgreSQL (each statement, begin, commit or rollback is one)',
+    labelNames: ['pool'] as const,
+    registers: [now],
+  });
+  const transactions = new Counter({
+    name: 'leadwire_db_transactions_total',
+    help: 'Transactions a database pool opened with begin (a statement run on its own is one more, not counted here)',
+    labelNames: ['pool'] as const,
+    registers: [now],
+  });
   for (const [pool, db] of Object.entries({ ...pools, ...deps.replicas?.pools() })) {
     const s = db.poolStats();
     connections.set({ pool, state: 'in_use' }, s.total - s.idle);
     connections.set({ pool, state: 'idle' }, s.idle);
     waiting.set({ pool }, s.waiting);
+    roundTrips.inc({ pool }, db.traffic.roundTrips);
+    transactions.inc({ pool }, db.traffic.transactions);
   }
   const pending = new Gauge({
     name: 'leadwire_outbox_pending',
