@@ -6,6 +6,7 @@ import {
   type Resolver,
   setPasswordHashCost,
   setPasswordHashSlots,
+  startApiUsageFlush,
   systemResolver,
   watchKeyChanges,
 } from '@leadwire/core/runtime';
@@ -95,6 +96,8 @@ export async function compose(
             retryMs: config.KEY_CHANGES_RETRY_MS,
             clock: deps.clock,
           });
+    // A process that serves /v1 writes its request counts for the overview every few seconds (limits/api-usage.ts).
+    const apiUsage = config.ROLE === 'worker' ? null : startApiUsageFlush(deps);
     return {
       deps,
       jobDeps,
@@ -102,6 +105,7 @@ export async function compose(
       keyChanges,
       close: async () => {
         await keyChanges?.close();
+        await apiUsage?.stop();
         // The webhook pump stops handing out attempts first; its worker lock goes only after the queue drained, so no
         // attempt of this process ever looks orphaned while it is still being sent.
         // Tests drive a pump on the request deps too; both are stopped (a pump never started stops at once).

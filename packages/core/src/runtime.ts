@@ -6,6 +6,7 @@
  */
 export { BossRuntime, type JobDefinition } from './jobs/boss.ts';
 export { cleanupJob } from './jobs/cleanup.ts';
+export { rollupJob } from './activity/rollup-job.ts';
 export { passwordResetJob } from './accounts/reset-job.ts';
 export { setPasswordHashCost, setPasswordHashSlots } from './accounts/passwords.ts';
 export { bootstrap, createApiKey } from './accounts/service.ts';
@@ -17,6 +18,7 @@ export { type AttemptInfo, type AttemptTracer, setAttemptTracer } from './webhoo
 export { workflowRunJob } from './workflows/job.ts';
 export { watchKeyChanges } from './auth/key-changes.ts';
 export { keyGuardOf } from './limits/key-guard.ts';
+export { apiUsageOf, flushApiUsage, startApiUsageFlush } from './limits/api-usage.ts';
 export { currentRequestId, requestIdMixin, withRequestId } from './http/request-scope.ts';
 export { systemResolver, type Resolver } from './webhooks/transport/resolver.ts';
 export {

@@ -1,6 +1,6 @@
 import cors from '@fastify/cors';
 import { type Deps, knownRefusal, toPublicError, v1Router } from '@leadwire/core';
-import { keyGuardOf, refusalsHeld } from '@leadwire/core/runtime';
+import { apiUsageOf, keyGuardOf, refusalsHeld } from '@leadwire/core/runtime';
 import { buildV1OpenApiDocument } from '@leadwire/core/openapi';
 import type { FastifyInstance } from 'fastify';
 import { registerDocs } from './docs.ts';
@@ -44,6 +44,8 @@ export async function v1Plugin(app: FastifyInstance, opts: { deps: Deps }) {
     const now = deps.clock.now();
     const refusal = knownRefusal(guard, req.headers.authorization, 'public', now);
     if (!refusal) return;
+    // A spent key's 429 is still the key's request: the overview counts it like the ones the procedures answer.
+    if (refusal.caller) apiUsageOf(deps).count(refusal.caller, '429', now);
     const hold = pacer.delayFor(req.ip, now.getTime());
     if (hold) {
       refusalsHeld.inc();

@@ -1,6 +1,7 @@
 import type { PublicPermission } from '@leadwire/db';
 import { errors } from '../errors.ts';
 import { PUBLIC_API_PER_MINUTE } from '../limits/plans.ts';
+import { apiUsageOf, outcomeOfError } from '../limits/api-usage.ts';
 import { keyGuardOf } from '../limits/key-guard.ts';
 import { enforceRateLimits } from '../limits/rate-limit.ts';
 import { idempotent } from '../idempotency/middleware.ts';
@@ -23,11 +24,22 @@ export function publicApiProcedure(permission: PublicPermission | readonly [Publ
     const guard = keyGuardOf(ctx.deps);
     const auth = await authenticate(ctx.db, ctx.header('authorization'), 'public', { now, guard, setHeader: ctx.setHeader });
     const { actor, window } = auth;
-    if (window) enforceRateLimits([{ window, limit: PUBLIC_API_PER_MINUTE }], ctx.setHeader, now, { guard, key: auth.sighting });
-    if (!actor.permissions.includes(first) && !alternatives.some((p) => actor.permissions.includes(p))) {
-      throw errors.insufficientScope(first);
+    // The overview's request counts (issue 27 keeps the write path's SQL to itself): a Map increment per answer, no
+    // statement; the tally is written apart, every few seconds (limits/api-usage.ts).
+    const tally = apiUsageOf(ctx.deps);
+    const caller = { orgId: actor.orgId, keyId: actor.apiKeyId };
+    try {
+      if (window) enforceRateLimits([{ window, limit: PUBLIC_API_PER_MINUTE }], ctx.setHeader, now, { guard, key: auth.sighting });
+      if (!actor.permissions.includes(first) && !alternatives.some((p) => actor.permissions.includes(p))) {
+        throw errors.insufficientScope(first);
+      }
+    } catch (err) {
+      tally.count(caller, outcomeOfError(err), now);
+      throw err;
     }
-    return next({ ctx: { ...ctx, actor } });
+    const result = await next({ ctx: { ...ctx, actor } });
+    tally.count(caller, result.ok ? '2xx' : outcomeOfError(result.error), now);
+    return result;
   });
 }
 
