@@ -21,9 +21,7 @@ export class Migration20261129100000 extends Migration {
   constraint "activity_hourly_organization_id_foreign" foreign key ("organization_id") references "organizations" ("id") on delete cascade
 );`);
     this.addSql(`create index "activity_hourly_hour_brin" on "activity_hourly" using brin ("hour") with (autosummarize = on);`);
-    this.addSql(
-      `create index "form_submissions_created_brin" on "form_submissions" using brin ("created_at") with (autosummarize = on);`,
-    );
+    this.addSql(`create index "form_submissions_created_brin" on "form_submissions" using brin ("created_at") with (autosummarize = on);`);
   }
 
   override down(): void | Promise<void> {

@@ -133,7 +133,13 @@ describe('the rollup', () => {
       `insert into users (organization_id, email, password_hash, role) values (?, ?, ?, 'member') returning id`,
       [o.orgId, `member-${Date.now()}@example.com`, await hashPassword('a long passphrase here')],
     );
-    const memberKey = await t.newKey({ orgId: o.orgId, userId: member!.id, name: 'Member sync', type: 'public', permissions: ['contacts:read'] });
+    const memberKey = await t.newKey({
+      orgId: o.orgId,
+      userId: member!.id,
+      name: 'Member sync',
+      type: 'public',
+      permissions: ['contacts:read'],
+    });
     const memberInternal = await t.newKey({ orgId: o.orgId, userId: member!.id, name: 'Member tools', type: 'internal' });
     expect((await call(t, 'GET', '/contacts/search?email=x@example.com', { key: memberKey })).status).toBe(404);
     expect((await call(t, 'GET', '/contacts/search?email=x@example.com', { key: o.publicKey })).status).toBe(404);

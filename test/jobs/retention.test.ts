@@ -79,7 +79,11 @@ const seed = {
   },
   /** An hour of the overview's counts, its label as the series. */
   activity: async (label: string, at: Date) => {
-    await t.sql(`insert into activity_hourly (organization_id, series, hour, subject, outcome, count) values (?, ?, ?, '', '', 1)`, [org, label, at]);
+    await t.sql(`insert into activity_hourly (organization_id, series, hour, subject, outcome, count) values (?, ?, ?, '', '', 1)`, [
+      org,
+      label,
+      at,
+    ]);
   },
   delivery: async (label: string, at: Date) => {
     await t.sql(`insert into webhook_deliveries (organization_id, endpoint_id, event, body, created_at) values (?, ?, ?, '{}', ?)`, [
@@ -160,7 +164,13 @@ it('keeps the rows forever when a bound is 0', async () => {
   const none = { events: 0, pageViews: 0, anonymousPageViews: 0, workflowRuns: 0, webhookDeliveries: 0, activity: 0 };
   const result = await runCleanup(t.runtime.deps.db, t.clock.now(), none);
   expect(result).toMatchObject(none);
-  expect(await left()).toEqual({ events: ['ancient'], views: ['ancient'], runs: ['ancient'], deliveries: ['ancient'], activity: ['ancient'] });
+  expect(await left()).toEqual({
+    events: ['ancient'],
+    views: ['ancient'],
+    runs: ['ancient'],
+    deliveries: ['ancient'],
+    activity: ['ancient'],
+  });
 });
 
 it('works through a backlog larger than a slice in statements of at most one slice each', async () => {

@@ -34,6 +34,7 @@ export function rollupJob(deps: Deps): JobDefinition<Record<string, unknown>> {
     cron: ROLLUP_CRON,
     // The next tick recomputes the same hours: a failed run needs no retry of its own.
     retryLimit: 0,
+    queueOptions: { notify: true },
     parse: (data) => rollupQueue.parse(data ?? {}),
     async handle() {
       const result = await runActivityRollup(deps.db, deps.clock.now());

@@ -50,7 +50,7 @@ export const Overview = z.object({
       .meta({ description: "This UTC hour's webhook deliveries of the 1,000 allowed; null for members." }),
     keys: z
       .array(z.object({ id: z.uuid(), name: z.string(), used: z.number().int(), limit: z.number().int() }))
-      .meta({ description: "Public keys with requests in the current minute, nearest their 600/min first (members: their own)." }),
+      .meta({ description: 'Public keys with requests in the current minute, nearest their 600/min first (members: their own).' }),
     contacts: z.object({ used: z.number().int(), limit: z.number().int(), plan: z.string() }),
   }),
   failing: z.array(FailingEndpoint).nullable().meta({ description: 'Endpoints failing now, worst first; null for members.' }),

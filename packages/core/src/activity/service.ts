@@ -16,7 +16,11 @@ export function bucketsOf(period: Period, now: Date): { bucket: 'hour' | 'day'; 
   const t = now.getTime();
   const [size, n, bucket] = period === '24h' ? [HOUR_MS, 24, 'hour' as const] : [DAY_MS, period === '7d' ? 7 : 30, 'day' as const];
   const last = t - (t % size);
-  return { bucket, stride: bucket === 'hour' ? '1 hour' : '1 day', starts: Array.from({ length: n }, (_, i) => new Date(last - (n - 1 - i) * size)) };
+  return {
+    bucket,
+    stride: bucket === 'hour' ? '1 hour' : '1 day',
+    starts: Array.from({ length: n }, (_, i) => new Date(last - (n - 1 - i) * size)),
+  };
 }
 
 type CountRow = NonNullable<(typeof COUNTS)['row']>;
@@ -47,12 +51,7 @@ function linesOf(rows: CountRow[], series: string, starts: Date[], nameOf: (subj
  * endpoints failing now. Members see their own keys' requests and no webhook figures (Webhooks is not theirs). This
  * process's request counts are written first, so a single-process deployment shows its requests at once.
  */
-export async function overview(
-  deps: { db: Db; clock: { now(): Date } },
-  db: Db,
-  actor: InternalActor,
-  period: Period,
-): Promise<Overview> {
+export async function overview(deps: { db: Db; clock: { now(): Date } }, db: Db, actor: InternalActor, period: Period): Promise<Overview> {
   await flushApiUsage(deps.db, apiUsageOf(deps));
   const now = deps.clock.now();
   const manager = actor.role !== 'member';
@@ -87,7 +86,10 @@ export async function overview(
     submissions: linesOf(counts, 'submissions', starts, (s) => (s ? (formNames.get(s) ?? 'a deleted form') : 'a deleted form')),
     pageViews: [
       ...linesOf(counts, 'page_views', starts, () => 'Page views'),
-      ...linesOf(counts, bucket === 'hour' ? 'visitors' : 'visitors_day', starts, () => 'Visitors').map((l) => ({ ...l, outcome: 'visitors' })),
+      ...linesOf(counts, bucket === 'hour' ? 'visitors' : 'visitors_day', starts, () => 'Visitors').map((l) => ({
+        ...l,
+        outcome: 'visitors',
+      })),
     ],
     limits: {
       deliveries: manager

@@ -79,7 +79,13 @@ const ADD_API_USAGE = statement<{ rows: string }>()((p) =>
     .expression(
       qb
         .selectFrom(
-          sql<{ organization_id: string; subject: string; hour: Date; outcome: string; count: number }>`jsonb_to_recordset(${p.rows}::jsonb)`.as<'v'>(
+          sql<{
+            organization_id: string;
+            subject: string;
+            hour: Date;
+            outcome: string;
+            count: number;
+          }>`jsonb_to_recordset(${p.rows}::jsonb)`.as<'v'>(
             sql`v(organization_id uuid, subject text, hour timestamptz, outcome text, count int)`,
           ),
         )
@@ -110,7 +116,9 @@ export async function flushApiUsage(db: Db, tally: ApiUsageTally): Promise<numbe
   if (tally.size === 0) return 0;
   const rows = tally.take();
   // Sorted, so two processes flushing the same keys take the rows' locks in one order.
-  rows.sort((a, b) => (a.organization_id + a.subject + a.hour + a.outcome).localeCompare(b.organization_id + b.subject + b.hour + b.outcome));
+  rows.sort((a, b) =>
+    (a.organization_id + a.subject + a.hour + a.outcome).localeCompare(b.organization_id + b.subject + b.hour + b.outcome),
+  );
   try {
     await db.run(ADD_API_USAGE, { rows: JSON.stringify(rows) });
   } catch (err) {

@@ -195,6 +195,7 @@ export const INTERNAL_REQUEST_EXAMPLES: Record<string, Record<string, unknown>> 
   'forms.update': { id: RECORD, published: false, thankYou: { redirectUrl: 'https://www.example.com/thanks' } },
   'forms.delete': { id: RECORD },
   'tracking.updateSettings': { siteDomain: 'https://www.example.com' },
+  'activity.overview': { period: '7d' },
   // Issue 20 (console, forms part): a form's recent submissions.
   'forms.submissions': { id: RECORD, ...page },
   'workflows.list': page,
