@@ -12,17 +12,16 @@ import { internalClient } from '../support/internal.ts';
 import { type Receiver, startReceiver } from '../support/receiver.ts';
 import { collect, VISITOR_A, VISITOR_B } from '../tracking/support.ts';
 import { insertEndpoint, startEngine, waitForLog } from '../webhooks/delivery/support.ts';
-import { type ConsoleHarness, expectAccessible, FLOW_TIMEOUT, hasChromium, PASSWORD, type Person, startConsole } from './support.ts';
-
-/** No sideways scrolling: the page is no wider than the window. */
-export async function expectNoSideScroll(page: Page): Promise<void> {
-  // Charts follow their box once the browser reports the new size: waited for as an event, not a time.
-  await page
-    .waitForFunction(() => document.documentElement.scrollWidth <= window.innerWidth, undefined, { timeout: 5_000 })
-    .catch(() => {});
-  const { scroll, width } = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, width: window.innerWidth }));
-  expect(scroll).toBeLessThanOrEqual(width);
-}
+import {
+  type ConsoleHarness,
+  expectAccessible,
+  expectNoSideScroll,
+  FLOW_TIMEOUT,
+  hasChromium,
+  PASSWORD,
+  type Person,
+  startConsole,
+} from './support.ts';
 
 describe.skipIf(!hasChromium)('the overview', { timeout: FLOW_TIMEOUT }, () => {
   let h: ConsoleHarness;

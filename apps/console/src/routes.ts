@@ -6,6 +6,7 @@ import { Keys } from './screens/keys.tsx';
 import { Members } from './screens/members.tsx';
 import { Overview } from './screens/overview.tsx';
 import { Trash } from './screens/trash.tsx';
+import { Attempt } from './screens/attempt.tsx';
 import { Webhook } from './screens/webhook.tsx';
 import { Webhooks } from './screens/webhooks.tsx';
 import { Website } from './screens/website.tsx';
@@ -28,6 +29,7 @@ export const ROUTES: Route[] = [
   { path: '/keys', screen: Keys, nav: 'API keys' },
   { path: '/webhooks', screen: Webhooks, nav: 'Webhooks', roles: MANAGERS },
   { path: '/webhooks/:id', screen: Webhook, roles: MANAGERS },
+  { path: '/webhooks/:id/attempts/:attemptId', screen: Attempt, roles: MANAGERS },
   { path: '/forms', screen: Forms, nav: 'Forms' },
   { path: '/forms/new', screen: NewForm },
   { path: '/forms/:id', screen: FormScreen },

@@ -5,9 +5,9 @@ import { href, moved } from '../router.ts';
 import type { Load } from './use-load.ts';
 
 /** A link inside the console: a real href (open in a new tab works); a plain click moves in the page (preact-iso). */
-export function Link(props: { to: string; children: ComponentChildren; class?: string; current?: boolean }) {
+export function Link(props: { to: string; children: ComponentChildren; class?: string; current?: boolean; label?: string }) {
   return (
-    <a href={href(props.to)} class={props.class} aria-current={props.current ? 'page' : undefined}>
+    <a href={href(props.to)} class={props.class} aria-current={props.current ? 'page' : undefined} aria-label={props.label}>
       {props.children}
     </a>
   );
@@ -72,11 +72,12 @@ export function Empty(props: { title: string; children: ComponentChildren }) {
 }
 
 /** A value to copy (a key, a snippet, a URL): shown in full, with a button that says when it has been copied. */
-export function Copyable(props: { label: string; value: string; multiline?: boolean }) {
+export function Copyable(props: { label: string; value: string; multiline?: boolean; copies?: string }) {
   const [copied, setCopied] = useState<'yes' | 'failed' | null>(null);
   const copy = async () => {
     try {
-      await navigator.clipboard.writeText(props.value);
+      // `copies`: what the button puts on the clipboard when it is not what is shown (a body shown pretty-printed).
+      await navigator.clipboard.writeText(props.copies ?? props.value);
       setCopied('yes');
     } catch {
       // Clipboard access needs a secure context and the user's permission; the value stays selectable either way.
