@@ -3,6 +3,7 @@ import {
   BossRuntime,
   keyGuardOf,
   pumpOf,
+  refreshWildcards,
   type Resolver,
   setPasswordHashCost,
   setPasswordHashSlots,
@@ -85,6 +86,8 @@ export async function compose(
     if (config.WEBHOOKS_UNSAFE_ALLOW_LOOPBACK) {
       log.warn({}, 'WEBHOOKS_UNSAFE_ALLOW_LOOPBACK=true: webhooks may be delivered to 127.0.0.0/8 and ::1. Never set this in production.');
     }
+    // Endpoints on every event (`*`) get this version's catalogue before any event of it can be written.
+    if (opts.migrate !== false) await refreshWildcards(jobDeps.db);
     await boss.start(jobDefinitions(jobDeps));
     const keyChanges =
       config.ROLE === 'worker'

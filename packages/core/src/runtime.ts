@@ -7,6 +7,7 @@
 export { BossRuntime, type JobDefinition } from './jobs/boss.ts';
 export { cleanupJob } from './jobs/cleanup.ts';
 export { rollupJob } from './activity/rollup-job.ts';
+export { refreshWildcards } from './webhooks/endpoints/service.ts';
 export { passwordResetJob } from './accounts/reset-job.ts';
 export { setPasswordHashCost, setPasswordHashSlots } from './accounts/passwords.ts';
 export { bootstrap, createApiKey } from './accounts/service.ts';

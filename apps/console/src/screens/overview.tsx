@@ -10,7 +10,7 @@ type Overview = Outputs['activity']['overview'];
 type Line = Overview['api'][number];
 type Period = Overview['period'];
 
-const PERIODS: { value: Period; label: string; span: string }[] = [
+export const PERIODS: { value: Period; label: string; span: string }[] = [
   { value: '24h', label: '24 hours', span: 'the last 24 hours, by UTC hour' },
   { value: '7d', label: '7 days', span: 'the last 7 days, by UTC day' },
   { value: '30d', label: '30 days', span: 'the last 30 days, by UTC day' },
@@ -131,6 +131,19 @@ function ChartCard(props: {
   );
 }
 
+/** The period buttons of the overview and the analytics, each saying whether it is the one shown. */
+export function PeriodSwitch({ period, onPeriod }: { period: Period; onPeriod: (p: Period) => void }) {
+  return (
+    <div class="period" role="group" aria-label="Period">
+      {PERIODS.map((p) => (
+        <button key={p.value} type="button" aria-pressed={p.value === period} onClick={() => onPeriod(p.value)}>
+          {p.label}
+        </button>
+      ))}
+    </div>
+  );
+}
+
 /** `/`: the workspace at a glance: what failed now, the limits in use, and its activity over 24 hours to 30 days. */
 export function Overview({ me }: ScreenProps) {
   const [period, setPeriod] = useState<Period>('24h');
@@ -138,13 +151,7 @@ export function Overview({ me }: ScreenProps) {
   const span = PERIODS.find((p) => p.value === period)!.span;
   return (
     <Page title="Overview" intro={`Signed in as ${me.name ?? me.email}. What your workspace sent, received and collected.`}>
-      <div class="period" role="group" aria-label="Period">
-        {PERIODS.map((p) => (
-          <button key={p.value} type="button" aria-pressed={p.value === period} onClick={() => setPeriod(p.value)}>
-            {p.label}
-          </button>
-        ))}
-      </div>
+      <PeriodSwitch period={period} onPeriod={setPeriod} />
       <Loaded load={load} what="the overview">
         {(o) => <Activity o={o} span={span} manager={isManager(me)} />}
       </Loaded>
@@ -229,7 +236,7 @@ function Activity({ o, span, manager }: { o: Overview; span: string; manager: bo
         <ChartCard
           id="views-chart"
           title="Page views and visitors"
-          to="/website"
+          to="/analytics"
           linkLabel="Website analytics"
           span={span}
           data={o}

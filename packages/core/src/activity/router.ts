@@ -1,8 +1,9 @@
 import { internalProcedure } from '../auth/internal.ts';
 import { INTERNAL_ERRORS } from '../errors/surfaces.ts';
 import { router } from '../trpc.ts';
-import { Overview, OverviewInput } from './schemas.ts';
+import { Overview, OverviewInput, Website, WebsiteInput } from './schemas.ts';
 import { overview } from './service.ts';
+import { websiteAnalytics } from './website.ts';
 
 const tags = ['Activity'];
 
@@ -24,4 +25,20 @@ export const activityRouter = router({
     .input(OverviewInput)
     .output(Overview)
     .query(({ ctx, input }) => overview(ctx.deps, ctx.db, ctx.actor, input.period)),
+  website: internalProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/activity/website',
+        tags,
+        summary: "The website's analytics: visitors and page views over time, top pages, referrers, UTM values, identified visitors",
+        description:
+          "From the tracking snippet's page views (kept 395 days; anonymous ones 30). Buckets are UTC hours (24h) or UTC days (7d, 30d). " +
+          'Visitors are browsers with the snippet cookie; views under Global Privacy Control or Do Not Track are counted without one.',
+      },
+      errorCodes: INTERNAL_ERRORS,
+    })
+    .input(WebsiteInput)
+    .output(Website)
+    .query(({ ctx, input }) => websiteAnalytics(ctx.db, ctx.actor, input, ctx.deps.clock.now())),
 });

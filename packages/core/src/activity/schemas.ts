@@ -56,3 +56,47 @@ export const Overview = z.object({
   failing: z.array(FailingEndpoint).nullable().meta({ description: 'Endpoints failing now, worst first; null for members.' }),
 });
 export type Overview = z.infer<typeof Overview>;
+
+export const WebsiteInput = z.object({
+  period: Period.default('7d').meta({ description: 'The last 24 hours (hourly buckets), 7 days or 30 days (daily buckets).' }),
+  page: z
+    .string()
+    .trim()
+    .max(2000, 'page must be at most 2,000 characters')
+    .regex(/^\//, 'page must be a path starting with /, e.g. /pricing')
+    .optional()
+    .meta({ description: 'Only views of this page (its path, without the query string).', example: '/pricing' }),
+});
+export type WebsiteInput = z.infer<typeof WebsiteInput>;
+
+const Breakdown = z.array(z.object({ value: z.string(), views: z.number().int(), visitors: z.number().int() }));
+
+export const Website = z.object({
+  period: Period,
+  page: z.string().nullable(),
+  bucket: z.enum(['hour', 'day']),
+  timeZone: z.literal('UTC'),
+  buckets: z.array(IsoDateTime),
+  views: z.array(z.number().int()).meta({ description: 'Page views per bucket.' }),
+  visitors: z.array(z.number().int()).meta({ description: "Distinct visitors per bucket (browsers with the snippet's cookie)." }),
+  totals: z.object({
+    views: z.number().int(),
+    visitors: z.number().int(),
+    anonymousViews: z.number().int().meta({ description: 'Views counted without a visitor id (Global Privacy Control, Do Not Track).' }),
+    identified: z.number().int().meta({ description: 'Contacts among the visitors.' }),
+  }),
+  pages: Breakdown,
+  referrers: Breakdown.meta({ description: "Referrers' hosts." }),
+  utmSources: Breakdown,
+  utmCampaigns: Breakdown,
+  contacts: z.array(
+    z.object({
+      id: z.uuid(),
+      email: z.string().nullable(),
+      name: z.string().nullable(),
+      views: z.number().int(),
+      lastSeenAt: IsoDateTime,
+    }),
+  ),
+});
+export type Website = z.infer<typeof Website>;

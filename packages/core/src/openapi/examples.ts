@@ -197,6 +197,7 @@ export const INTERNAL_REQUEST_EXAMPLES: Record<string, Record<string, unknown>> 
   'forms.delete': { id: RECORD },
   'tracking.updateSettings': { siteDomain: 'https://www.example.com' },
   'activity.overview': { period: '7d' },
+  'activity.website': { period: '30d', page: '/pricing' },
   // Issue 20 (console, forms part): a form's recent submissions.
   'forms.submissions': { id: RECORD, ...page },
   'workflows.list': page,
