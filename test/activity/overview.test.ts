@@ -150,3 +150,31 @@ describe('the rollup', () => {
     expect(view.limits.deliveries).toBeNull();
   });
 });
+
+describe('website analytics', () => {
+  it('breaks the page views down by page, referrer and UTM value, counting visitors and anonymous views', async () => {
+    const o = await t.newOrg();
+    const pricing = 'https://shop.example/pricing?utm_source=newsletter&utm_campaign=launch';
+    for (const v of [
+      { url: pricing, referrer: 'https://www.google.com/search?q=x', visitor: VISITOR_A },
+      { url: pricing, referrer: 'https://www.google.com/', visitor: VISITOR_A },
+      { url: 'https://shop.example/', visitor: VISITOR_B },
+      { url: 'https://shop.example/' },
+    ])
+      expect((await collect(t, { org: o.orgId, ...v })).status).toBe(202);
+    const client = internalClient(t, o.internalKey);
+    const w = await client.activity.website.query({ period: '7d' });
+    expect(w.totals).toEqual({ views: 4, visitors: 2, anonymousViews: 1, identified: 0 });
+    expect(w.views.at(-1)).toBe(4);
+    expect(w.pages).toEqual([
+      { value: '/', views: 2, visitors: 1 },
+      { value: '/pricing', views: 2, visitors: 1 },
+    ]);
+    expect(w.referrers).toEqual([{ value: 'www.google.com', views: 2, visitors: 1 }]);
+    expect(w.utmSources).toEqual([{ value: 'newsletter', views: 2, visitors: 1 }]);
+    expect(w.utmCampaigns).toEqual([{ value: 'launch', views: 2, visitors: 1 }]);
+    const one = await client.activity.website.query({ period: '24h', page: '/pricing' });
+    expect(one.totals).toEqual({ views: 2, visitors: 1, anonymousViews: 0, identified: 0 });
+    expect(one.buckets).toHaveLength(24);
+  });
+});

@@ -54,7 +54,13 @@ export function TimeChart(props: { buckets: string[]; bucket: 'hour' | 'day'; se
           y: { range: (_u, _min, max) => [0, Math.max(4, Math.ceil(max * 1.1))] },
         },
         axes: [
-          { stroke: '#4d5668', grid: { show: false }, values: props.bucket === 'hour' ? '{HH}:{mm}' : '{MMM} {D}' },
+          {
+            stroke: '#4d5668',
+            grid: { show: false },
+            // Ticks on whole buckets only: an hour's or a day's, never half of one.
+            incrs: props.bucket === 'hour' ? [3600, 7200, 10_800, 21_600, 43_200] : [86_400, 172_800, 604_800],
+            values: props.bucket === 'hour' ? '{HH}:{mm}' : '{MMM} {D}',
+          },
           {
             stroke: '#4d5668',
             grid: { stroke: '#e6e9ef' },

@@ -20,8 +20,8 @@ const referrerOf = (eb: Views) => sql<string | null>`substring(${eb.ref('referre
 const filtered = (p: Filter) =>
   qb
     .selectFrom('page_views')
-    .where('organization_id', '=', p.orgId)
-    .where('created_at', '>=', p.from)
+    .where('page_views.organization_id', '=', p.orgId)
+    .where('page_views.created_at', '>=', p.from)
     .where((eb) => eb.or([sql<boolean>`${p.page}::text is null`, eb(pathOf(eb), '=', p.page)]));
 
 export const WEBSITE_SERIES = statement<Filter & { stride: string }>()((p) =>
