@@ -48,7 +48,7 @@ export const deliveryProcedures = {
         summary: 'The delivery log: every attempt, newest first (owner or admin)',
         description: 'Kept for 30 days. Skipped deliveries (endpoint disabled, hourly limit) appear as attempt 0 with outcome `skipped`.',
       },
-      errorCodes: ON_ENDPOINT,
+      errorCodes: [...ON_ENDPOINT, 'invalid_cursor'],
     })
     .input(DeliveryLogInput)
     .output(DeliveryLogPage)
