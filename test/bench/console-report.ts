@@ -35,7 +35,7 @@ export interface ConsoleFigures {
   cold: Stats & Traffic;
   /** /app again in the same context (assets cached as immutable) until the sign-in heading is visible. */
   warm: Stats & Traffic;
-  /** From pressing Sign in until the overview's heading is visible. */
+  /** From pressing Sign in until the overview's charts are drawn (its heading before issue 29). */
   signedIn: Stats & Traffic;
   /** The sign-in call alone (POST /api/accounts/sign-in from Node): the password hash's share of signing in. */
   signInApi: Stats;
@@ -69,7 +69,7 @@ export function formatConsole(f: ConsoleFigures): string {
       `(${f.reference.requests} request, ${kb(f.reference.bytes)} received)`,
     `  ${line('/app to sign-in heading, cold', f.cold, f.reference)}`,
     `  ${line('/app to sign-in heading, warm', f.warm, f.reference)}`,
-    `  ${line('Sign in to overview heading', f.signedIn, f.reference)}`,
+    `  ${line('Sign in to overview charts', f.signedIn, f.reference)}`,
     `  ${'of which the sign-in call alone'.padEnd(34)} median ${ms(f.signInApi.medianMs).padStart(7)}, p95 ${ms(f.signInApi.p95Ms).padStart(7)} ` +
       '(POST /api/accounts/sign-in from Node: mostly the password hash)',
     f.cpuPerFirstScreen

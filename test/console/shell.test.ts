@@ -92,7 +92,7 @@ describe.skipIf(!hasChromium)('the console shell', { timeout: FLOW_TIMEOUT }, ()
   });
 
   it('offers each role the screens it may open, in the issue’s order', async () => {
-    const all = ['Overview', 'API keys', 'Webhooks', 'Forms', 'Workflows', 'Website', 'Trash', 'Members'];
+    const all = ['Overview', 'API keys', 'Webhooks', 'Forms', 'Workflows', 'Analytics', 'Website', 'Trash', 'Members'];
     const expected = { owner: all, admin: all, member: all.filter((n) => n !== 'Webhooks') };
     for (const role of ['owner', 'admin', 'member'] as const) {
       const who = role === 'owner' ? owner : await h.colleague(owner, role);

@@ -168,3 +168,13 @@ export async function expectAccessible(page: Page, name: string): Promise<void> 
   const violations = await axeViolations(page);
   expect(violations.map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
 }
+
+/** No sideways scrolling: the page is no wider than the window. */
+export async function expectNoSideScroll(page: Page): Promise<void> {
+  // Charts follow their box once the browser reports the new size: waited for as an event, not a time.
+  await page
+    .waitForFunction(() => document.documentElement.scrollWidth <= window.innerWidth, undefined, { timeout: 5_000 })
+    .catch(() => {});
+  const { scroll, width } = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, width: window.innerWidth }));
+  expect(scroll).toBeLessThanOrEqual(width);
+}

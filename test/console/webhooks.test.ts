@@ -46,6 +46,9 @@ describe.skipIf(!hasChromium)('the Webhooks screens', { timeout: FLOW_TIMEOUT },
     await page.getByRole('heading', { name: 'Webhooks', level: 1 }).waitFor();
     await page.getByRole('heading', { name: 'No endpoints yet' }).waitFor();
     await expectAccessible(page, 'webhooks');
+    // Adding an endpoint is a page of its own.
+    await page.getByRole('link', { name: 'Add an endpoint' }).first().click();
+    await page.getByRole('heading', { name: 'Add an endpoint', level: 1 }).waitFor();
 
     // A refused URL: the server's sentence beside the URL field, nothing created.
     await page.getByLabel('URL', { exact: true }).fill('http://127.0.0.1/hook');
@@ -168,7 +171,7 @@ describe.skipIf(!hasChromium)('the Webhooks screens', { timeout: FLOW_TIMEOUT },
   });
 
   it('creates an endpoint on a private address disabled with the reason, refuses to enable it saying why, rotates its secret', async () => {
-    const { page } = await h.signedIn(owner, '/webhooks');
+    const { page } = await h.signedIn(owner, '/webhooks/new');
     await page.getByLabel('URL', { exact: true }).fill('https://10.1.2.3/hook');
     await page.getByRole('checkbox', { name: 'Every event' }).check();
     await page.getByRole('button', { name: 'Add endpoint' }).click();
@@ -184,6 +187,8 @@ describe.skipIf(!hasChromium)('the Webhooks screens', { timeout: FLOW_TIMEOUT },
       'https://10.1.2.3/hook',
     ]);
     await page.getByRole('button', { name: 'Rotate secret' }).click();
+    // The question is a dialog of its own, readable at any width.
+    await page.getByRole('dialog', { name: 'Rotate secret' }).waitFor();
     await page.getByRole('button', { name: 'Rotate now' }).click();
     await page.getByText('The previous secret still signs deliveries').waitFor();
     const [after] = await h.t.sql<{ secret: string; previous_secret_expires_at: string | Date }>(

@@ -128,9 +128,22 @@ function whereOf(path: readonly (string | number)[]): string {
 export function contractChanges(before: Json, after: Json): ContractChange[] {
   // The usual case, and a diff of the internal document costs seconds.
   if (isDeepStrictEqual(before, after)) return [];
-  // Copies: api-smart-diff writes into the documents it compares (a description copied into each branch of an anyOf).
-  const { diffs } = apiCompare(structuredClone(before), structuredClone(after));
+  // The document's tag list is compared by name, not by position: the tags are sorted, so a new one shifts those after
+  // it, which api-smart-diff reads as each of them renamed (unclassified, so breaking). A tag removed is breaking (a
+  // generated client's class of operations goes), a tag added is not.
   const seen = new Map<string, ContractChange>();
+  const tagNames = (doc: Json): string[] => (Array.isArray(doc?.tags) ? doc.tags.map((t: Json) => String(t?.name)) : []);
+  const [tagsBefore, tagsAfter] = [tagNames(before), tagNames(after)];
+  for (const name of tagsBefore.filter((n) => !tagsAfter.includes(n)))
+    seen.set(`breaking ${name}`, { kind: 'breaking', where: 'tags', description: `[Removed] tag ${name}`, names: [name] });
+  for (const name of tagsAfter.filter((n) => !tagsBefore.includes(n)))
+    seen.set(`non-breaking ${name}`, { kind: 'non-breaking', where: 'tags', description: `[Added] tag ${name}`, names: [name] });
+  // Copies: api-smart-diff writes into the documents it compares (a description copied into each branch of an anyOf).
+  const withoutTags = (doc: Json): Json => {
+    const { tags: _tags, ...rest } = structuredClone(doc);
+    return rest;
+  };
+  const { diffs } = apiCompare(withoutTags(before), withoutTags(after));
   for (const d of diffs) {
     const path = d.path;
     if (d.type === 'annotation' || isAnnotation(path)) continue;

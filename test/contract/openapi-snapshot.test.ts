@@ -92,6 +92,20 @@ describe('the check on a deliberately breaking edit', () => {
     expect(unnamedChanges(change, '## [Unreleased]\n### Added\n- `nickname` on contacts.\n')).toEqual([]);
   });
 
+  it('a tag added to the sorted list is one addition, not every later tag renamed; a tag removed is breaking', () => {
+    const doc = structuredClone(built.internal);
+    const names = doc.tags.map((t: Json) => t.name);
+    const added = structuredClone(doc);
+    added.tags = [...doc.tags, { name: 'Aardvarks', description: 'Operations on aardvarks.' }].sort((a: Json, b: Json) =>
+      a.name.localeCompare(b.name),
+    );
+    expect(added.tags[0].name).toBe('Aardvarks');
+    expect(contractChanges(doc, added).map((c) => [c.kind, c.names.join(' ')])).toEqual([['non-breaking', 'Aardvarks']]);
+    const removed = structuredClone(doc);
+    removed.tags = doc.tags.slice(1);
+    expect(contractChanges(doc, removed).map((c) => [c.kind, c.names.join(' ')])).toEqual([['breaking', names[0]]]);
+  });
+
   it('a deprecation is a change to announce; descriptions are not', () => {
     const edited = structuredClone(built.v1);
     edited.paths['/contacts/search'].get.deprecated = true;

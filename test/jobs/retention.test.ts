@@ -21,6 +21,7 @@ beforeAll(async () => {
     ANONYMOUS_PAGE_VIEW_RETENTION_DAYS: '5',
     WORKFLOW_RUN_RETENTION_DAYS: '7',
     DELIVERY_LOG_RETENTION_DAYS: '3',
+    ACTIVITY_RETENTION_DAYS: '12',
   });
   ({ orgId: org } = await t.newOrg());
   const [e] = await t.sql<{ id: string }>(
@@ -38,7 +39,7 @@ afterEach(() => {
 const daysAgo = (days: number, ms = 0) => new Date(t.clock.now().getTime() - days * DAY_MS - ms);
 
 async function clear() {
-  for (const table of ['outbox_pending', 'outbox_events', 'page_views', 'workflow_runs', 'webhook_deliveries'])
+  for (const table of ['outbox_pending', 'outbox_events', 'page_views', 'workflow_runs', 'webhook_deliveries', 'activity_hourly'])
     await t.sql(`delete from ${table}`);
 }
 
@@ -76,6 +77,14 @@ const seed = {
       [org, label, finished ? 'completed' : 'running', finished ? at : null, at],
     );
   },
+  /** An hour of the overview's counts, its label as the series. */
+  activity: async (label: string, at: Date) => {
+    await t.sql(`insert into activity_hourly (organization_id, series, hour, subject, outcome, count) values (?, ?, ?, '', '', 1)`, [
+      org,
+      label,
+      at,
+    ]);
+  },
   delivery: async (label: string, at: Date) => {
     await t.sql(`insert into webhook_deliveries (organization_id, endpoint_id, event, body, created_at) values (?, ?, ?, '{}', ?)`, [
       org,
@@ -93,6 +102,7 @@ async function left() {
     views: await col(`select substr(url, 22) as v from page_views`),
     runs: await col(`select workflow as v from workflow_runs`),
     deliveries: await col(`select event as v from webhook_deliveries`),
+    activity: await col(`select series as v from activity_hourly`),
   };
 }
 
@@ -115,12 +125,15 @@ it('deletes the rows past each configured bound and keeps the rows inside it', a
   await seed.run('finished-inside', daysAgo(6), true);
   await seed.delivery('old', daysAgo(4));
   await seed.delivery('inside', daysAgo(2));
+  await seed.activity('old', daysAgo(13));
+  await seed.activity('inside', daysAgo(11));
   await runJob();
   expect(await left()).toEqual({
     events: ['inside', 'old-but-pending'],
     views: ['anonymous-inside', 'contact-inside'],
     runs: ['finished-inside', 'running-old'],
     deliveries: ['inside'],
+    activity: ['inside'],
   });
 });
 
@@ -132,12 +145,13 @@ it('keeps each row until the clock passes its cut-off, to the millisecond', asyn
   await seed.view('anonymous-edge', daysAgo(5), true);
   await seed.run('edge', daysAgo(7), true);
   await seed.delivery('edge', daysAgo(3));
-  const all = { events: ['edge'], views: ['anonymous-edge', 'contact-edge'], runs: ['edge'], deliveries: ['edge'] };
+  await seed.activity('edge', daysAgo(12));
+  const all = { events: ['edge'], views: ['anonymous-edge', 'contact-edge'], runs: ['edge'], deliveries: ['edge'], activity: ['edge'] };
   await runJob();
   expect(await left()).toEqual(all);
   t.clock.advance(1);
   await runJob();
-  expect(await left()).toEqual({ events: [], views: [], runs: [], deliveries: [] });
+  expect(await left()).toEqual({ events: [], views: [], runs: [], deliveries: [], activity: [] });
 });
 
 it('keeps the rows forever when a bound is 0', async () => {
@@ -146,10 +160,17 @@ it('keeps the rows forever when a bound is 0', async () => {
   await seed.view('ancient', daysAgo(3_000), true);
   await seed.run('ancient', daysAgo(3_000), true);
   await seed.delivery('ancient', daysAgo(3_000));
-  const none = { events: 0, pageViews: 0, anonymousPageViews: 0, workflowRuns: 0, webhookDeliveries: 0 };
+  await seed.activity('ancient', daysAgo(3_000));
+  const none = { events: 0, pageViews: 0, anonymousPageViews: 0, workflowRuns: 0, webhookDeliveries: 0, activity: 0 };
   const result = await runCleanup(t.runtime.deps.db, t.clock.now(), none);
   expect(result).toMatchObject(none);
-  expect(await left()).toEqual({ events: ['ancient'], views: ['ancient'], runs: ['ancient'], deliveries: ['ancient'] });
+  expect(await left()).toEqual({
+    events: ['ancient'],
+    views: ['ancient'],
+    runs: ['ancient'],
+    deliveries: ['ancient'],
+    activity: ['ancient'],
+  });
 });
 
 it('works through a backlog larger than a slice in statements of at most one slice each', async () => {
@@ -186,6 +207,7 @@ it('works through a backlog larger than a slice in statements of at most one sli
     anonymousPageViews: 0,
     workflowRuns: 0,
     webhookDeliveries: 0,
+    activity: 0,
   });
   expect(result).toMatchObject({ events: backlog, pageViews: backlog });
   // Events then page views, each in two full slices and a short one that ends its loop.
@@ -206,7 +228,7 @@ it('finds old rows through the BRIN index: a run with nothing left to delete rea
   );
   await t.sql(`select brin_summarize_new_values('page_views_created_brin')`);
   await t.sql('analyze page_views');
-  const bounds = { events: 0, pageViews: 500, anonymousPageViews: 0, workflowRuns: 0, webhookDeliveries: 0 };
+  const bounds = { events: 0, pageViews: 500, anonymousPageViews: 0, workflowRuns: 0, webhookDeliveries: 0, activity: 0 };
   const first = await runCleanup(t.runtime.deps.db, t.clock.now(), bounds);
   expect(first.pageViews).toBeGreaterThan(0);
 

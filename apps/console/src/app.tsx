@@ -35,6 +35,9 @@ function Shell({ me, onSignedOut }: { me: Me; onSignedOut: (notice: string) => v
   const path = usePath();
   const navigate = useNavigate();
   const routes = ROUTES.filter((r) => mayOpen(r, me));
+  const [menuOpen, setMenuOpen] = useState(false);
+  // A move closes the folded menu, so the new screen is what a phone shows.
+  useEffect(() => setMenuOpen(false), [path]);
   const signOut = useAction(async (all: boolean) => {
     await (all ? api.accounts.logOutAll.mutate() : api.accounts.signOut.mutate());
     navigate('/', { replace: true });
@@ -57,8 +60,18 @@ function Shell({ me, onSignedOut }: { me: Me; onSignedOut: (notice: string) => v
           Log out of all devices
         </button>
       </header>
-      <nav aria-label="Console">
-        <ul>
+      <nav aria-label="Console" class={menuOpen ? 'open' : undefined}>
+        {/* Shown on narrow screens only (console.css): the navigation folds behind it. */}
+        <button
+          type="button"
+          class="nav-toggle"
+          aria-expanded={menuOpen}
+          aria-controls="console-nav"
+          onClick={() => setMenuOpen(!menuOpen)}
+        >
+          Menu
+        </button>
+        <ul id="console-nav">
           {routes
             .filter((r) => r.nav)
             .map((r) => (

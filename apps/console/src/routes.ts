@@ -6,8 +6,10 @@ import { Keys } from './screens/keys.tsx';
 import { Members } from './screens/members.tsx';
 import { Overview } from './screens/overview.tsx';
 import { Trash } from './screens/trash.tsx';
+import { Analytics } from './screens/analytics.tsx';
+import { Attempt } from './screens/attempt.tsx';
 import { Webhook } from './screens/webhook.tsx';
-import { Webhooks } from './screens/webhooks.tsx';
+import { NewEndpoint, Webhooks } from './screens/webhooks.tsx';
 import { Website } from './screens/website.tsx';
 import { WorkflowDetail } from './screens/workflow.tsx';
 import { Workflows } from './screens/workflows.tsx';
@@ -27,12 +29,15 @@ export const ROUTES: Route[] = [
   // API keys, Trash and Members open for every role; each screen offers only what the role may do.
   { path: '/keys', screen: Keys, nav: 'API keys' },
   { path: '/webhooks', screen: Webhooks, nav: 'Webhooks', roles: MANAGERS },
+  { path: '/webhooks/new', screen: NewEndpoint, roles: MANAGERS },
   { path: '/webhooks/:id', screen: Webhook, roles: MANAGERS },
+  { path: '/webhooks/:id/attempts/:attemptId', screen: Attempt, roles: MANAGERS },
   { path: '/forms', screen: Forms, nav: 'Forms' },
   { path: '/forms/new', screen: NewForm },
   { path: '/forms/:id', screen: FormScreen },
   { path: '/workflows', screen: Workflows, nav: 'Workflows' },
   { path: '/workflows/:id', screen: WorkflowDetail },
+  { path: '/analytics', screen: Analytics, nav: 'Analytics' },
   { path: '/website', screen: Website, nav: 'Website' },
   { path: '/trash', screen: Trash, nav: 'Trash' },
   { path: '/members', screen: Members, nav: 'Members' },

@@ -3,9 +3,11 @@ import {
   BossRuntime,
   keyGuardOf,
   pumpOf,
+  refreshWildcards,
   type Resolver,
   setPasswordHashCost,
   setPasswordHashSlots,
+  startApiUsageFlush,
   systemResolver,
   watchKeyChanges,
 } from '@leadwire/core/runtime';
@@ -107,6 +109,8 @@ export async function compose(
     if (config.WEBHOOKS_UNSAFE_ALLOW_LOOPBACK) {
       log.warn({}, 'WEBHOOKS_UNSAFE_ALLOW_LOOPBACK=true: webhooks may be delivered to 127.0.0.0/8 and ::1. Never set this in production.');
     }
+    // Endpoints on every event (`*`) get this version's catalogue before any event of it can be written.
+    if (opts.migrate !== false) await refreshWildcards(jobDeps.db);
     await boss.start(jobDefinitions(jobDeps));
     const keyChanges =
       config.ROLE === 'worker'
@@ -118,6 +122,8 @@ export async function compose(
             retryMs: config.KEY_CHANGES_RETRY_MS,
             clock: deps.clock,
           });
+    // A process that serves /v1 writes its request counts for the overview every few seconds (limits/api-usage.ts).
+    const apiUsage = config.ROLE === 'worker' ? null : startApiUsageFlush(deps);
     return {
       deps,
       jobDeps,
@@ -125,6 +131,7 @@ export async function compose(
       keyChanges,
       close: async () => {
         await keyChanges?.close();
+        await apiUsage?.stop();
         // The webhook pump stops handing out attempts first; its worker lock goes only after the queue drained, so no
         // attempt of this process ever looks orphaned while it is still being sent.
         // Tests drive a pump on the request deps too; both are stopped (a pump never started stops at once).

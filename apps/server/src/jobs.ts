@@ -6,6 +6,7 @@ import {
   type JobDefinition,
   passwordResetJob,
   purgeContactsJob,
+  rollupJob,
   sendMailJob,
   workflowRunJob,
 } from '@leadwire/core/runtime';
@@ -20,6 +21,7 @@ export function jobDefinitions(deps: Deps): JobDefinition[] {
     adjustScoreJob(deps),
     cleanupJob(deps),
     purgeContactsJob(deps),
+    rollupJob(deps),
     sendMailJob(deps),
     passwordResetJob(deps),
     deliverJob(deps),

@@ -279,6 +279,8 @@ export const ConfigSchema = z
     WORKFLOW_RUN_RETENTION_DAYS: z.coerce.number().int().min(0).max(36_500).default(90),
     /** The delivery log (deliveries and their attempts): long enough to recover from a month-long receiver outage. */
     DELIVERY_LOG_RETENTION_DAYS: z.coerce.number().int().min(0).max(36_500).default(30),
+    /** The overview's hourly counts (activity_hourly): its longest chart is 30 days; two more cover its first, partial day. */
+    ACTIVITY_RETENTION_DAYS: z.coerce.number().int().min(0).max(36_500).default(32),
   })
   .refine((c) => c.HTTP_HEADERS_TIMEOUT_MS <= c.HTTP_REQUEST_TIMEOUT_MS, {
     path: ['HTTP_HEADERS_TIMEOUT_MS'],

@@ -1,4 +1,5 @@
 import { me } from './accounts/me.ts';
+import { activityRouter } from './activity/router.ts';
 import { accountsRouter } from './accounts/router.ts';
 import { apiKeysRouter } from './api-keys/router.ts';
 import { appCompaniesRouter } from './companies/app-router.ts';
@@ -24,6 +25,7 @@ import { workflowsRouter } from './workflows/router.ts';
  */
 export const internalRouter = router({
   accounts: accountsRouter,
+  activity: activityRouter,
   apiKeys: apiKeysRouter,
   companies: appCompaniesRouter,
   contacts: appContactsRouter,

@@ -6,6 +6,8 @@
  */
 export { BossRuntime, type JobDefinition } from './jobs/boss.ts';
 export { cleanupJob } from './jobs/cleanup.ts';
+export { rollupJob } from './activity/rollup-job.ts';
+export { refreshWildcards } from './webhooks/endpoints/service.ts';
 export { passwordResetJob } from './accounts/reset-job.ts';
 export { setPasswordHashCost, setPasswordHashSlots } from './accounts/passwords.ts';
 export { bootstrap, createApiKey, userOfEmail } from './accounts/service.ts';
@@ -17,6 +19,7 @@ export { type AttemptInfo, type AttemptTracer, setAttemptTracer } from './webhoo
 export { workflowRunJob } from './workflows/job.ts';
 export { watchKeyChanges } from './auth/key-changes.ts';
 export { keyGuardOf } from './limits/key-guard.ts';
+export { apiUsageOf, flushApiUsage, startApiUsageFlush } from './limits/api-usage.ts';
 export { refusalPacerOf } from './limits/refusal-pacer.ts';
 export { currentRequestId, requestIdMixin, withRequestId } from './http/request-scope.ts';
 export { systemResolver, type Resolver } from './webhooks/transport/resolver.ts';

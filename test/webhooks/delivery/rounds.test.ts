@@ -155,6 +155,8 @@ describe('rounds against the database (jobs run by hand)', () => {
       outcome,
       statusCode,
       responseBody: 'x\0y',
+      responseHeaders: null,
+      requestHeaders: null,
       durationMs: 12.4,
       error: outcome === 'failed' ? 'the receiver answered 500' : null,
     });

@@ -56,10 +56,14 @@ describe('webhook endpoints: create, read, change, delete', () => {
     expect(a.secret).not.toBe(b.secret);
   });
 
-  it('accepts "*" as every subscribable event (stored explicitly, ping excluded)', async () => {
+  it('accepts "*" as every event, now and later: answered as ["*"], stored as * followed by the catalogue (ping excluded)', async () => {
     const all = await org.owner.webhooks.create.mutate({ url: URL_A, events: ['*'] });
-    expect(all.events).toEqual(EVENT_NAMES.filter((e) => e !== 'ping'));
-    expect((await stored(all.id))!.events).toEqual(all.events);
+    expect(all.events).toEqual(['*']);
+    expect((await stored(all.id))!.events).toEqual(['*', ...EVENT_NAMES.filter((e) => e !== 'ping')]);
+    // Changing another field keeps it; naming events replaces it.
+    expect((await org.owner.webhooks.update.mutate({ id: all.id, description: 'all of it' })).events).toEqual(['*']);
+    expect((await org.owner.webhooks.update.mutate({ id: all.id, events: ['deal.won'] })).events).toEqual(['deal.won']);
+    expect((await stored(all.id))!.events).toEqual(['deal.won']);
   });
 
   it("lists only this organization's endpoints, newest first, paged, never the automation REST hooks", async () => {

@@ -41,8 +41,15 @@ describe('sendWebhook: the exchange with a receiver', () => {
     const d = delivery(url('/hooks/in?tenant=7'), JSON.stringify({ event: 'contact.created', data: { contact: { firstName: 'Zoë' } } }));
     const ticks = [1_000, 1_042];
     const r = await sendWebhook(d, { ...loopback, now: () => ticks.shift() ?? 0 });
-    expect(r).toEqual({ outcome: 'succeeded', statusCode: 200, responseBody: 'ok', durationMs: 42, error: null });
+    const { requestHeaders, responseHeaders, ...rest } = r;
+    expect(rest).toEqual({ outcome: 'succeeded', statusCode: 200, responseBody: 'ok', durationMs: 42, error: null });
     const got = rx.requests[before];
+    // The delivery log's copy of the request's headers is what the receiver got, each one; of the answer's, its own.
+    for (const [name, value] of Object.entries(requestHeaders!)) expect(got?.headers[name.toLowerCase()]).toBe(value);
+    expect(Object.keys(requestHeaders!).map((n) => n.toLowerCase())).toEqual(
+      expect.arrayContaining(['webhook-id', 'webhook-timestamp', 'webhook-signature', 'content-type', 'host', 'content-length']),
+    );
+    expect(responseHeaders).toContainEqual(['Connection', 'keep-alive']);
     expect(got?.method).toBe('POST');
     expect(got?.url).toBe('/hooks/in?tenant=7');
     expect(got?.headers.host).toBe(`receiver.test:${rx.port}`);

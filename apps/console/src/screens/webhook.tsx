@@ -15,6 +15,9 @@ export function Webhook({ params }: ScreenProps) {
   const id = params.id!;
   const endpoint = useLoad(() => api.webhooks.get.query({ id }), [id]);
   const [watch, setWatch] = useState<Watch | null>(null);
+  // An endpoint on every event filters its log by any type of the catalogue.
+  const types = useLoad(() => api.webhooks.eventTypes.query());
+  const catalogue = types.state === 'ready' ? types.data.filter((t) => t.subscribable).map((t) => t.name) : [];
   return (
     <Page title="Webhook endpoint" intro={<Link to="/webhooks">All endpoints</Link>}>
       <Loaded load={endpoint} what="the endpoint">
@@ -23,7 +26,7 @@ export function Webhook({ params }: ScreenProps) {
             <Details endpoint={e} onChanged={endpoint.reload} />
             <Secret endpoint={e} onChanged={endpoint.reload} />
             <SendTest id={id} onQueued={setWatch} />
-            <DeliveryLog id={id} events={e.events} watch={watch} onQueued={setWatch} />
+            <DeliveryLog id={id} events={e.events[0] === '*' ? catalogue : e.events} watch={watch} onQueued={setWatch} />
             <Recover id={id} onQueued={setWatch} />
             <VerifyHelp />
           </>
@@ -52,13 +55,19 @@ function Details({ endpoint: e, onChanged }: { endpoint: Endpoint; onChanged: ()
         </dd>
         <dt>Events</dt>
         <dd>
-          <ul class="event-list">
-            {e.events.map((name) => (
-              <li key={name}>
-                <code>{name}</code>
-              </li>
-            ))}
-          </ul>
+          {e.events[0] === '*' ? (
+            <p class="flush">
+              Every event (<code>*</code>): every type of the catalogue, including types added later.
+            </p>
+          ) : (
+            <ul class="event-list">
+              {e.events.map((name) => (
+                <li key={name}>
+                  <code>{name}</code>
+                </li>
+              ))}
+            </ul>
+          )}
         </dd>
         {e.description && (
           <>

@@ -5,25 +5,33 @@ import type { ScreenProps } from '../screen.ts';
 import { Empty, Link, Loaded, Page, ProblemLine, When } from '../ui/common.tsx';
 import { Form, FormProblem, Submit, TextInput } from '../ui/form.tsx';
 import { useAction, useLoad, useRowAction } from '../ui/use-load.ts';
-import { EndpointStatus, type EventChoice, EventPicker, type EventType, eventsError } from '../ui/webhooks.tsx';
+import { EndpointStatus, type EventChoice, EventPicker, type EventType, eventsError, eventsLabel } from '../ui/webhooks.tsx';
 import { Table } from '../ui/table.tsx';
 
-/** `/webhooks`: the workspace's endpoints with their state, and a new one (owners and admins). */
+/** `/webhooks`: the workspace's endpoints with their state (owners and admins); a new one is added on its own page. */
 export function Webhooks(_: ScreenProps) {
   const list = useLoad(() => api.webhooks.list.query({ limit: 100 }));
-  const types = useLoad(() => api.webhooks.eventTypes.query());
   // The spec's way back for a disabled endpoint: its owner turns it on again from the list, once the receiver is fixed.
   const enable = useRowAction();
   const turnOn = async (id: string) => {
     if (await enable.run(id, () => api.webhooks.enable.mutate({ id }))) list.reload();
   };
   return (
-    <Page title="Webhooks" intro="Leadwire sends each event you choose to your endpoints, signed, and logs every attempt.">
+    <Page
+      title="Webhooks"
+      intro="Leadwire sends each event you choose to your endpoints, signed, and logs every attempt."
+      actions={
+        <Link to="/webhooks/new" class="button primary">
+          Add an endpoint
+        </Link>
+      }
+    >
       <Loaded load={list} what="the endpoints">
         {(page) =>
           page.items.length === 0 ? (
             <Empty title="No endpoints yet">
-              Add an endpoint below: an https:// URL of yours that answers 2xx. Then send it a test from its screen.
+              <Link to="/webhooks/new">Add an endpoint</Link>: an https:// URL of yours that answers 2xx. Then send it a test from its
+              screen.
             </Empty>
           ) : (
             <Table
@@ -41,7 +49,7 @@ export function Webhooks(_: ScreenProps) {
                     </>
                   ),
                 },
-                { header: 'Events', cell: (e) => (e.events.length === 1 ? e.events[0] : `${e.events.length} events`) },
+                { header: 'Events', cell: (e) => eventsLabel(e.events) },
                 {
                   header: 'Status',
                   cell: (e) => (
@@ -69,12 +77,18 @@ export function Webhooks(_: ScreenProps) {
           )
         }
       </Loaded>
-      <section class="card" aria-labelledby="add-endpoint">
-        <h2 id="add-endpoint">Add an endpoint</h2>
-        <Loaded load={types} what="the event catalogue">
-          {(catalogue) => <CreateEndpoint types={catalogue} />}
-        </Loaded>
-      </section>
+    </Page>
+  );
+}
+
+/** `/webhooks/new`: adding an endpoint is a page of its own, reached from the list, nothing ticked in advance. */
+export function NewEndpoint(_: ScreenProps) {
+  const types = useLoad(() => api.webhooks.eventTypes.query());
+  return (
+    <Page title="Add an endpoint" intro={<Link to="/webhooks">All endpoints</Link>}>
+      <Loaded load={types} what="the event catalogue">
+        {(catalogue) => <CreateEndpoint types={catalogue} />}
+      </Loaded>
     </Page>
   );
 }
@@ -94,7 +108,7 @@ function CreateEndpoint({ types }: { types: EventType[] }) {
   });
   const fields = create.problem?.fields ?? {};
   return (
-    <Form onSubmit={create.run} label="Add an endpoint">
+    <Form onSubmit={create.run} label="Add an endpoint" problem={create.problem}>
       <FormProblem
         problem={create.problem}
         fields={['url', 'description', 'events', ...Object.keys(fields).filter((f) => f.startsWith('events.'))]}

@@ -1,13 +1,13 @@
 import type { ComponentChildren } from 'preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import type { Problem } from '../api.ts';
 import { href, moved } from '../router.ts';
 import type { Load } from './use-load.ts';
 
 /** A link inside the console: a real href (open in a new tab works); a plain click moves in the page (preact-iso). */
-export function Link(props: { to: string; children: ComponentChildren; class?: string; current?: boolean }) {
+export function Link(props: { to: string; children: ComponentChildren; class?: string; current?: boolean; label?: string }) {
   return (
-    <a href={href(props.to)} class={props.class} aria-current={props.current ? 'page' : undefined}>
+    <a href={href(props.to)} class={props.class} aria-current={props.current ? 'page' : undefined} aria-label={props.label}>
       {props.children}
     </a>
   );
@@ -72,11 +72,12 @@ export function Empty(props: { title: string; children: ComponentChildren }) {
 }
 
 /** A value to copy (a key, a snippet, a URL): shown in full, with a button that says when it has been copied. */
-export function Copyable(props: { label: string; value: string; multiline?: boolean }) {
+export function Copyable(props: { label: string; value: string; multiline?: boolean; copies?: string }) {
   const [copied, setCopied] = useState<'yes' | 'failed' | null>(null);
   const copy = async () => {
     try {
-      await navigator.clipboard.writeText(props.value);
+      // `copies`: what the button puts on the clipboard when it is not what is shown (a body shown pretty-printed).
+      await navigator.clipboard.writeText(props.copies ?? props.value);
       setCopied('yes');
     } catch {
       // Clipboard access needs a secure context and the user's permission; the value stays selectable either way.
@@ -132,9 +133,10 @@ export function When({ at, never = 'never' }: { at: string | null | undefined; n
 }
 
 /**
- * An action in two steps (revoke, delete, rotate): the first button asks, the second (focused, so Enter confirms and
- * Escape or Cancel steps back) does it. Cancel returns focus to the first button so keyboard users stay where they
- * were. `plain` for what can be lived with (a rotation with a grace period), danger red otherwise.
+ * An action in two steps (revoke, delete, rotate): the first button opens a modal dialog that asks, readable at any
+ * width (not squeezed into a table's last column); its confirm button has the focus, so Enter confirms and Escape or
+ * Cancel steps back, the focus returning to the first button. `plain` for what can be lived with (a rotation with a
+ * grace period), danger red otherwise.
  */
 export function ConfirmAction(props: {
   label: string;
@@ -148,46 +150,52 @@ export function ConfirmAction(props: {
 }) {
   const danger = props.tone !== 'plain';
   const [asking, setAsking] = useState(false);
-  const confirm = useRef<HTMLButtonElement>(null);
+  const dialog = useRef<HTMLDialogElement>(null);
   const first = useRef<HTMLButtonElement>(null);
-  const wasAsking = useRef(false);
+  const titleId = useId();
   useEffect(() => {
-    if (asking) confirm.current?.focus();
-    else if (wasAsking.current) first.current?.focus();
-    wasAsking.current = asking;
+    const d = dialog.current;
+    if (!d) return;
+    if (asking && !d.open) d.showModal();
+    if (!asking && d.open) d.close();
   }, [asking]);
-  if (!asking) {
-    return (
+  return (
+    <>
       <button type="button" class={danger ? 'danger' : undefined} ref={first} aria-label={props.name} onClick={() => setAsking(true)}>
         {props.label}
       </button>
-    );
-  }
-  return (
-    <div
-      class="confirm-action"
-      role="group"
-      aria-label={props.name ?? props.label}
-      onKeyDown={(e) => {
-        if (e.key === 'Escape') setAsking(false);
-      }}
-    >
-      <p>{props.question}</p>
-      <button
-        type="button"
-        class={danger ? 'danger' : 'primary'}
-        ref={confirm}
-        disabled={props.busy}
-        onClick={() => {
-          void Promise.resolve(props.onConfirm()).then(() => setAsking(false));
+      <dialog
+        ref={dialog}
+        class="confirm-action"
+        aria-labelledby={titleId}
+        onClose={() => {
+          setAsking(false);
+          first.current?.focus();
         }}
       >
-        {props.busy ? 'Working…' : props.confirmLabel}
-      </button>
-      <button type="button" onClick={() => setAsking(false)}>
-        Cancel
-      </button>
-    </div>
+        <h2 id={titleId}>{props.name ?? props.label}</h2>
+        <p>{props.question}</p>
+        <div class="row-actions">
+          {asking && (
+            <button
+              type="button"
+              class={danger ? 'danger' : 'primary'}
+              // Focused when the dialog opens: the first control of a modal dialog takes it.
+              autoFocus
+              disabled={props.busy}
+              onClick={() => {
+                void Promise.resolve(props.onConfirm()).then(() => setAsking(false));
+              }}
+            >
+              {props.busy ? 'Working…' : props.confirmLabel}
+            </button>
+          )}
+          <button type="button" onClick={() => setAsking(false)}>
+            Cancel
+          </button>
+        </div>
+      </dialog>
+    </>
   );
 }
 

@@ -1,12 +1,19 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, type Outputs } from '../api.ts';
-import { Loaded, Notice, ProblemLine, When } from './common.tsx';
-import { Select } from './form.tsx';
+import { Link, Loaded, Notice, ProblemLine, When } from './common.tsx';
+import { Form, Select, TextInput } from './form.tsx';
 import { useAction, useLoad } from './use-load.ts';
 import { Table } from './table.tsx';
 
 type Attempt = Outputs['webhooks']['deliveries']['items'][number];
 type Outcome = Attempt['outcome'];
+
+const PERIODS = [
+  { value: '', label: 'The last 30 days' },
+  { value: '1', label: 'The last hour' },
+  { value: '24', label: 'The last 24 hours' },
+  { value: '168', label: 'The last 7 days' },
+] as const;
 
 const OUTCOMES = [
   { value: '', label: 'Any outcome' },
@@ -20,7 +27,7 @@ const OUTCOMES = [
 const WATCH_EVERY_MS = 1000;
 const WATCH_TIMES = 30;
 
-const outcomeClass = (o: Outcome) => (o === 'succeeded' ? 'badge on' : o === 'skipped' ? 'badge' : 'badge off');
+export const outcomeClass = (o: Outcome) => (o === 'succeeded' ? 'badge on' : o === 'skipped' ? 'badge' : 'badge off');
 
 /**
  * Deliveries just queued that the log should show: by id (a test, a redelivery), or as a number of new ones (a
@@ -41,10 +48,22 @@ export const watchIds = (ids: string[]): Watch => ({ key: Date.now(), ids, count
 export function DeliveryLog(props: { id: string; events: string[]; watch: Watch | null; onQueued: (w: Watch) => void }) {
   const [outcome, setOutcome] = useState<'' | Outcome>('');
   const [event, setEvent] = useState('');
+  const [period, setPeriod] = useState<'' | '1' | '24' | '168'>('');
+  const [draft, setDraft] = useState('');
+  const [search, setSearch] = useState('');
   const [older, setOlder] = useState<{ items: Attempt[]; nextCursor: string | null } | null>(null);
-  const filters = { id: props.id, ...(outcome ? { outcome } : {}), ...(event ? { event } : {}) };
-  const log = useLoad(() => api.webhooks.deliveries.query({ ...filters, limit: 25 }), [props.id, outcome, event]);
-  useEffect(() => setOlder(null), [props.id, outcome, event]);
+  // The period is counted back from when it was chosen, so paging older attempts keeps the same window.
+  const since = useMemo(() => (period ? new Date(Date.now() - Number(period) * 3_600_000).toISOString() : ''), [period]);
+  const filters = {
+    id: props.id,
+    ...(outcome ? { outcome } : {}),
+    ...(event ? { event } : {}),
+    ...(since ? { since } : {}),
+    ...(search ? { search } : {}),
+  };
+  const log = useLoad(() => api.webhooks.deliveries.query({ ...filters, limit: 25 }), [props.id, outcome, event, since, search]);
+  useEffect(() => setOlder(null), [props.id, outcome, event, since, search]);
+  const searchError = log.state === 'failed' ? log.problem.fields.search : undefined;
 
   const seen = log.state === 'ready' ? new Set(log.data.items.map((a) => a.deliveryId)) : new Set<string>();
   const [looks, setLooks] = useState(0);
@@ -77,16 +96,42 @@ export function DeliveryLog(props: { id: string; events: string[]; watch: Watch 
   const [redelivered, setRedelivered] = useState<string | null>(null);
 
   const eventOptions = [{ value: '', label: 'Any event' }, ...['ping', ...props.events].map((e) => ({ value: e, label: e }))];
+  const filtered = Boolean(outcome || event || since || search);
   return (
     <section class="card" aria-labelledby="log-heading">
       <h2 id="log-heading">Delivery log</h2>
       <div class="log-filters">
         <Select label="Outcome" value={outcome} options={OUTCOMES} onValue={setOutcome} />
         <Select label="Event" value={event} options={eventOptions} onValue={setEvent} />
+        <Select label="Period" value={period} options={PERIODS} onValue={setPeriod} />
         <button type="button" onClick={log.reload} disabled={log.state === 'ready' && log.refreshing}>
           Refresh
         </button>
       </div>
+      <Form class="log-search" label="Search the delivery log" onSubmit={() => setSearch(draft.trim())}>
+        <TextInput
+          label="Event or contact id"
+          type="search"
+          hint="An event's id (its id in the body), a contact's id in the payload, or a delivery or attempt id."
+          value={draft}
+          onValue={setDraft}
+          error={searchError}
+        />
+        <div class="row-actions">
+          <button type="submit">Search</button>
+          {search && (
+            <button
+              type="button"
+              onClick={() => {
+                setDraft('');
+                setSearch('');
+              }}
+            >
+              Clear search
+            </button>
+          )}
+        </div>
+      </Form>
       {waiting && <p role="status">Waiting for the delivery to be sent…</p>}
       {redelivered && <Notice>{redelivered}</Notice>}
       <ProblemLine problem={redeliver.problem ?? more.problem} />
@@ -97,7 +142,7 @@ export function DeliveryLog(props: { id: string; events: string[]; watch: Watch 
           if (items.length === 0)
             return (
               <p class="empty">
-                {outcome || event
+                {filtered
                   ? 'No attempt matches these filters in the last 30 days.'
                   : 'Nothing has been delivered yet. Send a test to see the first attempt here.'}
               </p>
@@ -141,23 +186,31 @@ export function DeliveryLog(props: { id: string; events: string[]; watch: Watch 
                     header: 'Actions',
                     hidden: true,
                     cell: (a) => (
-                      <button
-                        type="button"
-                        disabled={redeliver.busy}
-                        aria-label={`Redeliver ${a.event} of ${new Date(a.at).toLocaleString()}`}
-                        onClick={() =>
-                          void redeliver.run(a.deliveryId).then((q) => {
-                            if (q)
-                              setRedelivered(
-                                q.state === 'pending'
-                                  ? `${a.event} is queued again; its attempt appears here in a moment.`
-                                  : `Not sent: ${q.skipReason ?? 'skipped'}.`,
-                              );
-                          })
-                        }
-                      >
-                        Redeliver
-                      </button>
+                      <div class="row-actions">
+                        <Link
+                          to={`/webhooks/${props.id}/attempts/${a.id}`}
+                          label={`Details of ${a.event}, ${a.attempt === 0 ? 'skipped' : `attempt ${a.attempt}`}, ${new Date(a.at).toLocaleString()}`}
+                        >
+                          Details
+                        </Link>
+                        <button
+                          type="button"
+                          disabled={redeliver.busy}
+                          aria-label={`Redeliver ${a.event} of ${new Date(a.at).toLocaleString()}`}
+                          onClick={() =>
+                            void redeliver.run(a.deliveryId).then((q) => {
+                              if (q)
+                                setRedelivered(
+                                  q.state === 'pending'
+                                    ? `${a.event} is queued again; its attempt appears here in a moment.`
+                                    : `Not sent: ${q.skipReason ?? 'skipped'}.`,
+                                );
+                            })
+                          }
+                        >
+                          Redeliver
+                        </button>
+                      </div>
                     ),
                   },
                 ]}

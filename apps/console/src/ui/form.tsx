@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { useId } from 'preact/hooks';
+import { useEffect, useId, useRef } from 'preact/hooks';
 import type { Problem } from '../api.ts';
 
 /**
@@ -146,10 +146,31 @@ export function Submit(props: { busy: boolean; children: ComponentChildren; busy
   );
 }
 
-/** A form whose submission never reloads the page. */
-export function Form(props: { onSubmit: () => unknown; children: ComponentChildren; label?: string; class?: string }) {
+/**
+ * A form whose submission never reloads the page. Given the refusal of its last submission (`problem`), it moves the
+ * focus to the first control the refusal names (marked `aria-invalid`, its message beside it), so a keyboard or
+ * screen-reader user lands on what to fix instead of at the bottom of a long form.
+ */
+export function Form(props: {
+  onSubmit: () => unknown;
+  children: ComponentChildren;
+  label?: string;
+  class?: string;
+  problem?: Problem | null;
+}) {
+  const form = useRef<HTMLFormElement>(null);
+  useEffect(() => {
+    if (!props.problem || Object.keys(props.problem.fields).length === 0) return;
+    const invalid = form.current?.querySelector<HTMLElement>('[aria-invalid="true"]');
+    // A group (the event picker) takes the focus on its first control; its message is what it is described by.
+    const target = invalid?.matches('input, select, textarea, button')
+      ? invalid
+      : invalid?.querySelector<HTMLElement>('input, select, textarea, button');
+    target?.focus();
+  }, [props.problem]);
   return (
     <form
+      ref={form}
       class={props.class}
       aria-label={props.label}
       noValidate

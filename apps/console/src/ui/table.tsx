@@ -26,8 +26,9 @@ export function Table<T>(props: {
 }) {
   const [first, ...rest] = props.columns;
   const named = props.rowHeader !== false;
+  // On a narrow screen each row becomes a card of labelled cells (console.css); `data-label` carries the heading.
   return (
-    <table class={props.class} aria-busy={props.busy || undefined}>
+    <table class={props.class ? `list ${props.class}` : 'list'} aria-busy={props.busy || undefined}>
       <caption class="visually-hidden">{props.caption}</caption>
       <thead>
         <tr>
@@ -43,14 +44,16 @@ export function Table<T>(props: {
           <tr key={props.rowKey(row)}>
             {first &&
               (named ? (
-                <th scope="row" class={first.class}>
+                <th scope="row" class={first.class} data-label={first.hidden ? undefined : first.header}>
                   {first.cell(row)}
                 </th>
               ) : (
-                <td class={first.class}>{first.cell(row)}</td>
+                <td class={first.class} data-label={first.hidden ? undefined : first.header}>
+                  {first.cell(row)}
+                </td>
               ))}
             {rest.map((c) => (
-              <td key={c.header} class={c.class}>
+              <td key={c.header} class={c.class} data-label={c.hidden ? undefined : c.header}>
                 {c.cell(row)}
               </td>
             ))}

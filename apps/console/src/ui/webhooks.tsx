@@ -4,7 +4,7 @@ import { Checkbox } from './form.tsx';
 
 export type Endpoint = Outputs['webhooks']['get'];
 export type EventType = Outputs['webhooks']['eventTypes'][number];
-/** What the picker holds: every event of the catalogue (`*`), or the names ticked. */
+/** What the picker holds: every event of the catalogue, now and later (`*`), or the names ticked. */
 export type EventChoice = '*' | string[];
 
 /** Enabled, or disabled with the reason beside it (the reason is what an owner acts on). */
@@ -55,9 +55,15 @@ export function EventPicker(props: {
     >
       <legend>Events</legend>
       <p class="hint">The events this endpoint receives. Open an event to see the payload it sends.</p>
+      {/* The refusal first, under the legend: on a long picker it is what the focus lands beside. */}
+      {props.error && (
+        <p class="field-error" id="events-error">
+          {props.error}
+        </p>
+      )}
       <Checkbox
         label="Every event"
-        hint="(the whole catalogue as it is today; events added later are not included)"
+        hint="(every type of the catalogue, including types added later: stored as *)"
         checked={all}
         onChecked={(on) => props.onValue(on ? '*' : [])}
       />
@@ -85,11 +91,6 @@ export function EventPicker(props: {
               ))}
           </fieldset>
         ))}
-      {props.error && (
-        <p class="field-error" id="events-error">
-          {props.error}
-        </p>
-      )}
     </fieldset>
   );
 }
@@ -146,3 +147,7 @@ export function VerifyHelp() {
     </section>
   );
 }
+
+/** An endpoint's events in words: "Every event" for the wildcard, the name of a single one, or how many. */
+export const eventsLabel = (events: string[]) =>
+  events[0] === '*' ? 'Every event' : events.length === 1 ? events[0]! : `${events.length} events`;

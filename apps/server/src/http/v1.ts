@@ -1,6 +1,6 @@
 import cors from '@fastify/cors';
 import { type Deps, knownRefusal, toPublicError, v1Router } from '@leadwire/core';
-import { keyGuardOf, refusalPacerOf } from '@leadwire/core/runtime';
+import { apiUsageOf, keyGuardOf, refusalPacerOf } from '@leadwire/core/runtime';
 import { buildV1OpenApiDocument } from '@leadwire/core/openapi';
 import type { FastifyInstance } from 'fastify';
 import { registerDocs } from './docs.ts';
@@ -44,8 +44,11 @@ export async function v1Plugin(app: FastifyInstance, opts: { deps: Deps }) {
   const pacer = refusalPacerOf(deps);
   app.addHook('onRequest', async (req, reply) => {
     if (req.method === 'OPTIONS' || req.url.startsWith(`${app.prefix}/docs`)) return;
-    const refusal = knownRefusal(guard, req.headers.authorization, 'public', deps.clock.now());
+    const now = deps.clock.now();
+    const refusal = knownRefusal(guard, req.headers.authorization, 'public', now);
     if (!refusal) return;
+    // A spent key's 429 is still the key's request: the overview counts it like the ones the procedures answer.
+    if (refusal.caller) apiUsageOf(deps).count(refusal.caller, '429', now);
     await pacer.hold(req.ip);
     return sendError(
       reply,

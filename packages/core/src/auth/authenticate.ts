@@ -142,6 +142,8 @@ export interface Authenticated {
 export interface KnownRefusal {
   error: AppError;
   headers: Record<string, number>;
+  /** The key whose spent window refused it, for the overview's count of 429s; absent for an unknown key. */
+  caller?: { orgId: string; keyId: string };
 }
 
 export const INVALID_KEY = 'Invalid, revoked or expired API key';
@@ -188,6 +190,7 @@ export function refusalFor(guard: KeyGuard, keyHash: string, surface: ApiKeyType
     return {
       error: errors.rateLimited(headers['x-ratelimit-reset']),
       headers: { ...headers, 'retry-after': headers['x-ratelimit-reset'] },
+      ...(spent.orgId && spent.keyId ? { caller: { orgId: spent.orgId, keyId: spent.keyId } } : {}),
     };
   }
   if (guard.isKnownBad(keyHash)) {
@@ -289,6 +292,8 @@ export async function authenticate(
       guardKey: `${surface}:${keyHash}`,
       keyHash,
       ownerId: row.created_by_id,
+      keyId: row.id,
+      orgId: row.organization_id,
       expiresAt: row.expires_at === null ? null : new Date(row.expires_at),
       generation: admission.generation,
     },

@@ -1,6 +1,7 @@
 import type { PublicPermission } from '@leadwire/db';
 import { errors } from '../errors.ts';
 import { PUBLIC_API_PER_MINUTE } from '../limits/plans.ts';
+import { apiUsageOf, outcomeOfError } from '../limits/api-usage.ts';
 import { keyGuardOf } from '../limits/key-guard.ts';
 import { idempotent, idempotentInOneTrip } from '../idempotency/middleware.ts';
 import { readRouting } from '../replicas/routing.ts';
@@ -41,26 +42,37 @@ export function publicApiProcedure(
     const now = ctx.deps.clock.now();
     const guard = keyGuardOf(ctx.deps);
     const { actor, sighting } = await resolvePublicKey(ctx.db, ctx.header('authorization'), { now, guard, setHeader: ctx.setHeader });
-    const envelope = new Envelope({
-      keyId: actor.apiKeyId,
-      surface: 'public',
-      limit: PUBLIC_API_PER_MINUTE,
-      now,
-      guard,
-      sighting,
-      setHeader: ctx.setHeader,
-    });
-    if (!actor.permissions.includes(first) && !alternatives.some((p) => actor.permissions.includes(p))) {
-      // Counted like every request of a key that stands; a spent window answers 429 first, as it always has.
-      await envelope.count(ctx.db);
-      throw errors.insufficientScope(first);
+    // The overview's request counts (issue 27 keeps the write path's SQL to itself): a Map increment per answer, no
+    // statement; the tally is written apart, every few seconds (limits/api-usage.ts). Counted here, so the one-trip
+    // routes (apps/server's direct-routes.ts call this procedure through tRPC's caller) are counted like the others.
+    const tally = apiUsageOf(ctx.deps);
+    const caller = { orgId: actor.orgId, keyId: actor.apiKeyId };
+    try {
+      const envelope = new Envelope({
+        keyId: actor.apiKeyId,
+        surface: 'public',
+        limit: PUBLIC_API_PER_MINUTE,
+        now,
+        guard,
+        sighting,
+        setHeader: ctx.setHeader,
+      });
+      if (!actor.permissions.includes(first) && !alternatives.some((p) => actor.permissions.includes(p))) {
+        // Counted like every request of a key that stands; a spent window answers 429 first, as it always has.
+        await envelope.count(ctx.db);
+        throw errors.insufficientScope(first);
+      }
+      if (!opts.oneTrip) await envelope.count(ctx.db);
+      const result = await next({ ctx: { ...ctx, actor, envelope } });
+      // Refused before it reached the database (its input, X-Source, the identity rule): counted now, and a spent window
+      // still answers 429 rather than the refusal, as when the count came first.
+      if (!envelope.counted && !envelope.attempted) await envelope.count(ctx.db);
+      tally.count(caller, result.ok ? '2xx' : outcomeOfError(result.error), now);
+      return result;
+    } catch (err) {
+      tally.count(caller, outcomeOfError(err), now);
+      throw err;
     }
-    if (!opts.oneTrip) await envelope.count(ctx.db);
-    const result = await next({ ctx: { ...ctx, actor, envelope } });
-    // Refused before it reached the database (its input, X-Source, the identity rule): counted now, and a spent window
-    // still answers 429 rather than the refusal, as when the count came first.
-    if (!envelope.counted && !envelope.attempted) await envelope.count(ctx.db);
-    return result;
   });
   return authenticated.use(readRouting);
 }

@@ -113,7 +113,16 @@ export async function resolvePublicKey(
   if (key.type !== 'public') throw errors.wrongSurface('Internal keys cannot call the public API /v1; create a Public API key');
   return {
     actor: actorOf(key),
-    sighting: { guardKey: `public:${keyHash}`, keyHash, ownerId: key.ownerId, expiresAt: key.expiresAt, generation },
+    sighting: {
+      guardKey: `public:${keyHash}`,
+      keyHash,
+      ownerId: key.ownerId,
+      // A spent window remembered for this key still counts its 429s in the overview (limits/api-usage.ts).
+      keyId: key.keyId,
+      orgId: key.orgId,
+      expiresAt: key.expiresAt,
+      generation,
+    },
   };
 }
 

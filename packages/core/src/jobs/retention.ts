@@ -81,6 +81,31 @@ const DELETE_WEBHOOK_DELIVERIES = statement<Bound>()((p) =>
     .select(GONE),
 );
 
+/** The overview's hourly counts, by their hour (the BRIN on `hour` finds them). */
+const DELETE_ACTIVITY = statement<Bound>()((p) =>
+  qb
+    .with('doomed', (db) =>
+      db
+        .selectFrom('activity_hourly')
+        .select(['organization_id', 'series', 'hour', 'subject', 'outcome'])
+        .where('hour', '<', cutoff(p))
+        .limit(LIMIT),
+    )
+    .with('gone', (db) =>
+      db
+        .deleteFrom('activity_hourly as t')
+        .using('doomed as d')
+        .whereRef('t.organization_id', '=', 'd.organization_id')
+        .whereRef('t.series', '=', 'd.series')
+        .whereRef('t.hour', '=', 'd.hour')
+        .whereRef('t.subject', '=', 'd.subject')
+        .whereRef('t.outcome', '=', 'd.outcome')
+        .returning(sql.lit(1).as('one')),
+    )
+    .selectFrom('gone')
+    .select(GONE),
+);
+
 /** The bounds in days, from the configuration. */
 export interface Retention {
   events: number;
@@ -88,6 +113,7 @@ export interface Retention {
   anonymousPageViews: number;
   workflowRuns: number;
   webhookDeliveries: number;
+  activity: number;
 }
 
 export const retentionOf = (c: Config): Retention => ({
@@ -96,6 +122,7 @@ export const retentionOf = (c: Config): Retention => ({
   anonymousPageViews: c.ANONYMOUS_PAGE_VIEW_RETENTION_DAYS,
   workflowRuns: c.WORKFLOW_RUN_RETENTION_DAYS,
   webhookDeliveries: c.DELIVERY_LOG_RETENTION_DAYS,
+  activity: c.ACTIVITY_RETENTION_DAYS,
 });
 
 export type RetentionResult = { [K in keyof Retention]: number };
@@ -106,6 +133,7 @@ const STATEMENTS = {
   anonymousPageViews: DELETE_ANONYMOUS_PAGE_VIEWS,
   workflowRuns: DELETE_WORKFLOW_RUNS,
   webhookDeliveries: DELETE_WEBHOOK_DELIVERIES,
+  activity: DELETE_ACTIVITY,
 } as const;
 
 /** Rows deleted per table; a table whose bound is 0 is not touched. */

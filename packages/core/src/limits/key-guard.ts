@@ -17,6 +17,9 @@ export interface KeySighting {
   keyHash: string;
   /** The user who created the key: a change to that user (deactivation, credential epoch) ends the key. */
   ownerId: string;
+  /** The key and its workspace: a refusal from memory is still counted for the overview (limits/api-usage.ts). */
+  keyId?: string;
+  orgId?: string;
   expiresAt: Date | null;
   /** The guard's generation when the look-up started: a change to this key or its owner heard since voids what it saw. */
   generation: number;
@@ -66,6 +69,8 @@ interface BadEntry {
 
 interface SpentEntry extends SpentWindow {
   ownerId: string;
+  keyId?: string | undefined;
+  orgId?: string | undefined;
 }
 
 /**
@@ -214,7 +219,7 @@ export class KeyGuard {
   }
 
   /** The spent window remembered for `guardKey`, until the window ends (or the key expires) and while changes are heard. */
-  spent(guardKey: string): SpentWindow | undefined {
+  spent(guardKey: string): (SpentWindow & { keyId?: string | undefined; orgId?: string | undefined }) | undefined {
     if (!this.live) return undefined;
     return this.spentKeys.get(guardKey);
   }
@@ -224,7 +229,7 @@ export class KeyGuard {
     const until = Math.min(spent.window.resetAt.getTime(), key.expiresAt?.getTime() ?? Infinity);
     const ttl = ttlTo(until, this.clock.now().getTime());
     if (ttl < 1) this.spentKeys.delete(key.guardKey);
-    else this.spentKeys.set(key.guardKey, { ...spent, ownerId: key.ownerId }, { ttl });
+    else this.spentKeys.set(key.guardKey, { ...spent, ownerId: key.ownerId, keyId: key.keyId, orgId: key.orgId }, { ttl });
   }
 
   isKnownBad(keyHash: string): boolean {

@@ -174,6 +174,7 @@ export const INTERNAL_REQUEST_EXAMPLES: Record<string, Record<string, unknown>> 
   'automation.dropdowns.companies': { after: 'example.com', limit: 100 },
   'webhooks.test': { id: RECORD },
   'webhooks.deliveries': { id: RECORD, outcome: 'failed', event: 'contact.created', ...page },
+  'webhooks.attempt': { id: RECORD, attemptId: CONTACT },
   'webhooks.redeliver': { id: RECORD, deliveryId: '9c8b7a6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d' },
   'webhooks.recover': { id: RECORD, since: '2026-11-20T00:00:00Z' },
   'webhooks.trigger': { event: 'contact.created', endpointId: RECORD },
@@ -195,6 +196,8 @@ export const INTERNAL_REQUEST_EXAMPLES: Record<string, Record<string, unknown>> 
   'forms.update': { id: RECORD, published: false, thankYou: { redirectUrl: 'https://www.example.com/thanks' } },
   'forms.delete': { id: RECORD },
   'tracking.updateSettings': { siteDomain: 'https://www.example.com' },
+  'activity.overview': { period: '7d' },
+  'activity.website': { period: '30d', page: '/pricing' },
   // Issue 20 (console, forms part): a form's recent submissions.
   'forms.submissions': { id: RECORD, ...page },
   'workflows.list': page,

@@ -42,6 +42,11 @@ export const FormSubmissionSchema = defineEntity({
   indexes: [
     { name: 'form_submissions_contact_idx', properties: ['contact', 'createdAt'] },
     { name: 'form_submissions_form_idx', properties: ['form', 'createdAt'] },
+    // The overview's rollup reads the last hours by time (Migration20261129100000): a range summary, no B-tree entry.
+    {
+      name: 'form_submissions_created_brin',
+      expression: `create index "form_submissions_created_brin" on "form_submissions" using brin ("created_at") with (autosummarize = on)`,
+    },
   ],
   properties: {
     ...baseProperties,

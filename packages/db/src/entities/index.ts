@@ -15,6 +15,7 @@ export * from './form.ts';
 export * from './tracking.ts';
 export * from './workflow.ts';
 export * from './listen.ts';
+export * from './activity.ts';
 
 import { ApiKeySchema } from './api-key.ts';
 import { CompanySchema } from './company.ts';
@@ -43,6 +44,7 @@ import { FormSchema, FormSubmissionSchema } from './form.ts';
 import { PageViewSchema, TrackedLinkSchema, TrackingVisitorSchema } from './tracking.ts';
 import { WorkflowSchema } from './workflow.ts';
 import { WebhookListenerSchema, WebhookListenSecretSchema } from './listen.ts';
+import { ActivityHourlySchema } from './activity.ts';
 
 export const allEntities = [
   OrganizationSchema,
@@ -83,4 +85,5 @@ export const allEntities = [
   WorkflowSchema,
   WebhookListenSecretSchema,
   WebhookListenerSchema,
+  ActivityHourlySchema,
 ];

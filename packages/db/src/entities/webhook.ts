@@ -119,6 +119,11 @@ export const WebhookAttemptSchema = defineEntity({
     statusCode: p.integer().nullable(),
     /** The start of the receiver's answer (first 1,024 characters). */
     responseBody: p.text().nullable(),
+    /** Where the attempt went (the endpoint's URL then), and its headers exactly as sent; the body is the delivery's. */
+    url: p.text().nullable(),
+    requestHeaders: p.json<Record<string, string>>().nullable(),
+    /** The receiver's answer headers in their order, as [name, value] pairs: at most 50, values cut at 512 characters. */
+    responseHeaders: p.json<[string, string][]>().nullable(),
     durationMs: p.integer().nullable(),
     error: p.text().nullable(),
     nextAttemptAt: p.datetime().nullable(),

@@ -194,7 +194,7 @@ async function attempt(deps: Deps, rounds: AttemptRounds, a: TakenRow): Promise<
       { resolver: deps.resolver, allowLoopback: deps.config.WEBHOOKS_UNSAFE_ALLOW_LOOPBACK, timeoutMs: RECEIVER_TIMEOUT_MS },
     ),
   );
-  await rounds.record.push({ a, attemptId, startedAt, result });
+  await rounds.record.push({ a, attemptId, startedAt, result, headers });
   // reqId: the request that wrote the event, so a partner's complaint about a request leads to its deliveries. A failed
   // attempt is worth an operator's attention; a success is detail (thousands a second at load).
   const line = {

@@ -1,6 +1,9 @@
 import { internalProcedure } from '../../auth/internal.ts';
 import { INTERNAL_ERRORS } from '../../errors/surfaces.ts';
+import { getAttempt } from './attempt.ts';
 import {
+  AttemptIdInput,
+  DeliveryAttemptDetail,
   DeliveryLogInput,
   DeliveryLogPage,
   EndpointIdInput,
@@ -50,6 +53,22 @@ export const deliveryProcedures = {
     .input(DeliveryLogInput)
     .output(DeliveryLogPage)
     .query(({ ctx, input }) => listDeliveryLog(ctx.db, ctx.actor, input)),
+
+  attempt: internalProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/webhooks/{id}/attempts/{attemptId}',
+        tags,
+        summary: 'One attempt of the delivery log: what was sent and what came back (owner or admin)',
+        description:
+          "The request's URL, headers exactly as sent (webhook-id, webhook-timestamp, webhook-signature, content type) and body exactly as sent; the answer's status, headers and body excerpt; the duration; the next attempt and why.",
+      },
+      errorCodes: ON_ENDPOINT,
+    })
+    .input(AttemptIdInput)
+    .output(DeliveryAttemptDetail)
+    .query(({ ctx, input }) => getAttempt(ctx.db, ctx.actor, input)),
 
   redeliver: internalProcedure
     .meta({

@@ -72,6 +72,9 @@ const ATTEMPT_COLUMNS = [
   'error',
   'next_attempt_at',
   'created_at',
+  'url',
+  'request_headers',
+  'response_headers',
 ] as const;
 
 /**
@@ -99,6 +102,9 @@ const LOG_SKIPPED = statement<{ id: string; error: string; now: Date; deliveryId
           eb.val(p.error).as('error'),
           sql.lit(null).as('next_attempt_at'),
           eb.val(p.now).as('created_at'),
+          sql.lit(null).as('url'),
+          sql.lit(null).as('request_headers'),
+          sql.lit(null).as('response_headers'),
         ])
         .where('d.id', '=', p.deliveryId),
     ),
@@ -117,6 +123,9 @@ type Logged = Pick<
   | 'error'
   | 'next_attempt_at'
   | 'created_at'
+  | 'url'
+  | 'request_headers'
+  | 'response_headers'
 >;
 
 const LOG_MANY = statement<{ lines: string }>()((p) =>
@@ -128,7 +137,7 @@ const LOG_MANY = statement<{ lines: string }>()((p) =>
         .selectFrom(
           sql<Logged>`jsonb_to_recordset(${p.lines}::jsonb)`.as<'v'>(
             sql`v(id uuid, delivery_id uuid, attempt int, outcome text, status_code int, response_body text, duration_ms int,
-  error text, next_attempt_at timestamptz, created_at timestamptz)`,
+  error text, next_attempt_at timestamptz, created_at timestamptz, url text, request_headers jsonb, response_headers jsonb)`,
           ),
         )
         .innerJoin('webhook_deliveries as d', 'd.id', 'v.delivery_id')
@@ -146,6 +155,9 @@ const LOG_MANY = statement<{ lines: string }>()((p) =>
           'v.error',
           'v.next_attempt_at',
           'v.created_at',
+          'v.url',
+          'v.request_headers',
+          'v.response_headers',
         ]),
     )
     .onConflict((oc) => oc.column('id').doNothing()),
@@ -215,6 +227,8 @@ export interface AttemptOutcome {
   attemptId: string;
   startedAt: Date;
   result: SendResult;
+  /** The signed headers prepared for the attempt (the result's own, with Host and Content-Length, when it was sent). */
+  headers?: Record<string, string>;
 }
 
 /** jsonb cannot hold NUL; the log shows it as U+FFFD (send.ts already does so for the body it keeps). */
@@ -279,6 +293,10 @@ export async function recordAttempts(db: Db, deps: RecordDeps, outcomes: readonl
             error: text(p.result.error),
             next_attempt_at: p.retryAt,
             created_at: p.startedAt,
+            url: p.a.url,
+            // What a request would have carried when none was made (a refused address): the log shows what was signed.
+            request_headers: p.result.requestHeaders ?? p.headers ?? null,
+            response_headers: p.result.responseHeaders,
           }),
         ),
       ),

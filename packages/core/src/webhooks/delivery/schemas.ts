@@ -13,6 +13,18 @@ export const DeliveryLogInput = z.object({
   id: EndpointId,
   outcome: AttemptOutcome.optional().meta({ description: 'Only attempts with this outcome.' }),
   event: text(100).optional().meta({ description: 'Only attempts of this event, e.g. contact.created.' }),
+  since: z.iso
+    .datetime({ offset: true, message: 'since must be an ISO 8601 date-time' })
+    .optional()
+    .meta({ description: 'Only attempts made at or after this time.', example: '2026-11-20T00:00:00Z' }),
+  until: z.iso
+    .datetime({ offset: true, message: 'until must be an ISO 8601 date-time' })
+    .optional()
+    .meta({ description: 'Only attempts made before this time.', example: '2026-11-21T00:00:00Z' }),
+  search: z
+    .uuid({ message: 'search takes an id (UUID): an event, a delivery, an attempt, or a contact in the payload' })
+    .optional()
+    .meta({ description: "Attempts of the event, delivery or attempt with this id, or whose payload names it (a contact's id)." }),
   ...PageFields,
 });
 export type DeliveryLogInput = z.infer<typeof DeliveryLogInput>;
@@ -65,3 +77,32 @@ export const RecoverResult = z.object({
   remaining: z.number().int().meta({ description: "Left out because the workspace's hourly delivery limit is reached; call again later." }),
 });
 export type RecoverResult = z.infer<typeof RecoverResult>;
+
+export const AttemptIdInput = z.object({ id: EndpointId, attemptId: z.uuid({ message: 'attemptId must be an attempt id (UUID)' }) });
+export type AttemptIdInput = z.infer<typeof AttemptIdInput>;
+
+export const DeliveryAttemptDetail = DeliveryAttemptView.extend({
+  eventId: z.uuid().nullable().meta({ description: 'The event delivered (its `id` in the body); null for a ping.' }),
+  request: z.object({
+    method: z.literal('POST'),
+    url: z.string().nullable().meta({ description: 'Where the attempt went; null for attempts logged before the URL was kept.' }),
+    headers: z
+      .record(z.string(), z.string())
+      .nullable()
+      .meta({ description: 'The headers exactly as sent (signatures included); null for skipped deliveries and older attempts.' }),
+    body: z.string().meta({ description: 'The body exactly as sent: the same bytes on every attempt of the delivery.' }),
+  }),
+  response: z.object({
+    statusCode: z.number().int().nullable(),
+    headers: z
+      .array(z.tuple([z.string(), z.string()]))
+      .nullable()
+      .meta({ description: "The answer's headers in order as [name, value]: at most 50, values cut at 512 characters." }),
+    body: z.string().nullable().meta({ description: "The first 1,024 characters of the receiver's answer." }),
+  }),
+  next: z.object({
+    at: IsoDateTime.nullable(),
+    why: z.string().meta({ description: 'Why another attempt follows, or why none does.' }),
+  }),
+});
+export type DeliveryAttemptDetail = z.infer<typeof DeliveryAttemptDetail>;

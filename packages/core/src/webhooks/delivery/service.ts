@@ -60,6 +60,9 @@ const LOG = statement<{
   orgId: string;
   outcome: DeliveryAttemptView['outcome'] | null;
   event: string | null;
+  since: Date | null;
+  until: Date | null;
+  search: string | null;
   cursor: string | null;
   limit: number;
 }>()((p) =>
@@ -88,7 +91,20 @@ const LOG = statement<{
       .where('a.endpoint_id', '=', p.endpointId)
       .where('a.organization_id', '=', p.orgId)
       .where((eb) => eb.or([sql<boolean>`${p.outcome}::text is null`, eb('a.outcome', '=', p.outcome)]))
-      .where((eb) => eb.or([sql<boolean>`${p.event}::text is null`, eb('a.event', '=', p.event)])),
+      .where((eb) => eb.or([sql<boolean>`${p.event}::text is null`, eb('a.event', '=', p.event)]))
+      .where((eb) => eb.or([sql<boolean>`${p.since}::timestamptz is null`, eb('a.created_at', '>=', p.since)]))
+      .where((eb) => eb.or([sql<boolean>`${p.until}::timestamptz is null`, eb('a.created_at', '<', p.until)]))
+      // One id for any of: the event, the delivery, its webhook-id, the attempt, or a record in the body (a contact's id).
+      .where((eb) =>
+        eb.or([
+          sql<boolean>`${p.search}::uuid is null`,
+          eb('d.event_id', '=', sql<string>`${p.search}::uuid`),
+          eb('a.delivery_id', '=', sql<string>`${p.search}::uuid`),
+          eb('d.message_id', '=', sql<string>`${p.search}::uuid`),
+          eb('a.id', '=', sql<string>`${p.search}::uuid`),
+          sql<boolean>`strpos(${eb.ref('d.body')}, ${p.search}::text) > 0`,
+        ]),
+      ),
     'webhook_attempts',
     'a',
     p,
@@ -145,6 +161,9 @@ export async function listDeliveryLog(db: Db, actor: InternalActor, q: DeliveryL
     orgId: actor.orgId,
     outcome: q.outcome ?? null,
     event: q.event ?? null,
+    since: q.since ? new Date(q.since) : null,
+    until: q.until ? new Date(q.until) : null,
+    search: q.search?.toLowerCase() ?? null,
     cursor: q.cursor ?? null,
     limit: q.limit + 1,
   });

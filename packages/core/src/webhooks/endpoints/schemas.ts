@@ -63,20 +63,30 @@ const EventList = z
       seen.add(e);
     });
   })
-  // "*" is expanded here, so the stored list is always explicit and matching an event needs no wildcard rule.
-  .transform((events) => (events[0] === ALL_EVENTS ? [...SUBSCRIBABLE_EVENTS] : events) as Exclude<EventName, 'ping'>[])
   .meta({
     description:
-      'Event names to deliver, each once; `["*"]` subscribes to every event of the current catalogue (stored as the full list; events added later are not included).',
+      'Event names to deliver, each once; `["*"]` alone subscribes to every event of the catalogue, including event types added later: it is stored and returned as `["*"]`.',
     example: ['contact.created', 'contact.updated'],
   });
+
+/**
+ * What the `events` column holds for a list: `*` stays first, followed by the catalogue's names as this version knows
+ * them. The outbox's dispatch trigger (on the /v1 write path, left as it is) matches an event by name in that column;
+ * `refreshWildcards` rewrites the names at every start, so a type a later version adds reaches every `*` endpoint.
+ */
+export const storedEvents = (events: readonly string[]): string[] =>
+  events[0] === ALL_EVENTS ? [ALL_EVENTS, ...SUBSCRIBABLE_EVENTS] : [...events];
+/** The column as the API shows it: `["*"]` for every event. */
+export const shownEvents = (stored: readonly string[]): string[] => (stored[0] === ALL_EVENTS ? [ALL_EVENTS] : [...stored]);
 
 const Description = text(500).nullish().meta({ description: 'A note for your team, at most 500 characters.', example: 'CRM sync' });
 
 export const WebhookEndpointView = z.object({
   id: z.uuid(),
   url: z.string(),
-  events: z.array(z.string()),
+  events: z
+    .array(z.string())
+    .meta({ description: 'The event names delivered; `["*"]`: every event of the catalogue, including types added later.' }),
   description: z.string().nullable(),
   enabled: z.boolean(),
   disabledReason: z.string().nullable().meta({ description: 'Why the endpoint is disabled; null while enabled.' }),

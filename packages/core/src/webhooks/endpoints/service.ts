@@ -10,7 +10,14 @@ import { emitEvents } from '../../events/outbox.ts';
 import { endpointDisabled, endpointEnabled } from '../delivery/operational.ts';
 import { checkUrlAddress } from '../transport/address.ts';
 import { newSigningSecret } from '../transport/secret.ts';
-import type { WebhookEndpointCreateInput, WebhookEndpointListInput, WebhookEndpointUpdateInput, WebhookEndpointView } from './schemas.ts';
+import {
+  shownEvents,
+  storedEvents,
+  type WebhookEndpointCreateInput,
+  type WebhookEndpointListInput,
+  type WebhookEndpointUpdateInput,
+  type WebhookEndpointView,
+} from './schemas.ts';
 import * as q from './sql.ts';
 
 /** What the endpoint service needs besides the database: the receivers' resolver, the loopback flag and the clock. */
@@ -22,7 +29,7 @@ export const SECRET_GRACE_MS = 24 * 60 * 60 * 1000;
 const toView = (r: q.EndpointRow): WebhookEndpointView => ({
   id: r.id,
   url: r.url,
-  events: r.events,
+  events: shownEvents(r.events),
   description: r.description,
   enabled: r.enabled,
   disabledReason: r.disabled_reason,
@@ -82,7 +89,7 @@ export async function createEndpoint(
     id: randomUUID(),
     orgId: actor.orgId,
     url: input.url,
-    events: input.events,
+    events: storedEvents(input.events),
     description: input.description || null,
     enabled: reason === null,
     disabledReason: reason,
@@ -114,7 +121,7 @@ export async function updateEndpoint(
     const [updated] = await tx.run(q.UPDATE, {
       url: urlChanged ? input.url! : null,
       urlChanged,
-      events: input.events ?? null,
+      events: input.events ? storedEvents(input.events) : null,
       descriptionSent: input.description !== undefined,
       description: input.description || null,
       unsafeReason: reason,
@@ -193,4 +200,12 @@ export async function rotateSecret(db: Db, deps: EndpointDeps, actor: InternalAc
   const [row] = await db.run(q.ROTATE, { expires, secret: newSigningSecret(), now, id, orgId: actor.orgId });
   if (!row) throw notFound(id);
   return { secret: row.secret, previousSecretExpiresAt: iso(expires) };
+}
+
+/**
+ * Every `*` endpoint's column brought to this version's catalogue (`storedEvents`), at start: a type added by an upgrade
+ * is delivered to them from the first event of it. Touches only the rows whose list differs (after an upgrade).
+ */
+export async function refreshWildcards(db: Db): Promise<number> {
+  return (await db.run(q.REFRESH_WILDCARDS, { events: storedEvents(['*']) })).length;
 }

@@ -176,3 +176,13 @@ export const DELETE = statement<{ id: string; orgId: string }>()((p) =>
     .where('kind', '=', ENDPOINT)
     .returning('id'),
 );
+
+/** `*` endpoints whose names are not this version's catalogue (endpoints/schemas.ts, storedEvents). */
+export const REFRESH_WILDCARDS = statement<{ events: string[] }>()((p) =>
+  qb
+    .updateTable('webhook_endpoints')
+    .set({ events: sql<string[]>`${p.events}::text[]` })
+    .where(sql<boolean>`events[1] = '*'`)
+    .where(sql<boolean>`events <> ${p.events}::text[]`)
+    .returning('id'),
+);

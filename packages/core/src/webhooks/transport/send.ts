@@ -9,8 +9,24 @@ export interface SendResult {
   outcome: 'succeeded' | 'failed' | 'blocked';
   statusCode: number | null;
   responseBody: string | null;
+  /** The answer's headers in order (at most RESPONSE_HEADERS, values cut at HEADER_CHARS); null without an answer. */
+  responseHeaders: [string, string][] | null;
+  /** The headers as sent (with Host and Content-Length); null when no request was made (refused, unparseable URL). */
+  requestHeaders: Record<string, string> | null;
   durationMs: number;
   error: string | null;
+}
+
+/** What the delivery log keeps of an answer's headers: enough to debug a receiver, bounded whatever it sends. */
+const RESPONSE_HEADERS = 50;
+const HEADER_CHARS = 512;
+
+function keptHeaders(raw: string[]): [string, string][] {
+  const kept: [string, string][] = [];
+  for (let i = 0; i + 1 < raw.length && kept.length < RESPONSE_HEADERS; i += 2) {
+    kept.push([raw[i]!.slice(0, 100).replaceAll('\0', ''), raw[i + 1]!.slice(0, HEADER_CHARS).replaceAll('\0', '\uFFFD')]);
+  }
+  return kept;
 }
 
 /** The spec's "any 2xx within 10 seconds". */
@@ -77,6 +93,8 @@ export async function sendWebhook(
   const started = now();
   const deadline = Date.now() + timeoutMs;
   const timedOut = (phase: string) => `timed out after ${timeoutMs / 1000} s ${phase}`;
+  let requestHeaders: Record<string, string> | null = null;
+  let responseHeaders: [string, string][] | null = null;
   const result = (
     outcome: SendResult['outcome'],
     statusCode: number | null,
@@ -86,6 +104,8 @@ export async function sendWebhook(
     outcome,
     statusCode,
     responseBody,
+    responseHeaders,
+    requestHeaders,
     durationMs: Math.max(0, Math.round(now() - started)),
     error,
   });
@@ -138,6 +158,7 @@ export async function sendWebhook(
       resolve(r);
     };
 
+    requestHeaders = { ...input.headers, host: url.host, 'content-length': String(Buffer.byteLength(input.body)) };
     const req = request({
       agent,
       method: 'POST',
@@ -146,7 +167,7 @@ export async function sendWebhook(
       path: url.pathname + url.search,
       // SNI and certificate checks use the URL's host name; an IP literal URL is verified against the IP (no SNI).
       servername: isIP(hostname) ? '' : hostname,
-      headers: { ...input.headers, host: url.host, 'content-length': String(Buffer.byteLength(input.body)) },
+      headers: requestHeaders,
     });
 
     const timer = setTimeout(
@@ -163,6 +184,7 @@ export async function sendWebhook(
 
     req.on('response', (res: IncomingMessage) => {
       statusCode = res.statusCode ?? null;
+      responseHeaders = keptHeaders(res.rawHeaders);
       const decoder = new StringDecoder('utf8');
       let text = '';
       let read = 0;
