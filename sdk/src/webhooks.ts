@@ -235,6 +235,7 @@ const RECORD: { [N in WebhookEventName]: (data: DataOf<N>) => string } = {
   'tracking.email_opened': (d) => `${d.email.id}/${d.contact.id}`,
   'tracking.link_clicked': (d) => `${d.contact.id}/${d.url}`,
   'tracking.page_visited': (d) => `${d.visit.visitorId}/${d.visit.url}`,
+  'tracking.custom_event': (d) => `${d.customEvent.visitorId}/${d.customEvent.name}`,
   'nonprofit.verification_recorded': (d) => d.verification.id,
   'nonprofit.activated': (d) => d.organization.id,
   ping: () => '',

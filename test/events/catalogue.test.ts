@@ -24,7 +24,8 @@ const SPEC_TABLE: Record<string, string[]> = {
   Bookings: ['booking.created', 'booking.cancelled'],
   Forms: ['form.submitted'],
   'AI actions': ['ai_action.created', 'ai_action.approved', 'ai_action.rejected'],
-  Tracking: ['tracking.email_opened', 'tracking.link_clicked', 'tracking.page_visited'],
+  // Issue 30's custom website events beside the spec's three.
+  Tracking: ['tracking.email_opened', 'tracking.link_clicked', 'tracking.page_visited', 'tracking.custom_event'],
   Nonprofit: ['nonprofit.verification_recorded', 'nonprofit.activated'],
   Test: ['ping'],
   // Issue 19's operational events, beside the spec's table.
@@ -42,6 +43,7 @@ const NOT_EMITTED_HERE = [
   'tracking.email_opened',
   'tracking.link_clicked',
   'tracking.page_visited',
+  'tracking.custom_event',
   'ping',
   'webhook.endpoint_disabled',
   'webhook.endpoint_enabled',

@@ -22,5 +22,6 @@ export { type FormRow, formUrls } from './forms/service.ts';
 export { followLink } from './tracking/links.ts';
 export { PAGE_VIEW_MAX_BYTES } from './tracking/schemas.ts';
 export { parsePageView, recordPageView, trackingErrors } from './tracking/service.ts';
+export { CUSTOM_EVENT_MAX_BYTES, customEventErrors, parseCustomEvent, recordCustomEvent } from './tracking/events.ts';
 export { existingListenHub, listenHubOf } from './webhooks/listen/hub.ts';
 export { parseListenEvents } from './webhooks/listen/schemas.ts';

@@ -42,7 +42,8 @@ export const EVENT_GROUPS = {
   "Tracking": [
     "tracking.email_opened",
     "tracking.link_clicked",
-    "tracking.page_visited"
+    "tracking.page_visited",
+    "tracking.custom_event"
   ],
   "Nonprofit": [
     "nonprofit.verification_recorded",

@@ -909,6 +909,32 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "tracking.custom_event": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Custom website event (tracking.custom_event)
+         * @description A page with the tracking snippet called `leadwire.track(name, props)` for a known contact (a sign-up, a video played, a plan chosen). Anonymous visitors' events are counted as goals, not sent.
+         *
+         *     Sent as a POST with a JSON body (`content-type: application/json`) to the endpoint's HTTPS URL, signed as the headers below say.
+         *
+         *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first, each spread at random by up to 10% either way (27-33 s, 108-132 s, 432-528 s, 1,728-2,112 s) so that deliveries that failed together are not retried together. Ten failed attempts in a row disable the endpoint.
+         *
+         *     Deliveries are at least once: de-duplicate on the body's `id`, the event's id (the same in every attempt, redelivery and recovery, to every endpoint, in the changes feed `GET /v1/events` and in `leadwire listen` streams), or on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint).
+         */
+        post: operations["webhook.tracking.custom_event"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "tracking.email_opened": {
         parameters: {
             query?: never;
@@ -1252,7 +1278,7 @@ export interface components {
              * @description The event name (see the catalogue under `webhooks`).
              * @enum {string}
              */
-            event: "contact.created" | "contact.updated" | "contact.deleted" | "contact.stage_changed" | "contact.score_changed" | "contact.tag_added" | "deal.created" | "deal.updated" | "deal.won" | "deal.lost" | "deal.stage_changed" | "message.sent" | "message.received" | "conversation.created" | "task.created" | "task.completed" | "booking.created" | "booking.cancelled" | "form.submitted" | "ai_action.created" | "ai_action.approved" | "ai_action.rejected" | "tracking.email_opened" | "tracking.link_clicked" | "tracking.page_visited" | "nonprofit.verification_recorded" | "nonprofit.activated" | "ping" | "webhook.endpoint_disabled" | "webhook.endpoint_enabled" | "webhook.delivery_failed" | "webhook.limit_reached";
+            event: "contact.created" | "contact.updated" | "contact.deleted" | "contact.stage_changed" | "contact.score_changed" | "contact.tag_added" | "deal.created" | "deal.updated" | "deal.won" | "deal.lost" | "deal.stage_changed" | "message.sent" | "message.received" | "conversation.created" | "task.created" | "task.completed" | "booking.created" | "booking.cancelled" | "form.submitted" | "ai_action.created" | "ai_action.approved" | "ai_action.rejected" | "tracking.email_opened" | "tracking.link_clicked" | "tracking.page_visited" | "tracking.custom_event" | "nonprofit.verification_recorded" | "nonprofit.activated" | "ping" | "webhook.endpoint_disabled" | "webhook.endpoint_enabled" | "webhook.delivery_failed" | "webhook.limit_reached";
             /**
              * Format: uuid
              * @description The event's id: the same in every attempt, redelivery, recovery, the changes feed and listen streams; de-duplicate on it.
@@ -2503,6 +2529,46 @@ export interface components {
              */
             timestamp: string;
         };
+        "WebhookPayload.tracking.custom_event": {
+            data: {
+                contact: components["schemas"]["WebhookEventContactRef"];
+                customEvent: {
+                    /** @description As the page named it: 1-64 letters, digits, `_ . : -`. */
+                    name: string;
+                    /** @description At most 10 props of scalar values, as the page sent them; `{}` when none. */
+                    props: {
+                        [key: string]: string | number | boolean | null;
+                    };
+                    /** @description The page it happened on (without `?email=` and `?c=`). */
+                    url: string;
+                    /** @description The snippet's anonymous visitor id. */
+                    visitorId: string;
+                };
+            };
+            /**
+             * @description The event name.
+             * @enum {string}
+             */
+            event: "tracking.custom_event";
+            gap?: components["schemas"]["WebhookDeliveryGap"];
+            /**
+             * Format: uuid
+             * @description The event's id: the same in every attempt, redelivery, recovery, the changes feed and listen streams; de-duplicate on it.
+             * @example 9c1f4e2a-7b3d-4a58-8e6f-0d2c1b3a4e5f
+             */
+            id: string;
+            /**
+             * @description Who made the change, so a receiver can ignore changes its own integration made (`api` is /v1, `app` the application).
+             * @enum {string}
+             */
+            source: "app" | "api" | "zapier" | "import" | "sync" | "automation" | "ai" | "inbound" | "system" | "partner";
+            /**
+             * Format: date-time
+             * @description When the change happened: ISO 8601 UTC with milliseconds.
+             * @example 2026-11-22T14:03:07.123Z
+             */
+            timestamp: string;
+        };
         "WebhookPayload.tracking.email_opened": {
             data: {
                 contact: components["schemas"]["WebhookEventContactRef"];
@@ -2905,7 +2971,7 @@ export interface components {
         /** @description Standard Webhooks: Unix time in whole seconds (same as `X-Webhook-Timestamp`). */
         StandardWebhookTimestamp: string;
         /** @description The event name, the same as the body's `event`. */
-        WebhookEvent: "contact.created" | "contact.updated" | "contact.deleted" | "contact.stage_changed" | "contact.score_changed" | "contact.tag_added" | "deal.created" | "deal.updated" | "deal.won" | "deal.lost" | "deal.stage_changed" | "message.sent" | "message.received" | "conversation.created" | "task.created" | "task.completed" | "booking.created" | "booking.cancelled" | "form.submitted" | "ai_action.created" | "ai_action.approved" | "ai_action.rejected" | "tracking.email_opened" | "tracking.link_clicked" | "tracking.page_visited" | "nonprofit.verification_recorded" | "nonprofit.activated" | "ping" | "webhook.endpoint_disabled" | "webhook.endpoint_enabled" | "webhook.delivery_failed" | "webhook.limit_reached";
+        WebhookEvent: "contact.created" | "contact.updated" | "contact.deleted" | "contact.stage_changed" | "contact.score_changed" | "contact.tag_added" | "deal.created" | "deal.updated" | "deal.won" | "deal.lost" | "deal.stage_changed" | "message.sent" | "message.received" | "conversation.created" | "task.created" | "task.completed" | "booking.created" | "booking.cancelled" | "form.submitted" | "ai_action.created" | "ai_action.approved" | "ai_action.rejected" | "tracking.email_opened" | "tracking.link_clicked" | "tracking.page_visited" | "tracking.custom_event" | "nonprofit.verification_recorded" | "nonprofit.activated" | "ping" | "webhook.endpoint_disabled" | "webhook.endpoint_enabled" | "webhook.delivery_failed" | "webhook.limit_reached";
         /** @description The id of this attempt (a UUID): new on every attempt, so not a de-duplication key. */
         WebhookId: string;
         /** @description Lowercase hex HMAC-SHA256 of the exact raw request body, keyed with the endpoint's whole signing secret (the `whsec_...` string as UTF-8), no `sha256=` prefix. Verify it over the raw bytes before parsing, with a constant-time comparison. It signs the body only, no time and no id: it does not protect against replay (a captured delivery verifies forever), so prefer `webhook-signature`, and never fall back to this one when the `webhook-*` headers are missing. */
@@ -6392,6 +6458,76 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["WebhookPayload.task.created"];
+            };
+        };
+        responses: {
+            /** @description Received. Answer within 10 seconds; the body is ignored (the first 1,024 characters show in the delivery log). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not received: any other status, a redirect, a timeout or a connection error is retried as described above. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.tracking.custom_event": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always `Leadwire-Webhooks/1.0`. */
+                "User-Agent": components["parameters"]["WebhookUserAgent"];
+                /** @description Standard Webhooks: the message id (a UUID), the same on every attempt of one event to this endpoint, on a manual redelivery and on a recovery, so a receiver can de-duplicate on it. The signature signs it. */
+                "webhook-id": components["parameters"]["StandardWebhookId"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. For 24 hours after a secret rotation a second `v1,...` (the previous secret) follows, space-separated; accept the delivery if any one matches. */
+                "webhook-signature": components["parameters"]["StandardWebhookSignature"];
+                /** @description Standard Webhooks: Unix time in whole seconds (same as `X-Webhook-Timestamp`). */
+                "webhook-timestamp": components["parameters"]["StandardWebhookTimestamp"];
+                /** @description The event name, the same as the body's `event`. */
+                "X-Webhook-Event": components["parameters"]["WebhookEvent"];
+                /** @description The id of this attempt (a UUID): new on every attempt, so not a de-duplication key. */
+                "X-Webhook-Id": components["parameters"]["WebhookId"];
+                /** @description Lowercase hex HMAC-SHA256 of the exact raw request body, keyed with the endpoint's whole signing secret (the `whsec_...` string as UTF-8), no `sha256=` prefix. Verify it over the raw bytes before parsing, with a constant-time comparison. It signs the body only, no time and no id: it does not protect against replay (a captured delivery verifies forever), so prefer `webhook-signature`, and never fall back to this one when the `webhook-*` headers are missing. */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
+                /** @description When this attempt was signed: Unix time in whole seconds, the same value as `webhook-timestamp`. `X-Webhook-Signature` does not cover it, so it proves nothing on its own: refuse replays with `webhook-timestamp`, which `webhook-signature` signs. */
+                "X-Webhook-Timestamp": components["parameters"]["WebhookTimestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "2276cdde-f47e-4879-8673-a3f17707575a",
+                 *       "event": "tracking.custom_event",
+                 *       "timestamp": "2026-11-22T14:03:07.123Z",
+                 *       "source": "inbound",
+                 *       "data": {
+                 *         "customEvent": {
+                 *           "name": "signup",
+                 *           "props": {
+                 *             "plan": "pro",
+                 *             "seats": 3
+                 *           },
+                 *           "url": "https://www.example.com/pricing",
+                 *           "visitorId": "v_8f3a2c91d4"
+                 *         },
+                 *         "contact": {
+                 *           "id": "3f2c6a0e-8b1d-4c47-9d2a-5e7f1b3c9a10",
+                 *           "firstName": "Ada",
+                 *           "email": "ada@example.com"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookPayload.tracking.custom_event"];
             };
         };
         responses: {

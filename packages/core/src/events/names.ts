@@ -14,7 +14,8 @@ export const EVENT_GROUPS = {
   Bookings: ['booking.created', 'booking.cancelled'],
   Forms: ['form.submitted'],
   'AI actions': ['ai_action.created', 'ai_action.approved', 'ai_action.rejected'],
-  Tracking: ['tracking.email_opened', 'tracking.link_clicked', 'tracking.page_visited'],
+  // tracking.custom_event (issue 30): leadwire.track() on a page with the tracking snippet, for a known visitor.
+  Tracking: ['tracking.email_opened', 'tracking.link_clicked', 'tracking.page_visited', 'tracking.custom_event'],
   Nonprofit: ['nonprofit.verification_recorded', 'nonprofit.activated'],
   Test: ['ping'],
   // Issue 19: operational events about the workspace's own webhooks (groups/webhooks.ts), source `system`.

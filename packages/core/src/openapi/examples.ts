@@ -140,6 +140,7 @@ export const INTERNAL_REQUEST_EXAMPLES: Record<string, Record<string, unknown>> 
   'tasks.create': { title: 'Call Ada about the demo', dueAt: '2026-12-01T09:00:00Z', contactId: CONTACT },
   'tasks.update': { id: RECORD, dueAt: '2026-12-02T09:00:00Z' },
   'tasks.complete': { id: RECORD },
+  'tracking.goals': { days: 30 },
   'webhooks.list': page,
   'webhooks.get': { id: RECORD },
   'webhooks.create': {

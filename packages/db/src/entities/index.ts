@@ -40,7 +40,7 @@ import {
 } from './crm.ts';
 import { WebhookAttemptSchema, WebhookDeliverySchema, WebhookEndpointSchema } from './webhook.ts';
 import { FormSchema, FormSubmissionSchema } from './form.ts';
-import { PageViewSchema, TrackedLinkSchema, TrackingVisitorSchema } from './tracking.ts';
+import { PageViewSchema, TrackedLinkSchema, TrackingEventSchema, TrackingVisitorSchema } from './tracking.ts';
 import { WorkflowSchema } from './workflow.ts';
 import { WebhookListenerSchema, WebhookListenSecretSchema } from './listen.ts';
 
@@ -78,6 +78,7 @@ export const allEntities = [
   FormSchema,
   FormSubmissionSchema,
   PageViewSchema,
+  TrackingEventSchema,
   TrackingVisitorSchema,
   TrackedLinkSchema,
   WorkflowSchema,

@@ -30,6 +30,7 @@ type Moved =
   | 'ai_actions'
   | 'form_submissions'
   | 'page_views'
+  | 'tracking_events'
   | 'tracking_visitors'
   | 'tracked_links'
   | 'messages';
