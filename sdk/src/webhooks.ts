@@ -216,6 +216,7 @@ const RECORD: { [N in WebhookEventName]: (data: DataOf<N>) => string } = {
   'contact.stage_changed': contact,
   'contact.score_changed': contact,
   'contact.tag_added': (d) => `${d.contact.id}/${d.tag}`,
+  'contact.consent_changed': (d) => d.consent.entryId,
   'deal.created': deal,
   'deal.updated': deal,
   'deal.won': deal,

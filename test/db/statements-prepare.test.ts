@@ -1,6 +1,7 @@
 import * as authenticate from '#core/auth/authenticate.ts';
 import * as automation from '#core/automation/sql.ts';
 import * as capture from '#core/capture/sql.ts';
+import * as consent from '#core/consent/sql.ts';
 import * as mergeSql from '#core/contacts/app/merge-sql.ts';
 import * as contactsApp from '#core/contacts/app/sql.ts';
 import * as contactsShared from '#core/contacts/shared/sql.ts';
@@ -27,6 +28,7 @@ const modules = {
   authenticate,
   automation,
   capture,
+  consent,
   mergeSql,
   contactsApp,
   contactsShared,

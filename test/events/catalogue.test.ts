@@ -17,6 +17,8 @@ const SPEC_TABLE: Record<string, string[]> = {
     'contact.stage_changed',
     'contact.score_changed',
     'contact.tag_added',
+    // Issue 30's consent event beside the spec's six.
+    'contact.consent_changed',
   ],
   Deals: ['deal.created', 'deal.updated', 'deal.won', 'deal.lost', 'deal.stage_changed'],
   Messages: ['message.sent', 'message.received', 'conversation.created'],
@@ -40,6 +42,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
  */
 const NOT_EMITTED_HERE = [
   'form.submitted',
+  'contact.consent_changed',
   'tracking.email_opened',
   'tracking.link_clicked',
   'tracking.page_visited',

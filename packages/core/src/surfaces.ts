@@ -10,6 +10,7 @@ export { AcceptInviteInput, ResetPasswordInput } from './accounts/schemas.ts';
 export type { Client } from './accounts/sign-in.ts';
 export { CAPTURE_MAX_BYTES } from './capture/schemas.ts';
 export { captureErrors, captureLead, parseCaptureBody } from './capture/service.ts';
+export { confirmLink, readConfirmLink, readWithdrawLink, withdrawLink } from './consent/service.ts';
 export { scannerFor } from './files/clamav.ts';
 export { fileErrors } from './files/errors.ts';
 export { contentDisposition } from './files/names.ts';

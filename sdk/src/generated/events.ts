@@ -9,7 +9,8 @@ export const EVENT_GROUPS = {
     "contact.deleted",
     "contact.stage_changed",
     "contact.score_changed",
-    "contact.tag_added"
+    "contact.tag_added",
+    "contact.consent_changed"
   ],
   "Deals": [
     "deal.created",

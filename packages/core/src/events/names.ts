@@ -7,6 +7,8 @@ export const EVENT_GROUPS = {
     'contact.stage_changed',
     'contact.score_changed',
     'contact.tag_added',
+    // Issue 30: a contact's consent for a purpose was granted or withdrawn (consent/service.ts).
+    'contact.consent_changed',
   ],
   Deals: ['deal.created', 'deal.updated', 'deal.won', 'deal.lost', 'deal.stage_changed'],
   Messages: ['message.sent', 'message.received', 'conversation.created'],

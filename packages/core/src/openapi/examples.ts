@@ -49,6 +49,7 @@ export const V1_REQUEST_EXAMPLES: Record<string, Record<string, unknown>> = {
   // The read side (issue 18): a sync resumes from the last updatedAt it saw.
   'contacts.list': { limit: 100, updatedSince: '2026-11-20T00:00:00Z' },
   'contacts.get': { id: CONTACT },
+  'consents.ofContact': { id: CONTACT },
   'companies.list': { limit: 100, updatedSince: '2026-11-20T00:00:00Z' },
   'companies.get': { id: COMPANY },
   'companies.search': { domain: 'example.com' },
@@ -74,6 +75,7 @@ export const INTERNAL_REQUEST_EXAMPLES: Record<string, Record<string, unknown>> 
   'apiKeys.revoke': { id: RECORD },
   'contacts.list': { ...page, stage: 'lead', tag: 'vip', sort: 'createdAt', order: 'desc' },
   'contacts.get': { id: CONTACT, timelineLimit: 50 },
+  'consents.ofContact': { id: CONTACT },
   'contacts.timeline': { id: CONTACT, limit: 50 },
   'contacts.create': {
     email: 'ada@example.com',

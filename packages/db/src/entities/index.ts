@@ -15,6 +15,7 @@ export * from './form.ts';
 export * from './tracking.ts';
 export * from './workflow.ts';
 export * from './listen.ts';
+export * from './consent.ts';
 
 import { ApiKeySchema } from './api-key.ts';
 import { CompanySchema } from './company.ts';
@@ -43,6 +44,7 @@ import { FormSchema, FormSubmissionSchema } from './form.ts';
 import { PageViewSchema, TrackedLinkSchema, TrackingEventSchema, TrackingVisitorSchema } from './tracking.ts';
 import { WorkflowSchema } from './workflow.ts';
 import { WebhookListenerSchema, WebhookListenSecretSchema } from './listen.ts';
+import { ConsentEntrySchema, ConsentKeySchema } from './consent.ts';
 
 export const allEntities = [
   OrganizationSchema,
@@ -79,6 +81,8 @@ export const allEntities = [
   FormSubmissionSchema,
   PageViewSchema,
   TrackingEventSchema,
+  ConsentEntrySchema,
+  ConsentKeySchema,
   TrackingVisitorSchema,
   TrackedLinkSchema,
   WorkflowSchema,

@@ -31,6 +31,7 @@ type Moved =
   | 'form_submissions'
   | 'page_views'
   | 'tracking_events'
+  | 'consent_entries'
   | 'tracking_visitors'
   | 'tracked_links'
   | 'messages';
