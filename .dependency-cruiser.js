@@ -10,7 +10,7 @@
  *   resources     workflows > automation, capture > forms, leads, messages, deals, tasks, bookings, ai-actions
  *                 > contacts, tracking, webhooks (endpoints, delivery, listen), api-keys
  *                 > companies, accounts, feed, files, notes, nonprofit, pipelines
- *   services      auth, mail > events, jobs > http, idempotency, limits > trpc, records, metrics; scoring;
+ *   services      auth, mail > events, jobs > http, idempotency, replicas > trpc > limits > records, metrics; scoring;
  *                 webhooks/transport (signing, sending, the address rules), a folder inside webhooks/
  *   floor         context (the dependencies' shapes), conflict > errors (errors.ts, errors/), validation, clock,
  *                 config, random
@@ -32,7 +32,7 @@ const CORE = '^packages/core/src/';
 /** What every module stands on: these import only each other and packages/db. */
 const FLOOR = `${CORE}((clock|random|config|errors|conflict|context)\\.ts$|(errors|validation)/)`;
 /** The shared services every resource uses: they know no resource. */
-const SERVICES = `${CORE}(trpc\\.ts$|(records|http|metrics|limits|idempotency|events|auth|jobs|mail|scoring|webhooks/transport)/)`;
+const SERVICES = `${CORE}(trpc\\.ts$|(records|http|metrics|limits|idempotency|events|auth|jobs|mail|scoring|replicas|webhooks/transport)/)`;
 /** What wires the resources into routers, documents and the runtime: the package's exports. */
 const COMPOSITION = `${CORE}((index|boot|v1-router|internal-router|runtime|surfaces)\\.ts$|openapi/)`;
 const TESTS = '(\\.test\\.ts|\\.test-support\\.ts)$';

@@ -219,6 +219,9 @@ describe('leadwire login / logout against a real server', () => {
     const bad = await cli(['login', '--api-key', 'ck_live_thisKeyDoesNotExist0000000000', '--base-url', base()], { configDir });
     expect(bad.code).toBe(3);
     expect(bad.stderr).toContain('refused the key ck_live_…0000 (401)');
+    // Both ways to new keys, for keys that were printed once and piped in (issue 28).
+    expect(bad.stderr).toContain(`API keys screen (${t.origin}/app/keys)`);
+    expect(bad.stderr).toContain('admin -- create-key --email <your email>');
     await expect(stat(join(configDir, 'config.json'))).rejects.toMatchObject({ code: 'ENOENT' });
 
     const port = await new Promise<number>((resolve) => {
@@ -230,6 +233,9 @@ describe('leadwire login / logout against a real server', () => {
     const down = await cli(['login', '--api-key', keys.publicKey, '--base-url', `http://127.0.0.1:${port}/api`], { configDir });
     expect(down.code).toBe(4);
     expect(down.stderr).toContain('could not reach');
+    expect(down.stderr).toContain('pass --base-url or set LEADWIRE_BASE_URL');
+    expect(down.stderr).toContain(`API keys screen (http://127.0.0.1:${port}/app/keys)`);
+    expect(down.stderr).toContain('admin -- create-key --email <your email>');
   });
 
   it('reads the key from piped standard input, and from a terminal without echoing it', async () => {

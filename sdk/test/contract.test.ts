@@ -77,3 +77,17 @@ describe('documented defaults', () => {
     expect(rows).toHaveLength(Object.keys(DEFAULTS).length);
   });
 });
+
+describe('documented install', () => {
+  // The package is not on the npm registry yet (issue 28): the Install section's command installs what `npm pack` in
+  // sdk/ writes, which pack.test.ts builds, installs and runs this README's examples from.
+  it('the Install section installs the tarball `npm pack` makes, not a registry name', async () => {
+    const sdkDir = join(import.meta.dirname, '..');
+    const readme = await readFile(join(sdkDir, 'README.md'), 'utf8');
+    const { version } = JSON.parse(await readFile(join(sdkDir, 'package.json'), 'utf8')) as { version: string };
+    const section = readme.split('\n## Install\n')[1]?.split('\n## ')[0] ?? '';
+    const commands = [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]).join('\n');
+    expect(commands).toContain(`npm install ./leadwire-sdk-${version}.tgz`);
+    expect(commands).not.toMatch(/npm install @leadwire\/sdk\b/);
+  });
+});

@@ -167,6 +167,31 @@ describe('a lock held elsewhere', () => {
   });
 });
 
+describe('a pool with no connection free', () => {
+  it('answers a contact write that waited out the acquire time-out 503 "Failed to save contact" with retry-after', async () => {
+    // The request pool's two connections, checked out and held idle (no transaction, so no time-out ends the hold).
+    const pool = t.runtime.deps.db.pool;
+    const held = [await pool.connect(), await pool.connect()];
+    try {
+      const write = await timed(upsert({ email: email('pool') }));
+      expect(write.status, JSON.stringify(write.body)).toBe(503);
+      expect(write.body).toEqual({ error: 'Failed to save contact', code: 'service_unavailable' });
+      expect(write.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
+      const internal = await fetch(`${t.origin}/api/contacts`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${org.internalKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ email: email('pool-app'), firstName: 'Pool' }),
+      });
+      expect([internal.status, ((await internal.json()) as { error: string }).error]).toEqual([503, 'Failed to save contact']);
+      // Another resource's write, and a read, keep the generic words.
+      expectUnavailable(await timed(call(t, 'POST', '/companies/upsert', { key: org.publicKey, body: { domain: 'pool.example' } })));
+      expectUnavailable(await timed(call(t, 'GET', '/contacts/search?email=nobody@stall.example', { key: org.publicKey })));
+    } finally {
+      for (const c of held) c.release();
+    }
+  });
+});
+
 describe('frozen backends (SIGSTOP)', () => {
   it('answers a write 500 save_failed and a read 503 in time; once they run again, nothing of the write is there', async () => {
     const pids = await warmPool();

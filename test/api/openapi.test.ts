@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, initTestApp, type TestApp } from '../support/app.ts';
 import { hasChromium, sharedChromium } from '../support/chromium.ts';
 import type { Browser } from 'playwright-core';
+import { buildInternalOpenApiDocument, buildV1OpenApiDocument } from '#core/openapi/documents.ts';
 
 /** The code -> status table the contract promises (issue and spec "Errors"). */
 const STATUS: Record<string, number> = {
@@ -94,6 +95,13 @@ describe('the document', () => {
     expect(raw.openapi).toMatch(/^3\.1\./);
     expect(raw.servers).toEqual([expect.objectContaining({ url: `${t.runtime.deps.config.BASE_URL}/v1` })]);
     expect(await (await fetch(`${t.v1}/docs/json`)).json()).toEqual(raw);
+  });
+
+  it('both served documents are the builds the snapshot check compares (test/contract), bar the base URL', async () => {
+    const base = t.runtime.deps.config.BASE_URL;
+    expect(raw).toEqual(JSON.parse(JSON.stringify(buildV1OpenApiDocument(base))));
+    const internal = await (await fetch(`${t.origin}/api/docs/json`)).json();
+    expect(internal).toEqual(JSON.parse(JSON.stringify(buildInternalOpenApiDocument(base))));
   });
 
   it('declares the bearer scheme and every operation requires it with its permission', () => {

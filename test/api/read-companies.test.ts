@@ -141,6 +141,37 @@ describe('GET /v1/companies', () => {
   });
 });
 
+describe('cursors of the two sync lists', () => {
+  it('refuses the crafted year-0 cursor on both lists (400 invalid_cursor, not a 500 from PostgreSQL)', async () => {
+    const crafted = Buffer.from(JSON.stringify(['s1', '0000-01-01T00:00:00.000000Z', '00000000-0000-0000-0000-000000000000'])).toString(
+      'base64url',
+    );
+    for (const list of ['contacts', 'companies']) {
+      const r = await call(t, 'GET', `/${list}?cursor=${crafted}`, { key });
+      expect(r, list).toMatchObject({ status: 400, body: { code: 'invalid_cursor' } });
+    }
+  });
+
+  it('each list refuses the other’s cursor instead of paging from its position', async () => {
+    const { publicKey: own } = await t.newOrg();
+    for (const n of [1, 2]) {
+      await call(t, 'POST', '/contacts/upsert', { key: own, body: { email: `cursor-${n}@example.com` } });
+      await call(t, 'POST', '/companies/upsert', { key: own, body: { domain: `cursor-${n}.example` } });
+    }
+    const next = async (list: string) => (await call(t, 'GET', `/${list}?limit=1`, { key: own })).body.nextCursor as string;
+    const [contacts, companies] = [await next('contacts'), await next('companies')];
+    expect(contacts).toEqual(expect.any(String));
+    expect((await call(t, 'GET', `/contacts?limit=1&cursor=${contacts}`, { key: own })).status).toBe(200);
+    for (const [list, cursor] of [
+      ['companies', contacts],
+      ['contacts', companies],
+    ] as const) {
+      const r = await call(t, 'GET', `/${list}?limit=1&cursor=${cursor}`, { key: own });
+      expect(r, list).toMatchObject({ status: 400, body: { code: 'invalid_cursor' } });
+    }
+  });
+});
+
 describe('who may read companies', () => {
   it('needs companies:read (403 insufficient_scope naming it); an Internal key is the wrong surface', async () => {
     const [{ id: userId } = { id: '' }] = await t.sql<{ id: string }>('select id from users where organization_id = ? limit 1', [orgId]);

@@ -3,6 +3,7 @@
  *
  * Starts the real server (`node apps/server/src/main.ts`) on a fresh embedded PostgreSQL, creates an organization and
  * Public API keys with the admin service, seeds contacts, then measures:
+ *   0. the idle server: the transactions it commits a second with no traffic (after a quiet spell);
  *   1. the reference: a one-statement `insert ... on conflict do update` driven by pgbench at the same concurrency;
  *      the runtime's ceiling: the same statement behind a bare node:http server with the same pg driver, driven by
  *      the same load generator as the API (what no application code on this runtime and these cores can beat);
@@ -17,8 +18,8 @@
  *
  * Settings (environment): BENCH_CONNECTIONS (50), BENCH_BATCH_CONNECTIONS (10), BENCH_SECONDS (12),
  * BENCH_WARMUP_SECONDS (3), BENCH_LIMIT_SECONDS (8), BENCH_EXISTING_RATIO (0.5), BENCH_SEED_CONTACTS (50000),
- * BENCH_BATCH_SIZE (100), BENCH_SERVER_NODE_ARGS (extra node flags for the server, e.g.
- * `--cpu-prof --cpu-prof-dir=/tmp/prof`), BENCH_ONLY (comma list of phases to run: pgbench,ceiling,services,upsert,batch,limits,edge),
+ * BENCH_BATCH_SIZE (100), BENCH_IDLE_QUIET_SECONDS (20), BENCH_IDLE_SECONDS (30), BENCH_SERVER_NODE_ARGS (extra node flags for the server, e.g.
+ * `--cpu-prof --cpu-prof-dir=/tmp/prof`), BENCH_ONLY (comma list of phases to run: idle,pgbench,ceiling,services,upsert,batch,limits,edge),
  * and the edge phase's own (see edge.ts).
  */
 import os from 'node:os';
@@ -29,6 +30,7 @@ import { edgeJson, edgeSettings } from './edge.ts';
 import { formatEdge } from './edge-report.ts';
 import { runEdge } from './edge-run.ts';
 import { runLimitPhases } from './limits.ts';
+import { measureIdle } from './idle.ts';
 import { findPgbench, runPgbench } from './pgbench.ts';
 import { cpuCost, formatReport, goals } from './report.ts';
 import { cpuMeter, machineBusyCores, postmasterPid } from './cpu.ts';
@@ -47,9 +49,11 @@ const S = {
   existingRatio: Math.min(1, envNumber('BENCH_EXISTING_RATIO', 0.5)),
   seedContacts: Math.max(1000, envNumber('BENCH_SEED_CONTACTS', 50_000)),
   batchSize: Math.min(100, Math.max(1, envNumber('BENCH_BATCH_SIZE', 100))),
+  idleQuietSeconds: Math.max(0, envNumber('BENCH_IDLE_QUIET_SECONDS', 20)),
+  idleSeconds: Math.max(5, envNumber('BENCH_IDLE_SECONDS', 30)),
 };
 
-const PHASES = ['pgbench', 'ceiling', 'services', 'upsert', 'batch', 'limits', 'edge'] as const;
+const PHASES = ['idle', 'pgbench', 'ceiling', 'services', 'upsert', 'batch', 'limits', 'edge'] as const;
 type Phase = (typeof PHASES)[number];
 const only = (process.env.BENCH_ONLY ?? '')
   .split(',')
@@ -115,8 +119,15 @@ async function mainPhases(busyBefore: number | null): Promise<Record<string, unk
       warmupSeconds: S.warmupSeconds,
       seconds: S.seconds,
       meter,
-      writes: () => writeProfiler(pool!),
+      writes: () => writeProfiler(pool!, server.origin),
     });
+
+    // First, before any load: what the server costs its database when nothing happens (its pollers, its timers).
+    let idle = null;
+    if (runs('idle')) {
+      log(`idle: ${S.idleQuietSeconds}s quiet, then ${S.idleSeconds}s counting the server's commits ...`);
+      idle = await measureIdle(pool, S.idleQuietSeconds, S.idleSeconds);
+    }
 
     let reference = null;
     if (pgbench) {
@@ -201,7 +212,7 @@ async function mainPhases(busyBefore: number | null): Promise<Record<string, unk
       'note: the load generator (autocannon, pgbench) runs on the same cores as the server and PostgreSQL, ' +
         'so every figure here is lower than a dedicated load machine would see; the ratios are what compare across machines.\n\n',
     );
-    const r = { reference, ceiling, services, upsert, batch, limits, batchSize: S.batchSize };
+    const r = { reference, ceiling, services, upsert, batch, limits, idle, batchSize: S.batchSize };
     out.write(`${formatReport(r)}\n\n`);
     const result = {
       settings: S,
@@ -229,6 +240,7 @@ async function mainPhases(busyBefore: number | null): Promise<Record<string, unk
         cpuCostPerContact: cpuCost(batch.cpu, batch.contactsPerSec),
       },
       limits,
+      idle: idle && { commitsPerSec: idle.commitsPerSec, seconds: idle.seconds, busiest: idle.busiest },
       goals: goals(r),
     };
     return result;

@@ -5,6 +5,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runningCluster } from '../../packages/db/src/embedded.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const READY_TIMEOUT_MS = 60_000;
@@ -76,8 +77,9 @@ export async function startServer(extraEnv: Record<string, string> = {}, opts: S
 
 export interface StartOptions {
   /**
-   * The server in a process group of its own (with the PostgreSQL it starts): a terminal's Ctrl-C reaches the bench
-   * alone, which stops the server cleanly, and whatever of the group outlives the server's exit is killed with it.
+   * The server in a process group of its own: a terminal's Ctrl-C reaches the bench alone, which stops the server
+   * cleanly, and whatever of the group outlives the server's exit is killed with it. (Its PostgreSQL runs in a group of
+   * its own and is stopped by the server, or below if the server had to be killed.)
    */
   group?: boolean;
   /** Node flags for the server, after BENCH_SERVER_NODE_ARGS's. */
@@ -109,8 +111,9 @@ async function startOnce(extraEnv: Record<string, string>, opts: StartOptions): 
     ROLE: process.env.BENCH_ROLE ?? 'all',
     ...extraEnv,
   };
-  // The benchmark is about the embedded set-up and the plain request path: no external database, no AI adjuster.
-  delete env.DATABASE_URL;
+  // The benchmark is about the embedded set-up and the plain request path: no external database (unless the phase
+  // brings its own, as bench:replica's primary and standby), no AI adjuster.
+  if (extraEnv.DATABASE_URL === undefined) delete env.DATABASE_URL;
   delete env.SCORE_ADJUSTER_URL;
   const extraArgs = [...(process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? []), ...(opts.nodeArgs ?? [])];
   const child = spawn(process.execPath, [...extraArgs, 'apps/server/src/main.ts'], {
@@ -137,6 +140,9 @@ async function startOnce(extraEnv: Record<string, string>, opts: StartOptions): 
     (stopped ??= (async () => {
       await stopChild(child, STOP_TIMEOUT_MS);
       if (opts.group && child.pid) killGroup(child.pid);
+      // A server that had to be SIGKILLed leaves its embedded PostgreSQL running (it is detached): its data goes next.
+      const left = await runningCluster(path.join(dataDir, 'postgres'));
+      if (left) process.kill(left.pid, 'SIGKILL');
       await fs.rm(dataDir, { recursive: true, force: true });
     })());
 

@@ -13,6 +13,11 @@ export interface WriteProfile {
   walBytes: number;
   walFpi: number;
   commits: number;
+  /** The window's length: the server's idle commits over it are subtracted from `commits` where a rate is compared. */
+  seconds: number;
+  /** From the server's /metrics (its request pool): round trips and `begin`s; null when no origin was given. */
+  roundTrips: number | null;
+  explicitTransactions: number | null;
   tables: { table: string; inserted: number; updated: number; hot: number; deleted: number; indexEntries: number }[];
 }
 
@@ -21,10 +26,28 @@ interface Snapshot {
   walBytes: number;
   walFpi: number;
   commits: number;
+  at: number;
+  roundTrips: number | null;
+  explicitTransactions: number | null;
   tables: Map<string, { ins: number; upd: number; hot: number; del: number; indexes: number }>;
 }
 
-async function snapshot(pool: pg.Pool): Promise<Snapshot> {
+/** A counter of the server's /metrics for its request pool (`pool="request"`), or null when it cannot be read. */
+async function poolCounters(origin: string | undefined): Promise<{ roundTrips: number; transactions: number } | null> {
+  if (!origin) return null;
+  const res = await fetch(`${origin}/metrics`).catch(() => null);
+  if (!res?.ok) return null;
+  const text = await res.text();
+  const read = (name: string) => Number(new RegExp(`^${name}\\{pool="request"\\} (\\S+)$`, 'm').exec(text)?.[1] ?? Number.NaN);
+  const c = { roundTrips: read('leadwire_db_round_trips_total'), transactions: read('leadwire_db_transactions_total') };
+  return Number.isFinite(c.roundTrips) && Number.isFinite(c.transactions) ? c : null;
+}
+
+/** The snapshot's own statements (clear, WAL, database, tables): each commits, and is taken out of the figure. */
+const OWN_COMMITS = 4;
+
+async function snapshot(pool: pg.Pool, origin: string | undefined): Promise<Snapshot> {
+  const counters = await poolCounters(origin);
   const client = await pool.connect();
   try {
     // Each statement below reads fresh counters, not the transaction's cached snapshot.
@@ -49,6 +72,9 @@ async function snapshot(pool: pg.Pool): Promise<Snapshot> {
       walBytes: Number(wal?.bytes ?? 0),
       walFpi: Number(wal?.fpi ?? 0),
       commits: Number(db?.commits ?? 0),
+      at: performance.now(),
+      roundTrips: counters?.roundTrips ?? null,
+      explicitTransactions: counters?.transactions ?? null,
       tables: new Map(
         rows.map((r) => [
           r.relname,
@@ -61,13 +87,17 @@ async function snapshot(pool: pg.Pool): Promise<Snapshot> {
   }
 }
 
-/** Starts a write profile; the returned function ends it. The profile's own statements are a handful, not counted out. */
-export async function writeProfiler(pool: pg.Pool): Promise<() => Promise<WriteProfile>> {
-  const a = await snapshot(pool);
+/**
+ * Starts a write profile; the returned function ends it. With the server's `origin`, its request pool's round trips and
+ * transactions are read from /metrics as well.
+ */
+export async function writeProfiler(pool: pg.Pool, origin?: string): Promise<() => Promise<WriteProfile>> {
+  const a = await snapshot(pool, origin);
   return async () => {
     // Let the backends' pending counters (flushed at most once a second) reach the shared statistics.
     await new Promise((r) => setTimeout(r, 1100));
-    const b = await snapshot(pool);
+    const b = await snapshot(pool, origin);
+    const diff = (x: number | null, y: number | null) => (x === null || y === null ? null : y - x);
     const tables: WriteProfile['tables'] = [];
     for (const [table, t] of b.tables) {
       const s = a.tables.get(table) ?? { ins: 0, upd: 0, hot: 0, del: 0, indexes: t.indexes };
@@ -83,19 +113,29 @@ export async function writeProfiler(pool: pg.Pool): Promise<() => Promise<WriteP
       walRecords: b.walRecords - a.walRecords,
       walBytes: b.walBytes - a.walBytes,
       walFpi: b.walFpi - a.walFpi,
-      commits: b.commits - a.commits,
+      commits: b.commits - a.commits - OWN_COMMITS,
+      seconds: (b.at - a.at) / 1000,
+      roundTrips: diff(a.roundTrips, b.roundTrips),
+      explicitTransactions: diff(a.explicitTransactions, b.explicitTransactions),
       tables,
     };
   };
 }
 
+/** Commits per operation, with what the server commits when idle over the same window taken out. */
+export function commitsPerOp(p: WriteProfile, ops: number, idleCommitsPerSec: number): number {
+  return ops ? Math.max(0, p.commits - idleCommitsPerSec * p.seconds) / ops : Number.NaN;
+}
+
 /** The profile per operation, as lines for the report. */
-export function formatWriteProfile(name: string, p: WriteProfile, ops: number): string[] {
+export function formatWriteProfile(name: string, p: WriteProfile, ops: number, idleCommitsPerSec: number): string[] {
   if (!ops) return [];
   const per = (n: number) => (n / ops).toFixed(2);
+  const trips =
+    p.roundTrips === null ? '' : `, ${per(p.roundTrips)} round trips and ${per(p.explicitTransactions ?? 0)} begins on the request pool`;
   const lines = [
-    `  ${name}: per request ${per(p.commits)} commits, ${per(p.walRecords)} WAL records, ${Math.round(p.walBytes / ops)} WAL bytes ` +
-      `(${per(p.walFpi)} full-page images)`,
+    `  ${name}: per request ${commitsPerOp(p, ops, idleCommitsPerSec).toFixed(2)} commits (idle rate taken out)${trips}, ` +
+      `${per(p.walRecords)} WAL records, ${Math.round(p.walBytes / ops)} WAL bytes (${per(p.walFpi)} full-page images)`,
   ];
   for (const t of p.tables) {
     lines.push(

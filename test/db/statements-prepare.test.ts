@@ -1,4 +1,8 @@
 import * as authenticate from '#core/auth/authenticate.ts';
+import * as envelope from '#core/auth/envelope-sql.ts';
+import * as resolveKey from '#core/auth/resolve-key.ts';
+import * as companies from '#core/companies/service.ts';
+import * as oneTrip from '#core/contacts/v1/one-trip-sql.ts';
 import * as automation from '#core/automation/sql.ts';
 import * as capture from '#core/capture/sql.ts';
 import * as consent from '#core/consent/sql.ts';
@@ -26,6 +30,10 @@ import { createTestDatabase, type TestDatabase } from '../support/db.ts';
  */
 const modules = {
   authenticate,
+  envelope,
+  resolveKey,
+  companies,
+  oneTrip,
   automation,
   capture,
   consent,

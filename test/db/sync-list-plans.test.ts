@@ -98,9 +98,12 @@ function expectIndexWalk(plan: PlanNode[], index: string) {
 describe(`the read side's lists in an organization of ${BIG.toLocaleString('en')} contacts and ${BIG_COMPANIES.toLocaleString('en')} companies`, () => {
   /** Page starts: the first page, one from a cursor in the middle, one from updatedSince near the end. */
   const starts = [
-    startOf({ limit: PAGE }),
-    startOf({ limit: PAGE, cursor: encodeSyncCursor('2026-03-15T00:00:00.000000Z', '00000000-0000-4000-8000-000000000000') }),
-    startOf({ limit: PAGE, updatedSince: '2026-12-20T00:00:00.000000Z' }),
+    startOf({ limit: PAGE }, 'contacts'),
+    startOf(
+      { limit: PAGE, cursor: encodeSyncCursor('contacts', '2026-03-15T00:00:00.000000Z', '00000000-0000-4000-8000-000000000000') },
+      'contacts',
+    ),
+    startOf({ limit: PAGE, updatedSince: '2026-12-20T00:00:00.000000Z' }, 'contacts'),
   ];
 
   it('GET /v1/contacts walks contacts_org_updated_live_idx, never sorts, and reads one page of rows', async () => {

@@ -10,6 +10,44 @@ import { ConfigSchema } from '#core/config.ts';
 import { ROOT } from '../support/process.ts';
 import { anchors, docsFiles, readingOrder, relativeLinks, shellSteps } from './markdown.ts';
 
+/**
+ * Whether a node-semver range (the forms `engines` fields use: `>=x.y`, `^x`, `x.*`, `||`, comparators joined by
+ * spaces) admits `version`; a comparator it cannot read counts as admitting, so the check errs towards silence.
+ */
+function admits(range: string, version: number[]): boolean {
+  const at = (v: string) =>
+    v
+      .split('.')
+      .filter((p) => /^\d+$/.test(p))
+      .map(Number);
+  const cmp = (a: number[], b: number[]) => {
+    for (let i = 0; i < 3; i++) if ((a[i] ?? 0) !== (b[i] ?? 0)) return (a[i] ?? 0) - (b[i] ?? 0);
+    return 0;
+  };
+  const one = (c: string): boolean => {
+    const m = /^(>=|<=|>|<|\^|~|=)?v?(\d+(?:\.[\dx*]+)*)$/.exec(c);
+    if (!m) return true;
+    const [, op = '', v = ''] = m;
+    const bound = at(v);
+    const d = cmp(version, bound);
+    if (op === '>=') return d >= 0;
+    if (op === '>') return d > 0;
+    if (op === '<=') return d <= 0;
+    if (op === '<') return d < 0;
+    if (op === '^' || op === '~') return d >= 0 && version[0] === bound[0] && (op === '^' || version[1] === bound[1]);
+    // x, x.y, x.* : the parts given must match.
+    return bound.every((part, i) => version[i] === part);
+  };
+  return range.split('||').some((alt) =>
+    alt
+      .trim()
+      .replace(/(>=|<=|>|<|\^|~|=)\s+/g, '$1')
+      .split(/\s+/)
+      .filter((c) => c && c !== '*')
+      .every(one),
+  );
+}
+
 const snippetMaps = () =>
   readdirSync(path.join(ROOT, 'snippets'))
     .map((d) => `snippets/${d}/ARCHITECTURE.md`)
@@ -83,6 +121,19 @@ describe('the docs hold together', () => {
     // A snippet's ARCHITECTURE.md names its own files from its folder.
     const found = (p: string) => exists(p) || (file.startsWith('snippets/') && exists(path.join(path.dirname(file), p)));
     expect(namedPaths(read(file)).filter((p) => !found(p))).toEqual([]);
+  });
+
+  it('the README explains the one kind of warning `npm ci` prints where the system Node is 20 (issue 28)', () => {
+    // npm judges every package's `engines` by the Node it runs on; the scripts run on the Node 24 npm ci installs.
+    const lock = JSON.parse(read('package-lock.json')) as { packages: Record<string, { engines?: unknown; optional?: boolean }> };
+    const wantNewer = Object.entries(lock.packages)
+      .filter(([, p]) => !p.optional && typeof p.engines === 'object' && p.engines !== null && 'node' in p.engines)
+      .filter(([, p]) => !admits(String((p.engines as { node: unknown }).node), [20, 17, 0]))
+      .map(([name]) => name || 'the root package');
+    expect(wantNewer.length).toBeGreaterThan(0);
+    const quickStart = read('README.md').split('\n## Quick start\n')[1]?.split('\n## ')[0] ?? '';
+    expect(quickStart, `npm ci on Node 20 warns EBADENGINE for ${wantNewer.join(', ')}`).toContain('`EBADENGINE`');
+    expect(read('docs/operating.md')).toContain('`npm warn EBADENGINE`');
   });
 
   it('the README stays a front door: at most 200 lines, the rest in docs/', () => {

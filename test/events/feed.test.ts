@@ -226,6 +226,21 @@ describe('refusals', () => {
     ['limit 101', { limit: 101 }, 'validation_failed'],
     ['limit 2.5', { limit: '2.5' }, 'validation_failed'],
     ['limit abc', { limit: 'abc' }, 'validation_failed'],
+    // Parameters it does not take: a misspelt filter must not read every event type.
+    ['type in place of types', { type: 'contact.deleted' }, 'validation_failed'],
+    ['a misspelt types', { tpyes: 'contact.deleted' }, 'validation_failed'],
+    ['a parameter of another list', { updatedSince: '2026-01-01T00:00:00Z' }, 'validation_failed'],
+    // Another list's cursor, or an out-of-range position, as the feed's own.
+    [
+      'a /v1/contacts cursor',
+      {
+        after: Buffer.from(JSON.stringify(['s2', 'contacts', '2026-01-01T00:00:00.000000Z', '3f2c6a0e-8b1d-4c47-9d2a-5e7f1b3c9a10']))
+          .toString('base64url')
+          .slice(0, 64),
+      },
+      'invalid_cursor',
+    ],
+    ['a txid past 2^64', { after: Buffer.from('1:18446744073709551616:1').toString('base64url') }, 'invalid_cursor'],
   ])('answers 400 to %s', async (_, query, code) => {
     const res = await feed(t, all, query);
     expect(res.status).toBe(400);

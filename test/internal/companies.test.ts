@@ -141,8 +141,11 @@ describe('GET /api/companies and /api/companies/{id}', () => {
       const r = await rest(t, 'GET', `/companies?${q}`, o.ownerKey);
       expect(r.status, q).toBe(400);
     }
-    // A cursor of another organization ends the list rather than revealing where it sorts.
+    // A cursor of another organization is refused, as one of nothing is, without revealing where it sorts.
     const foreign = (await rest(t, 'GET', '/companies?limit=1', other.ownerKey)).body.items[0].id;
-    expect((await rest(t, 'GET', `/companies?cursor=${foreign}`, o.ownerKey)).body).toEqual({ items: [], nextCursor: null });
+    expect(await rest(t, 'GET', `/companies?cursor=${foreign}`, o.ownerKey)).toMatchObject({
+      status: 400,
+      body: { code: 'invalid_cursor' },
+    });
   });
 });

@@ -8,7 +8,7 @@ import { internalClient } from '../support/internal.ts';
 /*
  * The list of every CRM record type runs through one keyset helper (records/pagination.ts, records/query.ts); these
  * hold each type to its contract: pages of `limit` walk every record once in the order of one big page, and a cursor
- * that is not a record of the caller's organization ends the list rather than revealing anything.
+ * that is not a record of this list in the caller's organization is refused (400 invalid_cursor), revealing nothing.
  */
 
 let t: TestApp;
@@ -49,7 +49,7 @@ const kinds: Record<string, Kind> = {
 
 describe('record lists', () => {
   for (const [name, kind] of Object.entries(kinds)) {
-    it(`${name}: pages of one walk every record once, and a foreign or unknown cursor ends the list`, async () => {
+    it(`${name}: pages of one walk every record once; a foreign, unknown or other list's cursor is refused`, async () => {
       const [a, b] = [await org(), await org()];
       for (let i = 0; i < 3; i++) await kind.make(a.client, a.contactId, i);
       const foreign = await kind.make(b.client, b.contactId, 0);
@@ -67,8 +67,18 @@ describe('record lists', () => {
       }
       expect(walked).toEqual(all.items.map((x) => x.id));
 
-      expect(await kind.list(a.client, { limit: 100, cursor: foreign.id })).toEqual({ items: [], nextCursor: null });
-      expect(await kind.list(a.client, { limit: 100, cursor: randomUUID() })).toEqual({ items: [], nextCursor: null });
+      // Another organization's record, an id of nothing, and a record of the same organization from another list (its
+      // contact): each read as "nothing after it" in SQL, so each is told apart and refused.
+      for (const bad of [foreign.id, randomUUID(), a.contactId]) {
+        const refused = await kind.list(a.client, { limit: 100, cursor: bad }).then(
+          () => null,
+          (e: { data?: { httpStatus?: number; body?: { code?: string } } }) => e.data,
+        );
+        expect(refused, bad).toMatchObject({ httpStatus: 400, body: { code: 'invalid_cursor' } });
+      }
+      // The last page's own cursor is still one of the list's: an empty page, not a refusal.
+      const last = all.items.at(-1)!.id;
+      expect(await kind.list(a.client, { limit: 100, cursor: last })).toEqual({ items: [], nextCursor: null });
     });
   }
 });

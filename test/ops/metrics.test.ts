@@ -211,10 +211,19 @@ describe('METRICS_TOKEN and METRICS_PORT', () => {
       const origin = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
       // Not on the public port: a path like any unknown one.
       expect((await fetch(`${s.origin}/metrics`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(404);
-      for (const authorization of [undefined, 'Bearer wrong', `Bearer ${token}x`, token]) {
+      for (const authorization of [undefined, 'Bearer wrong', `Bearer ${token}x`, token, `Basic ${token}`]) {
         const res = await fetch(`${origin}/metrics`, authorization ? { headers: { authorization } } : {});
         expect(res.status).toBe(401);
-        expect(await res.json()).toMatchObject({ code: 'unauthorized' });
+        // Answered like every other route: the request's id in the body and in x-request-id.
+        const body = await res.json();
+        expect(body).toMatchObject({ code: 'unauthorized', requestId: expect.any(String) });
+        expect(res.headers.get('x-request-id')).toBe(body.requestId);
+      }
+      const named = await fetch(`${origin}/metrics`, { headers: { 'x-request-id': 'scrape-42' } });
+      expect([named.status, (await named.json()).requestId, named.headers.get('x-request-id')]).toEqual([401, 'scrape-42', 'scrape-42']);
+      // The scheme is case-insensitive (RFC 7235), as on /v1.
+      for (const scheme of ['bearer', 'BEARER']) {
+        expect((await fetch(`${origin}/metrics`, { headers: { authorization: `${scheme} ${token}` } })).status, scheme).toBe(200);
       }
       const { samples } = await scrape(origin, { authorization: `Bearer ${token}` });
       expect(value(samples, 'leadwire_db_pool_waiting', { pool: 'jobs' })).toBe(0);

@@ -40,6 +40,7 @@ describe('admin CLI', { timeout: 180_000 }, () => {
     expect(r).toMatchObject({ code: 0, stderr: '' });
     expect(r.stdout).toContain('bootstrap --org <name> --email <email> --password <password> [--plan starter|pro|max]');
     expect(r.stdout).toContain('create-key --org <orgId> --user <userId> --type public|internal [--permissions a,b] --name <name>');
+    expect(r.stdout).toContain('create-key --email <email> --type public|internal [--permissions a,b] --name <name>');
   });
 
   it('refuses bad or missing arguments with exit 2, the reason and the usage on stderr, and nothing on stdout', async () => {
@@ -60,6 +61,9 @@ describe('admin CLI', { timeout: 180_000 }, () => {
       [key.slice(0, 7), /create-key needs --name/],
       [[...key.slice(0, 6), 'secret', ...key.slice(7)], /--type must be one of public, internal/],
       [['create-key', '--org', 'acme', ...key.slice(3)], /--org must be an id/],
+      [['create-key', '--email', 'a@b.example', ...key.slice(1)], /takes --email or --org and --user, not both/],
+      [['create-key', '--org', id, ...key.slice(5)], /create-key needs --org and --user, or --email in their place/],
+      [['create-key', '--email', 'a.b.example', ...key.slice(5)], /--email is not an email address: 'a.b.example'/],
       [
         [...key, '--permissions', 'contacts:read,contacts:delete'],
         /--permissions: unknown 'contacts:delete'; valid: contacts:read, contacts:write, companies:read, companies:write, leads:write, notes:write, events:read/,
@@ -89,10 +93,11 @@ describe('admin CLI', { timeout: 180_000 }, () => {
   });
 
   it('bootstraps, then creates keys of both types, each as one JSON line', async () => {
-    const r = await adminHere(['bootstrap', '--org', 'CLI Co', '--email', email(), '--password', PASSWORD, '--plan', 'pro'], env);
+    const ownerEmail = email();
+    const r = await adminHere(['bootstrap', '--org', 'CLI Co', '--email', ownerEmail, '--password', PASSWORD, '--plan', 'pro'], env);
     expect(r).toMatchObject({ code: 0, stderr: '' });
-    const boot = oneJsonLine(r.stdout);
-    expect(Object.keys(boot)).toEqual(['orgId', 'userId', 'publicKey', 'internalKey']);
+    const boot = { ...oneJsonLine(r.stdout), email: ownerEmail };
+    expect(Object.keys(boot)).toEqual(['orgId', 'userId', 'publicKey', 'internalKey', 'email']);
 
     const pub = await adminHere(
       [
@@ -127,6 +132,16 @@ describe('admin CLI', { timeout: 180_000 }, () => {
     const created = oneJsonLine(internal.stdout);
     expect(created).toMatchObject({ type: 'internal', permissions: [] });
 
+    // The way back for a newcomer whose bootstrap keys were lost: the email alone names the user and organization.
+    const byEmail = await adminHere(['create-key', '--email', ` ${boot.email.toUpperCase()} `, '--type', 'public', '--name', 'Again'], env);
+    expect(byEmail).toMatchObject({ code: 0, stderr: '' });
+    expect(oneJsonLine(byEmail.stdout)).toMatchObject({
+      name: 'Again',
+      type: 'public',
+      permissions: [],
+      key: expect.stringMatching(/^ck_live_/),
+    });
+
     const client = new pg.Client({ connectionString: db.url });
     await client.connect();
     try {
@@ -134,6 +149,7 @@ describe('admin CLI', { timeout: 180_000 }, () => {
         boot.orgId,
       ]);
       expect(rows).toEqual([
+        { name: 'Again', type: 'public', permissions: [] },
         { name: 'Bootstrap internal key', type: 'internal', permissions: [] },
         {
           name: 'Bootstrap public key',
@@ -172,6 +188,10 @@ describe('admin CLI', { timeout: 180_000 }, () => {
       [
         ['create-key', '--org', first.orgId, '--user', other.userId, '--type', 'public', '--name', 'k'],
         /No user .* in organization .*\(not_found\)/,
+      ],
+      [
+        ['create-key', '--email', 'nobody@cli.example', '--type', 'public', '--name', 'k'],
+        /No user with email nobody@cli.example \(not_found\)/,
       ],
     ];
     const results = await Promise.all(cases.map(([args]) => adminHere(args, env)));

@@ -86,14 +86,19 @@ export interface ServerProcess {
   stop(signal?: NodeJS.Signals): Promise<Exit>;
 }
 
-/** Starts `node apps/server/src/main.ts` listening on 127.0.0.1 and a free port (unless PORT is given). */
-export async function startServer(env: Record<string, string>): Promise<ServerProcess> {
+/**
+ * Starts `node apps/server/src/main.ts` listening on 127.0.0.1 and a free port (unless PORT is given). `group: true`
+ * makes it the leader of a process group of its own, as a shell makes a foreground command, so that a test can signal
+ * the whole group (`process.kill(-child.pid, 'SIGINT')`) the way a terminal's Ctrl-C or a service manager does.
+ */
+export async function startServer(env: Record<string, string>, opts: { group?: boolean } = {}): Promise<ServerProcess> {
   const port = env.PORT ? Number(env.PORT) : await freePort();
   const started = performance.now();
   const child = spawn(process.execPath, [MAIN], {
     cwd: ROOT,
     env: cleanEnv({ HOST: '127.0.0.1', ...env, PORT: String(port) }),
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: opts.group === true,
   });
   const exited = track(child);
   let stdout = '';

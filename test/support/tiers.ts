@@ -32,6 +32,8 @@ export const PROCESS_TESTS = [
   'test/api/db-stall.test.ts',
   'test/webhooks/delivery/pg-restart.test.ts',
   'packages/db/src/embedded.test.ts',
+  // A primary and a streaming standby of its own (read replicas).
+  'test/replicas/standby.test.ts',
   // The README's and the docs' commands, run as a reader runs them.
   'test/docs/examples.test.ts',
   'test/docs/laptop.test.ts',
@@ -49,6 +51,8 @@ export const PURE_TESTS = [
   'test/architecture/**/*.test.ts',
   'test/bench/**/*.test.ts',
   'test/api/openapi-{contract,examples,request-id}.test.ts',
+  'test/contract/**/*.test.ts',
+  'test/replicas/routes.test.ts',
   'test/webhooks/transport/{address,resolver,signing}.test.ts',
 ];
 

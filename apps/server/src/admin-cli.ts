@@ -20,7 +20,9 @@ const USAGE = `Usage:
       Creates an organization, its owner and the default pipeline, plus a Public API key with every permission
       and an Internal key. Prints {"orgId","userId","publicKey","internalKey"}.
   npm run --silent admin -- create-key --org <orgId> --user <userId> --type public|internal [--permissions a,b] --name <name>
-      Creates an API key acting as that user. Prints {"id","name","type","permissions","key"}.
+  npm run --silent admin -- create-key --email <email> --type public|internal [--permissions a,b] --name <name>
+      Creates an API key acting as that user (named by its ids, or by its email alone: the way back for someone
+      whose bootstrap keys were lost). Prints {"id","name","type","permissions","key"}.
   npm run --silent admin -- --help
 
 Key values are shown only here, once; only their hash is stored. The password given to bootstrap is visible to other
@@ -48,13 +50,20 @@ type Values = Partial<Record<Option, string | boolean>>;
 /** Per command: the options it takes, and those it cannot do without. */
 const COMMANDS: Record<string, { takes: readonly Option[]; needs: readonly Option[] }> = {
   bootstrap: { takes: ['org', 'email', 'password', 'plan'], needs: ['org', 'email', 'password'] },
-  'create-key': { takes: ['org', 'user', 'type', 'permissions', 'name'], needs: ['org', 'user', 'type', 'name'] },
+  // --org and --user, or --email in their place (checked in parseCommand).
+  'create-key': { takes: ['org', 'user', 'email', 'type', 'permissions', 'name'], needs: ['type', 'name'] },
 };
 
 type Command =
   | { kind: 'help' }
   | { kind: 'bootstrap'; name: string; email: string; password: string; plan: Plan }
-  | { kind: 'create-key'; orgId: string; userId: string; type: ApiKeyType; permissions: string[]; name: string };
+  | {
+      kind: 'create-key';
+      who: { orgId: string; userId: string } | { email: string };
+      type: ApiKeyType;
+      permissions: string[];
+      name: string;
+    };
 
 /** Minimum for an owner password set from the command line; the application may enforce more. */
 const MIN_PASSWORD_LENGTH = 8;
@@ -95,14 +104,24 @@ function parseCommand(argv: readonly string[]): Command {
     return v;
   };
 
-  if (command === 'bootstrap') {
+  const emailOf = (): string => {
     const email = required('email').trim();
     if (!EMAIL.test(email)) throw new UsageError(`--email is not an email address: '${email}'`);
+    return email;
+  };
+
+  if (command === 'bootstrap') {
+    const email = emailOf();
     const password = required('password');
     // The value is never echoed, not even in this message.
     if (password.length < MIN_PASSWORD_LENGTH) throw new UsageError(`--password must have at least ${MIN_PASSWORD_LENGTH} characters`);
     return { kind: 'bootstrap', name: required('org').trim(), email, password, plan: oneOf('plan', PLANS, 'starter') };
   }
+  const given = (key: Option) => typeof values[key] === 'string' && values[key].trim() !== '';
+  if (given('email') && (given('org') || given('user')))
+    throw new UsageError('create-key takes --email or --org and --user, not both: the email names the user and its organization');
+  if (!given('email') && !(given('org') && given('user')))
+    throw new UsageError(`create-key needs --org and --user, or --email in their place`);
   const permissions =
     typeof values.permissions === 'string'
       ? values.permissions
@@ -119,8 +138,7 @@ function parseCommand(argv: readonly string[]): Command {
     throw new UsageError("--permissions applies to public keys only: an internal key carries its user's reach");
   return {
     kind: 'create-key',
-    orgId: uuid('org'),
-    userId: uuid('user'),
+    who: given('email') ? { email: emailOf() } : { orgId: uuid('org'), userId: uuid('user') },
     type,
     permissions,
     name: required('name').trim(),
@@ -128,7 +146,7 @@ function parseCommand(argv: readonly string[]): Command {
 }
 
 async function execute(db: Db, cmd: Exclude<Command, { kind: 'help' }>): Promise<object> {
-  const { bootstrap, createApiKey } = await import('@leadwire/core/runtime');
+  const { bootstrap, createApiKey, userOfEmail } = await import('@leadwire/core/runtime');
   if (cmd.kind === 'bootstrap') {
     const { orgId, userId, publicKey, internalKey } = await bootstrap(db, {
       name: cmd.name,
@@ -138,9 +156,10 @@ async function execute(db: Db, cmd: Exclude<Command, { kind: 'help' }>): Promise
     });
     return { orgId, userId, publicKey, internalKey };
   }
+  const { orgId, userId } = 'email' in cmd.who ? await userOfEmail(db, cmd.who.email) : cmd.who;
   const { id, value } = await createApiKey(db, {
-    orgId: cmd.orgId,
-    userId: cmd.userId,
+    orgId,
+    userId,
     name: cmd.name,
     type: cmd.type,
     permissions: cmd.permissions,

@@ -10,7 +10,7 @@ import {
   watchKeyChanges,
 } from '@leadwire/core/runtime';
 import { jobDefinitions } from './jobs.ts';
-import { type ChannelListener, migrateUp, openDatabase, openDb, openOrm, openRequestDb } from '@leadwire/db';
+import { type ChannelListener, migrateUp, openDatabase, openDb, openOrm, openRequestDb, ReplicaSet } from '@leadwire/db';
 
 export interface Runtime {
   deps: Deps;
@@ -59,7 +59,7 @@ export async function compose(
     }
     const boss = new BossRuntime(database.url, log, { cronIntervalS: config.JOBS_CRON_INTERVAL_S });
     const onAfterCommitError = (err: unknown) => log.error({ err }, 'after-commit work failed');
-    const db = await openRequestDb(orm, {
+    const requestDb = {
       max: config.DB_POOL_MAX,
       acquireTimeoutMs: config.DB_ACQUIRE_TIMEOUT_MS,
       statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS,
@@ -67,15 +67,38 @@ export async function compose(
       queryTimeoutMs: config.DB_QUERY_TIMEOUT_MS,
       transactionTimeoutMs: config.DB_TRANSACTION_TIMEOUT_MS,
       onAfterCommitError,
-      onConnectionError: (err) => log.warn({ err }, 'database connection lost'),
-    });
+    };
+    const db = await openRequestDb(orm, { ...requestDb, onConnectionError: (err) => log.warn({ err }, 'database connection lost') });
+    const clock = opts.clock ?? systemClock;
+    // Reads are served by HTTP only: a worker opens no replica pool.
+    const replicas =
+      config.DATABASE_REPLICA_URLS.length === 0 || config.ROLE === 'worker'
+        ? null
+        : new ReplicaSet({
+            primary: db,
+            replicas: await Promise.all(
+              config.DATABASE_REPLICA_URLS.map(async (url, i) => {
+                const name = `replica${i + 1}`;
+                const onConnectionError = (err: Error) => log.warn({ err, replica: name }, 'read replica connection lost');
+                return { name, db: await openRequestDb(orm, { ...requestDb, url, applicationName: 'leadwire-reads', onConnectionError }) };
+              }),
+            ),
+            maxLagMs: config.DATABASE_REPLICA_MAX_LAG_MS,
+            checkMs: config.DATABASE_REPLICA_CHECK_MS,
+            // Three probes missed, plus the longest a probe may wait on the replica's pool before it fails.
+            staleAfterMs: 3 * config.DATABASE_REPLICA_CHECK_MS + config.DB_ACQUIRE_TIMEOUT_MS + config.DB_QUERY_TIMEOUT_MS,
+            clock,
+            log,
+          });
+    await replicas?.start();
     const deps: Deps = {
       orm,
       db,
+      replicas,
       config,
       jobs: boss,
       log,
-      clock: opts.clock ?? systemClock,
+      clock,
       random: opts.random ?? systemRandom,
       resolver: opts.resolver ?? systemResolver,
       scoreAdjustment: Boolean(config.SCORE_ADJUSTER_URL),
@@ -110,6 +133,7 @@ export async function compose(
         await boss.stop();
         for (const pump of pumps) await pump.release();
         log.info({}, 'job queue stopped');
+        await replicas?.close();
         await db.pool.end();
         await orm.close(true);
         await database.stop();

@@ -100,8 +100,9 @@ async function main() {
       process.exit(1);
     }
   };
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
+  // SIGHUP too (the terminal closed): left to Node's default, the process would end at once and leave its embedded
+  // PostgreSQL, which runs in a process group of its own, for the next start to clean up.
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(signal, () => void shutdown(signal));
 }
 
 main().catch((err: unknown) => {

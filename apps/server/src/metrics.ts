@@ -1,8 +1,9 @@
 import { timingSafeEqual } from 'node:crypto';
-import { type Deps, errors, toPublicError } from '@leadwire/core';
+import { bearerToken, type Deps, errors, toPublicError } from '@leadwire/core';
 import { httpDuration, httpRequests, renderMetrics, UNMATCHED_ROUTE } from '@leadwire/core/runtime';
 import type { PgDb } from '@leadwire/db';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import { requestIdOf } from './http/request-id.ts';
 
 /**
  * A route template set by a surface that serves many routes through one Fastify route (the REST surfaces, whose
@@ -32,9 +33,10 @@ export function countRequests(app: FastifyInstance): void {
   });
 }
 
-function sameToken(given: string | undefined, token: string): boolean {
-  const a = Buffer.from(given ?? '');
-  const b = Buffer.from(`Bearer ${token}`);
+/** The scheme is read as every route reads it, case aside (RFC 7235: `bearer` is `Bearer`); the token exactly. */
+function sameToken(header: string | undefined, token: string): boolean {
+  const a = Buffer.from(bearerToken(header) ?? '');
+  const b = Buffer.from(token);
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
@@ -44,7 +46,11 @@ export function metricsRoute(app: FastifyInstance, deps: Deps, pools: Record<str
     const token = deps.config.METRICS_TOKEN;
     if (token && !sameToken(req.headers.authorization, token)) {
       const pub = toPublicError(errors.unauthorized('GET /metrics needs Authorization: Bearer <METRICS_TOKEN>'));
-      return reply.status(pub.status).header('www-authenticate', 'Bearer').send(pub.body);
+      // As every other refusal: the request's id in the body and the header, for an operator quoting it.
+      return reply
+        .status(pub.status)
+        .headers({ 'www-authenticate': 'Bearer', 'x-request-id': String(req.id) })
+        .send({ ...pub.body, requestId: String(req.id) });
     }
     const { contentType, text } = await renderMetrics(deps, pools);
     return reply.type(contentType).header('cache-control', 'no-store').send(text);
@@ -56,7 +62,9 @@ export function metricsRoute(app: FastifyInstance, deps: Deps, pools: Record<str
  * apart from the public port so that it can be kept on a private network.
  */
 export async function buildMetricsApp(deps: Deps, pools: Record<string, PgDb>): Promise<FastifyInstance> {
-  const app = Fastify({ logger: false });
+  // Request ids as the public port makes them: the client's sane X-Request-Id, else a new one, sent back on every answer.
+  const app = Fastify({ logger: false, requestIdHeader: false, genReqId: requestIdOf });
+  app.addHook('onRequest', async (req, reply) => void reply.header('x-request-id', req.id));
   app.get('/healthz', async () => ({ status: 'ok' }));
   metricsRoute(app, deps, pools);
   return app;

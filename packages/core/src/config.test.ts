@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from './config.ts';
 
@@ -20,6 +21,9 @@ describe('loadConfig defaults', () => {
       BASE_URL: 'http://localhost:3000/api',
       APP_URL: 'http://localhost:3000',
       DATA_DIR: './.data',
+      DATABASE_REPLICA_URLS: [],
+      DATABASE_REPLICA_MAX_LAG_MS: 30_000,
+      DATABASE_REPLICA_CHECK_MS: 1_000,
       ROLE: 'all',
       LOG_LEVEL: 'info',
       METRICS_ENABLED: true,
@@ -54,10 +58,9 @@ describe('loadConfig defaults', () => {
       CAPTCHA_RECAPTCHA_VERIFY_URL: 'https://www.google.com/recaptcha/api/siteverify',
       CAPTCHA_VERIFY_TIMEOUT_MS: 5_000,
       PASSWORD_HASH_COST: 17,
-      PASSWORD_HASH_CONCURRENCY: 2,
+      PASSWORD_HASH_CONCURRENCY: Math.max(1, Math.floor(os.availableParallelism() / 2)),
       PASSWORD_HASH_QUEUE: 16,
       PASSWORD_HASH_MAX_WAIT_MS: 5_000,
-      UV_THREADPOOL_SIZE: 4,
       SIGNUP_PER_ADDRESS_PER_HOUR: 10,
       PASSWORD_RESET_PER_ADDRESS_PER_HOUR: 10,
       CLAMAV_PORT: 3310,
@@ -168,6 +171,17 @@ describe('derived and normalised URLs', () => {
     expect(loadConfig({ DATABASE_URL: 'postgres://u:p@h:5432/d' }).DATABASE_URL).toBe('postgres://u:p@h:5432/d');
     expect(loadConfig({ DATABASE_URL: 'postgresql://h/d' }).DATABASE_URL).toBe('postgresql://h/d');
   });
+
+  it('takes read replicas as comma-separated postgres:// URLs, and never echoes one in a refusal', () => {
+    expect(loadConfig({ DATABASE_REPLICA_URLS: ' postgres://u:p@r1/d , postgresql://r2/d,' }).DATABASE_REPLICA_URLS).toEqual([
+      'postgres://u:p@r1/d',
+      'postgresql://r2/d',
+    ]);
+    const problems = problemsOf({ DATABASE_REPLICA_URLS: 'postgres://r1/d,mysql://u:secret-pw@r2/d' });
+    expect(problems).toEqual(['DATABASE_REPLICA_URLS.1: each must be a postgres:// URL']);
+    expect(problemsOf({ DATABASE_REPLICA_MAX_LAG_MS: '50' }).map((p) => p.split(':')[0])).toEqual(['DATABASE_REPLICA_MAX_LAG_MS']);
+    expect(problemsOf({ DATABASE_REPLICA_CHECK_MS: '0' }).map((p) => p.split(':')[0])).toEqual(['DATABASE_REPLICA_CHECK_MS']);
+  });
 });
 
 describe('empty strings mean unset', () => {
@@ -249,9 +263,9 @@ describe('bad values', () => {
       expect(problemsOf({ PASSWORD_HASH_COST }).map((p) => p.split(':')[0])).toEqual(['PASSWORD_HASH_COST']);
   });
 
-  it('refuses as many hashing slots as libuv has threads: new database connections need one', () => {
-    expect(problemsOf({ PASSWORD_HASH_CONCURRENCY: '4' }).map((p) => p.split(':')[0])).toEqual(['PASSWORD_HASH_CONCURRENCY']);
-    expect(loadConfig({ PASSWORD_HASH_CONCURRENCY: '4', UV_THREADPOOL_SIZE: '8' }).PASSWORD_HASH_CONCURRENCY).toBe(4);
+  it('hashes on half the cores unless told otherwise; refuses no slot at all', () => {
+    expect(loadConfig({ PASSWORD_HASH_CONCURRENCY: '4' }).PASSWORD_HASH_CONCURRENCY).toBe(4);
+    expect(problemsOf({ PASSWORD_HASH_CONCURRENCY: '0' }).map((p) => p.split(':')[0])).toEqual(['PASSWORD_HASH_CONCURRENCY']);
     expect(problemsOf({ PASSWORD_HASH_QUEUE: '-1' }).map((p) => p.split(':')[0])).toEqual(['PASSWORD_HASH_QUEUE']);
   });
 

@@ -1,4 +1,8 @@
+import os from 'node:os';
 import { z } from 'zod';
+
+/** PASSWORD_HASH_CONCURRENCY's default: half the cores, at least one, so hashing never holds the whole machine. */
+export const halfTheCores = (): number => Math.max(1, Math.floor(os.availableParallelism() / 2));
 
 const optionalUrl = z.url().optional();
 const port = z.coerce.number().int().min(0).max(65535);
@@ -16,6 +20,25 @@ export const ConfigSchema = z
       .string()
       .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
       .optional(),
+    // Read replicas (docs/scaling.md, "Read replicas"; docs/operating.md, "Adding a read replica").
+    /**
+     * PostgreSQL streaming standbys of DATABASE_URL, comma-separated: the replica-safe reads go to them (a pool each, on
+     * the request path's settings). Unset: every read on the primary. The values are never echoed: they hold passwords.
+     */
+    DATABASE_REPLICA_URLS: z
+      .string()
+      .transform((v) =>
+        v
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean),
+      )
+      .pipe(z.array(z.string().regex(/^postgres(ql)?:\/\//, 'each must be a postgres:// URL')).max(16))
+      .default([]),
+    /** A replica whose replay lag is over this gets no reads until it catches up (they go to the primary). */
+    DATABASE_REPLICA_MAX_LAG_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
+    /** How often each process reads every replica's replay position and lag. */
+    DATABASE_REPLICA_CHECK_MS: z.coerce.number().int().min(10).max(60_000).default(1_000),
     DATA_DIR: z.string().min(1).default('./.data'),
     ROLE: z.enum(['all', 'api', 'worker']).default('all'),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -153,16 +176,14 @@ export const ConfigSchema = z
     PASSWORD_HASH_COST: z.coerce.number().int().min(12).max(20).default(17),
     // Issue 16, accounts: hashing bounds and the sign-up and reset throttles (one block, for merging).
     /**
-     * Password hashes (scrypt, 128 MB each at cost 17) computed at once per process. Below UV_THREADPOOL_SIZE, so the
-     * rest of libuv's pool stays free for what else runs there: every new database connection's SCRAM handshake.
+     * Password hashes (scrypt, 128 MB each at cost 17) computed at once per process, each on a thread of its own at the
+     * lowest scheduling priority (accounts/hash-workers.ts). Unset: half the cores, at least one.
      */
-    PASSWORD_HASH_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+    PASSWORD_HASH_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(halfTheCores),
     /** Password checks waiting for a hashing slot; beyond it 503 service_unavailable at once, so memory stays bounded. */
     PASSWORD_HASH_QUEUE: z.coerce.number().int().min(0).max(10_000).default(16),
     /** Longest wait for a hashing slot before 503 service_unavailable: clients should not wait longer than they would retry. */
     PASSWORD_HASH_MAX_WAIT_MS: z.coerce.number().int().min(1).max(120_000).default(5_000),
-    /** libuv's threadpool size, which Node reads itself at start (default 4); read here only to check the bound above. */
-    UV_THREADPOOL_SIZE: z.coerce.number().int().min(1).max(1024).default(4),
     /** Sign-up attempts per client address per hour, refused or not (taken emails count): bounds email probing and organization floods. */
     SIGNUP_PER_ADDRESS_PER_HOUR: z.coerce.number().int().min(1).default(10),
     /** Password reset requests per client address per hour: bounds reset-email floods across many inboxes. */
@@ -258,11 +279,6 @@ export const ConfigSchema = z
     WORKFLOW_RUN_RETENTION_DAYS: z.coerce.number().int().min(0).max(36_500).default(90),
     /** The delivery log (deliveries and their attempts): long enough to recover from a month-long receiver outage. */
     DELIVERY_LOG_RETENTION_DAYS: z.coerce.number().int().min(0).max(36_500).default(30),
-  })
-  .refine((c) => c.PASSWORD_HASH_CONCURRENCY < c.UV_THREADPOOL_SIZE, {
-    path: ['PASSWORD_HASH_CONCURRENCY'],
-    message:
-      'must be below UV_THREADPOOL_SIZE: hashes on every thread starve new database connections (their SCRAM handshake runs there too)',
   })
   .refine((c) => c.HTTP_HEADERS_TIMEOUT_MS <= c.HTTP_REQUEST_TIMEOUT_MS, {
     path: ['HTTP_HEADERS_TIMEOUT_MS'],

@@ -1,4 +1,4 @@
-import type { Db, MikroORM, PgDb } from '@leadwire/db';
+import type { Db, MikroORM, PgDb, ReplicaSet } from '@leadwire/db';
 import type { z } from 'zod';
 import type { Clock } from './clock.ts';
 import type { Random } from './random.ts';
@@ -60,6 +60,8 @@ export interface Deps {
   orm: MikroORM;
   /** The one way to the database (prepared statements on the ORM's pool); the ORM itself keeps schema and migrations. */
   db: PgDb;
+  /** Read replicas (DATABASE_REPLICA_URLS) for the replica-safe reads; null: every read on `db`. */
+  replicas: ReplicaSet | null;
   config: Config;
   jobs: Jobs;
   log: Logger;

@@ -40,7 +40,16 @@ describe('a database outage is 503 service_unavailable, wherever it sits in the 
     ]) {
       expect(toPublicError(wrapped)).toEqual(unavailable);
     }
-    expect(writeFailure(cause, 'contacts')).toBeUndefined();
+    // A contact write says what the spec says of a contact save that timed out, still 503 with retry-after: nothing
+    // was attempted, so a retry will do. Other writes keep the generic words.
+    expect(toPublicError(writeFailure(cause, 'contacts'))).toEqual({
+      ...unavailable,
+      body: { ...unavailable.body, error: 'Failed to save contact' },
+    });
+    expect(toPublicError(writeFailure(new TRPCError({ code: 'INTERNAL_SERVER_ERROR', cause }), 'contacts')).body.error).toBe(
+      'Failed to save contact',
+    );
+    expect(writeFailure(cause, 'companies')).toBeUndefined();
   });
 
   it.each(lostMidway)('%s', (_name, cause) => {

@@ -228,16 +228,25 @@ export function isDatabaseFailure(err: unknown): boolean {
   );
 }
 
+/** The spec's application message for a contact save that failed ("timeout or server error"). */
+const CONTACT_SAVE_FAILED = 'Failed to save contact';
+
 /**
  * What a write that failed on the database is answered: save_failed naming what was being saved ("Failed to save
- * contact", the spec's words, for contacts; "Failed to save" otherwise), or nothing to change (no connection: 503 by
- * toPublicError; an answer already chosen, such as a 4xx or save_failed; not a database failure).
+ * contact", the spec's words, for contacts; "Failed to save" otherwise); for want of a connection, 503 (toPublicError's
+ * answer) with the spec's words for contacts; or nothing to change (an answer already chosen, such as a 4xx or
+ * save_failed; not a database failure).
  */
 export function writeFailure(err: unknown, resource: string | undefined): AppError | undefined {
-  if (isNoConnection(err) || !isDatabaseFailure(err)) return undefined;
+  const contact = resource === 'contacts';
+  // No connection within the acquire time-out: nothing was attempted, so 503 with retry-after stays the right answer,
+  // but a contact save says what the spec says of one that timed out.
+  if (isNoConnection(err))
+    return contact && presentError(err).status >= 500 ? errors.serviceUnavailable(CONTACT_SAVE_FAILED, undefined, err) : undefined;
+  if (!isDatabaseFailure(err)) return undefined;
   const pub = presentError(err);
   if (pub.status !== 500 || pub.body.code !== 'internal_error') return undefined;
-  return errors.saveFailed(err, resource === 'contacts' ? 'Failed to save contact' : 'Failed to save');
+  return errors.saveFailed(err, contact ? CONTACT_SAVE_FAILED : 'Failed to save');
 }
 
 const fromAppError = (e: AppError): PublicError => ({

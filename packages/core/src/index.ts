@@ -13,6 +13,8 @@ export { type Jobs, jobsOfRequest } from './jobs/queue.ts';
 export { v1Router, type V1Router } from './v1-router.ts';
 export { internalRouter, type InternalRouter } from './internal-router.ts';
 export { restRoutes, matchRoute, unknownQueryKeys, type RestRoute } from './http/routes.ts';
+export { createCallerFactory } from './trpc.ts';
+export { checkDeprecation, DEPRECATION_MIN_DAYS, deprecationHeaders, type Deprecation } from './http/deprecation.ts';
 export * from './auth/key-material.ts';
 export { authenticate, knownRefusal } from './auth/authenticate.ts';
 export { type Clock, systemClock } from './clock.ts';

@@ -8,7 +8,7 @@ export { BossRuntime, type JobDefinition } from './jobs/boss.ts';
 export { cleanupJob } from './jobs/cleanup.ts';
 export { passwordResetJob } from './accounts/reset-job.ts';
 export { setPasswordHashCost, setPasswordHashSlots } from './accounts/passwords.ts';
-export { bootstrap, createApiKey } from './accounts/service.ts';
+export { bootstrap, createApiKey, userOfEmail } from './accounts/service.ts';
 export { purgeContactsJob } from './contacts/app/purge-job.ts';
 export { sendMailJob } from './mail/send-job.ts';
 export { adjustScoreJob } from './contacts/shared/adjust-score-job.ts';
@@ -17,6 +17,7 @@ export { type AttemptInfo, type AttemptTracer, setAttemptTracer } from './webhoo
 export { workflowRunJob } from './workflows/job.ts';
 export { watchKeyChanges } from './auth/key-changes.ts';
 export { keyGuardOf } from './limits/key-guard.ts';
+export { refusalPacerOf } from './limits/refusal-pacer.ts';
 export { currentRequestId, requestIdMixin, withRequestId } from './http/request-scope.ts';
 export { systemResolver, type Resolver } from './webhooks/transport/resolver.ts';
 export {

@@ -4,6 +4,7 @@
  * module takes what it needs from here and nothing else of the package's inside.
  */
 export { authenticateInternal, requireRole } from './auth/internal.ts';
+export { callerOf } from './replicas/routing.ts';
 export { acceptInvite, INVITE_PREFIX } from './accounts/invites.ts';
 export { RESET_PREFIX, resetPassword } from './accounts/password.service.ts';
 export { AcceptInviteInput, ResetPasswordInput } from './accounts/schemas.ts';

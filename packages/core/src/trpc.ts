@@ -3,6 +3,7 @@ import { TRPC_ERROR_CODES_BY_KEY, type TRPC_ERROR_CODE_KEY } from '@trpc/server/
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { RequestContext } from './context.ts';
 import { type ErrorCode, toPublicError, writeFailure } from './errors.ts';
+import { PACED_STATUSES, pacingKey, refusalPacerOf } from './limits/refusal-pacer.ts';
 
 // A type alias, not an interface: trpc-to-openapi needs meta with an implicit index signature.
 export type LeadwireMeta = {
@@ -19,7 +20,25 @@ export type LeadwireMeta = {
   auth?: 'internal' | 'public';
   /** Stable error codes this operation can answer with, documented in the OpenAPI contract. */
   errorCodes?: readonly ErrorCode[];
+  /**
+   * The write does its database work in one round trip (publicApiProcedure's `oneTrip`): the HTTP layer serves it on
+   * a route of its own that calls the procedure directly (apps/server/src/http/direct-routes.ts).
+   */
+  oneTrip?: boolean;
+  /** Deprecated (the operation, or some of its fields): read by the REST surfaces and the documents (http/deprecation.ts). */
+  deprecated?: Deprecation;
 };
+
+export interface Deprecation {
+  /** The day it was announced, `YYYY-MM-DD` (UTC): the `Deprecation` header's date (RFC 9745). */
+  since: string;
+  /** The day after which it may stop working, `YYYY-MM-DD` (UTC): the `Sunset` header (RFC 8594). */
+  sunset: string;
+  /** Where the notice is: the CHANGELOG entry or a page saying what to use instead (absolute URL). */
+  notice: string;
+  /** Only these fields of the operation (its input or output) are deprecated, not the operation itself. */
+  fields?: readonly string[];
+}
 
 const TRPC_CODE_BY_STATUS: Record<number, TRPC_ERROR_CODE_KEY> = {
   400: 'BAD_REQUEST',
@@ -61,6 +80,8 @@ const t = initTRPC
   });
 
 export const router = t.router;
+/** Calls procedures without a transport: the HTTP layer's direct routes (the same procedures, middlewares and schemas). */
+export const createCallerFactory = t.createCallerFactory;
 export const middleware = t.middleware;
 /**
  * A mutation that failed on the database (timed out, lost its connection) was rolled back by the transaction it ran in
@@ -75,4 +96,19 @@ const databaseFailures = t.middleware(async ({ next, type, path }) => {
   return result;
 });
 
-export const baseProcedure = t.procedure.use(databaseFailures);
+/**
+ * A refusal (401, 429, 503) is held before it goes out once its address (for a 503, the whole process) had its free ones
+ * this second (limits/refusal-pacer.ts): where it was decided does not matter (a key's first look-up, the sign-in
+ * throttle, the sign-up budget, a full hashing queue), since a closed-loop flood re-sends the moment it is answered and
+ * takes whatever CPU its answers leave. Outermost, so that it sees the refusals of every middleware after it (the key
+ * and session checks).
+ */
+const pacedRefusals = t.middleware(async ({ ctx, next }) => {
+  const result = await next();
+  if (result.ok || ctx.ip === undefined) return result;
+  const { status } = toPublicError(result.error);
+  if (PACED_STATUSES.has(status)) await refusalPacerOf(ctx.deps).hold(pacingKey(status, ctx.ip));
+  return result;
+});
+
+export const baseProcedure = t.procedure.use(pacedRefusals).use(databaseFailures);

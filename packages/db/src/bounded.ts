@@ -79,6 +79,38 @@ export class BoundedClient {
   }
 }
 
+/**
+ * How far each connection's server clock is ahead of this process's (milliseconds, measured when the connection opened:
+ * `measureClockOffset`), for deadlines a statement checks on the server's clock (`commitDeadline`).
+ */
+const clockOffsets = new WeakMap<object, number>();
+
+/**
+ * Reads the server's clock over `client` and keeps its offset from ours: the server's reading is taken at the middle of
+ * the round trip, so the error is at most half of it (well under a millisecond beside the database).
+ */
+export async function measureClockOffset(client: { query(text: string): Promise<unknown> }, setUp = ''): Promise<void> {
+  const sent = Date.now();
+  const results = (await client.query(`${setUp}select (extract(epoch from clock_timestamp()) * 1000)::float8 as ms`)) as
+    | QueryResult
+    | QueryResult[];
+  const received = Date.now();
+  const last = Array.isArray(results) ? results.at(-1) : results;
+  const serverMs = Number((last?.rows[0] as { ms?: unknown } | undefined)?.ms);
+  if (Number.isFinite(serverMs)) clockOffsets.set(client, serverMs - (sent + received) / 2);
+}
+
+/**
+ * The instant, on the server's clock, past which a statement sent now on `client` must not commit: when its client
+ * stops waiting for it (`timeoutMs` from now). Null without a time-out. A statement that commits on its own (no
+ * transaction to roll back) checks it last (e.g. `leadwire_refuse` in contacts/v1/one-trip-sql.ts), so that a server
+ * that was frozen with the statement unread does not write it once it runs again, after the client answered "failed".
+ */
+export function commitDeadline(client: object, timeoutMs: number | undefined): Date | null {
+  if (timeoutMs === undefined) return null;
+  return new Date(Date.now() + (clockOffsets.get(client) ?? 0) + timeoutMs);
+}
+
 /** SQLSTATE of the commit guard refusing: division by zero, from a guard that divides by "still in time". */
 const GUARD_REFUSED = '22012';
 

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { type EmbeddedPostgresHandle, runningClusterUrl, startEmbeddedPostgres } from './embedded.ts';
+import { type EmbeddedPostgresHandle, runningCluster, startEmbeddedPostgres, stopOrphanedCluster } from './embedded.ts';
 
 export interface Database {
   url: string;
@@ -29,9 +29,14 @@ const MAX_RESTART_DELAY_MS = 5_000;
 
 /**
  * DATABASE_URL when given; otherwise the embedded cluster under `<dataDir>/postgres`, joined when another process
- * (the running server) already has it up, started otherwise. A cluster we started is supervised when `supervise` is
- * given: if it dies, it is started again on the same port (the pools reconnect by themselves), up to
+ * (the running server) already has it up, started otherwise. With `supervise` (the server), the cluster is started in
+ * a process group of its own, so that a terminal's Ctrl-C reaches the server alone and the server stops it last, and
+ * it is supervised: if it dies, it is started again on the same port (the pools reconnect by themselves), up to
  * `restartAttempts` times in a row with doubling waits, after which `onGiveUp` is called.
+ *
+ * A cluster left running by a server that was SIGKILLed (its owner is gone: runningCluster().orphaned) is not joined
+ * by a supervising process, since nobody would restart it if it died: it is stopped cleanly and started again under
+ * this one, on the same port. Processes that only pass through (the admin CLI, migrate) join it as it is.
  */
 export async function openDatabase(opts: {
   databaseUrl?: string | undefined;
@@ -41,14 +46,27 @@ export async function openDatabase(opts: {
 }): Promise<Database> {
   if (opts.databaseUrl) return { url: opts.databaseUrl, ownsCluster: false, stop: async () => {} };
   const dataDir = path.join(path.resolve(opts.dataDir), 'postgres');
-  const running = await runningClusterUrl(dataDir);
-  if (running) return { url: running, ownsCluster: false, stop: async () => {} };
+  const supervise = opts.supervise;
+  const running = await runningCluster(dataDir);
+  if (running && !(supervise && running.orphaned)) return { url: running.url, ownsCluster: false, stop: async () => {} };
+  if (running) {
+    supervise?.log.warn(
+      { pid: running.pid, port: running.port },
+      'embedded PostgreSQL was left running by a server that is gone; restarting it under this one',
+    );
+    await stopOrphanedCluster(running);
+  }
   const start = (port?: number) =>
-    startEmbeddedPostgres({ dataDir, ...(port ? { port } : {}), ...(opts.onLog ? { onLog: opts.onLog } : {}) });
-  let current = await start();
+    startEmbeddedPostgres({
+      dataDir,
+      detached: supervise !== undefined,
+      ...(port ? { port } : {}),
+      ...(opts.onLog ? { onLog: opts.onLog } : {}),
+    });
+  // The orphan's port first, for clients that still hold its URL; any free one if that is gone meanwhile.
+  let current = running ? await start(running.port).catch(() => start()) : await start();
   let stopped = false;
   let restarting: Promise<void> | undefined;
-  const supervise = opts.supervise;
   const watch = (cluster: EmbeddedPostgresHandle): void =>
     cluster.onUnexpectedExit((exit) => {
       if (stopped || !supervise) return;

@@ -100,6 +100,11 @@ function resolveNativeDir(): string {
   return path.join(path.dirname(nativeEntry), '..', 'native');
 }
 
+/** The path of one of the PostgreSQL programs the native package ships (`postgres`, `initdb`). */
+export function nativeBinary(name: 'postgres' | 'initdb'): string {
+  return path.join(resolveNativeDir(), 'bin', name);
+}
+
 /** `/`, `/a`, `/a/b` for `/a/b/c`. */
 function ancestors(target: string): string[] {
   const out: string[] = [];

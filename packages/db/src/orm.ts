@@ -3,6 +3,7 @@ import pg from 'pg';
 import { Migrator } from '@mikro-orm/migrations';
 import { MikroORM, type Options } from '@mikro-orm/postgresql';
 import { allEntities } from './entities/index.ts';
+import { measureClockOffset } from './bounded.ts';
 import { PgDb } from './sql.ts';
 
 export const migrationsPath = fileURLToPath(new URL('../../../migrations', import.meta.url));
@@ -43,6 +44,10 @@ export interface RequestDbOptions {
   onAfterCommitError?: (err: unknown) => void;
   /** A connection that broke while idle in the pool (the server went away); the pool has already dropped it. */
   onConnectionError?: (err: Error) => void;
+  /** Another server than the ORM's (a read replica): its `postgres://` URL; the ORM's type parsers are kept. */
+  url?: string;
+  /** Shown in pg_stat_activity; `leadwire-requests` by default. */
+  applicationName?: string;
 }
 
 /** pg-pool's hook as it runs it: awaited before the connection is handed out, a failure ends it (@types/pg says void). */
@@ -60,20 +65,24 @@ interface PoolConfigWithHook extends Omit<pg.PoolConfig, 'onConnect'> {
 export async function openRequestDb(orm: MikroORM, opts: RequestDbOptions): Promise<PgDb> {
   const ormPool = await orm.em.getConnection().getNativeClient();
   const base = (ormPool as unknown as { options: pg.PoolConfig }).options;
+  const { host, port, user, database, ...rest } = base;
+  // pg-pool keeps the password non-enumerable, out of the spread.
+  const server = opts.url ? { connectionString: opts.url } : { host, port, user, database, password: base.password };
+  // The same round trip reads the server's clock, for the deadlines statements check on it (bounded.ts).
   const setLimits = async (client: pg.ClientBase) => {
-    await client.query(
+    await measureClockOffset(
+      client,
       `set statement_timeout = ${ms(opts.statementTimeoutMs)}; set lock_timeout = ${ms(opts.lockTimeoutMs)}; ` +
-        `set idle_in_transaction_session_timeout = ${ms(opts.transactionTimeoutMs)}`,
+        `set idle_in_transaction_session_timeout = ${ms(opts.transactionTimeoutMs)}; `,
     );
   };
   const config: PoolConfigWithHook = {
-    ...base,
-    // pg-pool keeps the password non-enumerable, out of the spread.
-    password: base.password,
+    ...rest,
+    ...server,
     min: 0,
     max: opts.max,
     connectionTimeoutMillis: opts.acquireTimeoutMs,
-    application_name: 'leadwire-requests',
+    application_name: opts.applicationName ?? 'leadwire-requests',
     onConnect: setLimits,
   };
   const pool = new pg.Pool(config);

@@ -1,6 +1,6 @@
 import type { CompiledQuery } from 'kysely';
 import type { Pool, PoolClient } from 'pg';
-import { BoundedClient, DatabaseUnavailableError, guardedCommit } from './bounded.ts';
+import { BoundedClient, commitDeadline, DatabaseUnavailableError, guardedCommit } from './bounded.ts';
 import { bind, prepared, type Query, type Statement } from './statements.ts';
 
 /**
@@ -33,8 +33,33 @@ function named(text: string): { name: string; text: string } {
   return c;
 }
 
-async function send<R>(conn: BoundedClient, stmt: { name: string; text: string }, values: unknown[], timeoutMs: number | undefined) {
-  const result = await conn.query({ name: stmt.name, text: stmt.text, values }, timeoutMs);
+/**
+ * A statement's parameter that stands for its commit deadline: `run` puts in its place the instant, on the server's
+ * clock, at which this client stops waiting for the statement (null without a time-out). For a statement that commits
+ * on its own, to refuse to once its client has given up on it (bounded.ts `commitDeadline`).
+ */
+export const COMMIT_BY: unique symbol = Symbol('commit deadline');
+export type CommitBy = typeof COMMIT_BY;
+
+/**
+ * What a pool has sent to PostgreSQL since it opened: round trips (every statement, `begin`, `commit` and `rollback`
+ * is one) and the transactions it opened explicitly (a statement run on its own is a transaction of its own too).
+ */
+export interface DbTraffic {
+  roundTrips: number;
+  transactions: number;
+}
+
+async function send<R>(
+  conn: BoundedClient,
+  stmt: { name: string; text: string },
+  values: unknown[],
+  timeoutMs: number | undefined,
+  traffic: DbTraffic,
+) {
+  const bound = values.includes(COMMIT_BY) ? values.map((v) => (v === COMMIT_BY ? commitDeadline(conn.client, timeoutMs) : v)) : values;
+  traffic.roundTrips++;
+  const result = await conn.query({ name: stmt.name, text: stmt.text, values: bound }, timeoutMs);
   return result.rows as R[];
 }
 
@@ -55,11 +80,14 @@ export class TxDb implements Db {
   readonly committed: ((db: Db) => Promise<unknown>)[] = [];
   private readonly queryTimeoutMs: number | undefined;
   deadline: number | undefined;
-  constructor(client: PoolClient | BoundedClient, opts: TxOptions = {}) {
+  /** The pool's traffic, which this transaction's statements add to. */
+  readonly traffic: DbTraffic;
+  constructor(client: PoolClient | BoundedClient, opts: TxOptions = {}, traffic: DbTraffic = { roundTrips: 0, transactions: 0 }) {
     this.conn = client instanceof BoundedClient ? client : new BoundedClient(client);
     this.client = this.conn.client;
     this.queryTimeoutMs = opts.queryTimeoutMs;
     this.deadline = opts.deadline;
+    this.traffic = traffic;
   }
   /** The time the next statement may take: the per-statement limit, cut to what is left of the transaction's budget. */
   timeout(): number | undefined {
@@ -71,17 +99,18 @@ export class TxDb implements Db {
     this.committed.push(fn);
   }
   run<P, R>(stmt: Statement<P, R>, params: P): Promise<R[]> {
-    return send<R>(this.conn, stmt, bind(stmt, params), this.timeout());
+    return send<R>(this.conn, stmt, bind(stmt, params), this.timeout(), this.traffic);
   }
   query<R>(q: Query<R>): Promise<R[]> {
     const c = compileQuery(q);
-    return send<R>(this.conn, named(c.sql), c.parameters as unknown[], this.timeout());
+    return send<R>(this.conn, named(c.sql), c.parameters as unknown[], this.timeout(), this.traffic);
   }
   /** Already in one: the work joins it and commits or rolls back with it. */
   transaction<T>(fn: (tx: TxDb) => Promise<T>): Promise<T> {
     return fn(this);
   }
   async raw(text: string, values: unknown[] = []): Promise<{ rows: unknown[] }> {
+    this.traffic.roundTrips++;
     return this.conn.query({ text, values }, this.timeout());
   }
 }
@@ -115,6 +144,8 @@ export class PgDb implements Db {
   private readonly onError: (err: unknown) => void;
   private readonly queryTimeoutMs: number | undefined;
   private readonly transactionTimeoutMs: number | undefined;
+  /** Round trips and transactions since the pool opened (metrics and the bench read them; tests count them). */
+  readonly traffic: DbTraffic = { roundTrips: 0, transactions: 0 };
   constructor(pool: Pool, opts: PgDbOptions = {}) {
     this.pool = pool;
     this.onError = opts.onAfterCommitError ?? (() => {});
@@ -145,15 +176,16 @@ export class PgDb implements Db {
   }
 
   run<P, R>(stmt: Statement<P, R>, params: P): Promise<R[]> {
-    return this.once((conn) => send<R>(conn, stmt, bind(stmt, params), this.queryTimeoutMs));
+    return this.once((conn) => send<R>(conn, stmt, bind(stmt, params), this.queryTimeoutMs, this.traffic));
   }
 
   query<R>(q: Query<R>): Promise<R[]> {
     const c = compileQuery(q);
-    return this.once((conn) => send<R>(conn, named(c.sql), c.parameters as unknown[], this.queryTimeoutMs));
+    return this.once((conn) => send<R>(conn, named(c.sql), c.parameters as unknown[], this.queryTimeoutMs, this.traffic));
   }
 
   async raw(text: string, values: unknown[] = []): Promise<{ rows: unknown[] }> {
+    this.traffic.roundTrips++;
     return this.once((conn) => conn.query({ text, values }, this.queryTimeoutMs));
   }
 
@@ -165,12 +197,15 @@ export class PgDb implements Db {
   async transaction<T>(fn: (tx: TxDb) => Promise<T>): Promise<T> {
     const deadline = this.transactionTimeoutMs === undefined ? undefined : performance.now() + this.transactionTimeoutMs;
     const conn = await this.connect();
-    const tx = new TxDb(conn, { queryTimeoutMs: this.queryTimeoutMs, deadline });
+    const tx = new TxDb(conn, { queryTimeoutMs: this.queryTimeoutMs, deadline }, this.traffic);
     try {
+      this.traffic.transactions++;
+      this.traffic.roundTrips++;
       await conn.query({ text: 'begin' }, tx.timeout());
       const begun = performance.now();
       const result = await fn(tx);
       const timeout = tx.timeout();
+      this.traffic.roundTrips++;
       // The server's transaction began before `begun`, so a budget that ends when we stop waiting for the commit, as
       // measured from `begun`, ends no later on the server's clock: a commit it reads after we gave up is refused.
       if (timeout === undefined) await conn.query({ text: 'commit' }, undefined);
@@ -183,6 +218,7 @@ export class PgDb implements Db {
       return result;
     } catch (err) {
       // A connection in doubt was destroyed (the server rolls back when it notices); a sound one rolls back here.
+      if (!conn.broken) this.traffic.roundTrips++;
       if (!conn.broken)
         await conn
           .query({ text: 'rollback' }, this.queryTimeoutMs)

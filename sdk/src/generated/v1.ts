@@ -3020,7 +3020,7 @@ export interface components {
         /**
          * @description Service unavailable.
          *
-         *     - `service_unavailable`: the database is briefly unreachable, this server is shutting down, or it is at its connection limit and closed this slow request to make room; nothing was saved, retry after `retry-after` seconds (with the same `Idempotency-Key`).
+         *     - `service_unavailable`: the database is briefly unreachable, this server is shutting down, or it is at its connection limit and closed this slow request to make room; nothing was saved, retry after `retry-after` seconds (with the same `Idempotency-Key`); a contact write that got no database connection in time says `Failed to save contact`.
          */
         ServiceUnavailable: {
             headers: {

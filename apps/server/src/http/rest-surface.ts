@@ -1,5 +1,6 @@
 import {
   type Deps,
+  deprecationHeaders,
   errors,
   jobsOfRequest,
   matchRoute,
@@ -12,6 +13,7 @@ import {
 import type { AnyTRPCRouter } from '@trpc/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type CreateOpenApiFastifyPluginOptions, fastifyTRPCOpenApiPlugin } from 'trpc-to-openapi';
+import { directRoutes } from './direct-routes.ts';
 import { addJsonBodyParser } from './json-body.ts';
 import { logFailure } from './log-failure.ts';
 import { isBodiless, patchTrpcOpenApiFastify } from './trpc-openapi-fastify.ts';
@@ -113,6 +115,8 @@ export async function restSurface(app: FastifyInstance, opts: { deps: Deps; rout
         { allow: m.allow.join(', ') },
       );
     }
+    // Every answer of a deprecated operation says so, refusals included: a partner sees it whatever went wrong.
+    if (m.route.deprecated) void reply.headers(deprecationHeaders(m.route.deprecated));
     // Like the path and the method, the parameter names are the published contract, checked before authentication.
     if (opts.strictQuery && m.route.method === 'GET') {
       const unknown = unknownQueryKeys(m.route, req.query as Record<string, unknown>);
@@ -163,4 +167,15 @@ export async function restSurface(app: FastifyInstance, opts: { deps: Deps; rout
       return { status: successStatus.get(paths?.[0] ?? '') ?? 200 };
     },
   } satisfies CreateOpenApiFastifyPluginOptions<AnyTRPCRouter>);
+  // Beside the adapter's catch-all, which they take precedence over.
+  directRoutes(app, {
+    router,
+    routes,
+    context: (req, reply) => createRequestContext(deps, req, reply),
+    fail: (req, reply, err) => {
+      const pub = toPublicError(err);
+      logFailure(req.log, err, pub, 'procedure failed');
+      return sendError(reply, pub);
+    },
+  });
 }

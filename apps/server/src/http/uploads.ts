@@ -3,6 +3,7 @@ import multipart from '@fastify/multipart';
 import { type Deps, errors, type InternalActor, toPublicError } from '@leadwire/core';
 import {
   authenticateInternal,
+  callerOf,
   contentDisposition,
   type FileDeps,
   fileErrors,
@@ -119,6 +120,8 @@ export async function uploadsPlugin(app: FastifyInstance, opts: { deps: Deps }) 
       });
       return part && { filename: part.filename, declaredType: part.mimetype, stream: part.file };
     });
+    // A write outside tRPC: the uploader's next reads of the contact's files must see it (read-your-writes).
+    await deps.replicas?.wrote(callerOf(actor));
     return reply.status(201).send(view);
   };
 

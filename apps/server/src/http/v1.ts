@@ -1,10 +1,9 @@
 import cors from '@fastify/cors';
 import { type Deps, knownRefusal, toPublicError, v1Router } from '@leadwire/core';
-import { keyGuardOf, refusalsHeld } from '@leadwire/core/runtime';
+import { keyGuardOf, refusalPacerOf } from '@leadwire/core/runtime';
 import { buildV1OpenApiDocument } from '@leadwire/core/openapi';
 import type { FastifyInstance } from 'fastify';
 import { registerDocs } from './docs.ts';
-import { RefusalPacer } from './refusal-pacer.ts';
 import { restSurface, sendError } from './rest-surface.ts';
 
 export const EXPOSED_HEADERS = [
@@ -14,6 +13,10 @@ export const EXPOSED_HEADERS = [
   'retry-after',
   'x-request-id',
   'idempotent-replayed',
+  // A deprecated operation's answers (docs/versioning.md): a browser client must be able to read them too.
+  'deprecation',
+  'sunset',
+  'link',
 ];
 
 /**
@@ -36,19 +39,14 @@ export async function v1Plugin(app: FastifyInstance, opts: { deps: Deps }) {
   await restSurface(app, { deps, router: v1Router });
   // After the surface's own 404/405 hook. A key refused for the rest of its window, or one the database did not find,
   // is answered here, before the body is read or the request converted for tRPC: a refusal costs next to nothing.
-  // Past a few a second per address they are held before they are answered (see RefusalPacer).
+  // Past a few a second per address they are held before they are answered, like every refusal (RefusalPacer).
   const guard = keyGuardOf(deps);
-  const pacer = new RefusalPacer({ freePerSecond: deps.config.V1_REFUSALS_FREE_PER_SECOND, delayMs: deps.config.V1_REFUSAL_DELAY_MS });
+  const pacer = refusalPacerOf(deps);
   app.addHook('onRequest', async (req, reply) => {
     if (req.method === 'OPTIONS' || req.url.startsWith(`${app.prefix}/docs`)) return;
-    const now = deps.clock.now();
-    const refusal = knownRefusal(guard, req.headers.authorization, 'public', now);
+    const refusal = knownRefusal(guard, req.headers.authorization, 'public', deps.clock.now());
     if (!refusal) return;
-    const hold = pacer.delayFor(req.ip, now.getTime());
-    if (hold) {
-      refusalsHeld.inc();
-      await deps.clock.sleep(hold);
-    }
+    await pacer.hold(req.ip);
     return sendError(
       reply,
       toPublicError(refusal.error),

@@ -11,8 +11,8 @@ export interface HashSlotLimits {
 }
 
 /**
- * Seconds a refused caller is told to wait: a queue of 16 behind 2 slots drains in about a second at cost 17, so a
- * retry two seconds later usually finds room without inviting a stampede.
+ * Seconds a refused caller is told to wait: a queue of 16 behind one or two slots drains in one to two seconds at cost
+ * 17, so a retry two seconds later usually finds room without inviting a stampede.
  */
 export const HASH_BUSY_RETRY_AFTER_S = 2;
 
@@ -23,12 +23,12 @@ const busy = () => errors.serviceUnavailable('Too many password checks are in pr
 
 /**
  * p-limit's first-come queue for password hashing, bounded: what p-limit lacks is a queue that refuses when full and
- * a wait that gives up, so those two are added here and nothing else. scrypt runs on libuv's threadpool (4 threads by
- * default, 128 MB each at cost 17), which Node shares with WebCrypto, dns.lookup and fs: pg's SCRAM handshake for a
- * new database connection is a chain of WebCrypto calls there. Unbounded, a flood of sign-ups queued its hashes ahead
- * of those calls, so any request that needed a new pool connection waited seconds (see docs/benchmarks.md, "Measured"). With
- * fewer slots than threads, the other threads stay free; the queue and its wait bound memory and latency, and past
- * them the caller hears 503 with `retry-after` (the server's capacity, not the caller's rate, is what ran out).
+ * a wait that gives up, so those two are added here and nothing else. Each slot is one of the niced hashing threads
+ * (hash-workers.ts). Before those, scrypt ran on libuv's threadpool, which Node shares with WebCrypto, dns.lookup and
+ * fs (pg's SCRAM handshake for a new database connection is a chain of WebCrypto calls there): a flood of sign-ups
+ * queued its hashes ahead of those calls, so any request that needed a new pool connection waited seconds (see
+ * docs/benchmarks.md, "Measured"). The queue and its wait bound memory and latency, and past them the caller hears
+ * 503 with `retry-after` (the server's capacity, not the caller's rate, is what ran out).
  *
  * Callers take a slot holding no database connection: a hash never sits inside a transaction.
  */
@@ -49,6 +49,14 @@ export class HashSlots {
   /** Hashes running and callers waiting, for tests and diagnostics. */
   get usage(): { running: number; waiting: number } {
     return { running: this.slots.activeCount, waiting: this.slots.pendingCount - this.abandoned };
+  }
+
+  /**
+   * Refuses with 503 at once when a hash asked for now would be refused anyway (every slot taken, the queue full), so a
+   * caller can skip the work it does before hashing (the sign-in throttle's transaction and its attempt row).
+   */
+  refuseIfFull(): void {
+    if (this.slots.activeCount >= this.limits.concurrency && this.usage.waiting >= this.limits.queue) throw busy();
   }
 
   /** Runs `fn` in a slot, waiting for one if need be; refuses with 503 when the queue is full or the wait too long. */

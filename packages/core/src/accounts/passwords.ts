@@ -1,8 +1,8 @@
-import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
-import { promisify } from 'node:util';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { HashSlots, type HashSlotLimits } from './hash-slots.ts';
+import { halfTheCores } from '../config.ts';
+import { HashWorkers } from './hash-workers.ts';
 
-const scryptAsync = promisify(scrypt) as (pw: string, salt: Buffer, len: number, opts: object) => Promise<Buffer>;
 const KEY_LENGTH = 32;
 const R = 8;
 const P = 1;
@@ -16,8 +16,10 @@ const maxmemFor = (n: number, r: number) => 256 * n * r;
  */
 let params = { N: 2 ** 17, r: R, p: P, maxmem: maxmemFor(2 ** 17, R) };
 let dummyHash = makeDummyHash();
-/** Every hash and check of the process goes through these slots (defaults as in config.ts). */
-let slots = new HashSlots({ concurrency: 2, queue: 16, maxWaitMs: 5_000 });
+/** Every hash and check of the process goes through these slots (defaults as in config.ts), each slot a niced thread. */
+let slots = new HashSlots({ concurrency: halfTheCores(), queue: 16, maxWaitMs: 5_000 });
+const workers = new HashWorkers(slots.limits.concurrency);
+const scrypt = (password: string, salt: Buffer, length: number, opts: typeof params) => workers.scrypt(password, salt, length, opts);
 
 /** Set once at boot from PASSWORD_HASH_COST (log2 of N). */
 export function setPasswordHashCost(cost: number): void {
@@ -28,6 +30,12 @@ export function setPasswordHashCost(cost: number): void {
 /** Set at boot from PASSWORD_HASH_CONCURRENCY, _QUEUE and _MAX_WAIT_MS; hashes already running keep their old slots. */
 export function setPasswordHashSlots(limits: HashSlotLimits): void {
   slots = new HashSlots(limits);
+  workers.resize(limits.concurrency);
+}
+
+/** The hashing threads' kernel task ids and nice values (tests check they run below the API's priority). */
+export function passwordHashThreads() {
+  return workers.describe();
 }
 
 /** The process's hashing slots (tests hold one to see who waits for it). */
@@ -38,7 +46,7 @@ export function passwordHashSlots(): HashSlots {
 /** `scrypt$N$r$p$salt$hash`, base64: self-describing so parameters can be raised later. */
 export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(16);
-  const hash = await slots.run(() => scryptAsync(password, salt, KEY_LENGTH, params));
+  const hash = await slots.run(() => scrypt(password, salt, KEY_LENGTH, params));
   return ['scrypt', params.N, params.r, params.p, salt.toString('base64'), hash.toString('base64')].join('$');
 }
 
@@ -47,7 +55,7 @@ export async function verifyPassword(password: string, stored: string): Promise<
   if (scheme !== 'scrypt' || !salt || !hash) return false;
   const expected = Buffer.from(hash, 'base64');
   const opts = { N: Number(n), r: Number(r), p: Number(p), maxmem: maxmemFor(Number(n), Number(r)) };
-  const actual = await slots.run(() => scryptAsync(password, Buffer.from(salt, 'base64'), expected.length, opts));
+  const actual = await slots.run(() => scrypt(password, Buffer.from(salt, 'base64'), expected.length, opts));
   return timingSafeEqual(actual, expected);
 }
 

@@ -158,6 +158,21 @@ export async function createApiKey(db: Db, input: NewApiKey): Promise<{ id: stri
   return { id: key.id, value };
 }
 
+const USER_OF_EMAIL = statement<{ email: string }>()((p) =>
+  qb.selectFrom('users').select(['id', 'organization_id']).where('email', '=', p.email),
+);
+
+/**
+ * The user an email belongs to and its organization (emails are unique across organizations), for the operator's
+ * `create-key --email`: a newcomer who lost the keys bootstrap printed knows the email, never the two ids.
+ */
+export async function userOfEmail(db: Db, email: string): Promise<{ orgId: string; userId: string }> {
+  const normalized = email.trim().toLowerCase();
+  const [user] = await db.run(USER_OF_EMAIL, { email: normalized });
+  if (!user) throw errors.notFound(`No user with email ${normalized}`);
+  return { orgId: user.organization_id, userId: user.id };
+}
+
 /** The operator's bootstrap: organization, owner, default pipeline, a Public key with every permission and an Internal key. */
 export async function bootstrap(db: Db, input: NewOrganization) {
   const { orgId, userId } = await createOrganization(db, input);

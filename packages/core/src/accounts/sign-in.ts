@@ -1,7 +1,7 @@
 import { qb, statement, type Db } from '@leadwire/db';
 import { type AddressLimit, spendAddressBudget } from './address-limits.ts';
 import { accountErrors } from './errors.ts';
-import { dummyPasswordHash, verifyPassword } from './passwords.ts';
+import { dummyPasswordHash, passwordHashSlots, verifyPassword } from './passwords.ts';
 import type { SessionView, SignInInput, SignUpInput } from './schemas.ts';
 import { createOrganization } from './service.ts';
 import { openSession, USER_FIELDS, type UserRow } from './sessions.service.ts';
@@ -55,6 +55,9 @@ export async function findUserByEmail(db: Db, email: string): Promise<UserRow | 
  * password is right; the caller decides what an inactive user may do.
  */
 export async function checkPassword(db: Db, email: string, password: string, client: Client): Promise<UserRow | null> {
+  // A flood that keeps the hashing queue full (a new address per attempt, through a trusted proxy) is refused before
+  // the throttle's transaction and attempt row, which it would pay for only to be refused by the queue after them.
+  passwordHashSlots().refuseIfFull();
   const attempt = await beginAttempt(db, email, client.ip, client.now, client.wait);
   const user = await findUserByEmail(db, email);
   const ok = await verifyPassword(password, user?.password_hash ?? dummyPasswordHash());

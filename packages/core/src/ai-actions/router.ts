@@ -12,7 +12,7 @@ export const aiActionsRouter = router({
   list: internalProcedure
     .meta({
       openapi: { method: 'GET', path: '/ai-actions', tags, summary: 'Suggested actions, newest first, filtered by contact or status' },
-      errorCodes: INTERNAL_ERRORS,
+      errorCodes: [...INTERNAL_ERRORS, 'invalid_cursor'],
     })
     .input(AiActionListInput)
     .output(AiActionPage)

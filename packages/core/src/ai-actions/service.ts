@@ -112,7 +112,7 @@ const toView = (r: AiActionRow): AiActionView => ({
 });
 
 export function listAiActions(db: Db, actor: InternalActor, q: AiActionListInput) {
-  return listRecords(db, LIST, actor.orgId, q, { contactId: q.contactId ?? null, status: q.status ?? null }, toView);
+  return listRecords(db, 'ai_actions', LIST, actor.orgId, q, { contactId: q.contactId ?? null, status: q.status ?? null }, toView);
 }
 
 export function getAiAction(db: Db, actor: InternalActor, id: string): Promise<AiActionView> {

@@ -144,7 +144,7 @@ export interface KnownRefusal {
   headers: Record<string, number>;
 }
 
-const INVALID_KEY = 'Invalid, revoked or expired API key';
+export const INVALID_KEY = 'Invalid, revoked or expired API key';
 
 /**
  * A live (not revoked, unexpired) key with this hash that the authentication statement refused: its owner stopped it.
@@ -161,7 +161,7 @@ const STOPPED_KEY = statement<{ keyHash: string; now: Date }>()((p) =>
 );
 
 /** Why a key the statement refused stopped working, in words its holder can act on; undefined when it is just unknown. */
-async function stoppedReason(db: Db, keyHash: string, now: Date): Promise<string | undefined> {
+export async function stoppedReason(db: Db, keyHash: string, now: Date): Promise<string | undefined> {
   const [row] = await db.run(STOPPED_KEY, { keyHash, now });
   if (!row) return undefined;
   if (!row.active)
@@ -173,14 +173,14 @@ async function stoppedReason(db: Db, keyHash: string, now: Date): Promise<string
 }
 
 /** What a malformed credential is told: a session token (the application's) gets told which credential /v1 takes. */
-function malformed(value: string, surface: ApiKeyType): AppError {
+export function malformed(value: string, surface: ApiKeyType): AppError {
   if (surface === 'public' && value.startsWith(SESSION_PREFIX)) {
     return errors.unauthorized(`/v1 takes an API key (${KEY_PREFIX}…), not a session token: create a Public API key for this integration`);
   }
   return errors.unauthorized('Malformed API key');
 }
 
-function refusalFor(guard: KeyGuard, keyHash: string, surface: ApiKeyType, now: Date): KnownRefusal | null {
+export function refusalFor(guard: KeyGuard, keyHash: string, surface: ApiKeyType, now: Date): KnownRefusal | null {
   const spent = guard.spent(`${surface}:${keyHash}`);
   if (spent) {
     const headers = rateHeaders(spent.window, spent.limit, now.getTime());

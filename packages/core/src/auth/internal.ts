@@ -4,6 +4,7 @@ import { AppError, errors } from '../errors.ts';
 import { INTERNAL_KEY_LIMITS } from '../limits/plans.ts';
 import { keyGuardOf } from '../limits/key-guard.ts';
 import { enforceRateLimits } from '../limits/rate-limit.ts';
+import { readRouting } from '../replicas/routing.ts';
 import { baseProcedure } from '../trpc.ts';
 import type { InternalActor } from './actor.ts';
 import { authenticate } from './authenticate.ts';
@@ -89,7 +90,8 @@ async function internalActor(ctx: RequestContext): Promise<InternalActor> {
 /** Procedures of the internal surface, authenticated by `internalActor`. */
 export const internalProcedure = baseProcedure
   .meta({ auth: 'internal' })
-  .use(async ({ ctx, next }) => next({ ctx: { ...ctx, actor: await internalActor(ctx) } }));
+  .use(async ({ ctx, next }) => next({ ctx: { ...ctx, actor: await internalActor(ctx) } }))
+  .use(readRouting);
 
 /** Refuses unless the actor holds one of `roles`. */
 export function requireRole(actor: InternalActor, ...roles: Role[]): void {

@@ -11,7 +11,7 @@ export const bookingsRouter = router({
   list: internalProcedure
     .meta({
       openapi: { method: 'GET', path: '/bookings', tags, summary: 'Bookings, newest first, filtered by contact or status' },
-      errorCodes: INTERNAL_ERRORS,
+      errorCodes: [...INTERNAL_ERRORS, 'invalid_cursor'],
     })
     .input(BookingListInput)
     .output(BookingPage)

@@ -87,7 +87,7 @@ const toView = (r: BookingRow): BookingView => ({
 });
 
 export function listBookings(db: Db, actor: InternalActor, q: BookingListInput) {
-  return listRecords(db, LIST, actor.orgId, q, { contactId: q.contactId ?? null, status: q.status ?? null }, toView);
+  return listRecords(db, 'bookings', LIST, actor.orgId, q, { contactId: q.contactId ?? null, status: q.status ?? null }, toView);
 }
 
 export function getBooking(db: Db, actor: InternalActor, id: string): Promise<BookingView> {

@@ -75,8 +75,8 @@ export const LIST_NEWEST = statement<PageParams & { pattern: string | null }>()(
 
 /** One page of the organization's companies, oldest change first (/v1). */
 export async function listCompanyRecords(db: Db, actor: Actor, input: SyncPageInput) {
-  const rows = await db.run(LIST_SINCE, { orgId: actor.orgId, ...startOf(input), limit: input.limit + 1 });
-  return toSyncPage(rows, input.limit, toCompanyRecord);
+  const rows = await db.run(LIST_SINCE, { orgId: actor.orgId, ...startOf(input, 'companies'), limit: input.limit + 1 });
+  return toSyncPage('companies', rows, input.limit, toCompanyRecord);
 }
 
 /** A company of the organization; an id of another organization is simply not found. */
@@ -94,5 +94,5 @@ export async function findCompanyByDomain(db: Db, orgId: string, input: string):
 
 /** The application's list: newest first, optionally only names or domains containing `q`. */
 export function listCompaniesNewestFirst(db: Db, orgId: string, input: AppCompanyListInput) {
-  return listRecords(db, LIST_NEWEST, orgId, input, { pattern: input.q ? likePattern(input.q) : null }, toCompanyRecord);
+  return listRecords(db, 'companies', LIST_NEWEST, orgId, input, { pattern: input.q ? likePattern(input.q) : null }, toCompanyRecord);
 }

@@ -16,14 +16,14 @@ import { upsertCompany } from './service.ts';
 const tags = ['Companies'];
 
 export const companiesRouter = router({
-  upsert: publicApiMutation('companies:write')
+  upsert: publicApiMutation('companies:write', { oneTrip: true })
     .meta({
       openapi: { method: 'POST', path: '/companies/upsert', tags, summary: 'Create or update a company by domain' },
       errorCodes: WRITE_ERRORS,
     })
     .input(CompanyUpsertInput)
     .output(CompanyUpsertOutput)
-    .mutation(({ ctx, input }) => upsertCompany(ctx.db, ctx.actor, input, ctx.deps.clock.now())),
+    .mutation(({ ctx, input }) => upsertCompany(ctx.db, ctx.actor, input, ctx.envelope.now, ctx.envelope)),
 
   list: publicApiProcedure('companies:read')
     .meta({

@@ -22,6 +22,7 @@ export const CompanyUpsertOutput = z.object({
   created: z.boolean(),
   domain: z.string().meta({ description: 'The normalised domain the company is stored under.' }),
 });
+export type CompanyUpsertOutput = z.infer<typeof CompanyUpsertOutput>;
 
 /** A company as /v1's and the application's reads return it. */
 export const CompanyRecord = z

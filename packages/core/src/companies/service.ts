@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { qb, sql, statement, type Db } from '@leadwire/db';
 import type { Actor } from '../auth/actor.ts';
 import { requireDomain } from './domain.ts';
-import type { CompanyUpsertInput } from './schemas.ts';
+import type { Envelope } from '../auth/envelope.ts';
+import { type EnvelopeCall, envelopeArguments, type EnvelopeRow } from '../auth/envelope-sql.ts';
+import type { CompanyUpsertInput, CompanyUpsertOutput } from './schemas.ts';
 
 /** A company's parameters as a statement takes them (`custom`: a JSON text). */
 export interface NewCompanyParams {
@@ -56,21 +58,51 @@ const UPSERT_COMPANY = statement<
     .returning(['id', sql<boolean>`(xmax = 0)`.as('created')]),
 );
 
-export async function upsertCompany(db: Db, actor: Actor, input: CompanyUpsertInput, now: Date) {
+type CompanyRow = EnvelopeRow & { id: string | null; created: boolean | null };
+
+/**
+ * The same upsert as UPSERT_COMPANY, in one call of `leadwire_v1_companies_upsert` (Migration20261128150000) with the
+ * request's envelope (key, count, Idempotency-Key): one round trip.
+ */
+export const UPSERT_COMPANY_ONE = statement<
+  EnvelopeCall & Omit<NewCompanyParams, 'now'> & { hasName: boolean; hasIndustry: boolean; hasSize: boolean }
+>()((p) =>
+  qb
+    .selectFrom(
+      sql<CompanyRow>`leadwire_v1_companies_upsert(${envelopeArguments(p)}, ${p.orgId}::uuid, ${p.id}::uuid, ${p.domain}::text, ${p.name}::text,
+        ${p.industry}::text, ${p.size}::text, ${p.custom}::jsonb, ${p.hasName}::boolean, ${p.hasIndustry}::boolean, ${p.hasSize}::boolean)`.as('r'),
+    )
+    .select(['r.key_ok', 'r.hits', 'r.locked', 'r.prior_hash', 'r.prior_response', 'r.id', 'r.created']),
+);
+
+export async function upsertCompany(
+  db: Db,
+  actor: Actor,
+  input: CompanyUpsertInput,
+  now: Date,
+  envelope?: Envelope,
+): Promise<CompanyUpsertOutput> {
   const domain = requireDomain(input.domain);
-  const custom = JSON.stringify(input.custom ?? {});
-  const [row] = await db.run(UPSERT_COMPANY, {
+  const params = {
     id: randomUUID(),
     orgId: actor.orgId,
     domain,
     name: input.name ?? null,
     industry: input.industry ?? null,
     size: input.size ?? null,
-    custom,
-    now,
+    custom: JSON.stringify(input.custom ?? {}),
     hasName: input.name !== undefined,
     hasIndustry: input.industry !== undefined,
     hasSize: input.size !== undefined,
-  });
-  return { id: row!.id, created: row!.created, domain };
+  };
+  const plain = async (tx: Db): Promise<CompanyUpsertOutput> => {
+    const [row] = await tx.run(UPSERT_COMPANY, { ...params, now });
+    return { id: row!.id, created: row!.created, domain };
+  };
+  if (!envelope) return plain(db);
+  const run = await envelope.run(db, UPSERT_COMPANY_ONE, { ...envelope.params(), ...params });
+  // A stored answer is the one this route stored: the same operation's answer.
+  if ('replay' in run) return run.replay as CompanyUpsertOutput;
+  if ('row' in run && run.row.id !== null && run.row.created !== null) return { id: run.row.id, created: run.row.created, domain };
+  return envelope.classic(db, plain);
 }

@@ -12,7 +12,7 @@ export const dealsRouter = router({
   list: internalProcedure
     .meta({
       openapi: { method: 'GET', path: '/deals', tags, summary: 'Deals, newest first, filtered by pipeline, stage, contact or status' },
-      errorCodes: INTERNAL_ERRORS,
+      errorCodes: [...INTERNAL_ERRORS, 'invalid_cursor'],
     })
     .input(DealListInput)
     .output(DealPage)

@@ -178,7 +178,7 @@ export function listDeals(db: Db, actor: InternalActor, q: DealListInput) {
     contactId: q.contactId ?? null,
     status: q.status ?? null,
   };
-  return listRecords(db, LIST, actor.orgId, q, filters, toDealView);
+  return listRecords(db, 'deals', LIST, actor.orgId, q, filters, toDealView);
 }
 
 export function getDeal(db: Db, actor: InternalActor, id: string): Promise<DealView> {

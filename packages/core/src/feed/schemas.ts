@@ -12,7 +12,7 @@ const EXAMPLE_NEXT = encodeFeedCursor({ txid: '48219', seq: '907342' });
 
 const isEventName = (s: string): s is EventName => (EVENT_NAMES as readonly string[]).includes(s);
 
-export const FeedListInput = z.object({
+export const FeedListInput = z.strictObject({
   after: z.string().max(64, 'must be at most 64 characters').optional().meta({
     description:
       "Where to start: `nextCursor` of a previous page (the events after it), or `now` (only events that commit from now on: a tail's start). Omitted: from the oldest event kept. A cursor stays valid as long as the events are kept, for a key with any permission set.",

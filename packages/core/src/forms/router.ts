@@ -26,7 +26,10 @@ const urls = (ctx: Pick<RequestContext, 'deps'>): FormUrls => ({ baseUrl: ctx.de
  */
 export const formsRouter = router({
   list: internalProcedure
-    .meta({ openapi: { method: 'GET', path: '/forms', tags, summary: 'Forms, newest first' }, errorCodes: INTERNAL_ERRORS })
+    .meta({
+      openapi: { method: 'GET', path: '/forms', tags, summary: 'Forms, newest first' },
+      errorCodes: [...INTERNAL_ERRORS, 'invalid_cursor'],
+    })
     .input(FormListInput)
     .output(FormPage)
     .query(({ ctx, input }) => listForms(ctx.db, ctx.actor, input, urls(ctx))),
@@ -70,7 +73,7 @@ export const formsRouter = router({
         tags,
         summary: "A form's submissions, newest first, with their attribution",
       },
-      errorCodes: ON_RECORD,
+      errorCodes: [...ON_RECORD, 'invalid_cursor'],
     })
     .input(SubmissionListInput)
     .output(SubmissionPage)

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from '@leadwire/db';
 import type { InternalActor } from '../auth/actor.ts';
 import { iso } from '../records/dates.ts';
-import { toPage } from '../records/pagination.ts';
+import { refuseForeignCursor, toPage } from '../records/pagination.ts';
 import { AppError, errors } from '../errors.ts';
 import type { FormCreateInput, FormListInput, FormUpdateInput, FormView, SubmissionListInput, SubmissionView } from './schemas.ts';
 import * as q from './sql.ts';
@@ -85,6 +85,7 @@ const stored = (c: Captcha, t: Pick<q.FormRow, 'thank_you_message' | 'redirect_u
 
 export async function listForms(db: Db, actor: InternalActor, input: FormListInput, urls: FormUrls) {
   const rows = await db.run(q.LIST_FORMS, { orgId: actor.orgId, cursor: input.cursor ?? null, limit: input.limit + 1 });
+  await refuseForeignCursor(db, 'forms', { orgId: actor.orgId, cursor: input.cursor }, rows);
   return toPage(rows, input.limit, (r) => toFormView(r, urls));
 }
 
@@ -159,6 +160,7 @@ export async function listSubmissions(db: Db, actor: InternalActor, input: Submi
     cursor: input.cursor ?? null,
     limit: input.limit + 1,
   });
+  await refuseForeignCursor(db, { list: 'form_submissions', scope: form.id }, { orgId: actor.orgId, cursor: input.cursor }, rows);
   return toPage(
     rows,
     input.limit,

@@ -3,7 +3,8 @@ import { forEachOpenApiProcedure, getInputOutputParsers, instanceofZodTypeLikeVo
 import { z } from 'zod';
 import type { JSONSchema } from 'zod/v4/core';
 import type { ErrorCode } from '../errors.ts';
-import type { LeadwireMeta } from '../trpc.ts';
+import type { Deprecation, LeadwireMeta } from '../trpc.ts';
+import { checkDeprecation } from './deprecation.ts';
 
 export interface RestRoute {
   method: string;
@@ -23,6 +24,11 @@ export interface RestRoute {
   summary: string | undefined;
   /** The input's field names (path and query parameters of a GET), or null when its schema takes any key. */
   readonly inputKeys: ReadonlySet<string> | null;
+  /** A write served on a route of its own (LeadwireMeta.oneTrip), with its output's JSON Schema for the serializer. */
+  oneTrip: boolean;
+  readonly outputSchema: JSONSchema.BaseSchema;
+  /** Set when the operation or some of its fields are deprecated: every answer says so (http/deprecation.ts). */
+  deprecated: Deprecation | undefined;
 }
 
 /** A procedure as the route table reads it: through trpc-to-openapi's own walk, as its generator and adapter do. */
@@ -94,9 +100,14 @@ export function restRoutes(router: AnyTRPCRouter): RestRoute[] {
       type: type === 'mutation' ? 'mutation' : 'query',
       auth: meta.auth,
       summary: meta.openapi.summary,
+      deprecated: meta.deprecated ? checkDeprecation(procedure, meta.deprecated) : undefined,
       get inputKeys() {
         if (keys === undefined) keys = inputKeysOf(p);
         return keys;
+      },
+      oneTrip: meta.oneTrip === true,
+      get outputSchema() {
+        return z.toJSONSchema(getInputOutputParsers(p).outputParser as z.ZodType, { io: 'output', unrepresentable: 'any' });
       },
     });
   });

@@ -6,7 +6,7 @@ import { LeadInput, LeadOutput } from './schemas.ts';
 import { createLead } from './service.ts';
 
 export const leadsRouter = router({
-  create: publicApiMutation('leads:write')
+  create: publicApiMutation('leads:write', { oneTrip: true })
     .meta({
       openapi: {
         method: 'POST',

@@ -1,3 +1,4 @@
+import type { Plan, Role } from '@leadwire/db';
 import { LRUCache } from 'lru-cache';
 import { type Clock, systemClock } from '../clock.ts';
 import type { RateWindow } from './window.ts';
@@ -43,6 +44,8 @@ const MAX_ENTRIES = 10_000;
 const REMEMBER_MS = 10 * 60_000;
 /** Refreshing a good key's entry at most once a minute keeps the LRU reorder off most requests. */
 const REFRESH_MS = 60_000;
+/** last_used_at is stamped at most once a minute. */
+const TOUCH_MS = 60_000;
 const DEFAULT_CONCURRENCY = 4;
 /** Changes kept to judge a look-up that was under way while they were heard; an older look-up is not remembered. */
 const CHANGE_LOG = 256;
@@ -66,6 +69,33 @@ interface SpentEntry extends SpentWindow {
 }
 
 /**
+ * What a look-up learnt of a key that stands, so that its next requests need no look-up by hash: who it acts for and
+ * what it may do. None of it can change while the key lives (a key's type, organization, owner and permissions are
+ * fixed at creation); what can end it (revocation, expiry, the owner's deactivation or new credentials) is checked by
+ * the database in the statement of every request (auth/envelope-sql.ts), and heard here to drop the entry.
+ */
+export interface KnownKey {
+  keyId: string;
+  orgId: string;
+  ownerId: string;
+  type: 'public' | 'internal';
+  permissions: readonly string[];
+  expiresAt: Date | null;
+  /**
+   * As read at the look-up. /v1 decides nothing on the owner's role, and the statements that decide on the plan (the
+   * contact cap) read the plan and the booster themselves.
+   */
+  role: Role;
+  plan: Plan;
+  contactBooster: number;
+}
+
+/** The good-key table's value: the key, when the look-up told who it is. */
+interface GoodEntry {
+  key?: KnownKey;
+}
+
+/**
  * A bounded LRU table whose entries expire on `clock` (lru-cache reads `performance.now()` unless given another), with
  * no time cached between reads (`ttlResolution: 0`), so a test that moves the clock sees the table move with it.
  */
@@ -77,8 +107,8 @@ function table<V extends object>(max: number, clock: Clock): LRUCache<string, V>
 const ttlTo = (until: number, now: number) => until - now - 1;
 
 const noop = () => {};
-/** The good-key table's value: only the key and its expiry matter. */
-const GOOD = {};
+/** The good-key table's value when nothing but the key's standing is known. */
+const GOOD: GoodEntry = {};
 
 /**
  * What one server process remembers to keep abusive traffic off the database, and never anything that would let a key
@@ -97,7 +127,8 @@ const GOOD = {};
 export class KeyGuard {
   private readonly spentKeys: LRUCache<string, SpentEntry>;
   private readonly badKeys: LRUCache<string, BadEntry>;
-  private readonly goodKeys: LRUCache<string, object>;
+  private readonly goodKeys: LRUCache<string, GoodEntry>;
+  private readonly touched: LRUCache<string, object>;
   private readonly clock: Clock;
   private readonly probes = new Map<string, Promise<void>>();
   private readonly gate: LookupGate;
@@ -112,6 +143,7 @@ export class KeyGuard {
     this.spentKeys = table(max, this.clock);
     this.badKeys = table(max, this.clock);
     this.goodKeys = table(max, this.clock);
+    this.touched = table(max, this.clock);
     this.rememberMs = opts.rememberMs ?? REMEMBER_MS;
     this.gate = new LookupGate(opts.lookupConcurrency ?? DEFAULT_CONCURRENCY);
   }
@@ -168,6 +200,8 @@ export class KeyGuard {
     this.heard({ ownerId: userId, revives: reactivated });
     const theirs = [...this.spentKeys.entries()].filter(([, e]) => e.ownerId === userId);
     for (const [k] of theirs) this.spentKeys.delete(k);
+    const known = [...this.goodKeys.entries()].filter(([, e]) => e.key?.ownerId === userId);
+    for (const [k] of known) this.goodKeys.delete(k);
     // A reactivated user's keys may be valid again (only if their epoch did not move); bad hashes carry no owner.
     if (reactivated) this.badKeys.clear();
   }
@@ -214,10 +248,43 @@ export class KeyGuard {
     return this.goodKeys.has(keyHash);
   }
 
-  /** Only ever lets the key skip the queue: the database still judges it on every request. */
-  recordGood(keyHash: string): void {
+  /**
+   * Lets the key skip the queue, and with `key` (what its look-up read, started at `generation`) spares its next
+   * requests the look-up by hash: the database still judges the key on every request, by id.
+   */
+  recordGood(keyHash: string, key?: KnownKey, generation?: number): void {
+    const entry = this.goodKeys.peek(keyHash);
+    if (key && !entry?.key) {
+      // Not remembered unless every change is heard, nor when a change to this key or its owner came in meanwhile.
+      const stale = !this.live || generation === undefined || this.changedSince(generation, keyHash, key.ownerId);
+      this.goodKeys.set(keyHash, stale ? GOOD : { key }, { ttl: this.rememberMs - 1 });
+      return;
+    }
     if (this.goodKeys.getRemainingTTL(keyHash) > this.rememberMs - 1 - REFRESH_MS) return;
-    this.goodKeys.set(keyHash, GOOD, { ttl: this.rememberMs - 1 });
+    this.goodKeys.set(keyHash, entry ?? GOOD, { ttl: this.rememberMs - 1 });
+  }
+
+  /** The key behind a hash, while every change is heard and until it expires; undefined when it must be looked up. */
+  known(keyHash: string): KnownKey | undefined {
+    if (!this.live) return undefined;
+    const key = this.goodKeys.peek(keyHash)?.key;
+    if (!key || (key.expiresAt !== null && key.expiresAt.getTime() <= this.clock.now().getTime())) return undefined;
+    return key;
+  }
+
+  /**
+   * Whether a request of key `keyId` at `now` should stamp its last_used_at: not when this process stamped it less than
+   * a minute ago (the database skips a stamp younger than a minute anyway; this spares the statement that would).
+   */
+  touchDue(keyId: string, now: number): boolean {
+    if (this.touched.has(keyId)) return false;
+    this.touched.set(keyId, GOOD, { ttl: TOUCH_MS - 1, start: now });
+    return true;
+  }
+
+  /** The database refused a key this process knew: it is looked up again next time. */
+  forgetKey(keyHash: string): void {
+    this.goodKeys.delete(keyHash);
   }
 
   /**

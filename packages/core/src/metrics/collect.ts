@@ -1,6 +1,6 @@
 import { qb, sql, statement } from '@leadwire/db';
 import type { PgDb } from '@leadwire/db';
-import { Gauge, Registry } from 'prom-client';
+import { Counter, Gauge, Registry } from 'prom-client';
 import type { Deps } from '../context.ts';
 import { metricsRegistry } from './registry.ts';
 
@@ -32,10 +32,11 @@ const QUEUE_LAG = `select q.name as queue, count(j.id)::int as ready, min(j.star
  * reports the one it was asked about. `pools` names the pg pools to report, e.g. `{ request, jobs }`.
  */
 export async function renderMetrics(
-  deps: Pick<Deps, 'db' | 'clock'>,
+  deps: Pick<Deps, 'db' | 'clock' | 'replicas'>,
   pools: Record<string, PgDb>,
 ): Promise<{ contentType: string; text: string }> {
   const now = new Registry();
+  replicaGauges(deps, now);
   const connections = new Gauge({
     name: 'leadwire_db_pool_connections',
     help: 'Connections of a database pool, by pool and state (in_use, idle)',
@@ -48,11 +49,25 @@ export async function renderMetrics(
     labelNames: ['pool'] as const,
     registers: [now],
   });
-  for (const [pool, db] of Object.entries(pools)) {
+  const roundTrips = new Counter({
+    name: 'leadwire_db_round_trips_total',
+    help: 'Round trips a database pool made to PostgreSQL (each statement, begin, commit or rollback is one)',
+    labelNames: ['pool'] as const,
+    registers: [now],
+  });
+  const transactions = new Counter({
+    name: 'leadwire_db_transactions_total',
+    help: 'Transactions a database pool opened with begin (a statement run on its own is one more, not counted here)',
+    labelNames: ['pool'] as const,
+    registers: [now],
+  });
+  for (const [pool, db] of Object.entries({ ...pools, ...deps.replicas?.pools() })) {
     const s = db.poolStats();
     connections.set({ pool, state: 'in_use' }, s.total - s.idle);
     connections.set({ pool, state: 'idle' }, s.idle);
     waiting.set({ pool }, s.waiting);
+    roundTrips.inc({ pool }, db.traffic.roundTrips);
+    transactions.inc({ pool }, db.traffic.transactions);
   }
   const pending = new Gauge({
     name: 'leadwire_outbox_pending',
@@ -99,4 +114,25 @@ export async function renderMetrics(
   }
   const merged = Registry.merge([metricsRegistry, now]);
   return { contentType: merged.contentType, text: await merged.metrics() };
+}
+
+/** Each read replica as the process last probed it (DATABASE_REPLICA_CHECK_MS ago at most): up, and its replay lag. */
+function replicaGauges(deps: Pick<Deps, 'replicas'>, registry: Registry): void {
+  if (!deps.replicas) return;
+  const up = new Gauge({
+    name: 'leadwire_db_replica_up',
+    help: 'Whether a read replica answered its last probe as a standby and gets reads when not lagging (1) or not (0)',
+    labelNames: ['replica'] as const,
+    registers: [registry],
+  });
+  const lag = new Gauge({
+    name: 'leadwire_db_replica_lag_seconds',
+    help: "A read replica's replay lag at its last probe: 0 when it had replayed all the primary had flushed; absent while unknown",
+    labelNames: ['replica'] as const,
+    registers: [registry],
+  });
+  for (const s of deps.replicas.statuses()) {
+    up.set({ replica: s.name }, s.up ? 1 : 0);
+    if (s.lagMs !== null) lag.set({ replica: s.name }, s.lagMs / 1000);
+  }
 }

@@ -83,3 +83,19 @@ export const captureSubmissions = new Counter({
   labelNames: ['outcome', 'reason'] as const,
   registers: [metricsRegistry],
 });
+
+// Read replicas (docs/scaling.md): the pool label is `primary` or a replica's name (`replica1`, ...: its position in
+// DATABASE_REPLICA_URLS), so its values are bounded by the configuration.
+export const dbReads = new Counter({
+  name: 'leadwire_db_replica_safe_reads_total',
+  help: 'Replica-safe reads (docs/scaling.md) answered, by the pool that answered them: primary, replica1, ...',
+  labelNames: ['pool'] as const,
+  registers: [metricsRegistry],
+});
+
+export const replicaFallbacks = new Counter({
+  name: 'leadwire_db_replica_fallbacks_total',
+  help: 'Replica-safe reads answered by the primary instead, by reason: down, lagging, not_replayed (read-your-writes), read_failed',
+  labelNames: ['reason'] as const,
+  registers: [metricsRegistry],
+});

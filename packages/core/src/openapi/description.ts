@@ -41,7 +41,7 @@ the codes it can answer with, by status, with examples.
 
 | Status | Codes |
 |---|---|
-| 400 | \`validation_failed\`, \`missing_identity\`, \`malformed_json\`, \`invalid_cursor\` (a feed cursor this API did not return) |
+| 400 | \`validation_failed\`, \`missing_identity\`, \`malformed_json\`, \`invalid_cursor\` (a cursor the list did not return: made up, altered, or another list's) |
 | 401 | \`unauthorized\` |
 | 403 | \`wrong_api_surface\`, \`insufficient_scope\`, \`contact_limit_reached\` |
 | 404 | \`not_found\` (also for an unknown path) |
@@ -80,7 +80,7 @@ last one. A record changed while you page moves to the end and is listed again: 
 the overlap catches a write that was still committing when you read; the few records read twice de-duplicate on
 \`id\`. For every change in commit order, with none skipped, follow \`GET /events\`. Trashed and deleted contacts are not listed: their
 \`contact.deleted\` events are. A contact item is exactly the \`data.contact\` of contact events. A cursor that is not
-one these lists returned is **400 \`invalid_cursor\`**. These read routes refuse query parameters they do not take
+one this list returned (another list's included) is **400 \`invalid_cursor\`**. These read routes and \`GET /events\` refuse query parameters they do not take
 (**400 \`validation_failed\`** naming them), so a misspelt filter never lists everything; the routes that came before
 them keep ignoring unknown parameters.
 
@@ -97,6 +97,15 @@ them keep ignoring unknown parameters.
 - \`source\` (or the \`X-Source\` header; the body's \`source\` wins when both are present) applies to new contacts
   only, default \`api\`. Marketing consent is never set by the API.
 - Each contact upsert emits \`contact.created\` or \`contact.updated\` with source \`api\`.
+
+## Versioning and deprecation
+
+/v1 changes only additively: new operations, new optional inputs, new response fields, new error codes for new
+conditions. Nothing is removed, renamed, narrowed or made required within /v1; that needs /v2. Every change is listed
+in the changelog. An operation or field to be removed is first **deprecated**: announced in the changelog, marked
+\`deprecated: true\` in this document, and every answer that uses it carries \`Deprecation: @<unix seconds>\`
+(RFC 9745), \`Sunset: <HTTP date>\` (RFC 8594) and \`Link: <notice>; rel="deprecation"\`, at least 180 days before
+the sunset. It keeps working until then.
 
 ## Choices where the product specification is silent
 

@@ -1,8 +1,10 @@
+import type { AnyTRPCRouter } from '@trpc/server';
 import { generateOpenApiDocument } from 'trpc-to-openapi';
 import type { oas31 } from 'zod-openapi';
 import { SourceSchema } from '../contacts/v1/schemas.ts';
 import { type RestRoute, restRoutes } from '../http/routes.ts';
 import { apiDescription } from './description.ts';
+import { documentDeprecation } from './deprecation.ts';
 import { constToEnum, errorResponses, errorSchemas, type ExampleContext, pruneUnusedComponents } from './errors.ts';
 import { finishInternalDocument } from './internal.ts';
 import type { ErrorCode } from '../errors.ts';
@@ -143,6 +145,7 @@ function finishOperation(doc: oas31.OpenAPIObject, route: RestRoute, shared: Rec
     },
     ...errorResponses(codes, { mode: 'v1', ctx }, shared),
   };
+  documentDeprecation(doc, op, route);
 }
 
 /**
@@ -150,9 +153,9 @@ function finishOperation(doc: oas31.OpenAPIObject, route: RestRoute, shared: Rec
  * rest is ours: the error model of errors.ts instead of the generator's, the success status and error codes from
  * each procedure's meta, the rate-limit and idempotency headers, and the prose rules. Built once per process.
  */
-export function buildV1OpenApiDocument(baseUrl: string): oas31.OpenAPIObject {
+export function buildV1OpenApiDocument(baseUrl: string, router: AnyTRPCRouter = v1Router): oas31.OpenAPIObject {
   const serverUrl = `${baseUrl}/v1`;
-  const doc: oas31.OpenAPIObject = generateOpenApiDocument(v1Router, {
+  const doc: oas31.OpenAPIObject = generateOpenApiDocument(router, {
     title: 'Leadwire public API',
     version: '1.0.0',
     baseUrl: serverUrl,
@@ -178,7 +181,7 @@ export function buildV1OpenApiDocument(baseUrl: string): oas31.OpenAPIObject {
     parameters: parameterComponents(),
   };
 
-  const routes = restRoutes(v1Router);
+  const routes = restRoutes(router);
   shareContactInput(doc, routes);
   const shared: Record<string, oas31.ResponseObject> = {};
   for (const route of routes) finishOperation(doc, route, shared);
@@ -233,6 +236,7 @@ export function buildInternalOpenApiDocument(baseUrl: string): oas31.OpenAPIObje
       ...errorResponses(codes, { mode, ctx: { permission: '', field: '', notFound: '' } }, shared),
     };
     op.security = keyed ? [{ bearerAuth: [] }, { apiKeyHeader: [] }] : [];
+    documentDeprecation(doc, op, route);
   }
   doc.components.responses = shared;
   finishInternalDocument(doc, routes, (r) => operationOf(doc, r), authenticated);

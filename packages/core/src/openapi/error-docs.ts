@@ -47,7 +47,7 @@ export const WHEN: Partial<Record<ErrorCode, string>> = {
     'the request line, headers or body did not arrive within the time-outs (`HTTP_HEADERS_TIMEOUT_MS`, `HTTP_REQUEST_TIMEOUT_MS`), or the body arrived more slowly than `HTTP_BODY_MIN_RATE_BYTES_PER_S` after `HTTP_BODY_GRACE_MS` or stopped for `HTTP_BODY_IDLE_TIMEOUT_MS`; the connection is closed',
   headers_too_large: 'the request line and headers together exceed 16 KB (a very long query string counts); the connection is closed',
   service_unavailable:
-    'the database is briefly unreachable, this server is shutting down, or it is at its connection limit and closed this slow request to make room; nothing was saved, retry after `retry-after` seconds (with the same `Idempotency-Key`)',
+    'the database is briefly unreachable, this server is shutting down, or it is at its connection limit and closed this slow request to make room; nothing was saved, retry after `retry-after` seconds (with the same `Idempotency-Key`); a contact write that got no database connection in time says `Failed to save contact`',
 };
 
 /**

@@ -1,4 +1,5 @@
-import { sql, type DB } from '@leadwire/db';
+import { type Db, qb, sql, statement, type DB } from '@leadwire/db';
+import { AppError } from '../errors.ts';
 import type { Expression, Selectable, SelectQueryBuilder, SqlBool } from '@leadwire/db';
 import { z } from 'zod';
 
@@ -63,4 +64,63 @@ export function newestFirst<QDB, TB extends keyof QDB, O, A extends TB & string>
     .orderBy(ref('created_at'), 'desc')
     .orderBy(ref('id'), 'desc')
     .limit(p.limit);
+}
+
+/** Whether an id is a row of `table` in the organization: one statement per list, built once, like every statement. */
+const rowIn = (table: KeyedTable) =>
+  statement<{ id: string; orgId: string }>()((p) =>
+    // Every keyed table has an id and an organization (KeyedTable says so); the builder is typed on one of them.
+    qb
+      .selectFrom(table as 'deals')
+      .select('id')
+      .where('id', '=', p.id)
+      .where('organization_id', '=', p.orgId),
+  );
+/** The same, within the parent a list is scoped to (a workflow's runs, a form's submissions, an endpoint's attempts). */
+const rowUnder = (table: KeyedTable, column: 'workflow_id' | 'form_id' | 'endpoint_id') =>
+  statement<{ id: string; orgId: string; scope: string }>()((p) =>
+    qb
+      .selectFrom(table as 'deals')
+      .select('id')
+      .where('id', '=', p.id)
+      .where('organization_id', '=', p.orgId)
+      .where(sql<boolean>`${sql.ref(column)} = ${p.scope}::uuid`),
+  );
+
+const LISTS = {
+  companies: rowIn('companies'),
+  deals: rowIn('deals'),
+  tasks: rowIn('tasks'),
+  bookings: rowIn('bookings'),
+  ai_actions: rowIn('ai_actions'),
+  forms: rowIn('forms'),
+  workflows: rowIn('workflows'),
+  webhook_endpoints: rowIn('webhook_endpoints'),
+};
+const SCOPED_LISTS = {
+  workflow_runs: rowUnder('workflow_runs', 'workflow_id'),
+  form_submissions: rowUnder('form_submissions', 'form_id'),
+  webhook_attempts: rowUnder('webhook_attempts', 'endpoint_id'),
+};
+/** The id-keyed lists, by the table they page. */
+export type IdList = keyof typeof LISTS;
+export type ScopedIdList = keyof typeof SCOPED_LISTS;
+
+/**
+ * An empty page after a cursor is the end of the list, or a cursor this list never returned: an id of another list, of
+ * another organization or parent, or made up, which the page's SQL reads as "nothing after it". The shape was checked
+ * by the schema (a UUID); one look-up, made only for an empty page, tells the two apart, and a cursor whose row is not
+ * this list's is refused (400 invalid_cursor) instead of ending the list.
+ */
+export async function refuseForeignCursor(
+  db: Db,
+  list: IdList | { list: ScopedIdList; scope: string },
+  page: { orgId: string; cursor: string | null | undefined },
+  rows: readonly unknown[],
+): Promise<void> {
+  if (page.cursor == null || rows.length > 0) return;
+  const params = { id: page.cursor, orgId: page.orgId };
+  const found =
+    typeof list === 'string' ? await db.run(LISTS[list], params) : await db.run(SCOPED_LISTS[list.list], { ...params, scope: list.scope });
+  if (found.length === 0) throw new AppError('invalid_cursor', 'cursor is not one this list returned; start again without a cursor');
 }

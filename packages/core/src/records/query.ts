@@ -1,7 +1,7 @@
 import { sql, type Db, type Statement } from '@leadwire/db';
 import type { Expression, ExpressionBuilder, SqlBool } from '@leadwire/db';
 import { errors } from '../errors.ts';
-import { toPage, type PageParams } from './pagination.ts';
+import { type IdList, refuseForeignCursor, toPage, type PageParams } from './pagination.ts';
 
 /**
  * The list and get of a CRM record type (deals, tasks, bookings, AI actions), written once. Each record type keeps
@@ -21,9 +21,10 @@ export interface PageInput {
   cursor?: string | undefined;
 }
 
-/** A page of `stmt`'s rows (filters `filters`), as views. */
+/** A page of `stmt`'s rows (filters `filters`) from `table`, as views; a cursor that is no row of `table` is refused. */
 export async function listRecords<F extends object, R extends { id: string }, V>(
   db: Db,
+  table: IdList,
   stmt: Statement<F & PageParams, R>,
   orgId: string,
   page: PageInput,
@@ -31,6 +32,7 @@ export async function listRecords<F extends object, R extends { id: string }, V>
   view: (r: R) => V,
 ) {
   const rows = await db.run(stmt, { ...filters, orgId, cursor: page.cursor ?? null, limit: page.limit + 1 });
+  await refuseForeignCursor(db, table, { orgId, cursor: page.cursor }, rows);
   return toPage(rows, page.limit, view);
 }
 

@@ -15,34 +15,43 @@ describe('the sync lists’ start', () => {
   });
 
   it('starts at the later of the cursor and updatedSince', () => {
-    const cursor = encodeSyncCursor('2026-05-01T10:00:00.000001Z', ID);
-    expect(startOf({ limit: 1 })).toEqual({ afterTs: '-infinity', afterId: NIL });
-    expect(startOf({ limit: 1, cursor })).toEqual({ afterTs: '2026-05-01T10:00:00.000001Z', afterId: ID });
-    expect(startOf({ limit: 1, cursor, updatedSince: '2026-05-01T10:00:00.000000Z' })).toEqual({
+    const cursor = encodeSyncCursor('contacts', '2026-05-01T10:00:00.000001Z', ID);
+    expect(startOf({ limit: 1 }, 'contacts')).toEqual({ afterTs: '-infinity', afterId: NIL });
+    expect(startOf({ limit: 1, cursor }, 'contacts')).toEqual({ afterTs: '2026-05-01T10:00:00.000001Z', afterId: ID });
+    expect(startOf({ limit: 1, cursor, updatedSince: '2026-05-01T10:00:00.000000Z' }, 'contacts')).toEqual({
       afterTs: '2026-05-01T10:00:00.000001Z',
       afterId: ID,
     });
-    expect(startOf({ limit: 1, cursor, updatedSince: '2026-05-01T10:00:00.000002Z' })).toEqual({
+    expect(startOf({ limit: 1, cursor, updatedSince: '2026-05-01T10:00:00.000002Z' }, 'contacts')).toEqual({
       afterTs: '2026-05-01T10:00:00.000002Z',
       afterId: NIL,
     });
   });
 
-  it('takes back only the cursors it made', () => {
-    expect(decodeSyncCursor(encodeSyncCursor('2026-05-01T10:00:00.000001Z', ID))).toEqual({
-      position: '2026-05-01T10:00:00.000001Z',
-      id: ID,
-    });
+  it('takes back only the cursors its own list made, whole, in range and spelt as it spells them', () => {
+    const made = encodeSyncCursor('contacts', '2026-05-01T10:00:00.000001Z', ID);
+    expect(decodeSyncCursor(made, 'contacts')).toEqual({ position: '2026-05-01T10:00:00.000001Z', id: ID });
     const forged = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
     for (const bad of [
       '',
       '%%%',
-      forged(['s1', '2026-02-29T00:00:00.000000Z', ID]),
-      forged(['s1', '2026-05-01T10:00:00Z', ID]),
-      forged(['s1', 1, ID]),
+      // Another list's cursor, and the s1 cursors that named no list.
+      encodeSyncCursor('companies', '2026-05-01T10:00:00.000001Z', ID),
+      forged(['s1', '2026-05-01T10:00:00.000001Z', ID]),
+      // Out of range: no year 0 in PostgreSQL (the 500 of issue 28), no February 29th in 2026.
+      forged(['s2', 'contacts', '0000-01-01T00:00:00.000000Z', NIL]),
+      forged(['s2', 'contacts', '2026-02-29T00:00:00.000000Z', ID]),
+      forged(['s2', 'contacts', '2026-05-01T10:00:00Z', ID]),
+      forged(['s2', 'contacts', 1, ID]),
+      forged(['s2', 'contacts', '2026-05-01T10:00:00.000001Z', ID.toUpperCase()]),
+      // Re-encoded: padded, standard base64, JSON with spaces; truncated.
+      `${made}==`,
+      Buffer.from(JSON.stringify(['s2', 'contacts', '2026-05-01T10:00:00.000001Z', ID])).toString('base64'),
+      Buffer.from(JSON.stringify(['s2', 'contacts', '2026-05-01T10:00:00.000001Z', ID], null, 1)).toString('base64url'),
+      made.slice(0, -4),
     ]) {
-      expect(decodeSyncCursor(bad)).toBeNull();
+      expect(decodeSyncCursor(bad, 'contacts'), bad).toBeNull();
     }
-    expect(() => startOf({ limit: 1, cursor: 'nope' })).toThrow(expect.objectContaining({ code: 'invalid_cursor' }));
+    expect(() => startOf({ limit: 1, cursor: 'nope' }, 'contacts')).toThrow(expect.objectContaining({ code: 'invalid_cursor' }));
   });
 });

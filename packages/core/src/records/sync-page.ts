@@ -16,7 +16,8 @@ const POSITION = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 /** No id is the nil UUID, so (t, nil) sorts before every record changed at t: "from t, inclusive". */
 const NIL = '00000000-0000-0000-0000-000000000000';
-const VERSION = 's1';
+/** s1 cursors named no list, so one list took another's: they are refused (`invalid_cursor`), as any foreign cursor. */
+const VERSION = 's2';
 
 /**
  * Read to the microsecond, as the column holds it (a JS Date alone would round `.000001` down to `.000` and include a
@@ -68,32 +69,41 @@ export const syncPageOf = <T extends z.ZodType>(item: T) =>
     }),
   });
 
-export const encodeSyncCursor = (position: string, id: string) =>
-  Buffer.from(JSON.stringify([VERSION, position, id])).toString('base64url');
+/** The lists a sync cursor can belong to: a cursor says which one made it, and no other list takes it. */
+export type SyncList = 'contacts' | 'companies';
 
-/** The (position, id) of a cursor this list returned, or null for anything else. */
-export function decodeSyncCursor(cursor: string): { position: string; id: string } | null {
+export const encodeSyncCursor = (list: SyncList, position: string, id: string) =>
+  Buffer.from(JSON.stringify([VERSION, list, position, id])).toString('base64url');
+
+/**
+ * The (position, id) of a cursor `list` returned, or null for anything else: checked whole before it reaches SQL (the
+ * shape, a real instant PostgreSQL takes, the list that made it, and one spelling only), so no cursor can fail a query.
+ */
+export function decodeSyncCursor(cursor: string, list: SyncList): { position: string; id: string } | null {
+  if (!/^[A-Za-z0-9_-]{1,200}$/.test(cursor)) return null;
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
   } catch {
     return null;
   }
-  if (!Array.isArray(parsed) || parsed.length !== 3) return null;
-  const [v, position, id] = parsed as unknown[];
-  if (v !== VERSION || typeof position !== 'string' || typeof id !== 'string') return null;
+  if (!Array.isArray(parsed) || parsed.length !== 4) return null;
+  const [v, from, position, id] = parsed as unknown[];
+  if (v !== VERSION || from !== list || typeof position !== 'string' || typeof id !== 'string') return null;
   if (!POSITION.test(position) || !UUID.test(id)) return null;
-  // The shape alone lets through e.g. February 30th, which Postgres would refuse as a 500.
+  // The shape alone lets through February 30th, and year 0, which PostgreSQL refuses ("date/time field value out of
+  // range"): the instant must be a real one between years 0001 and 9999, as updatedSince is.
   const d = new Date(`${position.slice(0, 23)}Z`);
-  if (Number.isNaN(d.getTime()) || d.toISOString().slice(0, 23) !== position.slice(0, 23)) return null;
-  return { position, id };
+  if (Number.isNaN(d.getTime()) || d.toISOString().slice(0, 23) !== position.slice(0, 23) || d.getUTCFullYear() < 1) return null;
+  // One cursor, one spelling: the same values re-encoded otherwise (spaces, escapes, padding bits) are not ours.
+  return encodeSyncCursor(list, position, id) === cursor ? { position, id } : null;
 }
 
 /** Where a page starts: just after the cursor, or at `updatedSince`, whichever is later (both are inclusive bounds). */
-export function startOf(input: SyncPageInput): { afterTs: string; afterId: string } {
+export function startOf(input: SyncPageInput, list: SyncList): { afterTs: string; afterId: string } {
   const since = input.updatedSince ? { afterTs: input.updatedSince, afterId: NIL } : null;
   if (input.cursor === undefined) return since ?? { afterTs: '-infinity', afterId: NIL };
-  const c = decodeSyncCursor(input.cursor);
+  const c = decodeSyncCursor(input.cursor, list);
   if (!c) throw new AppError('invalid_cursor', 'cursor is not one this list returned; start again without a cursor');
   const after = { afterTs: c.position, afterId: c.id };
   // Same fixed-width format on both sides: text order is time order.
@@ -112,8 +122,13 @@ export const afterStart = (updatedAt: Expression<Date>, id: Expression<string>, 
   sql<SqlBool>`(${updatedAt}, ${id}) > (${afterTs}::timestamptz, ${afterId}::uuid)`;
 
 /** Rows fetched with `limit + 1`: the extra one only says whether there is a next page. */
-export function toSyncPage<R extends { id: string; position: string }, V>(rows: readonly R[], limit: number, view: (r: R) => V) {
+export function toSyncPage<R extends { id: string; position: string }, V>(
+  list: SyncList,
+  rows: readonly R[],
+  limit: number,
+  view: (r: R) => V,
+) {
   const items = rows.slice(0, limit);
   const last = items.at(-1);
-  return { items: items.map(view), nextCursor: rows.length > limit && last ? encodeSyncCursor(last.position, last.id) : null };
+  return { items: items.map(view), nextCursor: rows.length > limit && last ? encodeSyncCursor(list, last.position, last.id) : null };
 }

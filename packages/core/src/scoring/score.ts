@@ -26,16 +26,17 @@ export interface ScoreInputs {
  */
 export const SCORE_FIELDS = Object.freeze(['email', 'phone', 'company', 'jobTitle', 'website', 'linkedin', 'source'] as const);
 
-const WEIGHT_EMAIL = 15;
-const WEIGHT_PHONE = 10;
-const WEIGHT_COMPANY = 15;
-const WEIGHT_JOB_TITLE = 10;
-const WEIGHT_WEB_PRESENCE = 5;
-const BOOKING_BONUS = 20;
+/** The weights, exported for the one place that computes the same score in SQL (contacts/shared/score-sql.ts). */
+export const WEIGHT_EMAIL = 15;
+export const WEIGHT_PHONE = 10;
+export const WEIGHT_COMPANY = 15;
+export const WEIGHT_JOB_TITLE = 10;
+export const WEIGHT_WEB_PRESENCE = 5;
+export const BOOKING_BONUS = 20;
 
 // A Map rather than an object literal: `source` is free text, and a plain-object
 // lookup would resolve keys like "constructor" to inherited prototype members.
-const SOURCE_BONUS: ReadonlyMap<string, number> = new Map([
+export const SOURCE_BONUS: ReadonlyMap<string, number> = new Map([
   ['booking', BOOKING_BONUS],
   ['referral', 15],
   ['form', 10],

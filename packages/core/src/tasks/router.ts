@@ -11,7 +11,7 @@ export const tasksRouter = router({
   list: internalProcedure
     .meta({
       openapi: { method: 'GET', path: '/tasks', tags, summary: 'Tasks, newest first, filtered by contact, assignee or status' },
-      errorCodes: INTERNAL_ERRORS,
+      errorCodes: [...INTERNAL_ERRORS, 'invalid_cursor'],
     })
     .input(TaskListInput)
     .output(TaskPage)

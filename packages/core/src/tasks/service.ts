@@ -124,7 +124,7 @@ async function checkAssignee(db: Db, orgId: string, userId: string) {
 
 export function listTasks(db: Db, actor: InternalActor, q: TaskListInput) {
   const filters = { contactId: q.contactId ?? null, assigneeId: q.assigneeId ?? null, status: q.status ?? null };
-  return listRecords(db, LIST, actor.orgId, q, filters, toView);
+  return listRecords(db, 'tasks', LIST, actor.orgId, q, filters, toView);
 }
 
 export function getTask(db: Db, actor: InternalActor, id: string): Promise<TaskView> {

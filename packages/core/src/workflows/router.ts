@@ -40,7 +40,10 @@ const urlProcedure = internalProcedure.use(({ ctx, next }) => {
  */
 export const workflowsRouter = router({
   list: internalProcedure
-    .meta({ openapi: { method: 'GET', path: '/workflows', tags, summary: 'Workflows, newest first' }, errorCodes: INTERNAL_ERRORS })
+    .meta({
+      openapi: { method: 'GET', path: '/workflows', tags, summary: 'Workflows, newest first' },
+      errorCodes: [...INTERNAL_ERRORS, 'invalid_cursor'],
+    })
     .input(WorkflowListInput)
     .output(WorkflowPage)
     .query(({ ctx, input }) => listWorkflows(ctx.db, ctx.actor, input, baseUrl(ctx))),
@@ -114,7 +117,7 @@ export const workflowsRouter = router({
   runs: internalProcedure
     .meta({
       openapi: { method: 'GET', path: '/workflows/{id}/runs', tags, summary: "A workflow's runs, newest first, with each step's outcome" },
-      errorCodes: ON_RECORD,
+      errorCodes: [...ON_RECORD, 'invalid_cursor'],
     })
     .input(WorkflowRunsInput)
     .output(WorkflowRunPage)

@@ -4,7 +4,7 @@ import type { InternalActor } from '../auth/actor.ts';
 import { requireRole } from '../auth/internal.ts';
 import { generateToken, hashKey } from '../auth/key-material.ts';
 import { iso } from '../records/dates.ts';
-import { toPage } from '../records/pagination.ts';
+import { refuseForeignCursor, toPage } from '../records/pagination.ts';
 import { errors } from '../errors.ts';
 import type {
   WorkflowCreateInput,
@@ -72,6 +72,7 @@ const newToken = () => {
 
 export async function listWorkflows(db: Db, actor: InternalActor, input: WorkflowListInput, baseUrl: string) {
   const rows = await db.run(q.LIST_WORKFLOWS, { orgId: actor.orgId, cursor: input.cursor ?? null, limit: input.limit + 1 });
+  await refuseForeignCursor(db, 'workflows', { orgId: actor.orgId, cursor: input.cursor }, rows);
   return toPage(rows, input.limit, (r) => toWorkflowView(r, baseUrl));
 }
 
@@ -159,6 +160,7 @@ export async function listRuns(db: Db, actor: InternalActor, input: { id: string
     cursor: input.cursor ?? null,
     limit: input.limit + 1,
   });
+  await refuseForeignCursor(db, { list: 'workflow_runs', scope: input.id }, { orgId: actor.orgId, cursor: input.cursor }, rows);
   return toPage(rows, input.limit, toRunView);
 }
 

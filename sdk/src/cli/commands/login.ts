@@ -44,7 +44,12 @@ export const loginCommand: Command = {
     }
     // Every key is checked before any is saved: a bad second key leaves the config as it was.
     const kinds: KeyKind[] = [];
-    for (const apiKey of apiKeys) kinds.push(await kindOfKey(ctx, baseUrl, apiKey));
+    try {
+      for (const apiKey of apiKeys) kinds.push(await kindOfKey(ctx, baseUrl, apiKey));
+    } catch (err) {
+      if (!(err instanceof CliError) || err.exitCode === ExitCode.interrupted) throw err;
+      throw new CliError(err.exitCode, `${err.message}\n${howToRecover(baseUrl, err.exitCode)}`, { cause: err });
+    }
     const config = await readConfig(ctx.configDir);
     apiKeys.forEach((apiKey, i) => (config.keys[kinds[i]!] = { apiKey, baseUrl }));
     await writeConfig(ctx.configDir, config);
@@ -57,6 +62,23 @@ export const loginCommand: Command = {
     return ExitCode.ok;
   },
 };
+
+/**
+ * What to do after a failed login. Keys piped from `admin bootstrap` were printed once and are gone from the screen
+ * when this fails, and bootstrapping again answers email_taken: so the message names both ways to new keys.
+ */
+export function howToRecover(baseUrl: string, exitCode: number): string {
+  const origin = baseUrl.replace(/\/api$/, '');
+  const where =
+    exitCode === ExitCode.auth
+      ? ''
+      : 'Is the server running there? For another host or port, pass --base-url or set LEADWIRE_BASE_URL (e.g. http://localhost:3001/api).\n';
+  return (
+    `Nothing was saved. ${where}` +
+    `To get new keys: the console's API keys screen (${origin}/app/keys), or, where the server runs, ` +
+    '`npm run --silent admin -- create-key --email <your email> --type public --name CLI` (and `--type internal` for an Internal key).'
+  );
+}
 
 /**
  * Which kind of key this is, asked of the server: contact search is a /v1 route, so a Public key gets 200 or 404

@@ -8,23 +8,65 @@ describe('keyset cursors', () => {
   const id = '3f2c6a0e-8b1d-4c47-9d2a-5e7f1b3c9a10';
 
   it('round-trips the key values of the sort they were made for', () => {
-    const cursor = encodeCursor('createdAt', 'desc', [at, id]);
-    expect(decodeCursor(cursor, 'createdAt', 'desc', keys)).toEqual([at, id]);
+    const cursor = encodeCursor('contacts', 'createdAt', 'desc', [at, id]);
+    expect(decodeCursor(cursor, 'contacts', 'createdAt', 'desc', keys)).toEqual([at, id]);
   });
 
   it('refuses a cursor of another sort or direction, garbage, and values Postgres would reject', () => {
-    expect(decodeCursor(encodeCursor('createdAt', 'asc', [at, id]), 'createdAt', 'desc', keys)).toBeNull();
-    expect(decodeCursor(encodeCursor('updatedAt', 'desc', [at, id]), 'createdAt', 'desc', keys)).toBeNull();
-    expect(decodeCursor('not-a-cursor', 'createdAt', 'desc', keys)).toBeNull();
-    expect(decodeCursor(encodeCursor('createdAt', 'desc', [at]), 'createdAt', 'desc', keys)).toBeNull();
-    expect(decodeCursor(encodeCursor('createdAt', 'desc', ['2026-02-30T10:00:00.000000Z', id]), 'createdAt', 'desc', keys)).toBeNull();
-    expect(decodeCursor(encodeCursor('createdAt', 'desc', [`${at}'; drop table contacts; --`, id]), 'createdAt', 'desc', keys)).toBeNull();
-    expect(decodeCursor(encodeCursor('createdAt', 'desc', [at, 'nope']), 'createdAt', 'desc', keys)).toBeNull();
+    expect(decodeCursor(encodeCursor('contacts', 'createdAt', 'asc', [at, id]), 'contacts', 'createdAt', 'desc', keys)).toBeNull();
+    expect(decodeCursor(encodeCursor('contacts', 'updatedAt', 'desc', [at, id]), 'contacts', 'createdAt', 'desc', keys)).toBeNull();
+    expect(decodeCursor('not-a-cursor', 'contacts', 'createdAt', 'desc', keys)).toBeNull();
+    expect(decodeCursor(encodeCursor('contacts', 'createdAt', 'desc', [at]), 'contacts', 'createdAt', 'desc', keys)).toBeNull();
+    expect(
+      decodeCursor(
+        encodeCursor('contacts', 'createdAt', 'desc', ['2026-02-30T10:00:00.000000Z', id]),
+        'contacts',
+        'createdAt',
+        'desc',
+        keys,
+      ),
+    ).toBeNull();
+    expect(
+      decodeCursor(
+        encodeCursor('contacts', 'createdAt', 'desc', [`${at}'; drop table contacts; --`, id]),
+        'contacts',
+        'createdAt',
+        'desc',
+        keys,
+      ),
+    ).toBeNull();
+    expect(decodeCursor(encodeCursor('contacts', 'createdAt', 'desc', [at, 'nope']), 'contacts', 'createdAt', 'desc', keys)).toBeNull();
     const score = sortKeys('leadScore', 'asc');
-    expect(decodeCursor(encodeCursor('leadScore', 'asc', ['99999999999', id]), 'leadScore', 'asc', score)).toBeNull();
-    expect(decodeCursor(encodeCursor('leadScore', 'asc', ['42', id]), 'leadScore', 'asc', score)).toEqual(['42', id]);
+    expect(
+      decodeCursor(encodeCursor('contacts', 'leadScore', 'asc', ['99999999999', id]), 'contacts', 'leadScore', 'asc', score),
+    ).toBeNull();
+    expect(decodeCursor(encodeCursor('contacts', 'leadScore', 'asc', ['42', id]), 'contacts', 'leadScore', 'asc', score)).toEqual([
+      '42',
+      id,
+    ]);
+    // Year 0 (PostgreSQL has none), another list's cursor, version 1 cursors, a re-encoded or truncated one.
+    expect(
+      decodeCursor(
+        encodeCursor('contacts', 'createdAt', 'desc', ['0000-01-01T00:00:00.000000Z', id]),
+        'contacts',
+        'createdAt',
+        'desc',
+        keys,
+      ),
+    ).toBeNull();
+    expect(decodeCursor(encodeCursor('timeline', 'createdAt', 'desc', [at, id]), 'contacts', 'createdAt', 'desc', keys)).toBeNull();
+    expect(decodeCursor(encodeCursor('trash', 'createdAt', 'desc', [at, id]), 'contacts', 'createdAt', 'desc', keys)).toBeNull();
+    const v1 = Buffer.from(JSON.stringify([1, 'createdAt', 'desc', [at, id]])).toString('base64url');
+    expect(decodeCursor(v1, 'contacts', 'createdAt', 'desc', keys)).toBeNull();
+    const made = encodeCursor('contacts', 'createdAt', 'desc', [at, id]);
+    expect(decodeCursor(`${made}=`, 'contacts', 'createdAt', 'desc', keys)).toBeNull();
+    expect(decodeCursor(made.slice(0, -3), 'contacts', 'createdAt', 'desc', keys)).toBeNull();
+    const spaced = Buffer.from(JSON.stringify([2, 'contacts', 'createdAt', 'desc', [at, id]], null, 1)).toString('base64url');
+    expect(decodeCursor(spaced, 'contacts', 'createdAt', 'desc', keys)).toBeNull();
     const name = sortKeys('lastName', 'asc');
-    expect(decodeCursor(encodeCursor('lastName', 'asc', ['false', 'a\u0000', '', id]), 'lastName', 'asc', name)).toBeNull();
+    expect(
+      decodeCursor(encodeCursor('contacts', 'lastName', 'asc', ['false', 'a\u0000', '', id]), 'contacts', 'lastName', 'asc', name),
+    ).toBeNull();
   });
 
   it('compares strictly after the last row, key by key, each key in its own direction', () => {

@@ -78,7 +78,8 @@ function validValue(type: KeyType, v: unknown): v is string {
     case 'timestamptz': {
       if (!TS.test(v)) return false;
       const d = new Date(`${v.slice(0, 23)}Z`);
-      return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 23) === v.slice(0, 23);
+      // Year 0 passes the shape and JavaScript but not PostgreSQL ("date/time field value out of range").
+      return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 23) === v.slice(0, 23) && d.getUTCFullYear() >= 1;
     }
     case 'int':
       return /^-?\d{1,10}$/.test(v) && Math.abs(Number(v)) <= 2_147_483_647;
@@ -91,20 +92,38 @@ function validValue(type: KeyType, v: unknown): v is string {
   }
 }
 
-export function encodeCursor(sort: ListSort, dir: Direction, values: readonly string[]): string {
-  return Buffer.from(JSON.stringify([1, sort, dir, values])).toString('base64url');
+/** The lists these cursors page: each takes back only its own (a list cursor of the same sort is no timeline cursor). */
+export type CursorList = 'contacts' | 'trash' | 'timeline';
+
+/** 1 named no list; its cursors are refused like any foreign one. */
+const VERSION = 2;
+
+export function encodeCursor(list: CursorList, sort: ListSort, dir: Direction, values: readonly string[]): string {
+  return Buffer.from(JSON.stringify([VERSION, list, sort, dir, values])).toString('base64url');
 }
 
-/** The key values of a cursor made for this sort and direction, or null when it is anything else. */
-export function decodeCursor(cursor: string, sort: ListSort, dir: Direction, keys: readonly Pick<SortKey, 'type'>[]): string[] | null {
+/**
+ * The key values of a cursor `list` made for this sort and direction, or null when it is anything else: checked whole
+ * (shape, each value one PostgreSQL takes for its key's type, one spelling) before any of it reaches SQL.
+ */
+export function decodeCursor(
+  cursor: string,
+  list: CursorList,
+  sort: ListSort,
+  dir: Direction,
+  keys: readonly Pick<SortKey, 'type'>[],
+): string[] | null {
+  if (!/^[A-Za-z0-9_-]+$/.test(cursor)) return null;
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
   } catch {
     return null;
   }
-  if (!Array.isArray(parsed) || parsed.length !== 4) return null;
-  const [version, s, d, values] = parsed as unknown[];
-  if (version !== 1 || s !== sort || d !== dir || !Array.isArray(values) || values.length !== keys.length) return null;
-  return values.every((v, i) => validValue(keys[i]!.type, v)) ? values : null;
+  if (!Array.isArray(parsed) || parsed.length !== 5) return null;
+  const [version, l, s, d, values] = parsed as unknown[];
+  if (version !== VERSION || l !== list || s !== sort || d !== dir || !Array.isArray(values) || values.length !== keys.length) return null;
+  if (!values.every((v, i) => validValue(keys[i]!.type, v))) return null;
+  // The same values spelt otherwise (spaces, escapes, padding bits) are not a cursor this API returned.
+  return encodeCursor(list, sort, dir, values) === cursor ? values : null;
 }

@@ -34,7 +34,7 @@ async function page(db: Db, p: PageQuery) {
     .where('c.deleted_at', p.trashed ? 'is not' : 'is', null);
   for (const f of p.filters) q = q.where(f);
   if (p.cursor !== undefined) {
-    const values = decodeCursor(p.cursor, p.sort, p.dir, keys);
+    const values = decodeCursor(p.cursor, p.trashed ? 'trash' : 'contacts', p.sort, p.dir, keys);
     if (!values) throw contactErrors.invalidCursor();
     q = q.where(keysetPredicate(keys, values));
   }
@@ -49,6 +49,7 @@ async function page(db: Db, p: PageQuery) {
     nextCursor:
       more && last
         ? encodeCursor(
+            p.trashed ? 'trash' : 'contacts',
             p.sort,
             p.dir,
             keys.map((_, i) => String(last[`k${i}`])),

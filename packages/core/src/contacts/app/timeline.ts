@@ -268,7 +268,7 @@ export async function timelinePage(
 ): Promise<{ items: TimelineItem[]; nextCursor: string | null }> {
   let after: string[] | null = null;
   if (cursor !== undefined) {
-    after = decodeCursor(cursor, 'createdAt', 'desc', KEYS);
+    after = decodeCursor(cursor, 'timeline', 'createdAt', 'desc', KEYS);
     if (!after) throw contactErrors.invalidCursor();
   }
   const params = { contactId, orgId, limit: limit + 1, at: after?.[0] ?? '', id: after?.[1] ?? '' };
@@ -276,7 +276,7 @@ export async function timelinePage(
   const more = rows.length > limit;
   const items = rows.slice(0, limit);
   const last = items.at(-1);
-  return { items: items.map(toItem), nextCursor: more && last ? encodeCursor('createdAt', 'desc', [last.k0, last.id]) : null };
+  return { items: items.map(toItem), nextCursor: more && last ? encodeCursor('timeline', 'createdAt', 'desc', [last.k0, last.id]) : null };
 }
 
 export async function getContactWithTimeline(

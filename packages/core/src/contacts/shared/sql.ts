@@ -25,12 +25,24 @@ export const SCORED_CONTACT = [...contactColumnsOf('c'), HAS_BOOKING] as const;
 
 /** The organization's contact counter, read without a lock: far from the cap that is all admission needs. */
 export const READ_CONTACT_COUNT = statement<{ orgId: string }>()((p) =>
-  qb.selectFrom('contact_counters').select('contact_count').where('organization_id', '=', p.orgId),
+  qb
+    .selectFrom('contact_counters as n')
+    .innerJoin('organizations as o', 'o.id', 'n.organization_id')
+    .select(['n.contact_count', 'o.plan', 'o.contact_booster'])
+    .where('n.organization_id', '=', p.orgId),
 );
 
-/** Near the cap, the counter row is locked: new contacts are then admitted one transaction at a time against it. */
+/**
+ * Near the cap, the counter row is locked: new contacts are then admitted one transaction at a time against it. The
+ * plan and booster come with it, read now: the cap is decided on what they are, not on what a key remembered of them.
+ */
 export const LOCK_CONTACT_COUNT = statement<{ orgId: string }>()((p) =>
-  qb.selectFrom('contact_counters').select('contact_count').where('organization_id', '=', p.orgId).forUpdate(),
+  qb
+    .selectFrom('contact_counters as n')
+    .innerJoin('organizations as o', 'o.id', 'n.organization_id')
+    .select(['n.contact_count', 'o.plan', 'o.contact_booster'])
+    .where('n.organization_id', '=', p.orgId)
+    .forUpdate('n'),
 );
 
 export const BUMP_CONTACT_COUNT = statement<{ by: number; orgId: string }>()((p) =>

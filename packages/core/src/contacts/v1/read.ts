@@ -37,9 +37,9 @@ const FIND_CONTACT = statement<{ orgId: string; id: string }>()((p) =>
 
 /** One page of the organization's live contacts, oldest change first; each item is a contact event's `data.contact`. */
 export async function listContactRecords(db: Db, actor: Actor, input: SyncPageInput) {
-  const start = startOf(input);
+  const start = startOf(input, 'contacts');
   const rows = await db.run(LIST_CONTACTS, { orgId: actor.orgId, ...start, limit: input.limit + 1 });
-  return toSyncPage(rows, input.limit, toEventContact);
+  return toSyncPage('contacts', rows, input.limit, toEventContact);
 }
 
 /** A live contact of the organization; unknown, foreign and trashed ids are all simply not found. */

@@ -55,7 +55,7 @@ export const contactsRouter = router({
     .output(ContactRecord)
     .query(({ ctx, input }) => getContactRecord(ctx.db, ctx.actor, input.id)),
 
-  upsert: publicApiMutation('contacts:write')
+  upsert: publicApiMutation('contacts:write', { oneTrip: true })
     .meta({
       openapi: {
         method: 'POST',

@@ -9,8 +9,9 @@ import { applyRow, newContact, type ResolvedRow, scoreInputsChanged } from '../s
 import type { ContactRow } from '../shared/row.ts';
 import { toEventContact } from '../shared/row.ts';
 import { updateContactsParams } from '../shared/sql.ts';
-import type { ContactUpsertInput } from './schemas.ts';
-import { transact } from '../shared/transact.ts';
+import type { ContactUpsertInput, ContactUpsertOutput } from './schemas.ts';
+import type { Envelope } from '../../auth/envelope.ts';
+import { CAP_MARGIN, fitsOneTrip, upsertOneTrip } from './one-trip.ts';
 import * as sql from './sql.ts';
 
 /** A contact upsert row; `score` (from POST /v1/leads) becomes the manual score override. */
@@ -34,6 +35,8 @@ export interface UpsertOptions {
   onScoreInputsChanged?: (tx: Db, contactIds: string[]) => Promise<void>;
   /** The time of the write (from `deps.clock`): created_at, updated_at and the events' timestamps. */
   now: Date;
+  /** A /v1 request's envelope (its key's confirmation, count and Idempotency-Key), for the write to fold in. */
+  envelope?: Envelope | undefined;
 }
 
 interface NameIdentity {
@@ -110,19 +113,23 @@ async function loadMatches(tx: Db, orgId: string, groups: readonly Group[]): Pro
  * counter is bumped after commit there, so it may trail by the contacts in flight at that moment: the margin bounds
  * them (20 connections per process times 100-row batches is 2,000 per process).
  */
-export const CAP_MARGIN = 5_000;
+export { CAP_MARGIN };
 
 /**
  * How many new contacts may be created now. Far from the cap: all of them, on an unlocked read of the counter. Near
  * it: the organization row is locked and the counter decides exactly, one transaction at a time.
  */
 async function admit(tx: Db, actor: UpsertActor, wanted: number): Promise<{ room: number; locked: boolean }> {
-  const cap = contactCap(actor.plan, actor.contactBooster);
-  // Authentication read the counter moments ago, unlocked as this read would be.
-  const seen = actor.contactCount ?? (await tx.run(sql.READ_CONTACT_COUNT, { orgId: actor.orgId }))[0]?.contact_count;
-  if ((seen ?? 0) + wanted <= cap - CAP_MARGIN) return { room: wanted, locked: false };
+  // Authentication may have read the counter moments ago, unlocked as this read would be.
+  const seen =
+    actor.contactCount === undefined
+      ? (await tx.run(sql.READ_CONTACT_COUNT, { orgId: actor.orgId }))[0]
+      : { contact_count: actor.contactCount, plan: actor.plan, contact_booster: actor.contactBooster };
+  const cap = seen ? contactCap(seen.plan, seen.contact_booster) : contactCap(actor.plan, actor.contactBooster);
+  if ((seen?.contact_count ?? 0) + wanted <= cap - CAP_MARGIN) return { room: wanted, locked: false };
   const [org] = await tx.run(sql.LOCK_CONTACT_COUNT, { orgId: actor.orgId });
-  return { room: Math.max(0, cap - (org?.contact_count ?? 0)), locked: true };
+  const lockedCap = org ? contactCap(org.plan, org.contact_booster) : cap;
+  return { room: Math.max(0, lockedCap - (org?.contact_count ?? 0)), locked: true };
 }
 
 /**
@@ -238,67 +245,25 @@ export async function upsertContactsInTx(
 }
 
 /**
- * The common single upsert (an email, no company to resolve, no score adjustment to queue, far from the contact cap) in
- * at most two statements after authentication and no transaction: match-or-insert (a new contact, its event and the
- * counter bump are written there and then), then for a match one statement that writes the contact and its event only if nothing changed it in
- * between. Null when the row is not that case or a concurrent write won the race: the locked path then decides. Same
- * rules, same helpers, same event as the locked path.
+ * Upserts one contact. On /v1 (`opts.envelope`) the common case (by email, nothing to queue beside it) is one statement
+ * with the request's count and Idempotency-Key (one-trip.ts); everything else runs in a transaction of its own, counted
+ * first and with its answer stored under the Idempotency-Key in that transaction. A broken rule is thrown.
  */
-async function upsertOneOptimistic(db: Db, actor: Actor, input: UpsertRowInput, opts: UpsertOptions) {
-  if (!input.email || input.companyDomain !== undefined || opts.onScoreInputsChanged) return null;
-  if (actor.contactCount === undefined || actor.contactCount + 1 > contactCap(actor.plan, actor.contactBooster) - CAP_MARGIN) return null;
-  const row: ResolvedRow = { input, companyId: undefined, source: input.source ?? opts.headerSource ?? 'api', scoreOverride: input.score };
-  const { now } = opts;
-  const event = (c: ContactRow, created: boolean, before?: ContactRow) =>
-    eventRowsParam([
-      {
-        orgId: actor.orgId,
-        event: created ? 'contact.created' : 'contact.updated',
-        source: opts.eventSource,
-        data: { contact: toEventContact(c) },
-        at: now,
-      },
-      ...(before ? followUpEvents(actor.orgId, before, c, opts) : []),
-    ]);
-  const fresh = newContact(actor.orgId, randomUUID(), row, now);
-  const [r] = await db.run(sql.MATCH_OR_INSERT_AND_EMIT, {
-    orgId: actor.orgId,
-    email: input.email,
-    rows: JSON.stringify([fresh]),
-    events: event(fresh, true),
-  });
-  if (!r) return null;
-  const { version, inserted_id: insertedId, has_booking: hasBooking, ...matched } = r;
-  if (insertedId) {
-    return { ok: true as const, id: fresh.id, created: true, matchedBy: null, contact: fresh };
+export async function upsertContact(db: Db, actor: Actor, input: UpsertRowInput, opts: UpsertOptions): Promise<ContactUpsertOutput> {
+  const { envelope } = opts;
+  if (envelope && fitsOneTrip(input, opts)) {
+    const answer = await upsertOneTrip(db, actor, input, opts, envelope);
+    if (answer) return answer;
   }
-  // No version: no live contact has the email, and the insert lost a race to a concurrent create.
-  if (version === null) return null;
-  const stored = { ...(matched as ContactRow), has_booking: hasBooking === true };
-  const next = applyRow(stored, row, now);
-  const written = await db.run(sql.UPDATE_ONE_IF_UNCHANGED_AND_EMIT, {
-    ...updateContactsParams([next], actor.orgId),
-    version,
-    events: event(next, false, stored),
-  });
-  return written.length ? { ok: true as const, id: next.id, created: false, matchedBy: 'email' as const, contact: next } : null;
-}
-
-/** Upserts one contact: optimistically when it can, else in its own locked transaction; a broken rule is thrown. */
-export async function upsertContact(
-  db: Db,
-  actor: Actor,
-  input: UpsertRowInput,
-  opts: UpsertOptions,
-): Promise<Extract<RowOutcome, { ok: true }>> {
+  const work = async (tx: Db): Promise<ContactUpsertOutput> => {
+    const [outcome] = await upsertContactsInTx(tx, actor, [input], opts);
+    if (!outcome?.ok) throw outcome?.error ?? errors.saveFailed(new Error('no outcome'));
+    return { id: outcome.id, created: outcome.created, matchedBy: outcome.matchedBy };
+  };
   try {
-    const fast = await upsertOneOptimistic(db, actor, input, opts);
-    if (fast) return fast;
+    return await (envelope ? envelope.classic(db, work) : db.transaction(work));
   } catch (err) {
     if (err instanceof AppError) throw err;
     throw errors.saveFailed(err);
   }
-  const [outcome] = await transact(db, (tx) => upsertContactsInTx(tx, actor, [input], opts));
-  if (!outcome?.ok) throw outcome?.error ?? errors.saveFailed(new Error('no outcome'));
-  return outcome;
 }

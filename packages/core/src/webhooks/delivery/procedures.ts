@@ -46,7 +46,7 @@ export const deliveryProcedures = {
         description:
           "Kept for 30 days. Skipped deliveries (endpoint disabled, hourly limit) appear as attempt 0 with outcome `skipped`; events the endpoint's filter kept back as attempt 0 with outcome `filtered`, listed only with `outcome=filtered`.",
       },
-      errorCodes: ON_ENDPOINT,
+      errorCodes: [...ON_ENDPOINT, 'invalid_cursor'],
     })
     .input(DeliveryLogInput)
     .output(DeliveryLogPage)

@@ -3,7 +3,7 @@ import { qb, sql, statement, type Db } from '@leadwire/db';
 import type { InternalActor } from '../../auth/actor.ts';
 import { requireRole } from '../../auth/internal.ts';
 import { iso, isoOrNull } from '../../records/dates.ts';
-import { newestFirst, toPage } from '../../records/pagination.ts';
+import { newestFirst, refuseForeignCursor, toPage } from '../../records/pagination.ts';
 import { errors } from '../../errors.ts';
 import { allowanceLeft, createDeliveries, type NewDelivery } from './create.ts';
 import type { DeliveryAttemptView, DeliveryLogInput, QueuedDelivery, RecoverInput, RecoverResult, RedeliverInput } from './schemas.ts';
@@ -158,6 +158,7 @@ export async function listDeliveryLog(db: Db, actor: InternalActor, q: DeliveryL
     cursor: q.cursor ?? null,
     limit: q.limit + 1,
   });
+  await refuseForeignCursor(db, { list: 'webhook_attempts', scope: q.id }, { orgId: actor.orgId, cursor: q.cursor }, rows);
   return toPage(rows, q.limit, toView);
 }
 

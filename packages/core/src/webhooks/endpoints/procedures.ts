@@ -40,7 +40,7 @@ export const endpointProcedures = {
   list: secretProcedure
     .meta({
       openapi: { method: 'GET', path: '/webhooks', tags, summary: 'Webhook endpoints, newest first (owner or admin)' },
-      errorCodes: ERRORS,
+      errorCodes: [...ERRORS, 'invalid_cursor'],
     })
     .input(WebhookEndpointListInput)
     .output(WebhookEndpointPage)

@@ -4,7 +4,7 @@ import type { InternalActor } from '../../auth/actor.ts';
 import { requireRole } from '../../auth/internal.ts';
 import type { Deps } from '../../context.ts';
 import { iso, isoOrNull } from '../../records/dates.ts';
-import { toPage } from '../../records/pagination.ts';
+import { refuseForeignCursor, toPage } from '../../records/pagination.ts';
 import { AppError, errors } from '../../errors.ts';
 import { emitEvents } from '../../events/outbox.ts';
 import { endpointDisabled, endpointEnabled } from '../delivery/operational.ts';
@@ -57,6 +57,7 @@ export async function listEndpoints(db: Db, actor: InternalActor, input: Webhook
   manage(actor);
   const cursor = input.cursor ?? null;
   const rows = await db.run(q.LIST, { orgId: actor.orgId, cursor, limit: input.limit + 1 });
+  await refuseForeignCursor(db, 'webhook_endpoints', { orgId: actor.orgId, cursor }, rows);
   return toPage(rows, input.limit, toView);
 }
 
