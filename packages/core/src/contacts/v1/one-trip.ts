@@ -10,7 +10,7 @@ import { CONTACT_CAPS } from '../../limits/plans.ts';
 import { newContact, unionTags } from '../shared/apply.ts';
 import { UPSERT_ONE, type UpsertOneParams } from './one-trip-sql.ts';
 import type { ContactUpsertOutput } from './schemas.ts';
-import type { UpsertOptions, UpsertRowInput } from './upsert.ts';
+import type { UpsertOptions, UpsertRowInput } from './options.ts';
 
 /** How far below its cap an organization must be for new contacts to be admitted without locking its counter. */
 export const CAP_MARGIN = 5_000;
@@ -35,7 +35,12 @@ export function fitsOneTrip(input: UpsertRowInput, opts: UpsertOptions): boolean
 }
 
 /** The contact part of a single write's function (one-trip-sql.ts), for an upsert that fits (`fitsOneTrip`). */
-export function oneTripParams(actor: Pick<Actor, 'orgId'>, input: UpsertRowInput, opts: UpsertOptions, envelope: Envelope): UpsertOneParams {
+export function oneTripParams(
+  actor: Pick<Actor, 'orgId'>,
+  input: UpsertRowInput,
+  opts: UpsertOptions,
+  envelope: Envelope,
+): UpsertOneParams {
   let domain: string | null = null;
   if (typeof input.companyDomain === 'string') {
     domain = normalizeDomain(input.companyDomain);

@@ -1,9 +1,30 @@
 import type { Envelope } from '../../auth/envelope.ts';
 import type { RequestContext } from '../../context.ts';
 import { errors, issuesFromZod } from '../../errors.ts';
-import { SourceSchema } from './schemas.ts';
-import type { UpsertOptions } from './upsert.ts';
+import type { EventSource } from '../../events/outbox.ts';
+import type { Db } from '@leadwire/db';
+import { type ContactUpsertInput, SourceSchema } from './schemas.ts';
 import { scoreAdjustmentHook } from '../shared/adjust-score-job.ts';
+
+/** A contact upsert row; `score` (from POST /v1/leads) becomes the manual score override. */
+export type UpsertRowInput = ContactUpsertInput & { score?: number | undefined };
+
+/**
+ * How an upsert runs (here, not in upsert.ts, so that one-trip.ts, which upsert.ts calls, can name it without a
+ * circle).
+ */
+export interface UpsertOptions {
+  /** X-Source header value, used for new contacts whose row carries no source. */
+  headerSource?: string | undefined;
+  /** Who made the change, as written into the events. */
+  eventSource: EventSource;
+  /** Called inside the transaction with the contacts whose score inputs changed (e.g. to queue the AI adjustment). */
+  onScoreInputsChanged?: (tx: Db, contactIds: string[]) => Promise<void>;
+  /** The time of the write (from `deps.clock`): created_at, updated_at and the events' timestamps. */
+  now: Date;
+  /** A /v1 request's envelope (its key's confirmation, count and Idempotency-Key), for the write to fold in. */
+  envelope?: Envelope | undefined;
+}
 
 /** How a /v1 write upserts contacts. X-Source applies when the body carries no `source`: the body is the more specific of the two. */
 export function upsertOptions(ctx: RequestContext & { envelope?: Envelope }): UpsertOptions {

@@ -3,19 +3,18 @@ import type { Db } from '@leadwire/db';
 import type { Actor } from '../../auth/actor.ts';
 import { normalizeDomain } from '../../companies/domain.ts';
 import { AppError, errors } from '../../errors.ts';
-import { emitEvents, eventRowsParam, type EventSource, type PendingEvent } from '../../events/outbox.ts';
+import { emitEvents, eventRowsParam, type PendingEvent } from '../../events/outbox.ts';
 import { contactCap } from '../../limits/plans.ts';
 import { applyRow, newContact, type ResolvedRow, scoreInputsChanged } from '../shared/apply.ts';
 import type { ContactRow } from '../shared/row.ts';
 import { toEventContact } from '../shared/row.ts';
 import { updateContactsParams } from '../shared/sql.ts';
 import type { ContactUpsertInput, ContactUpsertOutput } from './schemas.ts';
-import type { Envelope } from '../../auth/envelope.ts';
 import { CAP_MARGIN, fitsOneTrip, upsertOneTrip } from './one-trip.ts';
 import * as sql from './sql.ts';
+import type { UpsertOptions, UpsertRowInput } from './options.ts';
 
-/** A contact upsert row; `score` (from POST /v1/leads) becomes the manual score override. */
-export type UpsertRowInput = ContactUpsertInput & { score?: number | undefined };
+export type { UpsertOptions, UpsertRowInput };
 
 export type MatchedBy = 'email' | 'domain_name' | null;
 
@@ -25,19 +24,6 @@ export type UpsertActor = Pick<Actor, 'orgId' | 'plan' | 'contactBooster' | 'con
 export type RowOutcome =
   | { ok: true; id: string; created: boolean; matchedBy: MatchedBy; contact: ContactRow }
   | { ok: false; error: AppError };
-
-export interface UpsertOptions {
-  /** X-Source header value, used for new contacts whose row carries no source. */
-  headerSource?: string | undefined;
-  /** Who made the change, as written into the events. */
-  eventSource: EventSource;
-  /** Called inside the transaction with the contacts whose score inputs changed (e.g. to queue the AI adjustment). */
-  onScoreInputsChanged?: (tx: Db, contactIds: string[]) => Promise<void>;
-  /** The time of the write (from `deps.clock`): created_at, updated_at and the events' timestamps. */
-  now: Date;
-  /** A /v1 request's envelope (its key's confirmation, count and Idempotency-Key), for the write to fold in. */
-  envelope?: Envelope | undefined;
-}
 
 interface NameIdentity {
   company_id: string;
