@@ -133,7 +133,11 @@ export class Envelope {
    * envelope: refusals are thrown (401, 429, 409), a stored answer comes back as `replay`, and `redo` says the write
    * rolled back and is still to be done (its request counted). The function's own failures are thrown as they come.
    */
-  async run<P, R extends EnvelopeRow>(db: Db, stmt: Statement<P, R>, params: P): Promise<{ replay: unknown } | { row: R } | { redo: true }> {
+  async run<P, R extends EnvelopeRow>(
+    db: Db,
+    stmt: Statement<P, R>,
+    params: P,
+  ): Promise<{ replay: unknown } | { row: R } | { redo: true }> {
     const rows = await db.run(stmt, params).catch((err: unknown) => err);
     if (!Array.isArray(rows)) {
       const replay = await this.recover(db, rows);

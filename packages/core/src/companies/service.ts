@@ -70,7 +70,9 @@ export const UPSERT_COMPANY_ONE = statement<
   qb
     .selectFrom(
       sql<CompanyRow>`leadwire_v1_companies_upsert(${envelopeArguments(p)}, ${p.orgId}::uuid, ${p.id}::uuid, ${p.domain}::text, ${p.name}::text,
-        ${p.industry}::text, ${p.size}::text, ${p.custom}::jsonb, ${p.hasName}::boolean, ${p.hasIndustry}::boolean, ${p.hasSize}::boolean)`.as('r'),
+        ${p.industry}::text, ${p.size}::text, ${p.custom}::jsonb, ${p.hasName}::boolean, ${p.hasIndustry}::boolean, ${p.hasSize}::boolean)`.as(
+        'r',
+      ),
     )
     .select(['r.key_ok', 'r.hits', 'r.locked', 'r.prior_hash', 'r.prior_response', 'r.id', 'r.created']),
 );
