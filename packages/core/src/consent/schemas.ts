@@ -110,4 +110,4 @@ export const ContactConsents = z.object({
 });
 export type ContactConsents = z.infer<typeof ContactConsents>;
 
-export const ContactIdInput = z.object({ id: z.uuid({ message: 'id must be a contact id (UUID)' }) });
+export const ContactIdInput = z.strictObject({ id: z.uuid({ message: 'id must be a contact id (UUID)' }) });
