@@ -186,7 +186,8 @@ it('exports the request, its SQL and the webhook attempt, with no secret, parame
     };
     const sql = inTrace.filter((s) => attr(s, 'db.system.name') === 'postgresql' || attr(s, 'db.system') === 'postgresql');
     const statements = sql.map((s) => String(attr(s, 'db.query.text') ?? attr(s, 'db.statement') ?? '')).filter(Boolean);
-    expect(statements.some((t) => /insert into "?contacts"?/i.test(t))).toBe(true);
+    // The upsert's one statement: the call of its function (the one-trip write, Migration20261128150000), without values.
+    expect(statements.some((t) => /leadwire_v1_contacts_upsert\(/i.test(t))).toBe(true);
     expect(sql.every(underServer)).toBe(true);
 
     const attempt = await until('the attempt span', () => collector.spans().find((s) => s.span.name === 'webhook attempt'));

@@ -5,7 +5,8 @@ import type { EnvelopeRow } from '../auth/envelope-sql.ts';
 import { AppError, errors } from '../errors.ts';
 import { type UpsertOneParams, contactArguments } from '../contacts/v1/one-trip-sql.ts';
 import { fitsOneTrip, oneTripParams, runOneTrip } from '../contacts/v1/one-trip.ts';
-import { type UpsertOptions, upsertContactsInTx } from '../contacts/v1/upsert.ts';
+import type { UpsertOptions } from '../contacts/v1/options.ts';
+import { upsertContactsInTx } from '../contacts/v1/upsert.ts';
 import { firstStageId, PLACE_CONTACT } from '../pipelines/sql.ts';
 import type { LeadInput, LeadOutput } from './schemas.ts';
 

@@ -3,7 +3,8 @@ import type { Actor } from '../../auth/actor.ts';
 import { errors, issuesFromZod, toPublicError } from '../../errors.ts';
 import { ContactUpsertInput } from './schemas.ts';
 import { transact } from '../shared/transact.ts';
-import { type RowOutcome, type UpsertOptions, upsertContactsInTx } from './upsert.ts';
+import type { UpsertOptions } from './options.ts';
+import { type RowOutcome, upsertContactsInTx } from './upsert.ts';
 
 export type BatchRow =
   | { index: number; ok: true; id: string; created: boolean; matchedBy: 'email' | 'domain_name' | null }

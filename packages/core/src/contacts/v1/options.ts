@@ -1,18 +1,14 @@
+import type { Db } from '@leadwire/db';
 import type { Envelope } from '../../auth/envelope.ts';
 import type { RequestContext } from '../../context.ts';
 import { errors, issuesFromZod } from '../../errors.ts';
 import type { EventSource } from '../../events/outbox.ts';
-import type { Db } from '@leadwire/db';
 import { type ContactUpsertInput, SourceSchema } from './schemas.ts';
 import { scoreAdjustmentHook } from '../shared/adjust-score-job.ts';
 
-/** A contact upsert row; `score` (from POST /v1/leads) becomes the manual score override. */
+/** A row to upsert: the /v1 input, plus the score a form's or workflow's caller may set. */
 export type UpsertRowInput = ContactUpsertInput & { score?: number | undefined };
 
-/**
- * How an upsert runs (here, not in upsert.ts, so that one-trip.ts, which upsert.ts calls, can name it without a
- * circle).
- */
 export interface UpsertOptions {
   /** X-Source header value, used for new contacts whose row carries no source. */
   headerSource?: string | undefined;

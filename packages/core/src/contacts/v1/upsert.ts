@@ -11,11 +11,10 @@ import { toEventContact } from '../shared/row.ts';
 import { updateContactsParams } from '../shared/sql.ts';
 import type { ContactUpsertInput, ContactUpsertOutput } from './schemas.ts';
 import { CAP_MARGIN, fitsOneTrip, upsertOneTrip } from './one-trip.ts';
-import * as sql from './sql.ts';
 import type { UpsertOptions, UpsertRowInput } from './options.ts';
+import * as sql from './sql.ts';
 
-export type { UpsertOptions, UpsertRowInput };
-
+/** A contact upsert row; `score` (from POST /v1/leads) becomes the manual score override. */
 export type MatchedBy = 'email' | 'domain_name' | null;
 
 /** What an upsert needs of its actor: the organization and its contact cap (form intake acts for an organization, not a key). */
