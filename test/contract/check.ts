@@ -79,6 +79,18 @@ const isAnnotation = (path: readonly (string | number)[]) => keywordOnPath(path,
  */
 const isExtension = (path: readonly (string | number)[]) => keywordOnPath(path, (seg) => seg.startsWith('x-'));
 
+/**
+ * A value added to an enum, with none removed. In what a client sends it widens the input (the tool agrees). In what
+ * it receives (an error `code`, the feed's `event`, a delivery's `outcome`, the `X-Webhook-Event` header of a
+ * delivery), the policy lists new error codes and new events as additive, and clients must accept a value they do not
+ * know (docs/versioning.md); the tool judges the same addition breaking at one place and non-breaking at another
+ * (at an operation and at the component it refers to). A change to list, not a breaking one.
+ */
+const isAddedEnumValue = (d: { action: string; path: readonly (string | number)[] }) => d.action === 'add' && d.path.at(-2) === 'enum';
+/** A new webhook (an event the server may now send) is a new operation; the tool leaves it unclassified. */
+const isAddedWebhook = (d: { action: string; path: readonly (string | number)[] }) =>
+  d.action === 'add' && d.path.length === 2 && d.path[0] === 'webhooks';
+
 const at = (doc: Json, path: readonly (string | number)[]): Json => path.reduce((node, k) => (node == null ? undefined : node[k]), doc);
 
 /** A parameter object, its `$ref` into components.parameters followed. */
@@ -120,10 +132,29 @@ function whereOf(path: readonly (string | number)[]): string {
 }
 
 /**
+ * An enum is a set: its order means nothing to a client. api-smart-diff compares some enums (a parameter's) place by
+ * place, so a value inserted mid-list read as every later value replaced, each a breaking change it is not. Here the
+ * values `after` shares with `before` at the same place in the document take `before`'s order and the new ones follow,
+ * so only values really added or removed are changes.
+ */
+function alignEnums(before: Json, after: Json): void {
+  if (before === null || after === null || typeof before !== 'object' || typeof after !== 'object') return;
+  for (const key of Object.keys(after)) {
+    const [b, a] = [before[key], after[key]];
+    if (key === 'enum' && Array.isArray(b) && Array.isArray(a)) {
+      const kept = b.filter((v: unknown) => a.some((w: unknown) => isDeepStrictEqual(v, w)));
+      after[key] = [...kept, ...a.filter((w: unknown) => !kept.some((v: unknown) => isDeepStrictEqual(v, w)))];
+    } else alignEnums(b, a);
+  }
+}
+
+/**
  * Every change a client can notice from `before` to `after`, most severe kind first; descriptions and examples
  * (api-smart-diff's `annotation`, and the ones it leaves unclassified) are left out. Two judgements are stricter
  * than the tool's: any other change it cannot classify (`unclassified`, e.g. a `$ref` pointed elsewhere) is breaking,
- * and so is any changed `type`, since it judges a query parameter's string narrowed to integer as non-breaking.
+ * and so is any changed `type`, since it judges a query parameter's string narrowed to integer as non-breaking. Three
+ * follow the policy where the tool is inconsistent or silent: an enum's order is no change (`alignEnums`), a value
+ * added to an enum is not breaking (`isAddedEnumValue`), nor is a new webhook (`isAddedWebhook`).
  */
 export function contractChanges(before: Json, after: Json): ContractChange[] {
   // The usual case, and a diff of the internal document costs seconds.
@@ -143,14 +174,16 @@ export function contractChanges(before: Json, after: Json): ContractChange[] {
     const { tags: _tags, ...rest } = structuredClone(doc);
     return rest;
   };
-  const { diffs } = apiCompare(withoutTags(before), withoutTags(after));
+  const [base, copy] = [withoutTags(before), withoutTags(after)];
+  alignEnums(base, copy);
+  const { diffs } = apiCompare(base, copy);
   for (const d of diffs) {
     const path = d.path;
     if (d.type === 'annotation' || isAnnotation(path)) continue;
     const kind: ChangeKind =
       d.type === 'deprecated'
         ? 'deprecated'
-        : isExtension(path)
+        : isExtension(path) || isAddedEnumValue(d) || isAddedWebhook(d)
           ? 'non-breaking'
           : d.type === 'unclassified' || d.type === 'breaking' || (d.action === 'replace' && path.at(-1) === 'type')
             ? 'breaking'

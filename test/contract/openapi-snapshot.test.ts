@@ -115,3 +115,48 @@ describe('the check on a deliberately breaking edit', () => {
     expect(isNamed(change[0]!, unreleasedEntries('## [Unreleased]\n- Deprecated: `GET /contacts/search`.'))).toBe(true);
   });
 });
+
+describe('the policy where api-smart-diff is inconsistent: enums are sets, added values and webhooks are additive', () => {
+  it('a value inserted mid-list in an enum names that value only, as non-breaking; a reordered enum is no change', () => {
+    const inserted = structuredClone(built.v1);
+    const header = inserted.components.parameters.WebhookEvent.schema;
+    header.enum.splice(3, 0, 'contact.merged_elsewhere');
+    const change = contractChanges(built.v1, inserted);
+    expect(change.map((c) => [c.kind, c.names.join(' ')])).toEqual([['non-breaking', 'contact.merged_elsewhere']]);
+
+    const reordered = structuredClone(built.v1);
+    reordered.components.schemas.FeedEvent.properties.event.enum.reverse();
+    reordered.components.parameters.WebhookEvent.schema.enum.reverse();
+    expect(contractChanges(built.v1, reordered)).toEqual([]);
+  });
+
+  it('a value added to an answer’s enum is listed, not breaking; one removed from it, or moved and removed, is breaking', () => {
+    const added = structuredClone(built.v1);
+    added.components.schemas.ErrorBody.properties.code.enum.push('brand_new_code');
+    const change = contractChanges(built.v1, added);
+    expect(change.length).toBeGreaterThan(0);
+    expect(change.every((c) => c.kind === 'non-breaking' && c.names.join(' ') === 'brand_new_code')).toBe(true);
+    expect(unnamedChanges(change, '## [Unreleased]\n### Added\n- The error code `brand_new_code`.\n')).toEqual([]);
+
+    const removed = structuredClone(built.v1);
+    const codes: string[] = removed.components.schemas.ErrorBody.properties.code.enum;
+    removed.components.schemas.ErrorBody.properties.code.enum = codes.filter((c) => c !== 'invalid_cursor').reverse();
+    expect(
+      contractChanges(built.v1, removed)
+        .filter((c) => c.kind === 'breaking')
+        .map((c) => c.names.join(' ')),
+    ).toContain('invalid_cursor');
+  });
+
+  it('a new webhook is listed, not breaking; a removed one is breaking', () => {
+    const name = Object.keys(built.v1.webhooks)[0]!;
+    const added = structuredClone(built.v1);
+    added.webhooks['contact.merged_elsewhere'] = structuredClone(built.v1.webhooks[name]);
+    expect(contractChanges(built.v1, added).map((c) => [c.kind, c.names.join(' ')])).toEqual([
+      ['non-breaking', 'contact.merged_elsewhere'],
+    ]);
+    const removed = structuredClone(built.v1);
+    delete removed.webhooks[name];
+    expect(contractChanges(built.v1, removed).map((c) => [c.kind, c.names.join(' ')])).toContainEqual(['breaking', name]);
+  });
+});

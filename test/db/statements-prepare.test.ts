@@ -5,6 +5,7 @@ import * as companies from '#core/companies/service.ts';
 import * as oneTrip from '#core/contacts/v1/one-trip-sql.ts';
 import * as automation from '#core/automation/sql.ts';
 import * as capture from '#core/capture/sql.ts';
+import * as consent from '#core/consent/sql.ts';
 import * as mergeSql from '#core/contacts/app/merge-sql.ts';
 import * as contactsApp from '#core/contacts/app/sql.ts';
 import * as contactsShared from '#core/contacts/shared/sql.ts';
@@ -35,6 +36,7 @@ const modules = {
   oneTrip,
   automation,
   capture,
+  consent,
   mergeSql,
   contactsApp,
   contactsShared,

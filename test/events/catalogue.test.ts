@@ -17,6 +17,8 @@ const SPEC_TABLE: Record<string, string[]> = {
     'contact.stage_changed',
     'contact.score_changed',
     'contact.tag_added',
+    // Issue 30's consent event beside the spec's six.
+    'contact.consent_changed',
   ],
   Deals: ['deal.created', 'deal.updated', 'deal.won', 'deal.lost', 'deal.stage_changed'],
   Messages: ['message.sent', 'message.received', 'conversation.created'],
@@ -24,7 +26,8 @@ const SPEC_TABLE: Record<string, string[]> = {
   Bookings: ['booking.created', 'booking.cancelled'],
   Forms: ['form.submitted'],
   'AI actions': ['ai_action.created', 'ai_action.approved', 'ai_action.rejected'],
-  Tracking: ['tracking.email_opened', 'tracking.link_clicked', 'tracking.page_visited'],
+  // Issue 30's custom website events beside the spec's three.
+  Tracking: ['tracking.email_opened', 'tracking.link_clicked', 'tracking.page_visited', 'tracking.custom_event'],
   Nonprofit: ['nonprofit.verification_recorded', 'nonprofit.activated'],
   Test: ['ping'],
   // Issue 19's operational events, beside the spec's table.
@@ -39,9 +42,11 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
  */
 const NOT_EMITTED_HERE = [
   'form.submitted',
+  'contact.consent_changed',
   'tracking.email_opened',
   'tracking.link_clicked',
   'tracking.page_visited',
+  'tracking.custom_event',
   'ping',
   'webhook.endpoint_disabled',
   'webhook.endpoint_enabled',

@@ -28,6 +28,7 @@ describe('forms in the application', () => {
       pipelineId: null,
       captcha: { provider: 'turnstile', siteKey: '0x4AAAA-site', secretSet: true },
       thankYou: { message: 'Thanks!' },
+      consent: null,
       submitUrl: `https://api.leadwire.test/api/forms/${id}/submit`,
       embedUrl: `https://api.leadwire.test/api/forms/${id}/embed`,
       hostedUrl: `https://app.leadwire.test/f/${id}`,

@@ -263,3 +263,33 @@ type PlanNode = {
   Plans?: PlanNode[];
 };
 const flatten = (n: PlanNode): PlanNode[] => [n, ...(n.Plans ?? []).flatMap(flatten)];
+
+it("bounds custom website events by the page views' two knobs: identified ones by the longer, anonymous ones by the shorter", async () => {
+  await t.sql('delete from tracking_events');
+  const [c] = await t.sql<{ id: string }>(`insert into contacts (organization_id, email) values (?, 'events@views.example') returning id`, [
+    org,
+  ]);
+  for (const [name, contact, at] of [
+    ['contact-old', c!.id, daysAgo(21)],
+    ['contact-inside', c!.id, daysAgo(19)],
+    ['anonymous-old', null, daysAgo(6)],
+    ['anonymous-inside', null, daysAgo(4)],
+  ] as const)
+    await t.sql(
+      `insert into tracking_events (organization_id, contact_id, name, url, created_at) values (?, ?, ?, 'https://site.example/', ?)`,
+      [org, contact, name, at],
+    );
+  const result = await runCleanup(t.runtime.deps.db, t.clock.now(), {
+    events: 0,
+    pageViews: 20,
+    anonymousPageViews: 5,
+    workflowRuns: 0,
+    webhookDeliveries: 0,
+    activity: 0,
+  });
+  expect(result).toMatchObject({ customEvents: 1, anonymousCustomEvents: 1 });
+  expect((await t.sql<{ name: string }>('select name from tracking_events order by name')).map((r) => r.name)).toEqual([
+    'anonymous-inside',
+    'contact-inside',
+  ]);
+});

@@ -20,6 +20,7 @@ export const PROCESS_TESTS = [
   // Chromium: the tracking and capture snippets, the public pages, the SDK in a page, the API reference render check.
   'test/{capture,tracking}/browser.test.ts',
   'test/{forms,mail}/pages-browser.test.ts',
+  'test/forms/consent-browser.test.ts',
   'sdk/test/browser.test.ts',
   'test/api/openapi.test.ts',
   // Spawned servers: a key's sign-in across processes, a crash between write and answer.

@@ -34,6 +34,35 @@ async function startSite(api: string, orgId: string): Promise<{ origin: string; 
   return { origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
 }
 
+/**
+ * A page using custom events: the docs' one-line stub and a call before the snippet (async, so it loads later), and a
+ * button that calls `leadwire.track` once it has.
+ */
+function eventsPage(api: string, orgId: string): string {
+  return `<!doctype html><html><head><title>Pricing</title>
+<script>window.leadwire=window.leadwire||{q:[],track:function(){this.q.push(arguments)}}</script>
+<script>leadwire.track('signup', { plan: 'pro' })</script>
+<script async src="${api}/api/embed/tracking.js" data-org="${orgId}"></script>
+</head><body><button id="buy">Buy</button>
+<script>document.getElementById('buy').addEventListener('click', () => leadwire.track('signup', { plan: 'max' }));</script>
+</body></html>`;
+}
+
+async function startEventsSite(api: string, orgId: string): Promise<{ origin: string; server: Server }> {
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    res.end(eventsPage(api, orgId));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
+}
+
+const customEvents = (t: TestApp, orgId: string) =>
+  t.sql<{ name: string; props: Record<string, unknown>; visitor_id: string | null; contact_id: string | null; url: string }>(
+    'select name, props, visitor_id, contact_id, url from tracking_events where organization_id = ? order by created_at, id',
+    [orgId],
+  );
+
 /** Waits (polling the database) until the organization has `n` page views; fails after a few seconds. */
 async function untilViews(t: TestApp, orgId: string, n: number) {
   await expect.poll(async () => (await pageViews(t, orgId)).length, { timeout: 10_000, interval: 50 }).toBe(n);
@@ -94,7 +123,10 @@ describe.skipIf(!hasChromium)('the tracking snippet in Chromium, on a site of an
       expect(rows[1]!.visitor_id).toBe(visitor);
       // The same path again is not a new page.
       await page.evaluate(() => history.pushState({}, '', '/app/settings?tab=2'));
-      expect(await page.evaluate(() => Object.keys(window).filter((k) => k.startsWith('__leadwire')))).toEqual(['__leadwireTracking']);
+      expect(await page.evaluate(() => Object.keys(window).filter((k) => k.startsWith('__leadwire') || k === 'leadwire'))).toEqual([
+        '__leadwireTracking',
+        'leadwire',
+      ]);
       expect(errors).toEqual([]);
 
       const cookies = await context.cookies(site.origin);
@@ -124,6 +156,69 @@ describe.skipIf(!hasChromium)('the tracking snippet in Chromium, on a site of an
       });
     } finally {
       await context.close();
+    }
+  });
+
+  it('sends leadwire.track calls made before and after the snippet loaded, each once; a known visitor’s reach the feed', async () => {
+    const shop = await newTestOrg(t);
+    const shopSite = await startEventsSite(t.origin, shop.orgId);
+    const context = await browser.newContext();
+    try {
+      const contact = await shop.owner.contacts.create.mutate({ email: 'events@shop.example', firstName: 'Eve' });
+      const page = await context.newPage();
+      const sent: string[] = [];
+      page.on('request', (r) => void (r.url() === `${t.origin}/api/track/event` && sent.push(r.postData() ?? '')));
+      await page.goto(`${shopSite.origin}/pricing?email=events%40shop.example`);
+      await expect.poll(async () => (await customEvents(t, shop.orgId)).length, { timeout: 10_000, interval: 50 }).toBe(1);
+      expect(await page.evaluate(() => 'q' in (window as unknown as { leadwire: object }).leadwire)).toBe(false);
+      await page.click('#buy');
+      await expect.poll(async () => (await customEvents(t, shop.orgId)).length, { timeout: 10_000, interval: 50 }).toBe(2);
+      const rows = await customEvents(t, shop.orgId);
+      expect(rows.map((r) => [r.name, r.props, r.contact_id, r.url])).toEqual([
+        ['signup', { plan: 'pro' }, contact.id, `${shopSite.origin}/pricing`],
+        ['signup', { plan: 'max' }, contact.id, `${shopSite.origin}/pricing`],
+      ]);
+      expect(sent).toHaveLength(2);
+      type Item = { data: { customEvent: { props: unknown }; contact: { id: string } } };
+      const feed = async () => {
+        const res = await fetch(`${t.origin}/api/v1/events?types=tracking.custom_event`, {
+          headers: { authorization: `Bearer ${shop.publicKey}` },
+        });
+        return ((await res.json()) as { items: Item[] }).items;
+      };
+      // The feed shows an event once no older transaction of the cluster is still running: other files' may be.
+      await expect.poll(async () => (await feed()).length, { timeout: 30_000, interval: 50 }).toBe(2);
+      const items = await feed();
+      expect(items.map((e) => [e.data.customEvent.props, e.data.contact.id])).toEqual([
+        [{ plan: 'pro' }, contact.id],
+        [{ plan: 'max' }, contact.id],
+      ]);
+    } finally {
+      await context.close();
+      await new Promise((resolve) => shopSite.server.close(resolve));
+    }
+  });
+
+  it('sends custom events of a Global Privacy Control visitor without any identity', async () => {
+    const shop = await newTestOrg(t);
+    const shopSite = await startEventsSite(t.origin, shop.orgId);
+    const context = await browser.newContext();
+    try {
+      await shop.owner.contacts.create.mutate({ email: 'private@shop.example' });
+      await context.addInitScript(() => Object.defineProperty(navigator, 'globalPrivacyControl', { get: () => true }));
+      const page = await context.newPage();
+      const sent: string[] = [];
+      page.on('request', (r) => void (r.url() === `${t.origin}/api/track/event` && sent.push(r.postData() ?? '')));
+      await page.goto(`${shopSite.origin}/pricing?email=private%40shop.example`);
+      await expect.poll(async () => (await customEvents(t, shop.orgId)).length, { timeout: 10_000, interval: 50 }).toBe(1);
+      expect(sent.map((b) => JSON.parse(b) as Record<string, unknown>)).toEqual([
+        { org: shop.orgId, url: `${shopSite.origin}/pricing`, name: 'signup', props: { plan: 'pro' } },
+      ]);
+      expect((await customEvents(t, shop.orgId)).map((r) => [r.visitor_id, r.contact_id])).toEqual([[null, null]]);
+      expect((await context.cookies(shopSite.origin)).find((c) => c.name === 'lw_vid')).toBeUndefined();
+    } finally {
+      await context.close();
+      await new Promise((resolve) => shopSite.server.close(resolve));
     }
   });
 

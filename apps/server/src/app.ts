@@ -9,6 +9,7 @@ import { formsPlugin } from './http/forms.ts';
 import { internalRestPlugin, internalTrpcPlugin } from './http/internal.ts';
 import { listenPlugin } from './http/listen.ts';
 import { pagesPlugin } from './http/pages.ts';
+import { consentPagesPlugin } from './http/consent-pages.ts';
 import { requestIdOf } from './http/request-id.ts';
 import { requestScope } from './http/request-scope.ts';
 import { trackingPlugin } from './http/tracking.ts';
@@ -101,6 +102,7 @@ export async function buildApp(
   await app.register(listenPlugin, { prefix: '/api', deps });
   await app.register(trackingPlugin, { prefix: '/api', deps });
   await app.register(pagesPlugin, { deps });
+  await app.register(consentPagesPlugin, { deps });
   await app.register(formsPlugin, { deps });
   await app.register(capturePlugin, { deps });
   await app.register(consolePlugin, { deps });

@@ -4,6 +4,7 @@ import { accountsRouter } from './accounts/router.ts';
 import { apiKeysRouter } from './api-keys/router.ts';
 import { appCompaniesRouter } from './companies/app-router.ts';
 import { appContactsRouter } from './contacts/app/router.ts';
+import { consentsRouter } from './consent/router.ts';
 import { filesRouter } from './files/router.ts';
 import { formsRouter } from './forms/router.ts';
 import { messagesRouter } from './messages/router.ts';
@@ -29,6 +30,7 @@ export const internalRouter = router({
   apiKeys: apiKeysRouter,
   companies: appCompaniesRouter,
   contacts: appContactsRouter,
+  consents: consentsRouter,
   files: filesRouter,
   forms: formsRouter,
   messages: messagesRouter,

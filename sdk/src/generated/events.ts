@@ -9,7 +9,8 @@ export const EVENT_GROUPS = {
     "contact.deleted",
     "contact.stage_changed",
     "contact.score_changed",
-    "contact.tag_added"
+    "contact.tag_added",
+    "contact.consent_changed"
   ],
   "Deals": [
     "deal.created",
@@ -42,7 +43,8 @@ export const EVENT_GROUPS = {
   "Tracking": [
     "tracking.email_opened",
     "tracking.link_clicked",
-    "tracking.page_visited"
+    "tracking.page_visited",
+    "tracking.custom_event"
   ],
   "Nonprofit": [
     "nonprofit.verification_recorded",

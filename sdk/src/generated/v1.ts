@@ -129,6 +129,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/contacts/{id}/consents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A contact's consent: what holds now and every entry
+         * @description Read-only: consent is recorded only by forms (their consent checkboxes), their double opt-in confirmation pages and unsubscribe links, never through an API key. `purposes` says what holds now; `entries` is the evidence, newest first.
+         *
+         *     Requires the `contacts:read` permission.
+         */
+        get: operations["consents-ofContact"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/contacts/{id}/notes": {
         parameters: {
             query?: never;
@@ -383,6 +405,32 @@ export interface webhooks {
          *     Deliveries are at least once: de-duplicate on the body's `id`, the event's id (the same in every attempt, redelivery and recovery, to every endpoint, in the changes feed `GET /v1/events` and in `leadwire listen` streams), or on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint).
          */
         post: operations["webhook.booking.created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "contact.consent_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Contact consent changed (contact.consent_changed)
+         * @description A contact's consent for a purpose was granted (a ticked box on a single opt-in form, or a double opt-in confirmed through its mailed link) or withdrawn (the unsubscribe link). Only changes: a second grant of a granted purpose sends nothing. Never set through an API key.
+         *
+         *     Sent as a POST with a JSON body (`content-type: application/json`) to the endpoint's HTTPS URL, signed as the headers below say.
+         *
+         *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first, each spread at random by up to 10% either way (27-33 s, 108-132 s, 432-528 s, 1,728-2,112 s) so that deliveries that failed together are not retried together. Ten failed attempts in a row disable the endpoint.
+         *
+         *     Deliveries are at least once: de-duplicate on the body's `id`, the event's id (the same in every attempt, redelivery and recovery, to every endpoint, in the changes feed `GET /v1/events` and in `leadwire listen` streams), or on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint).
+         */
+        post: operations["webhook.contact.consent_changed"];
         delete?: never;
         options?: never;
         head?: never;
@@ -909,6 +957,32 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "tracking.custom_event": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Custom website event (tracking.custom_event)
+         * @description A page with the tracking snippet called `leadwire.track(name, props)` for a known contact (a sign-up, a video played, a plan chosen). Anonymous visitors' events are counted as goals, not sent.
+         *
+         *     Sent as a POST with a JSON body (`content-type: application/json`) to the endpoint's HTTPS URL, signed as the headers below say.
+         *
+         *     Answer with any 2xx within 10 seconds. Anything else (another status, a redirect, which is never followed, a timeout or a connection error) is retried: 5 attempts in total, about 30 s, 2 min, 8 min and 32 min after the first, each spread at random by up to 10% either way (27-33 s, 108-132 s, 432-528 s, 1,728-2,112 s) so that deliveries that failed together are not retried together. Ten failed attempts in a row disable the endpoint.
+         *
+         *     Deliveries are at least once: de-duplicate on the body's `id`, the event's id (the same in every attempt, redelivery and recovery, to every endpoint, in the changes feed `GET /v1/events` and in `leadwire listen` streams), or on `webhook-id` (the same for every attempt, redelivery and recovery of one event to one endpoint).
+         */
+        post: operations["webhook.tracking.custom_event"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "tracking.email_opened": {
         parameters: {
             query?: never;
@@ -1230,7 +1304,7 @@ export interface components {
              * @example unauthorized
              * @enum {string}
              */
-            code: "missing_identity" | "malformed_json" | "malformed_url" | "bad_request" | "invalid_cursor" | "invalid_token" | "malformed_multipart" | "file_missing" | "captcha_failed" | "unauthorized" | "invalid_credentials" | "wrong_api_surface" | "contact_limit_reached" | "wrong_password" | "user_deactivated" | "session_required" | "confirmation_required" | "csrf_failed" | "method_not_allowed" | "request_timeout" | "idempotency_key_reused" | "idempotency_in_progress" | "not_in_trash" | "email_taken" | "user_inactive" | "last_owner" | "cannot_deactivate_self" | "sms_consent_required" | "contact_has_no_phone" | "concurrent_update" | "pipeline_name_taken" | "stage_name_taken" | "payload_too_large" | "too_many_parts" | "unsupported_media_type" | "unsupported_content_encoding" | "headers_too_large" | "no_default_pipeline" | "pipeline_has_no_stages" | "assignee_inactive" | "stage_limit_reached" | "too_many_connections" | "internal_error" | "save_failed" | "service_unavailable" | "scanner_unavailable" | "captcha_unavailable" | "snippet_not_built";
+            code: "missing_identity" | "malformed_json" | "malformed_url" | "bad_request" | "invalid_cursor" | "invalid_token" | "malformed_multipart" | "file_missing" | "captcha_failed" | "unauthorized" | "invalid_credentials" | "wrong_api_surface" | "contact_limit_reached" | "wrong_password" | "user_deactivated" | "session_required" | "confirmation_required" | "csrf_failed" | "method_not_allowed" | "request_timeout" | "consent_link_expired" | "idempotency_key_reused" | "idempotency_in_progress" | "not_in_trash" | "email_taken" | "user_inactive" | "last_owner" | "cannot_deactivate_self" | "sms_consent_required" | "contact_has_no_phone" | "concurrent_update" | "pipeline_name_taken" | "stage_name_taken" | "payload_too_large" | "too_many_parts" | "unsupported_media_type" | "unsupported_content_encoding" | "headers_too_large" | "no_default_pipeline" | "pipeline_has_no_stages" | "assignee_inactive" | "stage_limit_reached" | "too_many_connections" | "internal_error" | "save_failed" | "service_unavailable" | "scanner_unavailable" | "captcha_unavailable" | "snippet_not_built";
             /**
              * @description Human-readable message: show or log it; its wording may change.
              * @example Invalid, revoked or expired API key
@@ -1252,7 +1326,7 @@ export interface components {
              * @description The event name (see the catalogue under `webhooks`).
              * @enum {string}
              */
-            event: "contact.created" | "contact.updated" | "contact.deleted" | "contact.stage_changed" | "contact.score_changed" | "contact.tag_added" | "deal.created" | "deal.updated" | "deal.won" | "deal.lost" | "deal.stage_changed" | "message.sent" | "message.received" | "conversation.created" | "task.created" | "task.completed" | "booking.created" | "booking.cancelled" | "form.submitted" | "ai_action.created" | "ai_action.approved" | "ai_action.rejected" | "tracking.email_opened" | "tracking.link_clicked" | "tracking.page_visited" | "nonprofit.verification_recorded" | "nonprofit.activated" | "ping" | "webhook.endpoint_disabled" | "webhook.endpoint_enabled" | "webhook.delivery_failed" | "webhook.limit_reached";
+            event: "contact.created" | "contact.updated" | "contact.deleted" | "contact.stage_changed" | "contact.score_changed" | "contact.tag_added" | "contact.consent_changed" | "deal.created" | "deal.updated" | "deal.won" | "deal.lost" | "deal.stage_changed" | "message.sent" | "message.received" | "conversation.created" | "task.created" | "task.completed" | "booking.created" | "booking.cancelled" | "form.submitted" | "ai_action.created" | "ai_action.approved" | "ai_action.rejected" | "tracking.email_opened" | "tracking.link_clicked" | "tracking.page_visited" | "tracking.custom_event" | "nonprofit.verification_recorded" | "nonprofit.activated" | "ping" | "webhook.endpoint_disabled" | "webhook.endpoint_enabled" | "webhook.delivery_failed" | "webhook.limit_reached";
             /**
              * Format: uuid
              * @description The event's id: the same in every attempt, redelivery, recovery, the changes feed and listen streams; de-duplicate on it.
@@ -1613,6 +1687,50 @@ export interface components {
              * @enum {string}
              */
             event: "booking.created";
+            gap?: components["schemas"]["WebhookDeliveryGap"];
+            /**
+             * Format: uuid
+             * @description The event's id: the same in every attempt, redelivery, recovery, the changes feed and listen streams; de-duplicate on it.
+             * @example 9c1f4e2a-7b3d-4a58-8e6f-0d2c1b3a4e5f
+             */
+            id: string;
+            /**
+             * @description Who made the change, so a receiver can ignore changes its own integration made (`api` is /v1, `app` the application).
+             * @enum {string}
+             */
+            source: "app" | "api" | "zapier" | "import" | "sync" | "automation" | "ai" | "inbound" | "system" | "partner";
+            /**
+             * Format: date-time
+             * @description When the change happened: ISO 8601 UTC with milliseconds.
+             * @example 2026-11-22T14:03:07.123Z
+             */
+            timestamp: string;
+        };
+        "WebhookPayload.contact.consent_changed": {
+            data: {
+                consent: {
+                    /**
+                     * Format: uuid
+                     * @description The consent entry recorded (GET /api/contacts/{id}/consents).
+                     */
+                    entryId: string;
+                    formId: string | null;
+                    granted: boolean;
+                    /** @enum {string} */
+                    method: "single_opt_in" | "double_opt_in" | "unsubscribe_link";
+                    /** @description `email_marketing`, `sms`, or a purpose the workspace named. */
+                    purpose: string;
+                    /** @description The exact words the person agreed to (on a withdrawal: those withdrawn). */
+                    text: string | null;
+                    version: string | null;
+                };
+                contact: components["schemas"]["WebhookEventContactRef"];
+            };
+            /**
+             * @description The event name.
+             * @enum {string}
+             */
+            event: "contact.consent_changed";
             gap?: components["schemas"]["WebhookDeliveryGap"];
             /**
              * Format: uuid
@@ -2503,6 +2621,46 @@ export interface components {
              */
             timestamp: string;
         };
+        "WebhookPayload.tracking.custom_event": {
+            data: {
+                contact: components["schemas"]["WebhookEventContactRef"];
+                customEvent: {
+                    /** @description As the page named it: 1-64 letters, digits, `_ . : -`. */
+                    name: string;
+                    /** @description At most 10 props of scalar values, as the page sent them; `{}` when none. */
+                    props: {
+                        [key: string]: string | number | boolean | null;
+                    };
+                    /** @description The page it happened on (without `?email=` and `?c=`). */
+                    url: string;
+                    /** @description The snippet's anonymous visitor id. */
+                    visitorId: string;
+                };
+            };
+            /**
+             * @description The event name.
+             * @enum {string}
+             */
+            event: "tracking.custom_event";
+            gap?: components["schemas"]["WebhookDeliveryGap"];
+            /**
+             * Format: uuid
+             * @description The event's id: the same in every attempt, redelivery, recovery, the changes feed and listen streams; de-duplicate on it.
+             * @example 9c1f4e2a-7b3d-4a58-8e6f-0d2c1b3a4e5f
+             */
+            id: string;
+            /**
+             * @description Who made the change, so a receiver can ignore changes its own integration made (`api` is /v1, `app` the application).
+             * @enum {string}
+             */
+            source: "app" | "api" | "zapier" | "import" | "sync" | "automation" | "ai" | "inbound" | "system" | "partner";
+            /**
+             * Format: date-time
+             * @description When the change happened: ISO 8601 UTC with milliseconds.
+             * @example 2026-11-22T14:03:07.123Z
+             */
+            timestamp: string;
+        };
         "WebhookPayload.tracking.email_opened": {
             data: {
                 contact: components["schemas"]["WebhookEventContactRef"];
@@ -2905,7 +3063,7 @@ export interface components {
         /** @description Standard Webhooks: Unix time in whole seconds (same as `X-Webhook-Timestamp`). */
         StandardWebhookTimestamp: string;
         /** @description The event name, the same as the body's `event`. */
-        WebhookEvent: "contact.created" | "contact.updated" | "contact.deleted" | "contact.stage_changed" | "contact.score_changed" | "contact.tag_added" | "deal.created" | "deal.updated" | "deal.won" | "deal.lost" | "deal.stage_changed" | "message.sent" | "message.received" | "conversation.created" | "task.created" | "task.completed" | "booking.created" | "booking.cancelled" | "form.submitted" | "ai_action.created" | "ai_action.approved" | "ai_action.rejected" | "tracking.email_opened" | "tracking.link_clicked" | "tracking.page_visited" | "nonprofit.verification_recorded" | "nonprofit.activated" | "ping" | "webhook.endpoint_disabled" | "webhook.endpoint_enabled" | "webhook.delivery_failed" | "webhook.limit_reached";
+        WebhookEvent: "contact.created" | "contact.updated" | "contact.deleted" | "contact.stage_changed" | "contact.score_changed" | "contact.tag_added" | "contact.consent_changed" | "deal.created" | "deal.updated" | "deal.won" | "deal.lost" | "deal.stage_changed" | "message.sent" | "message.received" | "conversation.created" | "task.created" | "task.completed" | "booking.created" | "booking.cancelled" | "form.submitted" | "ai_action.created" | "ai_action.approved" | "ai_action.rejected" | "tracking.email_opened" | "tracking.link_clicked" | "tracking.page_visited" | "tracking.custom_event" | "nonprofit.verification_recorded" | "nonprofit.activated" | "ping" | "webhook.endpoint_disabled" | "webhook.endpoint_enabled" | "webhook.delivery_failed" | "webhook.limit_reached";
         /** @description The id of this attempt (a UUID): new on every attempt, so not a de-duplication key. */
         WebhookId: string;
         /** @description Lowercase hex HMAC-SHA256 of the exact raw request body, keyed with the endpoint's whole signing secret (the `whsec_...` string as UTF-8), no `sha256=` prefix. Verify it over the raw bytes before parsing, with a constant-time comparison. It signs the body only, no time and no id: it does not protect against replay (a captured delivery verifies forever), so prefer `webhook-signature`, and never fall back to this one when the `webhook-*` headers are missing. */
@@ -3561,6 +3719,158 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ContactRecord"];
+                };
+            };
+            /**
+             * @description Bad request.
+             *
+             *     - `validation_failed`: the body, the query, the path or a header (`X-Source`, `Idempotency-Key`) is invalid; `issues` lists every problem.
+             *     - `malformed_url`: the path or query string is not valid percent-encoded UTF-8 (e.g. `%zz` in a path parameter, `?q=%FF`); encode it, a raw `+` included.
+             *     - `bad_request`: the request is not valid HTTP (e.g. an invalid `Content-Length`).
+             */
+            400: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /**
+             * @description Forbidden.
+             *
+             *     - `wrong_api_surface`: the credential belongs to the other surface: /v1 takes Public API keys only, the application API sessions and Internal keys.
+             *     - `insufficient_scope`: the key lacks the permission this operation needs; `required` names it.
+             */
+            403: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["InsufficientScopeError"];
+                };
+            };
+            /**
+             * @description Not found.
+             *
+             *     - `not_found`: no matching record in your organization.
+             */
+            404: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            /**
+             * @description Too many requests.
+             *
+             *     - `rate_limited`: the credential or your address made more requests than its limit allows in the current window; wait `retry-after` seconds.
+             *     - `too_many_connections`: your address holds more open connections than the server allows per address; close or reuse some, then retry (no `x-ratelimit-*` headers: no key was looked at).
+             */
+            429: {
+                headers: {
+                    "retry-after": components["headers"]["RetryAfterIfSent"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimitIfAuthenticated"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemainingIfAuthenticated"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitResetIfAuthenticated"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"] | components["schemas"]["ErrorBody"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "consents-ofContact": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 3f2c6a0e-8b1d-4c47-9d2a-5e7f1b3c9a10 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Every entry, newest first (at most 200). */
+                        entries: {
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds.
+                             */
+                            at: string;
+                            /** @description On a double opt-in confirmation: the pending entry it confirms. */
+                            confirms: string | null;
+                            /** @description A pending entry whose confirmation link no longer works. */
+                            expired: boolean;
+                            expiresAt: string | null;
+                            /** @description null once the form is deleted; formName stays. */
+                            formId: string | null;
+                            formName: string | null;
+                            /** Format: uuid */
+                            id: string;
+                            /** @description HMAC-SHA256 of the client's address under the workspace's own key: the same address gives the same hash; it is never stored. */
+                            ipHash: string | null;
+                            /** @enum {string} */
+                            method: "single_opt_in" | "double_opt_in" | "unsubscribe_link";
+                            pageUrl: string | null;
+                            purpose: string;
+                            /**
+                             * @description granted (ticked on a single opt-in form, or a double opt-in confirmed), declined (shown, not ticked), pending (waiting for its confirmation link: see `expired`), withdrawn (the unsubscribe link).
+                             * @enum {string}
+                             */
+                            status: "granted" | "declined" | "pending" | "withdrawn";
+                            /** @description The exact words shown (on a withdrawal: those of the consent withdrawn). */
+                            text: string | null;
+                            version: string | null;
+                        }[];
+                        /** @description Each purpose with a grant or withdrawal: its latest one decides. A declined or pending entry changes nothing (not ticking a box is no withdrawal). */
+                        purposes: {
+                            granted: boolean;
+                            /** @enum {string} */
+                            method: "single_opt_in" | "double_opt_in" | "unsubscribe_link";
+                            purpose: string;
+                            /**
+                             * Format: date-time
+                             * @description When the entry that decides it was recorded.
+                             */
+                            since: string;
+                            text: string | null;
+                            version: string | null;
+                        }[];
+                    };
                 };
             };
             /**
@@ -4986,6 +5296,76 @@ export interface operations {
             };
         };
     };
+    "webhook.contact.consent_changed": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always `Leadwire-Webhooks/1.0`. */
+                "User-Agent": components["parameters"]["WebhookUserAgent"];
+                /** @description Standard Webhooks: the message id (a UUID), the same on every attempt of one event to this endpoint, on a manual redelivery and on a recovery, so a receiver can de-duplicate on it. The signature signs it. */
+                "webhook-id": components["parameters"]["StandardWebhookId"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. For 24 hours after a secret rotation a second `v1,...` (the previous secret) follows, space-separated; accept the delivery if any one matches. */
+                "webhook-signature": components["parameters"]["StandardWebhookSignature"];
+                /** @description Standard Webhooks: Unix time in whole seconds (same as `X-Webhook-Timestamp`). */
+                "webhook-timestamp": components["parameters"]["StandardWebhookTimestamp"];
+                /** @description The event name, the same as the body's `event`. */
+                "X-Webhook-Event": components["parameters"]["WebhookEvent"];
+                /** @description The id of this attempt (a UUID): new on every attempt, so not a de-duplication key. */
+                "X-Webhook-Id": components["parameters"]["WebhookId"];
+                /** @description Lowercase hex HMAC-SHA256 of the exact raw request body, keyed with the endpoint's whole signing secret (the `whsec_...` string as UTF-8), no `sha256=` prefix. Verify it over the raw bytes before parsing, with a constant-time comparison. It signs the body only, no time and no id: it does not protect against replay (a captured delivery verifies forever), so prefer `webhook-signature`, and never fall back to this one when the `webhook-*` headers are missing. */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
+                /** @description When this attempt was signed: Unix time in whole seconds, the same value as `webhook-timestamp`. `X-Webhook-Signature` does not cover it, so it proves nothing on its own: refuse replays with `webhook-timestamp`, which `webhook-signature` signs. */
+                "X-Webhook-Timestamp": components["parameters"]["WebhookTimestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "5ce726f4-d867-47d4-8cda-5314a0c6be7d",
+                 *       "event": "contact.consent_changed",
+                 *       "timestamp": "2026-11-22T14:03:07.123Z",
+                 *       "source": "inbound",
+                 *       "data": {
+                 *         "contact": {
+                 *           "id": "3f2c6a0e-8b1d-4c47-9d2a-5e7f1b3c9a10",
+                 *           "firstName": "Ada",
+                 *           "email": "ada@example.com"
+                 *         },
+                 *         "consent": {
+                 *           "purpose": "email_marketing",
+                 *           "granted": true,
+                 *           "method": "double_opt_in",
+                 *           "text": "Send me product news by email. I can unsubscribe at any time.",
+                 *           "version": "2026-11",
+                 *           "formId": "6a1f0c3e-2b4d-4e8f-9a7c-5d3b1e0f2a94",
+                 *           "entryId": "0e9d8c7b-6a5f-4e3d-8c2b-1a0f9e8d7c6b"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookPayload.contact.consent_changed"];
+            };
+        };
+        responses: {
+            /** @description Received. Answer within 10 seconds; the body is ignored (the first 1,024 characters show in the delivery log). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not received: any other status, a redirect, a timeout or a connection error is retried as described above. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     "webhook.contact.created": {
         parameters: {
             query?: never;
@@ -6392,6 +6772,76 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["WebhookPayload.task.created"];
+            };
+        };
+        responses: {
+            /** @description Received. Answer within 10 seconds; the body is ignored (the first 1,024 characters show in the delivery log). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not received: any other status, a redirect, a timeout or a connection error is retried as described above. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.tracking.custom_event": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Always `Leadwire-Webhooks/1.0`. */
+                "User-Agent": components["parameters"]["WebhookUserAgent"];
+                /** @description Standard Webhooks: the message id (a UUID), the same on every attempt of one event to this endpoint, on a manual redelivery and on a recovery, so a receiver can de-duplicate on it. The signature signs it. */
+                "webhook-id": components["parameters"]["StandardWebhookId"];
+                /** @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. For 24 hours after a secret rotation a second `v1,...` (the previous secret) follows, space-separated; accept the delivery if any one matches. */
+                "webhook-signature": components["parameters"]["StandardWebhookSignature"];
+                /** @description Standard Webhooks: Unix time in whole seconds (same as `X-Webhook-Timestamp`). */
+                "webhook-timestamp": components["parameters"]["StandardWebhookTimestamp"];
+                /** @description The event name, the same as the body's `event`. */
+                "X-Webhook-Event": components["parameters"]["WebhookEvent"];
+                /** @description The id of this attempt (a UUID): new on every attempt, so not a de-duplication key. */
+                "X-Webhook-Id": components["parameters"]["WebhookId"];
+                /** @description Lowercase hex HMAC-SHA256 of the exact raw request body, keyed with the endpoint's whole signing secret (the `whsec_...` string as UTF-8), no `sha256=` prefix. Verify it over the raw bytes before parsing, with a constant-time comparison. It signs the body only, no time and no id: it does not protect against replay (a captured delivery verifies forever), so prefer `webhook-signature`, and never fall back to this one when the `webhook-*` headers are missing. */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
+                /** @description When this attempt was signed: Unix time in whole seconds, the same value as `webhook-timestamp`. `X-Webhook-Signature` does not cover it, so it proves nothing on its own: refuse replays with `webhook-timestamp`, which `webhook-signature` signs. */
+                "X-Webhook-Timestamp": components["parameters"]["WebhookTimestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "2276cdde-f47e-4879-8673-a3f17707575a",
+                 *       "event": "tracking.custom_event",
+                 *       "timestamp": "2026-11-22T14:03:07.123Z",
+                 *       "source": "inbound",
+                 *       "data": {
+                 *         "customEvent": {
+                 *           "name": "signup",
+                 *           "props": {
+                 *             "plan": "pro",
+                 *             "seats": 3
+                 *           },
+                 *           "url": "https://www.example.com/pricing",
+                 *           "visitorId": "v_8f3a2c91d4"
+                 *         },
+                 *         "contact": {
+                 *           "id": "3f2c6a0e-8b1d-4c47-9d2a-5e7f1b3c9a10",
+                 *           "firstName": "Ada",
+                 *           "email": "ada@example.com"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookPayload.tracking.custom_event"];
             };
         };
         responses: {

@@ -3,11 +3,13 @@ import { onNavigation } from './navigation.ts';
 import { automated, optedOut } from './privacy.ts';
 import { beacon } from '../../shared/beacon.ts';
 
-/** The one global the snippet adds: a second copy of the snippet on the page sees it and stays silent. */
+/** The global the snippet guards with: a second copy of the snippet on the page sees it and stays silent. */
 const GLOBAL = '__leadwireTracking';
 const TITLE_MAX = 300;
 
-type Host = Window & { [GLOBAL]?: 1 };
+/** `window.leadwire`: the page's handle for custom events; before the snippet loads, the docs' one-line stub queues calls in `q`. */
+type Api = { q?: ArrayLike<unknown>[]; track: (name: unknown, props?: unknown) => void };
+type Host = Window & { [GLOBAL]?: 1; leadwire?: Api };
 
 function start(w: Host) {
   const d = w.document;
@@ -15,31 +17,43 @@ function start(w: Host) {
   const org = script?.getAttribute('data-org');
   if (!script || !org || w[GLOBAL] || automated(w.navigator)) return;
   w[GLOBAL] = 1;
-  // The collect endpoint sits beside the script: .../api/embed/tracking.js -> .../api/track/pageview.
-  const endpoint = new URL('../track/pageview', script.src).href;
   const anonymous = optedOut(w.navigator);
   if (anonymous) forgetVisitor(w);
   const visitor = anonymous ? undefined : visitorId(w);
   let lastPath: string | undefined;
   let referrer = anonymous ? null : d.referrer || null;
-
-  const pageView = () => {
+  const here = () => (anonymous ? w.location.origin + w.location.pathname : w.location.href.split('#')[0]!);
+  /**
+   * One request to a collect endpoint beside the script (.../api/embed/tracking.js -> .../api/track/pageview,
+   * .../api/track/event), with who and where: nothing that identifies under GPC or DNT. Props that cannot become JSON
+   * (a cycle, a BigInt) lose the call, never the page.
+   */
+  const collect = (what: string, body: object) => {
     try {
-      const loc = w.location;
-      // Only a new path is a new page: query or hash changes (filters, tabs, utm clean-up) are not.
-      if (loc.pathname === lastPath) return;
-      lastPath = loc.pathname;
-      const url = anonymous ? loc.origin + loc.pathname : loc.href.split('#')[0]!;
-      const identity = anonymous ? {} : identityIn(loc.search);
-      beacon(w, endpoint, JSON.stringify({ org, url, referrer, title: d.title.slice(0, TITLE_MAX) || null, visitor, ...identity }));
-      // In a single-page app the previous page is the referrer of the next one.
-      if (!anonymous) referrer = url;
+      const at = { org, url: here(), visitor, ...(anonymous ? {} : identityIn(w.location.search)) };
+      beacon(w, new URL('../track/' + what, script.src).href, JSON.stringify({ ...at, ...body }));
     } catch {
       // never into the host page
     }
   };
+
+  const pageView = () => {
+    const path = w.location.pathname;
+    // Only a new path is a new page: query or hash changes (filters, tabs, utm clean-up) are not.
+    if (path === lastPath) return;
+    lastPath = path;
+    collect('pageview', { referrer, title: d.title.slice(0, TITLE_MAX) || null });
+    // In a single-page app the previous page is the referrer of the next one.
+    if (!anonymous) referrer = here();
+  };
   pageView();
   onNavigation(w, pageView);
+  /** A custom event; the server checks the name and props (and drops what it refuses: the page is never told). */
+  const track = (name: unknown, props?: unknown) => collect('event', { name, props });
+  // Calls queued by the stub before the snippet loaded, in order, then the real thing in its place.
+  const queued = w.leadwire?.q;
+  w.leadwire = { track };
+  queued?.forEach((args) => track(args[0], args[1]));
 }
 
 try {

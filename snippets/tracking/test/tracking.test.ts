@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { closePages, COLLECT, goBack, openPage, ORG, SCRIPT_SRC } from './harness.ts';
+import { runInNewContext } from 'node:vm';
+import { closePages, COLLECT, goBack, openPage, ORG, type Page, SCRIPT_SRC } from './harness.ts';
 
 afterEach(closePages);
 
@@ -51,14 +52,14 @@ describe('a page view', () => {
 });
 
 describe('pasted twice', () => {
-  it('fires once per page view and adds one global, whatever the copies do', () => {
+  it('fires once per page view and adds two globals (the guard and leadwire), whatever the copies do', () => {
     const page = openPage('https://shop.example/');
     const before = new Set(Object.keys(page.win));
     page.paste();
     page.paste();
     page.paste({ 'data-org': 'another-org' });
     expect(page.sent).toHaveLength(1);
-    expect(Object.keys(page.win).filter((k) => !before.has(k))).toEqual(['__leadwireTracking']);
+    expect(Object.keys(page.win).filter((k) => !before.has(k))).toEqual(['__leadwireTracking', 'leadwire']);
     // The history hooks are installed once too: one navigation, one page view.
     page.win.history.pushState({}, '', '/next');
     expect(page.sent.map((s) => s.body.url)).toEqual(['https://shop.example/', 'https://shop.example/next']);
@@ -227,5 +228,75 @@ describe('transport', () => {
     const page = openPage('https://shop.example/');
     expect(() => page.paste({ 'data-org': ORG }, '')).not.toThrow();
     expect(SCRIPT_SRC).toMatch(/^https:/);
+  });
+});
+
+/** The one-line stub docs/website.md prints, run in the page as a script of its own. */
+const STUB = 'window.leadwire=window.leadwire||{q:[],track:function(){this.q.push(arguments)}}';
+const EVENTS = 'https://api.leadwire.test/api/track/event';
+type Track = { leadwire: { track: (name: unknown, props?: unknown) => void } };
+const track = (page: Page, name: unknown, props?: unknown) => (page.win as unknown as Track).leadwire.track(name, props);
+
+describe('custom events: leadwire.track(name, props)', () => {
+  it('goes to the event endpoint beside the script with the page, the visitor and the identity, as a page view does', () => {
+    const page = openPage('https://shop.example/pricing?email=ada%40example.com#plans');
+    page.paste();
+    track(page, 'signup', { plan: 'pro', seats: 3 });
+    expect(page.sent).toHaveLength(2);
+    expect(page.sent[1]).toEqual({
+      via: 'beacon',
+      url: EVENTS,
+      body: {
+        org: ORG,
+        url: 'https://shop.example/pricing?email=ada%40example.com',
+        visitor: page.sent[0]!.body.visitor,
+        email: 'ada@example.com',
+        name: 'signup',
+        props: { plan: 'pro', seats: 3 },
+      },
+    });
+  });
+
+  it('calls made through the stub before the snippet loaded are sent once it loads, in order, after the page view', () => {
+    const page = openPage('https://shop.example/');
+    runInNewContext(STUB, { window: page.win });
+    track(page, 'signup', { plan: 'pro' });
+    track(page, 'video_played');
+    expect(page.sent).toEqual([]);
+    page.paste();
+    expect(page.sent.map((s) => [s.url, s.body.name, s.body.props])).toEqual([
+      [COLLECT, undefined, undefined],
+      [EVENTS, 'signup', { plan: 'pro' }],
+      [EVENTS, 'video_played', undefined],
+    ]);
+    // The stub pasted again after the snippet (a second copy of the page's code) keeps the real one.
+    runInNewContext(STUB, { window: page.win });
+    page.paste();
+    track(page, 'upgrade');
+    expect(page.sent.map((s) => s.body.name ?? 'pageview')).toEqual(['pageview', 'signup', 'video_played', 'upgrade']);
+  });
+
+  it('under Global Privacy Control: no visitor, identity or query string', () => {
+    const page = openPage('https://shop.example/offer?email=ada%40example.com', { gpc: true });
+    page.paste();
+    track(page, 'signup', { plan: 'pro' });
+    expect(page.sent[1]?.body).toEqual({ org: ORG, url: 'https://shop.example/offer', name: 'signup', props: { plan: 'pro' } });
+  });
+
+  it('never throws into the page: props that are not JSON lose the call; an automated browser leaves the stub queueing', () => {
+    const page = openPage('https://shop.example/');
+    page.paste();
+    const cycle: Record<string, unknown> = {};
+    cycle.self = cycle;
+    expect(() => track(page, 'x', cycle)).not.toThrow();
+    expect(() => track(page, 'x', { n: 10n })).not.toThrow();
+    expect(page.sent).toHaveLength(1);
+
+    const bot = openPage('https://shop.example/', { webdriver: true });
+    runInNewContext(STUB, { window: bot.win });
+    bot.paste();
+    track(bot, 'signup');
+    expect(bot.sent).toEqual([]);
+    expect((bot.win as unknown as { leadwire: { q: unknown[] } }).leadwire.q).toHaveLength(1);
   });
 });

@@ -36,6 +36,7 @@ describe('webhook endpoints: create, read, change, delete', () => {
       url: URL_A,
       events: ['contact.created', 'deal.won'],
       description: 'CRM sync',
+      filter: null,
       enabled: true,
       disabledReason: null,
       failureCount: 0,

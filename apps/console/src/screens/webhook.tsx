@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import type { ScreenProps } from '../screen.ts';
 import { ConfirmAction, Copyable, Link, Loaded, Notice, Page, ProblemLine, When } from '../ui/common.tsx';
+import { DeliveryFilter } from '../ui/delivery-filter.tsx';
 import { DeliveryLog, type Watch, watchIds } from '../ui/delivery-log.tsx';
 import { Field, Form, FormProblem, Submit } from '../ui/form.tsx';
 import { useAction, useLoad } from '../ui/use-load.ts';
@@ -24,6 +25,7 @@ export function Webhook({ params }: ScreenProps) {
         {(e) => (
           <>
             <Details endpoint={e} onChanged={endpoint.reload} />
+            <DeliveryFilter endpoint={e} onChanged={endpoint.reload} />
             <Secret endpoint={e} onChanged={endpoint.reload} />
             <SendTest id={id} onQueued={setWatch} />
             <DeliveryLog id={id} events={e.events[0] === '*' ? catalogue : e.events} watch={watch} onQueued={setWatch} />

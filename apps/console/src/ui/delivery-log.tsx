@@ -21,13 +21,15 @@ const OUTCOMES = [
   { value: 'failed', label: 'Failed' },
   { value: 'blocked', label: 'Blocked (unsafe address)' },
   { value: 'skipped', label: 'Skipped' },
+  // Listed only when asked for: an endpoint's filter may keep back far more events than it sends.
+  { value: 'filtered', label: 'Filtered (by the endpoint’s filter)' },
 ] as const;
 
 /** How often, and how many times, the log looks again for a delivery just queued (it is sent within moments). */
 const WATCH_EVERY_MS = 1000;
 const WATCH_TIMES = 30;
 
-export const outcomeClass = (o: Outcome) => (o === 'succeeded' ? 'badge on' : o === 'skipped' ? 'badge' : 'badge off');
+export const outcomeClass = (o: Outcome) => (o === 'succeeded' ? 'badge on' : o === 'skipped' || o === 'filtered' ? 'badge' : 'badge off');
 
 /**
  * Deliveries just queued that the log should show: by id (a test, a redelivery), or as a number of new ones (a

@@ -141,11 +141,33 @@ function field(prefix: string, f: FormField, value: string | undefined, error: s
     : html`<div class="lw-field">${label}${control(f, id, value, aria)}${err}</div>`;
 }
 
+/**
+ * A consent checkbox (`_consent_<purpose>`), labelled with the exact text the entry records; never ticked in advance
+ * (a pre-ticked box is no consent), only kept ticked when the page comes back with an error.
+ */
+function consentBox(
+  prefix: string,
+  p: { purpose: string; text: string; required: boolean },
+  values?: URLSearchParams,
+  error?: string,
+): Html {
+  const name = `_consent_${p.purpose}`;
+  const id = `${prefix}-${name}`;
+  const aria = error ? html` aria-invalid="true" aria-describedby="${id}-error"` : html``;
+  const ticked = ['true', 'on'].includes(values?.get(name) ?? '');
+  return html`<div class="lw-field"><div class="lw-check"><input id="${id}" name="${name}" type="checkbox" value="true"${ticked ? html` checked` : ''}${
+    p.required ? html` required` : ''
+  }${aria}><label for="${id}">${p.text}${p.required ? ' (required)' : ''}</label></div>${error ? html`<p class="lw-error" id="${id}-error">${error}</p>` : ''}</div>`;
+}
+
 /** The form itself. `prefix` keeps element ids unique when several forms share a page. */
 export function formMarkup(form: FormRow, submitUrl: string, state: FormState = {}): Html {
   const prefix = `lw-${form.id.slice(0, 8)}`;
   const errors = Object.entries(state.errors ?? {});
-  const byField = new Map(form.fields.map((f) => [f.id, f]));
+  const byField = new Map<string, unknown>([
+    ...form.fields.map((f) => [f.id, f] as const),
+    ...(form.consent?.purposes ?? []).map((p) => [`_consent_${p.purpose}`, p] as const),
+  ]);
   const captcha = form.captcha_provider && form.captcha_site_key ? CAPTCHA[form.captcha_provider] : null;
   return html`${state.notice ? html`<div class="lw-summary" role="alert" tabindex="-1"><p>${state.notice}</p></div>` : ''}${
     errors.length
@@ -156,6 +178,7 @@ export function formMarkup(form: FormRow, submitUrl: string, state: FormState = 
   }
 <form method="post" action="${submitUrl}" data-leadwire-form="${form.id}">
 ${form.fields.map((f) => field(prefix, f, state.values?.get(f.id) ?? undefined, state.errors?.[f.id]))}
+${(form.consent?.purposes ?? []).map((p) => consentBox(prefix, p, state.values, state.errors?.[`_consent_${p.purpose}`]))}
 ${Object.entries(state.hidden ?? {}).map(([k, v]) => html`<input type="hidden" name="${k}" value="${v}">`)}
 <div class="lw-hp" aria-hidden="true"><label for="${prefix}-hp">Leave this field empty</label><input id="${prefix}-hp" name="_hp_field" type="text" tabindex="-1" autocomplete="off"></div>
 ${captcha ? html`${captcha.widget(form.captcha_site_key!)}<noscript><p>This form's spam check needs JavaScript.</p></noscript>` : ''}

@@ -1,5 +1,15 @@
 import { type Deps, errors } from '@leadwire/core';
-import { followLink, PAGE_VIEW_MAX_BYTES, parsePageView, recordPageView, trackingErrors } from '@leadwire/core/surfaces';
+import {
+  CUSTOM_EVENT_MAX_BYTES,
+  customEventErrors,
+  followLink,
+  PAGE_VIEW_MAX_BYTES,
+  parseCustomEvent,
+  parsePageView,
+  recordCustomEvent,
+  recordPageView,
+  trackingErrors,
+} from '@leadwire/core/surfaces';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { pageViews } from '@leadwire/core/runtime';
 import { type BeaconEndpoint, beaconBody, beaconScope } from './beacon.ts';
@@ -19,9 +29,20 @@ const PAGE_VIEW: BeaconEndpoint = {
   headers: { 'access-control-allow-origin': '*' },
 };
 
+const CUSTOM_EVENT: BeaconEndpoint = {
+  path: '/track/event',
+  maxBytes: CUSTOM_EVENT_MAX_BYTES,
+  noun: 'the custom event',
+  mediaType: customEventErrors.mediaType,
+  tooLarge: customEventErrors.tooLarge,
+  refused: () => undefined,
+  failure: 'custom event failed',
+  headers: { 'access-control-allow-origin': '*' },
+};
+
 /**
  * The tracking snippet's addresses under /api, for any website: the script (`GET /api/embed/tracking.js`), its
- * collect endpoint (`POST /api/track/pageview`), and the redirect of tracked links in texts (`GET /api/t/l/<token>`). No key; CORS for any origin without credentials. The body is read as
+ * collect endpoint (`POST /api/track/pageview`), the custom events of `leadwire.track()` (`POST /api/track/event`), and the redirect of tracked links in texts (`GET /api/t/l/<token>`). No key; CORS for any origin without credentials. The body is read as
  * bytes whatever its type, so sendBeacon's text/plain (sent without a preflight) and application/json are one path.
  */
 export async function trackingPlugin(app: FastifyInstance, opts: { deps: Deps }) {
@@ -47,6 +68,20 @@ export async function trackingPlugin(app: FastifyInstance, opts: { deps: Deps })
         setHeader: (name, value) => void reply.header(name, value),
       });
       pageViews.inc({ outcome: 'accepted' });
+      return reply.status(202).send();
+    });
+  });
+
+  await app.register(async (collect) => {
+    beaconScope(collect, CUSTOM_EVENT);
+    collect.post(CUSTOM_EVENT.path, { bodyLimit: CUSTOM_EVENT.maxBytes }, async (req, reply) => {
+      const input = parseCustomEvent(beaconBody(req, CUSTOM_EVENT));
+      await recordCustomEvent(deps.db, input, {
+        clock: deps.clock,
+        perMinute: deps.config.TRACKING_PAGE_VIEWS_PER_MINUTE,
+        anonymous: optedOut(req),
+        setHeader: (name, value) => void reply.header(name, value),
+      });
       return reply.status(202).send();
     });
   });

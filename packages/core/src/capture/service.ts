@@ -114,6 +114,8 @@ export async function captureLead(
     captcha_secret: null,
     thank_you_message: null,
     redirect_url: null,
+    // The universal form asks no consent: a lead capture records none.
+    consent: null,
     created_at: now,
     updated_at: now,
     plan: org.plan,

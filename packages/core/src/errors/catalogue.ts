@@ -78,6 +78,10 @@ export const ERROR_CATALOGUE = {
     message: 'This record was deleted too long ago to be restored',
     details: z.object({ deletedAt: z.string().meta({ description: 'When it was deleted (ISO 8601).' }) }),
   },
+  consent_link_expired: {
+    status: 410,
+    message: 'This confirmation link has expired; nothing was confirmed. Submit the form again for a new one',
+  },
   // 409: the request conflicts with the current state.
   idempotency_key_reused: {
     status: 409,

@@ -7,6 +7,8 @@ export const EVENT_GROUPS = {
     'contact.stage_changed',
     'contact.score_changed',
     'contact.tag_added',
+    // Issue 30: a contact's consent for a purpose was granted or withdrawn (consent/service.ts).
+    'contact.consent_changed',
   ],
   Deals: ['deal.created', 'deal.updated', 'deal.won', 'deal.lost', 'deal.stage_changed'],
   Messages: ['message.sent', 'message.received', 'conversation.created'],
@@ -14,7 +16,8 @@ export const EVENT_GROUPS = {
   Bookings: ['booking.created', 'booking.cancelled'],
   Forms: ['form.submitted'],
   'AI actions': ['ai_action.created', 'ai_action.approved', 'ai_action.rejected'],
-  Tracking: ['tracking.email_opened', 'tracking.link_clicked', 'tracking.page_visited'],
+  // tracking.custom_event (issue 30): leadwire.track() on a page with the tracking snippet, for a known visitor.
+  Tracking: ['tracking.email_opened', 'tracking.link_clicked', 'tracking.page_visited', 'tracking.custom_event'],
   Nonprofit: ['nonprofit.verification_recorded', 'nonprofit.activated'],
   Test: ['ping'],
   // Issue 19: operational events about the workspace's own webhooks (groups/webhooks.ts), source `system`.

@@ -17,6 +17,7 @@ import { type Answer, type Attribution, contactOf, parseSubmission } from './ans
 import { verifyCaptcha } from './captcha.ts';
 import { type LeadRouter, leadRouterFor } from './lead-router.ts';
 import { PLACE_CONTACT } from '../pipelines/sql.ts';
+import { consentAnswers, recordFormConsents } from '../consent/service.ts';
 import * as q from './sql.ts';
 import type { FormRow, PublishedForm } from './sql.ts';
 
@@ -115,7 +116,8 @@ export async function acceptSubmission(
   if (parsed.honeypot) return thankYouOf(form);
 
   const { person: said, fieldOf } = contactOf(form.fields, parsed.answers);
-  const issues = [...(opts.issues ?? []), ...parsed.issues];
+  const consent = consentAnswers(form.consent, body as Record<string, unknown> | URLSearchParams);
+  const issues = [...(opts.issues ?? []), ...parsed.issues, ...consent.issues];
   const contactInput = ContactUpsertInput.safeParse({ ...said, source: 'form' });
   if (!contactInput.success) {
     for (const i of contactInput.error.issues) {
@@ -142,7 +144,7 @@ export async function acceptSubmission(
     ? (form.pipeline_id ??
       (await router(deps.db, { orgId: form.organization_id, formName: form.name, fields: form.fields, answers: parsed.answers })))
     : null;
-  await keep(deps, form, parsed.answers, parsed.attribution, person, pipelineId, opts);
+  await keep(deps, form, parsed.answers, parsed.attribution, person, pipelineId, { ...opts, consents: consent.answers, ip: client.ip });
   return thankYouOf(form);
 }
 
@@ -153,7 +155,7 @@ async function keep(
   attribution: Attribution,
   person: ContactUpsertInput | null,
   pipelineId: string | null,
-  opts: IntakeOptions,
+  opts: IntakeOptions & { consents: Map<string, boolean>; ip: string | undefined },
 ) {
   const now = deps.clock.now();
   await transact(deps.db, async (tx) => {
@@ -173,6 +175,21 @@ async function keep(
       if (!outcome?.ok) throw outcome?.error ?? errors.saveFailed(new Error('no upsert outcome'));
       contact = outcome.contact;
       if (opts.visitorId) await identifyVisitor(tx, form.organization_id, opts.visitorId, contact.id);
+      // Consent is the person's own answer: recorded with the contact it is about, in this transaction.
+      if (form.consent)
+        await recordFormConsents(
+          tx,
+          { jobs: deps.jobs, appUrl: deps.config.APP_URL },
+          {
+            orgId: form.organization_id,
+            form: { id: opts.detached ? null : form.id, name: form.name, consent: form.consent },
+            contact,
+            answers: opts.consents,
+            pageUrl: attribution.landingPage ?? attribution.referrer,
+            ip: opts.ip,
+            now,
+          },
+        );
       // A pipeline deleted meanwhile falls back to the default; a pipeline without stages places nobody.
       const [target] = await tx.run(q.ROUTE_PIPELINE, { orgId: form.organization_id, pipelineId });
       if (target?.stage_id) {

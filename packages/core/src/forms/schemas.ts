@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { PageFields, pageOf } from '../records/pagination.ts';
 import { IsoDateTime, httpUrl, text } from '../validation/index.ts';
+import { FormConsentInput, FormConsentView } from '../consent/schemas.ts';
 
 export const FIELD_TYPES = ['text', 'email', 'tel', 'url', 'number', 'textarea', 'select', 'checkbox'] as const;
 export const CAPTCHA_PROVIDERS = ['turnstile', 'hcaptcha', 'recaptcha'] as const;
@@ -83,6 +84,7 @@ export const FormCreateInput = z.object({
   pipelineId: z.uuid().nullish().meta({ description: 'Pipeline for submissions; omitted or null: the lead router picks one.' }),
   captcha: CaptchaInput.nullish(),
   thankYou: ThankYou.nullish(),
+  consent: FormConsentInput.nullish(),
 });
 export type FormCreateInput = z.output<typeof FormCreateInput>;
 
@@ -94,6 +96,9 @@ export const FormUpdateInput = z.object({
   pipelineId: z.uuid().nullish().meta({ description: 'null hands submissions to the lead router.' }),
   captcha: CaptchaInput.nullish().meta({ description: 'null disconnects the provider.' }),
   thankYou: ThankYou.nullish().meta({ description: 'null restores the default message.' }),
+  consent: FormConsentInput.nullish().meta({
+    description: 'Replaces the consent checkboxes; null removes them (entries already recorded stay).',
+  }),
 });
 export type FormUpdateInput = z.output<typeof FormUpdateInput>;
 
@@ -120,6 +125,7 @@ export const FormView = z.object({
     .nullable()
     .meta({ description: 'The connected provider; the secret is never returned, only that it is set.' }),
   thankYou: z.union([z.object({ message: z.string() }), z.object({ redirectUrl: z.string() })]).nullable(),
+  consent: FormConsentView.nullable().meta({ description: 'The consent checkboxes and whether a ticked one needs double opt-in.' }),
   submitUrl: z.string().meta({ description: 'POST JSON or a urlencoded form here; no key needed.' }),
   embedUrl: z.string().meta({ description: 'GET `{ html }` to insert into a page.' }),
   hostedUrl: z.string().meta({ description: 'The hosted page of the form (404 while unpublished).' }),

@@ -6,6 +6,7 @@ import { refuseForeignCursor, toPage } from '../records/pagination.ts';
 import { AppError, errors } from '../errors.ts';
 import type { FormCreateInput, FormListInput, FormUpdateInput, FormView, SubmissionListInput, SubmissionView } from './schemas.ts';
 import * as q from './sql.ts';
+import { consentKey } from '../consent/schemas.ts';
 
 export type { FormRow } from './sql.ts';
 
@@ -34,6 +35,9 @@ export function toFormView(r: q.FormRow, urls: FormUrls): FormView {
     captcha:
       r.captcha_provider && r.captcha_site_key ? { provider: r.captcha_provider, siteKey: r.captcha_site_key, secretSet: true } : null,
     thankYou: r.redirect_url ? { redirectUrl: r.redirect_url } : r.thank_you_message ? { message: r.thank_you_message } : null,
+    consent: r.consent
+      ? { doubleOptIn: r.consent.doubleOptIn, purposes: r.consent.purposes.map((p) => ({ ...p, field: consentKey(p.purpose) })) }
+      : null,
     submitUrl,
     embedUrl,
     hostedUrl,
@@ -104,13 +108,14 @@ export async function createForm(db: Db, actor: InternalActor, input: FormCreate
       published: input.published,
       pipelineId: input.pipelineId ?? null,
       ...stored(c, t),
+      consent: input.consent ? JSON.stringify(input.consent) : null,
       now,
     });
     return toFormView(row!, urls);
   });
 }
 
-/** Fields left out keep their stored values; null clears pipeline, CAPTCHA and thank-you. */
+/** Fields left out keep their stored values; null clears pipeline, CAPTCHA, thank-you and consent. */
 export async function updateForm(db: Db, actor: InternalActor, input: FormUpdateInput, urls: FormUrls, now: Date): Promise<FormView> {
   return db.transaction(async (tx) => {
     const [cur] = await tx.run(q.LOCK_FORM, { id: input.id, orgId: actor.orgId });
@@ -125,6 +130,14 @@ export async function updateForm(db: Db, actor: InternalActor, input: FormUpdate
       published: input.published ?? cur.published,
       pipelineId: input.pipelineId === undefined ? cur.pipeline_id : input.pipelineId,
       ...stored(c, t),
+      consent:
+        input.consent === undefined
+          ? cur.consent
+            ? JSON.stringify(cur.consent)
+            : null
+          : input.consent
+            ? JSON.stringify(input.consent)
+            : null,
       now,
     });
     return toFormView(row!, urls);

@@ -3,6 +3,7 @@ import { firstStageId } from '../pipelines/sql.ts';
 import { newestFirst } from '../records/pagination.ts';
 import type { ExpressionBuilder } from '@leadwire/db';
 import type { FormField } from './schemas.ts';
+import type { FormConsent } from '../consent/schemas.ts';
 
 /** A form's columns but `fields`, which every selection adds typed (jsonb the forms service alone writes, checked). */
 const FORM = [
@@ -20,7 +21,8 @@ const FORM = [
   'updated_at',
 ] as const;
 
-const form = (eb: ExpressionBuilder<DB, 'forms'>) => [...FORM, eb.ref('fields').$castTo<FormField[]>().as('fields')] as const;
+const form = (eb: ExpressionBuilder<DB, 'forms'>) =>
+  [...FORM, eb.ref('fields').$castTo<FormField[]>().as('fields'), eb.ref('consent').$castTo<FormConsent | null>().as('consent')] as const;
 
 export const GET_FORM = statement<{ id: string; orgId: string }>()((p) =>
   qb.selectFrom('forms').select(form).where('id', '=', p.id).where('organization_id', '=', p.orgId),
@@ -47,6 +49,8 @@ interface FormValues {
   captchaSecret: string | null;
   thankYouMessage: string | null;
   redirectUrl: string | null;
+  /** The consent checkboxes as JSON text, or null. */
+  consent: string | null;
   now: Date;
 }
 
@@ -60,6 +64,7 @@ const formValues = (p: FormValues) => ({
   captcha_secret: p.captchaSecret,
   thank_you_message: p.thankYouMessage,
   redirect_url: p.redirectUrl,
+  consent: sql<Record<string, unknown> | null>`${p.consent}::jsonb`,
   updated_at: p.now,
 });
 
@@ -91,6 +96,7 @@ export const PUBLISHED_FORM = statement<{ id: string }>()((p) =>
     .select((eb) => [
       ...FORM.map((c) => `f.${c}` as const),
       eb.ref('f.fields').$castTo<FormField[]>().as('fields'),
+      eb.ref('f.consent').$castTo<FormConsent | null>().as('consent'),
       'o.plan',
       'o.contact_booster',
     ])

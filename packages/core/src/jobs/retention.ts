@@ -57,6 +57,29 @@ const DELETE_ANONYMOUS_PAGE_VIEWS = statement<Bound>()((p) =>
     .select(GONE),
 );
 
+/** Custom website events (tracking/events.ts) live as long as page views: the same two bounds. */
+const DELETE_TRACKING_EVENTS = statement<Bound>()((p) =>
+  qb
+    .with('doomed', (db) => db.selectFrom('tracking_events').select('id').where('created_at', '<', cutoff(p)).limit(LIMIT))
+    .with('gone', (db) =>
+      db.deleteFrom('tracking_events as t').using('doomed as d').whereRef('t.id', '=', 'd.id').returning(sql.lit(1).as('one')),
+    )
+    .selectFrom('gone')
+    .select(GONE),
+);
+
+const DELETE_ANONYMOUS_TRACKING_EVENTS = statement<Bound>()((p) =>
+  qb
+    .with('doomed', (db) =>
+      db.selectFrom('tracking_events').select('id').where('created_at', '<', cutoff(p)).where('contact_id', 'is', null).limit(LIMIT),
+    )
+    .with('gone', (db) =>
+      db.deleteFrom('tracking_events as t').using('doomed as d').whereRef('t.id', '=', 'd.id').returning(sql.lit(1).as('one')),
+    )
+    .selectFrom('gone')
+    .select(GONE),
+);
+
 /** Only finished runs: a queued or running one is still work in progress, however old. */
 const DELETE_WORKFLOW_RUNS = statement<Bound>()((p) =>
   qb
@@ -125,7 +148,13 @@ export const retentionOf = (c: Config): Retention => ({
   activity: c.ACTIVITY_RETENTION_DAYS,
 });
 
-export type RetentionResult = { [K in keyof Retention]: number };
+/** Tables bounded by another table's knob: custom website events by the page views' (docs/website.md). */
+const SAME_BOUND = {
+  customEvents: ['pageViews', DELETE_TRACKING_EVENTS],
+  anonymousCustomEvents: ['anonymousPageViews', DELETE_ANONYMOUS_TRACKING_EVENTS],
+} as const;
+
+export type RetentionResult = { [K in keyof Retention | keyof typeof SAME_BOUND]: number };
 
 const STATEMENTS = {
   events: DELETE_EVENTS,
@@ -142,6 +171,13 @@ export async function runRetention(db: Db, now: Date, retention: Retention): Pro
   for (const key of Object.keys(STATEMENTS) as (keyof Retention)[]) {
     const days = retention[key];
     result[key] = days > 0 ? await deleteInSlices(db, STATEMENTS[key], { now, days }) : 0;
+  }
+  for (const [key, [bound, doomed]] of Object.entries(SAME_BOUND) as [
+    keyof typeof SAME_BOUND,
+    (typeof SAME_BOUND)[keyof typeof SAME_BOUND],
+  ][]) {
+    const days = retention[bound];
+    result[key] = days > 0 ? await deleteInSlices(db, doomed, { now, days }) : 0;
   }
   return result;
 }

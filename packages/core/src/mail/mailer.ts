@@ -8,9 +8,14 @@ export interface MailMessage {
   subject: string;
   text: string;
   /** Which kind of email this is, for templating and delivery metrics. */
-  template: 'password_reset' | 'invite' | 'webhook_disabled';
+  template: 'password_reset' | 'invite' | 'webhook_disabled' | 'consent_confirmation';
   /** The one-time link; it carries a secret token, so nothing but the mailer may log or store it. */
   link: string;
+  /**
+   * A mail to a contact (consent): its unsubscribe link, also sent as `List-Unsubscribe` with RFC 8058 one-click
+   * (`List-Unsubscribe-Post`), so mail clients offer it; a secret like `link`.
+   */
+  unsubscribe?: string | undefined;
 }
 
 /** Where the application's emails go. Implementations must treat `link` as a secret. */
@@ -78,7 +83,10 @@ export function createSmtpMailer(opts: { url: string; from: string }): Mailer {
           to: m.to,
           subject: m.subject,
           text: m.text,
-          headers: { 'X-Leadwire-Template': m.template },
+          headers: {
+            'X-Leadwire-Template': m.template,
+            ...(m.unsubscribe ? { 'List-Unsubscribe': `<${m.unsubscribe}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' } : {}),
+          },
         });
       } catch (err) {
         throw new MailDeliveryError(err);

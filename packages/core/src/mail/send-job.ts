@@ -11,8 +11,9 @@ export const MailPayload = z.object({
   to: z.string().min(1).max(254),
   subject: z.string().min(1).max(500),
   text: z.string().min(1).max(20_000),
-  template: z.enum(['password_reset', 'invite', 'webhook_disabled']),
+  template: z.enum(['password_reset', 'invite', 'webhook_disabled', 'consent_confirmation']),
   link: z.url(),
+  unsubscribe: z.url().optional(),
 });
 export type MailPayload = z.infer<typeof MailPayload>;
 export const mailQueue = jobQueue(MAIL_QUEUE, MailPayload);

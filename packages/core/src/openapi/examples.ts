@@ -49,6 +49,7 @@ export const V1_REQUEST_EXAMPLES: Record<string, Record<string, unknown>> = {
   // The read side (issue 18): a sync resumes from the last updatedAt it saw.
   'contacts.list': { limit: 100, updatedSince: '2026-11-20T00:00:00Z' },
   'contacts.get': { id: CONTACT },
+  'consents.ofContact': { id: CONTACT },
   'companies.list': { limit: 100, updatedSince: '2026-11-20T00:00:00Z' },
   'companies.get': { id: COMPANY },
   'companies.search': { domain: 'example.com' },
@@ -74,6 +75,7 @@ export const INTERNAL_REQUEST_EXAMPLES: Record<string, Record<string, unknown>> 
   'apiKeys.revoke': { id: RECORD },
   'contacts.list': { ...page, stage: 'lead', tag: 'vip', sort: 'createdAt', order: 'desc' },
   'contacts.get': { id: CONTACT, timelineLimit: 50 },
+  'consents.ofContact': { id: CONTACT },
   'contacts.timeline': { id: CONTACT, limit: 50 },
   'contacts.create': {
     email: 'ada@example.com',
@@ -140,14 +142,21 @@ export const INTERNAL_REQUEST_EXAMPLES: Record<string, Record<string, unknown>> 
   'tasks.create': { title: 'Call Ada about the demo', dueAt: '2026-12-01T09:00:00Z', contactId: CONTACT },
   'tasks.update': { id: RECORD, dueAt: '2026-12-02T09:00:00Z' },
   'tasks.complete': { id: RECORD },
+  'tracking.goals': { days: 30 },
   'webhooks.list': page,
   'webhooks.get': { id: RECORD },
   'webhooks.create': {
     url: 'https://hooks.example.com/leadwire',
     events: ['contact.created', 'contact.updated', 'deal.won'],
     description: 'CRM sync',
+    filter: { 'contact.tags': 'vip' },
   },
   'webhooks.update': { id: RECORD, events: ['contact.created', 'contact.stage_changed'] },
+  'webhooks.previewFilter': {
+    filter: { $or: [{ 'contact.leadScore': { $gte: 50 } }, { 'contact.tags': { $in: ['vip', 'partner'] } }] },
+    events: ['contact.created', 'contact.updated'],
+    limit: 20,
+  },
   'webhooks.delete': { id: RECORD },
   'webhooks.enable': { id: RECORD },
   'webhooks.disable': { id: RECORD },

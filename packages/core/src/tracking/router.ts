@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { internalProcedure, requireRole } from '../auth/internal.ts';
 import { INTERNAL_ERRORS } from '../errors/surfaces.ts';
 import { router } from '../trpc.ts';
+import { Goals, goals, GoalsInput } from './events.ts';
 import { getSiteDomain, setSiteDomain } from './links.ts';
 import { websiteSnippets } from './snippets.ts';
 import { TrackingSettings, TrackingSettingsInput, WebsiteSnippets } from './schemas.ts';
@@ -27,6 +28,19 @@ export const trackingRouter = router({
     .input(z.void())
     .output(WebsiteSnippets)
     .query(({ ctx }) => websiteSnippets(ctx.deps.config.BASE_URL, ctx.actor.orgId)),
+  goals: internalProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/tracking/goals',
+        tags,
+        summary: "The website's goals: custom events (`leadwire.track`) of the last days by name, anonymous ones counted apart",
+      },
+      errorCodes: INTERNAL_ERRORS,
+    })
+    .input(GoalsInput)
+    .output(Goals)
+    .query(({ ctx, input }) => goals(ctx.db, ctx.actor.orgId, ctx.deps.clock.now(), input)),
   settings: internalProcedure
     .meta({
       openapi: { method: 'GET', path: '/tracking/settings', tags, summary: 'Tracking settings of the organization' },

@@ -32,7 +32,7 @@ export function parsePageView(bytes: Uint8Array): PageViewInput {
 }
 
 /** The identifying query parameters are not kept in stored addresses: the contact they named is. */
-function withoutIdentity(address: string): string {
+export function withoutIdentity(address: string): string {
   if (!URL.canParse(address)) return address;
   const u = new URL(address);
   if (!u.searchParams.has('email') && !u.searchParams.has('c')) return address;
@@ -47,7 +47,10 @@ function anonymous(v: PageViewInput): PageViewInput {
   return { org: v.org, url: u.origin + u.pathname, referrer: null, title: v.title, visitor: null, email: null, contactId: null };
 }
 
-async function contactOf(tx: Db, orgId: string, v: PageViewInput): Promise<{ contact: q.ContactRef | undefined; identified: boolean }> {
+/** Who a snippet request is about: the fields page views and custom events share. */
+type Visit = Pick<PageViewInput, 'visitor' | 'email' | 'contactId'>;
+
+export async function contactOf(tx: Db, orgId: string, v: Visit): Promise<{ contact: q.ContactRef | undefined; identified: boolean }> {
   // Identification is about a browser: without a visitor id there is nothing to remember it by.
   if (!v.visitor) return { contact: undefined, identified: false };
   const [named] = v.contactId
@@ -60,10 +63,25 @@ async function contactOf(tx: Db, orgId: string, v: PageViewInput): Promise<{ con
   return { contact: remembered, identified: false };
 }
 
-async function attachVisitor(tx: Db, orgId: string, visitorId: string, contactId: string): Promise<number> {
+/** Remembers the visitor as the contact and attaches their anonymous page views (counted) and custom events. */
+export async function attachVisitor(tx: Db, orgId: string, visitorId: string, contactId: string): Promise<number> {
   await tx.run(q.REMEMBER_VISITOR, { id: randomUUID(), orgId, visitorId, contactId });
+  await tx.run(q.ATTACH_ANONYMOUS_EVENTS, { contactId, orgId, visitorId });
   const [row] = await tx.run(q.ATTACH_ANONYMOUS_VIEWS, { contactId, orgId, visitorId });
   return row?.n ?? 0;
+}
+
+/**
+ * Counts a request of the snippet (page view or custom event: one budget, TRACKING_PAGE_VIEWS_PER_MINUTE) in its
+ * organization's minute; false for an unknown organization. Over the limit: 429 rate_limited.
+ */
+export async function countHit(db: Db, orgId: string, opts: Pick<RecordOptions, 'clock' | 'perMinute' | 'setHeader'>): Promise<boolean> {
+  const now = opts.clock.now();
+  const windowStart = new Date(now.getTime() - (now.getTime() % MINUTE_MS));
+  const [count] = await db.run(q.COUNT_PAGE_VIEW, { orgId, windowStart });
+  if (count?.hits == null) return false;
+  enforceRateLimit({ count: count.hits, resetAt: new Date(windowStart.getTime() + MINUTE_MS) }, opts.perMinute, opts.setHeader, now);
+  return true;
 }
 
 export interface RecordOptions {
@@ -85,11 +103,8 @@ export type RecordResult = { recorded: false } | { recorded: true; pageViewId: s
  * does not tell which ids exist. Over the per-minute limit: 429 rate_limited.
  */
 export async function recordPageView(db: Db, input: PageViewInput, opts: RecordOptions): Promise<RecordResult> {
+  if (!(await countHit(db, input.org, opts))) return { recorded: false };
   const now = opts.clock.now();
-  const windowStart = new Date(now.getTime() - (now.getTime() % MINUTE_MS));
-  const [count] = await db.run(q.COUNT_PAGE_VIEW, { orgId: input.org, windowStart });
-  if (count?.hits == null) return { recorded: false };
-  enforceRateLimit({ count: count.hits, resetAt: new Date(windowStart.getTime() + MINUTE_MS) }, opts.perMinute, opts.setHeader, now);
 
   const v = opts.anonymous
     ? anonymous(input)

@@ -82,6 +82,56 @@ export const ATTACH_ANONYMOUS_VIEWS = statement<{ contactId: string; orgId: stri
     .select(sql<number>`count(*)::int`.as('n')),
 );
 
+/** The visitor's custom events recorded before anyone knew who they were. */
+export const ATTACH_ANONYMOUS_EVENTS = statement<{ contactId: string; orgId: string; visitorId: string }>()((p) =>
+  qb
+    .updateTable('tracking_events')
+    .set({ contact_id: p.contactId })
+    .where('organization_id', '=', p.orgId)
+    .where('visitor_id', '=', p.visitorId)
+    .where('contact_id', 'is', null),
+);
+
+export const INSERT_TRACKING_EVENT = statement<{
+  id: string;
+  orgId: string;
+  contactId: string | null;
+  visitorId: string | null;
+  name: string;
+  props: string;
+  url: string;
+  now: Date;
+}>()((p) =>
+  qb.insertInto('tracking_events').values({
+    id: p.id,
+    organization_id: p.orgId,
+    contact_id: p.contactId,
+    visitor_id: p.visitorId,
+    name: p.name,
+    props: sql<Record<string, string | number | boolean | null>>`${p.props}::jsonb`,
+    url: p.url,
+    created_at: p.now,
+  }),
+);
+
+/** The goals report: custom events of a period by name, identified (a contact known) or not. */
+export const GOALS = statement<{ orgId: string; since: Date; until: Date }>()((p) =>
+  qb
+    .selectFrom('tracking_events')
+    .select((eb) => [
+      'name',
+      eb.fn.countAll<string>().as('total'),
+      sql<string>`count(*) filter (where ${eb.ref('contact_id')} is null)`.as('anonymous'),
+    ])
+    .where('organization_id', '=', p.orgId)
+    .where('created_at', '>=', p.since)
+    .where('created_at', '<', p.until)
+    .groupBy('name')
+    .orderBy(sql`count(*)`, 'desc')
+    .orderBy('name')
+    .limit(sql.lit(100)),
+);
+
 export const INSERT_PAGE_VIEW = statement<{
   id: string;
   orgId: string;

@@ -27,6 +27,8 @@ export const FormSchema = defineEntity({
     captchaSecret: p.text().nullable(),
     thankYouMessage: p.text().nullable(),
     redirectUrl: p.text().nullable(),
+    /** `{ doubleOptIn, purposes: [{ purpose, text, version, required }] }`: the consent checkboxes (consent/schemas.ts). */
+    consent: p.json<Record<string, unknown>>().nullable(),
   },
 });
 export class Form extends FormSchema.class {}

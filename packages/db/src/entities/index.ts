@@ -16,6 +16,7 @@ export * from './tracking.ts';
 export * from './workflow.ts';
 export * from './listen.ts';
 export * from './activity.ts';
+export * from './consent.ts';
 
 import { ApiKeySchema } from './api-key.ts';
 import { CompanySchema } from './company.ts';
@@ -41,10 +42,11 @@ import {
 } from './crm.ts';
 import { WebhookAttemptSchema, WebhookDeliverySchema, WebhookEndpointSchema } from './webhook.ts';
 import { FormSchema, FormSubmissionSchema } from './form.ts';
-import { PageViewSchema, TrackedLinkSchema, TrackingVisitorSchema } from './tracking.ts';
+import { PageViewSchema, TrackedLinkSchema, TrackingEventSchema, TrackingVisitorSchema } from './tracking.ts';
 import { WorkflowSchema } from './workflow.ts';
 import { WebhookListenerSchema, WebhookListenSecretSchema } from './listen.ts';
 import { ActivityHourlySchema } from './activity.ts';
+import { ConsentEntrySchema, ConsentKeySchema } from './consent.ts';
 
 export const allEntities = [
   OrganizationSchema,
@@ -80,6 +82,9 @@ export const allEntities = [
   FormSchema,
   FormSubmissionSchema,
   PageViewSchema,
+  TrackingEventSchema,
+  ConsentEntrySchema,
+  ConsentKeySchema,
   TrackingVisitorSchema,
   TrackedLinkSchema,
   WorkflowSchema,

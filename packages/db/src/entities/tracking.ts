@@ -40,6 +40,44 @@ export class PageView extends PageViewSchema.class {}
 PageViewSchema.setClass(PageView);
 
 /**
+ * A custom event a website sent through the tracking snippet (`leadwire.track(name, props)`). Like a page view:
+ * `visitorId` null for anonymous counts (GPC or DNT), `contact` set when the visitor is known, at once or later
+ * (identifyVisitor attaches a visitor's earlier events too). Anonymous ones count as goals (tracking.goals).
+ */
+export const TrackingEventSchema = defineEntity({
+  name: 'TrackingEvent',
+  tableName: 'tracking_events',
+  indexes: [
+    { name: 'tracking_events_contact_idx', properties: ['contact', 'createdAt'] },
+    // The goals report: an organization's events of a period, by name.
+    { name: 'tracking_events_org_created_idx', properties: ['organization', 'createdAt'] },
+    {
+      name: 'tracking_events_anonymous_visitor_idx',
+      expression:
+        'create index "tracking_events_anonymous_visitor_idx" on "tracking_events" ("organization_id", "visitor_id") where "contact_id" is null and "visitor_id" is not null',
+    },
+    // Retention's look-up by age, as for page views.
+    {
+      name: 'tracking_events_created_brin',
+      expression: `create index "tracking_events_created_brin" on "tracking_events" using brin ("created_at") with (autosummarize = on)`,
+    },
+  ],
+  properties: {
+    ...baseProperties,
+    organization: () => p.manyToOne(Organization).deleteRule('cascade'),
+    contact: () => p.manyToOne(Contact).nullable().deleteRule('cascade'),
+    visitorId: p.text().nullable(),
+    /** As the page sent it, checked (tracking/events.ts): letters, digits and `_ . : -`, at most 64 characters. */
+    name: p.text(),
+    /** At most 10 keys of scalar values. */
+    props: p.json<Record<string, string | number | boolean | null>>().default('{}'),
+    url: p.text(),
+  },
+});
+export class TrackingEvent extends TrackingEventSchema.class {}
+TrackingEventSchema.setClass(TrackingEvent);
+
+/**
  * Which contact a snippet visitor id belongs to, once known: later page views of that browser are theirs. The latest
  * identification of a browser wins. `createdAt` keeps its database default: nothing expires by it.
  */

@@ -21,6 +21,8 @@ export const WebhookEndpointSchema = defineEntity({
     /** Subscribed event names (a REST hook has exactly one). */
     events: p.array().default([]),
     description: p.text().nullable(),
+    /** Which events of `events` are delivered, by their `data` (core webhooks/endpoints/filter.ts); null: all of them. */
+    filter: p.json<Record<string, unknown>>().nullable(),
     enabled: p.boolean().default(true),
     disabledReason: p.text().nullable(),
     /** Failed automatic attempts in a row; 10 disable the endpoint, enabling resets it. */
@@ -76,7 +78,7 @@ export const WebhookDeliverySchema = defineEntity({
     event: p.text(),
     /** The exact JSON sent on every attempt. */
     body: p.text(),
-    state: p.enum(['pending', 'in_flight', 'succeeded', 'failed', 'skipped'] as const).default('pending'),
+    state: p.enum(['pending', 'in_flight', 'succeeded', 'failed', 'skipped', 'filtered'] as const).default('pending'),
     /** Attempts made so far. */
     attempts: p.integer().default(0),
     /** A manual replay (redeliver, recover): one attempt, not counted toward disabling. */
@@ -94,7 +96,7 @@ export const WebhookDeliverySchema = defineEntity({
     leaseToken: p.uuid().nullable(),
     /** The worker process running the in-flight attempt (it holds an advisory lock on this key while alive). */
     workerKey: p.bigint('number').nullable(),
-    /** Why a skipped delivery was not sent (rate limit, endpoint disabled). */
+    /** Why a skipped (or filtered) delivery was not sent (rate limit, endpoint disabled, the endpoint's filter). */
     skipReason: p.text().nullable(),
   },
 });
@@ -115,7 +117,7 @@ export const WebhookAttemptSchema = defineEntity({
     event: p.text(),
     /** 1-based; 0 for a delivery skipped before any attempt. */
     attempt: p.integer(),
-    outcome: p.enum(['succeeded', 'failed', 'blocked', 'skipped'] as const),
+    outcome: p.enum(['succeeded', 'failed', 'blocked', 'skipped', 'filtered'] as const),
     statusCode: p.integer().nullable(),
     /** The start of the receiver's answer (first 1,024 characters). */
     responseBody: p.text().nullable(),

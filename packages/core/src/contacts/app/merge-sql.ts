@@ -30,6 +30,8 @@ type Moved =
   | 'ai_actions'
   | 'form_submissions'
   | 'page_views'
+  | 'tracking_events'
+  | 'consent_entries'
   | 'tracking_visitors'
   | 'tracked_links'
   | 'messages';

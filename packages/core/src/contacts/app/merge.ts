@@ -25,8 +25,12 @@ const SIMPLE_MOVES = {
   formSubmissions: 'form_submissions',
 } as const;
 
-/** Moved like the simple ones, but not reported in `moved`: the tracking snippet's page views and visitors, tracked links. */
-const UNCOUNTED_MOVES = ['page_views', 'tracking_visitors', 'tracked_links'] as const;
+/**
+ * Moved like the simple ones, but not reported in `moved`: the tracking snippet's page views, custom events and
+ * visitors, tracked links, and consent entries (the evidence stays with the person; the primary's own consent flags
+ * are not recomputed).
+ */
+const UNCOUNTED_MOVES = ['page_views', 'tracking_events', 'tracking_visitors', 'tracked_links', 'consent_entries'] as const;
 
 /**
  * Every table that references contacts, and so would lose rows when a duplicate is deleted. A test compares this with

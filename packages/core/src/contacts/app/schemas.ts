@@ -167,6 +167,13 @@ export const TimelineItem = z.discriminatedUnion('kind', [
   }),
   z.object({ kind: z.literal('page_view'), ...entry, url: z.string(), title: z.string().nullable(), referrer: z.string().nullable() }),
   z.object({
+    kind: z.literal('custom_event'),
+    ...entry,
+    name: z.string().meta({ description: 'What the website named it with `leadwire.track(name, props)`.' }),
+    props: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])),
+    url: z.string(),
+  }),
+  z.object({
     kind: z.literal('workflow_run'),
     ...entry,
     workflowId: z.uuid().nullable().meta({ description: 'null once the workflow is deleted; its name is kept.' }),

@@ -38,7 +38,7 @@ function within(p: TimelineParams, after: boolean, x: Scoped) {
 
 /**
  * What happened to a contact, newest first: its notes, the events emitted about it, its deals, tasks, messages, form
- * submissions, page views and workflow runs.
+ * submissions, page views, custom website events and workflow runs.
  * Each source is a branch `(kind, id, at, data)`; every branch is cut to the page size on its own before the union is,
  * so a page reads at most `limit + 1` rows per source whatever the contact's history holds.
  */
@@ -74,7 +74,8 @@ function branches(p: TimelineParams, after: boolean) {
           contact: sql`${eb.ref('x.payload')}->'data'->'contact'->>'id' = ${p.contactId}::text`,
         }),
       )
-      .where('x.event', '<>', sql.lit('tracking.page_visited')),
+      .where('x.event', '<>', sql.lit('tracking.page_visited'))
+      .where('x.event', '<>', sql.lit('tracking.custom_event')),
     qb
       .selectFrom('deals as x')
       .leftJoin('pipeline_stages as s', 's.id', 'x.stage_id')
@@ -134,6 +135,18 @@ function branches(p: TimelineParams, after: boolean) {
         'x.id',
         'x.created_at as at',
         data(sql`'url', ${eb.ref('x.url')}, 'title', ${eb.ref('x.title')}, 'referrer', ${eb.ref('x.referrer')}`),
+      ])
+      .where((eb) =>
+        scope({ at: eb.ref('x.created_at'), id: eb.ref('x.id'), org: eb.ref('x.organization_id'), contact: of(eb.ref('x.contact_id')) }),
+      ),
+    // Custom website events stand for their tracking.custom_event events, and include those made before the visitor was known.
+    qb
+      .selectFrom('tracking_events as x')
+      .select((eb) => [
+        kind('custom_event'),
+        'x.id',
+        'x.created_at as at',
+        data(sql`'name', ${eb.ref('x.name')}, 'props', ${eb.ref('x.props')}, 'url', ${eb.ref('x.url')}`),
       ])
       .where((eb) =>
         scope({ at: eb.ref('x.created_at'), id: eb.ref('x.id'), org: eb.ref('x.organization_id'), contact: of(eb.ref('x.contact_id')) }),
@@ -221,6 +234,14 @@ function toItem(r: Row): TimelineItem {
         url: String(d.url),
         title: (d.title as string | null) ?? null,
         referrer: (d.referrer as string | null) ?? null,
+      };
+    case 'custom_event':
+      return {
+        kind: 'custom_event',
+        ...base,
+        name: String(d.name),
+        props: (d.props ?? {}) as Record<string, string | number | boolean | null>,
+        url: String(d.url),
       };
     case 'workflow_run':
       return {

@@ -88,4 +88,26 @@ export const captureEvents = [
       contact: EXAMPLE_CONTACT_REF,
     },
   }),
+  defineEvent({
+    name: 'tracking.custom_event',
+    label: 'Custom website event',
+    description:
+      "A page with the tracking snippet called `leadwire.track(name, props)` for a known contact (a sign-up, a video played, a plan chosen). Anonymous visitors' events are counted as goals, not sent.",
+    data: z.object({
+      customEvent: z.object({
+        name: z.string().meta({ description: 'As the page named it: 1-64 letters, digits, `_ . : -`.' }),
+        props: z
+          .record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()]))
+          .meta({ description: 'At most 10 props of scalar values, as the page sent them; `{}` when none.' }),
+        url: z.string().meta({ description: 'The page it happened on (without `?email=` and `?c=`).' }),
+        visitorId: z.string().meta({ description: "The snippet's anonymous visitor id." }),
+      }),
+      contact: EventContactRef,
+    }),
+    source: 'inbound',
+    exampleData: {
+      customEvent: { name: 'signup', props: { plan: 'pro', seats: 3 }, url: 'https://www.example.com/pricing', visitorId: 'v_8f3a2c91d4' },
+      contact: EXAMPLE_CONTACT_REF,
+    },
+  }),
 ] as const;

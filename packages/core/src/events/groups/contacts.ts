@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineEvent, EventContact, EXAMPLE_CONTACT } from '../payload.ts';
+import { defineEvent, EventContact, EventContactRef, EXAMPLE_CONTACT, EXAMPLE_CONTACT_REF } from '../payload.ts';
 
 const contact = EventContact;
 
@@ -65,5 +65,36 @@ export const contactEvents = [
     data: z.object({ contact, tag: z.string().meta({ description: 'The tag added.' }) }),
     source: 'api',
     exampleData: { contact: EXAMPLE_CONTACT, tag: 'vip' },
+  }),
+  defineEvent({
+    name: 'contact.consent_changed',
+    label: 'Contact consent changed',
+    description:
+      "A contact's consent for a purpose was granted (a ticked box on a single opt-in form, or a double opt-in confirmed through its mailed link) or withdrawn (the unsubscribe link). Only changes: a second grant of a granted purpose sends nothing. Never set through an API key.",
+    data: z.object({
+      contact: EventContactRef,
+      consent: z.object({
+        purpose: z.string().meta({ description: '`email_marketing`, `sms`, or a purpose the workspace named.' }),
+        granted: z.boolean(),
+        method: z.enum(['single_opt_in', 'double_opt_in', 'unsubscribe_link']),
+        text: z.string().nullable().meta({ description: 'The exact words the person agreed to (on a withdrawal: those withdrawn).' }),
+        version: z.string().nullable(),
+        formId: z.uuid().nullable(),
+        entryId: z.uuid().meta({ description: 'The consent entry recorded (GET /api/contacts/{id}/consents).' }),
+      }),
+    }),
+    source: 'inbound',
+    exampleData: {
+      contact: EXAMPLE_CONTACT_REF,
+      consent: {
+        purpose: 'email_marketing',
+        granted: true,
+        method: 'double_opt_in',
+        text: 'Send me product news by email. I can unsubscribe at any time.',
+        version: '2026-11',
+        formId: '6a1f0c3e-2b4d-4e8f-9a7c-5d3b1e0f2a94',
+        entryId: '0e9d8c7b-6a5f-4e3d-8c2b-1a0f9e8d7c6b',
+      },
+    },
   }),
 ] as const;

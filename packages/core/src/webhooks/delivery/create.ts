@@ -5,7 +5,7 @@ import { isOperational } from '../../events/names.ts';
 import { emitEvents, type PendingEvent } from '../../events/outbox.ts';
 import { carryGaps } from './gap.ts';
 import { limitReached } from './operational.ts';
-import { HOURLY_DELIVERY_LIMIT, hourWindow, SKIP_LIMIT } from './policy.ts';
+import { HOURLY_DELIVERY_LIMIT, hourWindow, SKIP_FILTERED, SKIP_LIMIT } from './policy.ts';
 
 /** A delivery about to be created; `skipReason` set means it is recorded but never sent (endpoint disabled). */
 export interface NewDelivery {
@@ -17,6 +17,11 @@ export interface NewDelivery {
   manual: boolean;
   replayOf: string | null;
   skipReason: string | null;
+  /**
+   * The endpoint's filter does not match the event (dispatch only): recorded as `filtered`, never sent, and neither
+   * spending the hourly limit nor counted as missed (the receiver asked not to get it).
+   */
+  filtered?: boolean;
   /** The event's changes-feed place, on automatic deliveries: a skipped one is counted as missed (gap.ts). */
   position?: FeedPosition;
   /** Dispatch read missed events on the endpoint: this delivery, if sent, may carry them as `gap`. */
@@ -26,7 +31,7 @@ export interface NewDelivery {
 export interface CreatedDelivery {
   id: string;
   endpointId: string;
-  state: 'pending' | 'skipped';
+  state: 'pending' | 'skipped' | 'filtered';
   skipReason: string | null;
 }
 
@@ -59,8 +64,11 @@ async function reserve(db: Db, orgId: string, wanted: number, now: Date, events:
   return fit;
 }
 
-/** Skipped deliveries (disabled endpoint) and operational events' deliveries neither spend nor meet the hourly limit. */
-const limited = (d: NewDelivery) => !d.skipReason && !isOperational(d.event);
+/**
+ * Filtered and skipped deliveries (disabled endpoint) and operational events' deliveries neither spend nor meet the
+ * hourly limit.
+ */
+const limited = (d: NewDelivery) => !d.filtered && !d.skipReason && !isOperational(d.event);
 
 /**
  * A replay (redeliver, recover) takes its original's message id (the Standard Webhooks `webhook-id`), so a receiver that
@@ -122,7 +130,10 @@ type DeliveryRecord = Pick<
   'id' | 'organization_id' | 'endpoint_id' | 'event_id' | 'event' | 'body' | 'manual' | 'replay_of' | 'skip_reason'
 > & { state: CreatedDelivery['state'] };
 
-/** A skipped delivery still gets a line in the log (attempt 0), so the owner sees why nothing was sent. */
+/**
+ * A skipped or filtered delivery still gets a line in the log (attempt 0, its state as the outcome), so the owner sees
+ * why nothing was sent.
+ */
 const INSERT_SKIPPED_ATTEMPTS = statement<{ now: Date; ids: string[] }>()((p) =>
   qb
     .insertInto('webhook_attempts')
@@ -137,7 +148,7 @@ const INSERT_SKIPPED_ATTEMPTS = statement<{ now: Date; ids: string[] }>()((p) =>
           'd.id as delivery_id',
           'd.event',
           sql.lit(0).as('attempt'),
-          sql.lit('skipped').as('outcome'),
+          sql<'skipped' | 'filtered'>`d.state`.as('outcome'),
           'd.skip_reason as error',
           sql<Date>`${p.now}::timestamptz`.as('created_at'),
         ])
@@ -160,6 +171,7 @@ export async function createDeliveries(db: Db, items: readonly NewDelivery[], no
   await emitEvents(db, events);
 
   const rows = items.map((d) => {
+    if (d.filtered) return { ...d, id: randomUUID(), state: 'filtered' as const, skipReason: SKIP_FILTERED };
     let skipReason = d.skipReason;
     if (limited(d)) {
       const left = allowance.get(d.orgId) ?? 0;
@@ -188,7 +200,7 @@ export async function createDeliveries(db: Db, items: readonly NewDelivery[], no
       ),
     ),
   });
-  const skipped = rows.filter((r) => r.state === 'skipped').map((r) => r.id);
+  const skipped = rows.filter((r) => r.state !== 'pending').map((r) => r.id);
   if (skipped.length) await db.run(INSERT_SKIPPED_ATTEMPTS, { now, ids: skipped });
   return rows.map((r) => ({ id: r.id, endpointId: r.endpointId, state: r.state, skipReason: r.skipReason }));
 }

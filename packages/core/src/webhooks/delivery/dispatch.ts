@@ -1,4 +1,5 @@
 import { qb, sql, statement, type Db } from '@leadwire/db';
+import { matchesFilter } from '../endpoints/filter.ts';
 import { createDeliveries, type NewDelivery } from './create.ts';
 import { SKIP_DISABLED } from './policy.ts';
 
@@ -38,7 +39,7 @@ const TARGETS = statement<{ ids: string[] }>()((p) =>
     .innerJoin('webhook_endpoints as w', (join) =>
       join.onRef('w.organization_id', '=', 'o.organization_id').on((eb) => eb('o.event', '=', eb.fn.any('w.events'))),
     )
-    .select(['o.id as event_id', 'w.id as endpoint_id', 'w.enabled', 'w.gap_skipped'])
+    .select(['o.id as event_id', 'w.id as endpoint_id', 'w.enabled', 'w.gap_skipped', 'w.filter'])
     .where('o.id', '=', (eb) => eb.fn.any(sql<string[]>`${p.ids}::uuid[]`))
     .orderBy('o.created_at')
     .orderBy('o.id')
@@ -64,8 +65,8 @@ export function bodyOf(payload: Record<string, unknown>): string {
 
 /**
  * One dispatch round: claims a batch of events (off the pending queue) and creates one delivery per subscribed
- * endpoint (skipped for disabled endpoints and beyond the hourly limit; an endpoint's first sent one after skips
- * carries them as `gap`), all in one transaction. Returns the number
+ * endpoint (filtered when the endpoint's filter does not match the event's data; skipped for disabled endpoints and
+ * beyond the hourly limit; an endpoint's first sent one after skips carries them as `gap`), all in one transaction. Returns the number
  * of events handled (a full batch means more may be waiting).
  */
 export async function dispatchEvents(db: Db, now: Date, batch = DISPATCH_BATCH): Promise<number> {
@@ -89,6 +90,7 @@ export async function dispatchEvents(db: Db, now: Date, batch = DISPATCH_BATCH):
           manual: false,
           replayOf: null,
           skipReason: t.enabled ? null : SKIP_DISABLED,
+          filtered: t.filter !== null && !matchesFilter(t.filter, e.payload.data),
           position: { txid: e.txid, seq: e.seq },
           gapStored: t.gap_skipped > 0,
         });

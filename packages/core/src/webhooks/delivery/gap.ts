@@ -12,7 +12,8 @@ import type { DeliveryGap } from '../../events/payload.ts';
 /** What gap accounting needs of a delivery being created; `body` is replaced when the delivery carries a gap. */
 export interface GapItem {
   endpointId: string;
-  state: 'pending' | 'skipped';
+  /** `filtered` neither counts as missed nor carries a gap: the endpoint asked not to get it. */
+  state: 'pending' | 'skipped' | 'filtered';
   body: string;
   /** The event's feed place: set on automatic deliveries only (dispatch), the only ones that count or carry a gap. */
   position?: FeedPosition;
@@ -57,7 +58,7 @@ export function withGap(body: string, gap: DeliveryGap): string {
  */
 export async function carryGaps(db: Db, items: GapItem[]): Promise<void> {
   const touched = new Set<string>();
-  for (const d of items) if (d.position && (d.state === 'skipped' || d.gapStored)) touched.add(d.endpointId);
+  for (const d of items) if (d.position && (d.state === 'skipped' || (d.state === 'pending' && d.gapStored))) touched.add(d.endpointId);
   if (touched.size === 0) return;
   const locked = await db.run(LOCK_GAPS, { ids: [...touched].sort() });
   const state = new Map<string, { skipped: number; first: FeedPosition | null }>();
@@ -70,7 +71,7 @@ export async function carryGaps(db: Db, items: GapItem[]): Promise<void> {
     if (d.state === 'skipped') {
       s.skipped += 1;
       s.first = s.first ? earlierOf(s.first, d.position) : d.position;
-    } else if (s.skipped > 0 && s.first) {
+    } else if (d.state === 'pending' && s.skipped > 0 && s.first) {
       // "Just after the event before the first missed one": (txid, seq - 1) sorts right before it, whatever precedes it.
       const after = encodeFeedCursor({ txid: s.first.txid, seq: String(BigInt(s.first.seq) - 1n) });
       d.body = withGap(d.body, { skipped: s.skipped, after });

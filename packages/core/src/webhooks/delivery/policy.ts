@@ -40,6 +40,8 @@ export const QUEUE_LEASE_MS = 60_000;
 export const RESPONSE_BODY_CHARS = 1_024;
 
 export const SKIP_DISABLED = 'endpoint disabled';
+/** The reason on a delivery its endpoint's filter kept back (state and log outcome `filtered`). */
+export const SKIP_FILTERED = "filtered out by the endpoint's filter";
 export const SKIP_LIMIT = `workspace over ${HOURLY_DELIVERY_LIMIT.toLocaleString('en-US')} deliveries per hour`;
 
 /**

@@ -46,7 +46,8 @@ export const deliveryProcedures = {
         path: '/webhooks/{id}/deliveries',
         tags,
         summary: 'The delivery log: every attempt, newest first (owner or admin)',
-        description: 'Kept for 30 days. Skipped deliveries (endpoint disabled, hourly limit) appear as attempt 0 with outcome `skipped`.',
+        description:
+          "Kept for 30 days. Skipped deliveries (endpoint disabled, hourly limit) appear as attempt 0 with outcome `skipped`; events the endpoint's filter kept back as attempt 0 with outcome `filtered`, listed only with `outcome=filtered`.",
       },
       errorCodes: [...ON_ENDPOINT, 'invalid_cursor'],
     })

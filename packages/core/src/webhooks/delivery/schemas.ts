@@ -7,11 +7,14 @@ const EndpointId = z.uuid({ message: 'id must be a webhook endpoint id (UUID)' }
 export const EndpointIdInput = z.object({ id: EndpointId });
 export type EndpointIdInput = z.infer<typeof EndpointIdInput>;
 
-export const AttemptOutcome = z.enum(['succeeded', 'failed', 'blocked', 'skipped']);
+export const AttemptOutcome = z.enum(['succeeded', 'failed', 'blocked', 'skipped', 'filtered']);
 
 export const DeliveryLogInput = z.object({
   id: EndpointId,
-  outcome: AttemptOutcome.optional().meta({ description: 'Only attempts with this outcome.' }),
+  outcome: AttemptOutcome.optional().meta({
+    description:
+      "Only attempts with this outcome. Without it, every outcome but `filtered` (events the endpoint's filter kept back, listed only when asked for).",
+  }),
   event: text(100).optional().meta({ description: 'Only attempts of this event, e.g. contact.created.' }),
   since: z.iso
     .datetime({ offset: true, message: 'since must be an ISO 8601 date-time' })

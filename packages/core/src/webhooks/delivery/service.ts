@@ -54,7 +54,10 @@ const RECOVERABLE = statement<{ endpointId: string; orgId: string; since: Date }
 
 type OriginalRow = NonNullable<(typeof RECOVERABLE)['row']>;
 
-/** Newest first, keyset-paginated over (created_at, id) like every list (records/pagination.ts); filters null: all. */
+/**
+ * Newest first, keyset-paginated over (created_at, id) like every list (records/pagination.ts); filters null: all but
+ * the `filtered` lines.
+ */
 const LOG = statement<{
   endpointId: string;
   orgId: string;
@@ -90,7 +93,13 @@ const LOG = statement<{
       ])
       .where('a.endpoint_id', '=', p.endpointId)
       .where('a.organization_id', '=', p.orgId)
-      .where((eb) => eb.or([sql<boolean>`${p.outcome}::text is null`, eb('a.outcome', '=', p.outcome)]))
+      // Filtered lines only when asked for by outcome: they can far outnumber the deliveries sent.
+      .where((eb) =>
+        eb.or([
+          eb.and([sql<boolean>`${p.outcome}::text is null`, eb('a.outcome', '<>', sql.lit('filtered'))]),
+          eb('a.outcome', '=', p.outcome),
+        ]),
+      )
       .where((eb) => eb.or([sql<boolean>`${p.event}::text is null`, eb('a.event', '=', p.event)]))
       .where((eb) => eb.or([sql<boolean>`${p.since}::timestamptz is null`, eb('a.created_at', '>=', p.since)]))
       .where((eb) => eb.or([sql<boolean>`${p.until}::timestamptz is null`, eb('a.created_at', '<', p.until)]))
@@ -150,7 +159,8 @@ const replayOf = (actor: InternalActor, endpointId: string, d: OriginalRow): New
 
 export async function queueOne(tx: Db, item: NewDelivery, now: Date): Promise<QueuedDelivery> {
   const [created] = await createDeliveries(tx, [item], now);
-  if (!created) throw new Error('delivery not created');
+  // Only dispatch applies filters: a test or a replay is never filtered.
+  if (!created || created.state === 'filtered') throw new Error('delivery not created');
   return { deliveryId: created.id, event: item.event, state: created.state, skipReason: created.skipReason };
 }
 

@@ -10,6 +10,7 @@ import {
   WebhookEndpointUpdateInput,
   WebhookEndpointView,
 } from './schemas.ts';
+import { FilterPreview, FilterPreviewInput, PREVIEW_SCAN, previewFilter } from './preview.ts';
 import {
   createEndpoint,
   deleteEndpoint,
@@ -45,6 +46,21 @@ export const endpointProcedures = {
     .output(WebhookEndpointPage)
     .query(({ ctx, input }) => listEndpoints(ctx.db, ctx.actor, input)),
 
+  previewFilter: internalProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/webhooks/filter-preview',
+        tags,
+        summary: "Try a delivery filter against the workspace's recent events (owner or admin)",
+        description: `Changes nothing. Looks at the workspace's ${PREVIEW_SCAN} newest events, keeps those of \`events\`, and says of each whether the filter lets it through.`,
+      },
+      errorCodes: ERRORS,
+    })
+    .input(FilterPreviewInput)
+    .output(FilterPreview)
+    .mutation(({ ctx, input }) => previewFilter(ctx.db, ctx.actor, input)),
+
   get: secretProcedure
     .meta({
       openapi: { method: 'GET', path: '/webhooks/{id}', tags, summary: 'A webhook endpoint with its signing secret (owner or admin)' },
@@ -77,7 +93,7 @@ export const endpointProcedures = {
         method: 'PATCH',
         path: '/webhooks/{id}',
         tags,
-        summary: 'Change URL, events or description (owner or admin)',
+        summary: 'Change URL, events, description or filter (owner or admin)',
         description:
           'A new URL is checked again: a private or internal address disables the endpoint with the reason. A safe one does not enable a disabled endpoint; use /enable.',
       },

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { PageFields, pageOf } from '../../records/pagination.ts';
 import { EVENT_NAMES, type EventName } from '../../events/names.ts';
 import { IsoDateTime, text, urlText } from '../../validation/index.ts';
+import { DeliveryFilterSchema } from './filter.ts';
 
 /** Longer URLs are refused: browsers and proxies commonly cap near 2 KB, and a receiver URL has no reason to be longer. */
 export const WEBHOOK_URL_MAX = 2048;
@@ -88,6 +89,14 @@ export const WebhookEndpointView = z.object({
     .array(z.string())
     .meta({ description: 'The event names delivered; `["*"]`: every event of the catalogue, including types added later.' }),
   description: z.string().nullable(),
+  filter: z
+    .record(z.string(), z.unknown())
+    .nullable()
+    .meta({
+      description:
+        'Which of the subscribed events are delivered, by their `data`; null: all of them (docs/webhooks.md, "Filtering deliveries").',
+      example: { 'contact.tags': 'vip' },
+    }),
   enabled: z.boolean(),
   disabledReason: z.string().nullable().meta({ description: 'Why the endpoint is disabled; null while enabled.' }),
   failureCount: z.number().int().meta({ description: 'Failed automatic attempts in a row; 10 disable the endpoint.' }),
@@ -100,7 +109,9 @@ export const WebhookEndpointView = z.object({
 });
 export type WebhookEndpointView = z.infer<typeof WebhookEndpointView>;
 
-export const WebhookEndpointCreateInput = z.object({ url: WebhookUrl, events: EventList, description: Description });
+const Filter = DeliveryFilterSchema.nullish();
+
+export const WebhookEndpointCreateInput = z.object({ url: WebhookUrl, events: EventList, description: Description, filter: Filter });
 export type WebhookEndpointCreateInput = z.infer<typeof WebhookEndpointCreateInput>;
 
 const EndpointId = z.uuid({ message: 'id must be a webhook endpoint id (UUID)' });
@@ -111,6 +122,7 @@ export const WebhookEndpointUpdateInput = z.object({
   url: WebhookUrl.optional().meta({ description: 'A new URL is checked again; a private or internal address disables the endpoint.' }),
   events: EventList.optional(),
   description: Description.meta({ description: 'null clears it.' }),
+  filter: Filter.meta({ description: 'Replaces the filter; null removes it (every subscribed event is delivered again).' }),
 });
 export type WebhookEndpointUpdateInput = z.infer<typeof WebhookEndpointUpdateInput>;
 

@@ -31,6 +31,7 @@ const toView = (r: q.EndpointRow): WebhookEndpointView => ({
   url: r.url,
   events: shownEvents(r.events),
   description: r.description,
+  filter: r.filter,
   enabled: r.enabled,
   disabledReason: r.disabled_reason,
   failureCount: r.failure_count,
@@ -91,6 +92,7 @@ export async function createEndpoint(
     url: input.url,
     events: storedEvents(input.events),
     description: input.description || null,
+    filter: input.filter ? JSON.stringify(input.filter) : null,
     enabled: reason === null,
     disabledReason: reason,
     secret: newSigningSecret(),
@@ -101,7 +103,7 @@ export async function createEndpoint(
 }
 
 /**
- * URL, events and description. A changed URL is checked again; an unsafe one disables the endpoint with the reason (and
+ * URL, events, description and filter. A changed URL is checked again; an unsafe one disables the endpoint with the reason (and
  * `webhook.endpoint_disabled`, when it was enabled).
  */
 export async function updateEndpoint(
@@ -124,6 +126,8 @@ export async function updateEndpoint(
       events: input.events ? storedEvents(input.events) : null,
       descriptionSent: input.description !== undefined,
       description: input.description || null,
+      filterSent: input.filter !== undefined,
+      filter: input.filter ? JSON.stringify(input.filter) : null,
       unsafeReason: reason,
       now,
       id: input.id,

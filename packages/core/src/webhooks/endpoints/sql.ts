@@ -10,6 +10,7 @@ const SHOWN = [
   'url',
   'events',
   'description',
+  'filter',
   'enabled',
   'disabled_reason',
   'failure_count',
@@ -50,6 +51,8 @@ export const INSERT = statement<{
   url: string;
   events: string[];
   description: string | null;
+  /** The filter as JSON text, or null. */
+  filter: string | null;
   enabled: boolean;
   disabledReason: string | null;
   secret: string;
@@ -65,6 +68,7 @@ export const INSERT = statement<{
       url: p.url,
       events: sql<string[]>`${p.events}::text[]`,
       description: p.description,
+      filter: sql<Record<string, unknown> | null>`${p.filter}::jsonb`,
       enabled: p.enabled,
       disabled_reason: p.disabledReason,
       failure_count: sql.lit(0),
@@ -80,7 +84,7 @@ export const INSERT = statement<{
  * A new URL resets the failure count (the old receiver's failures say nothing about the new one); an unsafe one
  * disables the endpoint, a safe one leaves `enabled` as it is, so that turning an endpoint back on stays an explicit act
  * (spec: "owner turns it back on"). Computed in SQL so that a concurrent disable or failure is never overwritten with a
- * stale value. `url` and `events` null: unchanged.
+ * stale value. `url` and `events` null: unchanged; `filter` is replaced (null clears it) only when sent.
  */
 export const UPDATE = statement<{
   url: string | null;
@@ -88,6 +92,8 @@ export const UPDATE = statement<{
   events: string[] | null;
   descriptionSent: boolean;
   description: string | null;
+  filterSent: boolean;
+  filter: string | null;
   unsafeReason: string | null;
   now: Date;
   id: string;
@@ -104,6 +110,12 @@ export const UPDATE = statement<{
         .when(sql<boolean>`${p.descriptionSent}::boolean`)
         .then(eb.val(p.description))
         .else(eb.ref('description'))
+        .end(),
+      filter: eb
+        .case()
+        .when(sql<boolean>`${p.filterSent}::boolean`)
+        .then(sql<Record<string, unknown> | null>`${p.filter}::jsonb`)
+        .else(eb.ref('filter'))
         .end(),
       enabled: eb.case().when(sql<boolean>`${p.unsafeReason}::text is null`).then(eb.ref('enabled')).else(sql.lit(false)).end(),
       disabled_reason: eb.fn.coalesce(eb.val(p.unsafeReason), eb.ref('disabled_reason')),
@@ -185,4 +197,15 @@ export const REFRESH_WILDCARDS = statement<{ events: string[] }>()((p) =>
     .where(sql<boolean>`events[1] = '*'`)
     .where(sql<boolean>`events <> ${p.events}::text[]`)
     .returning('id'),
+);
+
+/** The workspace's newest events, the feed's index read backwards (the filter preview, preview.ts). */
+export const RECENT_EVENTS = statement<{ orgId: string; scan: number }>()((p) =>
+  qb
+    .selectFrom('outbox_events')
+    .select(['id', 'event', 'payload'])
+    .where('organization_id', '=', p.orgId)
+    .orderBy('txid', 'desc')
+    .orderBy('seq', 'desc')
+    .limit(p.scan),
 );

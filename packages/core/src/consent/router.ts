@@ -1,0 +1,46 @@
+import { internalProcedure } from '../auth/internal.ts';
+import { publicApiProcedure } from '../auth/procedures.ts';
+import { AUTH_ERRORS, INTERNAL_ERRORS } from '../errors/surfaces.ts';
+import { router } from '../trpc.ts';
+import { contactConsents } from './read.ts';
+import { ContactConsents, ContactIdInput } from './schemas.ts';
+
+const tags = ['Contacts'];
+const description =
+  'Read-only: consent is recorded only by forms (their consent checkboxes), their double opt-in confirmation pages and unsubscribe links, never through an API key. `purposes` says what holds now; `entries` is the evidence, newest first.';
+
+/** `GET /api/contacts/{id}/consents`: a contact's consent record (any member, as the contact itself). */
+export const consentsRouter = router({
+  ofContact: internalProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/contacts/{id}/consents',
+        tags,
+        summary: "A contact's consent: what holds now and every entry",
+        description,
+      },
+      errorCodes: [...INTERNAL_ERRORS, 'not_found'],
+    })
+    .input(ContactIdInput)
+    .output(ContactConsents)
+    .query(({ ctx, input }) => contactConsents(ctx.db, ctx.actor.orgId, input.id, ctx.deps.clock.now())),
+});
+
+/** `GET /v1/contacts/{id}/consents`: the same record, read with `contacts:read`. */
+export const consentsV1Router = router({
+  ofContact: publicApiProcedure('contacts:read')
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/contacts/{id}/consents',
+        tags,
+        summary: "A contact's consent: what holds now and every entry",
+        description,
+      },
+      errorCodes: [...AUTH_ERRORS, 'validation_failed', 'not_found'],
+    })
+    .input(ContactIdInput)
+    .output(ContactConsents)
+    .query(({ ctx, input }) => contactConsents(ctx.db, ctx.actor.orgId, input.id, ctx.deps.clock.now())),
+});
