@@ -6,6 +6,7 @@ import { iso, isoOrNull } from '../../records/dates.ts';
 import { newestFirst, refuseForeignCursor, toPage } from '../../records/pagination.ts';
 import { errors } from '../../errors.ts';
 import { allowanceLeft, createDeliveries, type NewDelivery } from './create.ts';
+import { announceAfterCommit } from './wake.ts';
 import type { DeliveryAttemptView, DeliveryLogInput, QueuedDelivery, RecoverInput, RecoverResult, RedeliverInput } from './schemas.ts';
 
 const ENDPOINT = statement<{ id: string; orgId: string }>()((p) =>
@@ -135,6 +136,7 @@ const replayOf = (actor: InternalActor, endpointId: string, d: OriginalRow): New
 export async function queueOne(tx: Db, item: NewDelivery, now: Date): Promise<QueuedDelivery> {
   const [created] = await createDeliveries(tx, [item], now);
   if (!created) throw new Error('delivery not created');
+  await announceAfterCommit(tx);
   return { deliveryId: created.id, event: item.event, state: created.state, skipReason: created.skipReason };
 }
 
@@ -193,6 +195,7 @@ export async function recover(db: Db, actor: InternalActor, input: RecoverInput,
       chosen.map((d) => replayOf(actor, input.id, d)),
       now,
     );
+    if (chosen.length) await announceAfterCommit(tx);
     return { replayed: chosen.length, remaining: found.length - chosen.length };
   });
 }

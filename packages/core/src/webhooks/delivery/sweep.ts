@@ -74,6 +74,22 @@ const CLAIM = statement<{ settleS: number; now: Date; batch: number; leaseUntil:
     .returning(['d.id', 'd.lease_token']),
 );
 
+/**
+ * When the earliest attempt, pending or in flight, comes due (its retry, or the end of its lease): the pump sleeps
+ * until then instead of polling. The state literals let the partial index webhook_deliveries_due_idx answer it.
+ */
+const EARLIEST_DUE = statement<Record<never, never>>()(() =>
+  qb
+    .selectFrom('webhook_deliveries as d')
+    .select((eb) => eb.fn.min('d.next_attempt_at').as('due'))
+    .where('d.state', 'in', [PENDING, IN_FLIGHT]),
+);
+
+export async function earliestDue(db: Db): Promise<Date | null> {
+  const [row] = await db.run(EARLIEST_DUE, {});
+  return row?.due ? new Date(row.due) : null;
+}
+
 /** One attempt as a job names it: the delivery and the lease token the sweep gave it. */
 export interface AttemptRef {
   deliveryId: string;
