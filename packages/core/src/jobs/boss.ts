@@ -114,15 +114,20 @@ export class BossRuntime implements Jobs {
     for (const d of definitions) {
       // Each job of a batch settles on its own, so one failure retries only itself. A full batch fetches again at once:
       // a NOTIFY wakes a worker only once, and without that a backlog would drain one job per polling interval.
-      await this.boss.work(d.queue, { batchSize: d.batchSize ?? 1, burstWhenBatchFull: true, perJobResults: true, notifyPollingIntervalSeconds: NOTIFY_QUEUE_POLL_S }, async (jobs) => {
-        // Each job runs as part of the request that queued it, if one did: its log lines (these included) carry the
-        // request's reqId, and what it writes or queues carries the id on.
-        const settle = (job: (typeof jobs)[number]): Promise<JobResult> => withRequestId(requestIdOf(job.data), () => this.settle(d, job));
-        if (d.concurrent) return Promise.all(jobs.map(settle));
-        const results: JobResult[] = [];
-        for (const job of jobs) results.push(await settle(job));
-        return results;
-      });
+      await this.boss.work(
+        d.queue,
+        { batchSize: d.batchSize ?? 1, burstWhenBatchFull: true, perJobResults: true, notifyPollingIntervalSeconds: NOTIFY_QUEUE_POLL_S },
+        async (jobs) => {
+          // Each job runs as part of the request that queued it, if one did: its log lines (these included) carry the
+          // request's reqId, and what it writes or queues carries the id on.
+          const settle = (job: (typeof jobs)[number]): Promise<JobResult> =>
+            withRequestId(requestIdOf(job.data), () => this.settle(d, job));
+          if (d.concurrent) return Promise.all(jobs.map(settle));
+          const results: JobResult[] = [];
+          for (const job of jobs) results.push(await settle(job));
+          return results;
+        },
+      );
       // `missed: 'once'`: a tick that fell while no process ran (a deploy across 05:00, an outage) is sent once by the
       // first pass after, instead of waiting for the next one; pg-boss files it under the tick's own minute, so two
       // passes never send it twice.

@@ -36,7 +36,12 @@ export function fitsOneTrip(input: UpsertRowInput, opts: UpsertOptions): boolean
 }
 
 /** The contact part of a single write's function (one-trip-sql.ts), for an upsert that fits (`fitsOneTrip`). */
-export function oneTripParams(actor: Pick<Actor, 'orgId'>, input: UpsertRowInput, opts: UpsertOptions, envelope: Envelope): UpsertOneParams {
+export function oneTripParams(
+  actor: Pick<Actor, 'orgId'>,
+  input: UpsertRowInput,
+  opts: UpsertOptions,
+  envelope: Envelope,
+): UpsertOneParams {
   let domain: string | null = null;
   if (typeof input.companyDomain === 'string') {
     domain = normalizeDomain(input.companyDomain);

@@ -25,8 +25,8 @@ export const WAKE_GAP_MS = 50;
  * runs workers has one; any number of them share the work through row locks (`skip locked`).
  *
  * An idle pump costs its database next to nothing (issue 27): it does not poll. It runs a round when
- *  - woken (`wake`): a NOTIFY on PUMP_WAKE_CHANNEL, sent by the commit that queued new work (the outbox trigger, a
- *    manual delivery; wake.ts), from this process or any other;
+ *  - woken (`wake`): once a write that queued work for it (outbox events, a manual delivery) committed, in memory when
+ *    the writer is in this process, by a NOTIFY from an api process otherwise (wake.ts);
  *  - the earliest due attempt it knows of comes due (a retry, an attempt's lease), on deps.clock, since due times are
  *    business time;
  *  - the backstop comes (WEBHOOK_PUMP_INTERVAL_MS, 30 s by default, on the wall clock): the one poll left, for what no
@@ -173,7 +173,8 @@ export class DeliveryPump {
     // Something due now that this round did not claim is held by another pump's round (skip locked): it is theirs,
     // and this pump looks again a little later rather than spinning.
     const nowMs = this.deps.clock.now().getTime();
-    this.nextDue = due === null ? Number.POSITIVE_INFINITY : Math.max(due.getTime(), nowMs + (due.getTime() <= nowMs ? HELD_ELSEWHERE_MS : 0));
+    this.nextDue =
+      due === null ? Number.POSITIVE_INFINITY : Math.max(due.getTime(), nowMs + (due.getTime() <= nowMs ? HELD_ELSEWHERE_MS : 0));
   }
 
   /**
