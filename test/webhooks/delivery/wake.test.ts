@@ -5,6 +5,7 @@
  */
 import { loadConfig } from '#core/config.ts';
 import { pumpOf } from '#core/webhooks/delivery/pump.ts';
+import { PUMP_WAKE_CHANNEL } from '#core/webhooks/delivery/wake.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initTestApp, type TestApp } from '../../support/app.ts';
 import { internalRest } from '../../support/internal.ts';
@@ -74,5 +75,33 @@ describe('the webhook pump, woken instead of polling', () => {
     expect(again.status).toBe(202);
     const all = await waitForLog(t, endpoint.id, 3);
     expect(all[2]).toMatchObject({ outcome: 'succeeded' });
+  });
+
+  it('is woken by a NOTIFY from another process, and runs a round when its LISTEN connection is back after a loss', async () => {
+    const org = await t.newOrg();
+    const endpoint = await insertEndpoint(t, org.orgId, `${rx.origin}/notified`, { events: ['contact.updated'] });
+    rx.respond((_req, res) => void res.writeHead(200).end('ok'));
+    // Written behind the app's back (as another process would): the outbox trigger queues it, nobody in this process
+    // hears of it; the NOTIFY an api process sends after such a write wakes the pump.
+    const insertEvent = () =>
+      t.sql(`insert into outbox_events (organization_id, event, payload) values (?, 'contact.updated', ?::jsonb)`, [
+        org.orgId,
+        JSON.stringify({ event: 'contact.updated', timestamp: new Date().toISOString(), data: {} }),
+      ]);
+    await quietPlan();
+    await insertEvent();
+    await t.sql(`select pg_notify('${PUMP_WAKE_CHANNEL}', '')`);
+    await waitForLog(t, endpoint.id, 1);
+
+    // A wake sent while the connection is down is lost: the pump looks once it listens again.
+    const listener = t.runtime.pumpWake!;
+    const pid = listener.backendPid;
+    await quietPlan();
+    await t.sql('select pg_terminate_backend(?)', [pid]);
+    await expect.poll(() => listener.listening, { timeout: 15_000 }).toBe(false);
+    await insertEvent();
+    await expect.poll(() => listener.listening && listener.backendPid !== pid, { timeout: 15_000 }).toBe(true);
+    const lines = await waitForLog(t, endpoint.id, 2);
+    expect(lines.map((l) => l.outcome)).toEqual(['succeeded', 'succeeded']);
   });
 });
