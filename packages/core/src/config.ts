@@ -141,7 +141,7 @@ export const ConfigSchema = z
     /**
      * The delivery pump's backstop poll: how long a worker's pump waits at most for a wake (new events, a manual
      * delivery) or its next due attempt before it looks anyway. It is woken, not polled, so this costs an idle
-     * server three statements per interval; it bounds how late work nobody announced is seen (a dead worker's
+     * server two transactions per interval; it bounds how late work nobody announced is seen (a dead worker's
      * attempts, a wake lost while the LISTEN connection was down).
      */
     WEBHOOK_PUMP_INTERVAL_MS: z.coerce.number().int().min(10).max(600_000).default(30_000),

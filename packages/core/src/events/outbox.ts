@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type DB, type Db, type Expression, jsonRows, qb, type Selectable, statement } from '@leadwire/db';
 import { currentRequestId } from '../http/request-scope.ts';
-import { announceAfterCommit } from '../webhooks/delivery/wake.ts';
+import { announceAfterCommit } from './written.ts';
 import type { EventName } from './names.ts';
 
 /** Who made a change (spec "Payload shape"): lets receivers ignore changes their own integration made. */

@@ -8,7 +8,7 @@ import { AppError, errors } from '../../errors.ts';
 import { currentRequestId } from '../../http/request-scope.ts';
 import { CONTACT_CAPS } from '../../limits/plans.ts';
 import { newContact, unionTags } from '../shared/apply.ts';
-import { announceAfterCommit } from '../../webhooks/delivery/wake.ts';
+import { announceAfterCommit } from '../../events/written.ts';
 import { UPSERT_ONE, type UpsertOneParams } from './one-trip-sql.ts';
 import type { ContactUpsertOutput } from './schemas.ts';
 import type { UpsertOptions, UpsertRowInput } from './upsert.ts';

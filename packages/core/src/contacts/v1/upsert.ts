@@ -11,7 +11,7 @@ import { toEventContact } from '../shared/row.ts';
 import { updateContactsParams } from '../shared/sql.ts';
 import type { ContactUpsertInput, ContactUpsertOutput } from './schemas.ts';
 import type { Envelope } from '../../auth/envelope.ts';
-import { announceAfterCommit } from '../../webhooks/delivery/wake.ts';
+import { announceAfterCommit } from '../../events/written.ts';
 import { CAP_MARGIN, fitsOneTrip, upsertOneTrip } from './one-trip.ts';
 import * as sql from './sql.ts';
 

@@ -3,11 +3,11 @@ import type { JobDefinition } from '../../jobs/boss.ts';
 import { withRequestId } from '../../http/request-scope.ts';
 import { type AttemptRounds, attemptRounds, deliverOne, MAX_IN_FLIGHT } from './deliver.ts';
 import { DISPATCH_BATCH, dispatchEvents } from './dispatch.ts';
-import { type DeliverJob, deliverQueue, earliestDue, SWEEP_BATCH, sweepDeliveries } from './sweep.ts';
+import { type DeliverJob, deliverQueue, SWEEP_BATCH, sweepAndPlan } from './sweep.ts';
 import { InFlight } from './in-flight.ts';
 import { WorkerLock } from './worker-lock.ts';
 import type { ClockTimer } from '../../clock.ts';
-import { onOutboxWritten } from './wake.ts';
+import { onOutboxWritten } from '../../events/written.ts';
 
 /** The next look after a failed round, at most: wakes sent while PostgreSQL was away may be lost. */
 const RETRY_AFTER_FAILURE_MS = 1_000;
@@ -15,9 +15,9 @@ const RETRY_AFTER_FAILURE_MS = 1_000;
 const HELD_ELSEWHERE_MS = 1_000;
 /**
  * Rounds a stream of wakes may start, at most one per this gap: the poll it replaces ran every 100 ms, so under load
- * the pump's statements cost no more than they did, and a lone event after a quiet spell is taken at once.
+ * the pump costs what it did (two transactions per round), and a lone event after a quiet spell is taken at once.
  */
-export const WAKE_GAP_MS = 50;
+export const WAKE_GAP_MS = 100;
 
 /**
  * The delivery engine of one worker process: a loop that fans new events out to deliveries and hands due attempts to
@@ -157,8 +157,9 @@ export class DeliveryPump {
     try {
       const now = this.deps.clock.now();
       busy = (await dispatchEvents(this.deps.db, now)) === DISPATCH_BATCH;
-      busy = (await sweepDeliveries(this.deps.db, this.deps.jobs, now)) === SWEEP_BATCH || busy;
-      if (!busy) due = await earliestDue(this.deps.db);
+      const swept = await sweepAndPlan(this.deps.db, this.deps.jobs, now);
+      busy = swept.claimed === SWEEP_BATCH || busy;
+      due = swept.due;
     } catch (err) {
       // PostgreSQL away or restarting: nothing was committed; the next round tries again.
       this.deps.log.warn({ err }, 'webhook pump round failed');

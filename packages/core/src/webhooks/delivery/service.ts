@@ -6,7 +6,7 @@ import { iso, isoOrNull } from '../../records/dates.ts';
 import { newestFirst, refuseForeignCursor, toPage } from '../../records/pagination.ts';
 import { errors } from '../../errors.ts';
 import { allowanceLeft, createDeliveries, type NewDelivery } from './create.ts';
-import { announceAfterCommit } from './wake.ts';
+import { announceAfterCommit } from '../../events/written.ts';
 import type { DeliveryAttemptView, DeliveryLogInput, QueuedDelivery, RecoverInput, RecoverResult, RedeliverInput } from './schemas.ts';
 
 const ENDPOINT = statement<{ id: string; orgId: string }>()((p) =>

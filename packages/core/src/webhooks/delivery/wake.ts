@@ -1,4 +1,5 @@
 import { ChannelListener, type Db } from '@leadwire/db';
+import { onOutboxWritten } from '../../events/written.ts';
 import type { Logger } from '../../context.ts';
 
 /**
@@ -17,25 +18,6 @@ import type { Logger } from '../../context.ts';
  */
 /** The channel the api processes wake the worker processes' pumps on (its payload is empty). */
 export const PUMP_WAKE_CHANNEL = 'leadwire_pump_wake';
-
-type Wake = () => void;
-const wakers = new Set<Wake>();
-
-/** The pumps (and, in an api process, the notifier) of this process. Returns the way to unregister. */
-export function onOutboxWritten(wake: Wake): () => void {
-  wakers.add(wake);
-  return () => wakers.delete(wake);
-}
-
-/** Called once what a write queued for the pump (outbox events, manual deliveries) has committed. */
-export function outboxWritten(): void {
-  for (const w of wakers) w();
-}
-
-/** After `db`'s transaction commits (at once outside one): tells the pumps there is work. */
-export function announceAfterCommit(db: Db): Promise<void> | void {
-  return db.afterCommit(async () => outboxWritten());
-}
 
 /**
  * The wake's reach across processes: NOTIFYs coalesce within this gap, so a process under load sends at most ~20 a
@@ -76,7 +58,7 @@ export function notifyWorkers(db: Db, log: Logger): { stop(): Promise<void> } {
  * In a process with a pump: wakes it on every NOTIFY from the other processes, and when the connection is back
  * after a loss (a wake may have been missed while it was down).
  */
-export async function listenForWork(o: { url: string; log: Logger; retryMs: number; wake: Wake }): Promise<ChannelListener> {
+export async function listenForWork(o: { url: string; log: Logger; retryMs: number; wake: () => void }): Promise<ChannelListener> {
   const listener = new ChannelListener({
     url: o.url,
     channel: PUMP_WAKE_CHANNEL,
