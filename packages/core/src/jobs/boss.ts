@@ -63,7 +63,9 @@ export class BossRuntime implements Jobs {
     //  - a worker of a notify queue polls only for what no NOTIFY announces (NOTIFY_QUEUE_POLL_S, in `work`).
     //  - flows (dependent jobs) are not used: their resolution pass runs every 5 minutes instead of every 5 seconds;
     //    the background migration check likewise every 10 minutes.
-    //  - supervision (expiry of stuck jobs), the queue-size monitor and the queue cache keep pg-boss's minute.
+    //  - supervision (expiry of jobs past expireIn, deletion of finished ones), the queue-size monitor and the queue
+    //    cache every 5 minutes instead of every minute: nothing of ours waits on them (a delivery's recovery is the
+    //    sweep's, on its own leases; retention is measured in minutes to days).
     const cronS = opts.cronIntervalS ?? 30;
     this.boss = new PgBoss({
       connectionString: url,
@@ -71,6 +73,9 @@ export class BossRuntime implements Jobs {
       application_name: 'leadwire-jobs',
       useListenNotify: true,
       maintenanceIntervalSeconds: 300,
+      superviseIntervalSeconds: 300,
+      monitorIntervalSeconds: 300,
+      queueCacheIntervalSeconds: 300,
       flowIntervalSeconds: 300,
       bamIntervalSeconds: 600,
       // The pass that turns a schedule's tick into a job, and the poll that forwards it to its queue, at the same
