@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Deps } from '../../context.ts';
 import type { JobDefinition } from '../../jobs/boss.ts';
 import { withRequestId } from '../../http/request-scope.ts';
@@ -57,6 +58,7 @@ export class DeliveryPump {
   private timerAt = Number.POSITIVE_INFINITY;
   private lastStart = Number.NEGATIVE_INFINITY;
   private unlisten: (() => void) | null = null;
+  private detached: <R>(fn: () => R) => R = (fn) => fn();
   /** Due times announced during a round (dueBy). */
   private hint = Number.POSITIVE_INFINITY;
 
@@ -69,6 +71,10 @@ export class DeliveryPump {
   async start(): Promise<void> {
     if (this.running) return;
     await this.lock.acquire();
+    // Rounds are part of no request: a wake comes from inside one (its commit), and a timer set there would carry the
+    // request's async context (its trace, its id) into the round. Timers are set in the context of whoever started
+    // the pump, as when the loop only ever rescheduled itself.
+    this.detached = AsyncLocalStorage.snapshot();
     this.running = true;
     this.unlisten = onOutboxWritten(() => this.wake());
     this.schedule(0);
@@ -99,7 +105,9 @@ export class DeliveryPump {
   private setDue(at: number): void {
     this.deps.clock.clearTimeout(this.dueTimer);
     this.dueAt = at;
-    this.dueTimer = this.deps.clock.setTimeout(() => this.schedule(0), Math.max(0, at - this.deps.clock.now().getTime()));
+    this.dueTimer = this.detached(() =>
+      this.deps.clock.setTimeout(() => this.schedule(0), Math.max(0, at - this.deps.clock.now().getTime())),
+    );
   }
 
   private clearTimers(): void {
@@ -118,18 +126,20 @@ export class DeliveryPump {
     // The backstop is on the wall clock, not deps.clock: how often to look is a polling cadence, not business time,
     // and tests freeze the clock while the engine works (a frozen business clock must not stop deliveries).
     // Whoever started the pump (a request, in some tests and tools), its rounds are part of no request.
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      this.timerAt = Number.POSITIVE_INFINITY;
-      this.lastStart = performance.now();
-      this.deps.clock.clearTimeout(this.dueTimer);
-      this.dueTimer = null;
-      this.dueAt = Number.POSITIVE_INFINITY;
-      this.round = withRequestId(undefined, () => this.tick()).finally(() => {
-        this.round = null;
-        this.next();
-      });
-    }, ms);
+    this.timer = this.detached(() => setTimeout(() => this.startRound(), ms));
+  }
+
+  private startRound(): void {
+    this.timer = null;
+    this.timerAt = Number.POSITIVE_INFINITY;
+    this.lastStart = performance.now();
+    this.deps.clock.clearTimeout(this.dueTimer);
+    this.dueTimer = null;
+    this.dueAt = Number.POSITIVE_INFINITY;
+    this.round = withRequestId(undefined, () => this.tick()).finally(() => {
+      this.round = null;
+      this.next();
+    });
   }
 
   private next(): void {

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { ChannelListener, type Db } from '@leadwire/db';
 import { onOutboxWritten } from '../../events/written.ts';
 import type { Logger } from '../../context.ts';
@@ -38,9 +39,11 @@ export function notifyWorkers(db: Db, log: Logger): { stop(): Promise<void> } {
       .catch((err: unknown) => log.warn({ err }, 'could not wake the webhook workers; their backstop poll will'))
       .finally(() => (sending = null));
   };
+  // The NOTIFY is part of no request (a wake comes from inside one): its timer is set in the context of the caller.
+  const detached = AsyncLocalStorage.snapshot();
   const off = onOutboxWritten(() => {
     if (timer) return;
-    timer = setTimeout(send, Math.max(0, last + NOTIFY_GAP_MS - performance.now()));
+    timer = detached(() => setTimeout(send, Math.max(0, last + NOTIFY_GAP_MS - performance.now())));
   });
   return {
     async stop() {
