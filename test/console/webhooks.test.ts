@@ -20,7 +20,7 @@ describe.skipIf(!hasChromium)('the Webhooks screens', { timeout: FLOW_TIMEOUT },
   let owner: Person;
   let publicKey: string;
   beforeAll(async () => {
-    h = await startConsole({ WEBHOOKS_UNSAFE_ALLOW_LOOPBACK: 'true', WEBHOOK_PUMP_INTERVAL_MS: '20' });
+    h = await startConsole({ WEBHOOKS_UNSAFE_ALLOW_LOOPBACK: 'true' });
     await startEngine(h.t);
     rx = await startReceiver();
     // A workspace with a Public key too, so a real contact.created can be delivered (and fail, and be recovered).

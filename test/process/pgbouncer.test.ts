@@ -57,7 +57,6 @@ describe('through PgBouncer in session mode', { timeout: 180_000 }, () => {
       DATABASE_URL: bouncer.url,
       WEBHOOKS_UNSAFE_ALLOW_LOOPBACK: 'true',
       NODE_EXTRA_CA_CERTS: TEST_CA_PATH,
-      WEBHOOK_PUMP_INTERVAL_MS: '50',
     };
     const [apiProcess, worker] = await Promise.all([startServer({ ...env, ROLE: 'api' }), startServer({ ...env, ROLE: 'worker' })]);
     // Two processes booting on a shared 2-core machine: more than the usual 30 s allowed.

@@ -35,6 +35,8 @@ beforeAll(async () => {
     DATABASE_URL: t.runtime.deps.config.DATABASE_URL!,
     WEBHOOKS_UNSAFE_ALLOW_LOOPBACK: 'true',
     NODE_EXTRA_CA_CERTS: TEST_CA_PATH,
+    // The pumps are woken by the api processes' writes; their backstop poll is what notices a SIGKILLed worker's
+    // attempts (nothing announces a death), so it is short here, as the lease would otherwise be the bound (30 s).
     WEBHOOK_PUMP_INTERVAL_MS: '50',
     V1_REFUSAL_DELAY_MS: '0',
     // pg-boss's schedule pass every second instead of every 30 s: a polling cadence, not a wait for a tick.

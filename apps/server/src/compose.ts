@@ -2,6 +2,8 @@ import { type Clock, type Config, type Deps, type Logger, type Random, systemClo
 import {
   BossRuntime,
   keyGuardOf,
+  listenForWork,
+  notifyWorkers,
   pumpOf,
   refreshWildcards,
   type Resolver,
@@ -24,6 +26,11 @@ export interface Runtime {
   boss: BossRuntime;
   /** The LISTEN connection that keeps the key guard told of key changes; null in a worker, which serves no keys. */
   keyChanges: ChannelListener | null;
+  /**
+   * The LISTEN connection on which other processes wake this one's webhook pump (wake.ts); null in an api process,
+   * which runs no pump and instead NOTIFYs the workers after its writes.
+   */
+  pumpWake: ChannelListener | null;
   /** Stops the job queue, closes the pool and stops the embedded cluster if we started it: in that order. */
   close(): Promise<void>;
 }
@@ -124,14 +131,31 @@ export async function compose(
           });
     // A process that serves /v1 writes its request counts for the overview every few seconds (limits/api-usage.ts).
     const apiUsage = config.ROLE === 'worker' ? null : startApiUsageFlush(deps);
+    // The pump's wake across processes (wake.ts): an api process tells the workers, a worker listens for it. A
+    // process that does both wakes its own pump in memory.
+    const pumpWake =
+      config.ROLE === 'api'
+        ? null
+        : await listenForWork({
+            url: database.url,
+            log,
+            retryMs: config.KEY_CHANGES_RETRY_MS,
+            wake: () => {
+              pumpOf(jobDeps).wake();
+              pumpOf(deps).wake();
+            },
+          });
+    const notifier = config.ROLE === 'api' ? notifyWorkers(jobDeps.db, log) : null;
     return {
       deps,
       jobDeps,
       boss,
       keyChanges,
+      pumpWake,
       close: async () => {
         await keyChanges?.close();
         await apiUsage?.stop();
+        await pumpWake?.close();
         // The webhook pump stops handing out attempts first; its worker lock goes only after the queue drained, so no
         // attempt of this process ever looks orphaned while it is still being sent.
         // Tests drive a pump on the request deps too; both are stopped (a pump never started stops at once).
@@ -139,6 +163,7 @@ export async function compose(
         for (const pump of pumps) await pump.stop();
         await boss.stop();
         for (const pump of pumps) await pump.release();
+        await notifier?.stop();
         log.info({}, 'job queue stopped');
         await replicas?.close();
         await db.pool.end();

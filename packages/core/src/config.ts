@@ -138,8 +138,13 @@ export const ConfigSchema = z
       .enum(['true', 'false'])
       .default('false')
       .transform((v) => v === 'true'),
-    /** How often a worker's delivery pump looks for new events and due attempts when it found none last time. */
-    WEBHOOK_PUMP_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(100),
+    /**
+     * The delivery pump's backstop poll: how long a worker's pump waits at most for a wake (new events, a manual
+     * delivery) or its next due attempt before it looks anyway. It is woken, not polled, so this costs an idle
+     * server two transactions per interval; it bounds how late work nobody announced is seen (a dead worker's
+     * attempts, a wake lost while the LISTEN connection was down).
+     */
+    WEBHOOK_PUMP_INTERVAL_MS: z.coerce.number().int().min(10).max(600_000).default(30_000),
     /**
      * A comment line on every `leadwire listen` stream this often, so proxies and clients never see it idle (common
      * proxy idle time-outs are 60 s).

@@ -19,7 +19,6 @@ beforeAll(async () => {
   t = await initTestApp(
     {
       WEBHOOKS_UNSAFE_ALLOW_LOOPBACK: 'true',
-      WEBHOOK_PUMP_INTERVAL_MS: '20',
       SMTP_URL: smtp.url,
       MAIL_FROM: 'Leadwire <no-reply@leadwire.test>',
     },

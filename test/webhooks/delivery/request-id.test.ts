@@ -20,7 +20,7 @@ beforeAll(async () => {
   rx = await startReceiver();
   const runtimeLogStream = { write: (line: string) => void (output.push(line), written.wake()) };
   t = await initTestApp(
-    { WEBHOOKS_UNSAFE_ALLOW_LOOPBACK: 'true', WEBHOOK_PUMP_INTERVAL_MS: '20', LOG_LEVEL: 'debug' },
+    { WEBHOOKS_UNSAFE_ALLOW_LOOPBACK: 'true', LOG_LEVEL: 'debug' },
     { runtimeLogStream },
   );
   await startEngine(t);

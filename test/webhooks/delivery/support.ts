@@ -21,7 +21,7 @@ export async function startEngine(t: TestApp, opts: { mail?: boolean } = {}): Pr
  * tests (and the capture, tracking, forms and SDK tests that check deliveries) start a server.
  */
 export async function startDeliveringApp(): Promise<TestApp> {
-  const t = await initTestApp({ WEBHOOKS_UNSAFE_ALLOW_LOOPBACK: 'true', WEBHOOK_PUMP_INTERVAL_MS: '20' });
+  const t = await initTestApp({ WEBHOOKS_UNSAFE_ALLOW_LOOPBACK: 'true' });
   await startEngine(t);
   return t;
 }

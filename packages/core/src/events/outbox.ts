@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type DB, type Db, type Expression, jsonRows, qb, type Selectable, statement } from '@leadwire/db';
 import { currentRequestId } from '../http/request-scope.ts';
+import { announceAfterCommit } from './written.ts';
 import type { EventName } from './names.ts';
 
 /** Who made a change (spec "Payload shape"): lets receivers ignore changes their own integration made. */
@@ -72,6 +73,7 @@ const INSERT_EVENTS = statement<{ events: string }>()((p) => insertEvents(p.even
 export async function emitEvents(db: Db, events: readonly PendingEvent[]): Promise<void> {
   if (events.length === 0) return;
   await db.run(INSERT_EVENTS, { events: eventRowsParam(events) });
+  await announceAfterCommit(db);
 }
 
 /** The one parameter of `insertEvents` / `eventRows`, for callers that fold the insert into a statement of their own. */

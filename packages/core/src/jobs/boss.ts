@@ -16,6 +16,13 @@ function requestIdOf(data: unknown): string | undefined {
   return typeof id === 'string' ? id : undefined;
 }
 
+/**
+ * How often a worker of a `notify` queue (all of ours) polls anyway, for what no NOTIFY announces: a job whose retry
+ * delay or start time has come. Once a minute: such a job starts up to a minute late (pg-boss's default, 30 s, would
+ * double what seven idle queues cost an idle server; docs/operating.md, "An idle server").
+ */
+export const NOTIFY_QUEUE_POLL_S = 60;
+
 export interface JobDefinition<T extends object = object> {
   queue: string;
   /** Retry policy of the queue. */
@@ -51,16 +58,31 @@ export class BossRuntime implements Jobs {
     this.log = log;
     // LISTEN/NOTIFY wakes workers of `notify` queues the moment a job commits. Deletion of finished jobs runs every 5
     // minutes rather than pg-boss's daily default, so short retentions (the mail queue's) hold.
+    // Every other timer is a poll that costs an idle server a transaction each time (issue 27; docs/operating.md, "An
+    // idle server"), so each runs no more often than what it serves needs:
+    //  - a worker of a notify queue polls only for what no NOTIFY announces (NOTIFY_QUEUE_POLL_S, in `work`).
+    //  - flows (dependent jobs) are not used: their resolution pass runs every 5 minutes instead of every 5 seconds;
+    //    the background migration check likewise every 10 minutes.
+    //  - supervision (expiry of jobs past expireIn, deletion of finished ones), the queue-size monitor and the queue
+    //    cache every 5 minutes instead of every minute: nothing of ours waits on them (a delivery's recovery is the
+    //    sweep's, on its own leases; retention is measured in minutes to days).
+    const cronS = opts.cronIntervalS ?? 30;
     this.boss = new PgBoss({
       connectionString: url,
       max: 4,
       application_name: 'leadwire-jobs',
       useListenNotify: true,
       maintenanceIntervalSeconds: 300,
-      // The pass that turns a schedule's tick into a job, and the poll that forwards it to its queue: a pass more
-      // often than the forwarding poll would only queue ticks behind it.
-      cronMonitorIntervalSeconds: opts.cronIntervalS ?? 30,
-      cronWorkerIntervalSeconds: Math.min(5, opts.cronIntervalS ?? 30),
+      superviseIntervalSeconds: 300,
+      monitorIntervalSeconds: 300,
+      queueCacheIntervalSeconds: 300,
+      flowIntervalSeconds: 300,
+      bamIntervalSeconds: 600,
+      // The pass that turns a schedule's tick into a job, and the poll that forwards it to its queue, at the same
+      // pace: a pass more often than the forwarding poll would only queue ticks behind it, and a forwarding poll more
+      // often than the pass finds nothing. A tick's job is queued at most two intervals after its minute.
+      cronMonitorIntervalSeconds: cronS,
+      cronWorkerIntervalSeconds: cronS,
     });
     this.boss.on('error', (err) => this.log.error({ err }, 'job queue error'));
   }
@@ -97,15 +119,20 @@ export class BossRuntime implements Jobs {
     for (const d of definitions) {
       // Each job of a batch settles on its own, so one failure retries only itself. A full batch fetches again at once:
       // a NOTIFY wakes a worker only once, and without that a backlog would drain one job per polling interval.
-      await this.boss.work(d.queue, { batchSize: d.batchSize ?? 1, burstWhenBatchFull: true, perJobResults: true }, async (jobs) => {
-        // Each job runs as part of the request that queued it, if one did: its log lines (these included) carry the
-        // request's reqId, and what it writes or queues carries the id on.
-        const settle = (job: (typeof jobs)[number]): Promise<JobResult> => withRequestId(requestIdOf(job.data), () => this.settle(d, job));
-        if (d.concurrent) return Promise.all(jobs.map(settle));
-        const results: JobResult[] = [];
-        for (const job of jobs) results.push(await settle(job));
-        return results;
-      });
+      await this.boss.work(
+        d.queue,
+        { batchSize: d.batchSize ?? 1, burstWhenBatchFull: true, perJobResults: true, notifyPollingIntervalSeconds: NOTIFY_QUEUE_POLL_S },
+        async (jobs) => {
+          // Each job runs as part of the request that queued it, if one did: its log lines (these included) carry the
+          // request's reqId, and what it writes or queues carries the id on.
+          const settle = (job: (typeof jobs)[number]): Promise<JobResult> =>
+            withRequestId(requestIdOf(job.data), () => this.settle(d, job));
+          if (d.concurrent) return Promise.all(jobs.map(settle));
+          const results: JobResult[] = [];
+          for (const job of jobs) results.push(await settle(job));
+          return results;
+        },
+      );
       // `missed: 'once'`: a tick that fell while no process ran (a deploy across 05:00, an outage) is sent once by the
       // first pass after, instead of waiting for the next one; pg-boss files it under the tick's own minute, so two
       // passes never send it twice.

@@ -8,6 +8,7 @@ import { AppError, errors } from '../../errors.ts';
 import { currentRequestId } from '../../http/request-scope.ts';
 import { CONTACT_CAPS } from '../../limits/plans.ts';
 import { newContact, unionTags } from '../shared/apply.ts';
+import { announceAfterCommit } from '../../events/written.ts';
 import { UPSERT_ONE, type UpsertOneParams } from './one-trip-sql.ts';
 import type { ContactUpsertOutput } from './schemas.ts';
 import type { UpsertOptions, UpsertRowInput } from './options.ts';
@@ -99,6 +100,8 @@ export async function runOneTrip<P extends { domain: string | null }, R extends 
   if ('replay' in run) return run;
   if ('redo' in run) return { row: null };
   const { row } = run;
+  // The statement wrote the contact's events (if it changed anything): the pumps are told once it committed.
+  await announceAfterCommit(db);
   if (row.company_missing) throw errors.companyNotFound(params.domain!);
   if (!row.far || row.id === null || row.created === null) return { row: null };
   return { row: row as R & { id: string; created: boolean } };

@@ -10,6 +10,7 @@ import type { ContactRow } from '../shared/row.ts';
 import { toEventContact } from '../shared/row.ts';
 import { updateContactsParams } from '../shared/sql.ts';
 import type { ContactUpsertInput, ContactUpsertOutput } from './schemas.ts';
+import { announceAfterCommit } from '../../events/written.ts';
 import { CAP_MARGIN, fitsOneTrip, upsertOneTrip } from './one-trip.ts';
 import type { UpsertOptions, UpsertRowInput } from './options.ts';
 import * as sql from './sql.ts';
@@ -222,9 +223,10 @@ export async function upsertContactsInTx(
     if (!inserted || g.rows.length > 1) updates.push(current);
     if (inserted || scoreInputsChanged(original, current)) scoreChanged.push(current.id);
   }
-  if (updates.length)
+  if (updates.length) {
     await tx.run(sql.UPDATE_CONTACTS_AND_EMIT, { ...updateContactsParams(updates, actor.orgId), events: eventRowsParam(events) });
-  else await emitEvents(tx, events);
+    await announceAfterCommit(tx);
+  } else await emitEvents(tx, events);
   if (scoreChanged.length && opts.onScoreInputsChanged) await opts.onScoreInputsChanged(tx, scoreChanged);
   return outcomes.map((o) => o ?? { ok: false, error: errors.saveFailed(new Error('row was not processed')) });
 }

@@ -118,12 +118,14 @@ export interface AttemptRounds {
   record: Coalescer<AttemptOutcome, undefined>;
 }
 
-export function attemptRounds(deps: Deps, lock: WorkerLock): AttemptRounds {
+/** `retryBy`: told the earliest retry a round of outcomes scheduled, once it committed (the pump sleeps until then). */
+export function attemptRounds(deps: Deps, lock: WorkerLock, retryBy: (at: Date) => void = () => {}): AttemptRounds {
   const recordDeps = { jobs: deps.jobs, appUrl: deps.config.APP_URL, baseUrl: deps.config.BASE_URL, random: deps.random };
   return {
     take: new Coalescer((refs) => takeAttempts(deps, lock, refs), ROUND_MAX),
     record: new Coalescer(async (outcomes) => {
-      await persistently(deps.clock, () => recordAttempts(deps.db, recordDeps, outcomes, deps.clock.now()));
+      const retry = await persistently(deps.clock, () => recordAttempts(deps.db, recordDeps, outcomes, deps.clock.now()));
+      if (retry) retryBy(retry);
       return outcomes.map(() => undefined);
     }, ROUND_MAX),
   };

@@ -270,7 +270,7 @@ function exhausted(p: ReturnType<typeof plan>, now: Date): PendingEvent[] {
  * unsubscribing) with their operational events for the attempts whose lease was still theirs. Successes reset failure counts first, so a failure in
  * the same round still counts.
  */
-export async function recordAttempts(db: Db, deps: RecordDeps, outcomes: readonly AttemptOutcome[], now: Date): Promise<void> {
+export async function recordAttempts(db: Db, deps: RecordDeps, outcomes: readonly AttemptOutcome[], now: Date): Promise<Date | null> {
   const planned = outcomes.map((o) => plan(o, deps.random));
   await db.transaction(async (tx) => {
     const finished = await tx.run(FINISH_MANY, {
@@ -324,4 +324,7 @@ export async function recordAttempts(db: Db, deps: RecordDeps, outcomes: readonl
   });
   // Counted once committed, as logged: a round rolled back is retried and counted then.
   for (const p of planned) countAttempt(p.result.outcome, p.attempt, MAX_ATTEMPTS);
+  // The earliest retry scheduled: the pump of this process sleeps until then rather than polling for it.
+  const retries = planned.flatMap((p) => (p.retryAt ? [p.retryAt.getTime()] : []));
+  return retries.length ? new Date(Math.min(...retries)) : null;
 }

@@ -6,6 +6,7 @@ import { iso, isoOrNull } from '../../records/dates.ts';
 import { newestFirst, refuseForeignCursor, toPage } from '../../records/pagination.ts';
 import { errors } from '../../errors.ts';
 import { allowanceLeft, createDeliveries, type NewDelivery } from './create.ts';
+import { announceAfterCommit } from '../../events/written.ts';
 import type { DeliveryAttemptView, DeliveryLogInput, QueuedDelivery, RecoverInput, RecoverResult, RedeliverInput } from './schemas.ts';
 
 const ENDPOINT = statement<{ id: string; orgId: string }>()((p) =>
@@ -161,6 +162,7 @@ export async function queueOne(tx: Db, item: NewDelivery, now: Date): Promise<Qu
   const [created] = await createDeliveries(tx, [item], now);
   // Only dispatch applies filters: a test or a replay is never filtered.
   if (!created || created.state === 'filtered') throw new Error('delivery not created');
+  await announceAfterCommit(tx);
   return { deliveryId: created.id, event: item.event, state: created.state, skipReason: created.skipReason };
 }
 
@@ -222,6 +224,7 @@ export async function recover(db: Db, actor: InternalActor, input: RecoverInput,
       chosen.map((d) => replayOf(actor, input.id, d)),
       now,
     );
+    if (chosen.length) await announceAfterCommit(tx);
     return { replayed: chosen.length, remaining: found.length - chosen.length };
   });
 }

@@ -74,6 +74,17 @@ const CLAIM = statement<{ settleS: number; now: Date; batch: number; leaseUntil:
     .returning(['d.id', 'd.lease_token']),
 );
 
+/**
+ * When the earliest attempt, pending or in flight, comes due (its retry, or the end of its lease): the pump sleeps
+ * until then instead of polling. The state literals let the partial index webhook_deliveries_due_idx answer it.
+ */
+const EARLIEST_DUE = statement<Record<never, never>>()(() =>
+  qb
+    .selectFrom('webhook_deliveries as d')
+    .select((eb) => eb.fn.min('d.next_attempt_at').as('due'))
+    .where('d.state', 'in', [PENDING, IN_FLIGHT]),
+);
+
 /** One attempt as a job names it: the delivery and the lease token the sweep gave it. */
 export interface AttemptRef {
   deliveryId: string;
@@ -101,19 +112,33 @@ export const deliverQueue = jobQueue(DELIVER_QUEUE, DeliverJobPayload);
  * marked in flight without a job, nor a job queued for an attempt that rolled back. Returns how many were claimed.
  */
 export async function sweepDeliveries(db: Db, jobs: Jobs, now: Date, batch = SWEEP_BATCH): Promise<number> {
+  return (await sweepAndPlan(db, jobs, now, batch)).claimed;
+}
+
+/**
+ * The same round, also reading (after its claim, in the same transaction: a round trip, not a commit of its own) when
+ * the earliest attempt comes due, for the pump to sleep until then.
+ */
+export async function sweepAndPlan(db: Db, jobs: Jobs, now: Date, batch = SWEEP_BATCH): Promise<{ claimed: number; due: Date | null }> {
   return db.transaction(async (tx) => {
-    const claimed = await tx.run(CLAIM, {
-      settleS: Math.ceil(RECEIVER_TIMEOUT_MS / 1000) + 5,
-      now,
-      batch,
-      leaseUntil: new Date(now.getTime() + QUEUE_LEASE_MS),
-    });
-    if (claimed.length === 0) return 0;
-    const bundles: DeliverJob[] = [];
-    for (let i = 0; i < claimed.length; i += ATTEMPTS_PER_JOB) {
-      bundles.push({ attempts: claimed.slice(i, i + ATTEMPTS_PER_JOB).map((c) => ({ deliveryId: c.id, leaseToken: c.lease_token! })) });
-    }
-    await deliverQueue.sendMany(jobs, tx, bundles);
-    return claimed.length;
+    const claimed = await claim(tx, jobs, now, batch);
+    const [row] = await tx.run(EARLIEST_DUE, {});
+    return { claimed, due: row?.due ? new Date(row.due) : null };
   });
+}
+
+async function claim(tx: Db, jobs: Jobs, now: Date, batch: number): Promise<number> {
+  const claimed = await tx.run(CLAIM, {
+    settleS: Math.ceil(RECEIVER_TIMEOUT_MS / 1000) + 5,
+    now,
+    batch,
+    leaseUntil: new Date(now.getTime() + QUEUE_LEASE_MS),
+  });
+  if (claimed.length === 0) return 0;
+  const bundles: DeliverJob[] = [];
+  for (let i = 0; i < claimed.length; i += ATTEMPTS_PER_JOB) {
+    bundles.push({ attempts: claimed.slice(i, i + ATTEMPTS_PER_JOB).map((c) => ({ deliveryId: c.id, leaseToken: c.lease_token! })) });
+  }
+  await deliverQueue.sendMany(jobs, tx, bundles);
+  return claimed.length;
 }
