@@ -19,10 +19,7 @@ const written = waiter();
 beforeAll(async () => {
   rx = await startReceiver();
   const runtimeLogStream = { write: (line: string) => void (output.push(line), written.wake()) };
-  t = await initTestApp(
-    { WEBHOOKS_UNSAFE_ALLOW_LOOPBACK: 'true', LOG_LEVEL: 'debug' },
-    { runtimeLogStream },
-  );
+  t = await initTestApp({ WEBHOOKS_UNSAFE_ALLOW_LOOPBACK: 'true', LOG_LEVEL: 'debug' }, { runtimeLogStream });
   await startEngine(t);
 });
 afterAll(async () => {
