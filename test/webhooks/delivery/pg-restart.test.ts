@@ -88,9 +88,12 @@ select d.id, d.state, d.body::jsonb->'data'->'contact'->>'email' as email,
       and j.state in ('created', 'retry', 'active')) as lost
 from webhook_deliveries d where d.endpoint_id = ?`;
 
-/** Polls the endpoint's deliveries until `done` holds (a positive signal), for at most 30 s. */
+/**
+ * Polls the endpoint's deliveries until `done` holds (a positive signal), for at most 120 s: the bound only ends a run
+ * that is already failing, sized for a host three times slower than ours under a full suite.
+ */
 async function until(done: (rows: Row[]) => boolean, endpointId: string): Promise<Row[]> {
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + 120_000;
   for (;;) {
     const rows = await t.sql<Row>(ROWS, [endpointId]);
     if (done(rows)) return rows;
@@ -99,14 +102,14 @@ async function until(done: (rows: Row[]) => boolean, endpointId: string): Promis
         (m, r) => ({ ...m, [r.lost ? 'lost' : r.state]: (m[r.lost ? 'lost' : r.state] ?? 0) + 1 }),
         {},
       );
-      throw new Error(`${rows.length} deliveries of ${TOTAL} after 30 s: ${JSON.stringify(states)}`);
+      throw new Error(`${rows.length} deliveries of ${TOTAL} after 120 s: ${JSON.stringify(states)}`);
     }
     await sleep(100);
   }
 }
 
 describe('PostgreSQL restarted under load', () => {
-  it('loses no delivery: every acknowledged contact arrives, as exactly one delivery', { timeout: 60_000 }, async () => {
+  it('loses no delivery: every acknowledged contact arrives, as exactly one delivery', { timeout: 300_000 }, async () => {
     const org = await t.newOrg();
     const endpoint = await insertEndpoint(t, org.orgId, `${rx.origin}/restart`, { events: ['contact.created'] });
     const s: Stream = { acknowledged: [], unavailable: 0 };
