@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { TestClock } from './clock.ts';
+import { MAX_TIMER_MS, systemClock, TestClock } from './clock.ts';
 
 describe('TestClock', () => {
   it('runs with the wall clock until moved', () => {
@@ -93,5 +93,20 @@ describe('TestClock', () => {
     const start = clock.now().getTime();
     const fired = new Promise<number>((resolve) => clock.setTimeout(() => resolve(clock.now().getTime()), 20));
     expect(await fired).toBeGreaterThanOrEqual(start + 20);
+  });
+});
+
+describe('systemClock', () => {
+  it("bounds a timer's delay at 2^31 - 1 ms, past which Node would fire it after 1 ms", () => {
+    const spy = vi.spyOn(globalThis, 'setTimeout');
+    try {
+      const timer = systemClock.setTimeout(() => {}, 40 * 24 * 3600 * 1000);
+      expect(spy).toHaveBeenLastCalledWith(expect.any(Function), MAX_TIMER_MS);
+      systemClock.clearTimeout(timer);
+      systemClock.clearTimeout(systemClock.setTimeout(() => {}, 5_000));
+      expect(spy).toHaveBeenLastCalledWith(expect.any(Function), 5_000);
+    } finally {
+      spy.mockRestore();
+    }
   });
 });

@@ -23,10 +23,16 @@ export interface ClockTimer {
   readonly [timerBrand]: true;
 }
 
+/**
+ * Node fires a timer of more than 2^31 - 1 ms (24.8 days) after 1 ms instead: a due time that far away (a retry
+ * scheduled by a clock set far ahead) would become a busy loop. Such a timer fires at the bound; its owner looks again.
+ */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
 export const systemClock: Clock = {
   now: () => new Date(),
-  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-  setTimeout: (fn, ms) => setTimeout(fn, ms).unref() as unknown as ClockTimer,
+  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, Math.min(ms, MAX_TIMER_MS))),
+  setTimeout: (fn, ms) => setTimeout(fn, Math.min(ms, MAX_TIMER_MS)).unref() as unknown as ClockTimer,
   clearTimeout: (timer) => clearTimeout(timer as unknown as NodeJS.Timeout | undefined),
 };
 
