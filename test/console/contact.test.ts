@@ -101,7 +101,7 @@ describe.skipIf(!hasChromium)('goals and a contact’s consent in the console', 
       'video_played',
     ]);
     await page.getByRole('button', { name: '24 hours' }).click();
-    await page.getByText('Custom events of the whole site in the last 24 hours').waitFor();
+    await page.getByText("The whole site's custom events in the last 24 hours").waitFor();
     expect(await cells(page, 'Goals (custom events)', 'signup')).toEqual(['3', '1', '2']);
     await expectAccessible(page, 'analytics-goals');
 
@@ -166,6 +166,54 @@ describe.skipIf(!hasChromium)('goals and a contact’s consent in the console', 
     await page.setViewportSize({ width: 390, height: 844 });
     await expectNoSideScroll(page);
     await expectAccessible(page, 'phone-analytics-goals-empty');
+  });
+
+  it('edits a form’s consent checkboxes: a bad purpose refused beside its input, then saved, then removed', async () => {
+    const api = await h.api(owner);
+    const form = await api.forms.create.mutate({
+      name: 'Sign-up',
+      published: true,
+      fields: [{ id: 'email', label: 'Email', type: 'email', required: true }],
+      consent: { doubleOptIn: false, purposes: [NEWS] },
+    });
+    const { page } = await h.signedIn(owner, `/forms/${form.id}`);
+    const first = page.getByRole('group', { name: 'Consent checkbox 1' });
+    expect(await first.getByLabel('Purpose', { exact: true }).inputValue()).toBe(NEWS.purpose);
+    expect(await first.getByLabel('Text shown').inputValue()).toBe(NEWS.text);
+    expect(await first.getByLabel('Version').inputValue()).toBe(NEWS.version);
+
+    await page.getByRole('button', { name: 'Add a consent checkbox' }).click();
+    const second = page.getByRole('group', { name: 'Consent checkbox 2' });
+    await second.getByLabel('Purpose', { exact: true }).fill('SMS!');
+    await second.getByLabel('Text shown').fill('Text me offers.');
+    await second.getByLabel('Required').check();
+    await page.getByLabel('Double opt-in').check();
+    await page.getByRole('button', { name: 'Save form' }).click();
+    const purpose = second.getByLabel('Purpose', { exact: true });
+    await expect.poll(() => purpose.getAttribute('aria-invalid')).toBe('true');
+    expect(await second.locator('.field-error').textContent()).toMatch(/^purpose must be 1-40 lowercase letters/);
+    expect((await api.forms.get.query({ id: form.id })).consent?.purposes).toHaveLength(1);
+    await expectAccessible(page, 'form-consent-refused');
+
+    await purpose.fill('sms');
+    await page.getByRole('button', { name: 'Save form' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+    expect((await api.forms.get.query({ id: form.id })).consent).toEqual({
+      doubleOptIn: true,
+      purposes: [
+        { ...NEWS, field: '_consent_email_marketing' },
+        { purpose: 'sms', text: 'Text me offers.', version: '1', required: true, field: '_consent_sms' },
+      ],
+    });
+    // Saved as the server keeps it: the editor shows the stored boxes again.
+    await page.getByRole('group', { name: 'Consent checkbox 2' }).waitFor();
+    expect(await page.getByLabel('Double opt-in').isChecked()).toBe(true);
+
+    for (const n of [2, 1]) await page.getByRole('button', { name: `Remove consent checkbox ${n}` }).click();
+    expect(await page.getByLabel('Double opt-in').count()).toBe(0);
+    await page.getByRole('button', { name: 'Save form' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+    await expect.poll(async () => (await api.forms.get.query({ id: form.id })).consent).toBeNull();
   });
 
   it('answers a contact that is not there with the server’s refusal', async () => {

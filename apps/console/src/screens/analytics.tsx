@@ -15,11 +15,7 @@ const n = (v: number) => v.toLocaleString('en-US');
 type Goal = Outputs['tracking']['goals']['items'][number];
 
 /** `tracking.goals` counts whole days back from now: each period of the switch as that many days. */
-const GOAL_DAYS: Record<Website['period'], { days: number; span: string }> = {
-  '24h': { days: 1, span: 'the last 24 hours' },
-  '7d': { days: 7, span: 'the last 7 days' },
-  '30d': { days: 30, span: 'the last 30 days' },
-};
+const GOAL_DAYS: Record<Website['period'], number> = { '24h': 1, '7d': 7, '30d': 30 };
 
 /** The stub that queues calls made before the snippet loads (docs/website.md, "Custom events"). */
 const TRACK_STUB = '<script>window.leadwire=window.leadwire||{q:[],track:function(){this.q.push(arguments)}}</script>';
@@ -27,7 +23,8 @@ const TRACK_EXAMPLE = "leadwire.track('signup', { plan: 'pro' })";
 
 /** Custom events (`leadwire.track`) by name, as Plausible's goals: the whole site, anonymous visitors included. */
 function Goals({ period }: { period: Website['period'] }) {
-  const { days, span } = GOAL_DAYS[period];
+  const days = GOAL_DAYS[period];
+  const span = `the last ${PERIODS.find((p) => p.value === period)!.label}`;
   const load = useLoad(() => api.tracking.goals.query({ days }), [days]);
   return (
     <section class="card" aria-labelledby="goals-heading">
@@ -38,18 +35,14 @@ function Goals({ period }: { period: Website['period'] }) {
             <>
               <p class="muted">No custom events in {span}.</p>
               <p>
-                Paste this stub above the tracking snippet, then call <code>leadwire.track</code> where something happens (a sign-up, a plan
-                chosen); each name becomes a goal here:
+                Paste this stub above the tracking snippet, then call <code>leadwire.track</code>; each name becomes a goal:
               </p>
               <Copyable label="The stub" value={TRACK_STUB} />
               <Copyable label="A goal" value={TRACK_EXAMPLE} />
             </>
           ) : (
             <>
-              <p class="hint">
-                Custom events of the whole site in {span}, most frequent first. Anonymous: visitors not known as contacts, Global Privacy
-                Control included. Visitors are not counted per goal.
-              </p>
+              <p class="hint">The whole site's custom events in {span}. Anonymous: from visitors not known as contacts.</p>
               <Table
                 caption="Goals (custom events)"
                 rows={g.items}

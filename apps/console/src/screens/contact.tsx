@@ -24,8 +24,8 @@ function AtUtc({ at }: { at: string }) {
 const nameOf = (c: Contact) => [c.firstName, c.lastName].filter(Boolean).join(' ') || c.email || 'Unnamed contact';
 
 function status(e: Entry): string {
-  if (e.status === 'pending') return e.expired ? 'Pending: the confirmation link expired' : 'Pending: waiting for confirmation';
-  if (e.confirms) return 'Granted (confirmed by the link)';
+  if (e.status === 'pending') return e.expired ? 'Pending (link expired)' : 'Pending';
+  if (e.confirms) return 'Granted (confirmed)';
   return e.status[0]!.toUpperCase() + e.status.slice(1);
 }
 
@@ -39,7 +39,7 @@ export function ContactScreen({ params }: ScreenProps) {
   const id = params.id!;
   const load = useLoad(() => Promise.all([api.contacts.get.query({ id, timelineLimit: 1 }), api.consents.ofContact.query({ id })]), [id]);
   return (
-    <Page title="Contact" intro={<Link to="/analytics">Back to website analytics</Link>}>
+    <Page title="Contact">
       <Loaded load={load} what="the contact">
         {([{ contact }, consents]) => (
           <>
@@ -48,14 +48,12 @@ export function ContactScreen({ params }: ScreenProps) {
               <dl class="facts">
                 <dt>Email</dt>
                 <dd>{contact.email ?? none('none')}</dd>
-                <dt>Stage</dt>
-                <dd>{contact.stage}</dd>
               </dl>
             </section>
             <section class="card" aria-labelledby="consent-now">
               <h2 id="consent-now">Consent now</h2>
               {consents.purposes.length === 0 ? (
-                <p class="muted">No consent granted or withdrawn: a declined or pending box changes nothing.</p>
+                <p class="muted">None.</p>
               ) : (
                 <Table
                   caption="Consent now, by purpose"
@@ -72,12 +70,9 @@ export function ContactScreen({ params }: ScreenProps) {
             </section>
             <section class="card" aria-labelledby="consent-history">
               <h2 id="consent-history">Consent history</h2>
-              <p class="hint">
-                Every answer, newest first, with the exact text and version shown; times in UTC. Read-only: only the person changes it, by a
-                form, its confirmation link or an unsubscribe link.
-              </p>
+              <p class="hint">Newest first; times in UTC. Only the person changes it (forms and their links).</p>
               {consents.entries.length === 0 ? (
-                <p class="muted">No consent recorded: no form with consent checkboxes has been submitted for this contact.</p>
+                <p class="muted">None.</p>
               ) : (
                 <Table
                   caption="Consent history"
