@@ -8,6 +8,7 @@ import { Overview } from './screens/overview.tsx';
 import { Trash } from './screens/trash.tsx';
 import { Analytics } from './screens/analytics.tsx';
 import { Attempt } from './screens/attempt.tsx';
+import { ContactScreen } from './screens/contact.tsx';
 import { Webhook } from './screens/webhook.tsx';
 import { NewEndpoint, Webhooks } from './screens/webhooks.tsx';
 import { Website } from './screens/website.tsx';
@@ -38,6 +39,8 @@ export const ROUTES: Route[] = [
   { path: '/workflows', screen: Workflows, nav: 'Workflows' },
   { path: '/workflows/:id', screen: WorkflowDetail },
   { path: '/analytics', screen: Analytics, nav: 'Analytics' },
+  // Every role reads contacts; reached from the identified visitors of /analytics.
+  { path: '/contacts/:id', screen: ContactScreen },
   { path: '/website', screen: Website, nav: 'Website' },
   { path: '/trash', screen: Trash, nav: 'Trash' },
   { path: '/members', screen: Members, nav: 'Members' },

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { api, type Outputs } from '../api.ts';
 import type { ScreenProps } from '../screen.ts';
 import { type ChartSeries, Legend, TimeChart } from '../ui/chart.tsx';
-import { Link, Loaded, Page, When } from '../ui/common.tsx';
+import { Copyable, Link, Loaded, Page, When } from '../ui/common.tsx';
 import { Table } from '../ui/table.tsx';
 import { useLoad } from '../ui/use-load.ts';
 import { PERIODS, PeriodSwitch } from './overview.tsx';
@@ -11,6 +11,56 @@ type Website = Outputs['activity']['website'];
 type Row = Website['pages'][number];
 
 const n = (v: number) => v.toLocaleString('en-US');
+
+type Goal = Outputs['tracking']['goals']['items'][number];
+
+/** `tracking.goals` counts whole days back from now: each period of the switch as that many days. */
+const GOAL_DAYS: Record<Website['period'], number> = { '24h': 1, '7d': 7, '30d': 30 };
+
+/** The stub that queues calls made before the snippet loads (docs/website.md, "Custom events"). */
+const TRACK_STUB = '<script>window.leadwire=window.leadwire||{q:[],track:function(){this.q.push(arguments)}}</script>';
+const TRACK_EXAMPLE = "leadwire.track('signup', { plan: 'pro' })";
+
+/** Custom events (`leadwire.track`) by name, as Plausible's goals: the whole site, anonymous visitors included. */
+function Goals({ period }: { period: Website['period'] }) {
+  const days = GOAL_DAYS[period];
+  const span = `the last ${PERIODS.find((p) => p.value === period)!.label}`;
+  const load = useLoad(() => api.tracking.goals.query({ days }), [days]);
+  return (
+    <section class="card" aria-labelledby="goals-heading">
+      <h2 id="goals-heading">Goals (custom events)</h2>
+      <Loaded load={load} what="the goals">
+        {(g) =>
+          g.items.length === 0 ? (
+            <>
+              <p class="muted">No custom events in {span}.</p>
+              <p>
+                Paste this stub above the tracking snippet, then call <code>leadwire.track</code>; each name becomes a goal:
+              </p>
+              <Copyable label="The stub" value={TRACK_STUB} />
+              <Copyable label="A goal" value={TRACK_EXAMPLE} />
+            </>
+          ) : (
+            <>
+              <p class="hint">The whole site's custom events in {span}. Anonymous: from visitors not known as contacts.</p>
+              <Table
+                caption="Goals (custom events)"
+                rows={g.items}
+                rowKey={(r) => r.name}
+                columns={[
+                  { header: 'Goal', cell: (r: Goal) => <code>{r.name}</code> },
+                  { header: 'Events', cell: (r) => n(r.total) },
+                  { header: 'From contacts', cell: (r) => n(r.total - r.anonymous) },
+                  { header: 'Anonymous', cell: (r) => n(r.anonymous) },
+                ]}
+              />
+            </>
+          )
+        }
+      </Loaded>
+    </section>
+  );
+}
 
 /** A breakdown (pages, referrers, UTM values) as a short table: its value, views and visitors. */
 function Breakdown(props: { title: string; column: string; rows: Row[]; empty: string; onPick?: (value: string) => void }) {
@@ -130,21 +180,20 @@ export function Analytics(_: ScreenProps) {
                     rows={w.contacts}
                     rowKey={(c) => c.id}
                     columns={[
-                      { header: 'Contact', cell: (c) => c.name ?? c.email ?? c.id },
+                      { header: 'Contact', cell: (c) => <Link to={`/contacts/${c.id}`}>{c.name ?? c.email ?? c.id}</Link> },
                       { header: 'Email', cell: (c) => c.email ?? <span class="muted">none</span> },
                       { header: 'Page views', cell: (c) => n(c.views) },
                       { header: 'Last seen', cell: (c) => <When at={c.lastSeenAt} /> },
                     ]}
                   />
                 )}
-                <p class="hint">
-                  A contact's whole timeline (views, messages, submissions) is in the application API: <code>contacts.timeline</code>.
-                </p>
+                <p class="hint">Each contact's name opens its screen: its email and its consent history.</p>
               </section>
             </>
           );
         }}
       </Loaded>
+      <Goals period={period} />
     </Page>
   );
 }

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, type Inputs, type Outputs } from '../api.ts';
+import { ConsentEditor, consentDraft, consentPaths } from '../ui/consent-editor.tsx';
 import { Checkbox, Form, FormProblem, Select, Submit, TextInput } from '../ui/form.tsx';
 import { type DraftField, FieldEditor, Radios } from '../ui/forms.tsx';
 import { useAction } from '../ui/use-load.ts';
@@ -50,6 +51,7 @@ export function FormEditor(props: {
   const [mode, setMode] = useState<ThankYouMode>(!thanks ? 'default' : 'redirectUrl' in thanks ? 'redirect' : 'message');
   const [message, setMessage] = useState(thanks && 'message' in thanks ? thanks.message : '');
   const [redirectUrl, setRedirectUrl] = useState(thanks && 'redirectUrl' in thanks ? thanks.redirectUrl : '');
+  const [consent, setConsent] = useState(() => consentDraft(form?.consent));
 
   const save = useAction(async () => {
     props.onSaving?.();
@@ -73,6 +75,8 @@ export function FormEditor(props: {
       })),
       captcha: captchaOn ? { provider, siteKey, ...(secret ? { secret } : {}) } : null,
       thankYou: mode === 'message' ? { message } : mode === 'redirect' ? { redirectUrl } : null,
+      // No box: none asked of a new form; removed from one that had some (their recorded entries stay).
+      ...(consent.purposes.length ? { consent } : form?.consent ? { consent: null } : {}),
     };
     const result = form ? await api.forms.update.mutate({ id: form.id, ...input }) : await api.forms.create.mutate(input);
     setSecret('');
@@ -92,6 +96,7 @@ export function FormEditor(props: {
       'captcha.secret',
     ],
     ...fields.flatMap((_, i) => ['label', 'id', 'type', 'options'].map((k) => `fields.${i}.${k}`)),
+    ...consentPaths(consent),
   ];
 
   // A moved field's button stays focused (the other one once it reaches an end); after a removal, "Add a field" is.
@@ -150,6 +155,7 @@ export function FormEditor(props: {
           Add a field
         </button>
       </div>
+      <ConsentEditor value={consent} errors={errors} onValue={setConsent} />
       <h2>After a submission</h2>
       <Select
         label="Pipeline"
