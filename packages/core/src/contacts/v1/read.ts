@@ -26,7 +26,7 @@ export const LIST_CONTACTS = statement<{ orgId: string; afterTs: string; afterId
     .limit(p.limit),
 );
 
-const FIND_CONTACT = statement<{ orgId: string; id: string }>()((p) =>
+export const FIND_CONTACT = statement<{ orgId: string; id: string }>()((p) =>
   qb
     .selectFrom('contacts as c')
     .select(COLUMNS)
