@@ -15,6 +15,7 @@ export type {
   CompanyUpsertInput,
   CompanyUpsertResult,
   Contact,
+  ContactDetail,
   ContactRecord,
   ContactSearchQuery,
   ContactUpsertInput,

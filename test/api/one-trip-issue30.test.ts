@@ -77,13 +77,15 @@ describe('the one-trip answers are what the /v1 document promises', () => {
     for (const field of schema.required ?? []) expect(r.body[field], field).not.toBeUndefined();
   });
 
-  it('promises no consent on a contact write or read; consent is its own read-only operation', () => {
+  it('promises no consent on a contact write; the contact read and its own operation show it, read-only', () => {
     for (const [method, path] of [
       ['post', '/contacts/upsert'],
       ['post', '/contacts/batch-upsert'],
-      ['get', '/contacts/{id}'],
     ])
       expect(JSON.stringify(answerSchema(method!, path!)), `${method} ${path}`).not.toMatch(/consent/i);
+    expect(answerSchema('get', '/contacts/{id}').properties.consent).toEqual({ $ref: '#/components/schemas/ContactConsent' });
+    expect(doc.components.schemas.ContactConsent.description).toMatch(/^Read-only.*never through an API key/);
+    expect(Object.keys(doc.paths['/contacts/{id}'])).toEqual(['get']);
     expect(Object.keys(doc.paths['/contacts/{id}/consents'])).toEqual(['get']);
     expect(JSON.stringify(doc.components.schemas.ContactUpsertInput)).not.toMatch(/consent/i);
   });

@@ -8,6 +8,7 @@ import type {
   CompanyUpsertInput,
   CompanyUpsertResult,
   Contact,
+  ContactDetail,
   ContactRecord,
   ContactSearchQuery,
   ContactUpsertInput,
@@ -52,8 +53,11 @@ export interface LeadwireClient {
      * later, so a walk to the end misses no change. Save `.cursor` to resume; `.pages()` yields whole pages.
      */
     list(opts?: ListOptions): Paged<ContactRecord>;
-    /** One contact by id (GET /v1/contacts/{id}; `contacts:read`). Unknown, trashed or another workspace's: 404 `not_found`. */
-    get(id: string, opts?: CallOptions): Promise<ContactRecord>;
+    /**
+     * One contact by id, with its consent by purpose (GET /v1/contacts/{id}; `contacts:read`). Unknown, trashed or
+     * another workspace's: 404 `not_found`.
+     */
+    get(id: string, opts?: CallOptions): Promise<ContactDetail>;
     /** Looks a contact up by email (GET /v1/contacts/search; `contacts:read`). A contact not found is a 404 `not_found`. */
     search(query: ContactSearchQuery, opts?: CallOptions): Promise<Contact>;
     /** Creates or updates one contact, matched on its email or on name and company (POST /v1/contacts/upsert; `contacts:write`). */

@@ -74,8 +74,14 @@ export interface BatchRowFailure {
 /** The outcome of one row of `batchUpsert`. */
 export type BatchRowResult = BatchRowSuccess | BatchRowFailure;
 
-/** A contact as the read routes return it (`GET /v1/contacts`, `GET /v1/contacts/{id}`): the `data.contact` of contact events. */
+/** A contact as the list returns it (`GET /v1/contacts`): the `data.contact` of contact events. */
 export type ContactRecord = components['schemas']['ContactRecord'];
+
+/**
+ * A contact as `GET /v1/contacts/{id}` returns it: the `ContactRecord` plus `consent`, per purpose what holds now
+ * (`consent.email_marketing?.status === 'granted'`); `{}` when none was asked. Read-only.
+ */
+export type ContactDetail = components['schemas']['ContactDetail'];
 
 /** A company as the read routes return it (`GET /v1/companies`, `/companies/{id}`, `/companies/search`). */
 export type CompanyRecord = components['schemas']['CompanyRecord'];

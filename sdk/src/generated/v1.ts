@@ -117,8 +117,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Get a contact by id
-         * @description Requires the `contacts:read` permission.
+         * Get a contact by id, with its consent
+         * @description The contact as contact events carry it, plus `consent`: per purpose, what holds now (read-only; no API key sets it). Its evidence, entry by entry: GET /v1/contacts/{id}/consents.
+         *
+         *     Requires the `contacts:read` permission.
          */
         get: operations["contacts-get"];
         put?: never;
@@ -1223,6 +1225,99 @@ export interface components {
              * Format: date-time
              * @description ISO 8601 UTC with milliseconds.
              */
+            updatedAt: string;
+        };
+        /**
+         * @description Read-only: the consent the contact gave through your forms, by purpose (`email_marketing`, `sms` or one you named), `{}` when none was asked. Recorded by forms, their double opt-in confirmation pages and unsubscribe links, never through an API key. The evidence (exact text, form, page, every entry): GET /contacts/{id}/consents.
+         * @example {
+         *       "email_marketing": {
+         *         "status": "granted",
+         *         "method": "double_opt_in",
+         *         "version": "2026-11",
+         *         "at": "2026-11-20T09:16:03.118Z"
+         *       },
+         *       "sms": {
+         *         "status": "declined",
+         *         "method": "single_opt_in",
+         *         "version": "2026-11",
+         *         "at": "2026-11-20T09:15:42.301Z"
+         *       }
+         *     }
+         */
+        ContactConsent: {
+            [key: string]: {
+                /**
+                 * Format: date-time
+                 * @description When that entry was recorded.
+                 */
+                at: string;
+                /**
+                 * @description How the entry that decides it was recorded.
+                 * @enum {string}
+                 */
+                method: "single_opt_in" | "double_opt_in" | "unsubscribe_link";
+                /**
+                 * @description granted or withdrawn: the latest grant or withdrawal of the purpose decides (a later unticked box or unconfirmed double opt-in changes nothing). Only a purpose never granted nor withdrawn takes its latest answer: pending (a double opt-in waiting for its confirmation link), expired (its link no longer works: never confirmed) or declined (shown, not ticked). Only granted means consent.
+                 * @enum {string}
+                 */
+                status: "granted" | "withdrawn" | "pending" | "expired" | "declined";
+                /** @description The version of the text that entry answered (its exact words: GET /contacts/{id}/consents). */
+                version: string | null;
+            };
+        };
+        /**
+         * @description A contact: the same object as `data.contact` in contact events, plus `consent` (read-only).
+         * @example {
+         *       "id": "3f2c6a0e-8b1d-4c47-9d2a-5e7f1b3c9a10",
+         *       "email": "ada@example.com",
+         *       "firstName": "Ada",
+         *       "lastName": "Lovelace",
+         *       "phone": "+44 20 7946 0018",
+         *       "jobTitle": "Head of Engineering",
+         *       "tags": [
+         *         "vip",
+         *         "newsletter"
+         *       ],
+         *       "leadScore": 55,
+         *       "stage": "qualified",
+         *       "source": "webinar-2026",
+         *       "companyId": "c7a1e9d3-2b4f-4a6c-8e0d-5f3b1a7c9e24",
+         *       "createdAt": "2026-11-20T09:15:42.301Z",
+         *       "updatedAt": "2026-11-22T14:03:07.123Z",
+         *       "consent": {
+         *         "email_marketing": {
+         *           "status": "granted",
+         *           "method": "double_opt_in",
+         *           "version": "2026-11",
+         *           "at": "2026-11-20T09:16:03.118Z"
+         *         },
+         *         "sms": {
+         *           "status": "declined",
+         *           "method": "single_opt_in",
+         *           "version": "2026-11",
+         *           "at": "2026-11-20T09:15:42.301Z"
+         *         }
+         *       }
+         *     }
+         */
+        ContactDetail: {
+            companyId: string | null;
+            consent: components["schemas"]["ContactConsent"];
+            /** Format: date-time */
+            createdAt: string;
+            email: string | null;
+            firstName: string | null;
+            /** Format: uuid */
+            id: string;
+            jobTitle: string | null;
+            lastName: string | null;
+            leadScore: number;
+            phone: string | null;
+            /** @description Origin of the record, set when it was created. */
+            source: string;
+            stage: string;
+            tags: string[];
+            /** Format: date-time */
             updatedAt: string;
         };
         /**
@@ -3718,7 +3813,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ContactRecord"];
+                    "application/json": components["schemas"]["ContactDetail"];
                 };
             };
             /**

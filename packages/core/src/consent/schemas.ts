@@ -110,4 +110,34 @@ export const ContactConsents = z.object({
 });
 export type ContactConsents = z.infer<typeof ContactConsents>;
 
+/** What holds for a purpose on the contact read: the entry statuses, and `expired` for a pending one past its link. */
+export const CONSENT_STATES = ['granted', 'withdrawn', 'pending', 'expired', 'declined'] as const;
+
+export const ConsentState = z.object({
+  status: z.enum(CONSENT_STATES).meta({
+    description:
+      'granted or withdrawn: the latest grant or withdrawal of the purpose decides (a later unticked box or unconfirmed double opt-in changes nothing). Only a purpose never granted nor withdrawn takes its latest answer: pending (a double opt-in waiting for its confirmation link), expired (its link no longer works: never confirmed) or declined (shown, not ticked). Only granted means consent.',
+  }),
+  method: z.enum(CONSENT_METHODS).meta({ description: 'How the entry that decides it was recorded.' }),
+  version: z
+    .string()
+    .nullable()
+    .meta({ description: 'The version of the text that entry answered (its exact words: GET /contacts/{id}/consents).' }),
+  at: IsoDateTime.meta({ description: 'When that entry was recorded.' }),
+});
+export type ConsentState = z.infer<typeof ConsentState>;
+
+export const EXAMPLE_CONSENT = {
+  email_marketing: { status: 'granted', method: 'double_opt_in', version: '2026-11', at: '2026-11-20T09:16:03.118Z' },
+  sms: { status: 'declined', method: 'single_opt_in', version: '2026-11', at: '2026-11-20T09:15:42.301Z' },
+} as const satisfies Record<string, ConsentState>;
+
+export const ContactConsent = z.record(z.string(), ConsentState).meta({
+  id: 'ContactConsent',
+  description:
+    'Read-only: the consent the contact gave through your forms, by purpose (`email_marketing`, `sms` or one you named), `{}` when none was asked. Recorded by forms, their double opt-in confirmation pages and unsubscribe links, never through an API key. The evidence (exact text, form, page, every entry): GET /contacts/{id}/consents.',
+  example: EXAMPLE_CONSENT,
+});
+export type ContactConsent = z.infer<typeof ContactConsent>;
+
 export const ContactIdInput = z.strictObject({ id: z.uuid({ message: 'id must be a contact id (UUID)' }) });

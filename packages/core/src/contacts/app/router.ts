@@ -67,12 +67,12 @@ export const appContactsRouter = router({
 
   get: internalProcedure
     .meta({
-      openapi: { method: 'GET', path: '/contacts/{id}', tags, summary: 'A contact with the first page of its timeline' },
+      openapi: { method: 'GET', path: '/contacts/{id}', tags, summary: 'A contact with its consent and the first page of its timeline' },
       errorCodes: [...READ_ERRORS, 'not_found'],
     })
     .input(ContactGetInput)
     .output(ContactWithTimeline)
-    .query(({ ctx, input }) => getContactWithTimeline(ctx.db, ctx.actor, input.id, input.timelineLimit)),
+    .query(({ ctx, input }) => getContactWithTimeline(ctx.db, ctx.actor, input.id, input.timelineLimit, ctx.deps.clock.now())),
 
   timeline: internalProcedure
     .meta({

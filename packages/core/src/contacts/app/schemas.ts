@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { text, urlText } from '../../validation/index.ts';
 import { CustomSchema } from '../../records/fields.ts';
 import { ContactView, EmailSchema, LookupEmail, SourceSchema } from '../v1/schemas.ts';
+import { ContactConsent } from '../../consent/schemas.ts';
 
 /** Contact list page size (spec "Limits"). */
 export const PAGE_DEFAULT = 25;
@@ -194,7 +195,13 @@ const timelineLimit = z.coerce.number().int().min(1).max(TIMELINE_MAX).default(T
 export const TimelinePage = z.object({ items: z.array(TimelineItem), nextCursor: z.string().nullable() });
 export const TimelineInput = z.object({ id: z.uuid(), limit: timelineLimit, cursor: text(500, { trim: false }).optional() });
 export const ContactGetInput = z.object({ id: z.uuid(), timelineLimit });
-export const ContactWithTimeline = z.object({ contact: AppContact, timeline: TimelinePage });
+/**
+ * contacts.get's contact: the contact plus its consent by purpose (read-only, from the consent entries). Lists and
+ * writes answer without it. `emailConsent` and `smsConsent` are the flags members may set; `consent` is the record.
+ */
+export const AppContactDetail = AppContact.extend({ consent: ContactConsent });
+export type AppContactDetail = z.infer<typeof AppContactDetail>;
+export const ContactWithTimeline = z.object({ contact: AppContactDetail, timeline: TimelinePage });
 
 export const MERGE_MAX = 100;
 export const ContactMergeInput = z

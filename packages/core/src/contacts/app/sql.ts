@@ -1,5 +1,6 @@
 import { qb, sql, statement } from '@leadwire/db';
 import { SCORED_CONTACT } from '../shared/sql.ts';
+import { consentStateOf } from '../../consent/state.ts';
 
 /**
  * Statements of the application's contact operations, each built once. Every statement names the organization, so an
@@ -15,6 +16,15 @@ export const withCompany = () =>
 
 export const GET_LIVE = statement<{ id: string; orgId: string }>()((p) =>
   withCompany().where('c.id', '=', p.id).where('c.organization_id', '=', p.orgId).where('c.deleted_at', 'is', null),
+);
+
+/** The contact read (contacts.get): the contact and its consent in one statement, so one snapshot. */
+export const GET_LIVE_DETAIL = statement<{ id: string; orgId: string }>()((p) =>
+  withCompany()
+    .select((eb) => consentStateOf(eb.ref('c.id'), eb.ref('c.organization_id')).as('consent'))
+    .where('c.id', '=', p.id)
+    .where('c.organization_id', '=', p.orgId)
+    .where('c.deleted_at', 'is', null),
 );
 
 /** Rows that a write rescores carry `has_booking`, which `scoreOf` reads (the booking bonus). */

@@ -3,8 +3,8 @@ import type { InternalActor } from '../../auth/actor.ts';
 import { contactErrors } from './errors.ts';
 import { decodeCursor, encodeCursor, type SortKey } from './cursor.ts';
 import { iso } from '../../records/dates.ts';
-import type { AppContact, TimelineItem } from './schemas.ts';
-import { loadContact } from './write.ts';
+import type { AppContactDetail, TimelineItem } from './schemas.ts';
+import { loadContact, loadContactDetail } from './write.ts';
 
 interface TimelineParams {
   contactId: string;
@@ -284,8 +284,9 @@ export async function getContactWithTimeline(
   actor: InternalActor,
   id: string,
   timelineLimit: number,
-): Promise<{ contact: AppContact; timeline: { items: TimelineItem[]; nextCursor: string | null } }> {
-  const contact = await loadContact(db, actor.orgId, id);
+  now: Date,
+): Promise<{ contact: AppContactDetail; timeline: { items: TimelineItem[]; nextCursor: string | null } }> {
+  const contact = await loadContactDetail(db, actor.orgId, id, now);
   return { contact, timeline: await timelinePage(db, actor.orgId, id, timelineLimit) };
 }
 

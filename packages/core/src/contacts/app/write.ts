@@ -10,7 +10,8 @@ import { unionTags } from '../shared/apply.ts';
 import { INSERT_CONTACTS, UPDATE_CONTACTS, updateContactsParams } from '../shared/sql.ts';
 import { contactErrors, isEmailConflict } from './errors.ts';
 import { type AppContactRow, toAppContact } from './row.ts';
-import type { AppContact, ContactCreateInput, ContactUpdateInput } from './schemas.ts';
+import type { AppContact, AppContactDetail, ContactCreateInput, ContactUpdateInput } from './schemas.ts';
+import { toContactConsent } from '../../consent/state.ts';
 import * as q from './sql.ts';
 import { toEventContact } from '../shared/row.ts';
 import { BUMP_CONTACT_COUNT, LOCK_CONTACT_COUNT } from '../shared/sql.ts';
@@ -26,6 +27,13 @@ export async function loadContact(db: Db, orgId: string, id: string): Promise<Ap
   const [row] = await db.run(q.GET_LIVE, { id, orgId });
   if (!row) throw contactErrors.notFound(id);
   return toAppContact(row);
+}
+
+/** The contact as contacts.get shows it: with its consent (writes answer without it: they never change it). */
+export async function loadContactDetail(db: Db, orgId: string, id: string, now: Date): Promise<AppContactDetail> {
+  const [row] = await db.run(q.GET_LIVE_DETAIL, { id, orgId });
+  if (!row) throw contactErrors.notFound(id);
+  return { ...toAppContact(row), consent: toContactConsent(row.consent, now) };
 }
 
 export async function assertCompany(tx: Db, orgId: string, companyId: string): Promise<void> {

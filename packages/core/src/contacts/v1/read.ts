@@ -1,9 +1,10 @@
 import { qb, sql, statement, type Db } from '@leadwire/db';
 import type { Actor } from '../../auth/actor.ts';
 import { errors } from '../../errors.ts';
-import type { EventContact } from '../../events/payload.ts';
 import { afterStart, positionOf, startOf, type SyncPageInput, toSyncPage } from '../../records/sync-page.ts';
 import { EVENT_CONTACT_COLUMNS, toEventContact } from '../shared/row.ts';
+import { consentStateOf, toContactConsent } from '../../consent/state.ts';
+import type { ContactDetail } from './schemas.ts';
 
 /** Only what the answer holds: `custom` alone can be megabytes a page. */
 const COLUMNS = EVENT_CONTACT_COLUMNS.map((c) => `c.${c}` as const);
@@ -25,10 +26,11 @@ export const LIST_CONTACTS = statement<{ orgId: string; afterTs: string; afterId
     .limit(p.limit),
 );
 
-const FIND_CONTACT = statement<{ orgId: string; id: string }>()((p) =>
+export const FIND_CONTACT = statement<{ orgId: string; id: string }>()((p) =>
   qb
     .selectFrom('contacts as c')
     .select(COLUMNS)
+    .select((eb) => consentStateOf(eb.ref('c.id'), eb.ref('c.organization_id')).as('consent'))
     .where('c.organization_id', '=', p.orgId)
     .where('c.id', '=', p.id)
     .where('c.deleted_at', 'is', null)
@@ -42,9 +44,13 @@ export async function listContactRecords(db: Db, actor: Actor, input: SyncPageIn
   return toSyncPage('contacts', rows, input.limit, toEventContact);
 }
 
-/** A live contact of the organization; unknown, foreign and trashed ids are all simply not found. */
-export async function getContactRecord(db: Db, actor: Actor, id: string): Promise<EventContact> {
+/**
+ * A live contact of the organization with its consent, read by one statement; unknown, foreign and trashed ids are all
+ * simply not found. Pages leave consent out: recording it does not change `updatedAt`, so a sync by `updatedSince`
+ * would keep a stale copy, and contact events do not carry it either.
+ */
+export async function getContactRecord(db: Db, actor: Actor, id: string, now: Date): Promise<ContactDetail> {
   const [row] = await db.run(FIND_CONTACT, { orgId: actor.orgId, id });
   if (!row) throw errors.notFound(`No contact with id ${id}`);
-  return toEventContact(row);
+  return { ...toEventContact(row), consent: toContactConsent(row.consent, now) };
 }

@@ -8,7 +8,7 @@ import {
   BatchUpsertOutput,
   ContactIdInput,
   ContactListInput,
-  ContactRecord,
+  ContactDetail,
   ContactRecordPage,
   ContactSearchInput,
   ContactUpsertInput,
@@ -48,12 +48,19 @@ export const contactsRouter = router({
   // After `search`: `/contacts/search` must reach the search, not be read as the id "search".
   get: publicApiProcedure('contacts:read')
     .meta({
-      openapi: { method: 'GET', path: '/contacts/{id}', tags: ['Contacts'], summary: 'Get a contact by id' },
+      openapi: {
+        method: 'GET',
+        path: '/contacts/{id}',
+        tags: ['Contacts'],
+        summary: 'Get a contact by id, with its consent',
+        description:
+          'The contact as contact events carry it, plus `consent`: per purpose, what holds now (read-only; no API key sets it). Its evidence, entry by entry: GET /v1/contacts/{id}/consents.',
+      },
       errorCodes: [...AUTH_ERRORS, 'validation_failed', 'not_found'],
     })
     .input(ContactIdInput)
-    .output(ContactRecord)
-    .query(({ ctx, input }) => getContactRecord(ctx.db, ctx.actor, input.id)),
+    .output(ContactDetail)
+    .query(({ ctx, input }) => getContactRecord(ctx.db, ctx.actor, input.id, ctx.deps.clock.now())),
 
   upsert: publicApiMutation('contacts:write', { oneTrip: true })
     .meta({

@@ -4,6 +4,7 @@ import { ContactView } from '../../events/records.ts';
 import { CustomSchema } from '../../records/fields.ts';
 import { SyncPageFields, syncPageOf } from '../../records/sync-page.ts';
 import { text } from '../../validation/index.ts';
+import { ContactConsent, EXAMPLE_CONSENT } from '../../consent/schemas.ts';
 
 export { ContactView };
 
@@ -112,6 +113,14 @@ export const ContactRecord = EventContact.meta({
   description: 'A contact: the same object as `data.contact` in contact events.',
   example: EXAMPLE_CONTACT,
 });
+
+/** A contact as GET /v1/contacts/{id} returns it: the record, plus its consent (not in pages nor in events). */
+export const ContactDetail = EventContact.extend({ consent: ContactConsent }).meta({
+  id: 'ContactDetail',
+  description: 'A contact: the same object as `data.contact` in contact events, plus `consent` (read-only).',
+  example: { ...EXAMPLE_CONTACT, consent: EXAMPLE_CONSENT },
+});
+export type ContactDetail = z.infer<typeof ContactDetail>;
 
 /** Strict: an unknown query parameter is refused (after authentication, as every input), never ignored. */
 export const ContactListInput = z.strictObject(SyncPageFields);
