@@ -39,5 +39,8 @@ export default defineConfig({
     // already failing: outcomes wait on events, never on these).
     testTimeout: 60_000,
     hookTimeout: 120_000,
+    // `expect.poll` waits for a positive signal (a browser's table redrawn, a row written); its 1 s default would fail a
+    // healthy run on a slow host. Like the time-outs above, it only ends a test that is already failing.
+    expect: { poll: { timeout: 30_000 } },
   },
 });
