@@ -46,6 +46,9 @@ export interface JobDefinition<T extends object = object> {
   parse(data: unknown): T;
 }
 
+/** SQLSTATE of a connection PostgreSQL ends because it is shutting down. */
+const ADMIN_SHUTDOWN = '57P01';
+
 /**
  * pg-boss in the application database. It owns its own small pool (LISTEN/NOTIFY needs one), while `send` goes
  * through the caller's transaction so a job exists exactly when the write that wanted it commits.
@@ -53,6 +56,7 @@ export interface JobDefinition<T extends object = object> {
 export class BossRuntime implements Jobs {
   readonly boss: PgBoss;
   private readonly log: Logger;
+  private stopping = false;
 
   constructor(url: string, log: Logger, opts: { cronIntervalS?: number } = {}) {
     this.log = log;
@@ -84,7 +88,14 @@ export class BossRuntime implements Jobs {
       cronMonitorIntervalSeconds: cronS,
       cronWorkerIntervalSeconds: cronS,
     });
-    this.boss.on('error', (err) => this.log.error({ err }, 'job queue error'));
+    this.boss.on('error', (err) => {
+      // Once we stop the queue, the database goes next: a pg-boss connection still closing when PostgreSQL shuts down
+      // is ended by it (57P01, "terminating connection due to administrator command"). That is our own shutdown, not
+      // a failure of the queue; any other error, or this one while running, is.
+      if (this.stopping && (err as { code?: unknown }).code === ADMIN_SHUTDOWN)
+        this.log.info({ err }, 'job queue connection ended by the shutdown');
+      else this.log.error({ err }, 'job queue error');
+    });
   }
 
   async start(definitions: readonly JobDefinition[]): Promise<void> {
@@ -158,6 +169,7 @@ export class BossRuntime implements Jobs {
   }
 
   async stop(): Promise<void> {
+    this.stopping = true;
     await this.boss.stop({ graceful: true, timeout: 10_000 });
   }
 }
