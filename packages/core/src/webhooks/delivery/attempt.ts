@@ -1,38 +1,15 @@
-import { qb, statement, type Db } from '@leadwire/db';
+import { statement, type Db } from '@leadwire/db';
 import type { InternalActor } from '../../auth/actor.ts';
 import { errors } from '../../errors.ts';
-import { iso, isoOrNull } from '../../records/dates.ts';
+import { isoOrNull } from '../../records/dates.ts';
 import { MAX_ATTEMPTS, RETRY_OFFSETS_MS } from './policy.ts';
 import type { AttemptIdInput, DeliveryAttemptDetail } from './schemas.ts';
-import { requireEndpoint } from './service.ts';
+import { attemptLines, attemptView, requireEndpoint } from './service.ts';
 
 /** One attempt of the log with what it sent (the delivery's body, its own URL and headers) and what came back. */
 const ATTEMPT = statement<{ attemptId: string; endpointId: string; orgId: string }>()((p) =>
-  qb
-    .selectFrom('webhook_attempts as a')
-    .innerJoin('webhook_deliveries as d', 'd.id', 'a.delivery_id')
-    .leftJoin('outbox_events as e', 'e.id', 'd.event_id')
-    .select((eb) => [
-      'a.id',
-      'a.created_at',
-      'a.event',
-      'a.delivery_id',
-      eb.fn.coalesce('d.message_id', 'd.id').as('message_id'),
-      'a.attempt',
-      'a.outcome',
-      'a.status_code',
-      'a.response_body',
-      'a.duration_ms',
-      'a.error',
-      'a.next_attempt_at',
-      'a.url',
-      'a.request_headers',
-      'a.response_headers',
-      'd.manual',
-      'd.event_id',
-      'd.body',
-      'e.request_id',
-    ])
+  attemptLines()
+    .select(['a.url', 'a.request_headers', 'a.response_headers', 'd.event_id', 'd.body'])
     .where('a.id', '=', p.attemptId)
     .where('a.endpoint_id', '=', p.endpointId)
     .where('a.organization_id', '=', p.orgId),
@@ -65,20 +42,7 @@ export async function getAttempt(db: Db, actor: InternalActor, input: AttemptIdI
   const [r] = await db.run(ATTEMPT, { attemptId: input.attemptId, endpointId: input.id, orgId: actor.orgId });
   if (!r) throw errors.notFound(`No attempt ${input.attemptId} in the delivery log of webhook endpoint ${input.id}`);
   return {
-    id: r.id,
-    at: iso(r.created_at),
-    event: r.event,
-    deliveryId: r.delivery_id,
-    messageId: r.message_id,
-    attempt: r.attempt,
-    outcome: r.outcome,
-    statusCode: r.status_code,
-    responseBody: r.response_body,
-    durationMs: r.duration_ms,
-    error: r.error,
-    nextAttemptAt: isoOrNull(r.next_attempt_at),
-    manual: r.manual,
-    requestId: r.request_id,
+    ...attemptView(r),
     eventId: r.event_id,
     request: { method: 'POST', url: r.url, headers: r.request_headers, body: r.body },
     response: { statusCode: r.status_code, headers: r.response_headers, body: r.response_body },

@@ -56,6 +56,32 @@ const RECOVERABLE = statement<{ endpointId: string; orgId: string; since: Date }
 type OriginalRow = NonNullable<(typeof RECOVERABLE)['row']>;
 
 /**
+ * The delivery log's lines, as the log lists them and an attempt's page opens one: the attempt, its delivery, and the
+ * request that wrote its event (by the event's primary key: one probe per line).
+ */
+export const attemptLines = () =>
+  qb
+    .selectFrom('webhook_attempts as a')
+    .innerJoin('webhook_deliveries as d', 'd.id', 'a.delivery_id')
+    .leftJoin('outbox_events as e', 'e.id', 'd.event_id')
+    .select((eb) => [
+      'a.id',
+      'a.created_at',
+      'a.event',
+      'a.delivery_id',
+      eb.fn.coalesce('d.message_id', 'd.id').as('message_id'),
+      'a.attempt',
+      'a.outcome',
+      'a.status_code',
+      'a.response_body',
+      'a.duration_ms',
+      'a.error',
+      'a.next_attempt_at',
+      'd.manual',
+      'e.request_id',
+    ]);
+
+/**
  * Newest first, keyset-paginated over (created_at, id) like every list (records/pagination.ts); filters null: all but
  * the `filtered` lines.
  */
@@ -71,27 +97,7 @@ const LOG = statement<{
   limit: number;
 }>()((p) =>
   newestFirst(
-    qb
-      .selectFrom('webhook_attempts as a')
-      .innerJoin('webhook_deliveries as d', 'd.id', 'a.delivery_id')
-      // The request that wrote the event, by the event's primary key: one probe per row of the page.
-      .leftJoin('outbox_events as e', 'e.id', 'd.event_id')
-      .select((eb) => [
-        'a.id',
-        'a.created_at',
-        'a.event',
-        'a.delivery_id',
-        eb.fn.coalesce('d.message_id', 'd.id').as('message_id'),
-        'a.attempt',
-        'a.outcome',
-        'a.status_code',
-        'a.response_body',
-        'a.duration_ms',
-        'a.error',
-        'a.next_attempt_at',
-        'd.manual',
-        'e.request_id',
-      ])
+    attemptLines()
       .where('a.endpoint_id', '=', p.endpointId)
       .where('a.organization_id', '=', p.orgId)
       // Filtered lines only when asked for by outcome: they can far outnumber the deliveries sent.
@@ -123,7 +129,8 @@ const LOG = statement<{
 
 type AttemptRow = NonNullable<(typeof LOG)['row']>;
 
-const toView = (r: AttemptRow): DeliveryAttemptView => ({
+/** A line of the log as the API answers it. */
+export const attemptView = (r: AttemptRow): DeliveryAttemptView => ({
   id: r.id,
   at: iso(r.created_at),
   event: r.event,
@@ -180,7 +187,7 @@ export async function listDeliveryLog(db: Db, actor: InternalActor, q: DeliveryL
     limit: q.limit + 1,
   });
   await refuseForeignCursor(db, { list: 'webhook_attempts', scope: q.id }, { orgId: actor.orgId, cursor: q.cursor }, rows);
-  return toPage(rows, q.limit, toView);
+  return toPage(rows, q.limit, attemptView);
 }
 
 /** `ping` to this endpoint only, sent even while it is disabled (to check a fixed receiver before enabling it). */
