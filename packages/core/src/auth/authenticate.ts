@@ -1,3 +1,4 @@
+import { standingKeys } from './standing-keys.ts';
 import { type ApiKeyType, type DB, type Db, expressionBuilder, qb, sql, statement } from '@leadwire/db';
 import { type AppError, errors } from '../errors.ts';
 import type { KeyGuard, KeySighting } from '../limits/key-guard.ts';
@@ -32,10 +33,8 @@ export const AUTHENTICATE = statement<{
   minuteAgo: Date;
 }>()((p) =>
   qb
-    .with('k', (db) =>
-      db
-        .selectFrom('api_keys as k')
-        .innerJoin('users as u', 'u.id', 'k.created_by_id')
+    .with('k', () =>
+      standingKeys(p.now)
         .innerJoin('organizations as o', 'o.id', 'k.organization_id')
         .leftJoin('contact_counters as n', 'n.organization_id', 'k.organization_id')
         .select((eb) => [
@@ -50,11 +49,7 @@ export const AUTHENTICATE = statement<{
           'o.contact_booster',
           eb.fn.coalesce('n.contact_count', sql.lit(0)).as('contact_count'),
         ])
-        .where('k.key_hash', '=', p.keyHash)
-        .where('k.revoked_at', 'is', null)
-        .where((eb) => eb.or([eb('k.expires_at', 'is', null), eb('k.expires_at', '>', sql<Date>`${p.now}::timestamptz`)]))
-        .where((eb) => eb.ref('u.active'))
-        .whereRef('u.credential_epoch', '=', 'k.owner_epoch'),
+        .where('k.key_hash', '=', p.keyHash),
     )
     .with('hit', (db) =>
       db

@@ -1,3 +1,4 @@
+import { standingKeys } from './standing-keys.ts';
 import { type ApiKeyType, type CommitBy, type DB, expressionBuilder, qb, sql, statement } from '@leadwire/db';
 
 /**
@@ -48,18 +49,7 @@ const bumpCount = { count: counters(counters.ref('rate_limit_counters.count'), '
  */
 export const COUNT_REQUEST = statement<EnvelopeParams>()((p) =>
   qb
-    .with('k', (db) =>
-      db
-        .selectFrom('api_keys as k')
-        .innerJoin('users as u', 'u.id', 'k.created_by_id')
-        .select(['k.id'])
-        .where('k.id', '=', p.keyId)
-        .where('k.type', '=', p.surface)
-        .where('k.revoked_at', 'is', null)
-        .where((eb) => eb.or([eb('k.expires_at', 'is', null), eb('k.expires_at', '>', sql<Date>`${p.now}::timestamptz`)]))
-        .where((eb) => eb.ref('u.active'))
-        .whereRef('u.credential_epoch', '=', 'k.owner_epoch'),
-    )
+    .with('k', () => standingKeys(p.now).select(['k.id']).where('k.id', '=', p.keyId).where('k.type', '=', p.surface))
     .with('hit', (db) =>
       db
         .insertInto('rate_limit_counters')

@@ -1,4 +1,5 @@
-import { type Db, qb, sql, statement } from '@leadwire/db';
+import { standingKeys } from './standing-keys.ts';
+import { type Db, statement } from '@leadwire/db';
 import { errors } from '../errors.ts';
 import type { KeyGuard, KeySighting, KnownKey } from '../limits/key-guard.ts';
 import { refusals } from '../metrics/registry.ts';
@@ -11,9 +12,7 @@ import { bearerToken, hashKey, isWellFormedKey } from './key-material.ts';
  * request's own statement confirms the key by id and counts it (auth/envelope-sql.ts).
  */
 export const LOOKUP_KEY = statement<{ keyHash: string; now: Date }>()((p) =>
-  qb
-    .selectFrom('api_keys as k')
-    .innerJoin('users as u', 'u.id', 'k.created_by_id')
+  standingKeys(p.now)
     .innerJoin('organizations as o', 'o.id', 'k.organization_id')
     .select([
       'k.id',
@@ -26,11 +25,7 @@ export const LOOKUP_KEY = statement<{ keyHash: string; now: Date }>()((p) =>
       'o.plan',
       'o.contact_booster',
     ])
-    .where('k.key_hash', '=', p.keyHash)
-    .where('k.revoked_at', 'is', null)
-    .where((eb) => eb.or([eb('k.expires_at', 'is', null), eb('k.expires_at', '>', sql<Date>`${p.now}::timestamptz`)]))
-    .where((eb) => eb.ref('u.active'))
-    .whereRef('u.credential_epoch', '=', 'k.owner_epoch'),
+    .where('k.key_hash', '=', p.keyHash),
 );
 
 /** A /v1 key as the process knows it: who acts, and how the process names it in its memory. */
