@@ -1,4 +1,4 @@
-import { standingKeys } from './standing-keys.ts';
+import { standingKeyActors } from './standing-keys.ts';
 import { type ApiKeyType, type DB, type Db, expressionBuilder, qb, sql, statement } from '@leadwire/db';
 import { type AppError, errors } from '../errors.ts';
 import type { KeyGuard, KeySighting } from '../limits/key-guard.ts';
@@ -34,21 +34,9 @@ export const AUTHENTICATE = statement<{
 }>()((p) =>
   qb
     .with('k', () =>
-      standingKeys(p.now)
-        .innerJoin('organizations as o', 'o.id', 'k.organization_id')
+      standingKeyActors(p.now)
         .leftJoin('contact_counters as n', 'n.organization_id', 'k.organization_id')
-        .select((eb) => [
-          'k.id',
-          'k.organization_id',
-          'k.created_by_id',
-          'k.type',
-          'k.permissions',
-          'k.expires_at',
-          'u.role',
-          'o.plan',
-          'o.contact_booster',
-          eb.fn.coalesce('n.contact_count', sql.lit(0)).as('contact_count'),
-        ])
+        .select((eb) => eb.fn.coalesce('n.contact_count', sql.lit(0)).as('contact_count'))
         .where('k.key_hash', '=', p.keyHash),
     )
     .with('hit', (db) =>

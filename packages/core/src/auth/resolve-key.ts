@@ -1,4 +1,4 @@
-import { standingKeys } from './standing-keys.ts';
+import { standingKeyActors } from './standing-keys.ts';
 import { type Db, statement } from '@leadwire/db';
 import { errors } from '../errors.ts';
 import type { KeyGuard, KeySighting, KnownKey } from '../limits/key-guard.ts';
@@ -11,22 +11,7 @@ import { bearerToken, hashKey, isWellFormedKey } from './key-material.ts';
  * A Public API key by its hash, if it stands: read once per process and remembered (KeyGuard), counted nowhere. Every
  * request's own statement confirms the key by id and counts it (auth/envelope-sql.ts).
  */
-export const LOOKUP_KEY = statement<{ keyHash: string; now: Date }>()((p) =>
-  standingKeys(p.now)
-    .innerJoin('organizations as o', 'o.id', 'k.organization_id')
-    .select([
-      'k.id',
-      'k.organization_id',
-      'k.created_by_id',
-      'k.type',
-      'k.permissions',
-      'k.expires_at',
-      'u.role',
-      'o.plan',
-      'o.contact_booster',
-    ])
-    .where('k.key_hash', '=', p.keyHash),
-);
+export const LOOKUP_KEY = statement<{ keyHash: string; now: Date }>()((p) => standingKeyActors(p.now).where('k.key_hash', '=', p.keyHash));
 
 /** A /v1 key as the process knows it: who acts, and how the process names it in its memory. */
 export interface ResolvedKey {

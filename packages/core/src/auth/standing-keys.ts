@@ -14,3 +14,19 @@ export const standingKeys = (now: Date) =>
     .where((eb) => eb.or([eb('k.expires_at', 'is', null), eb('k.expires_at', '>', sql<Date>`${now}::timestamptz`)]))
     .where((eb) => eb.ref('u.active'))
     .whereRef('u.credential_epoch', '=', 'k.owner_epoch');
+
+/** The same keys with what an actor is made of: the key, its owner's role, its organization's plan and booster. */
+export const standingKeyActors = (now: Date) =>
+  standingKeys(now)
+    .innerJoin('organizations as o', 'o.id', 'k.organization_id')
+    .select([
+      'k.id',
+      'k.organization_id',
+      'k.created_by_id',
+      'k.type',
+      'k.permissions',
+      'k.expires_at',
+      'u.role',
+      'o.plan',
+      'o.contact_booster',
+    ]);
