@@ -11,6 +11,7 @@ import { type Receiver, startReceiver } from '../support/receiver.ts';
 import { startEngine, waitForLog } from '../webhooks/delivery/support.ts';
 import {
   type ConsoleHarness,
+  copied,
   expectAccessible,
   expectNoSideScroll,
   FLOW_TIMEOUT,
@@ -77,7 +78,7 @@ describe.skipIf(!hasChromium)('an attempt of the delivery log', { timeout: FLOW_
     expect(sent.rawBody.toString('utf8')).toBe(body);
     await request.getByRole('button', { name: 'Copy Request body' }).click();
     await request.getByRole('button', { name: 'Copied Request body' }).waitFor();
-    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(body);
+    expect(await copied(page)).toBe(body);
 
     const response = page.getByRole('region', { name: 'Response' });
     expect(await response.textContent()).toContain('Status 503');

@@ -1,6 +1,6 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ConsoleHarness, expectAccessible, FLOW_TIMEOUT, hasChromium, type Person, startConsole } from './support.ts';
+import { type ConsoleHarness, copied, expectAccessible, FLOW_TIMEOUT, hasChromium, type Person, startConsole } from './support.ts';
 
 /**
  * The server's public address (APP_URL, BASE_URL) as websites and submitters reach it, unlike the loopback address the
@@ -11,8 +11,6 @@ const routeService = (context: BrowserContext, origin: string) =>
   context.route(`${SERVICE}/**`, async (route) =>
     route.fulfill({ response: await route.fetch({ url: route.request().url().replace(SERVICE, origin), maxRedirects: 0 }) }),
   );
-
-const copied = (page: Page) => page.evaluate(() => navigator.clipboard.readText());
 
 describe.skipIf(!hasChromium)('the Forms and Website screens', { timeout: FLOW_TIMEOUT }, () => {
   let h: ConsoleHarness;

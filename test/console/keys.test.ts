@@ -5,7 +5,7 @@
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ConsoleHarness, expectAccessible, FLOW_TIMEOUT, hasChromium, type Person, startConsole } from './support.ts';
+import { type ConsoleHarness, copied, expectAccessible, FLOW_TIMEOUT, hasChromium, type Person, startConsole } from './support.ts';
 
 const upsert = (h: ConsoleHarness, key: string, email: string) =>
   fetch(`${h.t.v1}/contacts/upsert`, {
@@ -64,7 +64,7 @@ describe.skipIf(!hasChromium)('the API keys, Members and Trash screens', { timeo
     await page.getByRole('button', { name: 'Copy API key value' }).click();
     // The button's name follows its visible text (WCAG 2.5.3), and says it worked.
     await page.getByRole('button', { name: 'Copied API key value' }).waitFor();
-    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(value);
+    expect(await copied(page)).toBe(value);
     // Unlocked for 5 minutes: the password field is gone; the list shows the key with who made it.
     expect(await page.getByLabel('Your password').count()).toBe(0);
     const row = page.getByRole('row', { name: /Website form/ });

@@ -60,12 +60,26 @@ export interface ConsoleHarness {
 let seq = 0;
 const unique = (label: string) => `${label}-${process.pid}-${++seq}-${Math.random().toString(36).slice(2, 8)}@example.com`;
 
+/**
+ * What the page last put on the clipboard. Read from the page rather than the clipboard itself: the run's one Chromium
+ * has one clipboard, and another file's page may copy something in between.
+ */
+export const copied = (page: Page): Promise<string> => page.evaluate(() => (window as unknown as { __copied?: string }).__copied ?? '');
+
 export async function startConsole(env: Record<string, string> = {}): Promise<ConsoleHarness> {
   const t = await initTestApp(env);
   const browser = await sharedChromium();
   const contexts: BrowserContext[] = [];
   const newContext = async () => {
     const context = await browser.newContext({ baseURL: t.origin, permissions: ['clipboard-read', 'clipboard-write'] });
+    // The clipboard is the browser's, shared by every file's pages at once: a page keeps what it wrote to it too.
+    await context.addInitScript(() => {
+      const write = navigator.clipboard.writeText.bind(navigator.clipboard);
+      navigator.clipboard.writeText = async (text: string) => {
+        (window as unknown as { __copied?: string }).__copied = text;
+        return write(text);
+      };
+    });
     contexts.push(context);
     return context;
   };

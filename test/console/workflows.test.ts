@@ -7,7 +7,7 @@ import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { workflowRunJob } from '#core/workflows/job.ts';
 import { BASE_URL, finishedRun, postIntake } from '../workflows/support.ts';
-import { type ConsoleHarness, expectAccessible, FLOW_TIMEOUT, hasChromium, type Person, startConsole } from './support.ts';
+import { type ConsoleHarness, copied, expectAccessible, FLOW_TIMEOUT, hasChromium, type Person, startConsole } from './support.ts';
 
 /** The text of the elements that describe an input (its hint and its error), as a screen reader reads them. */
 const description = (input: Locator) =>
@@ -22,7 +22,7 @@ const description = (input: Locator) =>
 async function copyIntakeUrl(page: Page): Promise<string> {
   await page.getByRole('button', { name: 'Copy Intake URL' }).click();
   await page.getByRole('button', { name: 'Copied Intake URL' }).waitFor();
-  return page.evaluate(() => navigator.clipboard.readText());
+  return copied(page);
 }
 
 describe.skipIf(!hasChromium)('the Workflows screens', { timeout: FLOW_TIMEOUT }, () => {
