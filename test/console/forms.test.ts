@@ -1,4 +1,4 @@
-import type { BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ConsoleHarness, copied, expectAccessible, FLOW_TIMEOUT, hasChromium, type Person, startConsole } from './support.ts';
 
