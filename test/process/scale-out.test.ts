@@ -129,7 +129,9 @@ describe('2 API and 2 worker processes on one PostgreSQL', { timeout: 180_000 },
     }
   });
 
-  it('runs the hourly cleanup and the nightly purge once across all processes, a missed tick included', async () => {
+  // Bounds sized for the queue's poll: a job a schedule forwards may wait for its worker's backstop poll (60 s,
+  // NOTIFY_QUEUE_POLL_S) when no NOTIFY announces it; they only end a run that is already failing.
+  it('runs the hourly cleanup and the nightly purge once across all processes, a missed tick included', { timeout: 420_000 }, async () => {
     const queues = [CLEANUP_QUEUE, PURGE_CONTACTS_QUEUE];
     const done: Record<string, string> = { [CLEANUP_QUEUE]: 'maintenance cleanup done', [PURGE_CONTACTS_QUEUE]: 'trash purge done' };
     const schedules = await t.sql<{ name: string; missed: string }>(
@@ -148,7 +150,7 @@ describe('2 API and 2 worker processes on one PostgreSQL', { timeout: 180_000 },
     await t.sql(`update pgboss.schedule set created_on = now() - interval '2 days' where name = any(?)`, [queues]);
 
     const ran = (msg: string) => all.flatMap((p, i) => logLines(p.stdout.slice(mark[i])).filter((l) => l.msg === msg));
-    await until('run', async () => (queues.every((q) => ran(done[q]!).length > 0) ? true : undefined));
+    await until('run', async () => (queues.every((q) => ran(done[q]!).length > 0) ? true : undefined), 180_000);
     // Two more passes after both ran (claimed by any process, one at a time): they owe nothing more.
     for (let pass = 0; pass < 2; pass++) {
       const [{ at }] = (await t.sql<{ at: Date }>('select cron_on as at from pgboss.version')) as [{ at: Date }];
