@@ -158,24 +158,40 @@ export const statusOf = (code: ErrorCode): number => ERROR_CATALOGUE[code].statu
 
 /**
  * Drops the error shapes and headers no operation of this document refers to: the catalogue is shared by both
- * surfaces, each of which answers only part of it.
+ * surfaces, each of which answers only part of it. A component is kept when it is reachable through `$ref`s from the
+ * document outside its components or from a component that is never dropped (every schema not in `error`): one walk of
+ * the document, where comparing every component against the rest of the document re-serialized it once per name.
  */
 export function pruneUnusedComponents(doc: oas31.OpenAPIObject, error: ReadonlySet<string>): void {
-  for (let changed = true; changed; ) {
-    changed = false;
-    for (const kind of ['schemas', 'headers', 'responses'] as const) {
-      const table = doc.components?.[kind] as Record<string, unknown> | undefined;
-      for (const name of Object.keys(table ?? {})) {
-        if (kind === 'schemas' && !error.has(name)) continue;
-        const { [name]: self, ...rest } = table!;
-        const elsewhere = JSON.stringify({ ...doc, components: { ...doc.components, [kind]: rest } });
-        if (self !== undefined && !elsewhere.includes(`"#/components/${kind}/${name}"`)) {
-          delete table![name];
-          changed = true;
-        }
-      }
+  const kinds = ['schemas', 'headers', 'responses'] as const;
+  const tables = kinds.map((kind) => [kind, (doc.components?.[kind] ?? {}) as Record<string, unknown>] as const);
+  const prunable = (kind: string, name: string) => kind !== 'schemas' || error.has(name);
+  const reached = new Set<string>();
+  const pending: unknown[] = [{ ...doc, components: { ...doc.components, schemas: {}, headers: {}, responses: {} } }];
+  for (const [kind, table] of tables) for (const [name, value] of Object.entries(table)) if (!prunable(kind, name)) pending.push(value);
+  while (pending.length > 0) {
+    for (const target of refsIn(pending.pop())) {
+      if (reached.has(target)) continue;
+      reached.add(target);
+      const [, , kind, name] = target.split('/');
+      const found = tables.find(([k]) => k === kind)?.[1][name!];
+      if (found !== undefined) pending.push(found);
     }
   }
+  for (const [kind, table] of tables)
+    for (const name of Object.keys(table)) if (prunable(kind, name) && !reached.has(`#/components/${kind}/${name}`)) delete table[name];
+}
+
+/** Every `$ref` string under `node`. */
+function refsIn(node: unknown, out: string[] = []): string[] {
+  if (Array.isArray(node)) for (const item of node) refsIn(item, out);
+  else if (node && typeof node === 'object') {
+    for (const [key, value] of Object.entries(node)) {
+      if (key === '$ref' && typeof value === 'string') out.push(value);
+      else refsIn(value, out);
+    }
+  }
+  return out;
 }
 
 /**
