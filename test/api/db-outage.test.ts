@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { answerOf, call, initTestApp, type TestApp } from '../support/app.ts';
 import { internalClient, internalRest } from '../support/internal.ts';
 import { freePort } from '../support/process.ts';
+import { scratchDir } from '../support/scratch.ts';
 
 let root: string;
 let port: number;
@@ -24,9 +25,7 @@ let org: Awaited<ReturnType<TestApp['newOrg']>>;
 const startCluster = async () => (cluster = await startEmbeddedPostgres({ dataDir: path.join(root, 'data'), port }));
 
 beforeAll(async () => {
-  // Traversable by the `postgres` OS user when the tests run as root (mkdtemp makes it 0700).
-  root = await fs.mkdtemp('/tmp/leadwire-outage-');
-  await fs.chmod(root, 0o755);
+  root = await scratchDir('outage');
   port = await freePort();
   await startCluster();
   t = await initTestApp({ DATABASE_URL: cluster!.url });

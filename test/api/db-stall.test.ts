@@ -12,6 +12,7 @@ import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '#db/embedded
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { call, initTestApp, type TestApp } from '../support/app.ts';
+import { scratchDir } from '../support/scratch.ts';
 
 /** Every answer of a stalled request comes within this: the largest time-out below plus room for a busy machine. */
 const BOUND_MS = 2_000;
@@ -32,8 +33,7 @@ let admin: pg.Client;
 const frozen = new Set<number>();
 
 beforeAll(async () => {
-  root = await fs.mkdtemp('/tmp/leadwire-stall-');
-  await fs.chmod(root, 0o755);
+  root = await scratchDir('stall');
   cluster = await startEmbeddedPostgres({ dataDir: path.join(root, 'data') });
   t = await initTestApp({ DATABASE_URL: cluster.url, ...LIMITS });
   org = await t.newOrg();

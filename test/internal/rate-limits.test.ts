@@ -21,9 +21,23 @@ const PARALLEL = 20;
 let t: TestApp;
 /** A second server on the same database; it shares nothing in memory with `t` but the clock. */
 let server: PeerServer;
+/**
+ * Per server, the key hashes whose creation it has heard. A process forgets what it remembers of a key when it hears of
+ * the key's creation (key-guard.ts), which on a loaded machine can arrive after the key's first requests: a test that
+ * counts refusals answered from memory starts once both servers have heard of its keys.
+ */
+const heardKeys = new Map<unknown, Set<string>>();
 beforeAll(async () => {
   t = await initTestApp();
   server = await startPeer(t);
+  for (const runtime of [t.runtime, server.runtime]) {
+    const keys = new Set<string>();
+    heardKeys.set(runtime, keys);
+    runtime.keyChanges?.on('message', (payload: string) => {
+      const m = JSON.parse(payload) as { k?: string; op?: string };
+      if (m.op === 'INSERT' && m.k) keys.add(m.k);
+    });
+  }
 });
 afterAll(async () => {
   await server?.close();
@@ -84,6 +98,8 @@ async function keyId(value: string): Promise<string> {
 async function orgOn(plan: Plan) {
   const org = await t.newOrg();
   await t.sql('update organizations set plan = ? where id = ?', [plan, org.orgId]);
+  const hash = hashKey(org.internalKey);
+  await expect.poll(() => [...heardKeys.values()].every((keys) => keys.has(hash))).toBe(true);
   return { ...org, keyId: await keyId(org.internalKey) };
 }
 

@@ -12,6 +12,7 @@ import type { TestProject } from 'vitest/node';
 import { startEmbeddedPostgres } from '../../packages/db/src/embedded.ts';
 import { migrateUp, openOrm } from '../../packages/db/src/orm.ts';
 import { databaseUrl, keptDatabases, shownUrl, withAdmin } from './pg-admin.ts';
+import { SCRATCH, scratchDir } from './scratch.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -27,7 +28,7 @@ declare module 'vitest' {
 /** Marks a cluster folder kept after a failed run; such folders are removed after a week. */
 const KEPT_MARKER = 'KEPT-BY-FAILED-TEST-RUN';
 const KEPT_FOR_MS = 7 * 24 * 3_600_000;
-const CLUSTER_PREFIX = 'leadwire-test-pg-';
+const CLUSTER_LABEL = 'test-pg';
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const run = randomBytes(3).toString('hex');
@@ -39,10 +40,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     adminUrl = external;
   } else {
     await removeOldKeptClusters();
-    // mkdtemp creates the folder as 0700, which the `postgres` OS user (the server's
-    // user when running as root) could not traverse to reach the data dir inside.
-    const root = await fs.mkdtemp(`/tmp/${CLUSTER_PREFIX}`);
-    await fs.chmod(root, 0o755);
+    const root = await scratchDir(CLUSTER_LABEL);
     // Kept to explain a failed start; the cluster's chatter never reaches the test output.
     const log: string[] = [];
     let cluster: Awaited<ReturnType<typeof startEmbeddedPostgres>>;
@@ -136,12 +134,15 @@ async function dropTemplate(adminUrl: string, name: string): Promise<void> {
 
 /** Kept clusters of earlier failed runs, once they are a week old and no server runs on them. */
 async function removeOldKeptClusters(): Promise<void> {
-  const entries = await fs.readdir('/tmp').catch(() => [] as string[]);
-  for (const entry of entries.filter((e) => e.startsWith(CLUSTER_PREFIX))) {
-    const root = path.join('/tmp', entry);
-    const marker = await fs.stat(path.join(root, KEPT_MARKER)).catch(() => null);
-    if (!marker || Date.now() - marker.mtimeMs < KEPT_FOR_MS) continue;
-    const running = await fs.stat(path.join(root, 'postgres', 'postmaster.pid')).catch(() => null);
-    if (!running) await fs.rm(root, { recursive: true, force: true });
+  // /tmp too: where clusters were kept before the scratch folder (scratch.ts), and where it is without a tmpfs.
+  for (const parent of new Set([SCRATCH, '/tmp'])) {
+    const entries = await fs.readdir(parent).catch(() => [] as string[]);
+    for (const entry of entries.filter((e) => e.startsWith(`leadwire-${CLUSTER_LABEL}-`))) {
+      const root = path.join(parent, entry);
+      const marker = await fs.stat(path.join(root, KEPT_MARKER)).catch(() => null);
+      if (!marker || Date.now() - marker.mtimeMs < KEPT_FOR_MS) continue;
+      const running = await fs.stat(path.join(root, 'postgres', 'postmaster.pid')).catch(() => null);
+      if (!running) await fs.rm(root, { recursive: true, force: true });
+    }
   }
 }

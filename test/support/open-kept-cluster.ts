@@ -1,6 +1,7 @@
 /**
  * Starts the cluster a failed test run kept (see global-setup.ts), prints the URL of every database in it and runs
- * until Ctrl-C: `node_modules/.bin/node test/support/open-kept-cluster.ts /tmp/leadwire-test-pg-XXXXXX`.
+ * until Ctrl-C: `node_modules/.bin/node test/support/open-kept-cluster.ts /dev/shm/leadwire-test-pg-XXXXXX` (the folder
+ * the run printed).
  */
 import path from 'node:path';
 import { startEmbeddedPostgres } from '../../packages/db/src/embedded.ts';

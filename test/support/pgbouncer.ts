@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { freePort, sleep } from './process.ts';
+import { scratchDir } from './scratch.ts';
 
 export const PGBOUNCER = '/usr/sbin/pgbouncer';
 
@@ -25,8 +26,7 @@ export async function startPgBouncer(databaseUrl: string, mode: 'session' | 'tra
   const db = target.pathname.slice(1);
   const user = decodeURIComponent(target.username);
   const password = decodeURIComponent(target.password);
-  const dir = await fs.mkdtemp('/tmp/leadwire-pgbouncer-');
-  await fs.chmod(dir, 0o755);
+  const dir = await scratchDir('pgbouncer');
   const port = await freePort();
   const ini = [
     '[databases]',

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigSchema } from '#core/config.ts';
 import { startEmbeddedPostgres } from '#db/embedded.ts';
+import { scratchDir } from './scratch.ts';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const MAIN = path.join(ROOT, 'apps/server/src/main.ts');
@@ -185,10 +186,9 @@ export async function api(
   }
 }
 
-/** A fresh folder under /tmp, traversable by the `postgres` OS user (mkdtemp makes it 0700), with DATA_DIR inside. */
+/** A fresh scratch folder (scratch.ts) with DATA_DIR inside. */
 export async function freshDataDir(label: string): Promise<{ dataDir: string; remove(): Promise<void> }> {
-  const root = await fs.mkdtemp(`/tmp/leadwire-${label}-`);
-  await fs.chmod(root, 0o755);
+  const root = await scratchDir(label);
   const dataDir = path.join(root, 'data');
   return {
     dataDir,

@@ -22,6 +22,7 @@ import pg from 'pg';
 import { ensurePostgresUser, type OsIds } from '#db/embedded-datadir.ts';
 import { type EmbeddedPostgresHandle, startEmbeddedPostgres } from '#db/embedded.ts';
 import { freePort } from './process.ts';
+import { scratchDir } from './scratch.ts';
 
 const execFileAsync = promisify(execFile);
 
@@ -71,9 +72,7 @@ function pgCtl(args: string[], ids: OsIds | null): Promise<unknown> {
 }
 
 export async function startReplicationPair(opts: { primarySettings?: Record<string, string> } = {}): Promise<ReplicationPair> {
-  const root = await fs.mkdtemp('/tmp/leadwire-replica-');
-  // Traversable by the `postgres` OS user when the tests run as root (mkdtemp makes it 0700).
-  await fs.chmod(root, 0o755);
+  const root = await scratchDir('replica');
   const ids = process.getuid?.() === 0 ? await ensurePostgresUser() : null;
   const primaryDir = path.join(root, 'primary');
   const standbyDir = path.join(root, 'standby');

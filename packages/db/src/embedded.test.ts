@@ -4,6 +4,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbeddedPostgres } from './embedded.ts';
+import { SCRATCH, scratchDir } from '../../../test/support/scratch.ts';
 
 const isRoot = process.getuid?.() === 0;
 
@@ -33,8 +34,7 @@ describe('startEmbeddedPostgres', () => {
    */
   let dataDir: string;
   beforeAll(async () => {
-    root = await fs.mkdtemp('/tmp/leadwire-embedded-test-');
-    await fs.chmod(root, 0o755);
+    root = await scratchDir('embedded-test');
     dataDir = path.join(root, 'cluster', 'data');
   });
   afterAll(async () => {
@@ -106,7 +106,7 @@ describe('startEmbeddedPostgres', () => {
 
   // Only root hands the server over to the `postgres` user; otherwise it runs as us.
   it.runIf(isRoot)('names the folder the postgres user cannot traverse', async () => {
-    const closed = await fs.mkdtemp('/tmp/leadwire-closed-');
+    const closed = await fs.mkdtemp(path.join(SCRATCH, 'leadwire-closed-'));
     try {
       expect((await fs.stat(closed)).mode & 0o777).toBe(0o700);
       await expect(startEmbeddedPostgres({ dataDir: path.join(closed, 'pg', 'data') })).rejects.toThrow(

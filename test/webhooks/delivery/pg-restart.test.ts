@@ -16,6 +16,7 @@ import { call, initTestApp, type TestApp } from '../../support/app.ts';
 import { freePort, sleep } from '../../support/process.ts';
 import { type ReceivedRequest, type Receiver, startReceiver } from '../../support/receiver.ts';
 import { insertEndpoint, startEngine } from './support.ts';
+import { scratchDir } from '../../support/scratch.ts';
 
 let root: string;
 let port: number;
@@ -26,8 +27,7 @@ let rx: Receiver;
 const startCluster = async () => (cluster = await startEmbeddedPostgres({ dataDir: path.join(root, 'data'), port }));
 
 beforeAll(async () => {
-  root = await fs.mkdtemp('/tmp/leadwire-pg-restart-');
-  await fs.chmod(root, 0o755);
+  root = await scratchDir('pg-restart');
   port = await freePort();
   await startCluster();
   t = await initTestApp({ DATABASE_URL: cluster!.url, WEBHOOKS_UNSAFE_ALLOW_LOOPBACK: 'true', WEBHOOK_PUMP_INTERVAL_MS: '50' });
