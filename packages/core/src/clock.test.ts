@@ -88,6 +88,18 @@ describe('TestClock', () => {
     await vi.waitFor(() => expect(zero).toBe(true));
   });
 
+  it('bounds the wall timer of a far due time at 2^31 - 1 ms, so a running clock does not re-arm it every millisecond', () => {
+    const spy = vi.spyOn(globalThis, 'setTimeout');
+    try {
+      const clock = new TestClock();
+      const timer = clock.setTimeout(() => {}, 181 * 24 * 3600 * 1000);
+      expect(spy).toHaveBeenLastCalledWith(expect.any(Function), MAX_TIMER_MS);
+      clock.clearTimeout(timer);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
   it('while running, fires timers by the wall clock too', async () => {
     const clock = new TestClock();
     const start = clock.now().getTime();

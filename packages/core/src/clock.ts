@@ -102,7 +102,8 @@ export class TestClock implements Clock {
     p.wall = undefined;
     const wait = p.due - this.now().getTime();
     if (wait > 0 && this.frozenAt !== null) return;
-    p.wall = setTimeout(() => this.settle(), Math.max(0, wait));
+    // Bounded like systemClock's: past 2^31 - 1 ms Node fires after 1 ms, and settle() re-arming it would spin.
+    p.wall = setTimeout(() => this.settle(), Math.min(Math.max(0, wait), MAX_TIMER_MS));
     if (!p.sleep) p.wall.unref();
   }
 
