@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
+import { SCRATCH } from './test/support/scratch.ts';
 import { testTiers } from './test/support/tiers.ts';
 
 // Webhook tests deliver to HTTPS receivers whose certificates come from the test CA. Node reads NODE_EXTRA_CA_CERTS
@@ -9,6 +10,10 @@ process.env.NODE_EXTRA_CA_CERTS = join(import.meta.dirname, 'test', 'support', '
 // The tests spawn the server and the CLIs many times; with Node's compile cache each start after the first
 // skips stripping and compiling the same modules again (a server start 1.0 s -> 0.6 s). Entries are keyed by content.
 process.env.NODE_COMPILE_CACHE ??= join(import.meta.dirname, 'node_modules', '.cache', 'node-compile');
+
+// What the tests and what they spawn put in the temporary folder (apps' DATA_DIR, the SDK's packed install, Chromium's
+// profile) goes to the scratch folder too, unless TMPDIR says otherwise (test/support/scratch.ts says why).
+process.env.TMPDIR ??= SCRATCH;
 
 const tiers = testTiers(import.meta.dirname);
 
