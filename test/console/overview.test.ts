@@ -61,7 +61,8 @@ describe.skipIf(!hasChromium)('the overview', { timeout: FLOW_TIMEOUT }, () => {
   const card = (page: Page, title: string) => page.locator('section.chart-card', { has: page.getByRole('heading', { name: title }) });
 
   it('charts what the workspace did, in numbers too, with the failing endpoint first; at 1280 and 390 px', async () => {
-    const { page } = await h.signedIn(owner, '/');
+    // A zone half an hour off UTC: a reset time shown in the browser's zone would end in :30, not at the UTC hour.
+    const { page } = await h.signedIn(owner, '/', { timezoneId: 'Asia/Kolkata' });
     await page.getByRole('heading', { name: 'API requests' }).waitFor();
     expect(await page.locator('.chart canvas').count()).toBeGreaterThanOrEqual(4);
 
@@ -82,6 +83,8 @@ describe.skipIf(!hasChromium)('the overview', { timeout: FLOW_TIMEOUT }, () => {
     const limits = page.getByRole('region', { name: 'Limits in use' });
     expect(await limits.textContent()).toContain('Webhook deliveries this hour5 of 1,000');
     expect(await limits.textContent()).toContain('Contacts (starter plan)5 of 10,000');
+    // The hourly cap resets at the top of a UTC hour, said in UTC like the charts beside it.
+    expect(await limits.locator('time').textContent()).toMatch(/:00\s?(AM|PM)? UTC$/);
     await expectAccessible(page, 'overview');
 
     await page.setViewportSize({ width: 390, height: 844 });

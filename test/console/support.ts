@@ -37,6 +37,11 @@ export interface Person {
   orgId: string;
 }
 
+/** What a test may set on a context of its own: the browser's time zone (the machine's otherwise). */
+export interface ContextOptions {
+  timezoneId?: string;
+}
+
 export interface ConsoleHarness {
   t: TestApp;
   browser: Browser;
@@ -49,9 +54,9 @@ export interface ConsoleHarness {
    * API's sign-in as the console asks for it (cookies), into the context's own cookie jar; the sign-in screen itself
    * is clicked through by test/console/shell.test.ts and the deep-link test of webhooks.test.ts.
    */
-  signedIn(who: Person, path?: string): Promise<{ page: Page; context: BrowserContext }>;
+  signedIn(who: Person, path?: string, opts?: ContextOptions): Promise<{ page: Page; context: BrowserContext }>;
   /** A new browser context of the shared Chromium at the test server, closed by close() if the test has not. */
-  newContext(): Promise<BrowserContext>;
+  newContext(opts?: ContextOptions): Promise<BrowserContext>;
   /** The typed internal API as `who` (a session of their own): for setting up what a test is not about. */
   api(who: Person): Promise<ReturnType<typeof internalClient>>;
   close(): Promise<void>;
@@ -70,8 +75,8 @@ export async function startConsole(env: Record<string, string> = {}): Promise<Co
   const t = await initTestApp(env);
   const browser = await sharedChromium();
   const contexts: BrowserContext[] = [];
-  const newContext = async () => {
-    const context = await browser.newContext({ baseURL: t.origin, permissions: ['clipboard-read', 'clipboard-write'] });
+  const newContext = async (opts: ContextOptions = {}) => {
+    const context = await browser.newContext({ ...opts, baseURL: t.origin, permissions: ['clipboard-read', 'clipboard-write'] });
     // The clipboard is the browser's, shared by every file's pages at once: a page keeps what it wrote to it too.
     await context.addInitScript(() => {
       const write = navigator.clipboard.writeText.bind(navigator.clipboard);
@@ -107,8 +112,8 @@ export async function startConsole(env: Record<string, string> = {}): Promise<Co
       );
       return { email, password: PASSWORD, role, userId: row!.id, orgId: of.orgId };
     },
-    signedIn: async (who, path = '/') => {
-      const context = await newContext();
+    signedIn: async (who, path = '/', opts = {}) => {
+      const context = await newContext(opts);
       const res = await context.request.post('/api/trpc/accounts.signIn', {
         headers: { 'x-leadwire-session': 'cookie' },
         data: { email: who.email, password: who.password },

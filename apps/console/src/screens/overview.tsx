@@ -305,7 +305,7 @@ function Limits({ o }: { o: Overview }) {
       <ul class="meters">
         {deliveries && (
           <Meter label="Webhook deliveries this hour" used={deliveries.used} limit={deliveries.limit}>
-            {deliveries.overCap > 0 && <>, {n(deliveries.overCap)} skipped over the cap</>}; resets <When at={deliveries.resetsAt} />
+            {deliveries.overCap > 0 && <>, {n(deliveries.overCap)} skipped over the cap</>}; resets <When at={deliveries.resetsAt} utc />
           </Meter>
         )}
         {keys.map((k) => (

@@ -125,11 +125,13 @@ export function ProblemLine({ problem }: { problem: Problem | null }) {
 }
 
 const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+/** For times that belong with the UTC charts beside them (the hourly cap's reset). */
+const utcFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' });
 
-/** A moment as people read it, with the exact ISO time in a machine-readable element. */
-export function When({ at, never = 'never' }: { at: string | null | undefined; never?: string }) {
+/** A moment as people read it (in their zone, or in UTC beside UTC charts), with the exact ISO time in a machine-readable element. */
+export function When({ at, never = 'never', utc = false }: { at: string | null | undefined; never?: string; utc?: boolean }) {
   if (!at) return <span class="muted">{never}</span>;
-  return <time dateTime={at}>{dateFormat.format(new Date(at))}</time>;
+  return <time dateTime={at}>{utc ? `${utcFormat.format(new Date(at))} UTC` : dateFormat.format(new Date(at))}</time>;
 }
 
 /**
