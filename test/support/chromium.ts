@@ -26,8 +26,6 @@ declare module 'vitest' {
  * `AutomationControlled` off: Chromium under automation sets navigator.webdriver, which the tracking and lead-capture
  * snippets obey by sending nothing; the browser stands for a visitor's (a test of that rule sets the flag back in its
  * own context, test/tracking/browser.test.ts).
- * No spare renderer: Chromium starts one ahead for the next navigation, which a test's fresh context never uses (a
- * third of the renderer processes of the console tests, measured).
  */
 export const CHROMIUM_ARGS = [
   '--no-sandbox',
@@ -39,7 +37,6 @@ export const CHROMIUM_ARGS = [
   '--disable-component-update',
   '--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1',
   '--disable-blink-features=AutomationControlled',
-  '--disable-features=SpareRendererForSitePerProcess',
 ];
 
 /** A browser of its own, for scripts outside a test run. Playwright gives it a temporary profile and removes it on close. */

@@ -4,7 +4,7 @@
  * Everything spawned here is tracked so that `killLeftovers()` can end it if a test fails halfway.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
@@ -251,15 +251,46 @@ function isAlive(pid: number): boolean {
   }
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/** The lowest port the kernel hands out to outgoing connections (Linux's ip_local_port_range; 32768 elsewhere). */
+function ephemeralLow(): number {
+  try {
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    if (Number.isInteger(low) && low > 0) return low;
+  } catch {
+    // not Linux: the IANA range's start
+  }
+  return 32_768;
+}
+
+const PORTS_FROM = 10_000;
+/** Each vitest worker draws from its own slice, so two workers never probe the same port at once. */
+const SLICES = 8;
+
+/** Whether 127.0.0.1:`port` can be bound now. */
+function canBind(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (address && typeof address === 'object' ? resolve(address.port) : reject(new Error('no port'))));
-    });
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
+}
+
+/**
+ * A port free now for a server the test starts on it, below the kernel's ephemeral range. A port from that range (what
+ * binding port 0 gives) may be handed to any outgoing connection between the probe and the bind, or while a server is
+ * down and about to start again on its port: in a full run a PostgreSQL restarted on its port failed with "Address
+ * already in use" because a client connection had been given it.
+ */
+export async function freePort(): Promise<number> {
+  const high = ephemeralLow();
+  const slice = Math.floor((high - PORTS_FROM) / SLICES);
+  if (slice < 100) throw new Error(`the ephemeral port range starts at ${high}: no room below it for test servers`);
+  const from = PORTS_FROM + (Number(process.env.VITEST_POOL_ID ?? 0) % SLICES) * slice;
+  for (let i = 0; i < 100; i++) {
+    const port = from + Math.floor(Math.random() * slice);
+    if (await canBind(port)) return port;
+  }
+  throw new Error(`no free port in ${from}-${from + slice - 1}`);
 }
 
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
