@@ -12,11 +12,11 @@ const NEEDED_BYTES = 2 * 1024 ** 3;
  * when the machine has one with room that may run programs (`/dev/shm`), else `/tmp`. `LEADWIRE_TEST_TMP` chooses
  * another folder.
  *
- * Why: every test file clones the run's template (415 relations, a file or more each) and drops it again. On the ext4 without a journal
- * of our development machine, creating files soon after thousands were deleted walks the inode bitmap for each one
- * (the kernel's `recently_deleted` check): one CREATE DATABASE cost 450 ms of CPU there against 17-36 ms on tmpfs, and
- * the test cluster's CPU over a whole run fell from 85-100 s to 41 s. Nothing here needs to survive a reboot: a
- * cluster kept after a failure stays until a later run removes it (a week) or the machine restarts.
+ * Why: every test file clones the run's template (415 relations, a file or more each) and drops it again. On the ext4
+ * without a journal of our development machine, creating files soon after thousands were deleted walks the inode
+ * bitmap for each one (the kernel's `recently_deleted` check): one CREATE DATABASE cost 450 ms of CPU there against
+ * 17-36 ms on tmpfs, and the test cluster's CPU over a whole run fell from 85-100 s to 41 s. Nothing here needs to
+ * survive a reboot: a cluster kept after a failure stays until a later run removes it (a week) or the machine restarts.
  */
 export const SCRATCH = pickScratch();
 
