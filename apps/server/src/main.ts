@@ -38,7 +38,7 @@ async function main() {
     // Kubernetes) can only help if we exit, and non-zero.
     onDatabaseLost: (err) => {
       log.fatal({ err }, 'embedded PostgreSQL could not be restarted; exiting');
-      process.exit(1);
+      exitAfterLog(log, 1);
     },
   });
   const serveHttp = config.ROLE !== 'worker';
@@ -75,7 +75,7 @@ async function main() {
     log.info({ signal }, 'shutting down');
     const force = setTimeout(() => {
       log.error({}, 'shutdown timed out; exiting');
-      process.exit(1);
+      exitAfterLog(log, 1);
     }, config.SHUTDOWN_TIMEOUT_MS + 5_000);
     force.unref();
     try {
@@ -94,15 +94,25 @@ async function main() {
       // Last, so that the spans of the work finished above are exported too.
       await tracing?.shutdown();
       log.info({}, 'stopped');
-      process.exit(0);
+      exitAfterLog(log, 0);
     } catch (err) {
       log.error({ err }, 'shutdown failed');
-      process.exit(1);
+      exitAfterLog(log, 1);
     }
   };
   // SIGHUP too (the terminal closed): left to Node's default, the process would end at once and leave its embedded
   // PostgreSQL, which runs in a process group of its own, for the next start to clean up.
   for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(signal, () => void shutdown(signal));
+}
+
+/**
+ * Exits once the lines logged so far have reached stdout. pino writes asynchronously, and the flush it does at exit
+ * writes what is buffered ahead of a write still in flight: when stdout was a slow pipe (a loaded machine, a log
+ * shipper) the last lines of a shutdown came out of order or not at all. Bounded, for a stdout that no longer drains.
+ */
+function exitAfterLog(log: pino.Logger, code: number): void {
+  setTimeout(() => process.exit(code), 2_000).unref();
+  log.flush(() => process.exit(code));
 }
 
 main().catch((err: unknown) => {
