@@ -16,5 +16,4 @@ describe('freePort', () => {
     await new Promise<void>((resolve) => server.listen(ports[0], '127.0.0.1', resolve));
     await new Promise((resolve) => server.close(resolve));
   });
-
 });
