@@ -4,6 +4,7 @@ import type { Statement } from '@leadwire/db';
 import { bind } from '#db/statements.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initTestApp, type TestApp } from '../support/app.ts';
+import { explainOn, type PlanNode, planNodes } from '../support/plans.ts';
 
 /**
  * The contact reads carry the contact's consent (consent/state.ts) from a subquery of their own statement: on the
@@ -13,17 +14,6 @@ import { initTestApp, type TestApp } from '../support/app.ts';
 
 const CONTACTS = 5_000;
 const ENTRIES_EACH = 4;
-
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  'Index Name'?: string;
-  'Actual Rows'?: number;
-  'Actual Loops'?: number;
-  'Rows Removed by Filter'?: number;
-  Plans?: PlanNode[];
-}
-const nodes = (n: PlanNode): PlanNode[] => [n, ...(n.Plans ?? []).flatMap(nodes)];
 
 let t: TestApp;
 let orgId: string;
@@ -50,20 +40,12 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => t?.close());
 
+/** Every node of the statement's executed generic plan, as a long-running server plans it. */
 async function genericPlan<P>(stmt: Statement<P, unknown>, params: P): Promise<PlanNode[]> {
   const client = await t.runtime.deps.db.pool.connect();
   try {
-    const literal = (v: unknown) => client.escapeLiteral(String(v));
-    await client.query('begin');
-    await client.query('set local plan_cache_mode = force_generic_plan');
-    await client.query(`prepare explained as ${stmt.text}`);
-    const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
-      `explain (analyze, format json) execute explained(${bind(stmt, params).map(literal).join(', ')})`,
-    );
-    return nodes(rows[0]!['QUERY PLAN'][0].Plan);
+    return planNodes((await explainOn(client, false, stmt.text, bind(stmt, params))).plan);
   } finally {
-    await client.query('rollback');
-    await client.query('deallocate explained');
     client.release();
   }
 }
