@@ -11,6 +11,7 @@ import { submitJson } from '../forms/support.ts';
 import { answerOf, type TestApp } from '../support/app.ts';
 import { collect, VISITOR_A } from '../tracking/support.ts';
 import {
+  cells,
   type ConsoleHarness,
   expectAccessible,
   expectNoSideScroll,
@@ -34,15 +35,6 @@ async function track(t: TestApp, body: Record<string, unknown>) {
   });
   expect((await answerOf(res)).status).toBe(202);
 }
-
-/** The data cells of the row whose header cell is named `row`, exactly. */
-const cells = (page: Page, table: string, row: string) =>
-  page
-    .getByRole('table', { name: table })
-    .locator('tbody tr')
-    .filter({ has: page.getByRole('rowheader', { name: row, exact: true }) })
-    .locator('td')
-    .allTextContents();
 
 describe.skipIf(!hasChromium)('goals and a contact’s consent in the console', { timeout: FLOW_TIMEOUT }, () => {
   let h: ConsoleHarness;

@@ -3,13 +3,13 @@
  * every screen of the console at 390 px (the navigation folded behind Menu, no sideways scrolling, lists as cards) and
  * at 1280 px, axe clean at both.
  */
-import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newForm } from '../forms/support.ts';
 import { call } from '../support/app.ts';
 import { internalClient } from '../support/internal.ts';
 import { collect, VISITOR_A, VISITOR_B } from '../tracking/support.ts';
 import {
+  cells,
   type ConsoleHarness,
   expectAccessible,
   expectNoSideScroll,
@@ -47,15 +47,6 @@ describe.skipIf(!hasChromium)('analytics and the phone layout', { timeout: FLOW_
     for (const v of views) expect((await collect(h.t, { org: org.orgId, ...v })).status).toBe(202);
   });
   afterAll(async () => h?.close());
-
-  /** The data cells of the row whose header cell is named `row`, exactly. */
-  const cells = (page: Page, table: string, row: string) =>
-    page
-      .getByRole('table', { name: table })
-      .locator('tbody tr')
-      .filter({ has: page.getByRole('rowheader', { name: row, exact: true }) })
-      .locator('td')
-      .allTextContents();
 
   it('shows visitors, page views, top pages, referrers, UTM values and the visitors who became contacts; filters by page', async () => {
     const { page } = await h.signedIn(owner, '/analytics');

@@ -144,6 +144,15 @@ async function sessionToken(origin: string, who: Person): Promise<string> {
   return ((await res.json()) as { token: string }).token;
 }
 
+/** The data cells of the row whose header cell is named `row`, exactly. */
+export const cells = (page: Page, table: string, row: string) =>
+  page
+    .getByRole('table', { name: table })
+    .locator('tbody tr')
+    .filter({ has: page.getByRole('rowheader', { name: row, exact: true }) })
+    .locator('td')
+    .allTextContents();
+
 /** A full-page picture of the screen, `.data/screenshots/<name>.png`. */
 export async function screenshot(page: Page, name: string): Promise<void> {
   await mkdir(SCREENSHOTS, { recursive: true });
