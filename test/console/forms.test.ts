@@ -1,25 +1,26 @@
-import type { BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { publicOrigin } from '../support/chromium.ts';
 import { type ConsoleHarness, copied, expectAccessible, FLOW_TIMEOUT, hasChromium, type Person, startConsole } from './support.ts';
 
 /**
  * The server's public address (APP_URL, BASE_URL) as websites and submitters reach it, unlike the loopback address the
- * console is opened at: the console must show this one. The browser's requests there are answered by the test server.
+ * console is opened at: the console must show this one. A visitor's browser reaches it there (publicOrigin).
  */
 const SERVICE = 'http://leads.leadwire.test';
-const routeService = (context: BrowserContext, origin: string) =>
-  context.route(`${SERVICE}/**`, async (route) =>
-    route.fulfill({ response: await route.fetch({ url: route.request().url().replace(SERVICE, origin), maxRedirects: 0 }) }),
-  );
 
 describe.skipIf(!hasChromium)('the Forms and Website screens', { timeout: FLOW_TIMEOUT }, () => {
   let h: ConsoleHarness;
   let owner: Person;
+  let service: Awaited<ReturnType<typeof publicOrigin>>;
   beforeAll(async () => {
     h = await startConsole({ APP_URL: SERVICE, BASE_URL: `${SERVICE}/api` });
     owner = await h.owner();
+    service = await publicOrigin(SERVICE, h.t.origin);
   });
-  afterAll(() => h?.close());
+  afterAll(async () => {
+    await h?.close();
+    await service?.close();
+  });
 
   it('builds a form with two fields, refuses a bad save beside its fields, and shows a hosted-page submission with its attribution', async () => {
     const { page, context } = await h.signedIn(owner, '/forms');
@@ -90,14 +91,13 @@ describe.skipIf(!hasChromium)('the Forms and Website screens', { timeout: FLOW_T
 
     // A visitor on the hosted page (the link the console shows), arriving from a campaign.
     expect(await page.getByRole('link', { name: 'Open the hosted page' }).getAttribute('href')).toBe(hosted);
-    await routeService(context, h.t.origin);
-    const visitor = await context.newPage();
+    const visitor = await (await h.newContext({ proxy: service.proxy })).newPage();
     await visitor.goto(`${hosted}?utm_source=newsletter&utm_campaign=autumn`);
     await visitor.getByLabel('First name').fill('Ada');
     await visitor.getByLabel('Email (required)').fill('ada@example.com');
     await visitor.getByRole('button', { name: 'Send' }).click();
     await visitor.getByText('Thanks, we will call you.').waitFor();
-    await visitor.close();
+    await visitor.context().close();
 
     await page.getByRole('button', { name: 'Check again' }).click();
     const row = page.getByRole('row').filter({ hasText: 'ada@example.com' });

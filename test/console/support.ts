@@ -37,9 +37,10 @@ export interface Person {
   orgId: string;
 }
 
-/** What a test may set on a context of its own: the browser's time zone (the machine's otherwise). */
+/** What a test may set on a context of its own: the browser's time zone (the machine's otherwise), a proxy (publicOrigin). */
 export interface ContextOptions {
   timezoneId?: string;
+  proxy?: { server: string; bypass: string };
 }
 
 export interface ConsoleHarness {

@@ -2,11 +2,11 @@ import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newTestOrg, type TestOrg } from '../internal/contacts-support.ts';
 import { initTestApp, type TestApp } from '../support/app.ts';
-import { hasChromium, sharedChromium } from '../support/chromium.ts';
+import { hasChromium, publicOrigin, sharedChromium } from '../support/chromium.ts';
 import { type SmtpInbox, startSmtpInbox } from '../mail/smtp-inbox.ts';
 import { MAIL_FROM, startMailWorkers } from '../mail/support.ts';
 
-/** The service as the browser sees it (the mail's links point there); every request there is routed to the test server. */
+/** The service as the browser sees it (the mail's links point there), answered by the test server (publicOrigin). */
 const SERVICE = 'http://consent.leadwire.test';
 const NEWS = { purpose: 'email_marketing', text: 'Send me product news by email. I can unsubscribe at any time.', version: '2026-11' };
 
@@ -21,6 +21,7 @@ describe.skipIf(!hasChromium)('double opt-in in a browser', () => {
   let org: TestOrg;
   let browser: Browser;
   let context: BrowserContext;
+  let service: Awaited<ReturnType<typeof publicOrigin>>;
 
   beforeAll(async () => {
     smtp = await startSmtpInbox();
@@ -28,14 +29,13 @@ describe.skipIf(!hasChromium)('double opt-in in a browser', () => {
     await startMailWorkers(t);
     org = await newTestOrg(t);
     browser = await sharedChromium();
-    context = await browser.newContext();
-    await context.route(`${SERVICE}/**`, async (route) =>
-      route.fulfill({ response: await route.fetch({ url: route.request().url().replace(SERVICE, t.origin), maxRedirects: 0 }) }),
-    );
+    service = await publicOrigin(SERVICE, t.origin);
+    context = await browser.newContext({ proxy: service.proxy });
   });
   afterAll(async () => {
     await context?.close();
     await browser?.close();
+    await service?.close();
     await t?.close();
     await smtp?.close();
   });

@@ -1,11 +1,11 @@
 import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initTestApp, type TestApp } from '../support/app.ts';
-import { hasChromium, sharedChromium } from '../support/chromium.ts';
+import { hasChromium, publicOrigin, sharedChromium } from '../support/chromium.ts';
 import { newTestOrg, type TestOrg } from '../internal/contacts-support.ts';
 import { type FakeCaptcha, newForm, startFakeCaptcha, submissions } from './support.ts';
 
-/** The service as the browser sees it; every request there is routed to the test server. */
+/** The service as the browser sees it, answered by the test server (publicOrigin). */
 const SERVICE = 'http://forms.leadwire.test';
 /** A customer's website on another origin, served by the test itself. */
 const CUSTOMER = 'http://www.customer.test';
@@ -40,6 +40,9 @@ describe.skipIf(!hasChromium)('forms in a browser', () => {
   let a: TestOrg;
   let browser: Browser;
   let fake: FakeCaptcha;
+  // The service at a public origin, so the customer's page (public too) may load from it: Chromium's private network
+  // rules refuse a public page what comes from a loopback address.
+  let service: Awaited<ReturnType<typeof publicOrigin>>;
 
   beforeAll(async () => {
     fake = await startFakeCaptcha(SECRETS);
@@ -51,9 +54,11 @@ describe.skipIf(!hasChromium)('forms in a browser', () => {
     });
     a = await newTestOrg(t);
     browser = await sharedChromium();
+    service = await publicOrigin(SERVICE, t.origin);
   });
   afterAll(async () => {
     await browser?.close();
+    await service?.close();
     await t?.close();
     await fake?.close();
   });
@@ -63,16 +68,11 @@ describe.skipIf(!hasChromium)('forms in a browser', () => {
     customerPage?: string,
     provider?: keyof typeof FAKE_PROVIDER,
   ): Promise<BrowserContext> {
-    const context = await browser.newContext({ javaScriptEnabled });
+    const context = await browser.newContext({ javaScriptEnabled, proxy: service.proxy });
     if (provider) {
       const fakeScript = FAKE_PROVIDER[provider];
       await context.route(fakeScript.url, (route) => route.fulfill({ status: 200, contentType: 'text/javascript', body: fakeScript.body }));
     }
-    // Fetched by Playwright and handed back as the service's answer (redirects included), so the page sees a public
-    // origin rather than a loopback address (Chromium's private network rules would refuse the customer page that).
-    await context.route(`${SERVICE}/**`, async (route) =>
-      route.fulfill({ response: await route.fetch({ url: route.request().url().replace(SERVICE, t.origin), maxRedirects: 0 }) }),
-    );
     if (customerPage) {
       await context.route(`${CUSTOMER}/**`, (route) =>
         route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: customerPage }),
