@@ -12,11 +12,11 @@ import {
 } from '@leadwire/core';
 import type { AnyTRPCRouter } from '@trpc/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { type CreateOpenApiFastifyPluginOptions, fastifyTRPCOpenApiPlugin } from 'trpc-to-openapi';
+import type { CreateOpenApiFastifyPluginOptions } from 'trpc-to-openapi';
 import { directRoutes } from './direct-routes.ts';
 import { addJsonBodyParser } from './json-body.ts';
 import { logFailure } from './log-failure.ts';
-import { isBodiless, patchTrpcOpenApiFastify } from './trpc-openapi-fastify.ts';
+import { isBodiless, patchTrpcOpenApiFastify, trpcOpenApiPlugin } from './trpc-openapi-fastify.ts';
 import { setRouteTemplate } from '../metrics.ts';
 import { refusals, UNMATCHED_ROUTE } from '@leadwire/core/runtime';
 
@@ -150,7 +150,7 @@ export async function restSurface(app: FastifyInstance, opts: { deps: Deps; rout
     req.publicError ? JSON.stringify({ ...req.publicError.body, requestId: String(req.id) }) : payload,
   );
 
-  await app.register(fastifyTRPCOpenApiPlugin, {
+  await app.register(trpcOpenApiPlugin, {
     basePath: '/',
     router,
     createContext: ({ req, res }) => createRequestContext(deps, req, res),

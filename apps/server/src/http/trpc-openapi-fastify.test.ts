@@ -5,7 +5,7 @@ import { type CreateOpenApiFastifyPluginOptions, fastifyTRPCOpenApiPlugin, type 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { addJsonBodyParser } from './json-body.ts';
-import { isBodiless, patchTrpcOpenApiFastify } from './trpc-openapi-fastify.ts';
+import { isBodiless, patchTrpcOpenApiFastify, trpcOpenApiPlugin } from './trpc-openapi-fastify.ts';
 
 /**
  * Each patch of trpc-to-openapi-fastify.ts, on trpc-to-openapi's Fastify adapter alone (no Leadwire surface): the bare
@@ -43,7 +43,7 @@ async function serve(patched: boolean): Promise<Served> {
     addJsonBodyParser(app, { empty: (req) => (isBodiless(req) ? { value: {} } : undefined) });
     patchTrpcOpenApiFastify(app);
   }
-  await app.register(fastifyTRPCOpenApiPlugin, {
+  await app.register(patched ? trpcOpenApiPlugin : fastifyTRPCOpenApiPlugin, {
     basePath: '/',
     router,
     createContext: ({ info }) => {
@@ -98,5 +98,39 @@ describe("trpc-to-openapi's Fastify adapter, bare and patched", () => {
     const ok = await post(patched, {});
     expect(ok.status).toBe(200);
     expect(await ok.json()).toEqual({});
+  });
+});
+
+describe("the adapter's start-up check of the router", () => {
+  // A router the OpenAPI generator refuses: the path names a parameter the input does not have.
+  const refused = t.router({
+    item: t.procedure
+      .meta({ openapi: { method: 'GET', path: '/items/{id}' } })
+      .input(z.object({}))
+      .output(z.object({}))
+      .query(() => ({})),
+  });
+  /** Calls `plugin` as Fastify would (it creates its handler synchronously): the error it throws, if any. */
+  const install = (plugin: typeof fastifyTRPCOpenApiPlugin): unknown => {
+    try {
+      plugin(Fastify(), { basePath: '/', router: refused } satisfies CreateOpenApiFastifyPluginOptions<typeof refused>, () => {});
+      return undefined;
+    } catch (err) {
+      return err;
+    }
+  };
+
+  it('the bare adapter generates the whole document to validate the router (NODE_ENV not production); patched, it does not', () => {
+    const env = process.env.NODE_ENV;
+    process.env.NODE_ENV = 'test';
+    try {
+      expect(String(install(fastifyTRPCOpenApiPlugin))).toContain('Input parser expects key from path: "id"');
+      expect(install(trpcOpenApiPlugin)).toBeUndefined();
+      // Only for the call: the process's NODE_ENV is left as it was.
+      expect(process.env.NODE_ENV).toBe('test');
+    } finally {
+      if (env === undefined) delete process.env.NODE_ENV;
+      else process.env.NODE_ENV = env;
+    }
   });
 });
