@@ -19,11 +19,20 @@ export interface Asset {
   etag: string;
 }
 
+/**
+ * Each content's gzip, made once per process: compressing the console's script at level 9 is most of an app's asset
+ * set-up, and a process that builds several apps (the tests, some hundred per run) serves the same files from each.
+ */
+const gzipped = new Map<string, Buffer>();
+
 /** A built file read once, with its gzip and a strong ETag of its content; null when it has not been built. */
 export function loadAsset(file: URL): Asset | null {
   try {
     const raw = readFileSync(file);
-    return { raw, gzip: gzipSync(raw, { level: 9 }), etag: `"${createHash('sha256').update(raw).digest('base64url').slice(0, 27)}"` };
+    const digest = createHash('sha256').update(raw).digest('base64url');
+    let gzip = gzipped.get(digest);
+    if (!gzip) gzipped.set(digest, (gzip = gzipSync(raw, { level: 9 })));
+    return { raw, gzip, etag: `"${digest.slice(0, 27)}"` };
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw err;
