@@ -92,14 +92,14 @@ describe('the check on a deliberately breaking edit', () => {
     expect(unnamedChanges(change, '## [Unreleased]\n### Added\n- `nickname` on contacts.\n')).toEqual([]);
   });
 
-  it('a tag added to the sorted list is one addition, not every later tag renamed; a tag removed is breaking', () => {
-    const doc = structuredClone(built.internal);
+  // On /v1 (a fifth the size of the internal document, whose diff takes seconds): a tag put first shifts every other,
+  // as a new tag does in the internal document's sorted list.
+  it('a tag added ahead of the others is one addition, not every later tag renamed; a tag removed is breaking', () => {
+    const doc = structuredClone(built.v1);
     const names = doc.tags.map((t: Json) => t.name);
+    expect(names.length).toBeGreaterThan(1);
     const added = structuredClone(doc);
-    added.tags = [...doc.tags, { name: 'Aardvarks', description: 'Operations on aardvarks.' }].sort((a: Json, b: Json) =>
-      a.name.localeCompare(b.name),
-    );
-    expect(added.tags[0].name).toBe('Aardvarks');
+    added.tags = [{ name: 'Aardvarks', description: 'Operations on aardvarks.' }, ...doc.tags];
     expect(contractChanges(doc, added).map((c) => [c.kind, c.names.join(' ')])).toEqual([['non-breaking', 'Aardvarks']]);
     const removed = structuredClone(doc);
     removed.tags = doc.tags.slice(1);
