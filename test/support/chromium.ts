@@ -1,10 +1,10 @@
 /**
  * The one way tests and scripts get a Chromium: Debian's (see stack notes), headless, on a closed network. A test run
- * launches ONE browser (this file's default export is a vitest global setup) and every browser test
- * file connects to it (`sharedChromium()`), each test in contexts of its own: a context is a fresh profile (cookies,
- * storage, permissions), so files and tests stay as independent as they were with a browser each, without paying for a
- * launch per file (0.5 s idle, several seconds on a busy machine). Scripts outside vitest (benchmarks) launch their own
- * with `launchChromium()`. Tests that need a browser are skipped where it is not installed.
+ * launches ONE browser (this file's default export is a vitest global setup) and every browser test file connects to
+ * it (`sharedChromium()`), each test in contexts of its own: a context is a fresh profile (cookies, storage,
+ * permissions), so files and tests stay as independent as they were with a browser each, without paying for a launch
+ * per file (0.5 s idle, several seconds on a busy machine). Scripts outside vitest (benchmarks) launch their own with
+ * `launchChromium()`. Tests that need a browser are skipped where none is installed.
  */
 import { existsSync } from 'node:fs';
 import http from 'node:http';
@@ -49,8 +49,13 @@ export const CHROMIUM_ARGS = [
   '--disable-blink-features=AutomationControlled',
 ];
 
-/** The whole browser of its own, for scripts outside a test run (the benchmarks). Playwright gives it a temporary profile and removes it on close. */
+/**
+ * The whole browser of its own, for scripts outside a test run (the benchmarks measure what a visitor runs). Playwright
+ * gives it a temporary profile and removes it on close.
+ */
 export function launchChromium(): Promise<Browser> {
+  if (!existsSync(CHROMIUM))
+    throw new Error(`${CHROMIUM} is not installed: the benchmarks drive Debian's chromium (apt-get install chromium)`);
   return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
 }
 
