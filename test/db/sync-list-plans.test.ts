@@ -5,6 +5,7 @@ import type { Statement } from '@leadwire/db';
 import { bind } from '#db/statements.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initTestApp, type TestApp } from '../support/app.ts';
+import { explainOn, type PlanNode, planNodes } from '../support/plans.ts';
 
 /**
  * The read side's lists in an organization of 100,000 contacts and 30,000 companies among small ones, on the generic
@@ -16,17 +17,6 @@ const BIG = 100_000;
 /** Companies' plans are the same at any size past a few pages; fewer keep the file fast. */
 const BIG_COMPANIES = 30_000;
 const PAGE = 100;
-
-interface PlanNode {
-  'Node Type': string;
-  'Index Name'?: string;
-  'Actual Rows'?: number;
-  'Actual Loops'?: number;
-  'Rows Removed by Filter'?: number;
-  Plans?: PlanNode[];
-}
-
-const nodes = (n: PlanNode): PlanNode[] => [n, ...(n.Plans ?? []).flatMap(nodes)];
 
 let t: TestApp;
 let bigOrg: string;
@@ -65,19 +55,8 @@ afterAll(() => t?.close());
 async function genericPlan<P>(stmt: Statement<P, unknown>, params: P): Promise<PlanNode[]> {
   const client = await t.runtime.deps.db.pool.connect();
   try {
-    // The parameters here are strings and numbers only.
-    const literal = (v: unknown) =>
-      v === null || v === undefined ? 'null' : client.escapeLiteral(typeof v === 'string' ? v : JSON.stringify(v));
-    await client.query('begin');
-    await client.query('set local plan_cache_mode = force_generic_plan');
-    await client.query(`prepare explained as ${stmt.text}`);
-    const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
-      `explain (analyze, format json) execute explained(${bind(stmt, params).map(literal).join(', ')})`,
-    );
-    return nodes(rows[0]!['QUERY PLAN'][0].Plan);
+    return planNodes((await explainOn(client, false, stmt.text, bind(stmt, params))).plan);
   } finally {
-    await client.query('rollback');
-    await client.query('deallocate explained');
     client.release();
   }
 }
