@@ -1,10 +1,10 @@
 import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newTestOrg, type TestOrg } from '../internal/contacts-support.ts';
-import { initTestApp, type TestApp } from '../support/app.ts';
+import type { TestApp } from '../support/app.ts';
 import { hasChromium, publicOrigin, sharedChromium } from '../support/chromium.ts';
-import { type SmtpInbox, startSmtpInbox } from '../mail/smtp-inbox.ts';
-import { MAIL_FROM, startMailWorkers } from '../mail/support.ts';
+import type { SmtpInbox } from '../mail/smtp-inbox.ts';
+import { type MailApp, startMailApp } from '../mail/support.ts';
 
 /** The service as the browser sees it (the mail's links point there), answered by the test server (publicOrigin). */
 const SERVICE = 'http://consent.leadwire.test';
@@ -18,15 +18,15 @@ const NEWS = { purpose: 'email_marketing', text: 'Send me product news by email.
 describe.skipIf(!hasChromium)('double opt-in in a browser', () => {
   let t: TestApp;
   let smtp: SmtpInbox;
+  let mail: MailApp;
   let org: TestOrg;
   let browser: Browser;
   let context: BrowserContext;
   let service: Awaited<ReturnType<typeof publicOrigin>>;
 
   beforeAll(async () => {
-    smtp = await startSmtpInbox();
-    t = await initTestApp({ APP_URL: SERVICE, BASE_URL: `${SERVICE}/api`, SMTP_URL: smtp.url, MAIL_FROM });
-    await startMailWorkers(t);
+    mail = await startMailApp({ APP_URL: SERVICE, BASE_URL: `${SERVICE}/api` });
+    ({ t, smtp } = mail);
     org = await newTestOrg(t);
     browser = await sharedChromium();
     service = await publicOrigin(SERVICE, t.origin);
@@ -36,8 +36,7 @@ describe.skipIf(!hasChromium)('double opt-in in a browser', () => {
     await context?.close();
     await browser?.close();
     await service?.close();
-    await t?.close();
-    await smtp?.close();
+    await mail?.close();
   });
 
   const statuses = async (email: string) =>

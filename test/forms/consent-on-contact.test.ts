@@ -1,9 +1,9 @@
 import { buildInternalOpenApiDocument, buildV1OpenApiDocument } from '#core/openapi/documents.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newTestOrg, rest, type TestOrg } from '../internal/contacts-support.ts';
-import { call, type TestApp, initTestApp } from '../support/app.ts';
-import { type SmtpInbox, startSmtpInbox } from '../mail/smtp-inbox.ts';
-import { MAIL_FROM, startMailWorkers } from '../mail/support.ts';
+import { call, type TestApp } from '../support/app.ts';
+import type { SmtpInbox } from '../mail/smtp-inbox.ts';
+import { type MailApp, startMailApp } from '../mail/support.ts';
 import { submitJson } from './support.ts';
 
 /**
@@ -16,16 +16,14 @@ let smtp: SmtpInbox;
 let org: TestOrg;
 const APP = 'https://app.leadwire.test';
 
+let mail: MailApp;
+
 beforeAll(async () => {
-  smtp = await startSmtpInbox();
-  t = await initTestApp({ APP_URL: APP, SMTP_URL: smtp.url, MAIL_FROM });
-  await startMailWorkers(t);
+  mail = await startMailApp({ APP_URL: APP });
+  ({ t, smtp } = mail);
   org = await newTestOrg(t);
 });
-afterAll(async () => {
-  await t?.close();
-  await smtp?.close();
-});
+afterAll(() => mail?.close());
 
 const NEWS = { purpose: 'email_marketing', text: 'Send me product news by email.', version: '2026-11' };
 const PARTNERS = { purpose: 'partner_offers', text: 'Share my details with Example partners.', version: 'v3' };

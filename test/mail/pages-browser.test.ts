@@ -1,27 +1,26 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, uniqueEmail } from '../internal/accounts-support.ts';
-import { initTestApp, type TestApp } from '../support/app.ts';
+import type { TestApp } from '../support/app.ts';
 import { hasChromium, sharedChromium } from '../support/chromium.ts';
-import { type SmtpInbox, startSmtpInbox } from './smtp-inbox.ts';
-import { MAIL_FROM, startMailWorkers } from './support.ts';
+import type { SmtpInbox } from './smtp-inbox.ts';
+import { type MailApp, startMailApp } from './support.ts';
 
 // The run's Chromium (test/support/chromium.ts); without it this check cannot run, the HTTP tests of the pages still do.
 describe.skipIf(!hasChromium)('the invitation page in a browser with JavaScript off', () => {
   let t: TestApp;
   let smtp: SmtpInbox;
   let browser: Browser;
+  let mail: MailApp;
 
   beforeAll(async () => {
-    smtp = await startSmtpInbox();
-    t = await initTestApp({ APP_URL: 'https://app.leadwire.test', SMTP_URL: smtp.url, MAIL_FROM });
-    await startMailWorkers(t);
+    mail = await startMailApp();
+    ({ t, smtp } = mail);
     browser = await sharedChromium();
   });
   afterAll(async () => {
     await browser?.close();
-    await t?.close();
-    await smtp?.close();
+    await mail?.close();
   });
 
   it('shows an error next to its field, then accepts; the new member signs in through the API', async () => {

@@ -1,22 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, PASSWORD, refusal, signUp, tokenOf, uniqueEmail } from '../internal/accounts-support.ts';
-import { initTestApp, type TestApp } from '../support/app.ts';
-import { type SmtpInbox, startSmtpInbox } from './smtp-inbox.ts';
-import { MAIL_FROM, startMailWorkers } from './support.ts';
+import type { TestApp } from '../support/app.ts';
+import type { SmtpInbox } from './smtp-inbox.ts';
+import { type MailApp, startMailApp } from './support.ts';
 
 const APP_URL = 'https://app.leadwire.test';
 let t: TestApp;
 let smtp: SmtpInbox;
+let mail: MailApp;
 
 beforeAll(async () => {
-  smtp = await startSmtpInbox();
-  t = await initTestApp({ APP_URL, SMTP_URL: smtp.url, MAIL_FROM });
-  await startMailWorkers(t);
+  mail = await startMailApp({ APP_URL });
+  ({ t, smtp } = mail);
 });
-afterAll(async () => {
-  await t?.close();
-  await smtp?.close();
-});
+afterAll(() => mail?.close());
 
 /** The emailed link, opened on the test server: same path and query, the server's own origin. */
 function local(link: string): string {

@@ -3,22 +3,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, PASSWORD, signUp, tokenOf, uniqueEmail } from '../internal/accounts-support.ts';
 import { initTestApp, type TestApp } from '../support/app.ts';
 import { freePort, type SmtpInbox, startSmtpInbox } from './smtp-inbox.ts';
-import { captureLog, MAIL_FROM, SENDER, startMailWorkers, waitForJob } from './support.ts';
+import { captureLog, MAIL_FROM, type MailApp, SENDER, startMailApp, startMailWorkers, waitForJob } from './support.ts';
 
 describe('mail over SMTP, configured by SMTP_URL and MAIL_FROM', () => {
   let t: TestApp;
   let smtp: SmtpInbox;
+  let mail: MailApp;
   const log = captureLog();
 
   beforeAll(async () => {
-    smtp = await startSmtpInbox();
-    t = await initTestApp({ APP_URL: 'https://app.leadwire.test', SMTP_URL: smtp.url, MAIL_FROM });
-    await startMailWorkers(t, log);
+    mail = await startMailApp({}, log);
+    ({ t, smtp } = mail);
   });
-  afterAll(async () => {
-    await t?.close();
-    await smtp?.close();
-  });
+  afterAll(() => mail?.close());
 
   it('delivers an invitation with its recipient, sender, subject and link, logging neither the link nor the credentials', async () => {
     const owner = await signUp(t);

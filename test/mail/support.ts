@@ -2,7 +2,8 @@ import type { Deps, Logger } from '@leadwire/core';
 import { RESET_REQUEST_QUEUE } from '#core/accounts/password.service.ts';
 import { jobDefinitions } from '../../apps/server/src/jobs.ts';
 import { MAIL_QUEUE } from '#core/mail/send-job.ts';
-import type { TestApp } from '../support/app.ts';
+import { initTestApp, type TestApp } from '../support/app.ts';
+import { type SmtpInbox, startSmtpInbox } from './smtp-inbox.ts';
 
 export const MAIL_FROM = 'Leadwire Accounts <accounts@leadwire.test>';
 export const SENDER = 'accounts@leadwire.test';
@@ -21,6 +22,40 @@ export function captureLog(): Logger & { lines: string[] } {
 export async function startMailWorkers(t: TestApp, log?: Logger): Promise<void> {
   const deps: Deps = log ? { ...t.runtime.deps, log } : t.runtime.deps;
   await t.runtime.boss.work(jobDefinitions(deps).filter((d) => d.queue === MAIL_QUEUE || d.queue === RESET_REQUEST_QUEUE));
+}
+
+/** An app whose mail goes to a real SMTP server of its own, with the application's mail workers running. */
+export interface MailApp {
+  t: TestApp;
+  smtp: SmtpInbox;
+  /** Closes the app, then the SMTP server. */
+  close(): Promise<void>;
+}
+
+/**
+ * A file's mail set-up: an SMTP inbox, an app configured for it (SMTP_URL, MAIL_FROM; APP_URL, where the mails' links
+ * point, `https://app.leadwire.test` unless `env` says otherwise) and its mail workers (`startMailWorkers`).
+ */
+export async function startMailApp(env: Record<string, string> = {}, log?: Logger): Promise<MailApp> {
+  const smtp = await startSmtpInbox();
+  let t: TestApp | undefined;
+  try {
+    t = await initTestApp({ APP_URL: 'https://app.leadwire.test', ...env, SMTP_URL: smtp.url, MAIL_FROM });
+    await startMailWorkers(t, log);
+  } catch (err) {
+    await t?.close();
+    await smtp.close();
+    throw err;
+  }
+  const app = t;
+  return {
+    t: app,
+    smtp,
+    close: async () => {
+      await app.close();
+      await smtp.close();
+    },
+  };
 }
 
 export interface JobRow {
