@@ -1,10 +1,9 @@
 import { FIND_CONTACT } from '#core/contacts/v1/read.ts';
 import { GET_LIVE_DETAIL } from '#core/contacts/app/sql.ts';
 import type { Statement } from '@leadwire/db';
-import { bind } from '#db/statements.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initTestApp, type TestApp } from '../support/app.ts';
-import { explainOn, type PlanNode, planNodes } from '../support/plans.ts';
+import { genericPlanNodes } from '../support/plans.ts';
 
 /**
  * The contact reads carry the contact's consent (consent/state.ts) from a subquery of their own statement: on the
@@ -40,15 +39,7 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => t?.close());
 
-/** Every node of the statement's executed generic plan, as a long-running server plans it. */
-async function genericPlan<P>(stmt: Statement<P, unknown>, params: P): Promise<PlanNode[]> {
-  const client = await t.runtime.deps.db.pool.connect();
-  try {
-    return planNodes((await explainOn(client, false, stmt.text, bind(stmt, params))).plan);
-  } finally {
-    client.release();
-  }
-}
+const genericPlan = <P>(stmt: Statement<P, unknown>, params: P) => genericPlanNodes(t.runtime.deps.db, stmt, params);
 
 describe(`consent on the contact reads, among ${(CONTACTS * ENTRIES_EACH).toLocaleString('en')} entries`, () => {
   it.each([

@@ -2,10 +2,9 @@ import { LIST_NEWEST, LIST_SINCE } from '#core/companies/read.ts';
 import { LIST_CONTACTS } from '#core/contacts/v1/read.ts';
 import { encodeSyncCursor, startOf } from '#core/records/sync-page.ts';
 import type { Statement } from '@leadwire/db';
-import { bind } from '#db/statements.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initTestApp, type TestApp } from '../support/app.ts';
-import { explainOn, type PlanNode, planNodes } from '../support/plans.ts';
+import { genericPlanNodes, type PlanNode } from '../support/plans.ts';
 
 /**
  * The read side's lists in an organization of 100,000 contacts and 30,000 companies among small ones, on the generic
@@ -51,15 +50,7 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => t?.close());
 
-/** `stmt` under `explain analyze` with the generic plan: its plan's nodes. */
-async function genericPlan<P>(stmt: Statement<P, unknown>, params: P): Promise<PlanNode[]> {
-  const client = await t.runtime.deps.db.pool.connect();
-  try {
-    return planNodes((await explainOn(client, false, stmt.text, bind(stmt, params))).plan);
-  } finally {
-    client.release();
-  }
-}
+const genericPlan = <P>(stmt: Statement<P, unknown>, params: P) => genericPlanNodes(t.runtime.deps.db, stmt, params);
 
 /** Index entries and rows the plan went through on `index`. */
 const touched = (plan: PlanNode[], index: string) =>

@@ -63,6 +63,16 @@ export async function explainOn(client: Client, inTx: boolean, statement: string
   }
 }
 
+/** Every node of `stmt`'s executed generic plan, on a connection of `db`'s pool, as a long-running server plans it. */
+export async function genericPlanNodes<P>(db: PgDb, stmt: Statement<P, unknown>, params: P): Promise<PlanNode[]> {
+  const client = await db.pool.connect();
+  try {
+    return planNodes((await explainOn(client, false, stmt.text, bind(stmt, params))).plan);
+  } finally {
+    client.release();
+  }
+}
+
 /** The same Db; every statement it (or a transaction it opens) runs is explained first and handed to `seen`. */
 export function explaining(db: Db, seen: (s: ExplainedStatement) => void): Db {
   const explain = async (target: Db, text: string, params: unknown[]) => {
