@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { publicOrigin } from '../support/chromium.ts';
+import { type PublicOrigin, publicOrigin } from '../support/chromium.ts';
 import { type ConsoleHarness, copied, expectAccessible, FLOW_TIMEOUT, hasChromium, type Person, startConsole } from './support.ts';
 
 /**
@@ -11,7 +11,7 @@ const SERVICE = 'http://leads.leadwire.test';
 describe.skipIf(!hasChromium)('the Forms and Website screens', { timeout: FLOW_TIMEOUT }, () => {
   let h: ConsoleHarness;
   let owner: Person;
-  let service: Awaited<ReturnType<typeof publicOrigin>>;
+  let service: PublicOrigin;
   beforeAll(async () => {
     h = await startConsole({ APP_URL: SERVICE, BASE_URL: `${SERVICE}/api` });
     owner = await h.owner();

@@ -9,7 +9,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { hashPassword } from '#core/accounts/passwords.ts';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { initTestApp, type TestApp } from '../support/app.ts';
 import { sharedChromium } from '../support/chromium.ts';
@@ -38,10 +38,7 @@ export interface Person {
 }
 
 /** What a test may set on a context of its own: the browser's time zone (the machine's otherwise), a proxy (publicOrigin). */
-export interface ContextOptions {
-  timezoneId?: string;
-  proxy?: { server: string; bypass: string };
-}
+export type ContextOptions = Pick<BrowserContextOptions, 'timezoneId' | 'proxy'>;
 
 export interface ConsoleHarness {
   t: TestApp;

@@ -2,7 +2,7 @@ import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newTestOrg, type TestOrg } from '../internal/contacts-support.ts';
 import type { TestApp } from '../support/app.ts';
-import { hasChromium, publicOrigin, sharedChromium } from '../support/chromium.ts';
+import { hasChromium, type PublicOrigin, publicOrigin, sharedChromium } from '../support/chromium.ts';
 import type { SmtpInbox } from '../mail/smtp-inbox.ts';
 import { type MailApp, startMailApp } from '../mail/support.ts';
 
@@ -22,7 +22,7 @@ describe.skipIf(!hasChromium)('double opt-in in a browser', () => {
   let org: TestOrg;
   let browser: Browser;
   let context: BrowserContext;
-  let service: Awaited<ReturnType<typeof publicOrigin>>;
+  let service: PublicOrigin;
 
   beforeAll(async () => {
     mail = await startMailApp({ APP_URL: SERVICE, BASE_URL: `${SERVICE}/api` });

@@ -1,7 +1,7 @@
 import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initTestApp, type TestApp } from '../support/app.ts';
-import { hasChromium, publicOrigin, sharedChromium } from '../support/chromium.ts';
+import { hasChromium, type PublicOrigin, publicOrigin, sharedChromium } from '../support/chromium.ts';
 import { newTestOrg, type TestOrg } from '../internal/contacts-support.ts';
 import { type FakeCaptcha, newForm, startFakeCaptcha, submissions } from './support.ts';
 
@@ -42,7 +42,7 @@ describe.skipIf(!hasChromium)('forms in a browser', () => {
   let fake: FakeCaptcha;
   // The service at a public origin, so the customer's page (public too) may load from it: Chromium's private network
   // rules refuse a public page what comes from a loopback address.
-  let service: Awaited<ReturnType<typeof publicOrigin>>;
+  let service: PublicOrigin;
 
   beforeAll(async () => {
     fake = await startFakeCaptcha(SECRETS);

@@ -95,6 +95,13 @@ export default async function setup(project: TestProject): Promise<() => Promise
   };
 }
 
+/** A public origin served by publicOrigin(): the proxy for browser contexts, and its close. */
+export interface PublicOrigin {
+  /** What `browser.newContext({ proxy })` takes. */
+  proxy: { server: string; bypass: string };
+  close(): Promise<void>;
+}
+
 /**
  * A public origin (`http://forms.leadwire.test`) answered by a local test server, for the pages a visitor opens there
  * (hosted forms, mailed links): a forward proxy for browser contexts, `browser.newContext({ proxy: origin.proxy })`.
@@ -102,10 +109,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
  * cannot give a navigation: a POST fulfilled with a redirect ended on Chromium's error page (the headless shell never
  * left it). Requests to any other origin are refused; loopback addresses bypass the proxy.
  */
-export async function publicOrigin(
-  origin: string,
-  local: string,
-): Promise<{ proxy: { server: string; bypass: string }; close(): Promise<void> }> {
+export async function publicOrigin(origin: string, local: string): Promise<PublicOrigin> {
   const target = new URL(local);
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://invalid');
