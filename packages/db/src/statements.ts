@@ -13,12 +13,18 @@ import {
 } from 'kysely';
 import type { allEntities } from './entities/index.ts';
 
+type InferredDB = InferKyselyDB<(typeof allEntities)[number]>;
+
 /**
  * The database as the compiler sees it, inferred from the entities: table and column names in the database's own
  * snake_case, row types from the property builders. The entities (with the migrations they generate) are the only
- * description of a table; `test/db/schema-drift.test.ts` holds them to the migrated schema.
+ * description of a table; `test/db/schema-drift.test.ts` holds them to the migrated schema. An interface over the
+ * inferred type rather than the type itself: the compiler compares two uses of an interface by identity, where the
+ * inferred type (an intersection of mapped types over every entity) was compared member by member in every query.
+ * Type-checking the tree: 17.7 million instantiations -> 4.8, a third less time (issue 26).
  */
-export type DB = InferKyselyDB<(typeof allEntities)[number]>;
+// oxlint-disable-next-line typescript/no-empty-object-type -- the members are InferredDB's, named once
+export interface DB extends InferredDB {}
 
 /**
  * Builds statements, never runs them: it has no connection. Statements run through `Db`, on the bounded request pool
