@@ -10,8 +10,9 @@ import { halfTheCores } from '#core/config.ts';
 import { systemClock } from '#core/clock.ts';
 import { PgDb } from '@leadwire/db';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
+import { databaseUrl } from '../support/pg-admin.ts';
 
 /**
  * Issue 16: during a sign-up flood, requests that needed a new database connection waited seconds. The cause was
@@ -39,10 +40,14 @@ afterAll(async () => {
 async function hashesDoneWhenConnected(): Promise<number> {
   let done = 0;
   const hashes = Array.from({ length: HASHES }, () => hashPassword('correct horse battery staple').then(() => done++));
-  const client = new pg.Client(db.url);
+  // A login that authenticates with SCRAM (the run's other sessions are trusted: global-setup.ts).
+  const client = new pg.Client(databaseUrl(inject('pgScramUrl'), db.name));
   try {
     await client.connect();
-    return done;
+    const finished = done;
+    // What this measures is the handshake: the session must have had one (system_user is null for a trusted one).
+    expect((await client.query<{ auth: string | null }>('select system_user as auth')).rows[0]?.auth).toMatch(/^scram-sha-256:/);
+    return finished;
   } finally {
     await client.end();
     await Promise.all(hashes);
