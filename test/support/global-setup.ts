@@ -26,8 +26,8 @@ declare module 'vitest' {
     /** The migrated template database that `createTestDatabase({ migrated: true })` clones. */
     pgTemplate: string;
     /**
-     * A login that authenticates with SCRAM on the run's server, for the tests about the handshake itself (URL of the
-     * server without a database; see `scramLogin`). Against DATABASE_URL, that URL's own login.
+     * The run's server as a login that authenticates with SCRAM, for the tests about the handshake itself (see
+     * `scramLogin`; `databaseUrl()` points it at a test's database). Against DATABASE_URL, that URL's own login.
      */
     pgScramUrl: string;
   }
