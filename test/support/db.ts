@@ -51,7 +51,12 @@ export async function createTestDatabase(name?: string, opts: TestDatabaseOption
   const dbName = `${inject('pgRunPrefix')}${label ? `${label}_` : ''}${randomBytes(6).toString('hex')}`;
 
   const id = (name: string) => pg.escapeIdentifier(name);
-  await admin().query(`create database ${id(dbName)}${opts.migrated ? ` template ${id(inject('pgTemplate'))}` : ''}`);
+  // FILE_COPY copies the template's files whole, its relation cache file among them, where the default (WAL_LOG) writes
+  // every block through the WAL and leaves the new database's first sessions to rebuild that cache. Measured, a clone,
+  // eight sessions and a drop: 64-72 ms of the cluster's CPU against 82-86 ms, and not more with another database
+  // written between clones (FILE_COPY checkpoints first).
+  const template = opts.migrated ? ` template ${id(inject('pgTemplate'))} strategy file_copy` : '';
+  await admin().query(`create database ${id(dbName)}${template}`);
 
   const url = databaseUrl(adminUrl, dbName);
   const decide = async (test?: RunnerTask): Promise<void> => {
