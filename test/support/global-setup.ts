@@ -68,6 +68,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
       // A throwaway cluster needs no durability: skipping the flushes saves I/O waits on every commit and clone.
       await withAdmin(cluster.url, async (c) => {
         for (const setting of ['fsync', 'synchronous_commit', 'full_page_writes']) await c.query(`alter system set ${setting} = off`);
+        await c.query('select pg_reload_conf()');
       });
       scramUrl = await scramLogin(cluster.url, path.join(root, 'postgres'));
     } catch (err) {
