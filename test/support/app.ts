@@ -5,6 +5,7 @@ import { type Config, loadConfig } from '@leadwire/core';
 import { TestClock } from '#core/clock.ts';
 import { TestRandom } from '#core/random.ts';
 import { bootstrap, createApiKey, type NewApiKey } from '#core/accounts/service.ts';
+import { setPasswordHashCost } from '#core/accounts/passwords.ts';
 import type { FastifyInstance } from 'fastify';
 import pino, { type DestinationStream } from 'pino';
 import { buildApp } from '../../apps/server/src/app.ts';
@@ -69,6 +70,9 @@ export async function serve(
   return { runtime, app, origin: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}` };
 }
 
+/** scrypt's N = 2^4: microseconds where the floor's 2^12 takes some 15 ms of CPU. */
+const TEST_HASH_COST = 4;
+
 /**
  * A real server on a random port over its own database, cloned from the run's migrated template: the server's own
  * migration step then finds nothing pending.
@@ -80,9 +84,8 @@ export async function initTestApp(
   const db = await createTestDatabase(undefined, { migrated: true });
   // Files a test stores (uploads, purges) live in a folder of its own, never in the checkout's .data.
   const dataDir = await mkdtemp(join(tmpdir(), 'leadwire-test-data-'));
-  // A cheap scrypt cost: hashing is not what these tests are about (PASSWORD_HASH_COST has its own test). Tests sign up
-  // and ask for resets from one loopback address far more often than a person would; the address budgets have their
-  // own tests, which set them low.
+  // Tests sign up and ask for resets from one loopback address far more often than a person would; the address
+  // budgets have their own tests, which set them low.
   const config = loadConfig({
     DATABASE_URL: db.url,
     LOG_LEVEL: 'silent',
@@ -100,6 +103,11 @@ export async function initTestApp(
   const clock = new TestClock();
   const random = new TestRandom();
   const { runtime, app, origin } = await serve(config, { clock, random, ...opts });
+  // Hashing is not what these tests are about: at the configuration's floor (12, a guard for operators) hashing the
+  // owners' and members' passwords took some 4 % of `test:quick`'s CPU. Below it, as Devise's test `stretches` and
+  // Django's test hashers are, unless a test gives PASSWORD_HASH_COST (the hashing tests set the cost they are about
+  // themselves). The hashes are real scrypt and carry their cost, which is what a check reads.
+  if (env.PASSWORD_HASH_COST === undefined) setPasswordHashCost(TEST_HASH_COST);
   return {
     origin,
     v1: `${origin}/api/v1`,
