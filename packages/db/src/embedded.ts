@@ -206,12 +206,11 @@ async function spawnServer(o: {
     env: { ...process.env, LC_MESSAGES: 'C' },
   });
   await new Promise<void>((resolve, reject) => {
-    let seen = '';
+    const saysReady = readinessWatcher();
     const onData = (chunk: Buffer) => {
       const text = chunk.toString('utf8');
       o.onChunk(text);
-      seen = (seen + text).slice(-200);
-      if (seen.includes('database system is ready to accept connections')) {
+      if (saysReady(text)) {
         child.off('exit', onExit);
         child.off('error', onError);
         resolve();
@@ -225,6 +224,25 @@ async function spawnServer(o: {
     child.once('error', onError);
   });
   return child;
+}
+
+const READY = 'database system is ready to accept connections';
+
+/**
+ * Reads the server's output chunk by chunk and answers whether it has said it is ready. The phrase may be split
+ * between two chunks, and a chunk may carry more lines after it: a busy reader gets several lines per read (clients
+ * connecting the moment the server is up make it log), so the phrase is looked for in the whole chunk, with the
+ * previous chunk's end, and never in a window of fixed length, which a start under load used to miss, waiting forever
+ * on a server that was up.
+ */
+export function readinessWatcher(): (chunk: string) => boolean {
+  let carry = '';
+  return (chunk) => {
+    const text = carry + chunk;
+    if (text.includes(READY)) return true;
+    carry = text.slice(-(READY.length - 1));
+    return false;
+  };
 }
 
 async function stopServer(child: ChildProcess, exit: Promise<void>, exited: () => boolean): Promise<void> {

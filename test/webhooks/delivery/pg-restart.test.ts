@@ -7,6 +7,7 @@
  */
 import fs from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
+import { finished } from 'node:stream/promises';
 import path from 'node:path';
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '#db/embedded.ts';
 import { QUEUE_LEASE_MS } from '#core/webhooks/delivery/policy.ts';
@@ -108,6 +109,23 @@ async function until(done: (rows: Row[]) => boolean, endpointId: string): Promis
   }
 }
 
+/**
+ * `work`, or a failure naming where it stood (`where()`) once `ms` have passed: a bound that only ends a run already
+ * failing (a restart takes seconds), so that a stall says which step it was in instead of running into the test's
+ * own time-out.
+ */
+async function within<T>(work: Promise<T>, ms: number, where: () => string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`not done after ${ms / 1000} s: ${where()}`)), ms);
+  });
+  try {
+    return await Promise.race([work, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 describe('PostgreSQL restarted under load', () => {
   it('loses no delivery: every acknowledged contact arrives, as exactly one delivery', { timeout: 300_000 }, async () => {
     const org = await t.newOrg();
@@ -126,25 +144,32 @@ describe('PostgreSQL restarted under load', () => {
       gathered();
     });
     let restart: Promise<void> | undefined;
+    let step = 'not started';
     let stoppedAt = 0;
     let restartedAt = 0;
     const onAck = (n: number) => {
       if (n !== RESTART_AT) return;
       holding = true;
       restart = (async () => {
+        step = 'waiting for an attempt to hold';
         await heldAll;
+        step = 'stopping PostgreSQL';
         stoppedAt = Date.now();
         await cluster!.stop();
         cluster = undefined;
         holding = false;
-        await Promise.all(held.map(({ res }) => new Promise((finish) => res.writeHead(200).end('ok', () => finish(null)))));
+        step = `answering the ${held.length} held attempts`;
+        // An attempt's client may have gone meanwhile: its response then closes instead of finishing.
+        await Promise.all(held.map(({ res }) => (res.writeHead(200).end('ok'), finished(res).catch(() => undefined))));
+        step = 'starting PostgreSQL again';
         await startCluster();
+        step = 'done';
         restartedAt = Date.now();
       })();
     };
     const started = Date.now();
     await Promise.all(Array.from({ length: CLIENTS }, (_, c) => stream(org.publicKey, c, onAck, s)));
-    await restart;
+    await within(restart ?? Promise.resolve(), 60_000, () => `the restart, ${step}`);
     const streamed = Date.now();
     expect(s.acknowledged).toHaveLength(TOTAL);
     expect(restartedAt).toBeGreaterThan(0);
