@@ -232,8 +232,8 @@ const READY = 'database system is ready to accept connections';
  * Reads the server's output chunk by chunk and answers whether it has said it is ready. The phrase may be split
  * between two chunks, and a chunk may carry more lines after it: a busy reader gets several lines per read (clients
  * connecting the moment the server is up make it log), so the phrase is looked for in the whole chunk, with the
- * previous chunk's end, and never in a window of fixed length, which a start under load used to miss, waiting forever
- * on a server that was up.
+ * previous chunk's end: a window of fixed length misses it when enough output follows it in the same read, and the
+ * start then waits forever on a server that is up.
  */
 export function readinessWatcher(): (chunk: string) => boolean {
   let carry = '';
