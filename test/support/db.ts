@@ -84,8 +84,8 @@ export async function createTestDatabase(name?: string, opts: TestDatabaseOption
     // resolves before its sessions have closed, and a forced drop right after ends them with an error that nothing
     // listens for any more (an uncaught exception in the worker). Sessions a test left open are ended after that wait.
     // That wait polls every 100 ms: the 169 drops of a `test:quick` took 14 s of its workers' time (median 32 ms, a
-    // tenth over 0.1 s). Nothing after a file needs its database gone, so the next file starts meanwhile (the run
-    // 4 s shorter); a drop that the worker's exit cuts short leaves the database to the run's teardown (pg-admin.ts).
+    // tenth over 0.1 s). Nothing after a file needs its database gone, so the next file starts meanwhile; a drop that
+    // the worker's exit cuts short leaves the database to the run's teardown (pg-admin.ts).
     background(
       admin()
         .query(`drop database if exists ${id(dbName)}`)
