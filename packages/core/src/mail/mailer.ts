@@ -1,4 +1,4 @@
-import { createTransport } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { Config } from '../config.ts';
 import type { Logger } from '../context.ts';
 
@@ -67,18 +67,25 @@ const SOCKET_TIMEOUT_MS = 30_000;
  * AUTH exchange.
  */
 export function createSmtpMailer(opts: { url: string; from: string }): Mailer {
-  const transport = createTransport({
-    url: opts.url,
-    logger: false,
-    debug: false,
-    connectionTimeout: CONNECTION_TIMEOUT_MS,
-    greetingTimeout: GREETING_TIMEOUT_MS,
-    socketTimeout: SOCKET_TIMEOUT_MS,
-  });
+  // nodemailer is loaded with the first email rather than with every process (some 40 modules, about 60 ms of a
+  // start): most starts send none, and a process that is never configured for SMTP never needs it. SMTP_URL's form is
+  // checked when the configuration is read (config.ts), so nothing about it is learnt later than before.
+  let transport: Promise<Transporter> | undefined;
+  const transportOnce = () =>
+    (transport ??= import('nodemailer').then(({ createTransport }) =>
+      createTransport({
+        url: opts.url,
+        logger: false,
+        debug: false,
+        connectionTimeout: CONNECTION_TIMEOUT_MS,
+        greetingTimeout: GREETING_TIMEOUT_MS,
+        socketTimeout: SOCKET_TIMEOUT_MS,
+      }),
+    ));
   return {
     send: async (m) => {
       try {
-        await transport.sendMail({
+        await (await transportOnce()).sendMail({
           from: opts.from,
           to: m.to,
           subject: m.subject,
