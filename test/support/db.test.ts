@@ -1,7 +1,7 @@
 import { migrateUp, openOrm } from '@leadwire/db';
 import pg from 'pg';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { createTestDatabase, dropsSettled } from './db.ts';
+import { createTestDatabase } from './db.ts';
 import type { TestDatabase } from './db.ts';
 
 async function withClient<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
@@ -77,7 +77,6 @@ describe('createTestDatabase', () => {
     });
 
     it('(the database of the test above is gone)', async () => {
-      await dropsSettled();
       expect(await databaseExists(name)).toBe(0);
       await open.end().catch(() => {});
     });
@@ -92,8 +91,7 @@ describe('createTestDatabase', () => {
     });
   });
 
-  it('drops at once when nothing in the file has failed (the drop runs in the background)', async () => {
-    await dropsSettled();
+  it('drops at once when nothing in the file has failed', async () => {
     expect(await databaseExists(hookDb.name)).toBe(0);
   });
 });

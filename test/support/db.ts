@@ -1,16 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { inject, onTestFinished, type RunnerTask, type RunnerTestFile, TestRunner } from 'vitest';
-import { databaseUrl, KEPT, shownUrl } from './pg-admin.ts';
+import { databaseUrl, shownUrl } from './pg-admin.ts';
 
 export interface TestDatabase {
   url: string;
   name: string;
   /**
    * Drops the database (closing any connection still open on it), unless a test of this file failed: then the
-   * database is kept for inspection (marked so, see KEPT) and its name and URL are printed. Called inside a test, the
-   * decision waits for that test's outcome. The drop itself runs in the background (`dropsSettled()` awaits it): the
-   * file's teardown does not wait for it. Safe to call twice.
+   * database is kept for inspection and its name and URL are printed. Called inside a test, the decision waits for
+   * that test's outcome. Safe to call twice.
    */
   drop(): Promise<void>;
 }
@@ -24,19 +23,6 @@ export interface TestDatabaseOptions {
 }
 
 let adminPool: pg.Pool | undefined;
-
-const dropping = new Set<Promise<unknown>>();
-/** Tracks a drop running in the background; one that fails fails the next `dropsSettled()`, or is reported. */
-function background(drop: Promise<unknown>): void {
-  const tracked = drop.finally(() => dropping.delete(tracked));
-  dropping.add(tracked);
-  tracked.catch((err: unknown) => console.error(`A test database could not be dropped: ${String(err)}`));
-}
-
-/** Waits for every drop this worker has started. */
-export async function dropsSettled(): Promise<void> {
-  await Promise.all(dropping);
-}
 
 /**
  * The worker's admin sessions, for the CREATE and DROP DATABASE of every file: a new session costs PostgreSQL about
@@ -76,35 +62,29 @@ export async function createTestDatabase(name?: string, opts: TestDatabaseOption
   const url = databaseUrl(adminUrl, dbName);
   const decide = async (test?: RunnerTask): Promise<void> => {
     if ((test && hasFailure(test)) || (currentFile && hasFailure(currentFile))) {
-      await admin().query(`comment on database ${id(dbName)} is ${pg.escapeLiteral(KEPT)}`);
       console.error(`A test failed: database ${dbName} is kept for inspection: ${shownUrl(url)}`);
       return;
     }
     // Without FORCE first: PostgreSQL then waits up to 5 s for sessions still closing to leave. pg's pool.end()
     // resolves before its sessions have closed, and a forced drop right after ends them with an error that nothing
     // listens for any more (an uncaught exception in the worker). Sessions a test left open are ended after that wait.
-    // That wait polls every 100 ms: the 169 drops of a `test:quick` took 14 s of its workers' time (median 32 ms, a
-    // tenth over 0.1 s). Nothing after a file needs its database gone, so the next file starts meanwhile; a drop that
-    // the worker's exit cuts short leaves the database to the run's teardown (pg-admin.ts).
-    background(
-      admin()
-        .query(`drop database if exists ${id(dbName)}`)
-        .catch(async (err: { code?: string }) => {
-          if (err.code !== '55006') throw err;
-          await admin().query(`drop database if exists ${id(dbName)} with (force)`);
-        }),
-    );
+    await admin()
+      .query(`drop database if exists ${id(dbName)}`)
+      .catch(async (err: { code?: string }) => {
+        if (err.code !== '55006') throw err;
+        await admin().query(`drop database if exists ${id(dbName)} with (force)`);
+      });
   };
-  let decided: Promise<void> | undefined;
+  let dropping: Promise<void> | undefined;
   return {
     url,
     name: dbName,
     drop: () => {
-      if (decided) return decided;
+      if (dropping) return dropping;
       const test = TestRunner.getCurrentTest();
-      if (!test) return (decided = decide());
+      if (!test) return (dropping = decide());
       onTestFinished(({ task }) => decide(task));
-      return (decided = Promise.resolve());
+      return (dropping = Promise.resolve());
     },
   };
 }

@@ -14,7 +14,7 @@ import { TestClock } from '#core/clock.ts';
 import pino from 'pino';
 import { compose } from '../../apps/server/src/compose.ts';
 import { startEmbeddedPostgres } from '../../packages/db/src/embedded.ts';
-import { databaseUrl, settleRunDatabases, shownUrl, withAdmin } from './pg-admin.ts';
+import { databaseUrl, keptDatabases, shownUrl, withAdmin } from './pg-admin.ts';
 import { SCRATCH, scratchDir } from './scratch.ts';
 
 declare module 'vitest' {
@@ -104,7 +104,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
 
   return async () => {
     await dropTemplate(adminUrl, template);
-    const kept = await settleRunDatabases(adminUrl, `t_${run}_`);
+    const kept = await keptDatabases(adminUrl, `t_${run}_`);
     if (kept.length) {
       process.stderr.write(
         `\nDatabases of failed test files, kept for inspection:\n${kept.map((name) => `  ${shownUrl(databaseUrl(adminUrl, name))}\n`).join('')}` +

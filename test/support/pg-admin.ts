@@ -15,23 +15,13 @@ export function shownUrl(url: string): string {
   return shown.toString();
 }
 
-/** The comment on a database a failed file keeps for inspection (db.ts): what tells it from one whose drop was cut short. */
-export const KEPT = 'kept for inspection: a test of its file failed';
-
-/**
- * After the run: drops what is left of it but was not kept (a drop that a worker's exit cut short, running in the
- * background when the worker ended) and returns the databases failed files kept.
- */
-export async function settleRunDatabases(adminUrl: string, prefix: string): Promise<string[]> {
+/** Databases of this run still present: after the run, the ones failed files kept. */
+export async function keptDatabases(adminUrl: string, prefix: string): Promise<string[]> {
   return withAdmin(adminUrl, async (c) => {
-    const { rows } = await c.query<{ datname: string; kept: boolean }>(
-      `select datname, shobj_description(oid, 'pg_database') is not distinct from $2 as kept
-         from pg_database where starts_with(datname, $1) order by datname`,
-      [prefix, KEPT],
-    );
-    for (const { datname } of rows.filter((r) => !r.kept))
-      await c.query(`drop database if exists ${c.escapeIdentifier(datname)} with (force)`);
-    return rows.filter((r) => r.kept).map((r) => r.datname);
+    const { rows } = await c.query<{ datname: string }>(`select datname from pg_database where starts_with(datname, $1) order by datname`, [
+      prefix,
+    ]);
+    return rows.map((r) => r.datname);
   });
 }
 
