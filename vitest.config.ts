@@ -37,8 +37,9 @@ export default defineConfig({
     // processes (servers, CLIs, PostgreSQL restarts, a browser), so one worker more than the 2 cores keeps them busy:
     // measured on 2 cores, the suite alone took 154 s with 2 workers and 128 s with 3.
     maxWorkers: 3,
-    // Workers are reused across files instead of a fresh one per file (about 0.5 s each): no test mocks modules or
-    // changes process-wide state, and everything a file starts it stops; the setup file still runs for every file.
+    // Workers are reused across files instead of a fresh one per file (about 0.5 s each): no test mocks modules, the one
+    // process-wide setting tests change (the password hashing cost) is set again by every app's start and by every test
+    // about it, and everything a file starts it stops; the setup file still runs for every file.
     isolate: false,
     // Test files and what they import load through Node's own loader, which strips types as `npm start` does, instead
     // of vite's module runner: the tests run the code as production runs it (a construct type stripping refuses fails
