@@ -41,3 +41,21 @@ it("a queue an earlier deployment created with other options takes the code's op
     expect(await read()).toEqual([{ notify, deletion_seconds: notify ? 600 : 60 }]);
   }
 });
+
+it('a start whose queues already have the options in the code writes nothing to them', async () => {
+  const names = jobDefinitions(t.runtime.deps).map((d) => d.queue);
+  const stamps = () =>
+    t.sql<{ name: string; updated: string }>(
+      'select name, updated_on::text as updated from pgboss.queue where name = any(?) order by name',
+      [names],
+    );
+  const before = await stamps();
+  expect(before).toHaveLength(names.length);
+  const boss = new BossRuntime(t.runtime.deps.config.DATABASE_URL!, t.runtime.deps.log);
+  try {
+    await boss.start(jobDefinitions(t.runtime.deps));
+  } finally {
+    await boss.stop();
+  }
+  expect(await stamps()).toEqual(before);
+});

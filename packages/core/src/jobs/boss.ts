@@ -46,6 +46,11 @@ export interface JobDefinition<T extends object = object> {
   parse(data: unknown): T;
 }
 
+/** Whether a queue as pg-boss reads it back (getQueues) already has every option a definition gives it. */
+function hasOptions(queue: Queue, options: Partial<Queue>): boolean {
+  return Object.entries(options).every(([key, value]) => queue[key as keyof Queue] === value);
+}
+
 /** SQLSTATE of a connection PostgreSQL ends because it is shutting down. */
 const ADMIN_SHUTDOWN = '57P01';
 
@@ -100,12 +105,17 @@ export class BossRuntime implements Jobs {
 
   async start(definitions: readonly JobDefinition[]): Promise<void> {
     await this.boss.start();
+    // The definitions in the code are applied on every start, since createQueue leaves a queue that exists as it was
+    // created and a deployment that changes a queue's options (e.g. turning on notify) would keep the old ones forever.
+    // One read finds what already matches, so a start on an up-to-date database writes nothing (before, every start of
+    // every process ran a create and an update for each of the ten queues).
+    const current = new Map((await this.boss.getQueues(definitions.map((d) => d.queue))).map((q) => [q.name, q]));
     for (const d of definitions) {
       const options = { retryLimit: d.retryLimit ?? 3, retryDelay: d.retryDelay ?? 30, ...d.queueOptions };
-      // createQueue leaves a queue that exists as it was created, so a deployment that changes a queue's options (e.g.
-      // turning on notify) would keep the old ones forever: the definitions in the code are applied on every start.
-      await this.boss.createQueue(d.queue, options);
-      await this.boss.updateQueue(d.queue, options);
+      const queue = current.get(d.queue);
+      // A queue another process creates meanwhile (an older deployment, say) is left as it was: hence the update after it.
+      if (!queue) await this.boss.createQueue(d.queue, options);
+      if (!queue || !hasOptions(queue, options)) await this.boss.updateQueue(d.queue, options);
     }
   }
 
