@@ -36,7 +36,7 @@ beforeAll(async () => {
     initTestApp({
       HTTP_MAX_CONNECTIONS: '50',
       HTTP_SHED_AT_PERCENT: '80',
-      HTTP_SHED_MIN_AGE_MS: '100',
+      HTTP_SHED_MIN_AGE_MS: '1000',
       HTTP_BODY_GRACE_MS: '60000',
       HTTP_BODY_IDLE_TIMEOUT_MS: '60000',
     }),
