@@ -224,6 +224,24 @@ describe('frozen backends (SIGSTOP)', () => {
     expect(await contact(address)).toHaveLength(1);
   });
 
+  it('does not apply a write sent without an Idempotency-Key either, once the frozen server reads it after the answer', async () => {
+    const pids = await warmPool();
+    freeze(pids);
+    const address = email('frozen-unkeyed');
+    // A read beside it takes the pool's other frozen connection, so that both are given up on (and end once thawed).
+    const [write, read] = await Promise.all([
+      timed(upsert({ email: address })),
+      timed(call(t, 'GET', `/contacts/search?email=${encodeURIComponent(address)}`, { key: org.publicKey })),
+    ]);
+    expect(write.status, JSON.stringify(write.body)).toBe(500);
+    expect(write.body).toEqual(saveFailed('Failed to save contact'));
+    expectUnavailable(read);
+    thaw();
+    // The statement was in the backend's socket all along: it runs now, past its deadline on the server's clock.
+    await gone(pids);
+    expect(await contact(address)).toEqual([]);
+  });
+
   it('answers 503 with retry-after once no connection can be had at all (the whole cluster frozen), then recovers', async () => {
     const pids = await warmPool();
     const postmaster = Number((await fs.readFile(path.join(root, 'data', 'postmaster.pid'), 'utf8')).split('\n')[0]);

@@ -4,6 +4,7 @@
  * reaches the server only after that is refused there. Time-outs are a few hundred milliseconds here.
  */
 import { DatabaseTimeoutError, DatabaseUnavailableError, PgDb } from '@leadwire/db';
+import { commitDeadline, measureClockOffset } from '#db/bounded.ts';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
@@ -173,5 +174,54 @@ describe('no connection to be had', () => {
     expect(error).toBeInstanceOf(DatabaseUnavailableError);
     expect(ms).toBeGreaterThanOrEqual(ACQUIRE_TIMEOUT_MS - 20);
     expect(ms).toBeLessThan(ACQUIRE_TIMEOUT_MS + 300);
+  });
+});
+
+describe("a one-trip write's commit deadline, on the server's clock (commitDeadline)", () => {
+  // The server and this process read the same clock here, so the true offset is 0 and a deadline `timeoutMs` from now
+  // must not fall later than now + timeoutMs: past it the client has stopped waiting and answered "failed".
+  const TIMEOUT_MS = 500;
+  const reader = async () => {
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    return client;
+  };
+
+  it('never falls after the moment the client stops waiting, even when the server read its clock late in the round trip', async () => {
+    const client = await reader();
+    try {
+      // The server reads its clock 200 ms after the question left: a midpoint estimate put it 100 ms ahead.
+      await measureClockOffset(client, 'select pg_sleep(0.2); ');
+      const before = Date.now();
+      const deadline = commitDeadline(client, TIMEOUT_MS)!.getTime();
+      expect(deadline).toBeLessThanOrEqual(Date.now() + TIMEOUT_MS);
+      expect(deadline).toBeGreaterThan(before);
+    } finally {
+      await client.end();
+    }
+  });
+
+  it('reads the clock again when an answer was slow to arrive, so a busy moment does not make it early for good', async () => {
+    const client = await reader();
+    let calls = 0;
+    // The first answer reaches us a second after the server read its clock; the readings after it arrive as they come.
+    const slowFirst = {
+      query: async (text: string) => {
+        const result = await client.query(text);
+        if (calls++ === 0) await new Promise((r) => setTimeout(r, 1_000));
+        return result;
+      },
+    };
+    try {
+      await measureClockOffset(slowFirst, 'select 1; ');
+      const now = Date.now();
+      const deadline = commitDeadline(slowFirst, TIMEOUT_MS)!.getTime();
+      expect(calls).toBeGreaterThan(1);
+      expect(deadline).toBeLessThanOrEqual(now + TIMEOUT_MS);
+      // From the slow reading alone it would be a second early: already past.
+      expect(deadline).toBeGreaterThan(now);
+    } finally {
+      await client.end();
+    }
   });
 });

@@ -85,19 +85,34 @@ export class BoundedClient {
  */
 const clockOffsets = new WeakMap<object, number>();
 
+/** A reading whose round trip took longer than this is taken again (at most CLOCK_READINGS in all). */
+const CLOCK_ROUND_TRIP_MS = 5;
+const CLOCK_READINGS = 3;
+
 /**
- * Reads the server's clock over `client` and keeps its offset from ours: the server's reading is taken at the middle of
- * the round trip, so the error is at most half of it (well under a millisecond beside the database).
+ * Reads the server's clock over `client` and keeps its offset from ours as a lower bound: the server read its clock
+ * somewhere between our send and our receipt, so `server - received` is never more than the true offset, and a
+ * deadline built on it is never later, on the server's clock, than the moment we stop waiting. (A midpoint estimate is
+ * off by up to half the round trip either way: on a loaded host a one-trip write sent to a frozen server committed
+ * after its client had answered "failed".) The bound is early by the round trip, well under a millisecond beside the
+ * database; a reading slowed by a busy moment is taken again, and the tightest kept, so that a connection opened then
+ * does not refuse statements near their time-out for its whole life. `setUp` runs in the first reading's round trip.
  */
 export async function measureClockOffset(client: { query(text: string): Promise<unknown> }, setUp = ''): Promise<void> {
-  const sent = Date.now();
-  const results = (await client.query(`${setUp}select (extract(epoch from clock_timestamp()) * 1000)::float8 as ms`)) as
-    | QueryResult
-    | QueryResult[];
-  const received = Date.now();
-  const last = Array.isArray(results) ? results.at(-1) : results;
-  const serverMs = Number((last?.rows[0] as { ms?: unknown } | undefined)?.ms);
-  if (Number.isFinite(serverMs)) clockOffsets.set(client, serverMs - (sent + received) / 2);
+  let offset = -Infinity;
+  for (let reading = 0; reading < CLOCK_READINGS; reading++) {
+    const sent = Date.now();
+    const results = (await client.query(
+      `${reading === 0 ? setUp : ''}select (extract(epoch from clock_timestamp()) * 1000)::float8 as ms`,
+    )) as QueryResult | QueryResult[];
+    const received = Date.now();
+    const last = Array.isArray(results) ? results.at(-1) : results;
+    const serverMs = Number((last?.rows[0] as { ms?: unknown } | undefined)?.ms);
+    if (!Number.isFinite(serverMs)) break;
+    offset = Math.max(offset, serverMs - received);
+    if (received - sent <= CLOCK_ROUND_TRIP_MS) break;
+  }
+  if (Number.isFinite(offset)) clockOffsets.set(client, offset);
 }
 
 /**
