@@ -109,7 +109,8 @@ export async function measureClockOffset(client: { query(text: string): Promise<
     const last = Array.isArray(results) ? results.at(-1) : results;
     const serverMs = Number((last?.rows[0] as { ms?: unknown } | undefined)?.ms);
     if (!Number.isFinite(serverMs)) break;
-    offset = Math.max(offset, serverMs - received);
+    // Date.now() counts whole milliseconds: the answer arrived before received + 1.
+    offset = Math.max(offset, serverMs - (received + 1));
     if (received - sent <= CLOCK_ROUND_TRIP_MS) break;
   }
   if (Number.isFinite(offset)) clockOffsets.set(client, offset);
