@@ -85,7 +85,11 @@ export class BoundedClient {
  */
 const clockOffsets = new WeakMap<object, number>();
 
-/** A reading whose round trip took longer than this is taken again (at most CLOCK_READINGS in all). */
+/**
+ * A reading whose round trip took longer than this is taken again (at most CLOCK_READINGS in all), for as long as each
+ * comes back in under half the shortest before it: a busy moment passes, a database far away stays far (one reading
+ * more, not two).
+ */
 const CLOCK_ROUND_TRIP_MS = 5;
 const CLOCK_READINGS = 3;
 
@@ -100,6 +104,7 @@ const CLOCK_READINGS = 3;
  */
 export async function measureClockOffset(client: { query(text: string): Promise<unknown> }, setUp = ''): Promise<void> {
   let offset = -Infinity;
+  let shortest = Infinity;
   for (let reading = 0; reading < CLOCK_READINGS; reading++) {
     const sent = Date.now();
     const results = (await client.query(
@@ -111,7 +116,9 @@ export async function measureClockOffset(client: { query(text: string): Promise<
     if (!Number.isFinite(serverMs)) break;
     // Date.now() counts whole milliseconds: the answer arrived before received + 1.
     offset = Math.max(offset, serverMs - (received + 1));
-    if (received - sent <= CLOCK_ROUND_TRIP_MS) break;
+    const roundTrip = received - sent;
+    if (roundTrip <= CLOCK_ROUND_TRIP_MS || roundTrip > shortest / 2) break;
+    shortest = roundTrip;
   }
   if (Number.isFinite(offset)) clockOffsets.set(client, offset);
 }
