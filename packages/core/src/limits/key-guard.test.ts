@@ -49,6 +49,24 @@ describe('KeyGuard: spent keys', () => {
     expect(g.sizes().spentKeys).toBe(0);
   });
 
+  it('forgets a spent window at its end even when the clock moved while it was being remembered', () => {
+    // A running clock read twice in markSpent (once for the time left, once by the table as its entry's start) kept
+    // the window a millisecond past its end whenever a millisecond passed in between: a request at the end was refused.
+    const ticking = new (class extends TestClock {
+      reading = MINUTE;
+      override now() {
+        return new Date(this.reading++);
+      }
+    })();
+    const g = new KeyGuard({ clock: ticking });
+    g.setLive(true);
+    g.markSpent(sighting(g, 'h'), spentMinute);
+    ticking.reading = MINUTE + 59_999;
+    expect(g.spent('public:h')).toBeDefined();
+    ticking.reading = MINUTE + 60_000;
+    expect(g.spent('public:h')).toBeUndefined();
+  });
+
   it('is filled by enforceRateLimits only when it refuses, with the window that reopens last', () => {
     const g = liveGuard();
     const remember = { guard: g, key: { ...sighting(g, 'h'), guardKey: 'internal:h' } };

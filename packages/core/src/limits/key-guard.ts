@@ -227,9 +227,12 @@ export class KeyGuard {
   markSpent(key: KeySighting, spent: SpentWindow): void {
     if (!this.live || this.changedSince(key.generation, key.keyHash, key.ownerId)) return;
     const until = Math.min(spent.window.resetAt.getTime(), key.expiresAt?.getTime() ?? Infinity);
-    const ttl = ttlTo(until, this.clock.now().getTime());
+    // One reading for both the time left and the entry's start: the table reading the clock again a millisecond later
+    // would keep the window that much past its end, and refuse a request at the end itself.
+    const now = this.clock.now().getTime();
+    const ttl = ttlTo(until, now);
     if (ttl < 1) this.spentKeys.delete(key.guardKey);
-    else this.spentKeys.set(key.guardKey, { ...spent, ownerId: key.ownerId, keyId: key.keyId, orgId: key.orgId }, { ttl });
+    else this.spentKeys.set(key.guardKey, { ...spent, ownerId: key.ownerId, keyId: key.keyId, orgId: key.orgId }, { ttl, start: now });
   }
 
   isKnownBad(keyHash: string): boolean {
