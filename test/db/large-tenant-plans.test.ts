@@ -4,7 +4,7 @@ import { upsertContact } from '#core/contacts/v1/upsert.ts';
 import { KeyGuard } from '#core/limits/key-guard.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initTestApp, type TestApp } from '../support/app.ts';
-import { type ExplainedStatement, explaining, rowsTouched } from '../support/plans.ts';
+import { type ExplainedStatement, explaining, inSlices, rowsTouched } from '../support/plans.ts';
 
 /**
  * A long-running server executes its prepared statements with generic plans, planned for an average organization. In
@@ -43,10 +43,13 @@ describe('upsert statements in a database with one large organization among many
         orgId,
       ]);
     }
-    await t.sql(
-      `insert into contacts (organization_id, email, first_name, last_name, tags, source, lead_score)
-       select ?, 'c' || g || '@big.example', 'Seed', 'Contact', '{seed}', 'api', 0 from generate_series(1, ?::int) g`,
-      [big.orgId, BIG_ORG_CONTACTS],
+    // In slices, each its own transaction (inSlices says why).
+    await inSlices(BIG_ORG_CONTACTS, 10_000, (from, to) =>
+      t.sql(
+        `insert into contacts (organization_id, email, first_name, last_name, tags, source, lead_score)
+         select ?, 'c' || g || '@big.example', 'Seed', 'Contact', '{seed}', 'api', 0 from generate_series(?::int, ?::int) g`,
+        [big.orgId, from, to],
+      ),
     );
     await t.sql(`insert into companies (organization_id, domain) select ?, 'co' || g || '.example' from generate_series(1, ?::int) g`, [
       big.orgId,
