@@ -1,7 +1,7 @@
 /**
  * Retries of the /v1 client against a real server: a real 429 from a key whose 600 requests of the minute are spent
- * (waited out by moving the server's clock, never the wall clock), 5xx and dropped connections through a real local server in front
- * of the API, time-outs, and one Idempotency-Key across all the attempts of a write.
+ * (waited out by moving the server's clock, never the wall clock), 5xx and dropped connections through a real local
+ * server in front of the API, time-outs, and one Idempotency-Key across all the attempts of a write.
  */
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';

@@ -68,8 +68,8 @@ export async function createTestDatabase(name?: string, opts: TestDatabaseOption
     // Without FORCE first: PostgreSQL then waits up to 5 s for sessions still closing to leave. pg's pool.end()
     // resolves before its sessions have closed, and a forced drop right after ends them with an error that nothing
     // listens for any more (an uncaught exception in the worker). Sessions a test left open are ended after that wait.
-    // That wait looks again only every 100 ms, and half the files' drops met a session still closing: they are
-    // watched leave here first, a few milliseconds at a time.
+    // That wait looks again only every 100 ms, and most files' drops met a session still closing: this waits for them
+    // first, looking every few milliseconds.
     await sessionsGone(dbName, CLOSING_MS);
     await admin()
       .query(`drop database if exists ${id(dbName)}`)
