@@ -30,10 +30,10 @@ export interface ExplainedStatement {
 }
 
 /**
- * Runs `load(from, to)` over 1..total in slices of `slice`, each statement its own transaction. The changes feed and
- * the webhook pump read below the oldest transaction still open in the whole cluster (`pg_snapshot_xmin`), which every
- * test file's database shares: one statement writing a million rows held every other file's deliveries and feed reads
- * for its whole length (seconds on a loaded run). A slice holds them for a fraction of a second.
+ * Runs `load(from, to)` over 1..total in slices of `slice`, each statement its own transaction. The changes feed reads
+ * below the oldest transaction still open in the whole cluster (`pg_snapshot_xmin`), which every test file's database
+ * shares: one statement writing a million rows held every other file's feed reads (and the tests waiting for the feed
+ * to catch up) for its whole length, seconds on a loaded run. A slice holds them for a fraction of a second.
  */
 export async function inSlices(total: number, slice: number, load: (from: number, to: number) => Promise<unknown>): Promise<void> {
   for (let from = 1; from <= total; from += slice) await load(from, Math.min(total, from + slice - 1));
