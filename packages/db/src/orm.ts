@@ -108,13 +108,19 @@ function ms(value: number): number {
 }
 
 /** Arbitrary but fixed: every Leadwire process agrees on it. */
-const MIGRATION_LOCK = 7_340_112;
+export const MIGRATION_LOCK = 7_340_112;
 
 /**
  * Applies every pending migration; returns the names applied. Processes starting together on one database (an api and
  * a worker rolled out at once) take turns on a session advisory lock, so the second finds nothing left to do.
+ *
+ * A start that finds every migration of its code applied (nearly every start) takes no lock: it opens no session for
+ * it, and does not wait behind a process applying newer ones (a rolling deployment's long migration). The check needs
+ * the migrations table to exist already: reading pending migrations creates it otherwise, which two processes on a
+ * fresh database must not do at once, so a fresh database goes straight to the lock.
  */
 export async function migrateUp(orm: MikroORM): Promise<string[]> {
+  if ((await migrationsTableExists(orm)) && (await orm.migrator.getPending()).length === 0) return [];
   const lock = new pg.Client({ connectionString: orm.config.get('clientUrl') });
   await lock.connect();
   try {
@@ -124,6 +130,12 @@ export async function migrateUp(orm: MikroORM): Promise<string[]> {
   } finally {
     await lock.end();
   }
+}
+
+async function migrationsTableExists(orm: MikroORM): Promise<boolean> {
+  const table = orm.config.get('migrations').tableName ?? 'mikro_orm_migrations';
+  const [row] = await orm.em.getConnection().execute<{ ok: boolean }[]>('select to_regclass(?) is not null as ok', [table]);
+  return row?.ok === true;
 }
 
 export async function pendingMigrations(orm: MikroORM): Promise<string[]> {
