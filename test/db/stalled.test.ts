@@ -186,6 +186,19 @@ describe("a one-trip write's commit deadline, on the server's clock (commitDeadl
     await client.connect();
     return client;
   };
+  /** `client` with each answer held back `delayMs(n)` after it arrives (`n` counts the queries from 0), and the count. */
+  const delayed = (client: pg.Client, delayMs: (n: number) => number) => {
+    const answers = {
+      calls: 0,
+      query: async (text: string) => {
+        const n = answers.calls++;
+        const result = await client.query(text);
+        await new Promise((r) => setTimeout(r, delayMs(n)));
+        return result;
+      },
+    };
+    return answers;
+  };
 
   it('never falls after the moment the client stops waiting, even when the server read its clock late in the round trip', async () => {
     const client = await reader();
@@ -203,20 +216,13 @@ describe("a one-trip write's commit deadline, on the server's clock (commitDeadl
 
   it('reads the clock again when an answer was slow to arrive, so a busy moment does not make it early for good', async () => {
     const client = await reader();
-    let calls = 0;
     // The first answer reaches us a second after the server read its clock; the readings after it arrive as they come.
-    const slowFirst = {
-      query: async (text: string) => {
-        const result = await client.query(text);
-        if (calls++ === 0) await new Promise((r) => setTimeout(r, 1_000));
-        return result;
-      },
-    };
+    const slowFirst = delayed(client, (n) => (n === 0 ? 1_000 : 0));
     try {
       await measureClockOffset(slowFirst, 'select 1; ');
       const now = Date.now();
       const deadline = commitDeadline(slowFirst, TIMEOUT_MS)!.getTime();
-      expect(calls).toBeGreaterThan(1);
+      expect(slowFirst.calls).toBeGreaterThan(1);
       expect(deadline).toBeLessThanOrEqual(now + TIMEOUT_MS);
       // From the slow reading alone it would be a second early: already past.
       expect(deadline).toBeGreaterThan(now);
@@ -227,18 +233,10 @@ describe("a one-trip write's commit deadline, on the server's clock (commitDeadl
 
   it('reads a database whose every answer is slow (one far away) once more, not twice: nothing better is to be had', async () => {
     const client = await reader();
-    let calls = 0;
-    const far = {
-      query: async (text: string) => {
-        calls++;
-        const result = await client.query(text);
-        await new Promise((r) => setTimeout(r, 300));
-        return result;
-      },
-    };
+    const far = delayed(client, () => 300);
     try {
       await measureClockOffset(far, 'select 1; ');
-      expect(calls).toBe(2);
+      expect(far.calls).toBe(2);
       expect(commitDeadline(far, TIMEOUT_MS)!.getTime()).toBeLessThanOrEqual(Date.now() + TIMEOUT_MS);
     } finally {
       await client.end();
