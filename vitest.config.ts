@@ -1,6 +1,8 @@
+import { enableCompileCache } from 'node:module';
 import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
 import { SCRATCH } from './test/support/scratch.ts';
+import { RunSequencer } from './test/support/sequencer.ts';
 import { testTiers } from './test/support/tiers.ts';
 
 // Webhook tests deliver to HTTPS receivers whose certificates come from the test CA. Node reads NODE_EXTRA_CA_CERTS
@@ -10,6 +12,11 @@ process.env.NODE_EXTRA_CA_CERTS = join(import.meta.dirname, 'test', 'support', '
 // The tests spawn the server and the CLIs many times; with Node's compile cache each start after the first
 // skips stripping and compiling the same modules again (a server start 1.0 s -> 0.6 s). Entries are keyed by content.
 process.env.NODE_COMPILE_CACHE ??= join(import.meta.dirname, 'node_modules', '.cache', 'node-compile');
+// This process too (the variable is read at a process's start, so it is enabled here): the global setup loads the
+// server's composition and writes what it compiled at once (global-setup.ts), and so do the test helpers before they
+// spawn, so that on a fresh clone the workers and spawned processes find the modules compiled instead of each
+// compiling them again until some process exits and writes its entries.
+enableCompileCache(process.env.NODE_COMPILE_CACHE);
 
 // What the tests and what they spawn put in the temporary folder (apps' DATA_DIR, the SDK's packed install, Chromium's
 // profile) goes to the scratch folder too, unless TMPDIR says otherwise (test/support/scratch.ts says why).
@@ -25,13 +32,15 @@ export default defineConfig({
     // Three tiers (test/support/tiers.ts). They share one pool of workers; vitest hands out the files project by project
     // in name order, so `processes` (the longest files, mostly waiting on what they spawned) start first and the many
     // short pure and server files fill the workers around them and at the end, instead of the long ones forming the
-    // tail. `npm run test:quick` runs `--project pure --project server`.
+    // tail; within a project, longest first, on a fresh clone too (test/support/sequencer.ts). `npm run test:quick`
+    // runs `--project pure --project server`.
     projects: [
       // The run's one Chromium (test/support/chromium.ts) belongs to the tier of the browser files: `test:quick` starts none.
       { extends: true, test: { name: 'processes', include: tiers.processes, globalSetup: ['test/support/chromium.ts'] } },
       { extends: true, test: { name: 'pure', include: tiers.pure } },
       { extends: true, test: { name: 'server', include: tiers.server } },
     ],
+    sequence: { sequencer: RunSequencer },
     setupFiles: ['test/support/file-outcome.ts'],
     // Each file gets its own database, so files can run in parallel. Many files spend their time waiting on child
     // processes (servers, CLIs, PostgreSQL restarts, a browser), so one worker more than the 2 cores keeps them busy:

@@ -7,6 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
+import { flushCompileCache } from 'node:module';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { loadConfig } from '@leadwire/core';
@@ -92,6 +93,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const template = `tpl_${run}`;
   try {
     await createTemplate(adminUrl, template);
+    // What this process compiled loading the composition (vitest.config.ts enables the cache), written now rather than
+    // at the run's end: the workers load the same modules next.
+    flushCompileCache();
   } catch (err) {
     await dropTemplate(adminUrl, template).catch(() => {});
     await stopCluster(false);

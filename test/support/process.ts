@@ -6,6 +6,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
+import { flushCompileCache } from 'node:module';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -55,6 +56,9 @@ function track(child: ChildProcess): Promise<Exit> {
 /** Runs a script to completion; a run past `timeoutMs` is killed and reported. */
 export async function run(script: string, args: readonly string[], env: Record<string, string>, timeoutMs = 120_000): Promise<Ran> {
   const started = performance.now();
+  // What this worker compiled goes to Node's compile cache (vitest.config.ts) before the child looks there: written
+  // otherwise only when the worker exits, at the run's end, so every child meanwhile compiled the same modules again.
+  flushCompileCache();
   const child = spawn(process.execPath, [script, ...args], { cwd: ROOT, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = track(child);
   let stdout = '';
@@ -95,6 +99,7 @@ export interface ServerProcess {
 export async function startServer(env: Record<string, string>, opts: { group?: boolean } = {}): Promise<ServerProcess> {
   const port = env.PORT ? Number(env.PORT) : await freePort();
   const started = performance.now();
+  flushCompileCache(); // as run() does
   const child = spawn(process.execPath, [MAIN], {
     cwd: ROOT,
     env: cleanEnv({ HOST: '127.0.0.1', ...env, PORT: String(port) }),

@@ -54,7 +54,7 @@ export const PURE_TESTS = [
   'test/contract/**/*.test.ts',
   'test/replicas/routes.test.ts',
   'test/webhooks/transport/{address,resolver,signing}.test.ts',
-  'test/support/ports.test.ts',
+  'test/support/{ports,sequencer}.test.ts',
 ];
 
 /** Files under a PURE_TESTS folder that do open a database. */
