@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
 import { SCRATCH } from './test/support/scratch.ts';
 import { RunSequencer } from './test/support/sequencer.ts';
-import { testTiers } from './test/support/tiers.ts';
+import { selectTiers, testTiers } from './test/support/tiers.ts';
 
 // Webhook tests deliver to HTTPS receivers whose certificates come from the test CA. Node reads NODE_EXTRA_CA_CERTS
 // only when a process starts, so it is set here, before vitest forks its workers: the same way an operator trusts a
@@ -23,23 +23,21 @@ enableCompileCache(process.env.NODE_COMPILE_CACHE);
 process.env.TMPDIR ??= SCRATCH;
 
 const tiers = testTiers(import.meta.dirname);
+// `LEADWIRE_TEST_TIERS=pure,server` (`npm run test:quick`) runs those tiers only; every tier by default.
+const selected = selectTiers(process.env.LEADWIRE_TEST_TIERS);
 
 export default defineConfig({
   test: {
-    // One embedded cluster and one migrated template per run, shared by every project: the root's global setup runs
-    // once and what it provides reaches every project.
-    globalSetup: ['test/support/global-setup.ts', 'snippets/build.ts', 'apps/console/build.ts'],
-    // Three tiers (test/support/tiers.ts). They share one pool of workers; vitest hands out the files project by project
-    // in name order, so `processes` (the longest files, mostly waiting on what they spawned) start first and the many
-    // short pure and server files fill the workers around them and at the end, instead of the long ones forming the
-    // tail; within a project, longest first, on a fresh clone too (test/support/sequencer.ts). `npm run test:quick`
-    // runs `--project pure --project server`.
-    projects: [
-      // The run's one Chromium (test/support/chromium.ts) belongs to the tier of the browser files: `test:quick` starts none.
-      { extends: true, test: { name: 'processes', include: tiers.processes, globalSetup: ['test/support/chromium.ts'] } },
-      { extends: true, test: { name: 'pure', include: tiers.pure } },
-      { extends: true, test: { name: 'server', include: tiers.server } },
-    ],
+    // One embedded cluster and one migrated template per run; the run's one Chromium, launched when the first browser
+    // file asks for it (test/support/chromium.ts), so `test:quick` and most single files start none.
+    globalSetup: ['test/support/global-setup.ts', 'snippets/build.ts', 'apps/console/build.ts', 'test/support/chromium.ts'],
+    // Three tiers (test/support/tiers.ts) in one vitest project: vitest starts workers per project and never hands a
+    // project's worker another's files, so three projects started nine workers, each loading the server's modules
+    // again (vitest alone 162-169 s and 306-317 s of CPU with them, 151-155 s and 284-292 s without; alternated). The
+    // sequencer hands out `processes` first (the longest files, mostly waiting on what they spawned), then `pure`, then
+    // `server`, each longest first, so the many short files fill the workers at the end instead of a long one forming
+    // the tail.
+    include: selected.flatMap((tier) => tiers[tier]),
     sequence: { sequencer: RunSequencer },
     setupFiles: ['test/support/file-outcome.ts'],
     // Each file gets its own database, so files can run in parallel. Many files spend their time waiting on child

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../support/process.ts';
-import { testTiers } from '../support/tiers.ts';
+import { selectTiers, testTiers } from '../support/tiers.ts';
 
 /** The names each import statement brings in, per module specifier (type-only imports left out). */
 function imports(source: string): Map<string, string[]> {
@@ -63,5 +63,15 @@ describe('test tiers', () => {
     expect(spawns(source('test/api/db-stall.test.ts'))).toContain('startEmbeddedPostgres');
     expect(spawns(source('test/docs/links.test.ts'))).toEqual([]);
     expect(opensDatabase(source('packages/core/src/accounts/service.test.ts'))).toEqual(['../../../../test/support/db.ts']);
+  });
+
+  it('are chosen by LEADWIRE_TEST_TIERS (npm run test:quick), in run order, all of them when unset; a misspelt one is refused', () => {
+    expect(selectTiers(undefined)).toEqual(['processes', 'pure', 'server']);
+    expect(selectTiers('')).toEqual(['processes', 'pure', 'server']);
+    expect(selectTiers('server, pure')).toEqual(['pure', 'server']);
+    expect(() => selectTiers('pure,servers')).toThrow('LEADWIRE_TEST_TIERS names no tier servers: the tiers are processes, pure, server');
+    expect(JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts['test:quick']).toBe(
+      'LEADWIRE_TEST_TIERS=pure,server vitest run',
+    );
   });
 });

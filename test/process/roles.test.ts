@@ -43,7 +43,8 @@ describe('ROLE=api and ROLE=worker on one DATABASE_URL', { timeout: 180_000 }, (
   it('the api process serves HTTP; the worker process runs without listening on PORT', async () => {
     const url = await database(true);
     const apiProcess = await startServer({ DATABASE_URL: url, ROLE: 'api' });
-    await apiProcess.waitReady();
+    // /readyz answers as soon as the server listens; the line saying so may reach the pipe a moment later.
+    await Promise.all([apiProcess.waitReady(), apiProcess.waitForOutput(/"msg":"leadwire ready"/)]);
     const worker = await startWorker(url);
 
     const ready = logLines(worker.stdout).find((l) => l.msg === 'leadwire ready');

@@ -127,7 +127,8 @@ it('exports the request, its SQL and the webhook attempt, with no secret, parame
     NODE_DEBUG: 'module',
   });
   try {
-    await server.waitReady();
+    // /readyz answers as soon as the server listens; the line saying so may reach the pipe a moment later.
+    await Promise.all([server.waitReady(), server.waitForOutput(/"msg":"leadwire ready"/)]);
     expect(logLines(server.stdout).find((l) => l.msg === 'leadwire ready')).toMatchObject({ tracing: true });
     const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
     const callerSpan = '00f067aa0ba902b7';
@@ -220,7 +221,7 @@ it('loads nothing of the SDK and exports nothing when tracing is off', { timeout
     NODE_DEBUG: 'module',
   });
   try {
-    await server.waitReady();
+    await Promise.all([server.waitReady(), server.waitForOutput(/"msg":"leadwire ready"/)]);
     expect((await fetch(`${server.origin}/api/v1/contacts/search?email=x@example.com`)).status).toBe(401);
     expect(logLines(server.stdout).find((l) => l.msg === 'leadwire ready')).toMatchObject({ tracing: false });
   } finally {

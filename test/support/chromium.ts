@@ -1,7 +1,7 @@
 /**
  * The one way tests and scripts get a Chromium: Debian's (see stack notes), headless, on a closed network. A test run
- * launches ONE browser (this file's default export is a vitest global setup) and every browser test file connects to
- * it (`sharedChromium()`), each test in contexts of its own: a context is a fresh profile (cookies, storage,
+ * launches at most ONE browser (this file's default export is a vitest global setup) and every browser test file
+ * connects to it (`sharedChromium()`), each test in contexts of its own: a context is a fresh profile (cookies, storage,
  * permissions), so files and tests stay as independent as they were with a browser each, without paying for a launch
  * per file (0.5 s idle, several seconds on a busy machine). Scripts outside vitest (benchmarks) launch their own with
  * `launchChromium()`. Tests that need a browser are skipped where none is installed.
@@ -25,8 +25,11 @@ export const hasChromium = TEST_CHROMIUM !== undefined;
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    /** The run's shared Chromium (Playwright's protocol over a WebSocket); empty where Chromium is not installed. */
-    chromiumWsEndpoint: string;
+    /**
+     * Where a test file asks for the run's shared Chromium: a local address that answers with its Playwright endpoint,
+     * launching it on the first ask. Empty where Chromium is not installed.
+     */
+    chromiumLauncher: string;
   }
 }
 
@@ -65,26 +68,42 @@ export function launchChromium(): Promise<Browser> {
  */
 export async function sharedChromium(): Promise<Browser> {
   const { inject } = await import('vitest');
-  const endpoint = inject('chromiumWsEndpoint');
-  if (!endpoint)
+  const launcher = inject('chromiumLauncher');
+  if (!launcher)
     throw new Error('no shared Chromium: neither chromium-headless-shell nor chromium is installed (guard the suite with hasChromium)');
-  return chromium.connect(endpoint);
+  const res = await fetch(launcher, { method: 'POST' });
+  const answer = await res.text();
+  if (!res.ok) throw new Error(`the run's Chromium did not start: ${answer}`);
+  return chromium.connect(answer);
 }
 
 /**
- * Global setup (vitest.config.ts): launches the run's Chromium and hands its address to the test files. Playwright
- * starts the browser as the leader of a process group of its own; the teardown closes it, then ends whatever of that
- * group is left (renderer or GPU helpers of a browser that did not shut down cleanly).
+ * Global setup (vitest.config.ts): serves the run's Chromium to the test files, launched when the first of them asks
+ * (`sharedChromium()`), so that a run without a browser file (`npm run test:quick`, most single files) starts none. A
+ * failed launch is every later ask's answer too. Playwright starts the browser as the leader of a process group of its
+ * own; the teardown closes it, then ends whatever of that group is left (renderer or GPU helpers of a browser that did
+ * not shut down cleanly).
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   if (!hasChromium) {
-    project.provide('chromiumWsEndpoint', '');
+    project.provide('chromiumLauncher', '');
     return async () => {};
   }
-  const server: BrowserServer = await chromium.launchServer({ executablePath: TEST_CHROMIUM, args: CHROMIUM_ARGS });
-  const pid = server.process().pid;
-  project.provide('chromiumWsEndpoint', server.wsEndpoint());
+  let launched: Promise<BrowserServer> | undefined;
+  const launcher = http.createServer((_req, res) => {
+    launched ??= chromium.launchServer({ executablePath: TEST_CHROMIUM, args: CHROMIUM_ARGS });
+    launched.then(
+      (server) => res.end(server.wsEndpoint()),
+      (err: unknown) => res.writeHead(500).end(err instanceof Error ? err.message : String(err)),
+    );
+  });
+  await new Promise<void>((resolve) => launcher.listen(0, '127.0.0.1', resolve));
+  project.provide('chromiumLauncher', `http://127.0.0.1:${(launcher.address() as AddressInfo).port}/`);
   return async () => {
+    await new Promise((resolve) => launcher.close(resolve));
+    const server = await launched?.catch(() => undefined);
+    if (!server) return;
+    const pid = server.process().pid;
     await server.close().catch(() => server.kill());
     if (pid === undefined) return;
     try {

@@ -13,14 +13,14 @@
 import { globSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
-import { testTiers } from './tiers.ts';
+import { TIERS, type Tier, testTiers, tierOf } from './tiers.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const DURATIONS = join(import.meta.dirname, 'durations.json');
 
 /** A test file as the order sees it. */
 export interface Timed {
-  project: string;
+  tier: Tier;
   /** Relative to the repository root. */
   file: string;
   /** What vitest's cache says of its last run, if anything. */
@@ -28,14 +28,14 @@ export interface Timed {
 }
 
 /**
- * Projects in name order (vitest's own rule: `processes`, then `pure`, then `server`); within one, the files that failed
- * last time first, then the longest: the cached duration, else the recorded one (ms), else first of all.
+ * Tier by tier (`processes`, then `pure`, then `server`); within one, the files that failed last time first, then the
+ * longest: the cached duration, else the recorded one (ms), else first of all.
  */
 export function order<T extends Timed>(files: readonly T[], recorded: Readonly<Record<string, number>>): T[] {
   const failed = (f: T) => f.cached?.failed === true;
   const duration = (f: T) => f.cached?.duration ?? recorded[f.file] ?? Number.POSITIVE_INFINITY;
   return [...files].sort((a, b) => {
-    if (a.project !== b.project) return a.project < b.project ? -1 : 1;
+    if (a.tier !== b.tier) return TIERS.indexOf(a.tier) - TIERS.indexOf(b.tier);
     if (failed(a) !== failed(b)) return failed(a) ? -1 : 1;
     const da = duration(a);
     const db = duration(b);
@@ -51,12 +51,10 @@ export function readDurations(): Record<string, number> {
 export class RunSequencer extends BaseSequencer {
   override async sort(specs: TestSpecification[]): Promise<TestSpecification[]> {
     const recorded = readDurations();
-    const timed = specs.map((spec) => ({
-      spec,
-      project: spec.project.name,
-      file: relative(ROOT, spec.moduleId),
-      cached: this.ctx.cache.getTestSpecificationResult(spec),
-    }));
+    const timed = specs.map((spec) => {
+      const file = relative(ROOT, spec.moduleId);
+      return { spec, tier: tierOf(file), file, cached: this.ctx.cache.getTestSpecificationResult(spec) };
+    });
     return order(timed, recorded).map((t) => t.spec);
   }
 }

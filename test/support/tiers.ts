@@ -2,7 +2,7 @@ import { globSync } from 'node:fs';
 import { matchesGlob } from 'node:path';
 
 /**
- * The test files in three tiers, as vitest projects (vitest.config.ts). `processes` spawns things: servers, CLIs,
+ * The test files in three tiers (vitest.config.ts runs them in this order). `processes` spawns things: servers, CLIs,
  * PostgreSQL clusters it stops and restarts, a child vitest, Chromium. `pure` touches no database. `server` is the rest:
  * an app in the test process on the file's own database. `npm run test:quick` runs pure and server.
  *
@@ -61,6 +61,21 @@ export const PURE_TESTS = [
 export const PURE_EXCEPT = ['packages/core/src/accounts/service.test.ts', 'packages/db/src/embedded.test.ts'];
 
 export type Tier = 'processes' | 'pure' | 'server';
+
+/** The tiers in the order a run hands them out (test/support/sequencer.ts). */
+export const TIERS: readonly Tier[] = ['processes', 'pure', 'server'];
+
+/** The tiers a comma list names (`LEADWIRE_TEST_TIERS`), in run order; all of them when it is empty or unset. */
+export function selectTiers(list: string | undefined): Tier[] {
+  const named = (list ?? '')
+    .split(',')
+    .map((t) => t.trim())
+    .filter(Boolean);
+  if (named.length === 0) return [...TIERS];
+  const unknown = named.filter((t) => !(TIERS as readonly string[]).includes(t));
+  if (unknown.length > 0) throw new Error(`LEADWIRE_TEST_TIERS names no tier ${unknown.join(', ')}: the tiers are ${TIERS.join(', ')}`);
+  return TIERS.filter((t) => named.includes(t));
+}
 
 const matches = (file: string, globs: readonly string[]) => globs.some((g) => matchesGlob(file, g));
 
