@@ -89,14 +89,36 @@ async function poolBackends(): Promise<number[]> {
   return rows.map((r) => r.pid);
 }
 
-/** Waits for backends to be gone (each notices its client left once it runs again): an event, never a pause. */
+/**
+ * Waits for backends to be gone (each notices its client left once it runs again): an event, never a pause. One still
+ * there after 10 s is reported with what PostgreSQL says it is doing, and whether it is still stopped.
+ */
 async function gone(pids: number[]): Promise<void> {
   for (const deadline = Date.now() + 10_000; ; ) {
-    const { rowCount } = await admin.query('select 1 from pg_stat_activity where pid = any($1::int[])', [pids]);
-    if (rowCount === 0) return;
-    if (Date.now() > deadline) throw new Error(`backends ${pids.join(', ')} still there`);
+    const { rows } = await admin.query(
+      `select pid, state, wait_event_type, wait_event, left(query, 120) as query, now() - state_change as since
+         from pg_stat_activity where pid = any($1::int[])`,
+      [pids],
+    );
+    if (rows.length === 0) return;
+    if (Date.now() > deadline) {
+      const states = await Promise.all(rows.map(async (r: { pid: number }) => (await processState(r.pid)) ?? 'gone from /proc'));
+      throw new Error(`backends ${pids.join(', ')} still there: ${JSON.stringify(rows.map((r, i) => ({ ...r, process: states[i] })))}`);
+    }
     await new Promise((r) => setTimeout(r, 10));
   }
+}
+
+/** The kernel's state letter of a process (`T` stopped, `S` sleeping, `R` running), or undefined once it is gone. */
+async function processState(pid: number): Promise<string | undefined> {
+  return (await statFields(pid))?.[0];
+}
+
+/** `/proc/<pid>/stat` from its third field on (the state, then the parent pid), or undefined once the process is gone. */
+async function statFields(pid: number): Promise<string[] | undefined> {
+  const stat = await fs.readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined);
+  // The command name (field 2) may hold spaces but ends at the last ')'.
+  return stat?.slice(stat.lastIndexOf(')') + 2).split(' ');
 }
 
 /** Makes the request pool hold exactly its two connections, idle. */
@@ -269,10 +291,8 @@ async function childrenOf(pid: number): Promise<number[]> {
   const out: number[] = [];
   for (const entry of await fs.readdir('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
-    const stat = await fs.readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
-    // Field 4 is the parent pid; the command name (field 2) may hold spaces but ends at the last ')'.
-    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-    if (ppid === pid) out.push(Number(entry));
+    // Field 4 is the parent pid.
+    if (Number((await statFields(Number(entry)))?.[1]) === pid) out.push(Number(entry));
   }
   return out;
 }
