@@ -60,10 +60,9 @@ export const PURE_TESTS = [
 /** Files under a PURE_TESTS folder that do open a database. */
 export const PURE_EXCEPT = ['packages/core/src/accounts/service.test.ts', 'packages/db/src/embedded.test.ts'];
 
-export type Tier = 'processes' | 'pure' | 'server';
-
 /** The tiers in the order a run hands them out (test/support/sequencer.ts). */
-export const TIERS: readonly Tier[] = ['processes', 'pure', 'server'];
+export const TIERS = ['processes', 'pure', 'server'] as const;
+export type Tier = (typeof TIERS)[number];
 
 /** The tiers a comma list names (`LEADWIRE_TEST_TIERS`), in run order; all of them when it is empty or unset. */
 export function selectTiers(list: string | undefined): Tier[] {

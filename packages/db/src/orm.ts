@@ -120,7 +120,7 @@ export const MIGRATION_LOCK = 7_340_112;
  * fresh database must not do at once, so a fresh database goes straight to the lock.
  */
 export async function migrateUp(orm: MikroORM): Promise<string[]> {
-  if ((await migrationsTableExists(orm)) && (await orm.migrator.getPending()).length === 0) return [];
+  if ((await migrationsTableExists(orm)) && (await pendingMigrations(orm)).length === 0) return [];
   const lock = new pg.Client({ connectionString: orm.config.get('clientUrl') });
   await lock.connect();
   try {
