@@ -56,8 +56,15 @@ function freeze(pids: number[]): void {
     frozen.add(pid);
   }
 }
+/** Lets every frozen process run again; one that ended meanwhile must not keep the others stopped. */
 function thaw(): void {
-  for (const pid of frozen) process.kill(pid, 'SIGCONT');
+  for (const pid of frozen) {
+    try {
+      process.kill(pid, 'SIGCONT');
+    } catch {
+      // Gone already.
+    }
+  }
   frozen.clear();
 }
 

@@ -17,6 +17,7 @@ import { compose } from '../../apps/server/src/compose.ts';
 import { startEmbeddedPostgres } from '../../packages/db/src/embedded.ts';
 import { databaseUrl, keptDatabases, shownUrl, withAdmin } from './pg-admin.ts';
 import { SCRATCH, scratchDir } from './scratch.ts';
+import { findStrays, killStrays, RUN_TAG } from './strays.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -41,6 +42,8 @@ const CLUSTER_LABEL = 'test-pg';
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const run = randomBytes(3).toString('hex');
+  // Inherited by every process the run starts, so that the teardown finds what a test failed to stop (strays.ts).
+  process.env[RUN_TAG] = run;
   const external = process.env.DATABASE_URL;
   let adminUrl: string;
   let scramUrl: string | undefined;
@@ -116,6 +119,14 @@ export default async function setup(project: TestProject): Promise<() => Promise
       );
     }
     await stopCluster(kept.length > 0);
+    const strays = await findStrays(run);
+    if (strays.length > 0) {
+      killStrays(strays);
+      throw new Error(
+        `Processes started by this run's tests were still running at its end (killed now; the test that started ` +
+          `each failed to stop it):\n${strays.map((s) => `  ${s.pid} ${s.command}`).join('\n')}`,
+      );
+    }
   };
 }
 

@@ -37,8 +37,8 @@ export const PROCESS_TESTS = [
   // The README's and the docs' commands, run as a reader runs them.
   'test/docs/examples.test.ts',
   'test/docs/laptop.test.ts',
-  // A child vitest run of failing fixtures.
-  'test/support/keep-on-failure.test.ts',
+  // A child vitest run of failing fixtures; processes left behind by a run.
+  'test/support/{keep-on-failure,strays}.test.ts',
   // The SDK's command line, spawned, and its package packed and installed.
   'sdk/test/{cli,import,import-resume,events-tail,export,listen,pack}.test.ts',
 ];

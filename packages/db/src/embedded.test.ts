@@ -26,6 +26,31 @@ async function spawnSleep(opts: { uid?: number; gid?: number; exited?: boolean }
   return { pid: child.pid, kill: () => child.kill() };
 }
 
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Every process whose parent is `pid`, from /proc (field 4 of stat, after the command name in parentheses). */
+async function childrenOf(pid: number): Promise<number[]> {
+  const out: number[] = [];
+  for (const entry of await fs.readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await fs.readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
+    if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid) out.push(Number(entry));
+  }
+  return out;
+}
+
+/** Waits for `done` to hold, checking every 20 ms: an event, never a pause (the test time-out ends a failing wait). */
+async function until(done: () => boolean): Promise<void> {
+  while (!done()) await new Promise((r) => setTimeout(r, 20));
+}
+
 describe('startEmbeddedPostgres', () => {
   let root: string;
   /**
@@ -91,6 +116,25 @@ describe('startEmbeddedPostgres', () => {
       }
     } finally {
       reused.kill();
+    }
+  });
+
+  it('stop() ends a server that answers no shutdown signal, and the data dir starts again', async () => {
+    const cluster = await startEmbeddedPostgres({ dataDir, stopGraceMs: 100 });
+    await query(cluster.url, `create table if not exists survived (v int); insert into survived values (1)`);
+    const children = await childrenOf(cluster.pid);
+    expect(children.length).toBeGreaterThan(0);
+    // A stopped postmaster holds SIGINT and SIGQUIT until it runs again, which it never does here.
+    process.kill(cluster.pid, 'SIGSTOP');
+    await cluster.stop();
+    expect(isAlive(cluster.pid)).toBe(false);
+    // Its children notice it gone and exit on their own; a start must wait for them to let go of the shared memory.
+    await until(() => children.every((pid) => !isAlive(pid)));
+    const restarted = await startEmbeddedPostgres({ dataDir });
+    try {
+      expect(await query(restarted.url, 'select count(*)::int as n from survived')).toEqual([{ n: 1 }]);
+    } finally {
+      await restarted.stop();
     }
   });
 

@@ -31,7 +31,10 @@ const PASSWORD = 'leadwire';
 const DATABASE = 'leadwire';
 const HOST = '127.0.0.1';
 
-/** Past this, a fast shutdown is escalated to an immediate one (crash recovery on next start, no data loss). */
+/**
+ * Past this, a fast shutdown is escalated to an immediate one (crash recovery on next start, no data loss), and past it
+ * again an immediate one that did not end the server to SIGKILL.
+ */
 const STOP_GRACE_MS = 20_000;
 /** A custom setting on the server's command line naming the process that started it (see runningCluster()). */
 const OWNER_SETTING = 'leadwire.owner_pid';
@@ -55,6 +58,8 @@ export interface StartEmbeddedPostgresOptions {
    * running, for the next owner to take over (database.ts).
    */
   detached?: boolean;
+  /** How long each step of stop() waits for the server to exit before the next one (20 s; tests shorten it). */
+  stopGraceMs?: number;
 }
 
 export interface EmbeddedPostgresHandle {
@@ -63,7 +68,10 @@ export interface EmbeddedPostgresHandle {
   port: number;
   /** The postmaster's pid. */
   pid: number;
-  /** Stops the cluster cleanly; later calls wait for the same shutdown. */
+  /**
+   * Stops the cluster: a fast shutdown, an immediate one past the grace, SIGKILL past it again, so it always ends;
+   * later calls wait for the same shutdown.
+   */
   stop(): Promise<void>;
   /** Called once if the server exits without stop() having been called (killed, crashed). */
   onUnexpectedExit(listener: (exit: { code: number | null; signal: NodeJS.Signals | null }) => void): void;
@@ -158,7 +166,7 @@ export async function startEmbeddedPostgres(opts: StartEmbeddedPostgresOptions):
   const stop = (): Promise<void> =>
     (stopping ??= (async () => {
       process.off('exit', onOwnerExit);
-      await stopServer(server, exit, () => exited);
+      await stopServer(server, exit, () => exited, opts.stopGraceMs ?? STOP_GRACE_MS);
     })());
   const exitListeners: ((exit: { code: number | null; signal: NodeJS.Signals | null }) => void)[] = [];
   server.once('exit', (code, sig) => {
@@ -245,22 +253,29 @@ export function readinessWatcher(): (chunk: string) => boolean {
   };
 }
 
-async function stopServer(child: ChildProcess, exit: Promise<void>, exited: () => boolean): Promise<void> {
+async function stopServer(child: ChildProcess, exit: Promise<void>, exited: () => boolean, graceMs: number): Promise<void> {
   if (exited()) return;
-  // SIGINT: PostgreSQL's fast shutdown (sessions ended, a checkpoint, exit).
-  signal(child.pid!, 'SIGINT');
+  // SIGINT: PostgreSQL's fast shutdown (sessions ended, a checkpoint, exit); SIGQUIT: its immediate shutdown.
+  for (const sig of ['SIGINT', 'SIGQUIT'] as const) {
+    signal(child.pid!, sig);
+    if (await exitsWithin(exit, graceMs)) return;
+  }
+  // A postmaster that answers neither (stopped, or wedged in the kernel) would make stop() wait forever, and with it
+  // its owner's exit. SIGKILL cannot be refused; its children notice it gone and exit, and the next start recovers.
+  signal(child.pid!, 'SIGKILL');
+  await exit;
+}
+
+async function exitsWithin(exit: Promise<void>, ms: number): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
-  const timedOut = await Promise.race([
-    exit.then(() => false),
+  const exited = await Promise.race([
+    exit.then(() => true),
     new Promise<boolean>((resolve) => {
-      timer = setTimeout(() => resolve(true), STOP_GRACE_MS);
+      timer = setTimeout(() => resolve(false), ms);
     }),
   ]);
   clearTimeout(timer);
-  if (timedOut) {
-    signal(child.pid!, 'SIGQUIT');
-    await exit;
-  }
+  return exited;
 }
 
 /** A signal to a process that may be gone already. */

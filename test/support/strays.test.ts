@@ -1,0 +1,40 @@
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { expect, it } from 'vitest';
+import { findStrays, killStrays, RUN_TAG } from './strays.ts';
+
+/**
+ * A `sleep` whose parent has exited, as a cluster is once the worker that started it died: a shell starts it in the
+ * background and exits, so it is handed to init, outside this process's tree.
+ */
+async function orphanSleep(run: string): Promise<number> {
+  const shell = spawn('sh', ['-c', 'sleep 30 >/dev/null 2>&1 & echo $!'], {
+    env: { ...process.env, [RUN_TAG]: run },
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  let out = '';
+  shell.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  await new Promise((resolve) => shell.once('close', resolve));
+  return Number(out.trim());
+}
+
+async function until(done: () => Promise<boolean>): Promise<void> {
+  while (!(await done())) await new Promise((r) => setTimeout(r, 20));
+}
+
+it("finds and kills a run's process left outside the test process's tree, not its own children or another run's", async () => {
+  const run = randomUUID();
+  const orphan = await orphanSleep(run);
+  const otherRun = await orphanSleep(randomUUID());
+  const child = spawn('sleep', ['30'], { env: { ...process.env, [RUN_TAG]: run }, stdio: 'ignore' });
+  try {
+    const strays = await findStrays(run);
+    expect(strays).toEqual([{ pid: orphan, command: 'sleep 30' }]);
+    killStrays(strays);
+    // Killed, it is no longer listed (a zombie until init reaps it has no command line).
+    await until(async () => (await findStrays(run)).length === 0);
+  } finally {
+    child.kill('SIGKILL');
+    killStrays([{ pid: otherRun, command: '' }]);
+  }
+});
