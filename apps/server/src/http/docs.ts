@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import helmet from '@fastify/helmet';
-import scalar from '@scalar/fastify-api-reference';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 
 /**
  * The reference must work with no Internet access: the plugin serves Scalar's own bundle from the package at
@@ -73,8 +72,48 @@ export function registerDocs(app: FastifyInstance, opts: { title: string; build:
       }
       return payload;
     });
-    await page.register(scalar, scalarOptions(opts.title));
+    serveReference(page, opts.title);
   });
+}
+
+/** Headers of the reference app's answer that are the outer reply's own business. */
+const HOP_HEADERS = new Set(['content-length', 'connection', 'date', 'keep-alive', 'transfer-encoding']);
+
+/**
+ * Scalar's plugin module is 4.4 MB (the browser bundle inlined as a string) and imports an OpenAPI parser with ajv and
+ * yaml that it uses only for a spec given as content (ours is given by URL): loaded at start, it was 210 of a server's
+ * 1,676 modules and 0.08 s of its 0.79 s of CPU loading them (measured), for a page few requests ask for. So the plugin is loaded on the first
+ * request for the page or its bundle, into a Fastify instance of its own, and its answers are passed on through
+ * `inject`: the plugin's own page and bundle, under this scope's headers. Only its redirect is ours, since it must
+ * name the path the page is mounted at.
+ */
+function serveReference(page: FastifyInstance, title: string): void {
+  let reference: Promise<FastifyInstance> | undefined;
+  const load = () =>
+    (reference ??= (async () => {
+      const { default: scalar } = await import('@scalar/fastify-api-reference');
+      const app = Fastify({ logger: false });
+      await app.register(scalar, scalarOptions(title));
+      await app.ready();
+      return app;
+    })().catch((err: unknown) => {
+      // A failed load is tried again by the next request rather than remembered.
+      reference = undefined;
+      throw err;
+    }));
+  page.addHook('onClose', async () => {
+    await (await reference?.catch(() => undefined))?.close();
+  });
+  page.get('/docs', async (req, reply) => reply.redirect(`${new URL(req.url, 'http://local').pathname}/`, 301));
+  for (const path of ['/docs/', '/docs/js/scalar.js']) {
+    page.get(path, async (_req, reply) => {
+      const answer = await (await load()).inject({ method: 'GET', url: path });
+      for (const [name, value] of Object.entries(answer.headers)) {
+        if (value !== undefined && !HOP_HEADERS.has(name)) void reply.header(name, value);
+      }
+      return reply.code(answer.statusCode).send(answer.body);
+    });
+  }
 }
 
 function scalarOptions(title: string) {
