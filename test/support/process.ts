@@ -227,12 +227,27 @@ export async function clusterStartupLog(dataDir: string): Promise<string[]> {
   return lines;
 }
 
-/** Ends a cluster a killed or failed test left running on this DATA_DIR: by its pid, never by name. */
-export async function stopLeftoverCluster(dataDir: string): Promise<void> {
+/**
+ * Ends a cluster a killed or failed test left running on this DATA_DIR: by its pid, never by name. A fast shutdown
+ * first; one that has not ended after `graceMs` (a cluster stopped or wedged) is killed, so the folder can go.
+ */
+export async function stopLeftoverCluster(dataDir: string, graceMs = 5_000): Promise<void> {
   const lockFile = path.join(clusterDir(dataDir), 'postmaster.pid');
   for (const pid of await clusterPids(dataDir)) {
-    process.kill(pid, 'SIGINT');
-    for (let i = 0; i < 250 && existsSync(lockFile) && isAlive(pid); i++) await sleep(20);
+    signal(pid, 'SIGINT');
+    for (const until = performance.now() + graceMs; performance.now() < until && existsSync(lockFile) && isAlive(pid); ) await sleep(20);
+    if (!isAlive(pid)) continue;
+    signal(pid, 'SIGKILL');
+    while (isAlive(pid)) await sleep(20);
+  }
+}
+
+/** A signal to a process that may have ended since it was found. */
+function signal(pid: number, sig: NodeJS.Signals): void {
+  try {
+    process.kill(pid, sig);
+  } catch {
+    // Gone already.
   }
 }
 
@@ -247,10 +262,11 @@ export async function killLeftovers(): Promise<void> {
   );
 }
 
+/** Running: a zombie (an orphan that ended, which init reaps in its own time) is not, though it still takes signals. */
 function isAlive(pid: number): boolean {
   try {
-    process.kill(pid, 0);
-    return true;
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
   } catch {
     return false;
   }

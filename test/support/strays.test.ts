@@ -1,6 +1,10 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import fs from 'node:fs/promises';
 import { expect, it } from 'vitest';
+import { startEmbeddedPostgres } from '#db/embedded.ts';
+import { clusterDir, stopLeftoverCluster } from './process.ts';
+import { scratchDir } from './scratch.ts';
 import { findStrays, killStrays, RUN_TAG } from './strays.ts';
 
 /**
@@ -36,5 +40,20 @@ it("finds and kills a run's process left outside the test process's tree, not it
   } finally {
     child.kill('SIGKILL');
     killStrays([{ pid: otherRun, command: '' }]);
+  }
+});
+
+it('ends a cluster left on a DATA_DIR even when it answers no shutdown signal (stopLeftoverCluster)', async () => {
+  const dataDir = await scratchDir('stray-cluster');
+  try {
+    const cluster = await startEmbeddedPostgres({ dataDir: clusterDir(dataDir) });
+    const exited = new Promise<void>((resolve) => cluster.onUnexpectedExit(() => resolve()));
+    // Stopped, it holds SIGINT until it runs again, which it never does here.
+    process.kill(cluster.pid, 'SIGSTOP');
+    await stopLeftoverCluster(dataDir, 100);
+    // Ended, by the kill that followed the unanswered SIGINT (the test's time-out ends a failing wait).
+    await exited;
+  } finally {
+    await fs.rm(dataDir, { recursive: true, force: true });
   }
 });
