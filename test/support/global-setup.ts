@@ -17,7 +17,7 @@ import { compose } from '../../apps/server/src/compose.ts';
 import { startEmbeddedPostgres } from '../../packages/db/src/embedded.ts';
 import { databaseUrl, keptDatabases, shownUrl, withAdmin } from './pg-admin.ts';
 import { SCRATCH, scratchDir } from './scratch.ts';
-import { findStrays, killStrays, RUN_TAG } from './strays.ts';
+import { killStrays, lastingStrays, RUN_TAG } from './strays.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -39,6 +39,8 @@ declare module 'vitest' {
 const KEPT_MARKER = 'KEPT-BY-FAILED-TEST-RUN';
 const KEPT_FOR_MS = 7 * 24 * 3_600_000;
 const CLUSTER_LABEL = 'test-pg';
+/** How long a process the run started may take to end after the run before it counts as left running (strays.ts). */
+const STRAY_GRACE_MS = 5_000;
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const run = randomBytes(3).toString('hex');
@@ -119,7 +121,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
       );
     }
     await stopCluster(kept.length > 0);
-    const strays = await findStrays(run);
+    const strays = await lastingStrays(run, STRAY_GRACE_MS);
     if (strays.length > 0) {
       killStrays(strays);
       throw new Error(

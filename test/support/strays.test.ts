@@ -5,7 +5,7 @@ import { expect, it } from 'vitest';
 import { startEmbeddedPostgres } from '#db/embedded.ts';
 import { clusterDir, stopLeftoverCluster } from './process.ts';
 import { scratchDir } from './scratch.ts';
-import { findStrays, killStrays, RUN_TAG } from './strays.ts';
+import { findStrays, killStrays, lastingStrays, RUN_TAG } from './strays.ts';
 
 /**
  * A `sleep` whose parent has exited, as a cluster is once the worker that started it died: a shell starts it in the
@@ -40,6 +40,20 @@ it("finds and kills a run's process left outside the test process's tree, not it
   } finally {
     child.kill('SIGKILL');
     killStrays([{ pid: otherRun, command: '' }]);
+  }
+});
+
+it('waits out the grace for a stray that is still ending, and answers with one that outlasts it', async () => {
+  const run = randomUUID();
+  const pid = await orphanSleep(run);
+  try {
+    expect(await lastingStrays(run, 100)).toEqual([{ pid, command: 'sleep 30' }]);
+    const lasting = lastingStrays(run, 60_000);
+    // It ends while the grace runs (the ending a test set off before the run's end, late).
+    killStrays([{ pid, command: 'sleep 30' }]);
+    expect(await lasting).toEqual([]);
+  } finally {
+    killStrays([{ pid, command: '' }]);
   }
 });
 

@@ -34,6 +34,18 @@ export async function findStrays(run: string): Promise<Stray[]> {
   return found;
 }
 
+/**
+ * The strays still there after `graceMs`: a process signalled by a test that did not wait for its exit (its worker
+ * gone, so it is no longer in this tree) may still be ending when the run ends, more so on a slow host; it is not a
+ * leak if it ends within the grace. Looked at every 50 ms; with none, it answers at once.
+ */
+export async function lastingStrays(run: string, graceMs: number): Promise<Stray[]> {
+  for (const until = performance.now() + graceMs; ; await new Promise((r) => setTimeout(r, 50))) {
+    const strays = await findStrays(run);
+    if (strays.length === 0 || performance.now() >= until) return strays;
+  }
+}
+
 /** SIGKILLs them: what is left at the run's end has had its chance to stop cleanly, and SIGKILL ends even a stopped one. */
 export function killStrays(strays: Stray[]): void {
   for (const { pid } of strays) {
