@@ -12,6 +12,7 @@ import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '#db/embedded
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { call, initTestApp, type TestApp } from '../support/app.ts';
+import { childrenOf, statFields } from '../support/procfs.ts';
 import { scratchDir } from '../support/scratch.ts';
 
 /** Every answer of a stalled request comes within this: the largest time-out below plus room for a busy machine. */
@@ -109,23 +110,11 @@ async function gone(pids: number[]): Promise<void> {
     );
     if (rows.length === 0) return;
     if (Date.now() > deadline) {
-      const states = await Promise.all(rows.map(async (r: { pid: number }) => (await processState(r.pid)) ?? 'gone from /proc'));
+      const states = rows.map((r: { pid: number }) => statFields(r.pid)?.[0] ?? 'gone from /proc');
       throw new Error(`backends ${pids.join(', ')} still there: ${JSON.stringify(rows.map((r, i) => ({ ...r, process: states[i] })))}`);
     }
     await new Promise((r) => setTimeout(r, 10));
   }
-}
-
-/** The kernel's state letter of a process (`T` stopped, `S` sleeping, `R` running), or undefined once it is gone. */
-async function processState(pid: number): Promise<string | undefined> {
-  return (await statFields(pid))?.[0];
-}
-
-/** `/proc/<pid>/stat` from its third field on (the state, then the parent pid), or undefined once the process is gone. */
-async function statFields(pid: number): Promise<string[] | undefined> {
-  const stat = await fs.readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined);
-  // The command name (field 2) may hold spaces but ends at the last ')'.
-  return stat?.slice(stat.lastIndexOf(')') + 2).split(' ');
 }
 
 /** Makes the request pool hold exactly its two connections, idle. */
@@ -274,7 +263,7 @@ describe('frozen backends (SIGSTOP)', () => {
   it('answers 503 with retry-after once no connection can be had at all (the whole cluster frozen), then recovers', async () => {
     const pids = await warmPool();
     const postmaster = Number((await fs.readFile(path.join(root, 'data', 'postmaster.pid'), 'utf8')).split('\n')[0]);
-    freeze([postmaster, ...(await childrenOf(postmaster))]);
+    freeze([postmaster, ...childrenOf(postmaster)]);
     const answers = [];
     // The two pooled connections are given up on first; after them, new ones cannot be set up within the time-out.
     for (let i = 0; i < 3; i++) answers.push(await timed(upsert({ email: email('cluster') }, `stall-${randomUUID()}`)));
@@ -292,14 +281,3 @@ describe('frozen backends (SIGSTOP)', () => {
     expect((await fetch(`${t.origin}/readyz`)).status).toBe(200);
   });
 });
-
-/** Every process whose parent is `pid` (the postmaster's backends and auxiliary processes). */
-async function childrenOf(pid: number): Promise<number[]> {
-  const out: number[] = [];
-  for (const entry of await fs.readdir('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    // Field 4 is the parent pid.
-    if (Number((await statFields(Number(entry)))?.[1]) === pid) out.push(Number(entry));
-  }
-  return out;
-}

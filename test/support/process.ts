@@ -12,6 +12,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigSchema } from '#core/config.ts';
 import { startEmbeddedPostgres } from '#db/embedded.ts';
+import { isRunning } from './procfs.ts';
 import { scratchDir } from './scratch.ts';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -235,10 +236,10 @@ export async function stopLeftoverCluster(dataDir: string, graceMs = 5_000): Pro
   const lockFile = path.join(clusterDir(dataDir), 'postmaster.pid');
   for (const pid of await clusterPids(dataDir)) {
     signal(pid, 'SIGINT');
-    for (const until = performance.now() + graceMs; performance.now() < until && existsSync(lockFile) && isAlive(pid); ) await sleep(20);
-    if (!isAlive(pid)) continue;
+    for (const until = performance.now() + graceMs; performance.now() < until && existsSync(lockFile) && isRunning(pid); ) await sleep(20);
+    if (!isRunning(pid)) continue;
     signal(pid, 'SIGKILL');
-    while (isAlive(pid)) await sleep(20);
+    while (isRunning(pid)) await sleep(20);
   }
 }
 
@@ -260,16 +261,6 @@ export async function killLeftovers(): Promise<void> {
       return gone;
     }),
   );
-}
-
-/** Running: a zombie (an orphan that ended, which init reaps in its own time) is not, though it still takes signals. */
-function isAlive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
 }
 
 /** The lowest port the kernel hands out to outgoing connections (Linux's ip_local_port_range; 32768 elsewhere). */

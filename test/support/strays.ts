@@ -8,6 +8,7 @@
  * A process given an environment of its own (`env: { ... }` without `process.env`) carries no tag and is not seen.
  */
 import fs from 'node:fs/promises';
+import { parentOf } from './procfs.ts';
 
 export const RUN_TAG = 'LEADWIRE_TEST_RUN';
 
@@ -26,7 +27,7 @@ export async function findStrays(run: string): Promise<Stray[]> {
     if (pid === process.pid) continue;
     const environ = await fs.readFile(`/proc/${pid}/environ`, 'utf8').catch(() => '');
     if (!environ.split('\0').includes(tag)) continue;
-    if (await descendsFrom(pid, process.pid)) continue;
+    if (descendsFrom(pid, process.pid)) continue;
     const command = (await fs.readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).split('\0').join(' ').trim();
     // A zombie has no command line and nothing left to stop; its parent reaps it.
     if (command !== '') found.push({ pid, command });
@@ -57,19 +58,12 @@ export function killStrays(strays: Stray[]): void {
   }
 }
 
-async function descendsFrom(pid: number, ancestor: number): Promise<boolean> {
+function descendsFrom(pid: number, ancestor: number): boolean {
   for (let current = pid; current > 1; ) {
-    const parent = await parentOf(current);
+    const parent = parentOf(current);
     if (parent === undefined) return false;
     if (parent === ancestor) return true;
     current = parent;
   }
   return false;
-}
-
-/** The parent pid, from /proc/<pid>/stat (the field after the command name, which may hold spaces and parentheses). */
-async function parentOf(pid: number): Promise<number | undefined> {
-  const stat = await fs.readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined);
-  const parent = Number(stat?.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-  return Number.isInteger(parent) ? parent : undefined;
 }

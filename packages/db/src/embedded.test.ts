@@ -4,6 +4,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbeddedPostgres } from './embedded.ts';
+import { childrenOf, isRunning } from '../../../test/support/procfs.ts';
 import { SCRATCH, scratchDir } from '../../../test/support/scratch.ts';
 
 const isRoot = process.getuid?.() === 0;
@@ -24,26 +25,6 @@ async function spawnSleep(opts: { uid?: number; gid?: number; exited?: boolean }
   if (child.pid === undefined) throw new Error('spawn failed');
   if (opts.exited) await new Promise((resolve) => child.once('exit', resolve));
   return { pid: child.pid, kill: () => child.kill() };
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Every process whose parent is `pid`, from /proc (field 4 of stat, after the command name in parentheses). */
-async function childrenOf(pid: number): Promise<number[]> {
-  const out: number[] = [];
-  for (const entry of await fs.readdir('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    const stat = await fs.readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
-    if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid) out.push(Number(entry));
-  }
-  return out;
 }
 
 /** Waits for `done` to hold, checking every 20 ms: an event, never a pause (the test time-out ends a failing wait). */
@@ -122,14 +103,14 @@ describe('startEmbeddedPostgres', () => {
   it('stop() ends a server that answers no shutdown signal, and the data dir starts again', async () => {
     const cluster = await startEmbeddedPostgres({ dataDir, stopGraceMs: 100 });
     await query(cluster.url, `create table if not exists survived (v int); insert into survived values (1)`);
-    const children = await childrenOf(cluster.pid);
+    const children = childrenOf(cluster.pid);
     expect(children.length).toBeGreaterThan(0);
     // A stopped postmaster holds SIGINT and SIGQUIT until it runs again, which it never does here.
     process.kill(cluster.pid, 'SIGSTOP');
     await cluster.stop();
-    expect(isAlive(cluster.pid)).toBe(false);
+    expect(isRunning(cluster.pid)).toBe(false);
     // Its children notice it gone and exit on their own; a start must wait for them to let go of the shared memory.
-    await until(() => children.every((pid) => !isAlive(pid)));
+    await until(() => children.every((pid) => !isRunning(pid)));
     const restarted = await startEmbeddedPostgres({ dataDir });
     try {
       expect(await query(restarted.url, 'select count(*)::int as n from survived')).toEqual([{ n: 1 }]);
