@@ -4,6 +4,7 @@ import fs from 'node:fs/promises';
 import { expect, it } from 'vitest';
 import { startEmbeddedPostgres } from '#db/embedded.ts';
 import { clusterDir, stopLeftoverCluster } from './process.ts';
+import { childrenOf, isRunning } from './procfs.ts';
 import { scratchDir } from './scratch.ts';
 import { findStrays, killStrays, lastingStrays, RUN_TAG } from './strays.ts';
 
@@ -62,11 +63,16 @@ it('ends a cluster left on a DATA_DIR even when it answers no shutdown signal (s
   try {
     const cluster = await startEmbeddedPostgres({ dataDir: clusterDir(dataDir) });
     const exited = new Promise<void>((resolve) => cluster.onUnexpectedExit(() => resolve()));
+    const children = childrenOf(cluster.pid);
     // Stopped, it holds SIGINT until it runs again, which it never does here.
     process.kill(cluster.pid, 'SIGSTOP');
     await stopLeftoverCluster(dataDir, 100);
     // Ended, by the kill that followed the unanswered SIGINT (the test's time-out ends a failing wait).
     await exited;
+    // A killed server leaves its shared memory behind (a segment in /dev/shm); the next start on the folder clears it,
+    // once the children have let go, and a clean stop leaves nothing.
+    while (children.some(isRunning)) await new Promise((r) => setTimeout(r, 20));
+    await (await startEmbeddedPostgres({ dataDir: clusterDir(dataDir) })).stop();
   } finally {
     await fs.rm(dataDir, { recursive: true, force: true });
   }
