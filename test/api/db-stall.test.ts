@@ -12,7 +12,7 @@ import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '#db/embedded
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { call, initTestApp, type TestApp } from '../support/app.ts';
-import { childrenOf, statFields } from '../support/procfs.ts';
+import { childrenOf, signal, statFields } from '../support/procfs.ts';
 import { scratchDir } from '../support/scratch.ts';
 
 /** Every answer of a stalled request comes within this: the largest time-out below plus room for a busy machine. */
@@ -59,13 +59,7 @@ function freeze(pids: number[]): void {
 }
 /** Lets every frozen process run again; one that ended meanwhile must not keep the others stopped. */
 function thaw(): void {
-  for (const pid of frozen) {
-    try {
-      process.kill(pid, 'SIGCONT');
-    } catch {
-      // Gone already.
-    }
-  }
+  for (const pid of frozen) signal(pid, 'SIGCONT');
   frozen.clear();
 }
 

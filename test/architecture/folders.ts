@@ -1,3 +1,6 @@
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { ICruiseResult } from 'dependency-cruiser';
 
 /*
@@ -8,6 +11,16 @@ import type { ICruiseResult } from 'dependency-cruiser';
  * is one folder, and so is each application, the SDK and the snippets.
  */
 const CORE = 'packages/core/src/';
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/** The TypeScript sources under `dir` (from the repository root) that production runs: tests and their helpers left out. */
+export function productionSources(dir: string): string[] {
+  return readdirSync(path.join(ROOT, dir), { withFileTypes: true, recursive: true })
+    .filter(
+      (f) => f.isFile() && /\.tsx?$/.test(f.name) && !/\.test(-d|-support)?\.ts$/.test(f.name) && !f.parentPath.includes('node_modules'),
+    )
+    .map((f) => path.relative(ROOT, path.join(f.parentPath, f.name)));
+}
 
 export function folderOf(source: string): string | undefined {
   if (source.startsWith(CORE)) {

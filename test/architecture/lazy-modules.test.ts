@@ -1,8 +1,9 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { productionSources } from './folders.ts';
 
 /*
  * Packages loaded on a feature's first use rather than at every process's start (each importing file says why): a
@@ -17,12 +18,6 @@ const LAZY: Record<string, string> = {
   // SMTP: only a process that sends mail needs it.
   nodemailer: 'packages/core/src/mail/mailer.ts',
 };
-
-function sources(dir: string): string[] {
-  return readdirSync(path.join(ROOT, dir), { withFileTypes: true, recursive: true })
-    .filter((f) => f.isFile() && /\.tsx?$/.test(f.name) && !/\.test(-d|-support)?\.ts$/.test(f.name))
-    .map((f) => path.relative(ROOT, path.join(f.parentPath, f.name)));
-}
 
 /** The packages a file imports statically for their values (type-only imports load nothing), and those it `import()`s. */
 function importsOf(file: string): { static: string[]; dynamic: string[] } {
@@ -47,7 +42,7 @@ function importsOf(file: string): { static: string[]; dynamic: string[] } {
 }
 
 describe('packages loaded on first use', () => {
-  const files = ['apps/server/src', 'packages/core/src', 'packages/db/src'].flatMap(sources);
+  const files = ['apps/server/src', 'packages/core/src', 'packages/db/src'].flatMap(productionSources);
   const imports = new Map(files.map((file) => [file, importsOf(file)]));
 
   it.each(Object.entries(LAZY))('imports %s nowhere statically, and with import() in %s', (pkg, file) => {

@@ -1,7 +1,8 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { productionSources } from './folders.ts';
 
 /*
  * One query idiom (docs/architecture.md, "Adding a query"): a statement built once with `statement()` and run with `db.run`. A query
@@ -21,16 +22,9 @@ const RAW: Record<string, string> = {
   'packages/core/src/metrics/collect.ts': "the queue lag, read from pg-boss's tables (no entity describes them)",
 };
 
-function sources(dir: string): string[] {
-  return readdirSync(path.join(ROOT, dir), { withFileTypes: true, recursive: true })
-    .filter(
-      (f) => f.isFile() && /\.tsx?$/.test(f.name) && !/\.test(-d|-support)?\.ts$/.test(f.name) && !f.parentPath.includes('node_modules'),
-    )
-    .map((f) => path.relative(ROOT, path.join(f.parentPath, f.name)));
-}
 const callers = (pattern: RegExp) =>
   ['packages/core/src', 'apps/server/src']
-    .flatMap(sources)
+    .flatMap(productionSources)
     .filter((file) => pattern.test(readFileSync(path.join(ROOT, file), 'utf8')))
     .sort();
 

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigSchema } from '#core/config.ts';
 import { startEmbeddedPostgres } from '#db/embedded.ts';
-import { isRunning } from './procfs.ts';
+import { isRunning, signal } from './procfs.ts';
 import { scratchDir } from './scratch.ts';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -240,15 +240,6 @@ export async function stopLeftoverCluster(dataDir: string, graceMs = 5_000): Pro
     if (!isRunning(pid)) continue;
     signal(pid, 'SIGKILL');
     while (isRunning(pid)) await sleep(20);
-  }
-}
-
-/** A signal to a process that may have ended since it was found. */
-function signal(pid: number, sig: NodeJS.Signals): void {
-  try {
-    process.kill(pid, sig);
-  } catch {
-    // Gone already.
   }
 }
 

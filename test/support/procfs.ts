@@ -1,6 +1,6 @@
 /**
  * Linux's /proc, as the tests read it to follow processes: a cluster's backends, whether one is stopped or gone, the
- * parent of a process left behind. The files are the kernel's and tiny, so they are read synchronously.
+ * parent of a process left behind; and signals to processes that may be gone. The files are the kernel's and tiny, so they are read synchronously.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 
@@ -36,4 +36,13 @@ export function childrenOf(pid: number): number[] {
   return readdirSync('/proc')
     .filter((entry) => /^\d+$/.test(entry) && parentOf(Number(entry)) === pid)
     .map(Number);
+}
+
+/** Sends `sig` to a process that may have ended since it was found. */
+export function signal(pid: number, sig: NodeJS.Signals): void {
+  try {
+    process.kill(pid, sig);
+  } catch {
+    // Gone already.
+  }
 }

@@ -23,10 +23,6 @@ async function orphanSleep(run: string): Promise<number> {
   return Number(out.trim());
 }
 
-async function until(done: () => Promise<boolean>): Promise<void> {
-  while (!(await done())) await new Promise((r) => setTimeout(r, 20));
-}
-
 it("finds and kills a run's process left outside the test process's tree, not its own children or another run's", async () => {
   const run = randomUUID();
   const orphan = await orphanSleep(run);
@@ -37,7 +33,7 @@ it("finds and kills a run's process left outside the test process's tree, not it
     expect(strays).toEqual([{ pid: orphan, command: 'sleep 30' }]);
     killStrays(strays);
     // Killed, it is no longer listed (a zombie until init reaps it has no command line).
-    await until(async () => (await findStrays(run)).length === 0);
+    await expect.poll(() => findStrays(run), { interval: 20 }).toEqual([]);
   } finally {
     child.kill('SIGKILL');
     killStrays([{ pid: otherRun, command: '' }]);
@@ -71,7 +67,7 @@ it('ends a cluster left on a DATA_DIR even when it answers no shutdown signal (s
     await exited;
     // A killed server leaves its shared memory behind (a segment in /dev/shm); the next start on the folder clears it,
     // once the children have let go, and a clean stop leaves nothing.
-    while (children.some(isRunning)) await new Promise((r) => setTimeout(r, 20));
+    await expect.poll(() => children.some(isRunning), { interval: 20 }).toBe(false);
     await (await startEmbeddedPostgres({ dataDir: clusterDir(dataDir) })).stop();
   } finally {
     await fs.rm(dataDir, { recursive: true, force: true });

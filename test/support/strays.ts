@@ -8,7 +8,7 @@
  * A process given an environment of its own (`env: { ... }` without `process.env`) carries no tag and is not seen.
  */
 import fs from 'node:fs/promises';
-import { parentOf } from './procfs.ts';
+import { parentOf, signal } from './procfs.ts';
 
 export const RUN_TAG = 'LEADWIRE_TEST_RUN';
 
@@ -49,13 +49,7 @@ export async function lastingStrays(run: string, graceMs: number): Promise<Stray
 
 /** SIGKILLs them: what is left at the run's end has had its chance to stop cleanly, and SIGKILL ends even a stopped one. */
 export function killStrays(strays: Stray[]): void {
-  for (const { pid } of strays) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // Gone already.
-    }
-  }
+  for (const { pid } of strays) signal(pid, 'SIGKILL');
 }
 
 function descendsFrom(pid: number, ancestor: number): boolean {

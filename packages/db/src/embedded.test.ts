@@ -27,11 +27,6 @@ async function spawnSleep(opts: { uid?: number; gid?: number; exited?: boolean }
   return { pid: child.pid, kill: () => child.kill() };
 }
 
-/** Waits for `done` to hold, checking every 20 ms: an event, never a pause (the test time-out ends a failing wait). */
-async function until(done: () => boolean): Promise<void> {
-  while (!done()) await new Promise((r) => setTimeout(r, 20));
-}
-
 describe('startEmbeddedPostgres', () => {
   let root: string;
   /**
@@ -110,7 +105,7 @@ describe('startEmbeddedPostgres', () => {
     await cluster.stop();
     expect(isRunning(cluster.pid)).toBe(false);
     // Its children notice it gone and exit on their own; a start must wait for them to let go of the shared memory.
-    await until(() => children.every((pid) => !isRunning(pid)));
+    await expect.poll(() => children.some(isRunning), { interval: 20 }).toBe(false);
     const restarted = await startEmbeddedPostgres({ dataDir });
     try {
       expect(await query(restarted.url, 'select count(*)::int as n from survived')).toEqual([{ n: 1 }]);
