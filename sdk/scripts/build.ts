@@ -1,17 +1,15 @@
 /**
  * Builds `@leadwire/sdk` into sdk/dist: one ESM bundle per entry point (esbuild) and one bundled declaration file per
- * library entry (dts-bundle-generator; the internal entry's router type by ./internal-types.ts). Run by `npm pack` and
+ * library entry (dts-bundle-generator; the internal entry's router type is the committed sdk/src/generated/
+ * internal-router.ts, made by `npm run sdk:generate`, so nothing here reads the server's types). Run by `npm pack` and
  * `npm publish` (prepack), or as `node sdk/scripts/build.ts`. ENTRIES is the one list of what the package holds:
  * sdk/package.json's exports and bin must match it (the pack test checks), and an entry whose source does not exist
  * yet is reported as missing, never skipped in silence.
  *
  * With `--if-stale` (prepack, and the pack test) it builds only when sdk/dist is not the build of the sources as they
- * are now: a stamp records a hash of every input (the SDK's sources and scripts, the server's packages its internal
- * router types come from, tsconfig and the lock file) and of every file written. The internal router's declarations
- * take the TypeScript checker tens of seconds on a slow host, so a test run (or a pack) after an unchanged build
- * reuses it.
+ * are now: a stamp records a hash of every input (the SDK's sources and scripts, tsconfig and the lock file) and of
+ * every file written, so a test run (or a pack) after an unchanged build reuses it.
  */
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { chmod, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -31,8 +29,8 @@ export interface Entry {
   out: string;
   /** 'neutral' for code that may use fetch and Web Crypto only; 'node' for the command line. */
   platform: 'neutral' | 'node';
-  /** How its declarations are made: bundled from the sources, the internal router's generator, or none (the CLI). */
-  types: 'bundle' | 'internal' | 'none';
+  /** How its declarations are made: bundled from the sources, or none (the CLI). */
+  types: 'bundle' | 'none';
   /** Imports left to the installing application (peer dependencies). */
   external?: string[];
 }
@@ -40,7 +38,7 @@ export interface Entry {
 export const ENTRIES: readonly Entry[] = [
   { name: '.', source: 'src/index.ts', out: 'index', platform: 'neutral', types: 'bundle' },
   { name: './webhooks', source: 'src/webhooks.ts', out: 'webhooks', platform: 'neutral', types: 'bundle' },
-  { name: './internal', source: 'src/internal.ts', out: 'internal', platform: 'neutral', types: 'internal', external: ['@trpc/client'] },
+  { name: './internal', source: 'src/internal.ts', out: 'internal', platform: 'neutral', types: 'bundle', external: ['@trpc/client'] },
   { name: 'bin', source: 'src/cli/main.ts', out: 'cli', platform: 'node', types: 'none' },
 ];
 
@@ -96,46 +94,17 @@ export async function buildSdk(outDir = join(SDK_DIR, 'dist')): Promise<BuildRes
   await rm(outDir, { recursive: true, force: true });
   await mkdir(outDir, { recursive: true });
   const result = await buildBundles(outDir);
-  // The internal router's declarations come from a child process, so that both declaration jobs use a core each. The
-  // child starts on the checker at once; the procedures' summaries (which need the server's modules loaded, seconds
-  // of their own) are read here meanwhile and handed to it on stdin.
-  const internal = result.built.filter((e) => e.types === 'internal');
-  const children = internal.map((e) => internalTypesChild(join(SDK_DIR, e.source), join(outDir, `${e.out}.d.ts`)));
-  if (children.length > 0) {
-    const { procedureSummaries } = await import('./internal-types.ts');
-    const summaries = JSON.stringify([...(await procedureSummaries())]);
-    for (const child of children) child.stdin.end(summaries);
-  }
   const bundled = result.built.filter((e) => e.types === 'bundle');
   const dts = generateDtsBundle(
     bundled.map((e) => ({ filePath: join(SDK_DIR, e.source), output: { noBanner: true, exportReferencedTypes: false } })),
     { preferredConfigPath: join(REPO, 'tsconfig.json') },
   );
   await Promise.all(bundled.map((e, i) => writeFile(join(outDir, `${e.out}.d.ts`), dts[i]!)));
-  await Promise.all(children.map((c) => c.done));
   return result;
 }
 
-/** `node internal-types.ts <entry> <out>`, reading the summaries on stdin; `done` rejects with its stderr if it fails. */
-function internalTypesChild(entry: string, out: string) {
-  const child = spawn(process.execPath, [join(import.meta.dirname, 'internal-types.ts'), entry, out], {
-    stdio: ['pipe', 'inherit', 'pipe'],
-  });
-  // A child that failed early closes its stdin: its exit code says why, not the write's EPIPE.
-  child.stdin.on('error', () => undefined);
-  let stderr = '';
-  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-  const done = new Promise<void>((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', (code, signal) =>
-      code === 0 ? resolve() : reject(new Error(`internal-types.ts ${entry} failed (${signal ?? code}):\n${stderr}`)),
-    );
-  });
-  return { stdin: child.stdin, done };
-}
-
 /** The files whose content decides what the build writes (see the header). */
-export const INPUT_DIRS = ['sdk/src', 'sdk/scripts', 'packages/core/src', 'packages/db/src'];
+export const INPUT_DIRS = ['sdk/src', 'sdk/scripts'];
 export const INPUT_FILES = ['sdk/package.json', 'tsconfig.json', 'package.json', 'package-lock.json'];
 /** The stamp of the last complete build: outside dist/, which the package ships as it is. */
 export const BUILD_STAMP = join(REPO, 'node_modules', '.cache', 'leadwire-sdk', 'build-stamp.json');

@@ -3,8 +3,10 @@
  * same OpenAPI document the server serves at /api/v1/docs/json, built here in-process (no server needed); and the
  * command line's row check of `leadwire import --dry-run` (contact-row.ts: an ajv standalone validator of the same
  * document's ContactUpsertInput, so the CLI ships the compiled check and not ajv's compiler, and the server's
- * normalizeDomain, copied from its source). Run with `npm run sdk:generate`; sdk/test/contract.test.ts fails while a
- * committed file differs from a fresh generation.
+ * normalizeDomain, copied from its source); and the application surface's router type for `@leadwire/sdk/internal`
+ * (internal-types.ts). Run with `npm run sdk:generate`; sdk/test/contract.test.ts fails while a committed file differs
+ * from a fresh generation, and for the router type (whose generation takes the checker seconds) the type check does,
+ * through sdk/test/internal-router.test-d.ts.
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -16,6 +18,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import standaloneCode from 'ajv/dist/standalone/index.js';
 import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
 import ts from 'typescript';
+import { generateInternalRouter, procedureSummaries } from './internal-types.ts';
 
 /** Where the generated types live, committed so that the package needs no generation step to build or type-check. */
 export const GENERATED_V1 = join(import.meta.dirname, '..', 'src', 'generated', 'v1.ts');
@@ -27,6 +30,8 @@ export const GENERATED_EVENTS = join(import.meta.dirname, '..', 'src', 'generate
 export const GENERATED_CONTACT_ROW = join(import.meta.dirname, '..', 'src', 'generated', 'contact-row.ts');
 /** The server's normalizeDomain, for the dry run's usable-domain rule. */
 export const GENERATED_DOMAIN = join(import.meta.dirname, '..', 'src', 'generated', 'domain.ts');
+/** The application surface's router type, for `@leadwire/sdk/internal` (internal-types.ts). */
+export const GENERATED_INTERNAL_ROUTER = join(import.meta.dirname, '..', 'src', 'generated', 'internal-router.ts');
 
 const REPO = join(import.meta.dirname, '..', '..');
 const require = createRequire(import.meta.url);
@@ -148,4 +153,12 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   await writeFile(GENERATED_CONTACT_ROW, await generateContactRow());
   await writeFile(GENERATED_DOMAIN, await generateDomain());
   console.log(`wrote ${GENERATED_V1}, ${GENERATED_EVENTS}, ${GENERATED_CONTACT_ROW} and ${GENERATED_DOMAIN}`);
+  // The checker's pass over the server's types is the slow part (about 10 s): said before it starts, not after.
+  console.log('generating the internal router type from the server (about 10 s)...');
+  const started = performance.now();
+  const router = generateInternalRouter(await procedureSummaries());
+  await writeFile(GENERATED_INTERNAL_ROUTER, router.text);
+  console.log(
+    `wrote ${GENERATED_INTERNAL_ROUTER} (${router.procedures} procedures, ${((performance.now() - started) / 1000).toFixed(1)} s)`,
+  );
 }

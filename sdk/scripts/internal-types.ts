@@ -1,16 +1,16 @@
 /**
- * The declarations of `@leadwire/sdk/internal` for an installed package. In the repository `sdk/src/internal.ts` takes
- * the application router's type from `@leadwire/core` (zod-inferred, so never copied by hand and never stale); an
- * installed package has neither the server's sources nor zod. So the build asks the TypeScript checker for every
- * procedure's input and output as plain structural types and writes them out as one `TRPCBuiltRouter` of
- * `@trpc/server`, which `@trpc/client` needs anyway (it is its peer dependency). The result names nothing of the server.
+ * The router type of `@leadwire/sdk/internal`, generated into sdk/src/generated/internal-router.ts by
+ * `npm run sdk:generate` and committed. The server's router type is zod-inferred and an installed package has neither
+ * the server's sources nor zod, so the TypeScript checker is asked for every procedure's input and output as plain
+ * structural types, written out as one `TRPCBuiltRouter` of `@trpc/server` (which `@trpc/client` needs anyway: it is
+ * its peer dependency). The result names nothing of the server. The checker takes some 8 s over the server's types,
+ * which is why the file is committed rather than made by every build (the SDK's build and its tests then need none of
+ * the server); `sdk/test/internal-router.test-d.ts` fails the type check while it differs from the server's router.
  */
-import { writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import ts from 'typescript';
 
 const REPO = join(import.meta.dirname, '..', '..');
-const CORE_IMPORT = /^import type \{ InternalRouter \} from '@leadwire\/core';\n/m;
 const PRINT = ts.TypeFormatFlags.NoTruncation | ts.TypeFormatFlags.InTypeAlias | ts.TypeFormatFlags.UseStructuralFallback;
 const KINDS = { query: 'TRPCQueryProcedure', mutation: 'TRPCMutationProcedure', subscription: 'TRPCSubscriptionProcedure' } as const;
 
@@ -38,8 +38,8 @@ export interface ProcedureType {
   output: string;
 }
 
-/** The checker's view of one program holding `entry` and a probe of the router's types. */
-function load(entry: string) {
+/** The checker's view of a probe of the router's types, in a program of the repository's settings. */
+function load() {
   const configPath = join(REPO, 'tsconfig.json');
   const parsed = ts.getParsedCommandLineOfConfigFile(
     configPath,
@@ -52,23 +52,19 @@ function load(entry: string) {
     },
   );
   if (!parsed) throw new Error(`cannot read ${configPath}`);
-  const options: ts.CompilerOptions = { ...parsed.options, noEmit: false, declaration: true, emitDeclarationOnly: true };
-  const probe = join(dirname(entry), '__internal-router-probe.ts');
-  const host = ts.createCompilerHost(options);
+  const probe = join(REPO, 'sdk', 'src', '__internal-router-probe.ts');
+  const host = ts.createCompilerHost(parsed.options);
   const getSourceFile = host.getSourceFile.bind(host);
   const fileExists = host.fileExists.bind(host);
   host.getSourceFile = (file, lang, ...rest) =>
     file === probe ? ts.createSourceFile(file, PROBE, lang) : getSourceFile(file, lang, ...rest);
   host.fileExists = (file) => file === probe || fileExists(file);
-  const program = ts.createProgram([entry, probe], options, host);
-  // Only the two files at hand: the repository's typecheck covers the server, and checking it all here costs seconds.
-  const files = [program.getSourceFile(entry), program.getSourceFile(probe)];
-  const errors = [
-    ...program.getOptionsDiagnostics(),
-    ...files.flatMap((f) => [...program.getSyntacticDiagnostics(f), ...program.getSemanticDiagnostics(f)]),
-  ];
+  const program = ts.createProgram([probe], parsed.options, host);
+  // The probe only: the repository's type check covers the server, and checking it all here costs seconds.
+  const file = program.getSourceFile(probe)!;
+  const errors = [...program.getOptionsDiagnostics(), ...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file)];
   if (errors.length > 0) throw new Error(ts.formatDiagnostics(errors, host));
-  return { program, checker: program.getTypeChecker(), probe: program.getSourceFile(probe)! };
+  return { checker: program.getTypeChecker(), probe: file };
 }
 
 function exported(checker: ts.TypeChecker, file: ts.SourceFile, name: string): ts.Type {
@@ -153,21 +149,21 @@ export function renderRouter(procedures: ProcedureType[], errorShape: string, su
     `/** The error shape of the application surface: \`data.code\`, \`data.httpStatus\` and \`data.body\` (\`{ error, code }\`). */\n` +
     `type InternalErrorShape = ${errorShape};\n` +
     `/** Every procedure of Leadwire's application surface, with its input and output (generated from the server's router). */\n` +
-    `type InternalRouter = TRPCBuiltRouter<\n  { ctx: object; meta: object; errorShape: InternalErrorShape; transformer: false },\n  {\n${body}  }\n>;\n`
+    `export type InternalRouter = TRPCBuiltRouter<\n  { ctx: object; meta: object; errorShape: InternalErrorShape; transformer: false },\n  {\n${body}  }\n>;\n`
   );
 }
 
-/**
- * The bundled `internal.d.ts`: TypeScript's declaration emit of `entry` (one module whose only local import is the
- * router's type), with that import swapped for the router's structural type. `summaries` adds each procedure's summary
- * from the server's OpenAPI metadata as its JSDoc; it is awaited only after the checker's work, so the caller may
- * gather it meanwhile.
+const HEADER = `/**
+ * The router type of Leadwire's application surface (\`{base_url}/trpc\`) for \`@leadwire/sdk/internal\`: every procedure
+ * with its input and output as plain types, generated from the server's router by the TypeScript checker. Do not edit:
+ * run \`npm run sdk:generate\` after changing a procedure (sdk/test/internal-router.test-d.ts fails the type check
+ * until then).
  */
-export async function internalDeclarations(
-  entry: string,
-  summaries: Map<string, string> | Promise<Map<string, string>> = new Map(),
-): Promise<{ dts: string; procedures: number }> {
-  const { program, checker, probe: file } = load(entry);
+`;
+
+/** The generated module's text, exactly as it is written to sdk/src/generated/internal-router.ts. */
+export function generateInternalRouter(summaries: Map<string, string>): { text: string; procedures: number } {
+  const { checker, probe: file } = load();
   const probe: Probe = (name) => exported(checker, file, name);
   const client = probe('Client_');
   const transformer = checker.typeToString(prop(checker, client, 'transformer')!);
@@ -175,36 +171,14 @@ export async function internalDeclarations(
   const members = new Set(checker.getPropertiesOfType(probe('RouterMembers_')).map((s) => s.name));
   const procedures = proceduresOf(checker, probe, probe('Router_'), probe('Io_'), members);
   const errorShape = checker.typeToString(prop(checker, client, 'errorShape')!, undefined, PRINT);
-  let emitted = '';
-  const result = program.emit(program.getSourceFile(entry), (_file, text) => (emitted = text), undefined, true);
-  if (result.emitSkipped || emitted === '') throw new Error(`no declarations emitted for ${entry}`);
-  if (!CORE_IMPORT.test(emitted))
-    throw new Error(`${entry} must import the router as \`import type { InternalRouter } from '@leadwire/core'\``);
-  const dts = emitted.replace(CORE_IMPORT, renderRouter(procedures, errorShape, await summaries));
-  return { dts, procedures: procedures.length };
+  return { text: HEADER + renderRouter(procedures, errorShape, summaries), procedures: procedures.length };
 }
 
 /**
- * Each procedure's OpenAPI summary, for the generated router's JSDoc (build.ts reads them and passes them on stdin):
- * the server's route table, which reads the OpenAPI meta through trpc-to-openapi's own walk.
+ * Each procedure's OpenAPI summary, for the generated router's JSDoc: the server's route table, which reads the
+ * OpenAPI meta through trpc-to-openapi's own walk.
  */
 export async function procedureSummaries(): Promise<Map<string, string>> {
   const { internalRouter, restRoutes } = await import('@leadwire/core');
   return new Map(restRoutes(internalRouter).flatMap((r) => (r.summary ? [[r.procedure, r.summary] as const] : [])));
-}
-
-/** All of stdin as text. */
-async function stdinText(): Promise<string> {
-  let text = '';
-  for await (const chunk of process.stdin.setEncoding('utf8')) text += chunk as string;
-  return text;
-}
-
-// Run as `node internal-types.ts <entry> <out.d.ts>` with the summaries as JSON entries on stdin: build.ts starts it
-// beside its other declaration work, as each takes seconds of one core.
-if (import.meta.main) {
-  const [entry, out] = process.argv.slice(2);
-  if (!entry || !out) throw new Error('usage: node internal-types.ts <entry.ts> <out.d.ts> < summaries.json');
-  const summaries = stdinText().then((text) => new Map(JSON.parse(text) as [string, string][]));
-  await writeFile(out, (await internalDeclarations(entry, summaries)).dts);
 }

@@ -4,7 +4,7 @@
  * is a peer dependency (one `TRPCClientError` class, shared with the application's own imports of `@trpc/client`).
  */
 import { createTRPCClient, httpBatchLink, type TRPCClient } from '@trpc/client';
-import type { InternalRouter } from '@leadwire/core';
+import type { InternalRouter } from './generated/internal-router.ts';
 
 export { TRPCClientError } from '@trpc/client';
 export type { InternalRouter };

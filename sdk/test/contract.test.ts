@@ -9,12 +9,14 @@ import {
   GENERATED_CONTACT_ROW,
   GENERATED_DOMAIN,
   GENERATED_EVENTS,
+  GENERATED_INTERNAL_ROUTER,
   GENERATED_V1,
   generateContactRow,
   generateDomain,
   generateEventNames,
   generateV1Types,
 } from '../scripts/generate-types.ts';
+import { procedureSummaries } from '../scripts/internal-types.ts';
 import { DEFAULTS } from '../src/index.ts';
 
 describe('the /v1 contract', () => {
@@ -64,6 +66,42 @@ describe('the /v1 contract', () => {
       'sdk/src/generated/domain.ts is out of date with packages/core/src/companies/domain.ts: run npm run sdk:generate',
     ).toBe(true);
     expect(committed).toContain('export function normalizeDomain(input: string): string | null {');
+  });
+});
+
+/**
+ * Each procedure's JSDoc summary in the generated router type, by dotted path, read back from the layout
+ * renderRouter writes: one member per line, sub-routers opening with `name: {`, two spaces deeper per level.
+ */
+function summariesIn(text: string): Map<string, string> {
+  const found = new Map<string, string>();
+  const path: string[] = [];
+  let summary: string | undefined;
+  for (const line of text.split('\n')) {
+    const m = /^( {4,})(?:\/\*\* (.*) \*\/|("[^"]+"|[\w$]+): (\{|TRPC\w+Procedure<.*)|\};)$/.exec(line);
+    if (!m) continue;
+    const depth = (m[1]!.length - 4) / 2;
+    if (m[2] !== undefined) {
+      summary = m[2].replaceAll('*\\/', '*/');
+      continue;
+    }
+    path.length = depth;
+    if (m[3] === undefined) continue;
+    const name = m[3].startsWith('"') ? (JSON.parse(m[3]) as string) : m[3];
+    if (m[4] === '{') path.push(name);
+    else if (summary !== undefined) found.set([...path, name].join('.'), summary);
+    summary = undefined;
+  }
+  return found;
+}
+
+describe('the internal router type', () => {
+  // Its types are held by the type check (sdk/test/internal-router.test-d.ts), which cannot read comments.
+  it('sdk/src/generated/internal-router.ts carries each procedure’s summary as the server documents it now', async () => {
+    const committed = await readFile(GENERATED_INTERNAL_ROUTER, 'utf8');
+    const summaries = await procedureSummaries();
+    expect(summaries.size).toBeGreaterThan(50);
+    expect(summariesIn(committed), 'sdk/src/generated/internal-router.ts is out of date: run npm run sdk:generate').toEqual(summaries);
   });
 });
 

@@ -102,7 +102,7 @@ describe('the packed package', () => {
     expect(pkg.packOutput).not.toMatch(/sdk built in/);
   });
 
-  it('counts sdk/dist stale when a file of it or an input of the build changes', async () => {
+  it('counts sdk/dist stale when a file of it or an input of the build changes, and not when the server does', async () => {
     const copy = await mkdtemp(join(tmpdir(), 'leadwire-sdk-stamp-'));
     try {
       await cp(join(SDK_DIR, 'dist'), join(copy, 'dist'), { recursive: true });
@@ -112,9 +112,14 @@ describe('the packed package', () => {
       // A tree of the inputs: changing any file under them changes the hash.
       for (const d of INPUT_DIRS) await mkdir(join(copy, 'repo', d), { recursive: true });
       for (const f of INPUT_FILES) await writeFile(join(copy, 'repo', f), '{}');
-      await writeFile(join(copy, 'repo', 'packages/core/src/router.ts'), 'export {};');
+      await mkdir(join(copy, 'repo', 'sdk/src/generated'), { recursive: true });
+      await writeFile(join(copy, 'repo', 'sdk/src/generated/internal-router.ts'), 'export {};');
       const before = await inputsHash(join(copy, 'repo'));
-      await writeFile(join(copy, 'repo', 'packages/core/src/router.ts'), 'export const x = 1;');
+      // The server is no input: the SDK imports nothing of it (its router's type is the generated file).
+      await mkdir(join(copy, 'repo', 'packages/core/src'), { recursive: true });
+      await writeFile(join(copy, 'repo', 'packages/core/src/router.ts'), 'export const y = 2;');
+      expect(await inputsHash(join(copy, 'repo'))).toBe(before);
+      await writeFile(join(copy, 'repo', 'sdk/src/generated/internal-router.ts'), 'export const x = 1;');
       expect(await inputsHash(join(copy, 'repo'))).not.toBe(before);
     } finally {
       await rm(copy, { recursive: true, force: true });
