@@ -32,6 +32,7 @@ export async function buildApp(
   deps: Deps,
   opts: {
     logger?: boolean;
+    /** Where Fastify's log lines go: the process's own destination (main.ts), so both keep one order; a test's. */
     logStream?: DestinationStream;
     metricsPools?: Record<string, PgDb>;
     /** Hooks that must see every request, added before any other (tracing). */

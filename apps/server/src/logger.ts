@@ -1,5 +1,5 @@
 import type { FastifyServerOptions } from 'fastify';
-import type { DestinationStream } from 'pino';
+import pino, { type DestinationStream } from 'pino';
 
 /**
  * Structured JSON logs. Headers are never logged by our serializers, and the paths below are redacted in case an
@@ -49,4 +49,25 @@ export function loggerOptions(level: string, stream?: DestinationStream): NonNul
     },
     ...(stream ? { stream } : {}),
   };
+}
+
+/**
+ * Standard output as a server process writes its log lines there: one asynchronous writer, which the process's own
+ * logger and Fastify's both use, so lines keep the order they were logged in and a slow reader never blocks the event
+ * loop. `minLength: 1` instead of pino's 0, which writes every line as soon as it is logged all the same: with 0,
+ * sonic-boom's `flush(cb)` does nothing and calls back at once (as its README says), so a process could not wait for
+ * a write still in flight before it exits (exitAfterLog).
+ */
+export function logDestination(fd = 1) {
+  return pino.destination({ dest: fd, minLength: 1, sync: false });
+}
+
+/**
+ * Exits once every line written to `destination` so far has reached it. A write held back by a full pipe (a loaded
+ * machine, a slow log shipper) is still in flight when the last line is logged: exiting then lost it, or wrote the
+ * lines after it first. Bounded, for an output that no longer drains.
+ */
+export function exitAfterLog(destination: ReturnType<typeof logDestination>, code: number): void {
+  setTimeout(() => process.exit(code), 2_000).unref();
+  destination.flush(() => process.exit(code));
 }

@@ -4,7 +4,7 @@ import { ConfigError, loadConfig } from '@leadwire/core/config';
 import { requestIdMixin } from '@leadwire/core/request-scope';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
-import { REDACT_PATHS } from './logger.ts';
+import { exitAfterLog, logDestination, REDACT_PATHS } from './logger.ts';
 import { startTracing } from './tracing/start.ts';
 
 /**
@@ -23,7 +23,8 @@ async function main() {
     throw err;
   }
   // The mixin adds `reqId` to lines written as part of a request or of a job a request queued (workers included).
-  const log = pino({ level: config.LOG_LEVEL, redact: { paths: REDACT_PATHS, censor: '[redacted]' }, mixin: requestIdMixin });
+  const destination = logDestination();
+  const log = pino({ level: config.LOG_LEVEL, redact: { paths: REDACT_PATHS, censor: '[redacted]' }, mixin: requestIdMixin }, destination);
   const started = Date.now();
   const tracing = await startTracing(config, log);
   const [{ jobDefinitions }, { pumpOf }, { buildApp }, { compose }, { buildMetricsApp, routeOf }] = await Promise.all([
@@ -38,13 +39,13 @@ async function main() {
     // Kubernetes) can only help if we exit, and non-zero.
     onDatabaseLost: (err) => {
       log.fatal({ err }, 'embedded PostgreSQL could not be restarted; exiting');
-      exitAfterLog(log, 1);
+      exitAfterLog(destination, 1);
     },
   });
   const serveHttp = config.ROLE !== 'worker';
   const metricsPools = { request: runtime.deps.db, jobs: runtime.jobDeps.db };
   const instrument = tracing ? { instrument: (a: FastifyInstance) => tracing.instrumentApp(a, routeOf) } : {};
-  const app = serveHttp ? await buildApp(runtime.deps, { metricsPools, ...instrument }) : undefined;
+  const app = serveHttp ? await buildApp(runtime.deps, { metricsPools, logStream: destination, ...instrument }) : undefined;
   // A worker has no HTTP of its own: it serves /metrics only on METRICS_PORT.
   const metricsApp =
     config.METRICS_ENABLED && config.METRICS_PORT !== undefined ? await buildMetricsApp(runtime.deps, metricsPools) : undefined;
@@ -75,7 +76,7 @@ async function main() {
     log.info({ signal }, 'shutting down');
     const force = setTimeout(() => {
       log.error({}, 'shutdown timed out; exiting');
-      exitAfterLog(log, 1);
+      exitAfterLog(destination, 1);
     }, config.SHUTDOWN_TIMEOUT_MS + 5_000);
     force.unref();
     try {
@@ -94,25 +95,15 @@ async function main() {
       // Last, so that the spans of the work finished above are exported too.
       await tracing?.shutdown();
       log.info({}, 'stopped');
-      exitAfterLog(log, 0);
+      exitAfterLog(destination, 0);
     } catch (err) {
       log.error({ err }, 'shutdown failed');
-      exitAfterLog(log, 1);
+      exitAfterLog(destination, 1);
     }
   };
   // SIGHUP too (the terminal closed): left to Node's default, the process would end at once and leave its embedded
   // PostgreSQL, which runs in a process group of its own, for the next start to clean up.
   for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(signal, () => void shutdown(signal));
-}
-
-/**
- * Exits once the lines logged so far have reached stdout. pino writes asynchronously, and the flush it does at exit
- * writes what is buffered ahead of a write still in flight: when stdout was a slow pipe (a loaded machine, a log
- * shipper) the last lines of a shutdown came out of order or not at all. Bounded, for a stdout that no longer drains.
- */
-function exitAfterLog(log: pino.Logger, code: number): void {
-  setTimeout(() => process.exit(code), 2_000).unref();
-  log.flush(() => process.exit(code));
 }
 
 main().catch((err: unknown) => {
