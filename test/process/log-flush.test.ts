@@ -1,4 +1,4 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { closeSync, constants, createReadStream, openSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -8,7 +8,14 @@ import { afterAll, expect, it } from 'vitest';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/log-burst.ts', import.meta.url));
 let dir: string | undefined;
+let child: ChildProcess | undefined;
 afterAll(async () => {
+  // A test that failed before reading leaves the fixture writing to a pipe nobody reads: it is ended here.
+  if (child && child.exitCode === null && child.signalCode === null) {
+    const gone = new Promise((resolve) => child?.once('exit', resolve));
+    child.kill('SIGKILL');
+    await gone;
+  }
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
@@ -25,16 +32,17 @@ it('a process exiting through exitAfterLog writes every line it logged, in order
   const writer = openSync(fifo, constants.O_WRONLY);
   const reader = openSync(fifo, constants.O_RDONLY);
   closeSync(probe);
-  const child = spawn(process.execPath, [FIXTURE], { stdio: ['ignore', writer, 'pipe'] });
+  const fixture = spawn(process.execPath, [FIXTURE], { stdio: ['ignore', writer, 'pipe'] });
+  child = fixture;
   closeSync(writer);
-  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const exited = new Promise<number | null>((resolve) => fixture.once('exit', resolve));
   await new Promise<void>((resolve, reject) => {
     let stderr = '';
-    child.stderr?.setEncoding('utf8').on('data', (d: string) => {
+    fixture.stderr?.setEncoding('utf8').on('data', (d: string) => {
       stderr += d;
       if (stderr.includes('logged\n')) resolve();
     });
-    child.once('exit', (code) => reject(new Error(`the fixture exited (${code}) before logging everything: ${stderr}`)));
+    fixture.once('exit', (code) => reject(new Error(`the fixture exited (${code}) before logging everything: ${stderr}`)));
   });
   // Read to the end: the end comes when the process has exited and closed the pipe.
   let stdout = '';
