@@ -31,7 +31,7 @@ export type subscription = AnyTRPCSubscriptionProcedure;
 `;
 
 /** One procedure as the build found it: its dotted path, kind, and input and output printed as types. */
-export interface ProcedureType {
+interface ProcedureType {
   path: string;
   kind: keyof typeof KINDS;
   input: string;
@@ -86,7 +86,7 @@ type Probe = (name: string) => ts.Type;
  * declaration order: a property is a procedure when its type is assignable to tRPC's `AnyTRPCProcedure`, of the kind
  * whose `AnyTRPC…Procedure` it is assignable to; `io` is the same tree with each procedure's input and output.
  */
-export function proceduresOf(
+function proceduresOf(
   checker: ts.TypeChecker,
   probe: Probe,
   node: ts.Type,
@@ -112,7 +112,7 @@ export function proceduresOf(
 const key = (name: string) => (/^[A-Za-z_$][\w$]*$/.test(name) ? name : JSON.stringify(name));
 
 /** The router type as a declaration: shapes used more than once become aliases, so the file stays readable. */
-export function renderRouter(procedures: ProcedureType[], errorShape: string, summaries: Map<string, string>): string {
+function renderRouter(procedures: ProcedureType[], errorShape: string, summaries: Map<string, string>): string {
   const counts = new Map<string, number>();
   for (const p of procedures) for (const t of [p.input, p.output]) counts.set(t, (counts.get(t) ?? 0) + 1);
   const aliases = new Map<string, string>();

@@ -58,8 +58,8 @@ export function loggerOptions(level: string, stream?: DestinationStream): NonNul
  * sonic-boom's `flush(cb)` does nothing and calls back at once (as its README says), so a process could not wait for
  * a write still in flight before it exits (exitAfterLog).
  */
-export function logDestination(fd = 1) {
-  return pino.destination({ dest: fd, minLength: 1, sync: false });
+export function logDestination() {
+  return pino.destination({ dest: 1, minLength: 1, sync: false });
 }
 
 /**
