@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { hashPassword } from '#core/accounts/passwords.ts';
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
-import { expect } from 'vitest';
+import { expect, onTestFailed, type TestContext } from 'vitest';
 import { initTestApp, type TestApp } from '../support/app.ts';
 import { sharedChromium } from '../support/chromium.ts';
 import { internalClient } from '../support/internal.ts';
@@ -26,8 +26,16 @@ export const PASSWORD = 'correct horse battery staple';
  */
 export const FLOW_TIMEOUT = 120_000;
 
-/** Where the tests leave a picture of each screen they visit (named in the README); not committed. */
+/** Where the tests leave their pictures of screens (named in the README); not committed. */
 export const SCREENSHOTS = fileURLToPath(new URL('../../.data/screenshots/', import.meta.url));
+
+/**
+ * `LEADWIRE_SCREENSHOTS=1`: a picture of every screen a test audits, as the docs' images are taken. Otherwise only what
+ * explains a failure: the screen an audit refused, and every page a failing test had open. The full-page pictures of
+ * every screen were 7-10 s of the machine's CPU in each run (about a sixth of the console files'), for files nobody
+ * opens when the run passes: Playwright Test's own default is none, and `only-on-failure` its usual setting.
+ */
+const EVERY_SCREEN = process.env.LEADWIRE_SCREENSHOTS === '1';
 
 export interface Person {
   email: string;
@@ -84,6 +92,7 @@ export async function startConsole(env: Record<string, string> = {}): Promise<Co
       };
     });
     contexts.push(context);
+    pictureOnFailure(context);
     return context;
   };
   return {
@@ -129,6 +138,33 @@ export async function startConsole(env: Record<string, string> = {}): Promise<Co
       await t.close();
     },
   };
+}
+
+let failedSeq = 0;
+
+/**
+ * When the running test fails, a picture of each page of `context` still open, `.data/screenshots/failed/<test>-<n>.png`,
+ * named on stderr beside the failure. A context opened outside a test (a file's set-up) gets none.
+ */
+function pictureOnFailure(context: BrowserContext): void {
+  const picture = async ({ task }: TestContext) => {
+    const slug = `${task.file.name.replace(/^.*\//, '').replace(/\.test\.ts$/, '')}-${task.name}`.replace(/[^\w-]+/g, '-').slice(0, 120);
+    const taken: string[] = [];
+    for (const page of context.pages()) {
+      const name = `failed/${slug}-${++failedSeq}`;
+      // A page that crashed or closed with the failure has nothing left to show.
+      await screenshot(page, name).then(
+        () => taken.push(join(SCREENSHOTS, `${name}.png`)),
+        () => {},
+      );
+    }
+    if (taken.length) process.stderr.write(`The failing test's pages: ${taken.join(', ')}\n`);
+  };
+  try {
+    onTestFailed(picture);
+  } catch {
+    // vitest refuses the hook outside a running test: a context of a file's set-up has no test of its own to fail.
+  }
 }
 
 /** A session token for `who` from the API's sign-in (as a script would sign in, not the browser's cookie). */
@@ -188,10 +224,13 @@ export async function axeViolations(page: Page): Promise<AxeViolation[]> {
   });
 }
 
-/** Fails with every WCAG 2.2 AA violation described, or passes; and leaves the screenshot `name` either way. */
+/**
+ * Fails with every WCAG 2.2 AA violation described, or passes. Leaves the screenshot `name` when it fails, or always
+ * with LEADWIRE_SCREENSHOTS=1.
+ */
 export async function expectAccessible(page: Page, name: string): Promise<void> {
-  await screenshot(page, name);
   const violations = await axeViolations(page);
+  if (EVERY_SCREEN || violations.length) await screenshot(page, name);
   expect(violations.map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
 }
 
