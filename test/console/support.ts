@@ -32,7 +32,7 @@ export const SCREENSHOTS = fileURLToPath(new URL('../../.data/screenshots/', imp
 /**
  * `LEADWIRE_SCREENSHOTS=1`: a picture of every screen a test audits, as the docs' images are taken. Otherwise only what
  * explains a failure: the screen an audit refused, and every page a failing test had open. The full-page pictures of
- * every screen were 7-10 s of the machine's CPU in each run (about a sixth of the console files'), for files nobody
+ * every screen were 7-12 s of the machine's CPU in each run (about a sixth of the console files'), for files nobody
  * opens when the run passes: Playwright Test's own default is none, and `only-on-failure` its usual setting.
  */
 const EVERY_SCREEN = process.env.LEADWIRE_SCREENSHOTS === '1';
