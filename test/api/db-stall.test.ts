@@ -8,11 +8,11 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { DatabaseUnavailableError } from '#db/bounded.ts';
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '#db/embedded.ts';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { call, initTestApp, type TestApp } from '../support/app.ts';
+import { settingUp } from '../support/db.ts';
 import { childrenOf, signal, statFields } from '../support/procfs.ts';
 import { scratchDir } from '../support/scratch.ts';
 
@@ -133,14 +133,7 @@ async function gone(pids: number[]): Promise<void> {
  * was not set up within the 300 ms wait (a loaded host).
  */
 async function warmPool(): Promise<number[]> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await Promise.all([0, 1].map(() => t.runtime.deps.db.transaction((tx) => tx.raw('select pg_sleep(0.05) as slept'))));
-      break;
-    } catch (err) {
-      if (!(err instanceof DatabaseUnavailableError) || attempt === 10) throw err;
-    }
-  }
+  await settingUp(() => Promise.all([0, 1].map(() => t.runtime.deps.db.transaction((tx) => tx.raw('select pg_sleep(0.05) as slept')))));
   const pids = await poolBackends();
   expect(pids).toHaveLength(2);
   return pids;

@@ -7,7 +7,7 @@ import { DatabaseTimeoutError, DatabaseUnavailableError, PgDb } from '@leadwire/
 import { commitDeadline, measureClockOffset } from '#db/bounded.ts';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../support/db.ts';
+import { createTestDatabase, settingUp, type TestDatabase } from '../support/db.ts';
 
 const QUERY_TIMEOUT_MS = 400;
 const TX_TIMEOUT_MS = 700;
@@ -43,20 +43,6 @@ async function boundedDb(max = 2, clientSide = true): Promise<PgDb> {
   );
   await settingUp(() => db.raw('select 1 as one'));
   return db;
-}
-
-/**
- * `work` on a connection the pool may have to set up first, tried again when that set-up outlasts the 300 ms wait (a
- * loaded host): the tests hold what a connection does once it is there, or what an acquire does when every one is held.
- */
-async function settingUp<T>(work: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await work();
-    } catch (err) {
-      if (!(err instanceof DatabaseUnavailableError) || attempt === 10) throw err;
-    }
-  }
 }
 
 const freeze = (pid: number) => {

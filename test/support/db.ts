@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { DatabaseUnavailableError } from '#db/bounded.ts';
 import pg from 'pg';
 import { inject, onTestFinished, type RunnerTask, type RunnerTestFile, TestRunner } from 'vitest';
 import { databaseUrl, shownUrl } from './pg-admin.ts';
@@ -118,4 +119,18 @@ export function trackTestFile(file: RunnerTestFile): void {
 export function hasFailure(task: RunnerTask): boolean {
   if (task.result?.state === 'fail' || task.result?.errors?.length) return true;
   return 'tasks' in task && task.tasks.some(hasFailure);
+}
+
+/**
+ * `work` on a connection a pool may have to set up first, tried again when that set-up outlasts the pool's wait for a
+ * connection (the stall tests' 300 ms, on a loaded host): for a test's set-up, not for what the test is about.
+ */
+export async function settingUp<T>(work: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (err) {
+      if (!(err instanceof DatabaseUnavailableError) || attempt === 10) throw err;
+    }
+  }
 }
