@@ -43,9 +43,15 @@ beforeAll(async () => {
   admin.on('error', () => {});
   await admin.connect();
 });
-// Each test starts from the pool's two connections open and idle, so that what it asks of the pool is what it is about
-// and not a new connection's set-up, which on a loaded host can outlast this file's 300 ms wait for one.
-beforeEach(async () => void (await warmPool()));
+/**
+ * The pool's two backends as each test starts. Each test starts from the pool's two connections open and idle, so that
+ * what it asks of the pool is what it is about and not a new connection's set-up, which on a loaded host can outlast
+ * this file's 300 ms wait for one.
+ */
+let backends: number[] = [];
+beforeEach(async () => {
+  backends = await warmPool();
+});
 afterEach(() => thaw());
 afterAll(async () => {
   thaw();
@@ -233,8 +239,7 @@ describe('a pool with no connection free', () => {
 
 describe('frozen backends (SIGSTOP)', () => {
   it('answers a write 500 save_failed and a read 503 in time; once they run again, nothing of the write is there', async () => {
-    const pids = await poolBackends();
-    freeze(pids);
+    freeze(backends);
     const address = email('frozen');
     const key = `stall-${randomUUID()}`;
     const [write, read] = await Promise.all([
@@ -248,7 +253,7 @@ describe('frozen backends (SIGSTOP)', () => {
 
     thaw();
     // Both connections were given up on and destroyed: their backends end as soon as they run again.
-    await gone(pids);
+    await gone(backends);
     expect(await contact(address)).toEqual([]);
     expect(await records(key)).toEqual([]);
     // The client's retry, as the SDK makes it (a 503 says "try again"): the write then lands once.
@@ -259,8 +264,7 @@ describe('frozen backends (SIGSTOP)', () => {
   });
 
   it('does not apply a write sent without an Idempotency-Key either, once the frozen server reads it after the answer', async () => {
-    const pids = await poolBackends();
-    freeze(pids);
+    freeze(backends);
     const address = email('frozen-unkeyed');
     // A read beside it takes the pool's other frozen connection, so that both are given up on (and end once thawed).
     const [write, read] = await Promise.all([
@@ -272,12 +276,11 @@ describe('frozen backends (SIGSTOP)', () => {
     expectUnavailable(read);
     thaw();
     // The statement was in the backend's socket all along: it runs now, past its deadline on the server's clock.
-    await gone(pids);
+    await gone(backends);
     expect(await contact(address)).toEqual([]);
   });
 
   it('answers 503 with retry-after once no connection can be had at all (the whole cluster frozen), then recovers', async () => {
-    const pids = await poolBackends();
     const postmaster = Number((await fs.readFile(path.join(root, 'data', 'postmaster.pid'), 'utf8')).split('\n')[0]);
     freeze([postmaster, ...childrenOf(postmaster)]);
     const answers = [];
@@ -291,7 +294,7 @@ describe('frozen backends (SIGSTOP)', () => {
     expect((await timed(fetch(`${t.origin}/readyz`).then((r) => ({ status: r.status })))).status).toBe(503);
 
     thaw();
-    await gone(pids);
+    await gone(backends);
     const after = await retrying(() => upsert({ email: email('after') }));
     expect(after.status, JSON.stringify(after.body)).toBe(200);
     expect((await retrying(() => fetch(`${t.origin}/readyz`))).status).toBe(200);
