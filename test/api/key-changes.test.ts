@@ -1,6 +1,6 @@
 /**
- * Each serving process hears every key change on a LISTEN connection of its own, and answers refusals from memory
- * only while it does: a change it may have missed (the connection was lost) must never leave a revoked key refused
+ * Each serving process hears every key change on its LISTEN connection (the process's one, shared with the webhook
+ * pump's wake-ups), and answers refusals from memory only while it does: a change it may have missed (the connection was lost) must never leave a revoked key refused
  * with 429 instead of 401.
  */
 import { once } from 'node:events';
@@ -75,10 +75,14 @@ const endListener = async (runtime: Runtime) => {
 };
 
 describe('the key-change connection', () => {
-  it('is a connection of its own, listening in every serving process', async () => {
+  it("is the process's one LISTEN connection of its own, shared with the pump's wake-ups, in every serving process", async () => {
     const rows = await t.sql<{ pid: number }>(
-      `select pid from pg_stat_activity where application_name = 'leadwire key changes' and datname = current_database()`,
+      `select pid from pg_stat_activity where application_name = 'leadwire-notifications' and datname = current_database()`,
     );
+    expect([t.runtime.pumpWake?.backendPid, quick.runtime.pumpWake?.backendPid]).toEqual([
+      t.runtime.keyChanges?.backendPid,
+      quick.runtime.keyChanges?.backendPid,
+    ]);
     expect(rows.map((r) => r.pid).sort()).toEqual([t.runtime.keyChanges?.backendPid, quick.runtime.keyChanges?.backendPid].sort());
     expect([t.runtime.keyChanges?.listening, quick.runtime.keyChanges?.listening]).toEqual([true, true]);
   });

@@ -1,7 +1,8 @@
 /**
- * The LISTEN connection of its own (packages/db/src/channel-listener.ts): up once LISTEN is in force, the channel's
- * notifications in commit order, down on a loss and up again after `retryMs`, and nothing left behind by close(),
- * whether it was listening, still connecting, or waiting to try again.
+ * The LISTEN connection of its own (packages/db/src/channel-listener.ts): up once LISTEN is in force, each channel's
+ * notifications in commit order and to that channel only, all channels on one connection, down on a loss and up again
+ * after `retryMs`, and nothing left behind by close(), whether it was listening, still connecting, or waiting to try
+ * again.
  */
 import { once } from 'node:events';
 import { ChannelListener } from '@leadwire/db';
@@ -24,8 +25,8 @@ afterAll(async () => {
   await db?.drop();
 });
 
-const listener = (url: string, name: string, retryMs = 10) =>
-  new ChannelListener({ url, channel: 'test_channel', retryMs, log: silent, applicationName: name });
+const listener = (url: string, name: string, channels = ['test_channel']) =>
+  new ChannelListener({ url, channels, retryMs: 10, log: silent, applicationName: name });
 
 /** Backends of this application still connected, until there are `n` (a closed connection takes a moment to go). */
 async function backends(name: string, n: number): Promise<void> {
@@ -45,18 +46,53 @@ describe('ChannelListener', () => {
     try {
       expect(await l.start()).toBe(true);
       const got: string[] = [];
-      l.on('message', (m) => got.push(m));
+      const channel = l.channel('test_channel');
+      channel.on('message', (m) => got.push(m));
       await admin.query(`select pg_notify('other_channel', 'no')`);
       await admin.query('begin');
       await admin.query(`select pg_notify('test_channel', 'one'), pg_notify('test_channel', 'two')`);
       await admin.query('rollback');
       for (const m of ['a', 'b', 'c']) await admin.query(`select pg_notify('test_channel', $1)`, [m]);
-      while (got.length < 3) await once(l, 'message');
+      while (got.length < 3) await once(channel, 'message');
       expect(got).toEqual(['a', 'b', 'c']);
     } finally {
       await l.close();
     }
     await backends('cl-order', 0);
+  });
+
+  it('listens on all its channels over one connection, handing each channel its own notifications', async () => {
+    const l = listener(db.url, 'cl-two', ['first_channel', 'second_channel']);
+    try {
+      expect(await l.start()).toBe(true);
+      await backends('cl-two', 1);
+      const [first, second] = [l.channel('first_channel'), l.channel('second_channel')];
+      expect([first.listening, second.listening, first.backendPid]).toEqual([true, true, l.backendPid]);
+      expect(second.backendPid).toBe(l.backendPid);
+      const got: string[] = [];
+      first.on('message', (m) => got.push(`first:${m}`));
+      second.on('message', (m) => got.push(`second:${m}`));
+      for (const [channel, m] of [
+        ['second_channel', 'a'],
+        ['first_channel', 'b'],
+        ['second_channel', 'c'],
+      ])
+        await admin.query('select pg_notify($1, $2)', [channel, m]);
+      while (got.length < 3) await Promise.race([once(first, 'message'), once(second, 'message')]);
+      expect(got).toEqual(['second:a', 'first:b', 'second:c']);
+      // A loss takes every channel down and back up together.
+      const events: string[] = [];
+      for (const [name, c] of [['first', first] as const, ['second', second] as const])
+        for (const event of ['down', 'up'] as const) c.on(event, () => events.push(`${name} ${event}`));
+      const up = once(second, 'up');
+      await admin.query('select pg_terminate_backend($1)', [l.backendPid]);
+      await up;
+      expect(events).toEqual(['first down', 'second down', 'first up', 'second up']);
+      expect(() => l.channel('third_channel')).toThrow(/does not listen on third_channel/);
+    } finally {
+      await l.close();
+    }
+    await backends('cl-two', 0);
   });
 
   it('goes down on a loss and comes back with a new connection', async () => {
@@ -71,7 +107,7 @@ describe('ChannelListener', () => {
       await up;
       expect(l.listening).toBe(true);
       expect(l.backendPid).not.toBe(pid);
-      const heard = once(l, 'message');
+      const heard = once(l.channel('test_channel'), 'message');
       await admin.query(`select pg_notify('test_channel', 'after')`);
       expect(await heard).toEqual(['after']);
     } finally {
@@ -103,9 +139,8 @@ describe('ChannelListener', () => {
     await backends('cl-closing', 0);
   });
 
-  it('refuses a channel name that is not a plain identifier', () => {
-    expect(() => new ChannelListener({ url: db.url, channel: 'a; drop table x', retryMs: 10, log: silent, applicationName: 'x' })).toThrow(
-      /plain channel/,
-    );
+  it('refuses a channel name that is not a plain identifier, and a listener without a channel', () => {
+    expect(() => listener(db.url, 'x', ['ok_channel', 'a; drop table x'])).toThrow(/plain channel/);
+    expect(() => listener(db.url, 'x', [])).toThrow(/at least one channel/);
   });
 });

@@ -4,6 +4,7 @@ import {
   keyGuardOf,
   listenForWork,
   notifyWorkers,
+  PUMP_WAKE_CHANNEL,
   pumpOf,
   refreshWildcards,
   type Resolver,
@@ -14,7 +15,17 @@ import {
   watchKeyChanges,
 } from '@leadwire/core/runtime';
 import { jobDefinitions } from './jobs.ts';
-import { type ChannelListener, migrateUp, openDatabase, openDb, openOrm, openRequestDb, ReplicaSet } from '@leadwire/db';
+import {
+  type Channel,
+  ChannelListener,
+  KEY_CHANGES_CHANNEL,
+  migrateUp,
+  openDatabase,
+  openDb,
+  openOrm,
+  openRequestDb,
+  ReplicaSet,
+} from '@leadwire/db';
 
 export interface Runtime {
   deps: Deps;
@@ -24,13 +35,17 @@ export interface Runtime {
    */
   jobDeps: Deps;
   boss: BossRuntime;
-  /** The LISTEN connection that keeps the key guard told of key changes; null in a worker, which serves no keys. */
-  keyChanges: ChannelListener | null;
   /**
-   * The LISTEN connection on which other processes wake this one's webhook pump (wake.ts); null in an api process,
-   * which runs no pump and instead NOTIFYs the workers after its writes.
+   * The channel that keeps the key guard told of key changes; null in a worker, which serves no keys. It and `pumpWake`
+   * share the process's one LISTEN connection of ours (pg-boss has its own, and listen streams hold one while any is
+   * open): a loss takes both down and back up together.
    */
-  pumpWake: ChannelListener | null;
+  keyChanges: Channel | null;
+  /**
+   * The channel on which other processes wake this one's webhook pump (wake.ts); null in an api process, which runs no
+   * pump and instead NOTIFYs the workers after its writes.
+   */
+  pumpWake: Channel | null;
   /** Stops the job queue, closes the pool and stops the embedded cluster if we started it: in that order. */
   close(): Promise<void>;
 }
@@ -119,32 +134,29 @@ export async function compose(
     // Endpoints on every event (`*`) get this version's catalogue before any event of it can be written.
     if (opts.migrate !== false) await refreshWildcards(jobDeps.db);
     await boss.start(jobDefinitions(jobDeps));
-    const keyChanges =
-      config.ROLE === 'worker'
-        ? null
-        : await watchKeyChanges({
-            url: database.url,
-            guard: keyGuardOf(deps),
-            log,
-            retryMs: config.KEY_CHANGES_RETRY_MS,
-            clock: deps.clock,
-          });
-    // A process that serves /v1 writes its request counts for the overview every few seconds (limits/api-usage.ts).
-    const apiUsage = config.ROLE === 'worker' ? null : startApiUsageFlush(deps);
+    const notifications = new ChannelListener({
+      url: database.url,
+      channels: [...(config.ROLE === 'worker' ? [] : [KEY_CHANGES_CHANNEL]), ...(config.ROLE === 'api' ? [] : [PUMP_WAKE_CHANNEL])],
+      retryMs: config.KEY_CHANGES_RETRY_MS,
+      log,
+      applicationName: 'leadwire-notifications',
+      timers: deps.clock,
+    });
+    const keyChanges = config.ROLE === 'worker' ? null : watchKeyChanges(notifications.channel(KEY_CHANGES_CHANNEL), keyGuardOf(deps));
     // The pump's wake across processes (wake.ts): an api process tells the workers, a worker listens for it. A
     // process that does both wakes its own pump in memory.
     const pumpWake =
       config.ROLE === 'api'
         ? null
-        : await listenForWork({
-            url: database.url,
-            log,
-            retryMs: config.KEY_CHANGES_RETRY_MS,
-            wake: () => {
-              pumpOf(jobDeps).wake();
-              pumpOf(deps).wake();
-            },
+        : listenForWork(notifications.channel(PUMP_WAKE_CHANNEL), () => {
+            pumpOf(jobDeps).wake();
+            pumpOf(deps).wake();
           });
+    // The first attempt is waited for (a failure is retried in the background): a server that can reach its database
+    // starts with the key guard's memory on.
+    await notifications.start();
+    // A process that serves /v1 writes its request counts for the overview every few seconds (limits/api-usage.ts).
+    const apiUsage = config.ROLE === 'worker' ? null : startApiUsageFlush(deps);
     const notifier = config.ROLE === 'api' ? notifyWorkers(jobDeps.db, log) : null;
     return {
       deps,
@@ -153,9 +165,8 @@ export async function compose(
       keyChanges,
       pumpWake,
       close: async () => {
-        await keyChanges?.close();
+        await notifications.close();
         await apiUsage?.stop();
-        await pumpWake?.close();
         // The webhook pump stops handing out attempts first; its worker lock goes only after the queue drained, so no
         // attempt of this process ever looks orphaned while it is still being sent.
         // Tests drive a pump on the request deps too; both are stopped (a pump never started stops at once).

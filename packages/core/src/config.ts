@@ -161,9 +161,9 @@ export const ConfigSchema = z
      */
     KEY_LOOKUP_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(4),
     /**
-     * Pause before the key-change LISTEN connection is opened again after a loss; meanwhile every key is judged by
-     * the database, nothing from memory. Short, so memory answers return quickly; not zero, so a down database is not
-     * hammered.
+     * Pause before the process's LISTEN connection (key changes, the webhook pump's wake-ups) is opened again after a
+     * loss; meanwhile every key is judged by the database, nothing from memory. Short, so memory answers return
+     * quickly; not zero, so a down database is not hammered.
      */
     KEY_CHANGES_RETRY_MS: z.coerce.number().int().min(10).max(600_000).default(1_000),
     /** OpenAI-compatible chat-completions endpoint for the lead-score adjustment; unset means no adjustment. */

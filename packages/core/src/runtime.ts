@@ -15,7 +15,7 @@ export { purgeContactsJob } from './contacts/app/purge-job.ts';
 export { sendMailJob } from './mail/send-job.ts';
 export { adjustScoreJob } from './contacts/shared/adjust-score-job.ts';
 export { deliverJob, pumpOf, type DeliveryPump } from './webhooks/delivery/pump.ts';
-export { listenForWork, notifyWorkers } from './webhooks/delivery/wake.ts';
+export { listenForWork, notifyWorkers, PUMP_WAKE_CHANNEL } from './webhooks/delivery/wake.ts';
 export { type AttemptInfo, type AttemptTracer, setAttemptTracer } from './webhooks/delivery/attempt-trace.ts';
 export { workflowRunJob } from './workflows/job.ts';
 export { watchKeyChanges } from './auth/key-changes.ts';

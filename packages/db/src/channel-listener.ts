@@ -8,8 +8,8 @@ export interface ListenerLog {
 
 export interface ChannelListenerOptions {
   url: string;
-  /** A plain identifier: it is written into LISTEN as it is. */
-  channel: string;
+  /** Plain identifiers: each is written into LISTEN as it is. */
+  channels: readonly string[];
   /** Pause before opening the connection again after a loss or a failed attempt. */
   retryMs: number;
   log: ListenerLog;
@@ -30,13 +30,40 @@ const wallTimers: RetryTimers = {
   clearTimeout: (timer) => clearTimeout(timer as NodeJS.Timeout | undefined),
 };
 
-type Events = { message: [payload: string]; up: []; down: [] };
+type Events = { up: []; down: [] };
+type ChannelEvents = { message: [payload: string]; up: []; down: [] };
+
+/**
+ * One channel of a listener, as its user sees it: the channel's own notifications, and the connection's state, which
+ * every channel of it shares.
+ */
+export class Channel extends EventEmitter<ChannelEvents> {
+  private readonly connection: ChannelListener;
+  readonly name: string;
+
+  constructor(connection: ChannelListener, name: string) {
+    super();
+    this.connection = connection;
+    this.name = name;
+  }
+
+  get listening(): boolean {
+    return this.connection.listening;
+  }
+
+  /** The server process behind the connection while listening (tests end it to prove the reconnection). */
+  get backendPid(): number | null {
+    return this.connection.backendPid;
+  }
+}
 
 /**
  * One connection of its own (never the pool's: a pooled connection is handed to other work and loses its LISTEN),
- * listening on one channel and opened again, after `retryMs`, whenever it is lost. `up` is emitted once LISTEN is
- * in force, `down` as soon as the loss is seen; notifications sent while down are gone, which is for the user of this
- * class to allow for. `message` is emitted synchronously as each notification arrives, in commit order.
+ * listening on every channel it was given and opened again, after `retryMs`, whenever it is lost: a process keeps one,
+ * however many channels it needs, since each connection is a PostgreSQL backend for good. `up` is emitted (on the
+ * listener and on each of its channels) once LISTEN is in force on all of them, `down` as soon as the loss is seen;
+ * notifications sent while down are gone, which is for the user of a channel to allow for. A channel's `message` is
+ * emitted synchronously as each of its notifications arrives, in commit order.
  */
 export class ChannelListener extends EventEmitter<Events> {
   private client: pg.Client | null = null;
@@ -48,12 +75,29 @@ export class ChannelListener extends EventEmitter<Events> {
   private failures = 0;
   private readonly o: ChannelListenerOptions;
   private readonly timers: RetryTimers;
+  private readonly channels = new Map<string, Channel>();
 
   constructor(opts: ChannelListenerOptions) {
     super();
-    if (!/^[a-z_][a-z0-9_]*$/.test(opts.channel)) throw new Error(`not a plain channel name: ${opts.channel}`);
+    if (opts.channels.length === 0) throw new Error('a listener needs at least one channel');
+    for (const name of opts.channels) {
+      if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`not a plain channel name: ${name}`);
+      this.channels.set(name, new Channel(this, name));
+    }
     this.o = opts;
     this.timers = opts.timers ?? wallTimers;
+  }
+
+  /** The view of one of the channels this listener was given. */
+  channel(name: string): Channel {
+    const channel = this.channels.get(name);
+    if (!channel) throw new Error(`this listener does not listen on ${name}`);
+    return channel;
+  }
+
+  private announce(event: 'up' | 'down'): void {
+    this.emit(event);
+    for (const channel of this.channels.values()) channel.emit(event);
   }
 
   get listening(): boolean {
@@ -89,18 +133,18 @@ export class ChannelListener extends EventEmitter<Events> {
       if (this.client !== client) return;
       this.client = null;
       this.pid = null;
-      this.o.log.warn({ err, channel: this.o.channel }, 'listen connection lost');
-      this.emit('down');
+      this.o.log.warn({ err, channels: this.o.channels }, 'listen connection lost');
+      this.announce('down');
       this.retry();
     };
     client.on('error', onLost);
     client.on('end', () => onLost());
     client.on('notification', (m) => {
-      if (m.channel === this.o.channel && m.payload !== undefined) this.emit('message', m.payload);
+      if (m.payload !== undefined) this.channels.get(m.channel)?.emit('message', m.payload);
     });
     try {
       await client.connect();
-      await client.query(`listen ${this.o.channel}`);
+      await client.query([...this.channels.keys()].map((name) => `listen ${name}`).join('; '));
       const { rows } = await client.query<{ pid: number }>('select pg_backend_pid() as pid');
       if (lost) throw new Error('connection lost while starting to listen');
       if (this.closed) {
@@ -109,15 +153,15 @@ export class ChannelListener extends EventEmitter<Events> {
       }
       this.client = client;
       this.pid = rows[0]?.pid ?? null;
-      this.o.log.info({ channel: this.o.channel, after: this.failures ? `${this.failures} failed attempts` : undefined }, 'listening');
+      this.o.log.info({ channels: this.o.channels, after: this.failures ? `${this.failures} failed attempts` : undefined }, 'listening');
       this.failures = 0;
-      this.emit('up');
+      this.announce('up');
       return true;
     } catch (err) {
       onLost(err);
       if (!this.closed) {
         if (++this.failures === 1)
-          this.o.log.warn({ err, channel: this.o.channel, retryMs: this.o.retryMs }, 'could not listen; trying again until it works');
+          this.o.log.warn({ err, channels: this.o.channels, retryMs: this.o.retryMs }, 'could not listen; trying again until it works');
         this.retry();
       }
       return false;

@@ -1,6 +1,4 @@
-import { ChannelListener, KEY_CHANGES_CHANNEL } from '@leadwire/db';
-import type { Clock } from '../clock.ts';
-import type { Logger } from '../context.ts';
+import type { Channel } from '@leadwire/db';
 import type { KeyGuard } from '../limits/key-guard.ts';
 
 /**
@@ -24,30 +22,15 @@ export function applyKeyChange(guard: KeyGuard, payload: string): void {
 }
 
 /**
- * Keeps the guard told of every key change through a LISTEN connection of its own. The guard answers from memory only
- * while this is listening: it forgets its refusals and stops using memory when the connection drops (changes will be
- * missed), and forgets them again when it is back (some were). The first attempt is waited for, so a server that can
- * reach its database starts with its memory on; if it fails, the server still starts and judges every key in the
- * database until an attempt succeeds.
+ * Keeps the guard told of every key change heard on the process's LISTEN connection (`KEY_CHANGES_CHANNEL`). The guard
+ * answers from memory only while it is listening: it forgets its refusals and stops using memory when the connection
+ * drops (changes will be missed), and forgets them again when it is back (some were). Attach before the connection's
+ * first attempt, which the process waits for, so a server that can reach its database starts with its memory on; if
+ * it fails, the server still starts and judges every key in the database until an attempt succeeds.
  */
-export async function watchKeyChanges(o: {
-  url: string;
-  guard: KeyGuard;
-  log: Logger;
-  retryMs: number;
-  clock: Clock;
-}): Promise<ChannelListener> {
-  const listener = new ChannelListener({
-    url: o.url,
-    channel: KEY_CHANGES_CHANNEL,
-    retryMs: o.retryMs,
-    log: o.log,
-    applicationName: 'leadwire key changes',
-    timers: o.clock,
-  });
-  listener.on('up', () => o.guard.setLive(true));
-  listener.on('down', () => o.guard.setLive(false));
-  listener.on('message', (payload) => applyKeyChange(o.guard, payload));
-  await listener.start();
-  return listener;
+export function watchKeyChanges(channel: Channel, guard: KeyGuard): Channel {
+  channel.on('up', () => guard.setLive(true));
+  channel.on('down', () => guard.setLive(false));
+  channel.on('message', (payload) => applyKeyChange(guard, payload));
+  return channel;
 }

@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { ChannelListener, type Db } from '@leadwire/db';
+import type { Channel, Db } from '@leadwire/db';
 import { onOutboxWritten } from '../../events/written.ts';
 import type { Logger } from '../../context.ts';
 
@@ -58,23 +58,15 @@ export function notifyWorkers(db: Db, log: Logger): { stop(): Promise<void> } {
 }
 
 /**
- * In a process with a pump: wakes it on every NOTIFY from the other processes, and when the connection is back
- * after a loss (a wake may have been missed while it was down).
+ * In a process with a pump: wakes it on every NOTIFY from the other processes (`PUMP_WAKE_CHANNEL` on the process's
+ * LISTEN connection), and when the connection is back after a loss (a wake may have been missed while it was down).
  */
-export async function listenForWork(o: { url: string; log: Logger; retryMs: number; wake: () => void }): Promise<ChannelListener> {
-  const listener = new ChannelListener({
-    url: o.url,
-    channel: PUMP_WAKE_CHANNEL,
-    retryMs: o.retryMs,
-    log: o.log,
-    applicationName: 'leadwire pump wake',
-  });
+export function listenForWork(channel: Channel, wake: () => void): Channel {
   let wasUp = false;
-  listener.on('up', () => {
-    if (wasUp) o.wake();
+  channel.on('up', () => {
+    if (wasUp) wake();
     wasUp = true;
   });
-  listener.on('message', () => o.wake());
-  await listener.start();
-  return listener;
+  channel.on('message', () => wake());
+  return channel;
 }
