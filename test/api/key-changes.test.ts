@@ -183,8 +183,11 @@ describe('the key-change connection', () => {
       await endListener(t.runtime);
       await down;
     }
+    // The pump's wake-ups share the connection: down with it, and back on the same server-clock pause.
+    expect(t.runtime.pumpWake?.listening).toBe(false);
     t.clock.advance(600_000);
     await listenerState(t.runtime, true, 5_000);
     expect(keyGuardOf(t.runtime.deps).isLive).toBe(true);
+    expect(t.runtime.pumpWake?.listening).toBe(true);
   });
 });
