@@ -3,13 +3,14 @@
  * argument, success and refusal cases run in this process through `runAdmin` (support/admin.ts: the whole command,
  * given its arguments, environment and output streams; a spawn costs about half a second each); two runs go through the real process: a
  * bad argument (the exit code and the usage on stderr) and `npm run --silent admin` on a fresh DATA_DIR (the cluster
- * started and stopped for the duration, only the JSON line on stdout). Most runs use DATABASE_URL of a test database;
- * the embedded DATA_DIR path is covered by lifecycle.test.ts and by the fresh-DATA_DIR run below.
+ * started and stopped for the duration, only the JSON line on stdout). The migrate command likewise runs through
+ * `runMigrate`, its applying run through the real process. Most runs use DATABASE_URL of a test database; the embedded
+ * DATA_DIR path is covered by lifecycle.test.ts and by the fresh-DATA_DIR run below.
  */
 import { spawn } from 'node:child_process';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminHere } from '../support/admin.ts';
+import { adminHere, migrateHere } from '../support/admin.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { admin, cleanEnv, clusterPids, freshDataDir, killLeftovers, MIGRATE, ROOT, run } from '../support/process.ts';
 
@@ -240,10 +241,11 @@ describe('migrate CLI', { timeout: 180_000 }, () => {
   it('applies pending migrations, says which, and then that nothing is pending', async () => {
     const fresh = await createTestDatabase('migrate_cli');
     try {
-      const dry = await run(MIGRATE, ['--dry-run'], { DATABASE_URL: fresh.url });
+      const dry = await migrateHere(['--dry-run'], { DATABASE_URL: fresh.url });
       expect(dry).toMatchObject({ code: 0, stderr: '' });
       expect(dry.stdout).toMatch(/^Pending on DATABASE_URL:\n {2}Migration\d+\n/);
 
+      // The applying run goes through the real process, as `npm run migrate` runs it.
       const applied = await run(MIGRATE, [], { DATABASE_URL: fresh.url });
       expect(applied).toMatchObject({ code: 0, stderr: '' });
       expect(applied.stdout).toMatch(/^Applied \d+ migrations? to DATABASE_URL:\n( {2}Migration\d+\n)+$/);
@@ -254,14 +256,28 @@ describe('migrate CLI', { timeout: 180_000 }, () => {
       const { rows } = await client.query(`select to_regclass('contacts')::text as t`).finally(() => client.end());
       expect(rows).toEqual([{ t: 'contacts' }]);
 
-      const again = await run(MIGRATE, [], { DATABASE_URL: fresh.url });
-      expect(again).toMatchObject({ code: 0, stderr: '', stdout: 'Nothing to apply: DATABASE_URL is up to date.\n' });
-
-      const bad = await run(MIGRATE, ['--force'], { DATABASE_URL: fresh.url });
-      expect(bad).toMatchObject({ code: 2, stdout: '' });
-      expect(bad.stderr).toContain('Usage: npm run migrate');
+      const again = await migrateHere([], { DATABASE_URL: fresh.url });
+      expect(again).toEqual({ code: 0, stderr: '', stdout: 'Nothing to apply: DATABASE_URL is up to date.\n' });
+      const dryAgain = await migrateHere(['--dry-run'], { DATABASE_URL: fresh.url });
+      expect(dryAgain).toEqual({ code: 0, stderr: '', stdout: 'Nothing pending on DATABASE_URL.\n' });
     } finally {
       await fresh.drop();
     }
+  });
+
+  it('refuses a bad argument with exit 2 and the usage on stderr, before touching the database; --help prints it', async () => {
+    // A database nobody could reach: a bad argument must be refused before any connection is tried.
+    const nowhere = { DATABASE_URL: 'postgres://nobody:nothing@127.0.0.1:1/none' };
+    const bad = await migrateHere(['--force'], nowhere);
+    expect(bad).toMatchObject({ code: 2, stdout: '' });
+    expect(bad.stderr).toMatch(/^migrate: Unknown option '--force'/);
+    expect(bad.stderr).toContain('Usage: npm run migrate');
+    const help = await migrateHere(['--help'], nowhere);
+    expect(help).toMatchObject({ code: 0, stderr: '' });
+    expect(help.stdout).toMatch(/^Usage: npm run migrate/);
+    const down = await migrateHere([], nowhere);
+    expect(down.code).toBe(1);
+    expect(down.stderr).toMatch(/^migrate: failed: /);
+    expect(down.stderr).not.toContain('nothing');
   });
 });

@@ -173,15 +173,15 @@ function describeAppError(err: AppError): string {
   return `${err.message}${detail ? `: ${detail}` : ''} (${err.code})`;
 }
 
-/** Where a run writes, and the environment it reads (process.env for the real command). */
-export interface AdminIo {
+/** Where a CLI run writes, and the environment it reads (process.env for the real command): the admin and migrate CLIs. */
+export interface CliIo {
   env: Record<string, string | undefined>;
   stdout(text: string): void;
   stderr(text: string): void;
 }
 
 /** Runs one admin command; resolves to its exit code, having written its output. Never rejects. */
-export async function runAdmin(argv: readonly string[], io: AdminIo): Promise<number> {
+export async function runAdmin(argv: readonly string[], io: CliIo): Promise<number> {
   try {
     return await main(argv, io);
   } catch (err) {
@@ -197,7 +197,7 @@ export async function runAdmin(argv: readonly string[], io: AdminIo): Promise<nu
   }
 }
 
-async function main(argv: readonly string[], io: AdminIo): Promise<number> {
+async function main(argv: readonly string[], io: CliIo): Promise<number> {
   let cmd: Command;
   try {
     cmd = parseCommand(argv);
