@@ -25,8 +25,13 @@ afterAll(async () => {
   await db?.drop();
 });
 
+/** The retry pause on the wall clock: nothing here moves a clock. */
+const timers = {
+  setTimeout: (fn: () => void, ms: number) => setTimeout(fn, ms),
+  clearTimeout: (t: unknown) => clearTimeout(t as NodeJS.Timeout),
+};
 const listener = (url: string, name: string, channels = ['test_channel']) =>
-  new ChannelListener({ url, channels, retryMs: 10, log: silent, applicationName: name });
+  new ChannelListener({ url, channels, retryMs: 10, log: silent, applicationName: name, timers });
 
 /** Backends of this application still connected, until there are `n` (a closed connection takes a moment to go). */
 async function backends(name: string, n: number): Promise<void> {
@@ -100,8 +105,8 @@ describe('ChannelListener', () => {
     try {
       await l.start();
       const pid = l.backendPid;
-      const down = once(l, 'down');
-      const up = once(l, 'up');
+      const down = once(l.channel('test_channel'), 'down');
+      const up = once(l.channel('test_channel'), 'up');
       await admin.query('select pg_terminate_backend($1)', [pid]);
       await down;
       await up;
@@ -121,7 +126,7 @@ describe('ChannelListener', () => {
     url.port = String(await freePort());
     const l = listener(url.toString(), 'cl-none');
     let ups = 0;
-    l.on('up', () => ups++);
+    l.channel('test_channel').on('up', () => ups++);
     expect(await l.start()).toBe(false);
     expect(l.listening).toBe(false);
     await l.close();
@@ -131,7 +136,7 @@ describe('ChannelListener', () => {
   it('ends a connection still being opened when closed meanwhile, and never reports it up', async () => {
     const l = listener(db.url, 'cl-closing');
     let ups = 0;
-    l.on('up', () => ups++);
+    l.channel('test_channel').on('up', () => ups++);
     const started = l.start();
     await l.close();
     expect(await started).toBe(false);

@@ -134,30 +134,32 @@ export async function compose(
     // Endpoints on every event (`*`) get this version's catalogue before any event of it can be written.
     if (opts.migrate !== false) await refreshWildcards(jobDeps.db);
     await boss.start(jobDefinitions(jobDeps));
+    // A worker serves no keys; an api process runs no pump. The default role does both.
+    const servesKeys = config.ROLE !== 'worker';
+    const runsPump = config.ROLE !== 'api';
     const notifications = new ChannelListener({
       url: database.url,
-      channels: [...(config.ROLE === 'worker' ? [] : [KEY_CHANGES_CHANNEL]), ...(config.ROLE === 'api' ? [] : [PUMP_WAKE_CHANNEL])],
+      channels: [...(servesKeys ? [KEY_CHANGES_CHANNEL] : []), ...(runsPump ? [PUMP_WAKE_CHANNEL] : [])],
       retryMs: config.KEY_CHANGES_RETRY_MS,
       log,
       applicationName: 'leadwire-notifications',
       timers: deps.clock,
     });
-    const keyChanges = config.ROLE === 'worker' ? null : watchKeyChanges(notifications.channel(KEY_CHANGES_CHANNEL), keyGuardOf(deps));
+    const keyChanges = servesKeys ? watchKeyChanges(notifications.channel(KEY_CHANGES_CHANNEL), keyGuardOf(deps)) : null;
     // The pump's wake across processes (wake.ts): an api process tells the workers, a worker listens for it. A
     // process that does both wakes its own pump in memory.
-    const pumpWake =
-      config.ROLE === 'api'
-        ? null
-        : listenForWork(notifications.channel(PUMP_WAKE_CHANNEL), () => {
-            pumpOf(jobDeps).wake();
-            pumpOf(deps).wake();
-          });
+    const pumpWake = runsPump
+      ? listenForWork(notifications.channel(PUMP_WAKE_CHANNEL), () => {
+          pumpOf(jobDeps).wake();
+          pumpOf(deps).wake();
+        })
+      : null;
     // The first attempt is waited for (a failure is retried in the background): a server that can reach its database
     // starts with the key guard's memory on.
     await notifications.start();
     // A process that serves /v1 writes its request counts for the overview every few seconds (limits/api-usage.ts).
-    const apiUsage = config.ROLE === 'worker' ? null : startApiUsageFlush(deps);
-    const notifier = config.ROLE === 'api' ? notifyWorkers(jobDeps.db, log) : null;
+    const apiUsage = servesKeys ? startApiUsageFlush(deps) : null;
+    const notifier = runsPump ? null : notifyWorkers(jobDeps.db, log);
     return {
       deps,
       jobDeps,

@@ -15,8 +15,8 @@ export interface ChannelListenerOptions {
   log: ListenerLog;
   /** Shown in pg_stat_activity, so an operator (or a test) can tell this connection from the pool's. */
   applicationName: string;
-  /** The clock the retry pause is measured on (the server's, which tests move); the wall clock by default. */
-  timers?: RetryTimers;
+  /** The clock the retry pause is measured on: the server's, which tests move. */
+  timers: RetryTimers;
 }
 
 /** What the listener needs of a clock: core's Clock is one. */
@@ -25,12 +25,6 @@ export interface RetryTimers {
   clearTimeout(timer: unknown): void;
 }
 
-const wallTimers: RetryTimers = {
-  setTimeout: (fn, ms) => setTimeout(fn, ms),
-  clearTimeout: (timer) => clearTimeout(timer as NodeJS.Timeout | undefined),
-};
-
-type Events = { up: []; down: [] };
 type ChannelEvents = { message: [payload: string]; up: []; down: [] };
 
 /**
@@ -39,12 +33,10 @@ type ChannelEvents = { message: [payload: string]; up: []; down: [] };
  */
 export class Channel extends EventEmitter<ChannelEvents> {
   private readonly connection: ChannelListener;
-  readonly name: string;
 
-  constructor(connection: ChannelListener, name: string) {
+  constructor(connection: ChannelListener) {
     super();
     this.connection = connection;
-    this.name = name;
   }
 
   get listening(): boolean {
@@ -60,12 +52,12 @@ export class Channel extends EventEmitter<ChannelEvents> {
 /**
  * One connection of its own (never the pool's: a pooled connection is handed to other work and loses its LISTEN),
  * listening on every channel it was given and opened again, after `retryMs`, whenever it is lost: a process keeps one,
- * however many channels it needs, since each connection is a PostgreSQL backend for good. `up` is emitted (on the
- * listener and on each of its channels) once LISTEN is in force on all of them, `down` as soon as the loss is seen;
+ * however many channels it needs, since each connection is a PostgreSQL backend for good. `up` is emitted on each of its
+ * channels once LISTEN is in force on all of them, `down` as soon as the loss is seen;
  * notifications sent while down are gone, which is for the user of a channel to allow for. A channel's `message` is
  * emitted synchronously as each of its notifications arrives, in commit order.
  */
-export class ChannelListener extends EventEmitter<Events> {
+export class ChannelListener {
   private client: pg.Client | null = null;
   private pid: number | null = null;
   private timer: unknown = null;
@@ -74,18 +66,15 @@ export class ChannelListener extends EventEmitter<Events> {
   /** Failed attempts since the last success: an outage is logged once, not once per retry. */
   private failures = 0;
   private readonly o: ChannelListenerOptions;
-  private readonly timers: RetryTimers;
   private readonly channels = new Map<string, Channel>();
 
   constructor(opts: ChannelListenerOptions) {
-    super();
     if (opts.channels.length === 0) throw new Error('a listener needs at least one channel');
     for (const name of opts.channels) {
       if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`not a plain channel name: ${name}`);
-      this.channels.set(name, new Channel(this, name));
+      this.channels.set(name, new Channel(this));
     }
     this.o = opts;
-    this.timers = opts.timers ?? wallTimers;
   }
 
   /** The view of one of the channels this listener was given. */
@@ -96,7 +85,6 @@ export class ChannelListener extends EventEmitter<Events> {
   }
 
   private announce(event: 'up' | 'down'): void {
-    this.emit(event);
     for (const channel of this.channels.values()) channel.emit(event);
   }
 
@@ -170,7 +158,7 @@ export class ChannelListener extends EventEmitter<Events> {
 
   private retry(): void {
     if (this.closed || this.timer) return;
-    this.timer = this.timers.setTimeout(() => {
+    this.timer = this.o.timers.setTimeout(() => {
       this.timer = null;
       void this.connect();
     }, this.o.retryMs);
@@ -179,7 +167,7 @@ export class ChannelListener extends EventEmitter<Events> {
   /** Stops listening for good: no further attempt, the connection ended. */
   async close(): Promise<void> {
     this.closed = true;
-    this.timers.clearTimeout(this.timer);
+    this.o.timers.clearTimeout(this.timer);
     this.timer = null;
     await this.attempt?.catch(() => undefined);
     const client = this.client;
