@@ -25,20 +25,36 @@ interface Sample {
   self: number;
 }
 
-function machineBusySeconds(): number {
+export function machineBusySeconds(): number {
   const fields = (readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '').trim().split(/\s+/).slice(1).map(Number);
   const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = fields;
   return (user + nice + system + irq + softirq + steal) / TICKS_PER_SECOND;
 }
 
-/** [ppid, own seconds, reaped children's seconds] from /proc/<pid>/stat; null once the process is gone. */
-function procTimes(pid: number): [number, number, number] | null {
+/** A process as /proc/<pid>/stat tells it; null once it is gone. */
+export interface ProcStat {
+  comm: string;
+  ppid: number;
+  /** CPU seconds of its own, and of its children it reaped (theirs included). */
+  own: number;
+  children: number;
+  /** When it started, in clock ticks since boot: with the pid, what tells it from a later process of the same pid. */
+  started: string;
+}
+
+export function procStat(pid: number | string): ProcStat | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // The command name is in parentheses and may contain spaces; fields are counted after it.
     const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     const n = (i: number) => Number(f[i - 3] ?? 0);
-    return [n(4), (n(14) + n(15)) / TICKS_PER_SECOND, (n(16) + n(17)) / TICKS_PER_SECOND];
+    return {
+      comm: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')),
+      ppid: n(4),
+      own: (n(14) + n(15)) / TICKS_PER_SECOND,
+      children: (n(16) + n(17)) / TICKS_PER_SECOND,
+      started: f[19] ?? '',
+    };
   } catch {
     return null;
   }
@@ -46,14 +62,14 @@ function procTimes(pid: number): [number, number, number] | null {
 
 /** The postmaster, every live backend and auxiliary process, and the backends that already exited (reaped). */
 function postgresSeconds(postmaster: number): number {
-  const main = procTimes(postmaster);
+  const main = procStat(postmaster);
   if (!main) return 0;
-  let total = main[1] + main[2];
+  let total = main.own + main.children;
   for (const entry of readdirSync('/proc')) {
     const pid = Number(entry);
     if (!Number.isInteger(pid) || pid === postmaster) continue;
-    const t = procTimes(pid);
-    if (t && t[0] === postmaster) total += t[1];
+    const t = procStat(pid);
+    if (t && t.ppid === postmaster) total += t.own;
   }
   return total;
 }
@@ -61,13 +77,13 @@ function postgresSeconds(postmaster: number): number {
 /** Starts measuring; the returned function ends the measurement. Returns null where /proc is missing. */
 export function cpuMeter(serverPid: number, postmasterPid: number): () => CpuShare | null {
   const take = (): Sample | null => {
-    const server = procTimes(serverPid);
+    const server = procStat(serverPid);
     if (!server) return null;
     const self = process.cpuUsage();
     return {
       at: performance.now(),
       machineBusy: machineBusySeconds(),
-      server: server[1],
+      server: server.own,
       postgres: postgresSeconds(postmasterPid),
       self: (self.user + self.system) / 1e6,
     };

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigSchema } from '#core/config.ts';
 import { startEmbeddedPostgres } from '#db/embedded.ts';
-import { isRunning, signal } from './procfs.ts';
+import { isRunning, parentOf, signal } from './procfs.ts';
 import { scratchDir } from './scratch.ts';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -205,16 +205,21 @@ export async function freshDataDir(label: string): Promise<{ dataDir: string; re
   };
 }
 
-/** Pids of the postmaster running on this DATA_DIR's cluster (its children carry rewritten titles and die with it). */
+/**
+ * Pids of the postmaster running on this DATA_DIR's cluster. Its children carry rewritten titles and die with it, but
+ * one just forked still has the postmaster's command line until it first runs (seen once: a backend forked as a server
+ * became ready, on a busy machine), so a process whose parent is among the matches is one of those children.
+ */
 export async function clusterPids(dataDir: string): Promise<number[]> {
   const dir = clusterDir(dataDir);
-  const pids: number[] = [];
+  const found = new Map<number, number>();
   for (const entry of await fs.readdir('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     const args = (await fs.readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '')).split('\0');
-    if (path.basename(args[0] ?? '') === 'postgres' && args.includes(dir)) pids.push(Number(entry));
+    if (path.basename(args[0] ?? '') !== 'postgres' || !args.includes(dir)) continue;
+    found.set(Number(entry), parentOf(Number(entry)) ?? 0);
   }
-  return pids;
+  return [...found].filter(([, ppid]) => !found.has(ppid)).map(([pid]) => pid);
 }
 
 /**
