@@ -5,7 +5,6 @@
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { processMeter } from './process-meter.ts';
 
@@ -16,17 +15,18 @@ function reapedCpu(): number {
   return (Number(f[13]) + Number(f[14])) / 100;
 }
 
-const REFERENCE = join(import.meta.dirname, 'reference-work.ts');
+const LONG_CHILD =
+  'let x = 0; for (let i = 0; i < 4e7; i++) x += i; const u = process.cpuUsage(); console.log(JSON.stringify({ cpuSeconds: (u.user + u.system) / 1e6, x }))';
 
 describe('the process meter', () => {
   it('counts what this process starts, seen or too short to be, as the kernel does; a long child by its part', async () => {
     const before = reapedCpu();
     const meter = processMeter(50);
-    // A shell with one child long enough to be seen (seconds of CPU), then twenty that hash 16 MB each (some 30 ms of
-    // CPU), most of them between two sweeps.
+    // A shell with one child long enough to be seen (some 0.3 s of CPU, printing its own), then ten that hash 16 MB
+    // each (some 30 ms of CPU), most of them between two sweeps.
     const shell = spawn(
       'sh',
-      ['-c', `"${process.execPath}" "${REFERENCE}"; for i in $(seq 20); do head -c 16000000 /dev/zero | sha256sum >/dev/null; done`],
+      ['-c', `"${process.execPath}" -e '${LONG_CHILD}'; for i in $(seq 10); do head -c 16000000 /dev/zero | sha256sum >/dev/null; done`],
       {
         stdio: ['ignore', 'pipe', 'inherit'],
       },
@@ -39,8 +39,8 @@ describe('the process meter', () => {
 
     expect(code).toBe(0);
     const total = parts.reduce((sum, p) => sum + p.cpuSeconds, 0);
-    // The same ticks (10 ms) counted twice over, or a short process lost, would show here: over a second of the CPU
-    // was used by processes the sweeps saw only in part or not at all.
+    // The same ticks (10 ms) counted twice over, or a short process lost, would show here: a good part of the CPU was
+    // used by processes the sweeps saw only in part or not at all.
     expect(Math.abs(total - counted)).toBeLessThanOrEqual(0.05);
     expect(parts.find((p) => p.part === 'short-lived processes')?.cpuSeconds).toBeGreaterThan(0);
     const node = parts.find((p) => p.part === 'other Node processes');
