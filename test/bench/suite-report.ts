@@ -4,26 +4,27 @@
  */
 
 /** The parts of a test run, as the bench tells processes apart (by command line, else by name). */
-export const PARTS = [
-  'vitest workers',
-  'vitest main process',
-  'spawned servers',
-  'admin and migrate CLIs',
-  'other Node processes',
-  'PostgreSQL',
-  'Chromium',
-  'type check and lint',
-  'format check',
-  'esbuild',
-  'other programs',
-  'short-lived processes',
-] as const;
-export type Part = (typeof PARTS)[number];
+export type Part =
+  | 'vitest workers'
+  | 'vitest main process'
+  | 'spawned servers'
+  | 'admin and migrate CLIs'
+  | 'other Node processes'
+  | 'PostgreSQL'
+  | 'Chromium'
+  | 'type check and lint'
+  | 'format check'
+  | 'esbuild'
+  | 'other programs'
+  | 'short-lived processes';
+
+/** The server, the programs that make and start a cluster, and the pooler some tests put in front of it. */
+const POSTGRES_PROGRAMS = ['postgres', 'initdb', 'pg_ctl', 'pgbouncer'];
 
 /** The part a process belongs to, from its name (`/proc/<pid>/comm`) and its command line (arguments joined by spaces). */
 export function partOf(comm: string, cmdline: string): Part {
-  if (comm === 'postgres' || /\/(postgres|initdb|pg_ctl|pgbouncer)( |$)/.test(cmdline) || cmdline.startsWith('postgres: '))
-    return 'PostgreSQL';
+  const program = cmdline.split(' ')[0]?.split('/').pop() ?? '';
+  if ([comm, program].some((name) => POSTGRES_PROGRAMS.includes(name))) return 'PostgreSQL';
   if (/chrom/i.test(comm) || /chromium/.test(cmdline.split(' ')[0] ?? '')) return 'Chromium';
   if (/oxlint|tsgolint/.test(comm) || /\/(oxlint|tsgolint)( |$)/.test(cmdline) || /static-checks\.ts/.test(cmdline))
     return 'type check and lint';
