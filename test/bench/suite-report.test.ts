@@ -4,7 +4,7 @@
  * (the bench itself runs the whole suite for minutes).
  */
 import { describe, expect, it } from 'vitest';
-import { formatSuite, partOf, type SuiteFigures, suiteJson } from './suite-report.ts';
+import { formatFiles, formatSuite, partOf, type SuiteFigures, suiteJson } from './suite-report.ts';
 
 describe('the parts of a test run', () => {
   it.each([
@@ -52,6 +52,11 @@ const figures = (wallSeconds: number): SuiteFigures => ({
   unattributedSeconds: 4,
   benchCpuSeconds: 2,
   reference: { wallSeconds: 2, cpuSeconds: 3.9, processes: 2 },
+  files: [
+    { file: 'test/api/a.test.ts', tier: 'server', cpuSeconds: 1.25, wallSeconds: 2 },
+    { file: 'test/process/b.test.ts', tier: 'processes', cpuSeconds: 9.5, wallSeconds: 14 },
+    { file: 'test/process/c.test.ts', tier: 'processes', cpuSeconds: 4, wallSeconds: 6.5 },
+  ],
 });
 
 describe('the report', () => {
@@ -74,6 +79,17 @@ describe('the report', () => {
     );
   });
 
+  it('sums each tier’s files and lists the costliest first', () => {
+    const lines = formatFiles(figures(170).files, 2).split('\n');
+    expect(lines[2]).toBe('  server 1.3 s in 1 file, processes 13.5 s in 2 files');
+    expect(lines.slice(3)).toEqual([
+      '       CPU     wall  file (the 2 costliest of 3)',
+      '     9.5 s   14.0 s  test/process/b.test.ts',
+      '     4.0 s    6.5 s  test/process/c.test.ts',
+    ]);
+    expect(formatFiles([])).toBe('');
+  });
+
   it('gives BENCH_RESULT the same figures, rounded', () => {
     expect(suiteJson(figures(170.04))).toMatchObject({
       command: 'npm test',
@@ -83,6 +99,7 @@ describe('the report', () => {
       ratioToReference: 85,
       parts: { PostgreSQL: { cpuSeconds: 48, processes: 2310 } },
       reference: { wallSeconds: 2, cpuSeconds: 3.9 },
+      files: { 'test/process/b.test.ts': { cpuSeconds: 9.5, wallSeconds: 14 } },
     });
   });
 });

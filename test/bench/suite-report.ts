@@ -2,6 +2,7 @@
  * What `npm run bench:suite` prints, as pure functions of what it measured (checked on made-up figures by
  * suite-report.test.ts; the bench itself runs the whole suite for minutes).
  */
+import type { FileCpu } from '../support/file-cpu.ts';
 
 /** The parts of a test run, as the bench tells processes apart (by command line, else by name). */
 export type Part =
@@ -60,6 +61,8 @@ export interface SuiteFigures {
   /** The bench's own sampling. */
   benchCpuSeconds: number;
   reference: { wallSeconds: number; cpuSeconds: number; processes: number };
+  /** What each test file cost (test/support/file-cpu.ts), with its tier; empty when none was recorded. */
+  files: (FileCpu & { tier: string })[];
 }
 
 const s = (n: number) => `${n.toFixed(1)} s`;
@@ -93,6 +96,28 @@ export function formatSuite(f: SuiteFigures): string {
   return lines.join('\n');
 }
 
+/** The tiers' totals and the costliest files, by CPU. */
+export function formatFiles(files: SuiteFigures['files'], top = 15): string {
+  if (files.length === 0) return '';
+  const tiers = new Map<string, { cpu: number; n: number }>();
+  for (const f of files) {
+    const t = tiers.get(f.tier) ?? { cpu: 0, n: 0 };
+    t.cpu += f.cpuSeconds;
+    t.n += 1;
+    tiers.set(f.tier, t);
+  }
+  const lines = [
+    'by test file: the worker’s CPU with that of what the file started (spawned servers, CLIs, their clusters), not the',
+    "run's PostgreSQL or browser",
+    `  ${[...tiers].map(([tier, t]) => `${tier} ${s(t.cpu)} in ${t.n} file${t.n === 1 ? '' : 's'}`).join(', ')}`,
+    `  ${'CPU'.padStart(8)}${'wall'.padStart(9)}  file (the ${Math.min(top, files.length)} costliest of ${files.length})`,
+  ];
+  for (const f of [...files].sort((a, b) => b.cpuSeconds - a.cpuSeconds).slice(0, top)) {
+    lines.push(`  ${s(f.cpuSeconds).padStart(8)}${s(f.wallSeconds).padStart(9)}  ${f.file}`);
+  }
+  return lines.join('\n');
+}
+
 /** `BENCH_RESULT`'s object. */
 export function suiteJson(f: SuiteFigures): object {
   return {
@@ -106,6 +131,9 @@ export function suiteJson(f: SuiteFigures): object {
     parts: Object.fromEntries(f.parts.map((p) => [p.part, { cpuSeconds: round(p.cpuSeconds), processes: p.processes }])),
     unattributedSeconds: round(f.unattributedSeconds),
     reference: { wallSeconds: round(f.reference.wallSeconds), cpuSeconds: round(f.reference.cpuSeconds) },
+    files: Object.fromEntries(
+      f.files.map((file) => [file.file, { cpuSeconds: round(file.cpuSeconds), wallSeconds: round(file.wallSeconds) }]),
+    ),
   };
 }
 

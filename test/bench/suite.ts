@@ -8,12 +8,14 @@
  * on timings.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, openSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, openSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { machineBusyCores, machineBusySeconds } from './cpu.ts';
 import { processMeter } from './process-meter.ts';
-import { formatSuite, type SuiteFigures, suiteJson } from './suite-report.ts';
+import type { FileCpu } from '../support/file-cpu.ts';
+import { testTiers, tierOf } from '../support/tiers.ts';
+import { formatFiles, formatSuite, type SuiteFigures, suiteJson } from './suite-report.ts';
 
 const ROOT = path.join(import.meta.dirname, '..', '..');
 const quick = process.argv.includes('--quick');
@@ -55,7 +57,10 @@ if (busy !== null && busy > 0.2) log(`warning: ${busy.toFixed(2)} cores were bus
 const before = await reference(cores);
 log(`reference before the run: ${before.wallSeconds.toFixed(2)} s`);
 
-const logFile = path.join(mkdtempSync(path.join(os.tmpdir(), 'leadwire-bench-suite-')), 'suite.log');
+const logDir = mkdtempSync(path.join(os.tmpdir(), 'leadwire-bench-suite-'));
+const logFile = path.join(logDir, 'suite.log');
+// Each test file's cost, a JSON line per file (test/support/file-cpu.ts).
+const filesFile = path.join(logDir, 'files.jsonl');
 log(`running ${command} (its output: ${logFile})`);
 const out = openSync(logFile, 'w');
 const meter = processMeter(SAMPLE_MS);
@@ -63,7 +68,12 @@ const busy0 = machineBusySeconds();
 const started = performance.now();
 const [bin, ...args] = command.split(' ');
 // A process group of its own, so that an interrupted bench stops the whole run: its servers, clusters and browser.
-const child = spawn(bin!, args, { cwd: ROOT, detached: true, stdio: ['ignore', out, out] });
+const child = spawn(bin!, args, {
+  cwd: ROOT,
+  detached: true,
+  stdio: ['ignore', out, out],
+  env: { ...process.env, LEADWIRE_FILE_CPU: filesFile },
+});
 const stopRun = () => {
   try {
     process.kill(-child.pid!, 'SIGTERM');
@@ -85,6 +95,16 @@ const totals = meter.stop();
 
 const after = await reference(cores);
 log(`reference after the run: ${after.wallSeconds.toFixed(2)} s`);
+// The suite's own files: a test that runs vitest on fixtures of its own records those too.
+const suiteFiles = new Set(Object.values(testTiers(ROOT)).flat());
+const files = existsSync(filesFile)
+  ? readFileSync(filesFile, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as FileCpu)
+      .filter((f) => suiteFiles.has(f.file))
+      .map((f) => ({ ...f, tier: tierOf(f.file) }))
+  : [];
 const attributed = totals.parts.reduce((sum, p) => sum + p.cpuSeconds, 0) + totals.selfSeconds;
 const figures: SuiteFigures = {
   command,
@@ -101,8 +121,9 @@ const figures: SuiteFigures = {
     cpuSeconds: (before.cpuSeconds + after.cpuSeconds) / 2,
     processes: cores,
   },
+  files,
 };
-process.stdout.write(`\n${formatSuite(figures)}\n\nBENCH_RESULT ${JSON.stringify(suiteJson(figures))}\n`);
+process.stdout.write(`\n${formatSuite(figures)}\n\n${formatFiles(figures.files)}\n\nBENCH_RESULT ${JSON.stringify(suiteJson(figures))}\n`);
 if (code !== 0) {
   const tail = readFileSync(logFile, 'utf8').split('\n').slice(-40).join('\n');
   process.stdout.write(`\nThe end of its output (all of it in ${logFile}):\n${tail}\n`);

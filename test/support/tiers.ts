@@ -41,8 +41,9 @@ export const PROCESS_TESTS = [
   'test/support/{keep-on-failure,strays}.test.ts',
   // The SDK's command line, spawned, and its package packed and installed.
   'sdk/test/{cli,import,import-resume,events-tail,export,listen,pack}.test.ts',
-  // The suite benchmark's process meter, over processes it starts.
+  // The suite benchmark's process meter and per-file costs, over processes they start.
   'test/bench/process-meter.test.ts',
+  'test/support/file-cpu.test.ts',
 ];
 
 export const PURE_TESTS = [
