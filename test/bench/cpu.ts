@@ -1,8 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { procStat } from '../support/procfs.ts';
 
-/** Linux reports process times in clock ticks; 100 per second on every mainstream kernel build. */
+/** /proc/stat counts in clock ticks; 100 per second on every mainstream kernel build. */
 const TICKS_PER_SECOND = 100;
 
 /** CPU seconds spent during a phase, by whom. "other" is everything else on the machine (e.g. a test run). */
@@ -29,35 +30,6 @@ export function machineBusySeconds(): number {
   const fields = (readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '').trim().split(/\s+/).slice(1).map(Number);
   const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = fields;
   return (user + nice + system + irq + softirq + steal) / TICKS_PER_SECOND;
-}
-
-/** A process as /proc/<pid>/stat tells it; null once it is gone. */
-export interface ProcStat {
-  comm: string;
-  ppid: number;
-  /** CPU seconds of its own, and of its children it reaped (theirs included). */
-  own: number;
-  children: number;
-  /** When it started, in clock ticks since boot: with the pid, what tells it from a later process of the same pid. */
-  started: string;
-}
-
-export function procStat(pid: number | string): ProcStat | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The command name is in parentheses and may contain spaces; fields are counted after it.
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const n = (i: number) => Number(f[i - 3] ?? 0);
-    return {
-      comm: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')),
-      ppid: n(4),
-      own: (n(14) + n(15)) / TICKS_PER_SECOND,
-      children: (n(16) + n(17)) / TICKS_PER_SECOND,
-      started: f[19] ?? '',
-    };
-  } catch {
-    return null;
-  }
 }
 
 /** The postmaster, every live backend and auxiliary process, and the backends that already exited (reaped). */

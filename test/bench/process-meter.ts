@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { type ProcStat, procStat } from './cpu.ts';
+import { type ProcStat, procStat } from '../support/procfs.ts';
 import { type Part, partOf } from './suite-report.ts';
 
 interface Seen {

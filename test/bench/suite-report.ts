@@ -3,6 +3,7 @@
  * suite-report.test.ts; the bench itself runs the whole suite for minutes).
  */
 import type { FileCpu } from '../support/file-cpu.ts';
+import type { Tier } from '../support/tiers.ts';
 
 /** The parts of a test run, as the bench tells processes apart (by command line, else by name). */
 export type Part =
@@ -26,7 +27,7 @@ const POSTGRES_PROGRAMS = ['postgres', 'initdb', 'pg_ctl', 'pgbouncer'];
 export function partOf(comm: string, cmdline: string): Part {
   const program = cmdline.split(' ')[0]?.split('/').pop() ?? '';
   if ([comm, program].some((name) => POSTGRES_PROGRAMS.includes(name))) return 'PostgreSQL';
-  if (/chrom/i.test(comm) || /chromium/.test(cmdline.split(' ')[0] ?? '')) return 'Chromium';
+  if (/chrom/i.test(comm) || program.includes('chromium')) return 'Chromium';
   if (/oxlint|tsgolint/.test(comm) || /\/(oxlint|tsgolint)( |$)/.test(cmdline) || /static-checks\.ts/.test(cmdline))
     return 'type check and lint';
   if (/biome/.test(comm) || /\/biome( |$)/.test(cmdline)) return 'format check';
@@ -35,8 +36,7 @@ export function partOf(comm: string, cmdline: string): Part {
   if (/\.bin\/vitest( |$)|vitest\.mjs|npm-test\.ts/.test(cmdline) || comm === 'vitest-watchdog') return 'vitest main process';
   if (/apps\/server\/src\/main\.ts/.test(cmdline)) return 'spawned servers';
   if (/apps\/server\/src\/(admin|migrate)\.ts/.test(cmdline)) return 'admin and migrate CLIs';
-  if (/(^|\/)node( |$)/.test(cmdline.split(' ')[0] ?? '') || comm === 'node' || comm === 'MainThread' || comm === 'npm')
-    return 'other Node processes';
+  if ([comm, program].includes('node') || comm === 'MainThread' || comm === 'npm') return 'other Node processes';
   return 'other programs';
 }
 
@@ -62,7 +62,7 @@ export interface SuiteFigures {
   benchCpuSeconds: number;
   reference: { wallSeconds: number; cpuSeconds: number; processes: number };
   /** What each test file cost (test/support/file-cpu.ts), with its tier; empty when none was recorded. */
-  files: (FileCpu & { tier: string })[];
+  files: (FileCpu & { tier: Tier })[];
 }
 
 const s = (n: number) => `${n.toFixed(1)} s`;
@@ -99,7 +99,7 @@ export function formatSuite(f: SuiteFigures): string {
 /** The tiers' totals and the costliest files, by CPU. */
 export function formatFiles(files: SuiteFigures['files'], top = 15): string {
   if (files.length === 0) return '';
-  const tiers = new Map<string, { cpu: number; n: number }>();
+  const tiers = new Map<Tier, { cpu: number; n: number }>();
   for (const f of files) {
     const t = tiers.get(f.tier) ?? { cpu: 0, n: 0 };
     t.cpu += f.cpuSeconds;

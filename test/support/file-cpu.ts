@@ -5,7 +5,7 @@
  * LEADWIRE_FILE_CPU names, and records nothing when it is unset.
  */
 import { appendFileSync } from 'node:fs';
-import { statFields } from './procfs.ts';
+import { procStat } from './procfs.ts';
 
 export interface FileCpu {
   /** Relative to the repository root. */
@@ -14,11 +14,10 @@ export interface FileCpu {
   wallSeconds: number;
 }
 
-/** This process's CPU seconds, its own and its reaped children's (proc(5): utime, stime, cutime, cstime). */
+/** This process's CPU seconds, its own and its reaped children's. */
 function cpuSeconds(): number {
   const own = process.cpuUsage();
-  const f = statFields(process.pid) ?? [];
-  return (own.user + own.system) / 1e6 + (Number(f[13] ?? 0) + Number(f[14] ?? 0)) / 100;
+  return (own.user + own.system) / 1e6 + (procStat(process.pid)?.children ?? 0);
 }
 
 /** Starts measuring; the returned function tells the CPU and wall seconds since. */

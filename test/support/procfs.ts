@@ -4,19 +4,53 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 
-/**
- * The fields of `/proc/<pid>/stat` from the state on (the state, the parent pid, …; proc(5) numbers them from 3), or
- * undefined once the process is gone. The command name before them may hold spaces and parentheses: it ends at the
- * last ')'.
- */
-export function statFields(pid: number): string[] | undefined {
+/** Linux reports process times in clock ticks; 100 per second on every mainstream kernel build. */
+const TICKS_PER_SECOND = 100;
+
+/** `/proc/<pid>/stat` split: the command name, and the fields after it. */
+function readStat(pid: number | string): { comm: string; fields: string[] } | undefined {
   let stat: string;
   try {
     stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   } catch {
     return undefined;
   }
-  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // The command name may hold spaces and parentheses: it ends at the last ')'.
+  const end = stat.lastIndexOf(')');
+  return { comm: stat.slice(stat.indexOf('(') + 1, end), fields: stat.slice(end + 2).split(' ') };
+}
+
+/**
+ * The fields of `/proc/<pid>/stat` from the state on (the state, the parent pid, …; proc(5) numbers them from 3), or
+ * undefined once the process is gone.
+ */
+export function statFields(pid: number): string[] | undefined {
+  return readStat(pid)?.fields;
+}
+
+/** A process as `/proc/<pid>/stat` tells it; undefined once it is gone. */
+export interface ProcStat {
+  comm: string;
+  ppid: number;
+  /** CPU seconds of its own, and of its children it reaped (theirs included). */
+  own: number;
+  children: number;
+  /** When it started, in clock ticks since boot: with the pid, what tells it from a later process of the same pid. */
+  started: string;
+}
+
+export function procStat(pid: number | string): ProcStat | undefined {
+  const stat = readStat(pid);
+  if (!stat) return undefined;
+  // proc(5)'s field n is fields[n - 3].
+  const n = (i: number) => Number(stat.fields[i - 3] ?? 0);
+  return {
+    comm: stat.comm,
+    ppid: n(4),
+    own: (n(14) + n(15)) / TICKS_PER_SECOND,
+    children: (n(16) + n(17)) / TICKS_PER_SECOND,
+    started: stat.fields[19] ?? '',
+  };
 }
 
 /** The parent pid, or undefined once the process is gone. */
