@@ -4,7 +4,7 @@ import { encodeSyncCursor, startOf } from '#core/records/sync-page.ts';
 import type { Statement } from '@leadwire/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initTestApp, type TestApp } from '../support/app.ts';
-import { genericPlanNodes, inSlices, type PlanNode } from '../support/plans.ts';
+import { genericPlanNodes, inSlices, type PlanNode, withIndexesBuiltAfter } from '../support/plans.ts';
 
 /**
  * The read side's lists in an organization of 100,000 contacts and 30,000 companies among small ones, on the generic
@@ -30,24 +30,29 @@ beforeAll(async () => {
     );
     await t.sql(`insert into companies (organization_id, domain) select ?, 'co' || g || '.example' from generate_series(1, 5) g`, [orgId]);
   }
+  const query = (text: string) => t.sql(text);
   // Changes spread over a year, a tenth of the contacts trashed.
   // In slices, each its own transaction (inSlices says why).
-  await inSlices(BIG, 25_000, (from, to) =>
-    t.sql(
-      // No emails: the lists do not read them, and the live-email unique index would only slow the seeding.
-      `insert into contacts (organization_id, first_name, tags, source, lead_score, updated_at, deleted_at)
+  await withIndexesBuiltAfter(query, 'contacts', () =>
+    inSlices(BIG, 25_000, (from, to) =>
+      t.sql(
+        // No emails: the lists do not read them, and the live-email unique index would only slow the seeding.
+        `insert into contacts (organization_id, first_name, tags, source, lead_score, updated_at, deleted_at)
        select ?, 'C' || g, '{}', 'api', 0, '2026-01-01Z'::timestamptz + g * interval '5 minutes',
               case when g % 10 = 0 then now() end
        from generate_series(?::int, ?::int) g`,
-      [bigOrg, from, to],
+        [bigOrg, from, to],
+      ),
     ),
   );
-  await t.sql(
-    `insert into companies (organization_id, domain, created_at, updated_at)
-     select ?, 'co' || g || '.big.example', '2025-01-01Z'::timestamptz + g * interval '1 minute', '2026-01-01Z'::timestamptz + g * interval '5 minutes'
-     from generate_series(1, ?::int) g`,
-    [bigOrg, BIG_COMPANIES],
-  );
+  await withIndexesBuiltAfter(query, 'companies', async () => {
+    await t.sql(
+      `insert into companies (organization_id, domain, created_at, updated_at)
+       select ?, 'co' || g || '.big.example', '2025-01-01Z'::timestamptz + g * interval '1 minute', '2026-01-01Z'::timestamptz + g * interval '5 minutes'
+       from generate_series(1, ?::int) g`,
+      [bigOrg, BIG_COMPANIES],
+    );
+  });
   await t.sql('analyze contacts');
   await t.sql('analyze companies');
 }, 120_000);

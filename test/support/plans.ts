@@ -39,6 +39,27 @@ export async function inSlices(total: number, slice: number, load: (from: number
   for (let from = 1; from <= total; from += slice) await load(from, Math.min(total, from + slice - 1));
 }
 
+/**
+ * Loads a large table as a restore does: its indexes that back no constraint are dropped, `load` fills the table, and
+ * each index is built again from its own definition (`pg_get_indexdef`: the same name, columns, expression and
+ * predicate). One sort per index instead of an index insertion per row and index: the changes feed's million events
+ * load in about a quarter less time (4.8-5.8 s -> 3.9-4.2 s, issue 26), over the same indexes and rows.
+ */
+export async function withIndexesBuiltAfter(
+  query: (text: string) => Promise<{ rows: unknown[] } | unknown[]>,
+  table: string,
+  load: () => Promise<void>,
+): Promise<void> {
+  const result = await query(
+    `select indexrelid::regclass::text as name, pg_get_indexdef(indexrelid) as definition from pg_index i
+     where indrelid = '${table}'::regclass and not exists (select 1 from pg_constraint c where c.conindid = i.indexrelid)`,
+  );
+  const indexes = (Array.isArray(result) ? result : result.rows) as { name: string; definition: string }[];
+  for (const { name } of indexes) await query(`drop index ${name}`);
+  await load();
+  for (const { definition } of indexes) await query(definition);
+}
+
 export const planNodes = (n: PlanNode): PlanNode[] => [n, ...(n.Plans ?? []).flatMap(planNodes)];
 
 /** Named by its start and its end: the column lists in between say little about the statement. */
