@@ -15,6 +15,7 @@ import { answerOf, call, initTestApp, type TestApp } from '../support/app.ts';
 import { internalClient, internalRest } from '../support/internal.ts';
 import { freePort } from '../support/process.ts';
 import { scratchDir } from '../support/scratch.ts';
+import { fromPristine } from '../support/pristine-cluster.ts';
 
 let root: string;
 let port: number;
@@ -26,6 +27,7 @@ const startCluster = async () => (cluster = await startEmbeddedPostgres({ dataDi
 
 beforeAll(async () => {
   root = await scratchDir('outage');
+  await fromPristine(path.join(root, 'data'));
   port = await freePort();
   await startCluster();
   t = await initTestApp({ DATABASE_URL: cluster!.url });

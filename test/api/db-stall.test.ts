@@ -15,6 +15,7 @@ import { call, initTestApp, type TestApp } from '../support/app.ts';
 import { settingUp } from '../support/db.ts';
 import { childrenOf, signal, statFields } from '../support/procfs.ts';
 import { scratchDir } from '../support/scratch.ts';
+import { fromPristine } from '../support/pristine-cluster.ts';
 
 /** Every answer of a stalled request comes within this: the largest time-out below plus room for a busy machine. */
 const BOUND_MS = 2_000;
@@ -36,7 +37,7 @@ const frozen = new Set<number>();
 
 beforeAll(async () => {
   root = await scratchDir('stall');
-  cluster = await startEmbeddedPostgres({ dataDir: path.join(root, 'data') });
+  cluster = await startEmbeddedPostgres({ dataDir: await fromPristine(path.join(root, 'data')) });
   t = await initTestApp({ DATABASE_URL: cluster.url, ...LIMITS });
   org = await t.newOrg();
   admin = new pg.Client({ connectionString: cluster.url });

@@ -10,12 +10,13 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { clusterPids, freshDataDir, killLeftovers, logLines, type ServerProcess, startServer } from '../support/process.ts';
 
-// One DATA_DIR for the file: the first server initialises it (the slow part), the later ones start warm.
+// One DATA_DIR for the file, its cluster initialised as a copy (a first start's initdb is lifecycle.test.ts's): the first
+// server migrates it, the later ones start warm.
 let home: Awaited<ReturnType<typeof freshDataDir>>;
 let server: ServerProcess | undefined;
 
 beforeAll(async () => {
-  home = await freshDataDir('supervise');
+  home = await freshDataDir('supervise', { initialised: true });
 });
 
 afterEach(async () => {

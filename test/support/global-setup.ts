@@ -16,8 +16,10 @@ import pino from 'pino';
 import { compose } from '../../apps/server/src/compose.ts';
 import { startEmbeddedPostgres } from '../../packages/db/src/embedded.ts';
 import { databaseUrl, keptDatabases, shownUrl, withAdmin } from './pg-admin.ts';
+import { fromPristine, makePristineCluster, PRISTINE_ENV } from './pristine-cluster.ts';
 import { SCRATCH, scratchDir } from './scratch.ts';
 import { killStrays, lastingStrays, RUN_TAG } from './strays.ts';
+import { selectTiers } from './tiers.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -39,6 +41,8 @@ declare module 'vitest' {
 const KEPT_MARKER = 'KEPT-BY-FAILED-TEST-RUN';
 const KEPT_FOR_MS = 7 * 24 * 3_600_000;
 const CLUSTER_LABEL = 'test-pg';
+/** Not `test-pg-…`: never taken for a kept cluster of a failed run. */
+const PRISTINE_LABEL = 'pristine-pg';
 /** How long a process the run started may take to end after the run before it counts as left running (strays.ts). */
 const STRAY_GRACE_MS = 5_000;
 
@@ -47,6 +51,20 @@ export default async function setup(project: TestProject): Promise<() => Promise
   // Inherited by every process the run starts, so that the teardown finds what a test failed to stop (strays.ts).
   process.env[RUN_TAG] = run;
   const external = process.env.DATABASE_URL;
+  // One initialised cluster, copied for the run's own below and for every cluster a test starts (pristine-cluster.ts):
+  // only process tests start clusters, so against DATABASE_URL a run without them initialises none.
+  let removePristine = async (): Promise<void> => {};
+  if (!external || selectTiers(process.env.LEADWIRE_TEST_TIERS).includes('processes')) {
+    const pristineRoot = await scratchDir(PRISTINE_LABEL);
+    removePristine = () => fs.rm(pristineRoot, { recursive: true, force: true });
+    try {
+      await makePristineCluster(path.join(pristineRoot, 'data'));
+    } catch (err) {
+      await removePristine();
+      throw err;
+    }
+    process.env[PRISTINE_ENV] = path.join(pristineRoot, 'data');
+  }
   let adminUrl: string;
   let scramUrl: string | undefined;
   let stopCluster = async (_keep: boolean): Promise<void> => {};
@@ -62,7 +80,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     try {
       // `<root>/postgres` is the layout of DATA_DIR, so `DATA_DIR=<root>` tools can open a kept cluster.
       cluster = await startEmbeddedPostgres({
-        dataDir: path.join(root, 'postgres'),
+        dataDir: await fromPristine(path.join(root, 'postgres')),
         // Three workers, each with an app of several pools, beside spawned servers and CLIs: on a slow host the pools
         // grow while requests wait, and past the default 100 connections tests failed with "too many clients already".
         settings: { max_connections: '400' },
@@ -79,6 +97,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
       scramUrl = await scramLogin(cluster.url, path.join(root, 'postgres'));
     } catch (err) {
       await fs.rm(root, { recursive: true, force: true });
+      await removePristine();
       throw err;
     }
     adminUrl = cluster.url;
@@ -104,6 +123,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   } catch (err) {
     await dropTemplate(adminUrl, template).catch(() => {});
     await stopCluster(false);
+    await removePristine();
     throw err;
   }
   project.provide('pgAdminUrl', adminUrl);
@@ -121,6 +141,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
       );
     }
     await stopCluster(kept.length > 0);
+    await removePristine();
     const strays = await lastingStrays(run, STRAY_GRACE_MS);
     if (strays.length > 0) {
       killStrays(strays);

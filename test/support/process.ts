@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { ConfigSchema } from '#core/config.ts';
 import { startEmbeddedPostgres } from '#db/embedded.ts';
 import { isRunning, parentOf, signal } from './procfs.ts';
+import { fromPristine } from './pristine-cluster.ts';
 import { scratchDir } from './scratch.ts';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -192,10 +193,17 @@ export async function api(
   }
 }
 
-/** A fresh scratch folder (scratch.ts) with DATA_DIR inside. */
-export async function freshDataDir(label: string): Promise<{ dataDir: string; remove(): Promise<void> }> {
+/**
+ * A fresh scratch folder (scratch.ts) with DATA_DIR inside; with `initialised`, its cluster is a copy of the run's
+ * pristine one (pristine-cluster.ts), for a file whose subject is not the first start's `initdb`.
+ */
+export async function freshDataDir(
+  label: string,
+  opts: { initialised?: boolean } = {},
+): Promise<{ dataDir: string; remove(): Promise<void> }> {
   const root = await scratchDir(label);
   const dataDir = path.join(root, 'data');
+  if (opts.initialised) await fromPristine(clusterDir(dataDir));
   return {
     dataDir,
     remove: async () => {

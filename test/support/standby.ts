@@ -23,6 +23,7 @@ import { ensurePostgresUser, type OsIds } from '#db/embedded-datadir.ts';
 import { type EmbeddedPostgresHandle, startEmbeddedPostgres } from '#db/embedded.ts';
 import { freePort } from './process.ts';
 import { scratchDir } from './scratch.ts';
+import { fromPristine } from './pristine-cluster.ts';
 
 const execFileAsync = promisify(execFile);
 
@@ -115,7 +116,7 @@ export async function startReplicationPair(opts: { primarySettings?: Record<stri
   };
 
   try {
-    primary = await startEmbeddedPostgres({ dataDir: primaryDir, port: primaryPort, settings });
+    primary = await startEmbeddedPostgres({ dataDir: await fromPristine(primaryDir), port: primaryPort, settings });
     await once(primary.url, (c) => c.query(`select pg_create_physical_replication_slot('${SLOT}')`));
     await primary.stop();
     await execFileAsync('cp', ['-a', primaryDir, standbyDir]);

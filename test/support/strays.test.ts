@@ -7,6 +7,7 @@ import { clusterDir, stopLeftoverCluster } from './process.ts';
 import { childrenOf, isRunning } from './procfs.ts';
 import { scratchDir } from './scratch.ts';
 import { findStrays, killStrays, lastingStrays, RUN_TAG } from './strays.ts';
+import { fromPristine } from './pristine-cluster.ts';
 
 /**
  * A `sleep` whose parent has exited, as a cluster is once the worker that started it died: a shell starts it in the
@@ -57,7 +58,7 @@ it('waits out the grace for a stray that is still ending, and answers with one t
 it('ends a cluster left on a DATA_DIR even when it answers no shutdown signal (stopLeftoverCluster)', async () => {
   const dataDir = await scratchDir('stray-cluster');
   try {
-    const cluster = await startEmbeddedPostgres({ dataDir: clusterDir(dataDir) });
+    const cluster = await startEmbeddedPostgres({ dataDir: await fromPristine(clusterDir(dataDir)) });
     const exited = new Promise<void>((resolve) => cluster.onUnexpectedExit(() => resolve()));
     const children = childrenOf(cluster.pid);
     // Stopped, it holds SIGINT until it runs again, which it never does here.

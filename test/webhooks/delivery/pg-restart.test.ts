@@ -18,6 +18,7 @@ import { freePort, sleep } from '../../support/process.ts';
 import { type ReceivedRequest, type Receiver, startReceiver } from '../../support/receiver.ts';
 import { insertEndpoint, startEngine } from './support.ts';
 import { scratchDir } from '../../support/scratch.ts';
+import { fromPristine } from '../../support/pristine-cluster.ts';
 
 let root: string;
 let port: number;
@@ -29,6 +30,7 @@ const startCluster = async () => (cluster = await startEmbeddedPostgres({ dataDi
 
 beforeAll(async () => {
   root = await scratchDir('pg-restart');
+  await fromPristine(path.join(root, 'data'));
   port = await freePort();
   await startCluster();
   t = await initTestApp({ DATABASE_URL: cluster!.url, WEBHOOKS_UNSAFE_ALLOW_LOOPBACK: 'true', WEBHOOK_PUMP_INTERVAL_MS: '50' });
