@@ -3,8 +3,10 @@
  * (every 2 s), which is latency in production and a wall-clock wait in every test that runs a job on a worker.
  */
 import { BossRuntime, type JobDefinition } from '#core/jobs/boss.ts';
+import { jobQueue } from '#core/jobs/queue.ts';
+import { z } from 'zod';
 import { jobDefinitions } from '../../apps/server/src/jobs.ts';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { initTestApp, type TestApp } from '../support/app.ts';
 
 let t: TestApp;
@@ -68,4 +70,23 @@ it('holds three connections at most for the queue, its pool of two and its LISTE
   // The workers' first fetches all start at once, and a pool keeps what it opened for a while after.
   expect(n).toBeGreaterThanOrEqual(2);
   expect(n).toBeLessThanOrEqual(3);
+});
+
+it("wake has this process's workers of a queue fetch at once, where they would sleep until their next poll", async () => {
+  const probe = jobQueue('wake-probe', z.object({}));
+  const definition: JobDefinition = { queue: probe.name, queueOptions: { notify: true }, handle: async () => {}, parse: probe.parse };
+  const boss = new BossRuntime(t.runtime.deps.config.DATABASE_URL!, t.runtime.deps.log);
+  const lastFetch = () => boss.boss.getWipData().find((w) => w.name === probe.name)?.lastFetchedOn;
+  try {
+    await boss.start([definition]);
+    await boss.work([definition]);
+    // The worker's first fetch, at start; it found nothing and sleeps for a notify queue's poll, a minute.
+    await vi.waitFor(() => expect(lastFetch()).toBeTypeOf('number'), { timeout: 10_000 });
+    const first = lastFetch();
+    // Nothing was sent, so no NOTIFY: only the wake can make it look again.
+    boss.wake(probe);
+    await vi.waitFor(() => expect(lastFetch()).toBeGreaterThan(first!), { timeout: 10_000 });
+  } finally {
+    await boss.stop();
+  }
 });

@@ -47,6 +47,12 @@ export interface Jobs {
   send<S extends z.ZodType<object, object>>(db: Db, queue: JobQueue<S>, data: NoInfer<z.input<S>>, options?: SendOptions): Promise<void>;
   /** Many jobs of one queue in one statement, on the caller's handle like `send`. */
   sendMany<S extends z.ZodType<object, object>>(db: Db, queue: JobQueue<S>, data: readonly NoInfer<z.input<S>>[]): Promise<void>;
+  /**
+   * Has this process's workers of `queue`, if it runs any, fetch now: for jobs the caller committed a moment ago, which
+   * the NOTIFY of their commit reaches only while the queue's LISTEN connection is up (after PostgreSQL was away,
+   * pg-boss tries it again after 1, 2, 4, 8, 16, then every 30 s).
+   */
+  wake(queue: JobQueue): void;
 }
 
 /**

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { jobDefinitions } from '../../../apps/server/src/jobs.ts';
 import { runCleanup } from '#core/jobs/cleanup.ts';
 import { dispatchEvents } from '#core/webhooks/delivery/dispatch.ts';
-import { pumpOf } from '#core/webhooks/delivery/pump.ts';
+import { DeliveryPump, pumpOf } from '#core/webhooks/delivery/pump.ts';
+import type { Jobs } from '#core/jobs/queue.ts';
 import { DELIVER_QUEUE, sweepDeliveries } from '#core/webhooks/delivery/sweep.ts';
 import { newWorkerKey } from '#core/webhooks/delivery/worker-lock.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -115,6 +116,41 @@ describe('a worker with no pump running (jobs run by hand)', () => {
     expect(await deliveriesOf(t, endpoint.id)).toEqual([]);
     expect(await t.sql('select id from webhook_attempts where delivery_id = ?', [d!.id])).toEqual([]);
     expect(await t.sql('select id from outbox_events where id = ?', [d!.event_id])).toHaveLength(1);
+  });
+});
+
+describe("a pump round's hand-over", () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await initTestApp({ WEBHOOKS_UNSAFE_ALLOW_LOOPBACK: 'true' });
+  });
+  afterAll(async () => t?.close());
+
+  // The jobs' NOTIFY reaches this process's workers only while pg-boss's LISTEN connection is up, which after
+  // PostgreSQL was away comes back 1 to 30 s after the database: deliveries waited for it (pg-restart.test.ts).
+  it("wakes this process's deliver workers in memory once the jobs committed; a round with nothing to hand over does not", async () => {
+    const real = t.runtime.deps.jobs;
+    const woken: string[] = [];
+    const jobs: Jobs = {
+      send: (db, queue, data, options) => real.send(db, queue, data, options),
+      sendMany: (db, queue, data) => real.sendMany(db, queue, data),
+      wake: (queue) => void woken.push(queue.name),
+    };
+    const pump = new DeliveryPump({ ...t.runtime.deps, jobs });
+    const org = await t.newOrg();
+    const endpoint = await insertEndpoint(t, org.orgId, `${rx.origin}/hand-over`);
+    await upsertContact(t, org.publicKey);
+    await pump.tick();
+    expect(woken).toEqual([DELIVER_QUEUE]);
+    // Woken after the commit: the job is there for the worker to fetch.
+    const [d] = await deliveriesOf(t, endpoint.id);
+    const queued = await t.sql(`select 1 from pgboss.job where name = ? and data @> ?::jsonb`, [
+      DELIVER_QUEUE,
+      JSON.stringify({ attempts: [{ deliveryId: d!.id }] }),
+    ]);
+    expect(queued).toHaveLength(1);
+    await pump.tick();
+    expect(woken).toEqual([DELIVER_QUEUE]);
   });
 });
 

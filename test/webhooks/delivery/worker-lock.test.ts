@@ -44,3 +44,26 @@ it('takes its key again once the relock pause has passed on the clock', async ()
   }
   expect(await holder(lock.key)).toBeUndefined();
 });
+
+it('a job that asks before the relock pause has passed takes the key at once (ready), and none after release', async () => {
+  const clock = new TestClock();
+  clock.freeze();
+  const lock = new WorkerLock(t.runtime.deps.db, t.runtime.deps.log, clock);
+  try {
+    await lock.acquire();
+    const pid = await holder(lock.key);
+    await t.sql('select pg_terminate_backend(?)', [pid]);
+    await vi.waitFor(() => expect(lock.held).toBe(false), { timeout: 5_000 });
+    // PostgreSQL is back (it never left here) and a delivery job came: it must not wait for the frozen pause, nor drop
+    // its attempts to the sweeper (they would go out again only after their 30 s lease).
+    expect(clock.timers).toBe(1);
+    expect(await lock.ready()).toBe(true);
+    expect(lock.held).toBe(true);
+    expect(await holder(lock.key)).toBeTypeOf('number');
+    expect(await holder(lock.key)).not.toBe(pid);
+  } finally {
+    await lock.release();
+  }
+  expect(await lock.ready()).toBe(false);
+  expect(await holder(lock.key)).toBeUndefined();
+});

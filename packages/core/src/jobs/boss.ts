@@ -62,6 +62,8 @@ export class BossRuntime implements Jobs {
   readonly boss: PgBoss;
   private readonly log: Logger;
   private stopping = false;
+  /** This process's pg-boss workers, by queue (`wake`). */
+  private readonly workers = new Map<string, string[]>();
 
   constructor(url: string, log: Logger, opts: { cronIntervalS?: number } = {}) {
     this.log = log;
@@ -144,7 +146,7 @@ export class BossRuntime implements Jobs {
     for (const d of definitions) {
       // Each job of a batch settles on its own, so one failure retries only itself. A full batch fetches again at once:
       // a NOTIFY wakes a worker only once, and without that a backlog would drain one job per polling interval.
-      await this.boss.work(
+      const worker = await this.boss.work(
         d.queue,
         { batchSize: d.batchSize ?? 1, burstWhenBatchFull: true, perJobResults: true, notifyPollingIntervalSeconds: NOTIFY_QUEUE_POLL_S },
         async (jobs) => {
@@ -158,11 +160,16 @@ export class BossRuntime implements Jobs {
           return results;
         },
       );
+      this.workers.set(d.queue, [...(this.workers.get(d.queue) ?? []), worker]);
       // `missed: 'once'`: a tick that fell while no process ran (a deploy across 05:00, an outage) is sent once by the
       // first pass after, instead of waiting for the next one; pg-boss files it under the tick's own minute, so two
       // passes never send it twice.
       if (d.cron) await this.boss.schedule(d.queue, d.cron, {}, { tz: 'UTC', missed: 'once' });
     }
+  }
+
+  wake(queue: JobQueue): void {
+    for (const worker of this.workers.get(queue.name) ?? []) this.boss.notifyWorker(worker);
   }
 
   private async settle(d: JobDefinition, job: { id: string; data: unknown }): Promise<JobResult> {

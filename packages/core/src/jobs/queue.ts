@@ -28,5 +28,6 @@ export function jobsOfRequest(jobs: Jobs, requestId: string): Jobs {
         queue,
         data.map((d) => ({ ...d, requestId })),
       ),
+    wake: (queue) => jobs.wake(queue),
   };
 }

@@ -149,7 +149,7 @@ export async function deliverOne(
   ref: AttemptRef,
 ): Promise<void> {
   // Without the lock our key would look dead to every sweeper: leave the job; the attempt is queued again after its lease.
-  if (!worker.lock.held) throw new Error('webhook worker lock not held; attempt left for the sweeper');
+  if (!(await worker.lock.ready())) throw new Error('webhook worker lock not held; attempt left for the sweeper');
   await worker.active.start(
     () => worker.attempts.take.push(ref),
     (a) =>

@@ -168,6 +168,10 @@ export class DeliveryPump {
       const now = this.deps.clock.now();
       busy = (await dispatchEvents(this.deps.db, now)) === DISPATCH_BATCH;
       const swept = await sweepAndPlan(this.deps.db, this.deps.jobs, now);
+      // The jobs just committed: this process's own deliver workers are told in memory, like the pump's own wakes, since
+      // the NOTIFY reaches them only once pg-boss's LISTEN connection is back after an outage, up to 30 s after the
+      // database (measured: deliveries resumed 6.4 s after a 9 s outage ended; docs/operating.md).
+      if (swept.claimed > 0) this.deps.jobs.wake(deliverQueue);
       busy = swept.claimed === SWEEP_BATCH || busy;
       due = swept.due;
     } catch (err) {

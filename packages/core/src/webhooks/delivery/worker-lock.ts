@@ -44,6 +44,19 @@ export class WorkerLock {
     return this.client !== null;
   }
 
+  /**
+   * Whether this process holds its key, taking it again first if it was lost and not released: a job fetched the moment
+   * PostgreSQL is back may come before the relock's next try. False while it cannot be taken (PostgreSQL still away).
+   */
+  async ready(): Promise<boolean> {
+    if (this.client) return true;
+    if (!this.wanted) return false;
+    return this.acquire().then(
+      () => this.held,
+      () => false,
+    );
+  }
+
   /** Takes the lock (once); keeps re-taking it after the connection drops until `release()`. */
   async acquire(): Promise<void> {
     this.wanted = true;
