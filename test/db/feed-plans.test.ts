@@ -51,7 +51,7 @@ beforeAll(async () => {
            case when g % 10000 = 0 then ${payload('form.submitted')} when g % 3 = 0 then ${payload('deal.updated')} else ${payload('contact.updated')} end,
            timestamptz '2026-11-01', (1 + g::bigint * ($1::bigint - 2) / $2::bigint)::text::xid8`;
   await withIndexesBuiltAfter(
-    (text) => client.query(text),
+    async (text) => (await client.query(text)).rows,
     'outbox_events',
     async () => {
       await inSlices(BIG, 50_000, (from, to) =>
