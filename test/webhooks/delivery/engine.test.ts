@@ -142,7 +142,7 @@ describe("a pump round's hand-over", () => {
     await upsertContact(t, org.publicKey);
     await pump.tick();
     expect(woken).toEqual([DELIVER_QUEUE]);
-    // Woken after the commit: the job is there for the worker to fetch.
+    // The job it handed over is in the queue for the woken worker to fetch.
     const [d] = await deliveriesOf(t, endpoint.id);
     const queued = await t.sql(`select 1 from pgboss.job where name = ? and data @> ?::jsonb`, [
       DELIVER_QUEUE,
