@@ -5,6 +5,7 @@
  * again.
  */
 import { once } from 'node:events';
+import { systemClock } from '#core/clock.ts';
 import { ChannelListener } from '@leadwire/db';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -25,13 +26,9 @@ afterAll(async () => {
   await db?.drop();
 });
 
-/** The retry pause on the wall clock: nothing here moves a clock. */
-const timers = {
-  setTimeout: (fn: () => void, ms: number) => setTimeout(fn, ms),
-  clearTimeout: (t: unknown) => clearTimeout(t as NodeJS.Timeout),
-};
+// The retry pause on the system clock: nothing here moves a clock.
 const listener = (url: string, name: string, channels = ['test_channel']) =>
-  new ChannelListener({ url, channels, retryMs: 10, log: silent, applicationName: name, timers });
+  new ChannelListener({ url, channels, retryMs: 10, log: silent, applicationName: name, timers: systemClock });
 
 /** Backends of this application still connected, until there are `n` (a closed connection takes a moment to go). */
 async function backends(name: string, n: number): Promise<void> {

@@ -24,7 +24,11 @@ async function holder(key: string): Promise<number | undefined> {
   return rows[0]?.pid;
 }
 
-it('takes its key again once the relock pause has passed on the clock', async () => {
+/**
+ * A lock on a frozen clock whose connection was just ended, as a PostgreSQL restart ends it, with its relock pause
+ * pending; `run` sees it in that state, and the lock is released after it (and must then be gone from pg_locks).
+ */
+async function afterDrop(run: (lock: WorkerLock, clock: TestClock, pid: number) => Promise<void>): Promise<WorkerLock> {
   const clock = new TestClock();
   clock.freeze();
   const lock = new WorkerLock(t.runtime.deps.db, t.runtime.deps.log, clock);
@@ -36,34 +40,30 @@ it('takes its key again once the relock pause has passed on the clock', async ()
     await vi.waitFor(() => expect(lock.held).toBe(false), { timeout: 5_000 });
     // The pause is a timer of the clock, so the frozen clock holds it until moved.
     expect(clock.timers).toBe(1);
-    clock.advance(500);
-    await vi.waitFor(() => expect(lock.held).toBe(true), { timeout: 5_000 });
-    expect(await holder(lock.key)).not.toBe(pid);
+    await run(lock, clock, pid!);
   } finally {
     await lock.release();
   }
   expect(await holder(lock.key)).toBeUndefined();
+  return lock;
+}
+
+it('takes its key again once the relock pause has passed on the clock', async () => {
+  await afterDrop(async (lock, clock, pid) => {
+    clock.advance(500);
+    await vi.waitFor(() => expect(lock.held).toBe(true), { timeout: 5_000 });
+    expect(await holder(lock.key)).not.toBe(pid);
+  });
 });
 
 it('a job that asks before the relock pause has passed takes the key at once (ready), and none after release', async () => {
-  const clock = new TestClock();
-  clock.freeze();
-  const lock = new WorkerLock(t.runtime.deps.db, t.runtime.deps.log, clock);
-  try {
-    await lock.acquire();
-    const pid = await holder(lock.key);
-    await t.sql('select pg_terminate_backend(?)', [pid]);
-    await vi.waitFor(() => expect(lock.held).toBe(false), { timeout: 5_000 });
+  const lock = await afterDrop(async (lock, _clock, pid) => {
     // PostgreSQL is back (it never left here) and a delivery job came: it must not wait for the frozen pause, nor drop
     // its attempts to the sweeper (they would go out again only after their 30 s lease).
-    expect(clock.timers).toBe(1);
     expect(await lock.ready()).toBe(true);
     expect(lock.held).toBe(true);
     expect(await holder(lock.key)).toBeTypeOf('number');
     expect(await holder(lock.key)).not.toBe(pid);
-  } finally {
-    await lock.release();
-  }
+  });
   expect(await lock.ready()).toBe(false);
-  expect(await holder(lock.key)).toBeUndefined();
 });
