@@ -1,10 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { procStat } from '../support/procfs.ts';
-
-/** /proc/stat counts in clock ticks; 100 per second on every mainstream kernel build. */
-const TICKS_PER_SECOND = 100;
+import { procStat, TICKS_PER_SECOND } from '../support/procfs.ts';
 
 /** CPU seconds spent during a phase, by whom. "other" is everything else on the machine (e.g. a test run). */
 export interface CpuShare {

@@ -4,8 +4,11 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 
-/** Linux reports process times in clock ticks; 100 per second on every mainstream kernel build. */
-const TICKS_PER_SECOND = 100;
+/**
+ * Linux reports CPU times (a process's here, the machine's in /proc/stat) in clock ticks; 100 per second on every
+ * mainstream kernel build.
+ */
+export const TICKS_PER_SECOND = 100;
 
 /** `/proc/<pid>/stat` split: the command name, and the fields after it. */
 function readStat(pid: number | string): { comm: string; fields: string[] } | undefined {
